@@ -1,0 +1,180 @@
+"""
+PTO attributes (reference/syntax.md §4).
+
+Enums follow xDSL's `EnumAttribute` pattern. Those that PTOAS spells
+`#pto<kind value>` mix in `SpacedOpaqueSyntaxAttribute`; the others print as
+`#pto.kind<value>`. The stored integer of each case (PTOAS's enum value, the
+number the C++ API uses) is the enum's `code`.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import SpacedOpaqueSyntaxAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.str_enum import StrEnum
+
+
+class _Coded(StrEnum):
+    """A StrEnum whose cases have PTOAS's stored integer (declaration order)."""
+
+    @property
+    def code(self) -> int:
+        return list(type(self)).index(self) + (1 if type(self) is MaskPattern else 0)
+
+
+class MaskPattern(_Coded):
+    """TGATHER mask patterns; the rightmost character is element 0 (syntax.md §4)."""
+
+    P0101 = "P0101"
+    P1010 = "P1010"
+    P0001 = "P0001"
+    P0010 = "P0010"
+    P0100 = "P0100"
+    P1000 = "P1000"
+    P1111 = "P1111"
+
+    @property
+    def period(self) -> int:
+        """The expansion factor t: one element kept out of every t."""
+        ones = self.value[1:].count("1")
+        return 1 if ones == 4 else 4 // ones
+
+    @property
+    def offset(self) -> int:
+        """The residue kept (i % period == offset); 0 for P1111."""
+        return 0 if self.period == 1 else self.value[1:][::-1].index("1")
+
+
+class Coalesce(_Coded):
+    ROW = "row"
+    ELEM = "elem"
+
+
+class GatherOob(_Coded):
+    UNDEFINED = "undefined"
+    CLAMP = "clamp"
+    WRAP = "wrap"
+    ZERO = "zero"
+
+
+class GatherExec(_Coded):
+    SCALAR = "scalar"
+    SIMT = "simt"
+
+
+class CmpMode(_Coded):
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+class GmLayout(_Coded):
+    ND = "nd"
+    DN = "dn"
+    NZ = "nz"
+    MX_A_ZZ = "mx_a_zz"
+    MX_B_NN = "mx_b_nn"
+
+
+class KernelKind(_Coded):
+    CUBE = "cube"
+    VECTOR = "vector"
+
+
+class AddressSpace(_Coded):
+    ZERO = "zero"
+    GM = "gm"
+    MAT = "mat"
+    LEFT = "left"
+    RIGHT = "right"
+    ACC = "acc"
+    VEC = "vec"
+    BIAS = "bias"
+    SCALING = "scaling"
+
+
+class _AngleBracketed:
+    """Enum attributes printed `#pto.kind<value>` keep their value in angle brackets."""
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
+        with parser.in_angle_brackets():
+            return parser.parse_str_enum(cls.enum_type)  # pyright: ignore[reportAttributeAccessIssue]
+
+    def print_parameter(self, printer: Printer) -> None:
+        with printer.in_angle_brackets():
+            printer.print_string(self.data.value)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@irdl_attr_definition
+class MaskPatternAttr(_AngleBracketed, EnumAttribute[MaskPattern]):
+    """`#pto.mask_pattern<P0101>`"""
+
+    name = "pto.mask_pattern"
+
+
+@irdl_attr_definition
+class CoalesceAttr(EnumAttribute[Coalesce], SpacedOpaqueSyntaxAttribute):
+    """`#pto<coalesce row|elem>`: MGATHER's row or element gather."""
+
+    name = "pto.coalesce"
+
+
+@irdl_attr_definition
+class GatherOobAttr(EnumAttribute[GatherOob], SpacedOpaqueSyntaxAttribute):
+    """`#pto<gather_oob undefined|clamp|wrap|zero>`: MGATHER's out-of-bounds policy."""
+
+    name = "pto.gather_oob"
+
+
+@irdl_attr_definition
+class GatherExecAttr(EnumAttribute[GatherExec], SpacedOpaqueSyntaxAttribute):
+    """`#pto<gather_exec scalar|simt>`: a5 elem GM->L1 MGATHER executor (spec GatherExec)."""
+
+    name = "pto.gather_exec"
+
+
+@irdl_attr_definition
+class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
+    """`#pto<cmp eq|ne|lt|le|gt|ge>`: compare-form TGATHER's comparison."""
+
+    name = "pto.cmp"
+
+
+@irdl_attr_definition
+class GmLayoutAttr(_AngleBracketed, EnumAttribute[GmLayout]):
+    """`#pto.layout<nd|dn|nz|...>`: logical layout of a GM tensor view."""
+
+    name = "pto.layout"
+
+
+@irdl_attr_definition
+class KernelKindAttr(_AngleBracketed, EnumAttribute[KernelKind]):
+    """`#pto.kernel_kind<vector|cube>`"""
+
+    name = "pto.kernel_kind"
+
+
+@irdl_attr_definition
+class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
+    """`#pto.address_space<vec>`"""
+
+    name = "pto.address_space"
+
+
+ATTRIBUTES = [
+    MaskPatternAttr,
+    CoalesceAttr,
+    GatherOobAttr,
+    GatherExecAttr,
+    CmpModeAttr,
+    GmLayoutAttr,
+    KernelKindAttr,
+    AddressSpaceAttr,
+]

@@ -1,0 +1,58 @@
+"""
+The one way a failure reaches a user: `FILE:LINE:COL: error: MESSAGE`.
+
+Parse errors carry a span; verifier, pass and run-time errors carry the op
+they are about (`PtoError.op`), whose location the located parser recorded.
+Rules raise with a message; this module alone formats locations.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import ParseError
+
+
+class PtoError(Exception):
+    """A user-facing error, worded `FILE:LINE:COL: error: ...` (plus source context)."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.text = text
+
+    @classmethod
+    def at_op(cls, op: Operation | None, message: str, *, prefix_op_name: bool = True) -> PtoError:
+        return cls(format_error(message, op, prefix_op_name=prefix_op_name))
+
+    @classmethod
+    def from_parse_error(cls, e: ParseError) -> PtoError:
+        return cls(format_parse_error(e))
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def op_location(op: Operation | None) -> str | None:
+    """`FILE:LINE:COL` of an op or of its nearest located ancestor."""
+    while op is not None:
+        loc = op.location
+        if isinstance(loc, FileLineColLoc):
+            return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+        op = op.parent_op()
+    return None
+
+
+def format_error(message: str, op: Operation | None = None, *, prefix_op_name: bool = True) -> str:
+    """`FILE:LINE:COL: error: 'pto.x' op MESSAGE` (MLIR's wording for op errors)."""
+    where = op_location(op)
+    text = f"'{op.name}' op {message}" if op is not None and prefix_op_name else message
+    return f"{where}: error: {text}" if where else f"error: {text}"
+
+
+def format_parse_error(e: ParseError) -> str:
+    """`FILE:LINE:COL: error: MESSAGE`, then the source line and a caret, as MLIR prints."""
+    loc = e.span.get_location()
+    # print_with_context starts with its own "file:line:col" line; keep the source and caret
+    body = e.span.print_with_context().rstrip("\n").partition("\n")[2]
+    head = f"{loc.file}:{loc.line}:{loc.col}: error: {e.msg}"
+    return f"{head}\n{body}" if body else head

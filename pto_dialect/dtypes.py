@@ -1,0 +1,116 @@
+"""
+Element types of PTO tiles and views, and the one table that describes them.
+
+Every other module (type verification, rule tables, interpreter, C++ emission)
+asks this table for an element type's width, family, NumPy dtype and C++ name;
+nothing restates those facts. Source: reference/syntax.md §2.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
+    Float32Type,
+    Float8E4M3FNType,
+    Float8E5M2Type,
+    IntegerType,
+    Signedness,
+)
+from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+
+
+@irdl_attr_definition
+class HiF8Type(ParametrizedAttribute, TypeAttribute):
+    """`!pto.hif8`: Ascend HiFloat8, carried as raw 8-bit patterns."""
+
+    name = "pto.hif8"
+
+
+Family = Literal["int", "uint", "float", "fp8", "hif8"]
+
+
+@dataclass(frozen=True)
+class ElementType:
+    """What the project knows about one element type."""
+
+    mlir: str
+    """Spelling in PTO text."""
+    bytes: int
+    family: Family
+    numpy: np.dtype
+    cpp: str
+    """pto-isa C++ name, for emission."""
+
+    @property
+    def bits(self) -> int:
+        return 8 * self.bytes
+
+    @property
+    def is_integer(self) -> bool:
+        return self.family in ("int", "uint")
+
+    @property
+    def is_low_precision(self) -> bool:
+        """The 8-bit float family that only some targets accept (syntax.md §2)."""
+        return self.family in ("fp8", "hif8")
+
+
+def _int(width: int, signedness: Signedness) -> IntegerType:
+    return IntegerType(width, signedness)
+
+
+_SIGNED = (Signedness.SIGNLESS, Signedness.SIGNED)
+
+_TABLE: list[tuple[Attribute, ElementType]] = []
+for _w in (8, 16, 32, 64):
+    for _s in _SIGNED:
+        _TABLE.append(
+            (
+                _int(_w, _s),
+                ElementType(
+                    ("i" if _s == Signedness.SIGNLESS else "si") + str(_w),
+                    _w // 8,
+                    "int",
+                    np.dtype(f"int{_w}"),
+                    f"int{_w}_t",
+                ),
+            )
+        )
+    _TABLE.append(
+        (
+            _int(_w, Signedness.UNSIGNED),
+            ElementType(f"ui{_w}", _w // 8, "uint", np.dtype(f"uint{_w}"), f"uint{_w}_t"),
+        )
+    )
+_TABLE += [
+    (Float16Type(), ElementType("f16", 2, "float", np.dtype(np.float16), "half")),
+    (BFloat16Type(), ElementType("bf16", 2, "float", np.dtype(ml_dtypes.bfloat16), "bfloat16_t")),
+    (Float32Type(), ElementType("f32", 4, "float", np.dtype(np.float32), "float")),
+    (
+        Float8E4M3FNType(),
+        ElementType("f8E4M3FN", 1, "fp8", np.dtype(ml_dtypes.float8_e4m3fn), "float8_e4m3_t"),
+    ),
+    (
+        Float8E5M2Type(),
+        ElementType("f8E5M2", 1, "fp8", np.dtype(ml_dtypes.float8_e5m2), "float8_e5m2_t"),
+    ),
+    (HiF8Type(), ElementType("!pto.hif8", 1, "hif8", np.dtype(np.uint8), "hifloat8_t")),
+]
+
+ELEMENT_TYPES: dict[Attribute, ElementType] = dict(_TABLE)
+"""Every element type a PTO tile or view may hold, keyed by its xDSL attribute."""
+
+
+def element_info(attr: Attribute) -> ElementType | None:
+    return ELEMENT_TYPES.get(attr)
+
+
+def element_type_names() -> str:
+    return ", ".join(info.mlir for info in ELEMENT_TYPES.values())

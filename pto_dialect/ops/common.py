@@ -1,0 +1,231 @@
+"""
+The two spellings every PTO instruction op shares (reference/syntax.md §5):
+
+    DPS: pto.NAME ins(%a, %b : Ta, Tb) outs(%d : Td) {attrs}
+    SSA: %d = pto.NAME %a, %b {attrs} : (Ta, Tb) -> Td
+
+`PtoInstructionOp` holds the operands as two variadic groups (`ins`, `outs`)
+plus variadic results, parses and prints both forms, and gives subclasses
+helpers to name their operand roles in messages. A form-specific subclass only
+says which properties it has and how to check its operands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.types import (
+    PartitionTensorViewType,
+    TileBufType,
+    TileType,
+    TileTypeBase,
+)
+
+
+def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[Attribute], int]:
+    """`(%a, %b : Ta, Tb)`; returns names, types and the group's position."""
+    pos = parser.pos
+    parser.parse_punctuation("(")
+    names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    parser.parse_punctuation(":")
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    parser.parse_punctuation(")")
+    if len(names) != len(types):
+        parser.raise_error(
+            f"expects the number of {what} operands to match the number of {what} types", pos
+        )
+    return names, types, pos
+
+
+def parse_type_list(parser: Parser) -> list[Attribute]:
+    """`T` or `(T, ...)` (possibly `()`)."""
+    if parser.parse_optional_punctuation("(") is not None:
+        if parser.parse_optional_punctuation(")") is not None:
+            return []
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+        parser.parse_punctuation(")")
+        return types
+    return [parser.parse_type()]
+
+
+def parse_signature(parser: Parser) -> tuple[list[Attribute], list[Attribute]]:
+    """`T -> R`, `(T, ...) -> R` or `(T, ...) -> (R, ...)` (pto-isa writes `T -> R`)."""
+    inputs = parse_type_list(parser)
+    parser.parse_punctuation("->")
+    return inputs, parse_type_list(parser)
+
+
+def print_type_list(printer: Printer, types: Sequence[Attribute]) -> None:
+    if len(types) == 1:
+        printer.print_attribute(types[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(types, printer.print_attribute)
+        printer.print_string(")")
+
+
+def print_operand_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
+    printer.print_string(f" {keyword}(")
+    printer.print_list(values, printer.print_ssa_value)
+    printer.print_string(" : ")
+    printer.print_list([v.type for v in values], printer.print_attribute)
+    printer.print_string(")")
+
+
+class PtoInstructionOp(IRDLOperation):
+    """Base of the PTO instructions written in DPS or SSA form."""
+
+    ins = var_operand_def()
+    outs = var_operand_def()
+    res = var_result_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+
+    PRINTED_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {}
+    """Properties left out of the printed attr-dict when they hold this value."""
+
+    HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ()
+    """Properties printed inside `ins(...)` in DPS form rather than in the attr-dict."""
+
+    # -- form -----------------------------------------------------------------
+
+    @property
+    def is_dps(self) -> bool:
+        """DPS ops write their `outs`; SSA ops return one result per would-be out."""
+        return not self.res
+
+    @property
+    def destinations(self) -> Sequence[SSAValue]:
+        """The `outs` operands (DPS) or the results (SSA), in order."""
+        return self.outs if self.is_dps else self.res
+
+    # -- building -------------------------------------------------------------
+
+    @classmethod
+    def from_parts(
+        cls,
+        ins: Sequence[SSAValue],
+        outs: Sequence[SSAValue],
+        result_types: Sequence[Attribute],
+        attributes: Mapping[str, Attribute],
+    ):
+        """Build the op, sorting a parsed attr-dict into properties and attributes."""
+        prop_names = cls.get_irdl_definition().properties
+        props = {k: v for k, v in attributes.items() if k in prop_names}
+        attrs = {k: v for k, v in attributes.items() if k not in prop_names}
+        return cls.build(
+            operands=[ins, outs], result_types=[result_types], properties=props, attributes=attrs
+        )
+
+    # -- parsing --------------------------------------------------------------
+
+    @classmethod
+    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        """`(%a, ... : Ta, ...)` after `ins`; subclasses with inline attributes override."""
+        names, types, pos = parse_operand_group(parser, "ins")
+        return list(parser.resolve_operands(names, types, pos)), {}
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pos = parser.pos
+        if parser.parse_optional_keyword("ins") is not None:
+            ins, attrs = cls.parse_dps_ins(parser)
+            parser.parse_keyword("outs")
+            names, types, outs_pos = parse_operand_group(parser, "outs")
+            outs = parser.resolve_operands(names, types, outs_pos)
+            attrs |= parser.parse_optional_attr_dict()
+            return cls.from_parts(ins, outs, [], attrs)
+        names: list[UnresolvedOperand] = []
+        if (first := parser.parse_optional_unresolved_operand()) is not None:
+            names = [first]
+            while parser.parse_optional_punctuation(",") is not None:
+                names.append(parser.parse_unresolved_operand())
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        in_types, result_types = parse_signature(parser)
+        ins = parser.resolve_operands(names, in_types, pos)
+        return cls.from_parts(ins, [], result_types, attrs)
+
+    # -- printing -------------------------------------------------------------
+
+    def print_dps_ins(self, printer: Printer) -> None:
+        print_operand_group(printer, "ins", self.ins)
+
+    def printed_attributes(self) -> dict[str, Attribute]:
+        """Discardable attributes first, then non-default properties in definition order."""
+        hidden = self.HIDDEN_IN_DPS_ATTR_DICT if self.is_dps else ()
+        out = dict(self.attributes)
+        for name in type(self).get_irdl_definition().properties:
+            value = self.properties.get(name)
+            if value is None or name == "operandSegmentSizes" or name in hidden:
+                continue
+            if self.PRINTED_DEFAULTS.get(name) == value:
+                continue
+            out[name] = value
+        return out
+
+    def print(self, printer: Printer) -> None:
+        attrs = self.printed_attributes()
+        if self.is_dps:
+            self.print_dps_ins(printer)
+            print_operand_group(printer, "outs", self.outs)
+            if attrs:
+                printer.print_string(" ")
+                printer.print_attr_dict(attrs)
+            return
+        if self.ins:
+            printer.print_string(" ")
+            printer.print_list(self.ins, printer.print_ssa_value)
+        if attrs:
+            printer.print_string(" ")
+            printer.print_attr_dict(attrs)
+        printer.print_string(" : ")
+        print_type_list(printer, [v.type for v in self.ins])
+        printer.print_string(" -> ")
+        print_type_list(printer, [r.type for r in self.res])
+
+    # -- structural checks shared by the instructions --------------------------
+
+    def verify_dps_or_ssa(self) -> None:
+        if self.outs and self.res:
+            raise VerifyException("expects either outs operands (DPS form) or results (SSA form), not both")
+
+    def expect_tile(self, role: str, value: SSAValue) -> TileTypeBase:
+        """The tile type of an operand or result; tile_buf in DPS form, tile in SSA form."""
+        wanted = TileBufType if self.is_dps else TileType
+        if not isinstance(value.type, wanted):
+            raise VerifyException(f"expects {role} to be a !{wanted.name}, got {value.type}")
+        return value.type
+
+    def expect_tile_in(self, role: str, value: SSAValue) -> TileTypeBase:
+        """An input tile; `ACCEPTS_VALUE_TILES_IN_DPS` ops (tstore) also take a value tile."""
+        if self.is_dps and self.ACCEPTS_VALUE_TILES_IN_DPS and isinstance(value.type, TileTypeBase):
+            return value.type
+        return self.expect_tile(role, value)
+
+    ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = False
+
+    @staticmethod
+    def expect_view(role: str, value: SSAValue) -> PartitionTensorViewType:
+        if not isinstance(value.type, PartitionTensorViewType):
+            raise VerifyException(f"expects {role} to be !pto.partition_tensor_view, got {value.type}")
+        return value.type
+
+
+def same_element_type(role_a: str, a: Attribute, role_b: str, b: Attribute) -> None:
+    if a != b:
+        raise VerifyException(
+            f"expects {role_a} and {role_b} to have the same element type, got {a} and {b}"
+        )

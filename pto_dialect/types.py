@@ -1,0 +1,514 @@
+"""
+PTO types (reference/syntax.md §3): tile buffers, value tiles, GM views, pointers.
+
+Each type parses and prints itself, and checks its parameters while parsing so
+that a bad type is reported at its own `FILE:LINE:COL` (xDSL reports an error
+raised from `Attribute.verify` during parsing without a location).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IntAttr, StringAttr
+from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from pto_dialect.dtypes import ElementType, element_info
+
+# ---------------------------------------------------------------------------
+# Tile parameters (syntax.md §3.1)
+
+TILE_LOCS = ("mat", "left", "right", "acc", "vec", "bias", "scaling")
+BLAYOUTS = ("row_major", "col_major")
+SLAYOUTS = ("none_box", "row_major", "col_major")
+FRACTALS = (32, 512, 1024)
+PADS = {0: "null", 1: "zero", 2: "max", 3: "min"}
+COMPACTS = {0: "null", 1: "normal", 2: "row_plus_one"}
+
+
+@dataclass(frozen=True)
+class TileParams:
+    """The parameters of a tile type, as plain Python values (-1 = dynamic)."""
+
+    loc: str
+    element_type: Attribute
+    rows: int
+    cols: int
+    valid_row: int
+    valid_col: int
+    blayout: str = "row_major"
+    slayout: str = "none_box"
+    fractal: int = 512
+    pad: int = 0
+    compact: int = 0
+
+    def problem(self, MNEMONIC: str) -> str | None:
+        """The first parameter error, in PTOAS's order, or None."""
+        if self.rows <= 0 or self.cols <= 0:
+            return f"{MNEMONIC} rows/cols must be positive"
+        if self.valid_row > self.rows:
+            return f"{MNEMONIC} valid_row ({self.valid_row}) exceeds row ({self.rows})"
+        if self.valid_col > self.cols:
+            return f"{MNEMONIC} valid_col ({self.valid_col}) exceeds col ({self.cols})"
+        if self.loc not in TILE_LOCS:
+            return f"unknown loc: {self.loc}"
+        if self.blayout not in BLAYOUTS:
+            return f"unknown blayout: {self.blayout}"
+        if self.slayout not in SLAYOUTS:
+            return f"unknown slayout: {self.slayout}"
+        if self.pad not in PADS:
+            return f"unknown pad: {self.pad}"
+        if self.compact not in COMPACTS:
+            return f"unknown compact: {self.compact}"
+        if self.fractal not in FRACTALS:
+            return (
+                f"unsupported s_fractal_size: {self.fractal}, must be one of {{32, 512, 1024}}"
+            )
+        if element_info(self.element_type) is None:
+            return f"unsupported {MNEMONIC} element type {self.element_type}"
+        return None
+
+
+class _Key(Enum):
+    """Compact-syntax keys after the shape, in printing order."""
+
+    valid = "valid"
+    blayout = "blayout"
+    slayout = "slayout"
+    fractal = "fractal"
+    pad = "pad"
+    compact = "compact"
+
+
+_LEGACY_FIELDS = (
+    "loc", "dtype", "rows", "cols", "v_row", "v_col", "blayout", "slayout", "fractal", "pad"
+)
+
+
+class TileTypeBase(ParametrizedAttribute, TypeAttribute):
+    """Parameters, parser and printer shared by `!pto.tile_buf` and `!pto.tile`."""
+
+    MNEMONIC: ClassVar[str]
+    ALLOW_DYNAMIC_VALID: ClassVar[bool]
+
+    loc: StringAttr
+    element_type: Attribute
+    rows: IntAttr
+    cols: IntAttr
+    valid_row: IntAttr
+    valid_col: IntAttr
+    blayout: StringAttr
+    slayout: StringAttr
+    fractal: IntAttr
+    pad: IntAttr
+    compact: IntAttr
+
+    # -- construction -------------------------------------------------------
+
+    @classmethod
+    def from_params(cls, p: TileParams):
+        return cls(
+            StringAttr(p.loc),
+            p.element_type,
+            IntAttr(p.rows),
+            IntAttr(p.cols),
+            IntAttr(p.valid_row),
+            IntAttr(p.valid_col),
+            StringAttr(p.blayout),
+            StringAttr(p.slayout),
+            IntAttr(p.fractal),
+            IntAttr(p.pad),
+            IntAttr(p.compact),
+        )
+
+    @classmethod
+    def get(
+        cls,
+        loc: str,
+        shape: Sequence[int],
+        element_type: Attribute,
+        valid: Sequence[int] | None = None,
+        **layout: str | int,
+    ):
+        rows, cols = shape
+        vr, vc = valid if valid is not None else shape
+        return cls.from_params(TileParams(loc, element_type, rows, cols, vr, vc, **layout))  # pyright: ignore[reportArgumentType]
+
+    @property
+    def params(self) -> TileParams:
+        return TileParams(
+            self.loc.data,
+            self.element_type,
+            self.rows.data,
+            self.cols.data,
+            self.valid_row.data,
+            self.valid_col.data,
+            self.blayout.data,
+            self.slayout.data,
+            self.fractal.data,
+            self.pad.data,
+            self.compact.data,
+        )
+
+    # -- queries ------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows.data, self.cols.data)
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        """Valid rows and cols; -1 where dynamic."""
+        return (self.valid_row.data, self.valid_col.data)
+
+    @property
+    def element(self) -> ElementType:
+        info = element_info(self.element_type)
+        assert info is not None, "verified at construction"
+        return info
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.blayout.data == "row_major"
+
+    @property
+    def is_nd(self) -> bool:
+        """Row-major, no fractal boxes: the standard ND tile."""
+        return self.blayout.data == "row_major" and self.slayout.data == "none_box"
+
+    @property
+    def size_bytes(self) -> int:
+        """Physical storage, padding included (syntax.md §7)."""
+        rows, cols = self.shape
+        if self.compact.data == 2 and self.is_row_major:
+            return ((rows - 1) * (cols + 1) + cols) * self.element.bytes
+        return rows * cols * self.element.bytes
+
+    def verify(self) -> None:
+        super().verify()
+        if (msg := self.params.problem(self.MNEMONIC)) is not None:
+            raise VerifyException(msg)
+        if not self.ALLOW_DYNAMIC_VALID and -1 in self.valid_shape:
+            raise VerifyException(f"{self.MNEMONIC} valid shape must be static")
+
+    # -- parsing ------------------------------------------------------------
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        start = parser.pos
+        parser.parse_punctuation("<")
+        if parser._current_token.text == "loc":  # pyright: ignore[reportPrivateUsage]
+            params = cls._parse_legacy(parser)
+        else:
+            params = cls._parse_compact(parser)
+        parser.parse_punctuation(">")
+        if (msg := params.problem(cls.MNEMONIC)) is not None:
+            parser.raise_error(msg, start, parser.pos)
+        if not cls.ALLOW_DYNAMIC_VALID and -1 in (params.valid_row, params.valid_col):
+            parser.raise_error(f"{cls.MNEMONIC} valid shape must be static", start, parser.pos)
+        return list(cls.from_params(params).parameters)
+
+    @classmethod
+    def _parse_compact(cls, parser: AttrParser) -> TileParams:
+        loc = _parse_word(parser)
+        parser.parse_punctuation(",")
+        shape_pos = parser.pos
+        dims = parser.parse_dimension_list()
+        if len(dims) != 2 or -1 in dims:
+            parser.raise_error(
+                f"{cls.MNEMONIC} compact syntax expects exactly two shape dims", shape_pos
+            )
+        parser.parse_shape_delimiter()
+        element_type = parser.parse_type()
+        values: dict[_Key, object] = {}
+        while parser.parse_optional_punctuation(",") is not None:
+            key_pos = parser.pos
+            key_text = _parse_word(parser)
+            if key_text not in _Key.__members__:
+                parser.raise_error(
+                    f"unknown key in {cls.MNEMONIC} compact syntax: {key_text}", key_pos
+                )
+            key = _Key[key_text]
+            if key in values:
+                parser.raise_error(
+                    f"duplicate {key_text} in {cls.MNEMONIC} compact syntax", key_pos
+                )
+            parser.parse_punctuation("=")
+            if key is _Key.valid:
+                valid_pos = parser.pos
+                valid = parser.parse_dimension_list()
+                if len(valid) != 2:
+                    parser.raise_error(f"{cls.MNEMONIC} valid must have exactly two dims", valid_pos)
+                values[key] = valid
+            elif key in (_Key.blayout, _Key.slayout):
+                values[key] = _parse_word(parser)
+            else:
+                values[key] = _parse_u32(parser, key_text)
+        valid = values.pop(_Key.valid, dims)
+        return TileParams(
+            loc,
+            element_type,
+            dims[0],
+            dims[1],
+            valid[0],  # pyright: ignore[reportIndexIssue]
+            valid[1],  # pyright: ignore[reportIndexIssue]
+            **{k.value: v for k, v in values.items()},  # pyright: ignore[reportArgumentType]
+        )
+
+    @classmethod
+    def _parse_legacy(cls, parser: AttrParser) -> TileParams:
+        fields: dict[str, object] = {}
+        for i, name in enumerate((*_LEGACY_FIELDS, "compact")):
+            if i > 0 and parser.parse_optional_punctuation(",") is None:
+                if name == "compact":
+                    break
+                parser.raise_error(f"expected ',' before '{name}' in {cls.MNEMONIC}")
+            parser.parse_keyword(name, f" in legacy {cls.MNEMONIC} syntax")
+            parser.parse_punctuation("=")
+            if name == "dtype":
+                fields[name] = parser.parse_type()
+            elif name in ("rows", "cols"):
+                fields[name] = parser.parse_integer(allow_boolean=False)
+            elif name in ("v_row", "v_col"):
+                fields[name] = _parse_valid_dim(parser, name)
+            elif name in ("fractal", "pad", "compact"):
+                fields[name] = _parse_u32(parser, name)
+            else:
+                fields[name] = _parse_word(parser)
+        return TileParams(
+            fields["loc"],  # pyright: ignore[reportArgumentType]
+            fields["dtype"],  # pyright: ignore[reportArgumentType]
+            fields["rows"],  # pyright: ignore[reportArgumentType]
+            fields["cols"],  # pyright: ignore[reportArgumentType]
+            fields["v_row"],  # pyright: ignore[reportArgumentType]
+            fields["v_col"],  # pyright: ignore[reportArgumentType]
+            fields["blayout"],  # pyright: ignore[reportArgumentType]
+            fields["slayout"],  # pyright: ignore[reportArgumentType]
+            fields["fractal"],  # pyright: ignore[reportArgumentType]
+            fields["pad"],  # pyright: ignore[reportArgumentType]
+            fields.get("compact", 0),  # pyright: ignore[reportArgumentType]
+        )
+
+    # -- printing -----------------------------------------------------------
+
+    def print_parameters(self, printer: Printer) -> None:
+        p = self.params
+        printer.print_string(f"<{p.loc}, {p.rows}x{p.cols}x")
+        printer.print_attribute(p.element_type)
+        if (p.valid_row, p.valid_col) != (p.rows, p.cols):
+            printer.print_string(f", valid={_dim(p.valid_row)}x{_dim(p.valid_col)}")
+        if p.blayout != "row_major":
+            printer.print_string(f", blayout={p.blayout}")
+        if p.slayout != "none_box":
+            printer.print_string(f", slayout={p.slayout}")
+        if p.fractal != 512:
+            printer.print_string(f", fractal={p.fractal}")
+        if p.pad != 0:
+            printer.print_string(f", pad={p.pad}")
+        if p.compact != 0:
+            printer.print_string(f", compact={p.compact}")
+        printer.print_string(">")
+
+
+def _dim(d: int) -> str:
+    return "?" if d == DYNAMIC_INDEX else str(d)
+
+
+def _parse_word(parser: AttrParser) -> str:
+    """An identifier or a quoted string (PTOAS accepts layouts in quotes)."""
+    if (s := parser.parse_optional_str_literal()) is not None:
+        return s
+    return parser.parse_identifier()
+
+
+def _parse_u32(parser: AttrParser, key: str) -> int:
+    pos = parser.pos
+    value = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
+    if value is None or not 0 <= value < 2**32:
+        parser.raise_error(f"{key} must be a non-negative 32-bit integer", pos)
+    return value
+
+
+def _parse_valid_dim(parser: AttrParser, key: str) -> int:
+    if parser.parse_optional_punctuation("?") is not None:
+        return DYNAMIC_INDEX
+    pos = parser.pos
+    value = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
+    if value is None or value < -1:
+        parser.raise_error(f"{key} must be '?', -1, or a non-negative integer", pos)
+    return value
+
+
+@irdl_attr_definition
+class TileBufType(TileTypeBase):
+    """`!pto.tile_buf<...>`: a tile buffer written through `outs` (DPS form)."""
+
+    name = "pto.tile_buf"
+    MNEMONIC = "tile_buf"
+    ALLOW_DYNAMIC_VALID = True
+
+
+@irdl_attr_definition
+class TileType(TileTypeBase):
+    """`!pto.tile<...>`: a value-semantics tile (SSA form); valid shape is static."""
+
+    name = "pto.tile"
+    MNEMONIC = "tile"
+    ALLOW_DYNAMIC_VALID = False
+
+
+# ---------------------------------------------------------------------------
+# GM views and pointers (syntax.md §3.3)
+
+
+@irdl_attr_definition
+class IntAttrList(Data[tuple[int, ...]]):
+    """A compact tuple of ints (view shapes); printed `[a, b]` in generic form."""
+
+    name = "pto.dims"
+
+    @classmethod
+    def parse_parameter(cls, parser: AttrParser) -> tuple[int, ...]:
+        return tuple(
+            parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+        )
+
+    def print_parameter(self, printer: Printer) -> None:
+        printer.print_string("[" + ", ".join(map(str, self.data)) + "]")
+
+
+class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
+    """`<d0 x d1 x ... x T>`, dims an integer or `?`."""
+
+    shape_attr: IntAttrList
+    element_type: Attribute
+
+    @classmethod
+    def get(cls, shape: Sequence[int], element_type: Attribute):
+        return cls(IntAttrList(tuple(shape)), element_type)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.shape_attr.data
+
+    @property
+    def element(self) -> ElementType:
+        info = element_info(self.element_type)
+        assert info is not None, "verified at construction"
+        return info
+
+    def verify(self) -> None:
+        super().verify()
+        if element_info(self.element_type) is None:
+            raise VerifyException(f"unsupported {self.name} element type {self.element_type}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        start = parser.pos
+        with parser.in_angle_brackets():
+            dims, element_type = parser.parse_ranked_shape()
+        if element_info(element_type) is None:
+            parser.raise_error(
+                f"unsupported !{cls.name} element type {element_type}", start, parser.pos
+            )
+        return [IntAttrList(tuple(dims)), element_type]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{_dim(d)}x" for d in self.shape))
+        printer.print_attribute(self.element_type)
+        printer.print_string(">")
+
+
+@irdl_attr_definition
+class TensorViewType(ShapedViewBase):
+    """`!pto.tensor_view<?x?xT>`: a GM tensor made from a pointer, shape and strides."""
+
+    name = "pto.tensor_view"
+
+
+@irdl_attr_definition
+class PartitionTensorViewType(ShapedViewBase):
+    """`!pto.partition_tensor_view<AxBxT>`: a window of a tensor view (a GM table)."""
+
+    name = "pto.partition_tensor_view"
+
+
+PTR_SPACES = {
+    "gm": "gm",
+    "mat": "l1",
+    "l1": "l1",
+    "left": "l0a",
+    "l0a": "l0a",
+    "right": "l0b",
+    "l0b": "l0b",
+    "acc": "l0c",
+    "l0c": "l0c",
+    "vec": "ub",
+    "ub": "ub",
+    "bias": "bt",
+    "bt": "bt",
+    "scaling": "fb",
+    "fb": "fb",
+}
+"""Accepted `!pto.ptr` address-space spellings, each mapped to the printed one."""
+
+
+@irdl_attr_definition
+class PtrType(ParametrizedAttribute, TypeAttribute):
+    """`!pto.ptr<T[, space]>`: a pointer; the space defaults to gm and is always printed."""
+
+    name = "pto.ptr"
+
+    element_type: Attribute
+    space: StringAttr
+
+    @classmethod
+    def get(cls, element_type: Attribute, space: str = "gm"):
+        return cls(element_type, StringAttr(PTR_SPACES[space]))
+
+    def verify(self) -> None:
+        super().verify()
+        if self.space.data not in PTR_SPACES.values():
+            raise VerifyException(f"unknown !pto.ptr address space {self.space.data}")
+
+    @property
+    def element(self) -> ElementType:
+        info = element_info(self.element_type)
+        assert info is not None, "verified at construction"
+        return info
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        start = parser.pos
+        parser.parse_punctuation("<")
+        element_type = parser.parse_type()
+        space = "gm"
+        if parser.parse_optional_punctuation(",") is not None:
+            space_pos = parser.pos
+            space = _parse_word(parser) if parser._current_token.kind != MLIRTokenKind.GREATER else ""  # pyright: ignore[reportPrivateUsage]
+            if space not in PTR_SPACES:
+                parser.raise_error(
+                    "!pto.ptr address space must be one of "
+                    "`gm|ub|mat|l1|left|l0a|right|l0b|acc|l0c|vec|bias|bt|scaling|fb`",
+                    space_pos,
+                )
+        parser.parse_punctuation(">")
+        if element_info(element_type) is None:
+            parser.raise_error(f"unsupported !pto.ptr element type {element_type}", start, parser.pos)
+        return [element_type, StringAttr(PTR_SPACES[space])]
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.element_type)
+        printer.print_string(f", {self.space.data}>")
+
+
+TYPES = [TileBufType, TileType, TensorViewType, PartitionTensorViewType, PtrType, IntAttrList]
