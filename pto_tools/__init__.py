@@ -1,0 +1,1 @@
+"""Command-line tools: `pto-opt` (parse, verify, transform, print) and `pto-run` (execute)."""

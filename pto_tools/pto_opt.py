@@ -1,0 +1,170 @@
+"""
+`pto-opt`: parse a `.pto` file, verify it, run a pass pipeline, print the result.
+
+Built on xDSL's `xDSLOptMain` (which brings `-p`, `-o`, `--split-input-file`,
+`--verify-diagnostics`, ...). What it changes:
+- every error is `FILE:LINE:COL: error: MESSAGE` on stderr with exit code 1,
+  never a traceback (with `--verify-diagnostics`/`--parsing-diagnostics` the
+  diagnostics go to stdout and the exit code is 0, as in xDSL);
+- `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
+  otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
+  output-format option of that name is not offered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from pto_dialect import make_context
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.parser import parse_module, verify_located
+from pto_dialect.targets import TARGET_SPELLINGS, resolve_target
+
+DESCRIPTION = """\
+Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
+
+examples:
+  pto-opt kernel.pto                       parse + verify + print (compact tile syntax)
+  pto-opt kernel.pto --target a5           ... checking against the a5 target
+  pto-opt kernel.pto -p PASS1,PASS2 -o out.pto
+  pto-opt bad.pto --split-input-file --verify-diagnostics
+"""
+
+
+class PtoOptMain(xDSLOptMain):
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description=DESCRIPTION, args=args)
+
+    # -- registration -----------------------------------------------------------
+
+    def register_all_dialects(self):
+        self.ctx = make_context()
+
+    def register_all_frontends(self):
+        super().register_all_frontends()
+        self.available_frontends["pto"] = self.available_frontends["mlir"]
+
+    def register_all_passes(self):
+        from passes import get_all_passes
+
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        # xDSL's -t/--target names an output format; ours names the hardware.
+        arg_parser._optionals.conflict_handler = "resolve"  # pyright: ignore[reportPrivateUsage]
+        arg_parser.add_argument(
+            "-t",
+            "--target",
+            dest="pto_target",
+            choices=list(TARGET_SPELLINGS),
+            default=None,
+            help="hardware target (a2 and a3 mean a2a3); default: the module's "
+            "pto.target_arch attribute, else a2a3",
+        )
+        arg_parser.set_defaults(target="mlir")
+
+    def get_input_stream(self) -> tuple[IO[bytes], str]:
+        # every input is MLIR text whatever its extension (.pto, .mlir, .out, ...)
+        stream, extension = super().get_input_stream()
+        return stream, extension if extension in self.available_frontends else "mlir"
+
+    def setup_pipeline(self):
+        def verify_between(
+            previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
+        ) -> None:
+            if previous is not None and not self.args.disable_verify:
+                verify_located(module)
+            if previous and following and self.args.print_between_passes:
+                print(f"IR after {previous.name}:\n{module}\n\n\n")
+
+        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, verify_between)
+
+    # -- running ----------------------------------------------------------------
+
+    def parse_text(self, text: str, offset: int) -> ModuleOp:
+        if _is_blank(text):
+            return ModuleOp([])
+        return parse_module(self.ctx, text, self.get_input_name(), offset)
+
+    def process_chunk(self, text: str, offset: int) -> str:
+        module = self.parse_text(text, offset)
+        if not self.args.disable_verify:
+            verify_located(module)
+        self.target = resolve_target(self.args.pto_target, module)
+        self.apply_passes(module)
+        return self.output_resulting_program(module)
+
+    def run(self):
+        chunks, _ = self.prepare_input()
+        output: IO[str] | None = None
+        failed = False
+        try:
+            output = self.prepare_output()
+            for i, (chunk, offset) in enumerate(chunks):
+                if i > 0:
+                    output.write("// -----\n")
+                try:
+                    text = chunk.read().decode()
+                    output.write(self.process_chunk(text, offset))
+                except UnicodeDecodeError as e:
+                    failed |= self.report(f"{self.get_input_name()}: error: input is not valid UTF-8 ({e.reason})")
+                except ParseError as e:
+                    failed |= self.report(str(PtoError.from_parse_error(e)))
+                except PtoError as e:
+                    failed |= self.report(e.text)
+                except (PassFailedException, DiagnosticException, VerifyException) as e:
+                    failed |= self.report(f"{self.get_input_name()}: error: {e}")
+                finally:
+                    chunk.close()
+                output.flush()
+        finally:
+            if output is not None and output is not sys.stdout:
+                output.close()
+        if failed:
+            sys.exit(1)
+
+    def report(self, text: str) -> bool:
+        """Print a diagnostic; True if it makes the run fail."""
+        if self.args.verify_diagnostics or self.args.parsing_diagnostics:
+            print(text)
+            return False
+        print(text, file=sys.stderr)
+        return True
+
+
+def _is_blank(text: str) -> bool:
+    """Only whitespace and `//` comments (MLIR accepts such input; xDSL does not)."""
+    return all(not line.strip() or line.lstrip().startswith("//") for line in text.splitlines())
+
+
+def main(args: Sequence[str] | None = None) -> None:
+    try:
+        PtoOptMain(args).run()
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
+        _fail(f"{e.filename}: error: cannot open: {e.strerror}")
+    except ValueError as e:  # unknown pass or pass option, unknown file extension
+        _fail(f"error: {e}")
+    except PtoError as e:
+        _fail(e.text)
+    except Exception as e:  # a bug of ours: say so, without a traceback
+        _fail(f"error: internal error: {type(e).__name__}: {e}")
+
+
+def _fail(text: str) -> None:
+    print(text, file=sys.stderr)
+    sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
