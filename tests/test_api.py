@@ -1,0 +1,48 @@
+"""The Python API: pto_dialect.load/parse, located errors, types built from Python."""
+
+import pytest
+from xdsl.dialects.builtin import f16, i32
+
+from pto_dialect import PtoError, load, parse
+from pto_dialect.ops import MGatherOp
+from pto_dialect.types import TileBufType
+
+
+def test_load_returns_verified_module(tmp_path):
+    path = tmp_path / "k.pto"
+    path.write_text(
+        "func.func @k(%t: !pto.partition_tensor_view<64x32xf16>, %i: !pto.tile_buf<vec, 1x8xi32>,"
+        " %d: !pto.tile_buf<vec, 8x32xf16>) {\n"
+        "  pto.mgather ins(%t, %i : !pto.partition_tensor_view<64x32xf16>, !pto.tile_buf<vec, 1x8xi32>)"
+        " outs(%d : !pto.tile_buf<vec, 8x32xf16>) {coalesce = #pto<coalesce row>}\n"
+        "  return\n}\n"
+    )
+    module = load(path)
+    (op,) = [o for o in module.walk() if isinstance(o, MGatherOp)]
+    assert op.is_dps and op.coalesce is not None and op.coalesce.data == "row"
+
+
+def test_verify_error_is_located():
+    text = (
+        "func.func @k(%t: !pto.partition_tensor_view<64x32xf16>, %i: !pto.tile_buf<vec, 1x8xi32>,"
+        " %d: !pto.tile_buf<vec, 8x32xf16>) {\n"
+        "  pto.mgather ins(%t, %i : !pto.partition_tensor_view<64x32xf16>, !pto.tile_buf<vec, 1x8xi32>)"
+        " outs(%d : !pto.tile_buf<vec, 8x32xf16>)\n"
+        "  return\n}\n"
+    )
+    with pytest.raises(PtoError) as err:
+        parse(text, "k.pto")
+    assert str(err.value) == "k.pto:2:3: error: 'pto.mgather' op requires attribute 'coalesce'"
+
+
+def test_parse_error_is_located():
+    with pytest.raises(PtoError) as err:
+        parse("func.func @k(%t: !pto.tile_buf<vec, 8x0xf16>) {\n  return\n}\n", "k.pto")
+    assert str(err.value).startswith("k.pto:1:31: error: tile_buf rows/cols must be positive")
+
+
+def test_tile_type_from_python():
+    t = TileBufType.get("vec", (8, 64), f16, valid=(8, 50), pad=1)
+    assert t.shape == (8, 64) and t.valid_shape == (8, 50) and t.size_bytes == 8 * 64 * 2
+    assert str(t) == "!pto.tile_buf<vec, 8x64xf16, valid=8x50, pad=1>"
+    assert TileBufType.get("vec", (1, 8), i32).is_nd
