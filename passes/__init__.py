@@ -29,4 +29,14 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return CommonSubexpressionElimination
 
-    return {"canonicalize": canonicalize, "dce": dce, "cse": cse}
+    def verify_target():
+        from passes.verify_target import VerifyTargetPass
+
+        return VerifyTargetPass
+
+    return {
+        "pto-verify-target": verify_target,
+        "canonicalize": canonicalize,
+        "dce": dce,
+        "cse": cse,
+    }

@@ -28,6 +28,8 @@ from pto_dialect.diagnostics import PtoError
 from pto_dialect.parser import parse_module, verify_located
 from pto_dialect.targets import TARGET_SPELLINGS, resolve_target
 
+from passes.verify_target import verify_target
+
 DESCRIPTION = """\
 Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
 
@@ -102,6 +104,8 @@ class PtoOptMain(xDSLOptMain):
         if not self.args.disable_verify:
             verify_located(module)
         self.target = resolve_target(self.args.pto_target, module)
+        if not self.args.disable_verify:
+            verify_target(module, self.target)
         self.apply_passes(module)
         return self.output_resulting_program(module)
 

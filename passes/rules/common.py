@@ -1,0 +1,169 @@
+"""
+What the rule tables reason about: the facts of a tile or GM view operand
+(static from the types, or the actual valid shape at run time), and the
+violation they raise. Nothing here knows a target; `passes/rules/<op>.py` do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+from xdsl.ir import SSAValue
+
+from pto_dialect.attributes import GmLayout
+from pto_dialect.dtypes import ELEMENT_TYPES, ElementType
+from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp
+from pto_dialect.types import ShapedViewBase, TileTypeBase
+
+UNKNOWN = DYNAMIC_INDEX
+"""A dimension not known statically (`?`); rules on it are checked at run time."""
+
+
+class RuleViolation(Exception):
+    """A target rule does not hold; the message says what is wrong, found and expected."""
+
+
+def require(condition: bool, message: str) -> None:
+    if not condition:
+        raise RuleViolation(message)
+
+
+# ---------------------------------------------------------------------------
+# element type sets, by their PTO spelling
+
+
+def types_named(*names: str) -> frozenset[str]:
+    known = {info.mlir for info in ELEMENT_TYPES.values()}
+    unknown = set(names) - known
+    assert not unknown, f"not element types: {unknown}"
+    return frozenset(names)
+
+
+INT8 = types_named("i8", "si8", "ui8")
+INT16 = types_named("i16", "si16", "ui16")
+INT32 = types_named("i32", "si32", "ui32")
+INT64 = types_named("i64", "si64", "ui64")
+SIGNED32 = types_named("i32", "si32")
+UNSIGNED16 = types_named("ui16")
+UNSIGNED32 = types_named("ui32")
+INTEGERS = INT8 | INT16 | INT32 | INT64
+FP8 = types_named("f8E4M3FN", "f8E5M2")
+HIF8 = types_named("!pto.hif8")
+STANDARD = INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32")
+"""int8/uint8/int16/uint16/int32/uint32/half/bfloat16/float: every target's common list."""
+
+
+def spell(types: Iterable[str]) -> str:
+    """`i8/ui8/...` in the table's canonical order."""
+    order = [info.mlir for info in ELEMENT_TYPES.values()]
+    return "/".join(sorted(types, key=order.index))
+
+
+def require_type(role: str, elem: ElementType, allowed: frozenset[str]) -> None:
+    require(
+        elem.mlir in allowed,
+        f"expects {role} element type to be {spell(allowed)}, got {elem.mlir}",
+    )
+
+
+# ---------------------------------------------------------------------------
+# operand facts
+
+
+@dataclass(frozen=True)
+class TileFacts:
+    """A tile operand as the rules see it; valid dims are UNKNOWN when dynamic."""
+
+    role: str
+    elem: ElementType
+    loc: str
+    rows: int
+    cols: int
+    valid_row: int
+    valid_col: int
+    blayout: str
+    slayout: str
+    fractal: int
+
+    @staticmethod
+    def of(role: str, tile: TileTypeBase) -> TileFacts:
+        return TileFacts(
+            role,
+            tile.element,
+            tile.loc.data,
+            tile.rows.data,
+            tile.cols.data,
+            tile.valid_row.data,
+            tile.valid_col.data,
+            tile.blayout.data,
+            tile.slayout.data,
+            tile.fractal.data,
+        )
+
+    def with_valid(self, valid_row: int, valid_col: int) -> TileFacts:
+        """The same tile with its run-time valid shape."""
+        return replace(self, valid_row=valid_row, valid_col=valid_col)
+
+    @property
+    def is_nd(self) -> bool:
+        return self.blayout == "row_major" and self.slayout == "none_box"
+
+    @property
+    def is_nz(self) -> bool:
+        return self.blayout == "col_major" and self.slayout == "row_major" and self.fractal == 512
+
+    @property
+    def size_bytes(self) -> int:
+        return self.rows * self.cols * self.elem.bytes
+
+    def layout_text(self) -> str:
+        return f"blayout={self.blayout}, slayout={self.slayout}, fractal={self.fractal}"
+
+
+@dataclass(frozen=True)
+class ViewFacts:
+    """A GM view operand: its shape right-aligned to pto-isa's 5-D GM shape."""
+
+    role: str
+    elem: ElementType
+    shape: tuple[int, ...]
+    layout: GmLayout | None
+    """The logical layout of the tensor it views, when it can be inferred."""
+
+    @staticmethod
+    def of(role: str, value: SSAValue) -> ViewFacts:
+        view = value.type
+        assert isinstance(view, ShapedViewBase)
+        return ViewFacts(role, view.element, view.shape, inferred_layout(value))
+
+    @property
+    def shape5(self) -> tuple[int, ...]:
+        """`Shape<S0..S4>`: a rank-k view right-aligned, leading dims 1 (syntax.md §3.3)."""
+        return (1,) * (5 - len(self.shape)) + self.shape[-5:]
+
+    @property
+    def element_count(self) -> int:
+        """All elements, or UNKNOWN when a dim is dynamic."""
+        total = 1
+        for d in self.shape:
+            if d == UNKNOWN:
+                return UNKNOWN
+            total *= d
+        return total
+
+
+def inferred_layout(value: SSAValue) -> GmLayout | None:
+    """The layout of the `make_tensor_view` a partition view comes from, if traceable."""
+    owner = value.owner
+    if isinstance(owner, PartitionViewOp):
+        owner = owner.source.owner
+    if isinstance(owner, MakeTensorViewOp):
+        return owner.gm_layout
+    return None
+
+
+def known(*dims: int) -> bool:
+    """True when every dim is statically known; rules on unknown dims wait for run time."""
+    return UNKNOWN not in dims

@@ -1,0 +1,58 @@
+"""
+Print docs/verification.md from the rule tables, so the docs cannot drift from
+the behaviour: `python -m passes.rules.docs > docs/verification.md`
+(tests/test_rules_docs.py checks the file is current).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pto_dialect.targets import TARGETS, Target
+
+from passes.rules import mgather, tcolargmin, tgather
+
+HEADER = """\
+# Target verification rules
+
+Generated from `passes/rules/` by `python -m passes.rules.docs`; do not edit.
+
+`pto-opt --target T` (and the pass `pto-verify-target{target=T}`) rejects, at the
+op's `FILE:LINE:COL`, what the toolchain and hardware of target T would reject.
+Sources, in order of authority: the pto-isa implementations' checks
+(`reference/semantics.md`), the instruction specs (`spec/*.md`), then PTOAS's
+verifier (`reference/syntax.md`). Where PTOAS is looser than the hardware the
+hardware rule is applied; where a spec text omits what the hardware accepts, it
+is accepted. The "why" row of each table records those decisions.
+
+Rules on dimensions that are dynamic (`?`) are skipped statically and checked
+again by the interpreter on the actual valid shapes, through the same functions.
+
+Also applied, on every target: fp8 and hif8 exist only in AI Core builds, so the
+cpu target rejects them everywhere; the a2a3/a5 `tcolargmin` tmp is optional (a
+missing one is added by `pto-materialize-implicit-tmp`); a DPS mask-form
+`tgather` without an axis string means the row axis, as in pto-isa and the spec's
+own DPS example (PTOAS requires the string).
+"""
+
+TABLES: list[tuple[str, Callable[[], list[tuple[str, dict[Target, str]]]]]] = [
+    ("pto.mgather", mgather.describe),
+    ("pto.tgather", tgather.describe),
+    ("pto.tcolargmin", tcolargmin.describe),
+]
+
+
+def render() -> str:
+    out = [HEADER]
+    for title, describe in TABLES:
+        out.append(f"\n## `{title}`\n")
+        out.append("| rule | " + " | ".join(TARGETS) + " |")
+        out.append("|---|" + "---|" * len(TARGETS))
+        for rule, per_target in describe():
+            cells = [per_target[t].replace("|", "\\|") for t in TARGETS]
+            out.append(f"| {rule} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")
