@@ -34,8 +34,23 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return VerifyTargetPass
 
+    def lower():
+        from passes.lower import LowerPass
+
+        return LowerPass
+
+    def convert_to(target):
+        def load():
+            from passes.lower import _alias
+
+            return _alias(target)
+
+        return load
+
     return {
         "pto-verify-target": verify_target,
+        "pto-lower": lower,
+        **{f"convert-pto-to-{t}": convert_to(t) for t in ("cpu", "a2a3", "a5")},
         "canonicalize": canonicalize,
         "dce": dce,
         "cse": cse,

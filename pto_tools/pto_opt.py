@@ -49,6 +49,10 @@ class PtoOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         self.ctx = make_context()
+        from lowering import all_target_dialects
+
+        for dialect in all_target_dialects():
+            self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
 
     def register_all_frontends(self):
         super().register_all_frontends()

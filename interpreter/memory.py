@@ -1,0 +1,119 @@
+"""
+The interpreter's memory model (issue: "Memory model").
+
+- GM: the caller's NumPy arrays. A `!pto.ptr<T>` is its array flattened; a view
+  (`GmView`) is that buffer with an element offset, a shape and element strides.
+- UB: one byte array per run (size per target), in which `alloc_tile addr = A`
+  places tiles, so tiles at overlapping addresses alias as on hardware. A tile
+  without an address gets a private buffer.
+- A tile (`Tile`) is stored in its physical, padded layout: element (r, c) at
+  r*Cols + c (row-major) or c*Rows + r (col-major). `values` is the logical
+  Rows x Cols view of that storage; `flat` is the storage in storage order.
+  Ops read and write only the valid region; padding keeps its old contents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from pto_dialect.types import TileTypeBase
+
+UB_BYTES = {"cpu": 253952, "a2a3": 196608, "a5": 253952}
+"""Unified Buffer per target (syntax.md §7); cpu models the a5 size."""
+
+
+class RuntimeFault(Exception):
+    """A fault the target would raise (or undefined behaviour we refuse to guess)."""
+
+
+@dataclass
+class Tile:
+    """A tile: physical storage plus its current valid shape."""
+
+    type: TileTypeBase
+    flat: np.ndarray
+    """The physical storage, in storage order (Rows*Cols elements)."""
+    valid_row: int
+    valid_col: int
+
+    @staticmethod
+    def over(tile_type: TileTypeBase, storage: np.ndarray, valid: tuple[int, int]) -> Tile:
+        return Tile(tile_type, storage, valid[0], valid[1])
+
+    @property
+    def values(self) -> np.ndarray:
+        """The logical Rows x Cols array, a view of the storage."""
+        rows, cols = self.type.shape
+        if self.type.is_row_major:
+            return self.flat.reshape(rows, cols)
+        return self.flat.reshape(cols, rows).T
+
+    @property
+    def valid(self) -> np.ndarray:
+        """The valid region, a writable view."""
+        return self.values[: self.valid_row, : self.valid_col]
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        return (self.valid_row, self.valid_col)
+
+
+@dataclass(frozen=True)
+class GmView:
+    """A window of a GM buffer: element offset, shape and element strides."""
+
+    buffer: np.ndarray
+    """The whole argument buffer, flat."""
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+
+    @property
+    def shape5(self) -> tuple[int, ...]:
+        """Right-aligned to pto-isa's 5-D `Shape<S0..S4>`."""
+        return (1,) * (5 - len(self.shape)) + self.shape[-5:]
+
+    @property
+    def strides5(self) -> tuple[int, ...]:
+        """Strides of `shape5`; padded leading dims (extent 1) get tight strides."""
+        dims, strides = self.shape[-5:], self.strides[-5:]
+        lead = strides[0] * dims[0] if dims else 1
+        return (lead,) * (5 - len(dims)) + strides
+
+    def array(self) -> np.ndarray:
+        """The window as a strided NumPy view of the buffer (reads and writes go through)."""
+        itemsize = self.buffer.itemsize
+        end = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides)) + 1
+        if self.offset < 0 or end > self.buffer.size or min(self.shape, default=1) <= 0:
+            raise RuntimeFault(
+                f"view at element offset {self.offset} with shape {list(self.shape)} and strides "
+                f"{list(self.strides)} is outside its GM buffer of {self.buffer.size} elements"
+            )
+        return np.lib.stride_tricks.as_strided(
+            self.buffer[self.offset :],
+            shape=self.shape,
+            strides=tuple(s * itemsize for s in self.strides),
+            writeable=True,
+        )
+
+    def offsets2d(self) -> np.ndarray:
+        """Buffer offsets of the window's elements, folded to (rows, last dim)."""
+        grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape, self.strides)), indexing="ij", sparse=True)
+        return (self.offset + sum(grids)).reshape(-1, self.shape[-1])
+
+    def read2d(self) -> np.ndarray:
+        """The window as rows x last-dim (leading dims folded into rows)."""
+        if len(self.shape) <= 2:
+            return self.array().reshape(-1, self.shape[-1])
+        self.array()  # bounds check
+        return self.buffer[self.offsets2d()]
+
+    def write2d(self, rows: slice, cols: slice, values: np.ndarray) -> None:
+        """Store `values` into rows x cols of the folded window."""
+        if len(self.shape) <= 2:
+            self.array().reshape(-1, self.shape[-1])[rows, cols] = values
+            return
+        self.array()
+        self.buffer[self.offsets2d()[rows, cols]] = values
