@@ -15,6 +15,7 @@ The interpreter's memory model (issue: "Memory model").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 
@@ -44,16 +45,26 @@ class Tile:
 
     @property
     def values(self) -> np.ndarray:
-        """The logical Rows x Cols array, a view of the storage."""
+        """The logical Rows x Cols array: a view for ND/DN tiles, a copy for boxed ones."""
         rows, cols = self.type.shape
+        if box_shape(self.type) is not None:
+            return self.flat[storage_offsets(self.type)]
         if self.type.is_row_major:
             return self.flat.reshape(rows, cols)
         return self.flat.reshape(cols, rows).T
 
-    @property
-    def valid(self) -> np.ndarray:
-        """The valid region, a writable view."""
+    def read_valid(self) -> np.ndarray:
         return self.values[: self.valid_row, : self.valid_col]
+
+    def write(self, rows: int, cols: int, data: np.ndarray) -> None:
+        """Store `data` (rows x cols, or broadcastable) into the logical top-left corner."""
+        if box_shape(self.type) is not None:
+            self.flat[storage_offsets(self.type)[:rows, :cols]] = data
+        else:
+            self.values[:rows, :cols] = data
+
+    def write_valid(self, data: np.ndarray) -> None:
+        self.write(self.valid_row, self.valid_col, data)
 
     @property
     def valid_shape(self) -> tuple[int, int]:
@@ -98,6 +109,11 @@ class GmView:
             writeable=True,
         )
 
+    @property
+    def shape2d(self) -> tuple[int, int]:
+        """(rows, cols) with the leading dims folded into rows."""
+        return prod(self.shape[:-1]), self.shape[-1]
+
     def offsets2d(self) -> np.ndarray:
         """Buffer offsets of the window's elements, folded to (rows, last dim)."""
         grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape, self.strides)), indexing="ij", sparse=True)
@@ -117,3 +133,40 @@ class GmView:
             return
         self.array()
         self.buffer[self.offsets2d()[rows, cols]] = values
+
+
+def box_shape(tile_type: TileTypeBase) -> tuple[int, int] | None:
+    """Inner box (rows, cols) of a boxed (fractal) tile layout, None for none_box (syntax.md §3.1)."""
+    slayout, fractal = tile_type.slayout.data, tile_type.fractal.data
+    if slayout == "none_box":
+        return None
+    elem = tile_type.element.bytes
+    if fractal == 1024:
+        return (16, 16)
+    if fractal == 32:
+        return (16, 2)
+    return (16, 32 // elem) if slayout == "row_major" else (32 // elem, 16)
+
+
+def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
+    """Rows x Cols array: where each logical element lives in the tile's storage.
+
+    Boxes of `box_shape` are ordered by blayout (row_major: along rows of boxes;
+    col_major: down columns of boxes), elements inside a box by slayout. NZ
+    (col_major + row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0.
+    """
+    rows, cols = tile_type.shape
+    r = np.arange(rows)[:, None]
+    c = np.arange(cols)[None, :]
+    box = box_shape(tile_type)
+    if box is None:
+        return r * cols + c if tile_type.is_row_major else c * rows + r
+    br, bc = box
+    box_row, in_r = divmod(r, br)
+    box_col, in_c = divmod(c, bc)
+    if tile_type.is_row_major:
+        box_index = box_row * (cols // bc) + box_col
+    else:
+        box_index = box_col * (rows // br) + box_row
+    inner = in_r * bc + in_c if tile_type.slayout.data == "row_major" else in_c * br + in_r
+    return box_index * (br * bc) + inner

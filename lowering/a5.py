@@ -205,7 +205,9 @@ def _mgather(op: pto.MGatherOp):
 
 def _tgather(op: pto.TGatherOp):
     if op.form == pto.TGatherForm.MASK:
-        return TGatherMaskOp, {}
+        src = op.src.type
+        assert isinstance(src, TileTypeBase)
+        return TGatherMaskOp, {"packing": "per_row" if src.element.bytes == 8 else "dense"}
     if op.form == pto.TGatherForm.COMPARE:
         return TGatherCompareOp, {"index_numbering": "lane_chunks", "compare": "unsigned_after_round"}
     return GatherB32OffsetsOp, {"out_of_range": "fault"}

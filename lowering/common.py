@@ -30,7 +30,7 @@ from xdsl.irdl import (
     var_operand_def,
 )
 
-from pto_dialect.attributes import CmpModeAttr, GatherExecAttr, GatherOobAttr, MaskPatternAttr
+from pto_dialect.attributes import CmpModeAttr, CoalesceAttr, GatherExecAttr, GatherOobAttr, MaskPatternAttr
 
 
 class LoweredOp(IRDLOperation):
@@ -68,6 +68,7 @@ class MGatherBase(LoweredOp):
     """MGATHER: ins(table, idx[, scratch]) outs(dst)."""
 
     SOURCE: ClassVar[str] = "pto.mgather"
+    coalesce = prop_def(CoalesceAttr)
     oob = prop_def(GatherOobAttr)
     index_width = prop_def(IntegerAttr[I64])
     capacity = prop_def(StringAttr)
@@ -105,6 +106,8 @@ class TGatherMaskBase(LoweredOp):
     SOURCE: ClassVar[str] = "pto.tgather"
     pattern = prop_def(MaskPatternAttr)
     axis = prop_def(StringAttr)
+    packing = prop_def(StringAttr)
+    """"dense": one packed stream (row axis); "per_row": a5 b64, dst row r at r*(Cols/t)."""
 
 
 class TGatherCompareBase(LoweredOp):

@@ -45,7 +45,7 @@ class LowerMGather(RewritePattern):
     def match_and_rewrite(self, op: MGatherOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
         cls, props = self.lowering.mgather(op)
-        props.setdefault("oob", GatherOobAttr(op.oob))
+        props |= {"coalesce": op.coalesce, "oob": GatherOobAttr(op.oob)}
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
@@ -59,7 +59,7 @@ class LowerTGather(RewritePattern):
         cls, props = self.lowering.tgather(op)
         if op.form == TGatherForm.MASK:
             assert op.mask_pattern is not None
-            props |= {"pattern": op.mask_pattern, "axis": StringAttr(op.mask_axis)}
+            props = {"pattern": op.mask_pattern, "axis": StringAttr(op.mask_axis), "packing": "dense"} | props
         elif op.form == TGatherForm.COMPARE:
             props |= {
                 "cmp_mode": op.cmp_mode or CmpModeAttr(CmpMode.EQ),

@@ -21,8 +21,9 @@ class PtoError(Exception):
         self.text = text
 
     @classmethod
-    def at_op(cls, op: Operation | None, message: str, *, prefix_op_name: bool = True) -> PtoError:
-        return cls(format_error(message, op, prefix_op_name=prefix_op_name))
+    def at_op(cls, op: Operation | None, message: str, *, name: str | None = None) -> PtoError:
+        """About `op`, named `name` (default: the op's own name, e.g. a lowered op's source)."""
+        return cls(format_error(message, op, name=name))
 
     @classmethod
     def from_parse_error(cls, e: ParseError) -> PtoError:
@@ -42,10 +43,10 @@ def op_location(op: Operation | None) -> str | None:
     return None
 
 
-def format_error(message: str, op: Operation | None = None, *, prefix_op_name: bool = True) -> str:
+def format_error(message: str, op: Operation | None = None, *, name: str | None = None) -> str:
     """`FILE:LINE:COL: error: 'pto.x' op MESSAGE` (MLIR's wording for op errors)."""
     where = op_location(op)
-    text = f"'{op.name}' op {message}" if op is not None and prefix_op_name else message
+    text = f"'{name or op.name}' op {message}" if op is not None else message
     return f"{where}: error: {text}" if where else f"error: {text}"
 
 

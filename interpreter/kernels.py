@@ -1,0 +1,339 @@
+"""
+Whole-array NumPy implementations of the lowered instructions. Every target
+choice arrives as an argument read from the lowered op's properties; nothing
+here branches on a target name. Faults raise RuntimeFault with a message.
+"""
+
+from __future__ import annotations
+
+from math import ceil, prod
+
+import numpy as np
+
+from pto_dialect.attributes import CmpMode, GatherOob, MaskPattern
+
+from interpreter.memory import GmView, RuntimeFault, Tile
+
+C0_BYTES = 32
+FRACTAL_NZ_ROW = 16
+
+# ---------------------------------------------------------------------------
+# MGATHER
+
+
+def widen(idx: np.ndarray, width: int) -> np.ndarray:
+    """Indices as the target reads them: 64-bit (signed values sign-extend) or
+    reinterpreted as uint32; returned as uint64 so comparisons never wrap."""
+    wide = idx.astype(np.int64)
+    if width == 32:
+        wide &= 0xFFFFFFFF
+    return wide.view(np.uint64)
+
+
+def capacity(name: str, table: GmView) -> int:
+    """The extent an index is bounded by, as the lowered op's `capacity` names it."""
+    s = table.shape5
+    c0 = C0_BYTES // table.buffer.itemsize
+    extents = {
+        "S3": s[3],
+        "S0*S1*S2*S3": prod(s[:4]),
+        "S0*S1*S2*S3*S4": prod(s),
+        "LR": s[2] * FRACTAL_NZ_ROW,
+        "LR*LC": s[2] * FRACTAL_NZ_ROW * s[0] * s[1] * c0,
+    }
+    return extents[name]
+
+
+def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarray | None]:
+    """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all)."""
+    if cap <= 0:
+        raise RuntimeFault("the table has no rows to gather from (capacity 0)")
+    cap_u = np.uint64(cap)
+    if oob == GatherOob.CLAMP:
+        return np.minimum(u, cap_u - np.uint64(1)), None
+    if oob == GatherOob.WRAP:
+        return u % cap_u, None
+    inside = u < cap_u
+    if oob == GatherOob.ZERO:
+        return np.where(inside, u, np.uint64(0)), inside
+    if not inside.all():
+        where = tuple(int(i) for i in np.argwhere(~inside)[0])
+        raise RuntimeFault(
+            f"index {int(u[where])} at idx position {list(where)} is out of bounds for a table "
+            f"capacity of {cap} (gatherOob = undefined)"
+        )
+    return u, None
+
+
+def _read(buffer: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """buffer[offsets], refusing to read outside the caller's array."""
+    if offsets.size and (offsets.min() < 0 or offsets.max() >= buffer.size):
+        bad = int(offsets.max() if offsets.max() >= buffer.size else offsets.min())
+        raise RuntimeFault(
+            f"reads element {bad} of a GM buffer of {buffer.size} elements"
+        )
+    return buffer[offsets]
+
+
+def _zero_out(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
+    if keep is not None:
+        values[~keep] = 0
+    return values
+
+
+def row_indices(idx: Tile | GmView, count: int) -> np.ndarray:
+    """Row mode's idx_r, r < count: a [1, R] or [R, 1] tile, or a GM view's elements in order."""
+    if isinstance(idx, GmView):
+        return idx.read2d().reshape(-1)[:count]
+    values = idx.read_valid()
+    return (values[0] if idx.valid_row == 1 else values[:, 0])[:count]
+
+
+def stride(name: str, table: GmView, dst: Tile) -> int:
+    return {"T3": table.strides5[3], "T4": table.strides5[4], "valid_cols": dst.valid_col, "1": 1}[name]
+
+
+def mgather_row(table, idx, dst, *, index_width, capacity_name, row_stride, col_stride, oob) -> None:
+    """dst[r, j] = table[base + remap(idx_r) * row_stride + j * col_stride], r < vr, j < vc."""
+    vr, vc = dst.valid_shape
+    rows, keep = remap(widen(row_indices(idx, vr), index_width), capacity(capacity_name, table), oob)
+    offsets = (
+        table.offset
+        + rows.astype(np.int64)[:, None] * stride(row_stride, table, dst)
+        + np.arange(vc, dtype=np.int64)[None, :] * stride(col_stride, table, dst)
+    )
+    values = _read(table.buffer, offsets)
+    dst.write_valid(_zero_out(values, None if keep is None else np.broadcast_to(keep[:, None], values.shape)))
+
+
+def elem_indices(idx: Tile | GmView, rows: int, cols: int) -> np.ndarray:
+    """Elem mode's idx[r, c]: through the tile's layout, or at GM offset r*T3 + c."""
+    if isinstance(idx, GmView):
+        r = np.arange(rows, dtype=np.int64)[:, None]
+        c = np.arange(cols, dtype=np.int64)[None, :]
+        return _read(idx.buffer, idx.offset + r * idx.strides5[3] + c)
+    return idx.values[:rows, :cols]
+
+
+def mgather_elem(table, idx, dst, *, index_width, capacity_name, oob) -> None:
+    """dst[r, c] = table_flat[base + remap(idx[r, c])] (view strides ignored)."""
+    vr, vc = dst.valid_shape
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), capacity(capacity_name, table), oob)
+    values = _read(table.buffer, table.offset + flat.astype(np.int64))
+    dst.write_valid(_zero_out(values, keep))
+
+
+def nz_offset(x: np.ndarray, y: np.ndarray, n_rows: int, c0: int) -> np.ndarray:
+    """Offset of logical (x, y) in an NZ matrix of n_rows rows (semantics.md §1.4)."""
+    return (y // c0) * n_rows * c0 + x * c0 + (y % c0)
+
+
+def mgather_nz(table, idx, dst, *, row_mode, index_width, capacity_name, oob) -> None:
+    """a2a3 NZ table into an NZ tile: logical rows LR = S2*16, logical cols LC = S0*S1*C0."""
+    s = table.shape5
+    c0 = C0_BYTES // table.buffer.itemsize
+    n_rows, n_cols = s[2] * FRACTAL_NZ_ROW, s[0] * s[1] * c0
+    vr, vc = dst.valid_shape
+    cap = capacity(capacity_name, table)
+    if row_mode:
+        rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
+        x = rows.astype(np.int64)[:, None]
+        y = np.arange(vc, dtype=np.int64)[None, :]
+        if oob == GatherOob.ZERO:  # the kernel pre-fills the whole tile, then skips OOB rows
+            dst.flat[:] = 0
+            keep2 = np.broadcast_to(keep[:, None], (vr, vc))
+        else:
+            keep2 = None
+    else:
+        flat, keep2 = remap(widen(elem_indices(idx, vr, vc), index_width), cap, oob)
+        x, y = np.divmod(flat.astype(np.int64), n_cols)
+    values = _read(table.buffer, table.offset + nz_offset(x, y, n_rows, c0))
+    if keep2 is None:
+        dst.write_valid(values)
+    else:
+        current = dst.read_valid().copy()
+        current[keep2] = values[keep2]
+        dst.write_valid(current)
+
+
+def mgather_l1_row(table, idx, dst, *, index_width, capacity_name, row_stride, oob) -> None:
+    """GM -> L1 row mode: vc elements of table row remap(idx_r) into NZ tile row r."""
+    if oob == GatherOob.ZERO:
+        dst.flat[:] = 0
+    vr, vc = dst.valid_shape
+    rows, keep = remap(widen(row_indices(idx, vr), index_width), capacity(capacity_name, table), oob)
+    offsets = (
+        table.offset
+        + rows.astype(np.int64)[:, None] * stride(row_stride, table, dst)
+        + np.arange(vc, dtype=np.int64)[None, :]
+    )
+    values = _read(table.buffer, offsets)
+    if keep is None:
+        dst.write_valid(values)
+    else:
+        current = dst.read_valid().copy()
+        current[keep] = values[keep]
+        dst.write_valid(current)
+
+
+def mgather_l1_elem(table, idx, scratch, dst, *, index_width, capacity_name, oob) -> None:
+    """GM -> L1 elem mode: gather into zero-filled GM scratch at NZ offsets, copy the
+    whole image to L1 (every non-valid slot becomes 0; scratch keeps the image)."""
+    vr, vc = dst.valid_shape
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), capacity(capacity_name, table), oob)
+    values = _zero_out(_read(table.buffer, table.offset + flat.astype(np.int64)), keep)
+    rows, cols = dst.type.shape
+    c0 = C0_BYTES // dst.flat.itemsize
+    image = np.zeros(rows * cols, dtype=dst.flat.dtype)
+    r = np.arange(vr)[:, None]
+    c = np.arange(vc)[None, :]
+    image[nz_offset(r, c, rows, c0)] = values
+    end = scratch.offset + rows * cols
+    if end > scratch.buffer.size:
+        raise RuntimeFault(f"scratch needs {rows * cols} elements, its GM buffer ends first")
+    scratch.buffer[scratch.offset : end] = image
+    dst.flat[:] = image
+
+
+# ---------------------------------------------------------------------------
+# TGATHER
+
+
+def tgather_index(src: Tile, idx: Tile, dst: Tile, *, out_of_range: str) -> None:
+    """dst[r, c] = src.elem(i div Cols, i mod Cols), i = idx[r, c] (padding is readable)."""
+    vr, vc = dst.valid_shape
+    offsets = idx.values[:vr, :vc].astype(np.int64)
+    dst.write_valid(gather_src_elements(src, offsets, out_of_range))
+
+
+def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str) -> np.ndarray:
+    rows, cols = src.type.shape
+    inside = (offsets >= 0) & (offsets < rows * cols)
+    if not inside.all() and out_of_range == "fault":
+        where = tuple(int(i) for i in np.argwhere(~inside)[0])
+        raise RuntimeFault(
+            f"index {int(offsets[where])} at indices position {list(where)} is outside src "
+            f"storage of {rows}x{cols} = {rows * cols} elements"
+        )
+    safe = np.where(inside, offsets, 0)
+    values = src.values[safe // cols, safe % cols]
+    if not inside.all():
+        values = np.where(inside, values, np.zeros((), dtype=values.dtype))
+    return values
+
+
+def load_index_vector(idx: Tile, lane_dtype: np.dtype) -> np.ndarray:
+    """The index tile's valid elements as unsigned lanes (reinterpreted, not converted)."""
+    wide = idx.read_valid().reshape(-1).astype(np.int64)
+    return (wide & ((1 << (8 * lane_dtype.itemsize)) - 1)).astype(lane_dtype)
+
+
+def register_gather(base: Tile, index: np.ndarray, lanes: int, lane_dtype: np.dtype) -> np.ndarray:
+    """lane i = base[index[i]] for the first `lanes` lanes; b8 data zero-extends into b16 lanes."""
+    values = gather_src_elements(base, index[:lanes].astype(np.int64), "fault")
+    if values.dtype.itemsize == 1 and lane_dtype.itemsize == 2:
+        return values.view(np.uint8).astype(np.uint16).view(lane_dtype)
+    return values
+
+
+def register_store(value: np.ndarray, dst: Tile) -> None:
+    """Store lanes into dst's valid elements; b16 lanes of b8 data keep their low byte."""
+    target = dst.flat.dtype
+    if value.dtype.itemsize != target.itemsize:
+        value = value.view(np.uint16).astype(np.uint8).view(target)
+    dst.write_valid(value.reshape(dst.valid_shape))
+
+
+def tgather_mask(src: Tile, dst: Tile, *, pattern: MaskPattern, axis: str, packing: str) -> None:
+    """Keep the elements `pattern` selects; bits are copied (same element size)."""
+    t, off = pattern.period, pattern.offset
+    values = src.read_valid().view(dst.flat.dtype) if src.flat.dtype != dst.flat.dtype else src.read_valid()
+    if axis == "col":
+        picked = values[off::t, :]
+        dst.write(picked.shape[0], picked.shape[1], picked)
+        return
+    if packing == "per_row":  # a5 b64: dst.flat[r*(Cols/t) + k] = src[r, k*t + off], k < vc // t
+        per_row = dst.type.shape[1] // t
+        count = values.shape[1] // t
+        picked = values[:, off : off + count * t : t]
+        r = np.arange(picked.shape[0])[:, None] * per_row + np.arange(count)[None, :]
+        dst.flat[r] = picked
+        return
+    stream = values[:, off::t].reshape(-1)
+    dst.flat[: stream.size] = stream
+
+
+def compare_keys(src: np.ndarray, k: np.ndarray, compare: str) -> tuple[np.ndarray, np.ndarray]:
+    """The values the target actually compares (src rows x cols, k per row)."""
+    if compare == "numeric":
+        return src, k[:, None]
+    # a5: floats round to int32 (nearest even), then everything compares as unsigned 32-bit
+    def as_u32(a: np.ndarray) -> np.ndarray:
+        if a.dtype.kind == "f":
+            a = np.rint(a.astype(np.float32)).astype(np.int64)
+        return a.astype(np.int64) & 0xFFFFFFFF
+
+    return as_u32(src), as_u32(k)[:, None]
+
+
+def tgather_compare(src: Tile, k, dst: Tile, cdst: Tile, *, cmp_mode: CmpMode, offset: int,
+                    index_numbering: str, compare: str, k_per_row: np.ndarray) -> None:
+    """Per row i: the indices of columns j with cmp(src[i, j], k_i), packed left; cdst[i] = count."""
+    vr, vc = src.valid_shape
+    rows_, cols_ = src.type.shape
+    if index_numbering == "src_cols":
+        span, row_base = vc, cols_
+    else:  # a5: rows numbered in 64-lane chunks (128 for b8); b8/b16 masks are all-true
+        lanes = 128 if src.flat.itemsize == 1 else 64
+        chunked = ceil(vc / lanes) * lanes
+        span = min(chunked, cols_) if src.flat.itemsize <= 2 else vc
+        row_base = chunked
+    data, keys = compare_keys(src.values[:vr, :span], k_per_row, compare)
+    hit = data == keys if cmp_mode == CmpMode.EQ else data > keys
+    counts = hit.sum(axis=1)
+    index = offset + np.arange(vr)[:, None] * row_base + np.arange(span)[None, :]
+    # pack each row's hits to the left: stable sort of "not hit" keeps hits in column order
+    order = np.argsort(~hit, axis=1, kind="stable")
+    packed = np.take_along_axis(index, order, axis=1)
+    width = int(counts.max(initial=0))
+    if width > dst.type.shape[1]:
+        raise RuntimeFault(f"row matches ({width}) exceed dst cols ({dst.type.shape[1]})")
+    current = dst.values[:vr, :width].copy()
+    keep = np.arange(width)[None, :] < counts[:, None]
+    current[keep] = packed[:, :width][keep]
+    dst.write(vr, width, current)
+    cdst.flat[:vr] = counts.astype(cdst.flat.dtype)
+
+
+# ---------------------------------------------------------------------------
+# TCOLARGMIN
+
+
+def flush_to_fp(bits: np.ndarray) -> np.ndarray:
+    """16/32-bit patterns read as fp16/fp32 with denormals flushed to signed zero (A2/A3)."""
+    as_float = bits.view(np.float16 if bits.itemsize == 2 else np.float32)
+    tiny = np.finfo(as_float.dtype).tiny
+    return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
+
+
+def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, nan: str, row_counter: str) -> None:
+    x = src.read_valid()
+    vr, vc = x.shape
+    keys = flush_to_fp(x) if compare == "fp_bits" else x
+    if nan == "propagates":
+        # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = minimum(cur, x[i])
+        running = np.minimum.accumulate(keys, axis=0)
+        replaces = ~(running[:-1] <= keys[1:])
+        last = np.where(replaces.any(axis=0), vr - 1 - np.argmax(replaces[::-1], axis=0), 0)
+        idx = last
+    elif keys.dtype.kind == "f":
+        first_nan = np.isnan(keys[0])
+        idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=0)
+        idx = np.where(first_nan, 0, idx)
+    else:
+        idx = np.argmin(keys, axis=0)
+    if row_counter == "f16":
+        idx = idx.astype(np.float16).astype(np.int64)
+    dst_idx.write(1, vc, idx.astype(dst_idx.flat.dtype)[None, :])
+    if dst_val is not None:
+        dst_val.write(1, vc, x[np.minimum(idx, vr - 1), np.arange(vc)][None, :])

@@ -1,0 +1,170 @@
+"""
+The implementations shared by the target interpreter functions: each reads
+the lowered op's properties and calls a kernel; run-time faults are located
+at the op and named after the pto instruction it came from. Ops whose
+operand types leave a dimension dynamic re-run the target's rule table on
+the actual shapes first (the same functions the verifier uses).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.ir import SSAValue
+
+from pto_dialect.types import ShapedViewBase, TileTypeBase
+
+from passes.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
+from passes.rules.mgather import check_mgather
+from passes.rules.tcolargmin import check_tcolargmin
+from passes.rules.tgather import check_tgather_index, check_tgather_mask
+
+from interpreter import kernels
+from interpreter.memory import GmView, RuntimeFault, Tile
+from interpreter.state import fault_at, run_state
+from lowering.common import (
+    LoweredOp,
+    MGatherBase,
+    MGatherElemBase,
+    MGatherL1Base,
+    MGatherRowBase,
+    TColArgMinBase,
+    TGatherCompareBase,
+    TGatherIndexBase,
+    TGatherMaskBase,
+)
+
+
+@lru_cache(maxsize=4096)
+def _has_dynamic_dims(op: LoweredOp) -> bool:
+    for v in (*op.ins, *op.outs):
+        t = v.type
+        if isinstance(t, TileTypeBase) and DYNAMIC_INDEX in t.valid_shape:
+            return True
+        if isinstance(t, ShapedViewBase) and DYNAMIC_INDEX in t.shape:
+            return True
+    return False
+
+
+def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts:
+    if isinstance(runtime, Tile):
+        assert isinstance(value.type, TileTypeBase)
+        return TileFacts.of(role, value.type).with_valid(runtime.valid_row, runtime.valid_col)
+    assert isinstance(runtime, GmView) and isinstance(value.type, ShapedViewBase)
+    return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value))
+
+
+def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -> None:
+    """Re-run the op's target rules on the actual valid shapes, if any was dynamic."""
+    if not _has_dynamic_dims(op):
+        return
+    target = run_state(interpreter).target
+    values = [*op.ins, *op.outs]
+    f = [_facts(r, v, a) for r, v, a in zip(_roles(op), values, args)]
+    try:
+        if isinstance(op, MGatherBase):
+            executor = isinstance(op, MGatherL1Base) and op.executor is not None
+            check_mgather(target, op.coalesce.data, f[-1], f[0], f[1], f[2] if len(op.ins) > 2 else None, executor)  # type: ignore[arg-type]
+        elif isinstance(op, TGatherIndexBase):
+            check_tgather_index(target, f[0], f[1], f[-1], f[2] if len(op.ins) > 2 else None)  # type: ignore[arg-type]
+        elif isinstance(op, TGatherMaskBase):
+            check_tgather_mask(target, op.pattern.data, op.axis.data, f[0], f[1])  # type: ignore[arg-type]
+        elif isinstance(op, TColArgMinBase):
+            value_form = len(op.outs) == 2
+            check_tcolargmin(target, f[0], f[-1], f[-2] if value_form else None, f[1] if len(op.ins) > 1 else None)  # type: ignore[arg-type]
+    except RuleViolation as e:
+        raise RuntimeFault(f"{e} (target {target}, run-time valid shapes)") from e
+
+
+def _roles(op: LoweredOp) -> list[str]:
+    if isinstance(op, MGatherBase):
+        return ["mem", "idx", "scratch"][: len(op.ins)] + ["dst"]
+    if isinstance(op, TGatherIndexBase):
+        return ["src", "indices", "tmp"][: len(op.ins)] + ["dst"]
+    if isinstance(op, TGatherMaskBase):
+        return ["src", "dst"]
+    if isinstance(op, TGatherCompareBase):
+        return ["src", "k", "tmp", "dst", "cdst"]
+    return ["src", "tmp"][: len(op.ins)] + (["dstVal", "dstIdx"] if len(op.outs) == 2 else ["dst"])
+
+
+def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) -> PythonValues:  # noqa: ANN001
+    with fault_at(op, op.SOURCE):
+        recheck_rules(interpreter, op, args)
+        kernel()
+    return ()
+
+
+def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
+    table, idx, *rest = args
+    dst = rest[-1]
+    common = dict(index_width=op.index_width.value.data, capacity_name=op.capacity.data, oob=op.oob.data)
+    if isinstance(op, MGatherRowBase):
+        kernel = lambda: kernels.mgather_row(  # noqa: E731
+            table, idx, dst, row_stride=op.row_stride.data, col_stride=op.col_stride.data, **common
+        )
+    elif isinstance(op, MGatherElemBase):
+        kernel = lambda: kernels.mgather_elem(table, idx, dst, **common)  # noqa: E731
+    elif isinstance(op, MGatherL1Base):
+        if op.row_stride is not None:
+            kernel = lambda: kernels.mgather_l1_row(table, idx, dst, row_stride=op.row_stride.data, **common)  # noqa: E731
+        else:
+            kernel = lambda: kernels.mgather_l1_elem(table, idx, rest[0], dst, **common)  # noqa: E731
+    else:  # the a2a3 NZ-table ops
+        row_mode = op.capacity.data == "LR"
+        kernel = lambda: kernels.mgather_nz(table, idx, dst, row_mode=row_mode, **common)  # noqa: E731
+    return _run(interpreter, op, args, kernel)
+
+
+def run_tgather_index(interpreter: Interpreter, op: TGatherIndexBase, args: PythonValues) -> PythonValues:
+    src, idx, *_, dst = args
+    return _run(interpreter, op, args, lambda: kernels.tgather_index(src, idx, dst, out_of_range=op.out_of_range.data))
+
+
+def run_tgather_mask(interpreter: Interpreter, op: TGatherMaskBase, args: PythonValues) -> PythonValues:
+    src, dst = args
+    return _run(
+        interpreter,
+        op,
+        args,
+        lambda: kernels.tgather_mask(src, dst, pattern=op.pattern.data, axis=op.axis.data, packing=op.packing.data),
+    )
+
+
+def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: PythonValues) -> PythonValues:
+    src, k, _tmp, dst, cdst = args
+
+    def kernel() -> None:
+        vr = src.valid_row
+        if isinstance(k, Tile):
+            per_row = k.read_valid().reshape(-1)[:vr]
+            if op.compare.data == "numeric":  # a2a3 converts the integer thresholds to src's type
+                if src.flat.dtype == np.float16:  # half reads them as 16-bit (u16 -> i16)
+                    per_row = (per_row.astype(np.int64) & 0xFFFF).astype(np.uint16).view(np.int16)
+                per_row = per_row.astype(src.flat.dtype)
+        else:
+            per_row = np.full(vr, k, dtype=src.flat.dtype)
+        kernels.tgather_compare(
+            src, k, dst, cdst,
+            cmp_mode=op.cmp_mode.data, offset=op.offset.value.data,
+            index_numbering=op.index_numbering.data, compare=op.compare.data, k_per_row=per_row,
+        )
+
+    return _run(interpreter, op, args, kernel)
+
+
+def run_tcolargmin(interpreter: Interpreter, op: TColArgMinBase, args: PythonValues) -> PythonValues:
+    src = args[0]
+    outs = args[len(op.ins):]
+    dst_val, dst_idx = (outs[0], outs[1]) if len(outs) == 2 else (None, outs[0])
+    return _run(
+        interpreter,
+        op,
+        args,
+        lambda: kernels.colargmin(
+            src, dst_idx, dst_val, compare=op.compare.data, nan=op.nan.data, row_counter=op.row_counter.data
+        ),
+    )

@@ -1,0 +1,111 @@
+"""Interpretation of the pto ops that lowering keeps: views, tiles, tload/tstore, sections."""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.dialects.builtin import DYNAMIC_INDEX
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+
+from pto_dialect import ops as pto
+from pto_dialect.types import PtrType, TileTypeBase
+
+from interpreter.memory import GmView, RuntimeFault, Tile
+from interpreter.state import fault_at, run_state
+
+
+def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | None, valid: tuple[int, int]) -> Tile:
+    """A tile's storage: at `addr` in its on-chip memory, or a private zeroed buffer."""
+    dtype = tile_type.element.numpy
+    rows, cols = tile_type.shape
+    for name, v, limit in (("valid_row", valid[0], rows), ("valid_col", valid[1], cols)):
+        if not 0 <= v <= limit:
+            raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {rows}x{cols} tile")
+    memory = run_state(interpreter).memory(tile_type.loc.data) if addr is not None else None
+    if memory is None:
+        return Tile.over(tile_type, np.zeros(rows * cols, dtype), valid)
+    size = tile_type.size_bytes
+    if addr < 0 or addr + size > memory.size:
+        target = run_state(interpreter).target
+        raise RuntimeFault(
+            f"tile at byte {addr} ends at byte {addr + size}, beyond the "
+            f"{tile_type.loc.data} memory of target {target} ({memory.size} bytes)"
+        )
+    return Tile.over(tile_type, memory[addr : addr + rows * cols * dtype.itemsize].view(dtype), valid)
+
+
+@register_impls
+class PtoFunctions(InterpreterFunctions):
+    @impl(pto.MakeTensorViewOp)
+    def run_make_tensor_view(self, interpreter: Interpreter, op: pto.MakeTensorViewOp, args: PythonValues):
+        buffer, *rest = args
+        rank = len(op.shape)
+        assert isinstance(op.ptr.type, PtrType)
+        return (GmView(buffer, 0, tuple(rest[:rank]), tuple(rest[rank:])),)
+
+    @impl(pto.PartitionViewOp)
+    def run_partition_view(self, interpreter: Interpreter, op: pto.PartitionViewOp, args: PythonValues):
+        source, *rest = args
+        assert isinstance(source, GmView)
+        rank = len(op.offsets)
+        offsets, sizes = rest[:rank], tuple(rest[rank:])
+        with fault_at(op):
+            for i, (o, s, d) in enumerate(zip(offsets, sizes, source.shape)):
+                if o < 0 or s <= 0 or o + s > d:
+                    raise RuntimeFault(
+                        f"partition at dim {i} (offset {o}, size {s}) is outside the source dim {d}"
+                    )
+        offset = source.offset + sum(o * st for o, st in zip(offsets, source.strides))
+        return (GmView(source.buffer, offset, sizes, source.strides),)
+
+    @impl(pto.AllocTileOp)
+    def run_alloc_tile(self, interpreter: Interpreter, op: pto.AllocTileOp, args: PythonValues):
+        tile_type = op.tile
+        values = iter(args)
+        addr = next(values) if op.addr is not None else None
+        vr, vc = tile_type.valid_shape
+        if vr == DYNAMIC_INDEX:
+            vr = next(values)
+        if vc == DYNAMIC_INDEX:
+            vc = next(values)
+        with fault_at(op):
+            return (place_tile(interpreter, tile_type, addr, (vr, vc)),)
+
+    @impl(pto.TAssignOp)
+    def run_tassign(self, interpreter: Interpreter, op: pto.TAssignOp, args: PythonValues):
+        tile, addr = args
+        assert isinstance(tile, Tile)
+        with fault_at(op):
+            return (place_tile(interpreter, tile.type, addr, tile.valid_shape),)
+
+    @impl(pto.TLoadOp)
+    def run_tload(self, interpreter: Interpreter, op: pto.TLoadOp, args: PythonValues):
+        view, tile = args
+        with fault_at(op):
+            src = view.read2d()
+            _require_covers(src.shape, tile.valid_shape, "tload source view")
+            tile.write_valid(src[: tile.valid_row, : tile.valid_col])
+        return ()
+
+    @impl(pto.TStoreOp)
+    def run_tstore(self, interpreter: Interpreter, op: pto.TStoreOp, args: PythonValues):
+        tile, view = args
+        with fault_at(op):
+            _require_covers(view.shape2d, tile.valid_shape, "tstore destination view")
+            view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
+        return ()
+
+    @impl(pto.SectionVectorOp)
+    def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):
+        return interpreter.run_ssacfg_region(op.body, (), "section.vector")
+
+    @impl(pto.SectionCubeOp)
+    def run_section_cube(self, interpreter: Interpreter, op: pto.SectionCubeOp, args: PythonValues):
+        return interpreter.run_ssacfg_region(op.body, (), "section.cube")
+
+
+def _require_covers(view_shape: tuple[int, ...], valid: tuple[int, int], what: str) -> None:
+    if view_shape[0] < valid[0] or view_shape[1] < valid[1]:
+        raise RuntimeFault(
+            f"{what} is {view_shape[0]}x{view_shape[1]}, smaller than the tile's valid "
+            f"shape {valid[0]}x{valid[1]}"
+        )

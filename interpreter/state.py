@@ -1,0 +1,56 @@
+"""Per-run state the interpreter functions share: target, on-chip memories, fault locations."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Operation
+
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.targets import Target
+
+from interpreter.memory import UB_BYTES, RuntimeFault
+
+L1_BYTES = 512 * 1024
+ON_CHIP_BYTES = {"vec": UB_BYTES, "mat": {t: L1_BYTES for t in UB_BYTES}}
+"""Byte arrays in which addressed tiles are placed, per tile loc and target."""
+
+
+@dataclass
+class RunState:
+    target: Target
+    memories: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def memory(self, loc: str) -> np.ndarray | None:
+        """The byte array of an on-chip space (None: tiles there get private storage)."""
+        sizes = ON_CHIP_BYTES.get(loc)
+        if sizes is None:
+            return None
+        if loc not in self.memories:
+            self.memories[loc] = np.zeros(sizes[self.target], dtype=np.uint8)
+        return self.memories[loc]
+
+
+_KEY = "run-state"
+
+
+def run_state(interpreter: Interpreter) -> RunState:
+    state = interpreter._impl_data.get(RunState, {}).get(_KEY)  # pyright: ignore[reportPrivateUsage]
+    assert state is not None, "interpreter.run sets the run state"
+    return state
+
+
+def set_run_state(interpreter: Interpreter, state: RunState) -> None:
+    interpreter.set_data(RunState, _KEY, state)  # pyright: ignore[reportArgumentType]
+
+
+@contextmanager
+def fault_at(op: Operation, name: str | None = None):
+    """Turn a RuntimeFault inside into a located PtoError about `op` (shown as `name`)."""
+    try:
+        yield
+    except RuntimeFault as e:
+        raise PtoError.at_op(op, str(e), name=name) from e

@@ -1,0 +1,95 @@
+"""
+`pto-run`: execute a PTO kernel on NumPy arrays with a target's exact semantics.
+
+    pto-run kernel.pto --target cpu|a2a3|a5 [--entry NAME] --out DIR ARG0.npy ARG1.npy ...
+
+The i-th .npy binds the i-th argument of the module's public function (or
+--entry). With --out, every argument's final contents go to DIR/argI.npy;
+without it, a short summary per argument is printed. Any bad input or
+run-time fault is `FILE:LINE:COL: error: ...` on stderr with exit code 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.targets import TARGET_SPELLINGS
+
+EPILOG = """\
+argument binding:
+  !pto.ptr<T>                      an array of dtype exactly T (any shape; used flattened, row-major)
+  !pto.partition_tensor_view<...>  an array of the view's shape and element type
+  !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
+  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits.
+
+example:
+  pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy
+"""
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="pto-run",
+        description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("kernel", help="the .pto file")
+    p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")
+    p.add_argument("-t", "--target", required=True, choices=list(TARGET_SPELLINGS), help="hardware target (a2 and a3 mean a2a3)")
+    p.add_argument("--entry", help="function to run (default: the module's only public function)")
+    p.add_argument("--out", help="directory for argI.npy, the final contents of each argument")
+    return p.parse_intermixed_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    try:
+        import interpreter
+        import pto_dialect
+
+        module = pto_dialect.load(args.kernel)
+        arrays = [_load(path) for path in args.arrays]
+        results = interpreter.run(module, args.target, arrays, args.entry)
+    except PtoError as e:
+        _fail(e.text)
+    except OSError as e:
+        _fail(f"{e.filename or args.kernel}: error: cannot open: {e.strerror}")
+    except Exception as e:  # a bug of ours: say so, without a traceback
+        _fail(f"{args.kernel}: error: internal error: {type(e).__name__}: {e}")
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        for i, array in enumerate(results):
+            np.save(out / f"arg{i}.npy", array)
+    else:
+        for i, array in enumerate(results):
+            print(f"arg{i}: {array.dtype} {list(array.shape)} {_preview(array)}")
+
+
+def _load(path: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except (ValueError, EOFError) as e:
+        raise PtoError(f"{path}: error: not a .npy array file ({e})") from e
+
+
+def _preview(array: np.ndarray) -> str:
+    flat = array.reshape(-1)
+    head = np.array2string(flat[:8], separator=", ")
+    return head[:-1] + ", ...]" if flat.size > 8 else head
+
+
+def _fail(text: str) -> None:
+    print(text, file=sys.stderr)
+    sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
