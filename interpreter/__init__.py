@@ -97,6 +97,7 @@ def run(
     target: str = "a2a3",
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
+    listeners: Sequence[Interpreter.Listener] = (),
 ) -> list[np.ndarray]:
     """Run the module's public function (or `entry`) on `args`; return every argument's final contents.
 
@@ -113,7 +114,7 @@ def run(
     arrays = [np.array(a, copy=True, order="C") for a in args]
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
-    interpreter = Interpreter(lowered)
+    interpreter = Interpreter(lowered, listeners=tuple(listeners))
     for functions in (FuncFunctions(), ArithFunctions(), ScfFunctions(), PtoFunctions(), _target_functions(t)):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t))

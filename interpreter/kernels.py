@@ -93,17 +93,33 @@ def stride(name: str, table: GmView, dst: Tile) -> int:
     return {"T3": table.strides5[3], "T4": table.strides5[4], "valid_cols": dst.valid_col, "1": 1}[name]
 
 
+def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stride: int, col_stride: int) -> np.ndarray:
+    """A rows x cols view of `buffer` (element strides), refusing to reach outside it."""
+    last = offset + (rows - 1) * row_stride + (cols - 1) * col_stride
+    if offset < 0 or last >= buffer.size or row_stride < 0 or col_stride < 0:
+        raise RuntimeFault(
+            f"reads up to element {last} of a GM buffer of {buffer.size} elements"
+        )
+    size = buffer.itemsize
+    return np.ndarray((rows, cols), buffer.dtype, buffer=buffer, offset=offset * size,
+                      strides=(row_stride * size, col_stride * size))
+
+
 def mgather_row(table, idx, dst, *, index_width, capacity_name, row_stride, col_stride, oob) -> None:
     """dst[r, j] = table[base + remap(idx_r) * row_stride + j * col_stride], r < vr, j < vc."""
     vr, vc = dst.valid_shape
-    rows, keep = remap(widen(row_indices(idx, vr), index_width), capacity(capacity_name, table), oob)
-    offsets = (
-        table.offset
-        + rows.astype(np.int64)[:, None] * stride(row_stride, table, dst)
-        + np.arange(vc, dtype=np.int64)[None, :] * stride(col_stride, table, dst)
+    cap = capacity(capacity_name, table)
+    rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
+    if vr == 0 or vc == 0:
+        return
+    view = strided_rows(
+        table.buffer, table.offset, int(rows.max()) + 1, vc,
+        stride(row_stride, table, dst), stride(col_stride, table, dst),
     )
-    values = _read(table.buffer, offsets)
-    dst.write_valid(_zero_out(values, None if keep is None else np.broadcast_to(keep[:, None], values.shape)))
+    values = np.take(view, rows.astype(np.intp), axis=0)
+    if keep is not None:
+        values[~keep] = 0
+    dst.write_valid(values)
 
 
 def elem_indices(idx: Tile | GmView, rows: int, cols: int) -> np.ndarray:

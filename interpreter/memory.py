@@ -15,6 +15,7 @@ The interpreter's memory model (issue: "Memory model").
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import prod
 
 import numpy as np
@@ -95,18 +96,22 @@ class GmView:
 
     def array(self) -> np.ndarray:
         """The window as a strided NumPy view of the buffer (reads and writes go through)."""
-        itemsize = self.buffer.itemsize
-        end = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides)) + 1
-        if self.offset < 0 or end > self.buffer.size or min(self.shape, default=1) <= 0:
+        if min(self.shape, default=1) <= 0:
+            raise RuntimeFault(f"view of shape {list(self.shape)} is empty")
+        low = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s < 0)
+        high = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s > 0)
+        if low < 0 or high >= self.buffer.size:
             raise RuntimeFault(
                 f"view at element offset {self.offset} with shape {list(self.shape)} and strides "
                 f"{list(self.strides)} is outside its GM buffer of {self.buffer.size} elements"
             )
-        return np.lib.stride_tricks.as_strided(
-            self.buffer[self.offset :],
-            shape=self.shape,
+        itemsize = self.buffer.itemsize
+        return np.ndarray(
+            self.shape,
+            self.buffer.dtype,
+            buffer=self.buffer,
+            offset=self.offset * itemsize,
             strides=tuple(s * itemsize for s in self.strides),
-            writeable=True,
         )
 
     @property
@@ -135,6 +140,7 @@ class GmView:
         self.buffer[self.offsets2d()[rows, cols]] = values
 
 
+@lru_cache(maxsize=1024)
 def box_shape(tile_type: TileTypeBase) -> tuple[int, int] | None:
     """Inner box (rows, cols) of a boxed (fractal) tile layout, None for none_box (syntax.md §3.1)."""
     slayout, fractal = tile_type.slayout.data, tile_type.fractal.data
@@ -148,6 +154,7 @@ def box_shape(tile_type: TileTypeBase) -> tuple[int, int] | None:
     return (16, 32 // elem) if slayout == "row_major" else (32 // elem, 16)
 
 
+@lru_cache(maxsize=256)
 def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
     """Rows x Cols array: where each logical element lives in the tile's storage.
 

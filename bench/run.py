@@ -1,0 +1,112 @@
+"""
+Interpreter speed on an embedding lookup (issue: per-target lowering and the interpreter):
+an scf.for over 1024 tiles, each: tload 64 ids, row-mode MGATHER of 64 rows x 128 f16 from a
+100,000-row table with clamp, tstore. Reports the time of interpreter.run on an already
+parsed module (lowering included), the ratio to a bare NumPy loop doing the same per-tile
+np.take in the same process, and the interpreter's overhead per executed op.
+
+    .venv/bin/python bench/run.py [--target a2a3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+from xdsl.interpreter import Interpreter
+
+import interpreter
+import pto_dialect
+
+TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
+
+KERNEL = f"""
+func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cids = arith.constant {IDS} : index
+  %ccols = arith.constant {COLS} : index
+  %crows = arith.constant {ROWS} : index
+  %ctiles = arith.constant {TILES} : index
+  %nids = arith.constant {TILES * IDS} : index
+  %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
+  %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
+  %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
+  %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
+  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
+  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+  scf.for %t = %c0 to %ctiles step %c1 {{
+    %base = arith.muli %t, %cids : index
+    %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
+    %op = pto.partition_view %outv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
+    pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : !pto.tile_buf<vec, 1x{IDS}xi32>)
+    pto.mgather ins(%tp, %idx : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
+                outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
+    pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
+  }}
+  return
+}}
+"""
+
+
+class Counter(Interpreter.Listener):
+    def __init__(self) -> None:
+        self.ops = 0
+
+    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+        self.ops += 1
+
+
+def bare_numpy(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
+    t2 = table.reshape(ROWS, COLS)
+    o2 = out.reshape(-1, COLS)
+    for t in range(TILES):
+        tile_ids = ids[t * IDS : (t + 1) * IDS]
+        # clamp reads indices as unsigned: a negative id clamps to the last row
+        rows = np.where(tile_ids < 0, ROWS - 1, np.minimum(tile_ids, ROWS - 1))
+        o2[t * IDS : (t + 1) * IDS] = np.take(t2, rows, axis=0)
+
+
+def best_of(n: int, f) -> float:  # noqa: ANN001
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--target", default="a2a3")
+    p.add_argument("--repeat", type=int, default=5)
+    args = p.parse_args()
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal(ROWS * COLS).astype(np.float16)
+    ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)
+    out = np.zeros(TILES * IDS * COLS, np.float16)
+    module = pto_dialect.parse(KERNEL, "embedding.pto")
+
+    result = interpreter.run(module, args.target, [table, ids, out])[2]
+    expected = out.copy()
+    bare_numpy(table, ids, expected)
+    assert np.array_equal(result, expected), "interpreter result differs from NumPy"
+
+    counter = Counter()
+    interpreter.run(module, args.target, [table, ids, out], listeners=(counter,))
+    t_run = best_of(args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out]))
+    t_bare = best_of(args.repeat, lambda: bare_numpy(table, ids, out.copy()))
+    t_lower = best_of(args.repeat, lambda: interpreter.lower_for(module, args.target))
+    work = t_bare  # the NumPy work the interpreter cannot avoid
+    overhead_us = (t_run - t_lower - work) / counter.ops * 1e6
+    print(f"| target | interpreter.run | bare NumPy loop | ratio | executed ops | overhead per op |")
+    print(f"|---|---|---|---|---|---|")
+    print(
+        f"| {args.target} | {t_run * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms | {t_run / t_bare:.2f}x "
+        f"| {counter.ops} | {overhead_us:.2f} us |"
+    )
+
+
+if __name__ == "__main__":
+    main()
