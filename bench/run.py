@@ -100,8 +100,8 @@ def main() -> None:
     t_lower = best_of(args.repeat, lambda: interpreter.lower_for(module, args.target))
     work = t_bare  # the NumPy work the interpreter cannot avoid
     overhead_us = (t_run - t_lower - work) / counter.ops * 1e6
-    print(f"| target | interpreter.run | bare NumPy loop | ratio | executed ops | overhead per op |")
-    print(f"|---|---|---|---|---|---|")
+    print("| target | interpreter.run | bare NumPy loop | ratio | executed ops | overhead per op |")
+    print("|---|---|---|---|---|---|")
     print(
         f"| {args.target} | {t_run * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms | {t_run / t_bare:.2f}x "
         f"| {counter.ops} | {overhead_us:.2f} us |"

@@ -66,7 +66,7 @@ def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -
     f = [_facts(r, v, a) for r, v, a in zip(_roles(op), values, args)]
     try:
         if isinstance(op, MGatherBase):
-            executor = isinstance(op, MGatherL1Base) and op.executor is not None
+            executor = op.executor.data if isinstance(op, MGatherL1Base) and op.executor is not None else None
             check_mgather(target, op.coalesce.data, f[-1], f[0], f[1], f[2] if len(op.ins) > 2 else None, executor)  # type: ignore[arg-type]
         elif isinstance(op, TGatherIndexBase):
             check_tgather_index(target, f[0], f[1], f[-1], f[2] if len(op.ins) > 2 else None)  # type: ignore[arg-type]

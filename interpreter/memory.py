@@ -142,16 +142,7 @@ class GmView:
 
 @lru_cache(maxsize=1024)
 def box_shape(tile_type: TileTypeBase) -> tuple[int, int] | None:
-    """Inner box (rows, cols) of a boxed (fractal) tile layout, None for none_box (syntax.md §3.1)."""
-    slayout, fractal = tile_type.slayout.data, tile_type.fractal.data
-    if slayout == "none_box":
-        return None
-    elem = tile_type.element.bytes
-    if fractal == 1024:
-        return (16, 16)
-    if fractal == 32:
-        return (16, 2)
-    return (16, 32 // elem) if slayout == "row_major" else (32 // elem, 16)
+    return tile_type.inner_box
 
 
 @lru_cache(maxsize=256)

@@ -9,16 +9,26 @@ per op is constant.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
-from pathlib import Path
+from dataclasses import replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Operation
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.mlir_lexer import MLIRLexer
 
 from pto_dialect.diagnostics import PtoError
+
+# xDSL 0.74's string-literal regex nests `+` inside `*`, so on an unterminated
+# string it backtracks exponentially in the length of the rest of the line (a
+# stray `"` hangs the parser). The same language with possessive quantifiers
+# (Python >= 3.11) fails in linear time.
+MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPrivateUsage]
+    r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
+)
 
 
 class LocatedParser(Parser):
@@ -69,5 +79,10 @@ def _strip_op_prefix(message: str, op: Operation) -> str:
 
 
 def parse_module(ctx: Context, text: str, name: str, line_offset: int = 0) -> ModuleOp:
-    """Parse (not verify) one module; ParseError on bad syntax."""
-    return LocatedParser(ctx, text, name, line_offset).parse_module()
+    """Parse (not verify) one module; ParseError on bad syntax, at its line in the whole file."""
+    try:
+        return LocatedParser(ctx, text, name, line_offset).parse_module()
+    except ParseError as e:
+        # a --split-input-file chunk's lines start at line_offset (as xDSL's own run() does)
+        e.span = replace(e.span, line_offset=line_offset)
+        raise

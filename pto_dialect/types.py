@@ -36,7 +36,7 @@ COMPACTS = {0: "null", 1: "normal", 2: "row_plus_one"}
 
 @dataclass(frozen=True)
 class TileParams:
-    """The parameters of a tile type, as plain Python values (-1 = dynamic)."""
+    """The parameters of a tile type, as plain Python values (DYNAMIC_INDEX = dynamic)."""
 
     loc: str
     element_type: Attribute
@@ -93,6 +93,9 @@ _LEGACY_FIELDS = (
 )
 
 
+# a dataclass, as xDSL declares parameter-holding bases (RegisterType): otherwise
+# the subclasses' generated __eq__/__hash__ see no fields and all instances compare equal
+@dataclass(frozen=True, init=False)
 class TileTypeBase(ParametrizedAttribute, TypeAttribute):
     """Parameters, parser and printer shared by `!pto.tile_buf` and `!pto.tile`."""
 
@@ -166,7 +169,7 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
 
     @property
     def valid_shape(self) -> tuple[int, int]:
-        """Valid rows and cols; -1 where dynamic."""
+        """Valid rows and cols; DYNAMIC_INDEX where dynamic."""
         return (self.valid_row.data, self.valid_col.data)
 
     @property
@@ -185,6 +188,20 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         return self.blayout.data == "row_major" and self.slayout.data == "none_box"
 
     @property
+    def inner_box(self) -> tuple[int, int] | None:
+        """(rows, cols) of a fractal box, None for none_box (syntax.md §3.1): 16x16 (fractal
+        1024), 16x2 (32), 16 x 32/elemBytes (512, slayout row_major), 32/elemBytes x 16 (512, col_major)."""
+        slayout, fractal = self.slayout.data, self.fractal.data
+        if slayout == "none_box":
+            return None
+        if fractal == 1024:
+            return (16, 16)
+        if fractal == 32:
+            return (16, 2)
+        per_32_bytes = 32 // self.element.bytes
+        return (16, per_32_bytes) if slayout == "row_major" else (per_32_bytes, 16)
+
+    @property
     def size_bytes(self) -> int:
         """Physical storage, padding included (syntax.md §7)."""
         rows, cols = self.shape
@@ -196,7 +213,7 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         super().verify()
         if (msg := self.params.problem(self.MNEMONIC)) is not None:
             raise VerifyException(msg)
-        if not self.ALLOW_DYNAMIC_VALID and -1 in self.valid_shape:
+        if not self.ALLOW_DYNAMIC_VALID and DYNAMIC_INDEX in self.valid_shape:
             raise VerifyException(f"{self.MNEMONIC} valid shape must be static")
 
     # -- parsing ------------------------------------------------------------
@@ -212,7 +229,7 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(">")
         if (msg := params.problem(cls.MNEMONIC)) is not None:
             parser.raise_error(msg, start, parser.pos)
-        if not cls.ALLOW_DYNAMIC_VALID and -1 in (params.valid_row, params.valid_col):
+        if not cls.ALLOW_DYNAMIC_VALID and DYNAMIC_INDEX in (params.valid_row, params.valid_col):
             parser.raise_error(f"{cls.MNEMONIC} valid shape must be static", start, parser.pos)
         return list(cls.from_params(params).parameters)
 
@@ -222,7 +239,7 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         parser.parse_punctuation(",")
         shape_pos = parser.pos
         dims = parser.parse_dimension_list()
-        if len(dims) != 2 or -1 in dims:
+        if len(dims) != 2 or DYNAMIC_INDEX in dims:
             parser.raise_error(
                 f"{cls.MNEMONIC} compact syntax expects exactly two shape dims", shape_pos
             )
@@ -245,6 +262,8 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
             if key is _Key.valid:
                 valid_pos = parser.pos
                 valid = parser.parse_dimension_list()
+                if parser._current_token.text == "-":  # pyright: ignore[reportPrivateUsage]
+                    parser.raise_error(f"{cls.MNEMONIC} compact valid dims must be '?' or non-negative integers")
                 if len(valid) != 2:
                     parser.raise_error(f"{cls.MNEMONIC} valid must have exactly two dims", valid_pos)
                 values[key] = valid
@@ -344,7 +363,7 @@ def _parse_valid_dim(parser: AttrParser, key: str) -> int:
     value = parser.parse_optional_integer(allow_boolean=False, allow_negative=True)
     if value is None or value < -1:
         parser.raise_error(f"{key} must be '?', -1, or a non-negative integer", pos)
-    return value
+    return DYNAMIC_INDEX if value == -1 else value
 
 
 @irdl_attr_definition
@@ -385,6 +404,7 @@ class IntAttrList(Data[tuple[int, ...]]):
         printer.print_string("[" + ", ".join(map(str, self.data)) + "]")
 
 
+@dataclass(frozen=True, init=False)  # fields visible to __eq__, see TileTypeBase
 class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
     """`<d0 x d1 x ... x T>`, dims an integer or `?`."""
 

@@ -126,7 +126,7 @@ class PtoOptMain(xDSLOptMain):
                     text = chunk.read().decode()
                     output.write(self.process_chunk(text, offset))
                 except UnicodeDecodeError as e:
-                    failed |= self.report(f"{self.get_input_name()}: error: input is not valid UTF-8 ({e.reason})")
+                    failed |= self.report(_utf8_error(self.get_input_name(), e, offset))
                 except ParseError as e:
                     failed |= self.report(str(PtoError.from_parse_error(e)))
                 except PtoError as e:
@@ -149,6 +149,15 @@ class PtoOptMain(xDSLOptMain):
             return False
         print(text, file=sys.stderr)
         return True
+
+
+def _utf8_error(name: str, e: UnicodeDecodeError, line_offset: int) -> str:
+    """`FILE:LINE:COL: error: ...` at the first byte that is not UTF-8 (COL counts characters)."""
+    before = e.object[: e.start]
+    line_start = before.rfind(b"\n") + 1
+    line = before.count(b"\n") + 1 + line_offset
+    col = len(before[line_start:].decode()) + 1
+    return f"{name}:{line}:{col}: error: input is not valid UTF-8 ({e.reason})"
 
 
 def _is_blank(text: str) -> bool:

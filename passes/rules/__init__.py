@@ -56,7 +56,7 @@ def _mgather(op: MGatherOp, target: Target, facts: _Facts) -> None:
         ViewFacts.of("mem", op.mem),
         facts.tile_or_view("idx", op.idx),
         ViewFacts.of("scratch", op.scratch) if op.scratch is not None else None,
-        op.gather_exec is not None,
+        op.gather_exec.data if op.gather_exec is not None else None,
     )
 
 

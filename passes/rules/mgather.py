@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pto_dialect.attributes import Coalesce, GmLayout
+from pto_dialect.attributes import Coalesce, GatherExec, GmLayout
 from pto_dialect.targets import Target
 
 from passes.rules.common import (
+    RuleViolation,
     FP8,
     HIF8,
     INT32,
@@ -46,15 +47,14 @@ class MGatherRules:
     """dst tile blayouts for an ND table (slayout none_box)."""
     index_blayouts: tuple[str, ...]
     row_index_shapes: tuple[str, ...]
-    """Row-mode index valid shapes: "1xR" and/or "Rx1", R = dst valid rows."""
+    """Row-mode index valid shapes: "1xR" (a row-major tile) and/or "Rx1" (a col-major tile),
+    R = dst valid rows: either way idx_r is storage element r (semantics.md §1.1)."""
     alignment_dim: str
     """"cols": padded Cols*sizeof(T) % 32 == 0; "major": Cols if row-major, Rows if col-major."""
     packed_table_rows: bool
     """Row mode reads the table with row stride = dst valid cols: Shape[4] == dst ValidCol."""
     nonempty_dst: bool
     """dst valid rows and cols must be >= 1."""
-    gm_to_l1: bool
-    """The `loc=mat` destination path exists."""
     gather_exec: bool
     """`gatherExec` chooses the elem GM->L1 executor."""
     note: str
@@ -72,7 +72,6 @@ MGATHER_RULES: dict[Target, MGatherRules] = {
         alignment_dim="cols",
         packed_table_rows=False,
         nonempty_dst=False,
-        gm_to_l1=True,
         gather_exec=False,
         note="CPU simulator: its code checks only an integral index type and equal element "
         "sizes; the spec's CPU-only rules (index shape, row-major index) are not enforced "
@@ -88,12 +87,11 @@ MGATHER_RULES: dict[Target, MGatherRules] = {
         row_index_shapes=("1xR",),
         alignment_dim="cols",
         packed_table_rows=False,
-        nonempty_dst=True,
-        gm_to_l1=True,
+        nonempty_dst=False,
         gather_exec=False,
         note="f32 is accepted although the spec's A2/A3 list omits it (the code accepts it). "
         "A row-mode [R, 1] index, which PTOAS accepts, is rejected: the A2/A3 code requires "
-        "[1, R].",
+        "[1, R]. An empty valid region is not checked by the code (the spec asks for >= 1).",
     ),
     "a5": MGatherRules(
         data_types=STANDARD | FP8 | HIF8,
@@ -105,7 +103,6 @@ MGATHER_RULES: dict[Target, MGatherRules] = {
         alignment_dim="major",
         packed_table_rows=True,
         nonempty_dst=True,
-        gm_to_l1=True,
         gather_exec=True,
         note="The SIMT kernel addresses UB tiles through tile_offset_2d, so a col-major dst "
         "is accepted (PTOAS rejects it); the GM table must be packed ND.",
@@ -120,19 +117,23 @@ def check_mgather(
     table: ViewFacts,
     idx: TileFacts | ViewFacts,
     scratch: ViewFacts | None,
-    has_gather_exec: bool,
+    gather_exec: GatherExec | None,
 ) -> None:
-    """Raise RuleViolation for the first MGATHER rule of `target` that does not hold."""
+    """Raise RuleViolation for the first MGATHER rule of `target` that does not hold.
+
+    `gather_exec` is the op's explicit executor choice; the default (scalar) counts as none,
+    as the printer leaves it out.
+    """
     rules = MGATHER_RULES[target]
     require_type("dst", dst.elem, rules.data_types)
-    if has_gather_exec:
+    if gather_exec not in (None, GatherExec.SCALAR):
         require(
             rules.gather_exec and dst.loc == "mat" and coalesce == Coalesce.ELEM,
-            "expects gatherExec only on elem-mode GM->L1 (loc=mat) mgather, "
-            f"which only a5 has; got {coalesce.value} mode with a loc={dst.loc} dst",
+            "expects gatherExec = simt only on elem-mode GM->L1 (loc=mat) mgather, which only "
+            f"a5 has; got {coalesce.value} mode with a loc={dst.loc} dst",
         )
     if dst.loc == "mat":
-        _check_gm_to_l1(rules, coalesce, dst, table, idx, scratch)
+        _check_gm_to_l1(coalesce, dst, table, idx, scratch)
         return
     assert isinstance(idx, TileFacts), "structural verification: GM->UB idx is a tile"
     require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
@@ -158,11 +159,10 @@ def check_mgather(
             f"for an ND table, got {dst.layout_text()}",
         )
     _check_alignment(rules, dst)
-    if rules.nonempty_dst and known(dst.valid_row, dst.valid_col):
-        require(
-            dst.valid_row >= 1 and dst.valid_col >= 1,
-            f"expects a non-empty dst valid shape, got [{dst.valid_row}, {dst.valid_col}]",
-        )
+    if rules.nonempty_dst:
+        for name, dim in (("rows", dst.valid_row), ("cols", dst.valid_col)):
+            if known(dim):
+                require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
     if coalesce == Coalesce.ROW:
         _check_row_index(rules, dst, idx)
         if rules.packed_table_rows and known(table.shape5[4], dst.valid_col):
@@ -186,17 +186,20 @@ def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
 
 
 def _check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> None:
-    r, (ir, ic) = dst.valid_row, (idx.valid_row, idx.valid_col)
-    shapes = {"1xR": (1, r), "Rx1": (r, 1)}
-    if not known(r, ir, ic):
-        return
-    wanted = [shapes[s] for s in rules.row_index_shapes]
-    require(
-        (ir, ic) in wanted,
-        "expects row-coalesce idx valid shape "
-        + " or ".join(f"[{a}, {b}]" for a, b in wanted)
-        + f" (dst valid rows {r}), got [{ir}, {ic}]",
-    )
+    """[1, R] in a row-major tile or [R, 1] in a col-major one (as each target allows)."""
+    r, ir, ic = dst.valid_row, idx.valid_row, idx.valid_col
+    forms = {"1xR": ("row_major", ir, ic, f"[1, {_dim(r)}]"), "Rx1": ("col_major", ic, ir, f"[{_dim(r)}, 1]")}
+    allowed = [forms[s] for s in rules.row_index_shapes]
+    wanted = " or ".join(f"{text} ({blayout})" for blayout, _, _, text in allowed)
+    found = f"[{_dim(ir)}, {_dim(ic)}] ({idx.blayout})"
+    for blayout, one, length, _ in allowed:
+        if idx.blayout == blayout and (not known(one) or one == 1) and (not known(length, r) or length == r):
+            return
+    raise RuleViolation(f"expects row-coalesce idx valid shape {wanted} (R = dst valid rows), got {found}")
+
+
+def _dim(d: int) -> str:
+    return "?" if d == UNKNOWN else str(d)
 
 
 def _check_elem_index(dst: TileFacts, idx: TileFacts | ViewFacts) -> None:
@@ -239,14 +242,12 @@ def _check_nz_tile(dst: TileFacts, c0: int) -> None:
 
 
 def _check_gm_to_l1(
-    rules: MGatherRules,
     coalesce: Coalesce,
     dst: TileFacts,
     table: ViewFacts,
     idx: TileFacts | ViewFacts,
     scratch: ViewFacts | None,
 ) -> None:
-    require(rules.gm_to_l1, "expects dst to be a Vec tile (loc=vec), got loc=mat")
     require(
         dst.blayout == "col_major" and dst.slayout == "row_major",
         "expects GM->L1 mgather dst (loc=mat) to use blayout=col_major and slayout=row_major (NZ), "
@@ -285,13 +286,13 @@ def describe() -> list[tuple[str, dict[Target, str]]]:
         ("GM table layout (GM->UB)", per(lambda r: ", ".join(l.value for l in r.table_layouts))),
         ("dst blayout (ND table)", per(lambda r: ", ".join(r.dst_blayouts) + " (slayout none_box)")),
         ("idx blayout", per(lambda r: ", ".join(r.index_blayouts) + " (slayout none_box)")),
-        ("row-mode idx valid shape", per(lambda r: ", ".join(s.replace("x", " x ") for s in r.row_index_shapes))),
+        ("row-mode idx valid shape", per(lambda r: ", ".join({"1xR": "[1, R] row-major", "Rx1": "[R, 1] col-major"}[s] for s in r.row_index_shapes))),
         ("32-byte aligned dim", per(lambda r: "padded Cols*sizeof(T)" if r.alignment_dim == "cols" else "Cols*sizeof(T) row-major, Rows*sizeof(T) col-major")),
         ("row mode: table Shape[4] == dst valid cols", per(lambda r: "yes" if r.packed_table_rows else "no")),
         ("dst valid shape non-empty", per(lambda r: "yes (static dims)" if r.nonempty_dst else "no (empty is a no-op)")),
         ("elem mode: idx valid shape == dst valid shape", per(lambda r: "yes")),
         ("NZ table (a2a3): Shape[3] = 16, Shape[4] = C0, dst NZ, Cols % C0 = 0, Rows % 16 = 0", per(lambda r: "yes" if GmLayout.NZ in r.table_layouts else "n/a")),
-        ("GM->L1 (loc=mat): NZ dst, fractal 512, Cols % C0, Rows % 16, GM i32/ui32 idx, ND table, scratch iff elem (>= Rows*Cols)", per(lambda r: "yes" if r.gm_to_l1 else "rejected")),
-        ("gatherExec attribute", per(lambda r: "elem GM->L1 only" if r.gather_exec else "rejected")),
+        ("GM->L1 (loc=mat): NZ dst, fractal 512, Cols % C0, Rows % 16, GM i32/ui32 idx, ND table, scratch iff elem (>= Rows*Cols)", per(lambda r: "yes")),
+        ("gatherExec = simt", per(lambda r: "elem GM->L1 only" if r.gather_exec else "rejected")),
         ("why", per(lambda r: r.note)),
     ]

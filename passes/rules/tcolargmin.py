@@ -11,6 +11,7 @@ from math import ceil
 from pto_dialect.targets import Target
 
 from passes.rules.common import (
+    INT64,
     FP8,
     INT8,
     INT16,
@@ -45,13 +46,13 @@ class TColArgMinRules:
 
 TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
     "cpu": TColArgMinRules(
-        src_types=STANDARD,
+        src_types=STANDARD | INT64,
         index_types=INT32,
         value_index_types_by_src_bytes={2: INT32, 4: INT32},
         value_form_src_blayouts=("row_major",),
         tmp_same_type=False,
-        note="CPU simulator: dstIdx is always i32/ui32, so a 2-byte value+index kernel "
-        "cannot satisfy cpu and the NPUs at once.",
+        note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
+        "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
     ),
     "a2a3": TColArgMinRules(
         src_types=types_named("f16", "ui16", "f32", "ui32"),
@@ -60,8 +61,9 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
         value_form_src_blayouts=("row_major", "col_major"),
         tmp_same_type=True,
         note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
-        "1/2/4-byte type, the A2/A3 code does not. tmp holds the row counter and running "
-        "minimum: tmpGapEles elements, or the spec's stride formula for 16-bit index-only.",
+        "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
+        "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
+        "255 valid cols with a [1, 32] tmp, needs no more).",
     ),
     "a5": TColArgMinRules(
         src_types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32") | FP8,
@@ -75,15 +77,13 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
 }
 
 
-def min_tmp_cols(src: TileFacts, has_value_output: bool) -> int:
-    """a2a3 tmp width: the spec's stride formula for 16-bit index-only, else tmpGapEles."""
+def min_tmp_cols(src: TileFacts) -> int:
+    """a2a3 tmp width (syntax.md §5.3): R = 2048/bits, B = 256/bits, rep = ceil(V/R),
+    S = (ceil(2*rep/B) + ceil(rep/B)) * B; f32 V=256 -> 16, f16 V=300 -> 32, f32 V=1024 -> 48."""
     per_repeat = REPEAT_BYTES // src.elem.bytes
     per_block = BLOCK_BYTES // src.elem.bytes
-    vc = src.valid_col
-    if src.elem.bytes == 2 and not has_value_output:
-        repeats = ceil(vc / per_repeat)
-        return (ceil(2 * repeats / per_block) + ceil(repeats / per_block)) * per_block
-    return per_repeat if vc >= per_repeat else ceil(vc / per_block) * per_block
+    repeats = ceil(src.valid_col / per_repeat)
+    return (ceil(2 * repeats / per_block) + ceil(repeats / per_block)) * per_block
 
 
 def check_tcolargmin(
@@ -132,10 +132,10 @@ def check_tcolargmin(
             f"expects src to use blayout {' or '.join(rules.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
         )
     if tmp is not None:
-        _check_tmp(rules, src, tmp, dst_val is not None)
+        _check_tmp(rules, src, tmp)
 
 
-def _check_tmp(rules: TColArgMinRules, src: TileFacts, tmp: TileFacts, has_value_output: bool) -> None:
+def _check_tmp(rules: TColArgMinRules, src: TileFacts, tmp: TileFacts) -> None:
     require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
     require(tmp.blayout == "row_major", f"expects tmp to use the row_major blayout, got {tmp.blayout}")
     if not rules.tmp_same_type:
@@ -152,7 +152,7 @@ def _check_tmp(rules: TColArgMinRules, src: TileFacts, tmp: TileFacts, has_value
     if same_valid or not known(src.valid_col, tmp.valid_row, tmp.valid_col):
         return
     require(tmp.valid_row >= 1, f"expects A2/A3 tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
-    need = min_tmp_cols(src, has_value_output)
+    need = min_tmp_cols(src)
     require(
         tmp.valid_col >= need,
         f"expects A2/A3 tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "

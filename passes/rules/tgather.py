@@ -65,18 +65,19 @@ _NO_TYPES: frozenset[str] = frozenset()
 
 TGATHER_RULES: dict[Target, TGatherRules] = {
     "cpu": TGatherRules(
-        index_data_types=STANDARD,
-        index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32},
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
         index_needs_tmp=False,
-        mask_types=STANDARD,
-        mask_col_axis_types=STANDARD,
+        mask_types=STANDARD | INT64,
+        mask_col_axis_types=STANDARD | INT64,
         compare=False,
         compare_src_types=_NO_TYPES,
         compare_src_types_eq_only=_NO_TYPES,
         threshold_tile_types=_NO_TYPES,
         compare_tmp_layout=False,
-        note="CPU simulator: 4-byte indices whatever the data width; out-of-range indices "
-        "read 0. It has no compare form (it does not compile), so that form is rejected.",
+        note="CPU simulator: any data type of the common list or 64-bit (dst = src type, mask "
+        "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
+        "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
     ),
     "a2a3": TGatherRules(
         index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
@@ -114,10 +115,7 @@ def check_tgather_index(
 ) -> None:
     rules = TGATHER_RULES[target]
     require_type("src/dst", src.elem, rules.index_data_types)
-    by_width = rules.index_types_by_data_bytes
-    allowed = by_width.get(src.elem.bytes)
-    require(allowed is not None, f"expects src element size to be {_bytes(by_width)} bytes, got {src.elem.bytes}")
-    assert allowed is not None
+    allowed = rules.index_types_by_data_bytes[src.elem.bytes]  # every listed data type has a width row
     require(
         indices.elem.mlir in allowed,
         f"expects indices element type to be {spell(allowed)} for {src.elem.bytes}-byte data, "
@@ -152,7 +150,7 @@ def check_tgather_mask(
     rules = TGATHER_RULES[target]
     for t in (src, dst):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
+        require(t.blayout == "row_major", f"expects {t.role} to use the row_major blayout, got {t.blayout}")
     allowed = rules.mask_types if axis == "row" else rules.mask_col_axis_types
     require_type(f"mask-pattern ({axis} axis) src", src.elem, allowed)
     require_type(f"mask-pattern ({axis} axis) dst", dst.elem, allowed)
@@ -196,7 +194,10 @@ def check_tgather_compare(
         require(t.blayout == "row_major", f"expects {t.role} to use the row_major blayout, got {t.blayout}")
     allowed = rules.compare_src_types | (rules.compare_src_types_eq_only if cmp_mode == CmpMode.EQ else frozenset())
     if src.elem.mlir in rules.compare_src_types_eq_only and cmp_mode != CmpMode.EQ:
-        raise RuleViolation(f"expects compare-form tgather src element type {src.elem.mlir} only with cmpMode = eq")
+        raise RuleViolation(
+            f"expects cmpMode = eq for a compare-form tgather src of type {src.elem.mlir}, "
+            f"got {cmp_mode.value}"
+        )
     require_type("compare-form src", src.elem, allowed)
     require_type("dst", dst.elem, INT32)
     if isinstance(threshold, TileFacts):
@@ -234,10 +235,6 @@ def _require_full_width(t: TileFacts) -> None:
             t.valid_col == t.cols,
             f"expects {t.role} valid_shape[1] to equal {t.role} cols, got {t.valid_col} and {t.cols}",
         )
-
-
-def _bytes(by_width: dict[int, frozenset[str]]) -> str:
-    return ", ".join(map(str, sorted(by_width)))
 
 
 def describe() -> list[tuple[str, dict[Target, str]]]:

@@ -234,6 +234,10 @@ class TGatherOp(PtoInstructionOp):
         form = self.form
         if form != TGatherForm.MASK and self.axis is not None:
             raise VerifyException("axis attribute must not be provided without maskPattern")
+        if form != TGatherForm.COMPARE and (self.cmp_mode is not None or self.offset is not None):
+            raise VerifyException("cmpMode and offset are only allowed on compare-form tgather")
+        if not self.ins or not self.destinations:
+            raise VerifyException("expects a src operand and at least one dst")
         src = self.expect_tile_in("src", self.src)
         if form == TGatherForm.MASK:
             if len(self.ins) != 1 or len(self.destinations) != 1:
@@ -245,9 +249,6 @@ class TGatherOp(PtoInstructionOp):
                     f"{src.element.bytes} and {dst.element.bytes} bytes"
                 )
             return
-        if self.cmp_mode is not None or self.offset is not None:
-            if form != TGatherForm.COMPARE:
-                raise VerifyException("cmpMode and offset are only allowed on compare-form tgather")
         if form == TGatherForm.COMPARE:
             self._verify_compare(src)
         else:
@@ -256,6 +257,8 @@ class TGatherOp(PtoInstructionOp):
     def _verify_index(self, src: TileTypeBase) -> None:
         if len(self.ins) not in (2, 3):
             raise VerifyException("index-form tgather expects at most src, indices, tmp in ins(...)")
+        if len(self.destinations) != 1:
+            raise VerifyException(f"index-form tgather expects a single dst, got {len(self.destinations)}")
         dst = self.expect_tile("dst", self.dst)
         indices = self.expect_tile_in("indices", self.ins[1])
         if len(self.ins) == 3:

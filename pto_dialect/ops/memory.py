@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
 )
-from xdsl.ir import SSAValue
+from xdsl.ir import OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -47,7 +47,11 @@ INDEX = IndexType()
 
 def constant_index(value: SSAValue) -> int | None:
     """The value of an `arith.constant` index/integer operand, if it is one."""
-    owner = value.owner
+    # while parsing, a use before the definition is a ForwardDeclaredValue, whose
+    # `owner` raises: not (yet) known to be a constant
+    if not isinstance(value, OpResult):
+        return None
+    owner = value.op
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
         return owner.value.value.data
     return None
@@ -304,6 +308,7 @@ class AllocTileOp(IRDLOperation):
                 raise VerifyException(
                     f"{name} operand must be absent because result type {key} is {dim}"
                 )
+        self._verify_layout(tile)
         if self.addr is not None and (addr := constant_index(self.addr)) is not None:
             if addr < 0:
                 raise VerifyException(f"addr must be non-negative, got {addr}")
@@ -312,6 +317,36 @@ class AllocTileOp(IRDLOperation):
                 raise VerifyException(
                     f"addr must be aligned to {align} bytes for local tile memory space, got {addr}"
                 )
+
+
+    @staticmethod
+    def _verify_layout(tile: TileBufType) -> None:
+        """Allocation layout rules of PTOAS (syntax.md §3.1)."""
+        rows, cols = tile.shape
+        nbytes = tile.element.bytes
+        box = tile.inner_box
+        if box is None:
+            if tile.is_row_major and cols * nbytes % 32:
+                raise VerifyException(
+                    "expects result row-major none_box tile row byte size (cols * sizeof(dtype)) "
+                    f"to be 32-byte aligned, but got {cols * nbytes} bytes"
+                )
+            if not tile.is_row_major and rows * nbytes % 32:
+                raise VerifyException(
+                    "expects result col-major none_box tile column byte size (rows * sizeof(dtype)) "
+                    f"to be 32-byte aligned, but got {rows * nbytes} bytes"
+                )
+            return
+        inner_rows, inner_cols = box
+        rows_exempt = tile.loc.data == "vec" or tile.fractal.data == 32 or rows == 1
+        if not rows_exempt and rows % inner_rows:
+            raise VerifyException(
+                f"expects result boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {rows}"
+            )
+        if cols % inner_cols:
+            raise VerifyException(
+                f"expects result boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {cols}"
+            )
 
 
 @irdl_op_definition
