@@ -91,9 +91,20 @@ class MGatherOp(PtoInstructionOp):
         mem = self.expect_view("mem", self.mem)
         dst = self.expect_tile("dst", self.dst)
         if self.is_gm_to_l1:
-            self.expect_view("GM->L1 mgather idx", self.idx)
+            if isinstance(self.idx.type, TileTypeBase):
+                raise VerifyException(
+                    "expects GM->L1 mgather idx to be a GM tensor partition_tensor_view, not a tile_buf"
+                )
+            if not isinstance(self.idx.type, PartitionTensorViewType):
+                raise VerifyException(
+                    f"expects GM->L1 mgather idx to be a partition_tensor_view, got {self.idx.type}"
+                )
             if self.scratch is not None:
-                scratch = self.expect_view("GM->L1 mgather scratch", self.scratch)
+                scratch = self.scratch.type
+                if not isinstance(scratch, PartitionTensorViewType):
+                    raise VerifyException(
+                        f"expects GM->L1 mgather scratch to be a partition_tensor_view, got {scratch}"
+                    )
                 if scratch.element_type != dst.element_type:
                     raise VerifyException(
                         "expects GM->L1 mgather scratch element type to match dst element type, "
@@ -199,6 +210,7 @@ class TGatherOp(PtoInstructionOp):
 
     @classmethod
     def parse(cls, parser: Parser):
+        start = parser.pos
         op = super().parse(parser)
         # PTOAS also accepts `outs(%dst : Td) maskPattern = #pto.mask_pattern<P...>`
         if op.is_dps and parser._current_token.text == "maskPattern":  # pyright: ignore[reportPrivateUsage]
@@ -211,7 +223,35 @@ class TGatherOp(PtoInstructionOp):
             if op.mask_pattern is not None:
                 parser.raise_error("maskPattern may only be specified once", pos)
             op.mask_pattern = pattern
+        if op.is_dps and (problem := op._operand_form_problem()) is not None:
+            parser.raise_error(problem, start)
         return op
+
+    def _operand_form_problem(self) -> str | None:
+        """PTOAS's parse-time checks of a DPS tgather's operand list (syntax.md §5.2)."""
+        ins, outs = self.ins, self.outs
+        tile_like = [isinstance(v.type, TileTypeBase) for v in ins]
+        if self.form == TGatherForm.MASK:
+            if len(ins) > 1:
+                return "mask-pattern tgather does not take extra ins operands"
+            if len(outs) != 1:
+                return "mask-pattern tgather expects a single outs operand"
+            return None
+        if len(ins) == 1:
+            return "expected ',' after src operand in ins(...)"
+        if self.form == TGatherForm.COMPARE:
+            if len(ins) > 3:
+                return "compare-form tgather expects at most src, kValue, tmp in ins(...)"
+            if len(ins) == 3 and not tile_like[2]:
+                return "compare-form tgather tmp must be tile-like"
+            return None
+        if len(ins) > 3:
+            return "index-form tgather expects at most src, indices, tmp in ins(...)"
+        if not tile_like[1]:
+            return "index-form tgather expects tile-like indices; compare-form must use outs(dst, cdst)"
+        if len(ins) == 3 and not tile_like[2]:
+            return "index-form tgather tmp must be tile-like"
+        return None
 
     def print_dps_ins(self, printer: Printer) -> None:
         if self.mask_pattern is None:
