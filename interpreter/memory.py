@@ -30,15 +30,29 @@ class RuntimeFault(Exception):
     """A fault the target would raise (or undefined behaviour we refuse to guess)."""
 
 
-@dataclass
 class Tile:
-    """A tile: physical storage plus its current valid shape."""
+    """A tile: physical storage plus its current valid shape.
 
-    type: TileTypeBase
-    flat: np.ndarray
-    """The physical storage, in storage order (Rows*Cols elements)."""
-    valid_row: int
-    valid_col: int
+    The logical Rows x Cols view is built once: a NumPy view of the storage for
+    ND/DN tiles, an array of storage offsets for boxed (fractal) ones.
+    """
+
+    __slots__ = ("type", "flat", "valid_row", "valid_col", "_view", "_offsets")
+
+    def __init__(self, tile_type: TileTypeBase, flat: np.ndarray, valid_row: int, valid_col: int):
+        self.type = tile_type
+        self.flat = flat
+        """The physical storage, in storage order (Rows*Cols elements)."""
+        self.valid_row = valid_row
+        self.valid_col = valid_col
+        rows, cols = tile_type.shape
+        self._offsets = storage_offsets(tile_type) if tile_type.inner_box is not None else None
+        if self._offsets is not None:
+            self._view = None
+        elif tile_type.is_row_major:
+            self._view = flat.reshape(rows, cols)
+        else:
+            self._view = flat.reshape(cols, rows).T
 
     @staticmethod
     def over(tile_type: TileTypeBase, storage: np.ndarray, valid: tuple[int, int]) -> Tile:
@@ -47,22 +61,17 @@ class Tile:
     @property
     def values(self) -> np.ndarray:
         """The logical Rows x Cols array: a view for ND/DN tiles, a copy for boxed ones."""
-        rows, cols = self.type.shape
-        if box_shape(self.type) is not None:
-            return self.flat[storage_offsets(self.type)]
-        if self.type.is_row_major:
-            return self.flat.reshape(rows, cols)
-        return self.flat.reshape(cols, rows).T
+        return self._view if self._view is not None else self.flat[self._offsets]
 
     def read_valid(self) -> np.ndarray:
         return self.values[: self.valid_row, : self.valid_col]
 
     def write(self, rows: int, cols: int, data: np.ndarray) -> None:
         """Store `data` (rows x cols, or broadcastable) into the logical top-left corner."""
-        if box_shape(self.type) is not None:
-            self.flat[storage_offsets(self.type)[:rows, :cols]] = data
+        if self._view is not None:
+            self._view[:rows, :cols] = data
         else:
-            self.values[:rows, :cols] = data
+            self.flat[self._offsets[:rows, :cols]] = data
 
     def write_valid(self, data: np.ndarray) -> None:
         self.write(self.valid_row, self.valid_col, data)
@@ -96,10 +105,14 @@ class GmView:
 
     def array(self) -> np.ndarray:
         """The window as a strided NumPy view of the buffer (reads and writes go through)."""
-        if min(self.shape, default=1) <= 0:
-            raise RuntimeFault(f"view of shape {list(self.shape)} is empty")
-        low = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s < 0)
-        high = self.offset + sum((d - 1) * s for d, s in zip(self.shape, self.strides) if s > 0)
+        low = high = self.offset
+        for d, s in zip(self.shape, self.strides):
+            if d <= 0:
+                raise RuntimeFault(f"view of shape {list(self.shape)} is empty")
+            if s > 0:
+                high += (d - 1) * s
+            else:
+                low += (d - 1) * s
         if low < 0 or high >= self.buffer.size:
             raise RuntimeFault(
                 f"view at element offset {self.offset} with shape {list(self.shape)} and strides "
@@ -140,23 +153,18 @@ class GmView:
         self.buffer[self.offsets2d()[rows, cols]] = values
 
 
-@lru_cache(maxsize=1024)
-def box_shape(tile_type: TileTypeBase) -> tuple[int, int] | None:
-    return tile_type.inner_box
-
-
 @lru_cache(maxsize=256)
 def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
     """Rows x Cols array: where each logical element lives in the tile's storage.
 
-    Boxes of `box_shape` are ordered by blayout (row_major: along rows of boxes;
+    Boxes of `inner_box` are ordered by blayout (row_major: along rows of boxes;
     col_major: down columns of boxes), elements inside a box by slayout. NZ
     (col_major + row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0.
     """
     rows, cols = tile_type.shape
     r = np.arange(rows)[:, None]
     c = np.arange(cols)[None, :]
-    box = box_shape(tile_type)
+    box = tile_type.inner_box
     if box is None:
         return r * cols + c if tile_type.is_row_major else c * rows + r
     br, bc = box
