@@ -105,7 +105,9 @@ MGATHER_RULES: dict[Target, MGatherRules] = {
         nonempty_dst=True,
         gather_exec=True,
         note="The SIMT kernel addresses UB tiles through tile_offset_2d, so a col-major dst "
-        "is accepted (PTOAS rejects it); the GM table must be packed ND.",
+        "is accepted (PTOAS rejects it); the GM table must be packed ND. A row-mode [R, 1] "
+        "index must be col-major (as PTOAS and the spec pair them; the a5 code checks the "
+        "shape only): in a row-major tile its storage element r is not row r.",
     ),
 }
 

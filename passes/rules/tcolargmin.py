@@ -48,7 +48,7 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
     "cpu": TColArgMinRules(
         src_types=STANDARD | INT64,
         index_types=INT32,
-        value_index_types_by_src_bytes={2: INT32, 4: INT32},
+        value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
         value_form_src_blayouts=("row_major",),
         tmp_same_type=False,
         note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
@@ -119,7 +119,8 @@ def check_tcolargmin(
         allowed = by_width.get(src.elem.bytes)
         require(
             allowed is not None,
-            f"expects a 2- or 4-byte src in value+index mode, got {src.elem.mlir} ({src.elem.bytes} byte)",
+            f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
+            f"got {src.elem.mlir} ({src.elem.bytes} byte)",
         )
         assert allowed is not None
         require(
