@@ -11,11 +11,14 @@ from math import ceil, prod
 import numpy as np
 
 from pto_dialect.attributes import CmpMode, GatherOob, MaskPattern
+from pto_dialect.dtypes import ELEMENT_TYPES
 
 from interpreter.memory import GmView, RuntimeFault, Tile
 
 C0_BYTES = 32
 FRACTAL_NZ_ROW = 16
+FLOAT_DTYPES = frozenset(i.numpy for i in ELEMENT_TYPES.values() if i.family in ("float", "fp8"))
+"""NumPy dtypes with NaN (ml_dtypes' bf16 and fp8 have no kind 'f')."""
 
 # ---------------------------------------------------------------------------
 # MGATHER
@@ -155,21 +158,17 @@ def mgather_nz(table, idx, dst, *, row_mode, index_width, capacity_name, oob) ->
         rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
         x = rows.astype(np.int64)[:, None]
         y = np.arange(vc, dtype=np.int64)[None, :]
-        if oob == GatherOob.ZERO:  # the kernel pre-fills the whole tile, then skips OOB rows
-            dst.flat[:] = 0
-            keep2 = np.broadcast_to(keep[:, None], (vr, vc))
-        else:
-            keep2 = None
     else:
-        flat, keep2 = remap(widen(elem_indices(idx, vr, vc), index_width), cap, oob)
+        flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), cap, oob)
         x, y = np.divmod(flat.astype(np.int64), n_cols)
     values = _read(table.buffer, table.offset + nz_offset(x, y, n_rows, c0))
-    if keep2 is None:
+    if keep is None:
         dst.write_valid(values)
+    elif row_mode:  # the kernel pre-fills the whole tile with 0, then skips the DMA of OOB rows
+        dst.flat[:] = 0
+        dst.write_valid(np.where(keep[:, None], values, np.zeros((), values.dtype)))
     else:
-        current = dst.read_valid().copy()
-        current[keep2] = values[keep2]
-        dst.write_valid(current)
+        dst.write_valid(_zero_out(values, keep))
 
 
 def mgather_l1_row(table, idx, dst, *, index_width, capacity_name, row_stride, oob) -> None:
@@ -215,11 +214,15 @@ def mgather_l1_elem(table, idx, scratch, dst, *, index_width, capacity_name, oob
 # TGATHER
 
 
-def tgather_index(src: Tile, idx: Tile, dst: Tile, *, out_of_range: str) -> None:
+def tgather_index(src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, out_of_range: str, tmp_use: str) -> None:
     """dst[r, c] = src.elem(i div Cols, i mod Cols), i = idx[r, c] (padding is readable)."""
     vr, vc = dst.valid_shape
     offsets = idx.values[:vr, :vc].astype(np.int64)
     dst.write_valid(gather_src_elements(src, offsets, out_of_range))
+    if tmp_use == "b16_byte_offsets" and tmp is not None and src.flat.itemsize == 2:
+        # a2a3 vgather takes byte offsets: for b16 data they are computed into tmp (vmuls)
+        iv = idx.read_valid()
+        tmp.write(iv.shape[0], iv.shape[1], (iv.astype(np.int64) * 2).astype(tmp.flat.dtype))
 
 
 def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str) -> np.ndarray:
@@ -332,17 +335,24 @@ def flush_to_fp(bits: np.ndarray) -> np.ndarray:
     return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
 
 
-def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, nan: str, row_counter: str) -> None:
-    x = src.read_valid()
+def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, nan: str,
+              row_counter: str, src_read: str) -> None:
+    if src_read == "row_major_storage":  # a2a3 addresses a DN src as if it were row-major
+        rows, cols = src.type.shape
+        x = src.flat.reshape(rows, cols)[: src.valid_row, : src.valid_col]
+    else:
+        x = src.read_valid()
     vr, vc = x.shape
     keys = flush_to_fp(x) if compare == "fp_bits" else x
-    if nan == "propagates":
+    if vr == 1:
+        idx = np.zeros(vc, dtype=np.int64)
+    elif nan == "propagates":
         # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = minimum(cur, x[i])
         running = np.minimum.accumulate(keys, axis=0)
         replaces = ~(running[:-1] <= keys[1:])
         last = np.where(replaces.any(axis=0), vr - 1 - np.argmax(replaces[::-1], axis=0), 0)
         idx = last
-    elif keys.dtype.kind == "f":
+    elif keys.dtype in FLOAT_DTYPES:
         first_nan = np.isnan(keys[0])
         idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=0)
         idx = np.where(first_nan, 0, idx)

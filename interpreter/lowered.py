@@ -49,12 +49,15 @@ def _has_dynamic_dims(op: LoweredOp) -> bool:
     return False
 
 
-def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts:
+def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts | str:
+    """Rule facts of an operand; a scalar (compare-form threshold) is its type's spelling."""
     if isinstance(runtime, Tile):
         assert isinstance(value.type, TileTypeBase)
         return TileFacts.of(role, value.type).with_valid(runtime.valid_row, runtime.valid_col)
-    assert isinstance(runtime, GmView) and isinstance(value.type, ShapedViewBase)
-    return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value))
+    if isinstance(runtime, GmView):
+        assert isinstance(value.type, ShapedViewBase)
+        return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value))
+    return str(value.type)
 
 
 def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -> None:
@@ -120,8 +123,16 @@ def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -
 
 
 def run_tgather_index(interpreter: Interpreter, op: TGatherIndexBase, args: PythonValues) -> PythonValues:
-    src, idx, *_, dst = args
-    return _run(interpreter, op, args, lambda: kernels.tgather_index(src, idx, dst, out_of_range=op.out_of_range.data))
+    src, idx, *rest = args
+    tmp, dst = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
+    return _run(
+        interpreter,
+        op,
+        args,
+        lambda: kernels.tgather_index(
+            src, idx, dst, tmp, out_of_range=op.out_of_range.data, tmp_use=op.tmp_use.data
+        ),
+    )
 
 
 def run_tgather_mask(interpreter: Interpreter, op: TGatherMaskBase, args: PythonValues) -> PythonValues:
@@ -165,6 +176,7 @@ def run_tcolargmin(interpreter: Interpreter, op: TColArgMinBase, args: PythonVal
         op,
         args,
         lambda: kernels.colargmin(
-            src, dst_idx, dst_val, compare=op.compare.data, nan=op.nan.data, row_counter=op.row_counter.data
+            src, dst_idx, dst_val, compare=op.compare.data, nan=op.nan.data,
+            row_counter=op.row_counter.data, src_read=op.src_read.data,
         ),
     )

@@ -136,7 +136,7 @@ def _tgather(op: pto.TGatherOp):
     if op.form == pto.TGatherForm.MASK:
         return TGatherMaskOp, {}
     if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": "fault"}
+        return TGatherIndexOp, {"out_of_range": "fault", "tmp_use": "b16_byte_offsets"}
     return TGatherCompareOp, {"index_numbering": "src_cols", "compare": "numeric"}
 
 
@@ -148,6 +148,7 @@ def _tcolargmin(op: pto.TColArgMinOp):
         "compare": "fp_bits",
         "nan": "propagates",
         "row_counter": "f16" if two_byte_index_only else "exact",
+        "src_read": "row_major_storage",
     }
 
 

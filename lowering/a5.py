@@ -210,11 +210,11 @@ def _tgather(op: pto.TGatherOp):
         return TGatherMaskOp, {"packing": "per_row" if src.element.bytes == 8 else "dense"}
     if op.form == pto.TGatherForm.COMPARE:
         return TGatherCompareOp, {"index_numbering": "lane_chunks", "compare": "unsigned_after_round"}
-    return GatherB32OffsetsOp, {"out_of_range": "fault"}
+    return GatherB32OffsetsOp, {"out_of_range": "fault", "tmp_use": "none"}
 
 
 def _tcolargmin(op: pto.TColArgMinOp):
-    return TColArgMinOp, {"compare": "native", "nan": "first_sticks", "row_counter": "exact"}
+    return TColArgMinOp, {"compare": "native", "nan": "first_sticks", "row_counter": "exact", "src_read": "layout"}
 
 
 class LowerIndexTGatherToRegisters(RewritePattern):

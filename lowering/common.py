@@ -98,6 +98,8 @@ class TGatherIndexBase(LoweredOp):
     SOURCE: ClassVar[str] = "pto.tgather"
     out_of_range = prop_def(StringAttr)
     """"zero": an out-of-range offset reads 0; "fault": a run-time error."""
+    tmp_use = prop_def(StringAttr)
+    """"none", or "b16_byte_offsets": tmp receives index * 2 for 2-byte data (a2a3 vgather)."""
 
 
 class TGatherMaskBase(LoweredOp):
@@ -131,3 +133,5 @@ class TColArgMinBase(LoweredOp):
     replaces the index and every later row replaces it again."""
     row_counter = prop_def(StringAttr)
     """"exact", or "f16": the index goes through fp16 (rounds beyond 2048 rows)."""
+    src_read = prop_def(StringAttr)
+    """"layout": through the tile's layout; "row_major_storage": a DN src read as row-major (a2a3)."""

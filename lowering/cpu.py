@@ -68,12 +68,12 @@ def _tgather(op: pto.TGatherOp):
     if op.form == pto.TGatherForm.MASK:
         return TGatherMaskOp, {}
     if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": "zero"}
+        return TGatherIndexOp, {"out_of_range": "zero", "tmp_use": "none"}
     raise PtoError.at_op(op, "compare-form tgather is not supported on target cpu")
 
 
 def _tcolargmin(op: pto.TColArgMinOp):
-    return TColArgMinOp, {"compare": "native", "nan": "first_sticks", "row_counter": "exact"}
+    return TColArgMinOp, {"compare": "native", "nan": "first_sticks", "row_counter": "exact", "src_read": "layout"}
 
 
 LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin)

@@ -1,0 +1,56 @@
+"""`pto-ssa-to-dps`: give every SSA tile value a buffer and write instructions in DPS form."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.ir import Attribute
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from pto_dialect.ops import AllocTileOp
+from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.types import TileBufType, TileType
+
+
+def buffer_type(t: Attribute) -> Attribute:
+    """The tile_buf holding a value tile (same parameters); other types unchanged."""
+    return TileBufType.from_params(t.params) if isinstance(t, TileType) else t
+
+
+@dataclass(frozen=True)
+class SsaToDpsPass(ModulePass):
+    """
+    Every SSA tile result becomes a `pto.alloc_tile` of the matching `!pto.tile_buf`,
+    the instruction is rewritten into its DPS form writing that buffer, and the
+    value's uses follow the buffer. `!pto.tile` function arguments become tile_bufs.
+    """
+
+    name = "pto-ssa-to-dps"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for f in op.walk():
+            if isinstance(f, func.FuncOp):
+                _convert_signature(f)
+        for ssa_op in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.res]:
+            buffers = [AllocTileOp(buffer_type(r.type)) for r in ssa_op.res]
+            attrs = {**ssa_op.attributes, **ssa_op.properties}
+            attrs.pop("operandSegmentSizes", None)
+            dps = type(ssa_op).from_parts(ssa_op.ins, [b.result for b in buffers], [], attrs)
+            for new in (*buffers, dps):
+                new.location = ssa_op.location
+            Rewriter.insert_op(buffers, InsertPoint.before(ssa_op))
+            Rewriter.replace_op(ssa_op, dps, [b.result for b in buffers])
+
+
+def _convert_signature(f: func.FuncOp) -> None:
+    if not any(isinstance(t, TileType) for t in f.function_type.inputs.data):
+        return
+    for arg in f.args:
+        Rewriter.replace_value_with_new_type(arg, buffer_type(arg.type))
+    f.function_type = FunctionType.from_lists(
+        [buffer_type(t) for t in f.function_type.inputs.data], list(f.function_type.outputs.data)
+    )

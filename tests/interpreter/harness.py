@@ -1,0 +1,107 @@
+"""
+Scaffolding for the interpreter tests: spell small kernels and run them.
+
+Nothing here computes an expected value; every test writes its own NumPy
+formula (reference/semantics.md is the authority for them).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+
+import ml_dtypes
+import numpy as np
+
+import interpreter
+from pto_dialect import parse
+
+TARGETS = ("cpu", "a2a3", "a5")
+NPU = ("a2a3", "a5")
+
+NP = {
+    "i8": np.dtype(np.int8),
+    "ui8": np.dtype(np.uint8),
+    "i16": np.dtype(np.int16),
+    "ui16": np.dtype(np.uint16),
+    "i32": np.dtype(np.int32),
+    "ui32": np.dtype(np.uint32),
+    "i64": np.dtype(np.int64),
+    "ui64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "f32": np.dtype(np.float32),
+    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
+    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
+}
+"""PTO element spelling -> NumPy dtype (syntax.md §2)."""
+
+STANDARD = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32")
+FP8 = ("f8E4M3FN", "f8E5M2")
+
+
+def tile(shape: tuple[int, int], dtype: str, loc: str = "vec", valid: tuple | None = None, **keys: str) -> str:
+    """`!pto.tile_buf<loc, RxCxT[, valid=..][, key=value]*>`; a valid dim may be '?'."""
+    text = f"!pto.tile_buf<{loc}, {shape[0]}x{shape[1]}x{dtype}"
+    if valid is not None and tuple(valid) != tuple(shape):
+        text += f", valid={valid[0]}x{valid[1]}"
+    for k, v in keys.items():
+        text += f", {k}={v}"
+    return text + ">"
+
+
+def view(shape: Sequence[int | str], dtype: str) -> str:
+    return "!pto.partition_tensor_view<" + "x".join(str(d) for d in shape) + f"x{dtype}>"
+
+
+def tensor_view(rank: int, dtype: str) -> str:
+    return "!pto.tensor_view<" + "?x" * rank + f"{dtype}>"
+
+
+def func(args: Sequence[tuple[str, str]], body: str, name: str = "k") -> str:
+    """A one-function module: `args` are (name, type) pairs, `body` the ops (one per line)."""
+    sig = ", ".join(f"%{n}: {t}" for n, t in args)
+    lines = "\n".join("  " + line.strip() for line in body.strip().splitlines())
+    return f"func.func @{name}({sig}) {{\n{lines}\n  return\n}}\n"
+
+
+def constants(*values: int) -> str:
+    """`%cN = arith.constant N : index` for each value."""
+    return "\n".join(f"%c{v} = arith.constant {v} : index" for v in sorted(set(values)))
+
+
+def run(text: str, target: str, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Parse `text` (as file k.pto) and run it on `target`."""
+    return interpreter.run(parse(text, "k.pto"), target, list(args))
+
+
+def bits(a: np.ndarray) -> np.ndarray:
+    """The raw bit patterns (exact comparison of floats, NaNs and fp8 included)."""
+    a = np.asarray(a)
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def assert_bits_equal(actual: np.ndarray, expected: np.ndarray) -> None:
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if not np.array_equal(bits(actual), bits(expected)):
+        raise AssertionError(f"values differ\nactual:\n{actual}\nexpected:\n{expected}")
+
+
+def random_values(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
+    """Distinct-ish values of `dtype` (floats exactly representable, no NaN)."""
+    dt = NP[dtype]
+    if dt.kind in "iu" and dt.itemsize == 8:
+        return rng.integers(-(2**62), 2**62, size=shape, dtype=np.int64).astype(dt)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64).astype(dt)
+    if dtype in FP8:
+        return (rng.integers(-16, 17, size=shape).astype(np.float32) / 4).astype(dt)
+    return (rng.integers(-2000, 2000, size=shape).astype(np.float32) / 8).astype(dt)
+
+
+def seed(*parts: object) -> int:
+    """A stable RNG seed from a test's parameters (str hashes vary between runs)."""
+    return zlib.crc32(repr(parts).encode())
