@@ -39,13 +39,12 @@ TARGET_FUNCTIONS = {
 
 
 def lower_for(module: ModuleOp, target: Target) -> ModuleOp:
-    """Verify `module` for `target` and return a lowered copy (the input is not changed)."""
-    from passes.lower import LowerPass
-    from passes.verify_target import verify_target
+    """A copy of `module` through `pto-pipeline{target}` (verify, SSA -> DPS, implicit
+    tmps, memory plan, lowering); the input is not changed."""
+    from passes.pipeline import PipelinePass
 
-    verify_target(module, target)
     lowered = module.clone()
-    LowerPass(target).apply(Context(), lowered)
+    PipelinePass(target).apply(Context(), lowered)
     return lowered
 
 

@@ -3,7 +3,7 @@ The interpreter's memory model (issue: "Memory model").
 
 - GM: the caller's NumPy arrays. A `!pto.ptr<T>` is its array flattened; a view
   (`GmView`) is that buffer with an element offset, a shape and element strides.
-- UB: one byte array per run (size per target), in which `alloc_tile addr = A`
+- UB: one byte array per run (size per target: pto_dialect.targets.ON_CHIP_BYTES), in which `alloc_tile addr = A`
   places tiles, so tiles at overlapping addresses alias as on hardware. A tile
   without an address gets a private buffer.
 - A tile (`Tile`) is stored in its physical, padded layout: element (r, c) at
@@ -21,9 +21,6 @@ from math import prod
 import numpy as np
 
 from pto_dialect.types import TileTypeBase
-
-UB_BYTES = {"cpu": 253952, "a2a3": 196608, "a5": 253952}
-"""Unified Buffer per target (syntax.md §7); cpu models the a5 size."""
 
 
 class RuntimeFault(Exception):

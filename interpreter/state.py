@@ -10,13 +10,9 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.targets import Target
+from pto_dialect.targets import ON_CHIP_BYTES, Target
 
-from interpreter.memory import UB_BYTES, RuntimeFault
-
-L1_BYTES = 512 * 1024
-ON_CHIP_BYTES = {"vec": UB_BYTES, "mat": {t: L1_BYTES for t in UB_BYTES}}
-"""Byte arrays in which addressed tiles are placed, per tile loc and target."""
+from interpreter.memory import RuntimeFault
 
 
 @dataclass

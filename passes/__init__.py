@@ -47,9 +47,33 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return load
 
+    def ssa_to_dps():
+        from passes.ssa_to_dps import SsaToDpsPass
+
+        return SsaToDpsPass
+
+    def implicit_tmp():
+        from passes.implicit_tmp import MaterializeImplicitTmpPass
+
+        return MaterializeImplicitTmpPass
+
+    def plan_memory():
+        from passes.plan_memory import PlanMemoryPass
+
+        return PlanMemoryPass
+
+    def pipeline():
+        from passes.pipeline import PipelinePass
+
+        return PipelinePass
+
     return {
         "pto-verify-target": verify_target,
+        "pto-ssa-to-dps": ssa_to_dps,
+        "pto-materialize-implicit-tmp": implicit_tmp,
+        "pto-plan-memory": plan_memory,
         "pto-lower": lower,
+        "pto-pipeline": pipeline,
         **{f"convert-pto-to-{t}": convert_to(t) for t in ("cpu", "a2a3", "a5")},
         "canonicalize": canonicalize,
         "dce": dce,

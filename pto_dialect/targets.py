@@ -19,6 +19,18 @@ TARGET_SPELLINGS: dict[str, Target] = {"cpu": "cpu", "a2a3": "a2a3", "a2": "a2a3
 
 _A5_DEVICE_SPECS = ("Ascend950", "Ascend910_95")
 
+ON_CHIP_BYTES: dict[str, dict[Target, int]] = {
+    "vec": {"cpu": 253952, "a2a3": 196608, "a5": 253952},
+    "mat": {"cpu": 524288, "a2a3": 524288, "a5": 524288},
+}
+"""Bytes of each on-chip memory that tiles are placed in, per tile loc and target
+(syntax.md §7: UB 192 KiB on a2a3, 248 KiB on a5; cpu models a5; L1 512 KiB)."""
+
+A5_SIMT_UB_BYTES = 216 * 1024
+"""a5 kernels that launch the SIMT MGATHER: 256 KiB - 8 KiB reserved - 32 KiB data cache."""
+A5_SIMT_DEFAULT_UB_BYTES = 128 * 1024
+"""... of which a kernel may use more than this only by declaring `pto.dyn_ubuf_size`."""
+
 
 def normalize_target(name: str) -> Target:
     """The target a command-line spelling names; ValueError for an unknown one."""

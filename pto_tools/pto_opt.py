@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from collections.abc import Sequence
 from typing import IO
 
@@ -28,6 +29,7 @@ from pto_dialect.diagnostics import PtoError
 from pto_dialect.parser import parse_module, verify_located
 from pto_dialect.targets import TARGET_SPELLINGS, resolve_target
 
+from passes.memory_plan import check_manual_addresses, memory_plan_report
 from passes.verify_target import verify_target
 
 DESCRIPTION = """\
@@ -79,6 +81,11 @@ class PtoOptMain(xDSLOptMain):
             "pto.target_arch attribute, else a2a3",
         )
         arg_parser.set_defaults(target="mlir")
+        arg_parser.add_argument(
+            "--print-memory-plan",
+            action="store_true",
+            help="after the passes, print each function's tile addresses, sizes, live ranges and peak use",
+        )
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         # every input is MLIR text whatever its extension (.pto, .mlir, .out, ...)
@@ -110,8 +117,20 @@ class PtoOptMain(xDSLOptMain):
         self.target = resolve_target(self.args.pto_target, module)
         if not self.args.disable_verify:
             verify_target(module, self.target)
+            check_manual_addresses(module, self.target)
         self.apply_passes(module)
-        return self.output_resulting_program(module)
+        output = self.output_resulting_program(module)
+        if self.args.print_memory_plan:
+            output += memory_plan_report(module, self.target)
+        return output
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Passes with a `target` option left unset run for the resolved target."""
+        passes = tuple(
+            replace(p, target=self.target) if getattr(p, "target", "") is None else p
+            for p in self.pipeline.passes
+        )
+        replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 
     def run(self):
         chunks, _ = self.prepare_input()

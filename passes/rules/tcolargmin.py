@@ -41,6 +41,9 @@ class TColArgMinRules:
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
     """tmp holds src-typed values and must be large enough (a2a3)."""
+    implicit_tmp: str | None
+    """What pto-materialize-implicit-tmp adds when tmp is omitted: "like_src" (src's type,
+    shape and valid shape: always legal), "smallest" (1 x 32 bytes: the tmp is unused), None."""
     note: str
 
 
@@ -51,6 +54,7 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
         value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
         value_form_src_blayouts=("row_major",),
         tmp_same_type=False,
+        implicit_tmp=None,
         note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
         "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
     ),
@@ -60,6 +64,7 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
         value_index_types_by_src_bytes={2: INT16, 4: INT32},
         value_form_src_blayouts=("row_major", "col_major"),
         tmp_same_type=True,
+        implicit_tmp="like_src",
         note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
         "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
         "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
@@ -71,6 +76,7 @@ TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
         value_index_types_by_src_bytes={2: INT16, 4: INT32},
         value_form_src_blayouts=("row_major", "col_major"),
         tmp_same_type=False,
+        implicit_tmp="smallest",
         note="Any 1/2/4-byte type the interpreter can compare (hif8 has no numeric model here "
         "and is rejected); tmp is accepted but unused.",
     ),
@@ -175,5 +181,6 @@ def describe() -> list[tuple[str, dict[Target, str]]]:
         ("value+index: src blayout", per(lambda r: ", ".join(r.value_form_src_blayouts))),
         ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", per(lambda r: "yes")),
         ("tmp", per(lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src" if r.tmp_same_type else "vec, row_major; unused")),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", per(lambda r: {"like_src": "src's type, shape and valid shape", "smallest": "1 x 32 bytes of src's type", None: "none (unused)"}[r.implicit_tmp])),
         ("why", per(lambda r: r.note)),
     ]

@@ -45,6 +45,8 @@ class TGatherRules:
     """Index form: indices element types, per data element width."""
     index_needs_tmp: bool
     """Index form: tmp required, of the indices' type, shape = indices valid shape."""
+    implicit_index_tmp: bool
+    """pto-materialize-implicit-tmp adds the smallest tile when the index form omits tmp."""
     mask_types: frozenset[str]
     """Mask form: src / dst element types (equal sizes)."""
     mask_col_axis_types: frozenset[str]
@@ -68,6 +70,7 @@ TGATHER_RULES: dict[Target, TGatherRules] = {
         index_data_types=STANDARD | INT64,
         index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
         index_needs_tmp=False,
+        implicit_index_tmp=False,
         mask_types=STANDARD | INT64,
         mask_col_axis_types=STANDARD | INT64,
         compare=False,
@@ -83,6 +86,7 @@ TGATHER_RULES: dict[Target, TGatherRules] = {
         index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
         index_types_by_data_bytes={2: INT32, 4: INT32},
         index_needs_tmp=True,
+        implicit_index_tmp=False,
         mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
         mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
         compare=True,
@@ -97,6 +101,7 @@ TGATHER_RULES: dict[Target, TGatherRules] = {
         index_data_types=STANDARD | FP8 | HIF8 | INT64,
         index_types_by_data_bytes={1: INT16, 2: INT16 | INT32, 4: INT32, 8: INT32},
         index_needs_tmp=False,
+        implicit_index_tmp=True,
         mask_types=STANDARD | FP8 | HIF8 | INT64,
         mask_col_axis_types=STANDARD | FP8 | HIF8,
         compare=True,
@@ -248,6 +253,7 @@ def describe() -> list[tuple[str, dict[Target, str]]]:
         ("index: indices element type per data width", per(lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.index_types_by_data_bytes.items())))),
         ("index: dst and indices valid cols == cols", per(lambda r: "yes")),
         ("index: tmp (indices' type, shape = indices valid shape)", per(lambda r: "required" if r.index_needs_tmp else "optional, unused")),
+        ("index: tmp added when omitted (pto-materialize-implicit-tmp)", per(lambda r: "1 x 32 bytes of the indices' type" if r.implicit_index_tmp else "none")),
         ("mask: src/dst element type (row axis)", per(lambda r: spell(r.mask_types))),
         ("mask: src/dst element type (col axis)", per(lambda r: spell(r.mask_col_axis_types))),
         ("mask: vec, row-major ND, dst valid cols == cols, valid shapes match the pattern factor", per(lambda r: "yes")),

@@ -1,0 +1,42 @@
+"""`pto-pipeline{target=T}`: verify, SSA -> DPS, implicit tmps, plan memory, lower."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from pto_dialect.targets import module_target
+
+from passes.implicit_tmp import MaterializeImplicitTmpPass
+from passes.lower import LowerPass
+from passes.plan_memory import PlanMemoryPass
+from passes.ssa_to_dps import SsaToDpsPass
+from passes.verify_target import VerifyTargetPass
+
+
+@dataclass(frozen=True)
+class PipelinePass(ModulePass):
+    """
+    The whole path from a verified kernel to target ops, in order:
+    pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
+    pto-lower. Option: target (default: the module's pto.target_arch, else a2a3).
+    """
+
+    name = "pto-pipeline"
+
+    target: Literal["cpu", "a2a3", "a5"] | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = self.target or module_target(op)
+        for stage in (
+            VerifyTargetPass(target),
+            SsaToDpsPass(),
+            MaterializeImplicitTmpPass(target),
+            PlanMemoryPass(target),
+            LowerPass(target),
+        ):
+            stage.apply(ctx, op)

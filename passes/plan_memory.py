@@ -1,0 +1,47 @@
+"""`pto-plan-memory{target=T}`: give every unaddressed tile an address (passes/memory_plan.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from pto_dialect.ops import AllocTileOp
+from pto_dialect.targets import module_target
+
+from passes.memory_plan import check_manual_addresses, plan_function
+
+
+@dataclass(frozen=True)
+class PlanMemoryPass(ModulePass):
+    """
+    Place every `pto.alloc_tile` without `addr` in its memory: 32-byte aligned (512 for
+    left/right/acc), never over a tile live at the same time (addressed tiles included),
+    reusing space of tiles no longer live; lowest free address first, in program order.
+    Fails, located at the tile, when the live tiles do not fit the target's budget.
+    Option: target = cpu | a2a3 | a5 (default: the module's pto.target_arch, else a2a3).
+    """
+
+    name = "pto-plan-memory"
+
+    target: Literal["cpu", "a2a3", "a5"] | None = None
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = self.target or module_target(op)
+        check_manual_addresses(op, target)
+        for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
+            for b in plan_function(f, target):
+                alloc = b.alloc
+                if alloc.addr is not None or b.addr is None:
+                    continue
+                addr = arith.ConstantOp(IntegerAttr(b.addr, i64))
+                placed = AllocTileOp(alloc.tile, addr.result, alloc.valid_row, alloc.valid_col)
+                placed.attributes.update(alloc.attributes)
+                addr.location = placed.location = alloc.location
+                Rewriter.insert_op(addr, InsertPoint.before(alloc))
+                Rewriter.replace_op(alloc, placed)

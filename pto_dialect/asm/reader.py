@@ -1,0 +1,268 @@
+"""
+Reading the PTO assembly form (pto_asm.lark) into SSA IR.
+
+A file becomes one `func.func`, named after the file (`function_name`, by default `main`):
+- its arguments are the names used before they are defined, in order of first use,
+  typed by the instruction that first uses them;
+- each instruction becomes its SSA op: `%d = mgather %m, %i : Tm, Ti -> Td` is
+  `%d = pto.mgather %m, %i {coalesce = #pto<coalesce row>} : (Tm, Ti) -> Td`;
+- it returns the results that no later instruction uses, in order of definition.
+
+Short spellings are filled in as short_forms.py says. Types and attribute values are
+read by xDSL's parser, `!pto.memref<...>` as `!pto.partition_tensor_view<...>`.
+Every error, from the grammar or from the meaning of a name, is a PtoError worded
+`FILE:LINE:COL: error: ...`; the module is returned unverified.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+from lark import Lark, Token, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark.lexer import PatternStr
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, IRWithName, Region, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
+
+from pto_dialect.asm.short_forms import IMPLIED_ATTRIBUTES, INSTRUCTIONS, implied_tgather_indices
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.types import PartitionTensorViewType
+
+ASM_EXTENSION = "ptoasm"
+"""File extension of the PTO assembly form."""
+
+MEMREF = "!pto.memref"
+"""The assembly form's name for a GM view, `!pto.partition_tensor_view`."""
+
+_TERMINAL_DESCRIPTIONS = {
+    "VALUE": "a value name (%name)",
+    "OPCODE": " or ".join(f"'{name}'" for name in INSTRUCTIONS),
+    "ATTRIBUTE_NAME": "an attribute name",
+    "ATTRIBUTE_VALUE": "an attribute value",
+    "TYPE": "a type",
+}
+
+
+@cache
+def asm_grammar() -> Lark:
+    return Lark(
+        Path(__file__).with_name("pto_asm.lark").read_text(), parser="lalr", lexer="contextual"
+    )
+
+
+def read_asm(
+    ctx: Context, text: str, file_name: str, function_name: str = "main", line_offset: int = 0
+) -> ModuleOp:
+    """The module holding the function that `text` spells (not verified); PtoError on bad input.
+
+    `line_offset` is the line of the file where `text` starts (a `--split-input-file` chunk).
+    """
+    return _Reader(ctx, text, file_name, line_offset).read(function_name)
+
+
+class _Reader:
+    def __init__(self, ctx: Context, text: str, file_name: str, line_offset: int):
+        self.ctx = ctx
+        self.input = Input(text, file_name)
+        self.file = StringAttr(file_name)
+        self.line_offset = line_offset
+        self.block = Block()
+        self.values: dict[str, SSAValue] = {}
+        self.first_seen: dict[str, Token] = {}
+        self.results: list[SSAValue] = []
+
+    # -- errors -----------------------------------------------------------------
+
+    def error(self, start: int, end: int, message: str) -> PtoError:
+        span = Span(start, max(end, start), self.input, self.line_offset)
+        return PtoError.from_parse_error(ParseError(span, message))
+
+    def error_at(self, token: Token, message: str) -> PtoError:
+        return self.error(token.start_pos or 0, token.end_pos or 0, message)
+
+    def where(self, token: Token) -> str:
+        return f"{token.line + self.line_offset}:{token.column}"
+
+    def syntax_error(self, e: UnexpectedInput) -> PtoError:
+        if isinstance(e, UnexpectedToken):
+            expected, token = e.expected, e.token
+            found = "end of file" if token.type == "$END" else f"'{token}'"
+            start = token.start_pos or 0
+            end = start + len(token)
+        else:
+            assert isinstance(e, UnexpectedCharacters)
+            expected, start = e.allowed, e.pos_in_stream
+            found, end = f"'{e.char}'", start + 1
+        return self.error(start, end, f"expected {_describe(expected)}, found {found}")
+
+    # -- reading ----------------------------------------------------------------
+
+    def read(self, function_name: str) -> ModuleOp:
+        try:
+            tree = asm_grammar().parse(self.input.content)
+        except UnexpectedInput as e:
+            raise self.syntax_error(e) from None
+        for instruction in tree.children:
+            assert isinstance(instruction, Tree)
+            self.instruction(instruction)
+        outputs = [r for r in self.results if not r.uses]
+        self.block.add_op(ReturnOp(*outputs))
+        function = FuncOp(
+            function_name,
+            ([a.type for a in self.block.args], [r.type for r in outputs]),
+            Region(self.block),
+        )
+        return ModuleOp([function])
+
+    def instruction(self, tree: Tree) -> None:
+        results, opcode, operands, *rest = tree.children
+        attributes = rest[0] if len(rest) == 3 else None
+        operand_types, result_types = rest[-2:]
+        assert isinstance(results, Tree) and isinstance(opcode, Token)
+        assert isinstance(operands, Tree) and isinstance(operand_types, Tree)
+        assert isinstance(result_types, Tree)
+
+        result_tokens = _tokens(results)
+        operand_tokens = _tokens(operands)
+        out_types = [self.type(t) for t in _tokens(result_types)]
+        if len(out_types) != len(result_tokens):
+            raise self.error_at(
+                _tokens(result_types)[0],
+                f"expected {len(result_tokens)} result type(s) for {len(result_tokens)} result(s), "
+                f"found {len(out_types)}",
+            )
+        attrs = dict(IMPLIED_ATTRIBUTES.get(str(opcode), {}))
+        if attributes is not None:
+            attrs |= self.attribute_dict(attributes)
+        in_types = self.operand_types(str(opcode), operand_tokens, _tokens(operand_types), out_types, attrs)
+        ins = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types)]
+
+        op = INSTRUCTIONS[str(opcode)].from_parts(ins, [], out_types, attrs)
+        op.location = FileLineColLoc(
+            self.file, IntAttr(result_tokens[0].line + self.line_offset), IntAttr(result_tokens[0].column)
+        )
+        self.block.add_op(op)
+        for token, result in zip(result_tokens, op.results):
+            self.define(token, result)
+
+    def operand_types(
+        self,
+        opcode: str,
+        operands: list[Token],
+        type_tokens: list[Token],
+        out_types: list[Attribute],
+        attrs: dict[str, Attribute],
+    ) -> list[Attribute]:
+        types = [self.type(t) for t in type_tokens]
+        if len(types) == len(operands):
+            return types
+        short_tgather = (
+            opcode == "tgather"
+            and (len(operands), len(types), len(out_types)) == (2, 1, 1)
+            and "maskPattern" not in attrs
+        )
+        if short_tgather and (indices := implied_tgather_indices(out_types[0])) is not None:
+            return [types[0], indices]
+        raise self.error_at(
+            type_tokens[0],
+            f"expected {len(operands)} operand type(s) for {len(operands)} operand(s), found {len(types)}",
+        )
+
+    # -- names --------------------------------------------------------------------
+
+    def use(self, token: Token, type_: Attribute) -> SSAValue:
+        """The value a name refers to; a name not defined yet becomes a function argument."""
+        name = str(token)
+        if (value := self.values.get(name)) is None:
+            value = self.block.insert_arg(type_, len(self.block.args))
+            self.name(value, token)
+        elif value.type != type_:
+            raise self.error_at(
+                token,
+                f"{name} is used as {_spelled(type_)}, but it is {_spelled(value.type)} "
+                f"(first seen at {self.where(self.first_seen[name])})",
+            )
+        return value
+
+    def define(self, token: Token, value: SSAValue) -> None:
+        name = str(token)
+        if name in self.values:
+            first = self.first_seen[name]
+            how = "defined" if self.values[name] in self.results else "used before its definition, as a function argument,"
+            raise self.error_at(token, f"redefinition of {name}, {how} at {self.where(first)}")
+        self.name(value, token)
+        self.results.append(value)
+
+    def name(self, value: SSAValue, token: Token) -> None:
+        name = str(token)
+        self.values[name] = value
+        self.first_seen[name] = token
+        if IRWithName.is_valid_name(hint := name[1:]):  # %12 stays unnamed
+            value.name_hint = hint
+
+    # -- types and attributes -------------------------------------------------------
+
+    def type(self, token: Token) -> Attribute:
+        text = str(token)
+        if text.startswith(MEMREF + "<"):
+            return self.parse(token, f"!{PartitionTensorViewType.name}", len(MEMREF), Parser.parse_type)
+        return self.parse(token, "", 0, Parser.parse_type)
+
+    def attribute_dict(self, tree: Tree) -> dict[str, Attribute]:
+        attrs: dict[str, Attribute] = {}
+        for entry in tree.children:
+            assert isinstance(entry, Tree)
+            name, value = _tokens(entry)
+            if str(name) in attrs:
+                raise self.error_at(name, f"duplicate attribute '{name}'")
+            attrs[str(name)] = self.parse(value, "", 0, Parser.parse_attribute)
+        return attrs
+
+    def parse(self, token: Token, prefix: str, replaced: int, parse) -> Attribute:
+        """Parse the token's text with xDSL, its first `replaced` characters read as `prefix`;
+        errors point into the token."""
+        start = token.start_pos or 0
+        text = prefix + str(token)[replaced:]
+        shift = len(prefix) - replaced
+
+        def in_token(offset: int) -> int:
+            return start + max(offset - shift, 0)
+
+        parser = Parser(self.ctx, text, self.input.name)
+        try:
+            attribute = parse(parser)
+        except ParseError as e:
+            raise self.error(in_token(e.span.start), in_token(e.span.end), e.msg) from None
+        except VerifyException as e:
+            raise self.error_at(token, str(e)) from None
+        if parser.pos != len(text):
+            raise self.error(in_token(parser.pos), start + len(token), "unexpected text after the attribute")
+        return attribute
+
+
+def _tokens(tree: Tree) -> list[Token]:
+    tokens = [child for child in tree.children if isinstance(child, Token)]
+    assert len(tokens) == len(tree.children)
+    return tokens
+
+
+def _describe(terminals: Iterable[str]) -> str:
+    grammar = asm_grammar()
+    words: list[str] = []
+    for name in sorted(terminals):
+        pattern = grammar.get_terminal(name).pattern
+        words.append(f"'{pattern.value}'" if isinstance(pattern, PatternStr) else _TERMINAL_DESCRIPTIONS[name])
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
+def _spelled(type_: Attribute) -> str:
+    text = str(type_)
+    view = f"!{PartitionTensorViewType.name}"
+    return MEMREF + text[len(view):] if text.startswith(view) else text
