@@ -36,15 +36,17 @@ def widen(idx: np.ndarray, width: int) -> np.ndarray:
 def capacity(name: str, table: GmView) -> int:
     """The extent an index is bounded by, as the lowered op's `capacity` names it."""
     s = table.shape5
-    c0 = C0_BYTES // table.buffer.itemsize
-    extents = {
-        "S3": s[3],
-        "S0*S1*S2*S3": prod(s[:4]),
-        "S0*S1*S2*S3*S4": prod(s),
-        "LR": s[2] * FRACTAL_NZ_ROW,
-        "LR*LC": s[2] * FRACTAL_NZ_ROW * s[0] * s[1] * c0,
-    }
-    return extents[name]
+    if name == "S3":
+        return s[3]
+    if name == "S0*S1*S2*S3":
+        return s[0] * s[1] * s[2] * s[3]
+    if name == "S0*S1*S2*S3*S4":
+        return prod(s)
+    logical_rows = s[2] * FRACTAL_NZ_ROW
+    if name == "LR":
+        return logical_rows
+    assert name == "LR*LC", name
+    return logical_rows * s[0] * s[1] * (C0_BYTES // table.buffer.itemsize)
 
 
 def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarray | None]:
@@ -93,7 +95,12 @@ def row_indices(idx: Tile | GmView, count: int) -> np.ndarray:
 
 
 def stride(name: str, table: GmView, dst: Tile) -> int:
-    return {"T3": table.strides5[3], "T4": table.strides5[4], "valid_cols": dst.valid_col, "1": 1}[name]
+    """A row or column stride, as the lowered op's `row_stride` / `col_stride` names it."""
+    if name == "1":
+        return 1
+    if name == "valid_cols":
+        return dst.valid_col
+    return table.strides5[3 if name == "T3" else 4]
 
 
 def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stride: int, col_stride: int) -> np.ndarray:
