@@ -302,7 +302,7 @@ def compare_keys(src: np.ndarray, k: np.ndarray, compare: str) -> tuple[np.ndarr
     return as_u32(src), as_u32(k)[:, None]
 
 
-def tgather_compare(src: Tile, k, dst: Tile, cdst: Tile, *, cmp_mode: CmpMode, offset: int,
+def tgather_compare(src: Tile, dst: Tile, cdst: Tile, *, cmp_mode: CmpMode, offset: int,
                     index_numbering: str, compare: str, k_per_row: np.ndarray) -> None:
     """Per row i: the indices of columns j with cmp(src[i, j], k_i), packed left; cdst[i] = count."""
     vr, vc = src.valid_shape

@@ -159,7 +159,7 @@ def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: 
         else:
             per_row = np.full(vr, k, dtype=src.flat.dtype)
         kernels.tgather_compare(
-            src, k, dst, cdst,
+            src, dst, cdst,
             cmp_mode=op.cmp_mode.data, offset=op.offset.value.data,
             index_numbering=op.index_numbering.data, compare=op.compare.data, k_per_row=per_row,
         )

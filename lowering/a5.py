@@ -168,8 +168,8 @@ PTO_A5 = Dialect(
     [VRegType],
 )
 
-def register_gather_types(data: TileTypeBase, indices: TileTypeBase) -> tuple[Attribute, Attribute]:
-    """(lane type, index lane type) of the UB register gather for this data / index pair."""
+def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
+    """(lane type, index lane type) of the UB register gather for data of this tile type."""
     width = data.element.bytes
     lane = data.element_type
     if width == 1:  # b8 is gathered into b16 lanes, zero-extended (reg-gather.md)
@@ -228,7 +228,7 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         assert isinstance(src, TileBufType) and isinstance(indices, TileBufType)
         if src.element.bytes == 2 and indices.element.bytes == 4:
             return  # the vgather2_bc variant: lowered as one op by the table
-        lane, index_lane = register_gather_types(src, indices)
+        lane, index_lane = register_gather_types(src)
         load = LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
         gather = GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
         store = StoreOp.build(operands=[gather.result, op.dst])
