@@ -20,7 +20,7 @@ from math import prod
 
 import numpy as np
 
-from pto_dialect.types import TileTypeBase
+from pto_dialect.types import TileTypeBase, gm_shape5, gm_strides5
 
 
 class RuntimeFault(Exception):
@@ -91,14 +91,11 @@ class GmView:
     @property
     def shape5(self) -> tuple[int, ...]:
         """Right-aligned to pto-isa's 5-D `Shape<S0..S4>`."""
-        return (1,) * (5 - len(self.shape)) + self.shape[-5:]
+        return gm_shape5(self.shape)
 
     @property
     def strides5(self) -> tuple[int, ...]:
-        """Strides of `shape5`; padded leading dims (extent 1) get tight strides."""
-        dims, strides = self.shape[-5:], self.strides[-5:]
-        lead = strides[0] * dims[0] if dims else 1
-        return (lead,) * (5 - len(dims)) + strides
+        return gm_strides5(self.shape, self.strides)
 
     def array(self) -> np.ndarray:
         """The window as a strided NumPy view of the buffer (reads and writes go through)."""

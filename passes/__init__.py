@@ -39,6 +39,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LowerPass
 
+    def emit_cpp():
+        from passes.emit_cpp import EmitCppPass
+
+        return EmitCppPass
+
     def convert_to(target):
         def load():
             from passes.lower import _alias
@@ -75,6 +80,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "pto-lower": lower,
         "pto-pipeline": pipeline,
         **{f"convert-pto-to-{t}": convert_to(t) for t in ("cpu", "a2a3", "a5")},
+        "pto-emit-cpp": emit_cpp,
         "canonicalize": canonicalize,
         "dce": dce,
         "cse": cse,

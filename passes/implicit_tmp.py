@@ -14,6 +14,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, TColArgMinOp, TGatherForm, TGatherOp
 from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.targets import module_target
 from pto_dialect.types import TileBufType, TileTypeBase
 
 from passes.rules.tcolargmin import TCOLARGMIN_RULES
@@ -56,17 +57,18 @@ class MaterializeImplicitTmpPass(ModulePass):
     always legal; a5: the smallest tile, as the hardware ignores it); where an index-form
     `tgather` omits it on a5, add the smallest tile. What each target needs is in its
     rule table (passes/rules/). Implicit tmps are unaddressed: the planner places them.
-    Option: target = cpu | a2a3 | a5.
+    Option: target = cpu | a2a3 | a5 (default: the module's pto.target_arch, else a2a3).
     """
 
     name = "pto-materialize-implicit-tmp"
 
-    target: Literal["cpu", "a2a3", "a5"] = "a2a3"
+    target: Literal["cpu", "a2a3", "a5"] | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = self.target or module_target(op)
         for inst in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.is_dps]:
             if isinstance(inst, TColArgMinOp) and inst.tmp is None:
-                how = TCOLARGMIN_RULES[self.target].implicit_tmp
+                how = TCOLARGMIN_RULES[target].implicit_tmp
                 if how == "like_src":
                     _add_tmp(inst, _like_src(inst, inst.src))
                 elif how == "smallest":
@@ -77,7 +79,7 @@ class MaterializeImplicitTmpPass(ModulePass):
                 isinstance(inst, TGatherOp)
                 and inst.form == TGatherForm.INDEX
                 and len(inst.ins) == 2
-                and TGATHER_RULES[self.target].implicit_index_tmp
+                and TGATHER_RULES[target].implicit_index_tmp
             ):
                 indices = inst.ins[1].type
                 assert isinstance(indices, TileTypeBase)

@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.dialects import func
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.ops import AllocTileOp, MGatherOp
+from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.targets import A5_SIMT_DEFAULT_UB_BYTES, A5_SIMT_UB_BYTES, ON_CHIP_BYTES, Target
 from pto_dialect.types import TileTypeBase
@@ -28,24 +29,37 @@ DYN_UBUF_ATTR = "pto.dyn_ubuf_size"
 
 @dataclass
 class Buffer:
-    """One tile allocation: its space, size, live range and (once known) address."""
+    """One tile placement (an alloc_tile, or a tassign moving a tile): its space, size,
+    live range and (once known) address."""
 
-    alloc: AllocTileOp
+    alloc: AllocTileOp | TAssignOp
     size: int
     start: int
     end: int
     addr: int | None
+    moved_from: Buffer | None = None
+    """For a tassign: the placement of the same tile it replaces."""
 
     @property
     def space(self) -> str:
-        return self.alloc.tile.loc.data
+        tile = self.alloc.result.type
+        assert isinstance(tile, TileTypeBase)
+        return tile.loc.data
 
     @property
-    def name(self) -> str:
+    def label(self) -> str:
+        """`%t`, or `tile at FILE:LINE:COL` for a value without a name (lists, tables)."""
         hint = self.alloc.result.name_hint
         return f"%{hint}" if hint else f"tile at {_where(self.alloc)}"
 
+    @property
+    def name(self) -> str:
+        """`tile %t`, or `tile at FILE:LINE:COL` (sentences)."""
+        return self.label if self.label.startswith("tile ") else f"tile {self.label}"
+
     def live_with(self, other: Buffer) -> bool:
+        if self.moved_from is other or other.moved_from is self:
+            return False  # one tile, before and after its tassign
         return self.start <= other.end and other.start <= self.end
 
     def overlaps(self, other: Buffer) -> bool:
@@ -66,9 +80,10 @@ def buffers_of(f: func.FuncOp) -> list[Buffer]:
     last_inside: dict[Operation, int] = {}
     for op in reversed(ordered):  # nested ops come after their parent in pre-order
         last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
-    out = []
+    out: list[Buffer] = []
+    by_value: dict[SSAValue, Buffer] = {}
     for op in f.walk():
-        if not isinstance(op, AllocTileOp):
+        if not isinstance(op, AllocTileOp | TAssignOp):
             continue
         end = position[op]
         for use in op.result.uses:
@@ -78,7 +93,12 @@ def buffers_of(f: func.FuncOp) -> list[Buffer]:
             if user is not None:
                 end = max(end, last_inside[user])
         addr = constant_index(op.addr) if op.addr is not None else None
-        out.append(Buffer(op, op.tile.size_bytes, position[op], end, addr))
+        tile = op.result.type
+        assert isinstance(tile, TileTypeBase)
+        moved = by_value.get(op.tile) if isinstance(op, TAssignOp) else None
+        buffer = Buffer(op, tile.size_bytes, position[op], end, addr, moved)
+        by_value[op.result] = buffer
+        out.append(buffer)
     return out
 
 
@@ -93,7 +113,9 @@ def budget(f: func.FuncOp, space: str, target: Target) -> tuple[int, str]:
             f"the {A5_SIMT_DEFAULT_UB_BYTES} bytes of UB a SIMT MGATHER kernel gets on a5 without "
             f"{DYN_UBUF_ATTR} (at most {A5_SIMT_UB_BYTES})"
         )
-    size = declared.value.data  # pyright: ignore[reportAttributeAccessIssue]
+    if not isinstance(declared, IntegerAttr) or declared.value.data < 0:
+        raise PtoError.at_op(f, f"{DYN_UBUF_ATTR} must be a non-negative integer byte count, got {declared}")
+    size = declared.value.data
     if size > A5_SIMT_UB_BYTES:
         raise PtoError.at_op(
             f, f"{DYN_UBUF_ATTR} = {size} exceeds the {A5_SIMT_UB_BYTES} bytes of UB a SIMT MGATHER kernel can have on a5"
@@ -121,13 +143,13 @@ def check_manual_addresses(module: Operation, target: Target) -> None:
         for b in placed:
             limit, what = budget(f, b.space, target)
             if b.addr + b.size > limit:
-                raise PtoError.at_op(b.alloc, f"tile {b.name} ends at byte {b.addr + b.size}, beyond {what}")
+                raise PtoError.at_op(b.alloc, f"{b.name} ends at byte {b.addr + b.size}, beyond {what}")
         for i, a in enumerate(placed):
             for b in placed[i + 1 :]:
                 if a.space == b.space and a.live_with(b) and a.overlaps(b):
                     raise PtoError.at_op(
                         b.alloc,
-                        f"tile {b.name} at bytes [{b.addr}, {b.addr + b.size}) overlaps tile {a.name} "
+                        f"{b.name} at bytes [{b.addr}, {b.addr + b.size}) overlaps {a.name} "
                         f"at [{a.addr}, {a.addr + a.size}) while both are live",
                     )
 
@@ -137,7 +159,7 @@ def plan_function(f: func.FuncOp, target: Target) -> list[Buffer]:
     buffers = buffers_of(f)
     placed = [b for b in buffers if b.addr is not None]
     for b in sorted((b for b in buffers if b.addr is None), key=lambda b: (b.start, -b.size)):
-        if b.space not in ON_CHIP_BYTES:
+        if b.space not in ON_CHIP_BYTES or isinstance(b.alloc, TAssignOp):
             continue
         align = TILE_ADDRESS_ALIGNMENT.get(b.space, 32)
         addr = 0
@@ -149,7 +171,7 @@ def plan_function(f: func.FuncOp, target: Target) -> list[Buffer]:
         limit, what = budget(f, b.space, target)
         if addr + b.size > limit:
             live = sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: -o.size)
-            largest = ", ".join(f"{o.name} ({o.size} bytes)" for o in [b, *live][:4])
+            largest = ", ".join(f"{o.label} ({o.size} bytes)" for o in [b, *live][:4])
             raise PtoError.at_op(
                 b.alloc,
                 f"{SPACE_NAMES[b.space]} overflow: needs {addr + b.size} bytes, target {target} has "
@@ -164,7 +186,7 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], target: Target) -> str:
     lines = [f"memory plan of @{f.sym_name.data} (target {target})", "", "| tile | space | bytes | address | live |", "|---|---|---|---|---|"]
     for b in buffers:
         addr = "-" if b.addr is None else str(b.addr)
-        lines.append(f"| {b.name} | {b.space} | {b.size} | {addr} | {b.start}..{b.end} |")
+        lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {b.start}..{b.end} |")
     if not buffers:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):

@@ -37,7 +37,7 @@ class PlanMemoryPass(ModulePass):
         for f in [o for o in op.walk() if isinstance(o, func.FuncOp)]:
             for b in plan_function(f, target):
                 alloc = b.alloc
-                if alloc.addr is not None or b.addr is None:
+                if not isinstance(alloc, AllocTileOp) or alloc.addr is not None or b.addr is None:
                     continue
                 addr = arith.ConstantOp(IntegerAttr(b.addr, i64))
                 placed = AllocTileOp(alloc.tile, addr.result, alloc.valid_row, alloc.valid_col)

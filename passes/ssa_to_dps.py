@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -39,6 +39,8 @@ class SsaToDpsPass(ModulePass):
             buffers = [AllocTileOp(buffer_type(r.type)) for r in ssa_op.res]
             attrs = {**ssa_op.attributes, **ssa_op.properties}
             attrs.pop("operandSegmentSizes", None)
+            if "maskPattern" in attrs and "axis" not in attrs:  # SSA's default, spelled out
+                attrs["axis"] = StringAttr("row")
             dps = type(ssa_op).from_parts(ssa_op.ins, [b.result for b in buffers], [], attrs)
             for new in (*buffers, dps):
                 new.location = ssa_op.location
@@ -47,10 +49,11 @@ class SsaToDpsPass(ModulePass):
 
 
 def _convert_signature(f: func.FuncOp) -> None:
-    if not any(isinstance(t, TileType) for t in f.function_type.inputs.data):
+    inputs, outputs = f.function_type.inputs.data, f.function_type.outputs.data
+    if not any(isinstance(t, TileType) for t in (*inputs, *outputs)):
         return
     for arg in f.args:
         Rewriter.replace_value_with_new_type(arg, buffer_type(arg.type))
     f.function_type = FunctionType.from_lists(
-        [buffer_type(t) for t in f.function_type.inputs.data], list(f.function_type.outputs.data)
+        [buffer_type(t) for t in inputs], [buffer_type(t) for t in outputs]
     )

@@ -404,6 +404,22 @@ class IntAttrList(Data[tuple[int, ...]]):
         printer.print_string("[" + ", ".join(map(str, self.data)) + "]")
 
 
+GM_RANK = 5
+"""pto-isa's GlobalTensor rank: `Shape<S0, S1, S2, S3, S4>`."""
+
+
+def gm_shape5(shape: Sequence[int]) -> tuple[int, ...]:
+    """A view's shape right-aligned to the 5-D GM shape, leading dims 1 (syntax.md §3.3)."""
+    return (1,) * (GM_RANK - len(shape)) + tuple(shape[-GM_RANK:])
+
+
+def gm_strides5(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """The matching strides: padded leading dims (extent 1) get tight strides."""
+    dims, inner = tuple(shape[-GM_RANK:]), tuple(strides[-GM_RANK:])
+    lead = inner[0] * dims[0] if dims else 1
+    return (lead,) * (GM_RANK - len(dims)) + inner
+
+
 @dataclass(frozen=True, init=False)  # fields visible to __eq__, see TileTypeBase
 class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
     """`<d0 x d1 x ... x T>`, dims an integer or `?`."""

@@ -8,27 +8,37 @@ Built on xDSL's `xDSLOptMain` (which brings `-p`, `-o`, `--split-input-file`,
   diagnostics go to stdout and the exit code is 0, as in xDSL);
 - `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
   otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
-  output-format option of that name is not offered.
+  output-format option of that name is not offered;
+- `--from=mlir|asm` names the input's syntax (default: `asm` for a `.ptoasm` file,
+  else MLIR text); `--to=mlir|asm|cpp` the output's (default: `cpp` when the
+  pipeline ends with `pto-emit-cpp`, else MLIR text). An assembly file becomes a
+  function named after the file's stem (`main` on stdin).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import IO
 
+from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_dialect import make_context
+from pto_dialect.asm import ASM_EXTENSION, print_asm, read_asm
+from pto_dialect.cpp import emit_cpp
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.parser import parse_module, verify_located
 from pto_dialect.targets import TARGET_SPELLINGS, resolve_target
 
+from passes.emit_cpp import EmitCppPass
 from passes.memory_plan import check_manual_addresses, memory_plan_report
 from passes.verify_target import verify_target
 
@@ -40,7 +50,30 @@ examples:
   pto-opt kernel.pto --target a5           ... checking against the a5 target
   pto-opt kernel.pto -p PASS1,PASS2 -o out.pto
   pto-opt bad.pto --split-input-file --verify-diagnostics
+  pto-opt kernel.ptoasm                    read the PTO assembly form (also --from=asm)
+  pto-opt kernel.pto --to=asm              print SSA instructions in the PTO assembly form
+  pto-opt kernel.pto -p pto-emit-cpp       print a DPS kernel as pto-isa C++ (also --to=cpp)
 """
+
+
+@dataclass(frozen=True)
+class AsmTarget(Target):
+    """`--to=asm`: the PTO assembly form (pto_dialect/asm)."""
+
+    name = "asm"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(print_asm(module))
+
+
+@dataclass(frozen=True)
+class CppTarget(Target):
+    """`--to=cpp`: pto-isa C++ (pto_dialect/cpp)."""
+
+    name = "cpp"
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        output.write(emit_cpp(module))
 
 
 class PtoOptMain(xDSLOptMain):
@@ -59,6 +92,11 @@ class PtoOptMain(xDSLOptMain):
     def register_all_frontends(self):
         super().register_all_frontends()
         self.available_frontends["pto"] = self.available_frontends["mlir"]
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets[AsmTarget.name] = lambda: AsmTarget
+        self.available_targets[CppTarget.name] = lambda: CppTarget
 
     def register_all_passes(self):
         from passes import get_all_passes
@@ -82,6 +120,21 @@ class PtoOptMain(xDSLOptMain):
         )
         arg_parser.set_defaults(target="mlir")
         arg_parser.add_argument(
+            "--from",
+            dest="input_format",
+            choices=["mlir", "asm"],
+            default=None,
+            help=f"input syntax: MLIR text or the PTO assembly form; default: asm for a .{ASM_EXTENSION} file",
+        )
+        arg_parser.add_argument(
+            "--to",
+            dest="output_format",
+            choices=["mlir", "asm", "cpp"],
+            default=None,
+            help="output: MLIR text, the PTO assembly form or pto-isa C++; default: cpp when the "
+            "pipeline ends with pto-emit-cpp, else mlir",
+        )
+        arg_parser.add_argument(
             "--print-memory-plan",
             action="store_true",
             help="after the passes, print each function's tile addresses, sizes, live ranges and peak use",
@@ -102,13 +155,24 @@ class PtoOptMain(xDSLOptMain):
                 print(f"IR after {previous.name}:\n{module}\n\n\n")
 
         self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, verify_between)
+        passes = self.pipeline.passes
+        ends_with_cpp = bool(passes) and isinstance(passes[-1], EmitCppPass)
+        self.args.target = self.args.output_format or ("cpp" if ends_with_cpp else "mlir")
 
     # -- running ----------------------------------------------------------------
 
     def parse_text(self, text: str, offset: int) -> ModuleOp:
+        if self.reads_asm():
+            function = Path(self.args.input_file).stem if self.args.input_file else "main"
+            return read_asm(self.ctx, text, self.get_input_name(), function, offset)
         if _is_blank(text):
             return ModuleOp([])
         return parse_module(self.ctx, text, self.get_input_name(), offset)
+
+    def reads_asm(self) -> bool:
+        if self.args.input_format is not None:
+            return self.args.input_format == "asm"
+        return (self.args.input_file or "").endswith("." + ASM_EXTENSION)
 
     def process_chunk(self, text: str, offset: int) -> str:
         module = self.parse_text(text, offset)

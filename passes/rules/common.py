@@ -15,7 +15,7 @@ from xdsl.ir import SSAValue
 from pto_dialect.attributes import GmLayout
 from pto_dialect.dtypes import ELEMENT_TYPES, ElementType
 from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp
-from pto_dialect.types import ShapedViewBase, TileTypeBase
+from pto_dialect.types import ShapedViewBase, TileTypeBase, gm_shape5
 
 UNKNOWN = DYNAMIC_INDEX
 """A dimension not known statically (`?`); rules on it are checked at run time."""
@@ -141,7 +141,7 @@ class ViewFacts:
     @property
     def shape5(self) -> tuple[int, ...]:
         """`Shape<S0..S4>`: a rank-k view right-aligned, leading dims 1 (syntax.md §3.3)."""
-        return (1,) * (5 - len(self.shape)) + self.shape[-5:]
+        return gm_shape5(self.shape)
 
     @property
     def element_count(self) -> int:

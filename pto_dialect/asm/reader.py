@@ -8,7 +8,7 @@ A file becomes one `func.func`, named after the file (`function_name`, by defaul
   `%d = pto.mgather %m, %i {coalesce = #pto<coalesce row>} : (Tm, Ti) -> Td`;
 - it returns the results that no later instruction uses, in order of definition.
 
-Short spellings are filled in as short_forms.py says. Types and attribute values are
+Short spellings are filled in as forms.py says. Types and attribute values are
 read by xDSL's parser, `!pto.memref<...>` as `!pto.partition_tensor_view<...>`.
 Every error, from the grammar or from the meaning of a name, is a PtoError worded
 `FILE:LINE:COL: error: ...`; the module is returned unverified.
@@ -16,7 +16,7 @@ Every error, from the grammar or from the meaning of a name, is a PtoError worde
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
@@ -31,19 +31,31 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
-from pto_dialect.asm.short_forms import IMPLIED_ATTRIBUTES, INSTRUCTIONS, implied_tgather_indices
+from pto_dialect.asm.forms import (
+    IMPLIED_ATTRIBUTES,
+    INSTRUCTIONS,
+    MEMREF,
+    VIEW,
+    implied_tgather_indices,
+    spell_type,
+)
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.types import PartitionTensorViewType
 
 ASM_EXTENSION = "ptoasm"
 """File extension of the PTO assembly form."""
 
-MEMREF = "!pto.memref"
-"""The assembly form's name for a GM view, `!pto.partition_tensor_view`."""
+
+def _one_of(words: list[str]) -> str:
+    """`a`, `a or b`, `a, b or c`."""
+    if len(words) <= 1:
+        return "".join(words) or "nothing more"
+    return ", ".join(words[:-1]) + " or " + words[-1]
+
 
 _TERMINAL_DESCRIPTIONS = {
+    "$END": "end of file",
     "VALUE": "a value name (%name)",
-    "OPCODE": " or ".join(f"'{name}'" for name in INSTRUCTIONS),
+    "OPCODE": _one_of([f"'{name}'" for name in INSTRUCTIONS]),
     "ATTRIBUTE_NAME": "an attribute name",
     "ATTRIBUTE_VALUE": "an attribute value",
     "TYPE": "a type",
@@ -87,6 +99,10 @@ class _Reader:
     def error_at(self, token: Token, message: str) -> PtoError:
         return self.error(token.start_pos or 0, token.end_pos or 0, message)
 
+    def location(self, line: int, column: int) -> FileLineColLoc:
+        """Of a line and column of the text, in the file."""
+        return FileLineColLoc(self.file, IntAttr(line + self.line_offset), IntAttr(column))
+
     def where(self, token: Token) -> str:
         return f"{token.line + self.line_offset}:{token.column}"
 
@@ -96,11 +112,16 @@ class _Reader:
             found = "end of file" if token.type == "$END" else f"'{token}'"
             start = token.start_pos or 0
             end = start + len(token)
-        else:
-            assert isinstance(e, UnexpectedCharacters)
+        elif isinstance(e, UnexpectedCharacters):
             expected, start = e.allowed, e.pos_in_stream
             found, end = f"'{e.char}'", start + 1
-        return self.error(start, end, f"expected {_describe(expected)}, found {found}")
+        else:  # UnexpectedEOF (not raised by the LALR parser, but part of lark's contract)
+            expected, found = getattr(e, "expected", ()), "end of file"
+            start = end = len(self.input.content)
+        message = f"expected {_describe(expected)}, found {found}"
+        if self.input.content.startswith("pto.", start):
+            message += " (the assembly form writes instructions without the `pto.` prefix)"
+        return self.error(start, end, message)
 
     # -- reading ----------------------------------------------------------------
 
@@ -119,6 +140,7 @@ class _Reader:
             ([a.type for a in self.block.args], [r.type for r in outputs]),
             Region(self.block),
         )
+        function.location = self.location(1, 1)  # the function is the whole file
         return ModuleOp([function])
 
     def instruction(self, tree: Tree) -> None:
@@ -135,21 +157,18 @@ class _Reader:
         if len(out_types) != len(result_tokens):
             raise self.error_at(
                 _tokens(result_types)[0],
-                f"expected {len(result_tokens)} result type(s) for {len(result_tokens)} result(s), "
-                f"found {len(out_types)}",
+                f"expected {_count(len(result_tokens), 'result type')}, one per result, found {len(out_types)}",
             )
         attrs = dict(IMPLIED_ATTRIBUTES.get(str(opcode), {}))
         if attributes is not None:
             attrs |= self.attribute_dict(attributes)
         in_types = self.operand_types(str(opcode), operand_tokens, _tokens(operand_types), out_types, attrs)
-        ins = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types)]
+        ins = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types, strict=True)]
 
         op = INSTRUCTIONS[str(opcode)].from_parts(ins, [], out_types, attrs)
-        op.location = FileLineColLoc(
-            self.file, IntAttr(result_tokens[0].line + self.line_offset), IntAttr(result_tokens[0].column)
-        )
+        op.location = self.location(result_tokens[0].line, result_tokens[0].column)
         self.block.add_op(op)
-        for token, result in zip(result_tokens, op.results):
+        for token, result in zip(result_tokens, op.results, strict=True):
             self.define(token, result)
 
     def operand_types(
@@ -168,12 +187,12 @@ class _Reader:
             and (len(operands), len(types), len(out_types)) == (2, 1, 1)
             and "maskPattern" not in attrs
         )
-        if short_tgather and (indices := implied_tgather_indices(out_types[0])) is not None:
-            return [types[0], indices]
-        raise self.error_at(
-            type_tokens[0],
-            f"expected {len(operands)} operand type(s) for {len(operands)} operand(s), found {len(types)}",
-        )
+        message = f"expected {_count(len(operands), 'operand type')}, one per operand, found {len(types)}"
+        if short_tgather:
+            if (indices := implied_tgather_indices(out_types[0])) is not None:
+                return [types[0], indices]
+            message += " (`tgather %src, %indices : Ts -> Td` implies the indices' type only for a !pto.tile Td)"
+        raise self.error_at(type_tokens[0], message)
 
     # -- names --------------------------------------------------------------------
 
@@ -186,7 +205,7 @@ class _Reader:
         elif value.type != type_:
             raise self.error_at(
                 token,
-                f"{name} is used as {_spelled(type_)}, but it is {_spelled(value.type)} "
+                f"{name} is used as {spell_type(type_)}, but it is {spell_type(value.type)} "
                 f"(first seen at {self.where(self.first_seen[name])})",
             )
         return value
@@ -195,7 +214,11 @@ class _Reader:
         name = str(token)
         if name in self.values:
             first = self.first_seen[name]
-            how = "defined" if self.values[name] in self.results else "used before its definition, as a function argument,"
+            how = (
+                "defined"
+                if self.values[name] in self.results
+                else "used before its definition, as a function argument,"
+            )
             raise self.error_at(token, f"redefinition of {name}, {how} at {self.where(first)}")
         self.name(value, token)
         self.results.append(value)
@@ -210,10 +233,8 @@ class _Reader:
     # -- types and attributes -------------------------------------------------------
 
     def type(self, token: Token) -> Attribute:
-        text = str(token)
-        if text.startswith(MEMREF + "<"):
-            return self.parse(token, f"!{PartitionTensorViewType.name}", len(MEMREF), Parser.parse_type)
-        return self.parse(token, "", 0, Parser.parse_type)
+        rename = (MEMREF, VIEW) if str(token).startswith(MEMREF + "<") else ("", "")
+        return self.parse(token, Parser.parse_type, "type", rename)
 
     def attribute_dict(self, tree: Tree) -> dict[str, Attribute]:
         attrs: dict[str, Attribute] = {}
@@ -222,29 +243,40 @@ class _Reader:
             name, value = _tokens(entry)
             if str(name) in attrs:
                 raise self.error_at(name, f"duplicate attribute '{name}'")
-            attrs[str(name)] = self.parse(value, "", 0, Parser.parse_attribute)
+            attrs[str(name)] = self.parse(value, Parser.parse_attribute, "attribute")
         return attrs
 
-    def parse(self, token: Token, prefix: str, replaced: int, parse) -> Attribute:
-        """Parse the token's text with xDSL, its first `replaced` characters read as `prefix`;
+    def parse(
+        self,
+        token: Token,
+        parse: Callable[[Parser], Attribute],
+        what: str,
+        rename: tuple[str, str] = ("", ""),
+    ) -> Attribute:
+        """The token's text parsed by xDSL, its prefix `rename[0]` read as `rename[1]`;
         errors point into the token."""
+        old, new = rename
         start = token.start_pos or 0
-        text = prefix + str(token)[replaced:]
-        shift = len(prefix) - replaced
+        text = new + str(token)[len(old):]
+        shift = len(new) - len(old)
 
         def in_token(offset: int) -> int:
             return start + max(offset - shift, 0)
 
-        parser = Parser(self.ctx, text, self.input.name)
         try:
+            parser = Parser(self.ctx, text, self.input.name)
             attribute = parse(parser)
         except ParseError as e:
             raise self.error(in_token(e.span.start), in_token(e.span.end), e.msg) from None
         except VerifyException as e:
             raise self.error_at(token, str(e)) from None
         if parser.pos != len(text):
-            raise self.error(in_token(parser.pos), start + len(token), "unexpected text after the attribute")
+            raise self.error(in_token(parser.pos), start + len(token), f"unexpected text after the {what}")
         return attribute
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _tokens(tree: Tree) -> list[Token]:
@@ -254,15 +286,13 @@ def _tokens(tree: Tree) -> list[Token]:
 
 
 def _describe(terminals: Iterable[str]) -> str:
-    grammar = asm_grammar()
+    """`'->'`, `':' or ','`, `a type`: how an error names what the grammar expected."""
     words: list[str] = []
     for name in sorted(terminals):
-        pattern = grammar.get_terminal(name).pattern
-        words.append(f"'{pattern.value}'" if isinstance(pattern, PatternStr) else _TERMINAL_DESCRIPTIONS[name])
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
-
-
-def _spelled(type_: Attribute) -> str:
-    text = str(type_)
-    view = f"!{PartitionTensorViewType.name}"
-    return MEMREF + text[len(view):] if text.startswith(view) else text
+        if name in _TERMINAL_DESCRIPTIONS:
+            words.append(_TERMINAL_DESCRIPTIONS[name])
+        else:
+            pattern = asm_grammar().get_terminal(name).pattern
+            assert isinstance(pattern, PatternStr), f"describe terminal {name}"
+            words.append(f"'{pattern.value}'")
+    return _one_of(words)

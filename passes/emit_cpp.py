@@ -1,0 +1,25 @@
+"""`pto-emit-cpp`: the module as pto-isa C++ (pto_dialect/cpp)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from pto_dialect.cpp import emit_cpp
+
+
+@dataclass(frozen=True)
+class EmitCppPass(ModulePass):
+    """
+    Check that every kernel can be written as pto-isa C++, failing located at the first op
+    that cannot. The IR is left as it is; when this pass ends the pipeline, `pto-opt`
+    prints the C++ instead of the IR (as `--to=cpp` does).
+    """
+
+    name = "pto-emit-cpp"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        emit_cpp(op)

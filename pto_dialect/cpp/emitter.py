@@ -1,0 +1,505 @@
+"""
+pto-isa C++ for DPS kernels: the built-in API of spec/*.md ("C++ Built-in APIs",
+"Examples"), laid out as PTOAS writes it.
+
+    #include <pto/pto-inst.hpp>
+
+    using namespace pto;
+
+    using Vec_i32_1x8 = Tile<TileType::Vec, int32_t, 1, 8, BLayout::RowMajor, 1, 8, SLayout::NoneBox, 512, PadValue::Null>;
+    using Vec_f16_8x64 = Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, 8, 64, SLayout::NoneBox, 512, PadValue::Null>;
+
+    __global__ AICORE void embedding_rows(__gm__ half* table, __gm__ int32_t* ids, __gm__ half* out)
+    {
+        GlobalTensor<half, Shape<1, 1, 1, 1024, 64>, Stride<65536, 65536, 65536, 64, 1>> tab(table);
+        GlobalTensor<int32_t, Shape<1, 1, 1, 1, 8>, Stride<8, 8, 8, 8, 1>> ip(ids);
+        ...
+        Vec_i32_1x8 idx;
+        TASSIGN(idx, 0x0);
+        TLOAD(idx, ip);
+        Vec_f16_8x64 rows;
+        TASSIGN(rows, 0x20);
+        set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        wait_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);
+        MGATHER<Coalesce::Row, GatherOOB::Clamp>(rows, tab, idx);
+        ...
+
+What each op becomes:
+- `func.func`: `__global__ AICORE void NAME(...)`, `__gm__ T*` per `!pto.ptr<T>` argument, T per
+  scalar one; it returns nothing;
+- `pto.alloc_tile`: a variable of its type's alias (one `using` per distinct tile type), the
+  dynamic valid dims as constructor arguments, `TASSIGN(tile, ADDRESS)` when it has an address
+  (without one, pto-isa's "automatic mode" places it); `pto.tassign`: `TASSIGN`;
+- `pto.make_tensor_view` + `pto.partition_view`: a `GlobalTensor` at pointer + offset, its shape
+  and strides right-aligned to pto-isa's 5-D form (syntax.md §3.3: padded dims get tight strides);
+- `pto.tload` / `pto.tstore`: `TLOAD(tile, view)` / `TSTORE(view, tile)`; the instructions: their
+  API call with every template argument spelled (cpu and NPU defaults differ, semantics.md §1.3);
+  pipe flags between them as sync.py says;
+- `scf.for`: a `for` loop, ending with `pipe_barrier(PIPE_ALL)` so that no iteration overtakes
+  the previous one; `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
+- `arith.constant`: its literal where it is used (a compare threshold, which pto-isa takes by
+  reference, gets a variable).
+Anything else (SSA instructions, an instruction without the tmp its C++ call takes, a view of
+dynamic size, ...) is a PtoError located at the op.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+)
+from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from pto_dialect.attributes import CmpMode, GatherExec, GmLayout
+from pto_dialect.cpp.sync import MTE2, MTE3, VECTOR, PipeSync
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.dtypes import ELEMENT_TYPES, element_info
+from pto_dialect.ops import (
+    AllocTileOp,
+    MakeTensorViewOp,
+    MGatherOp,
+    PartitionViewOp,
+    SectionCubeOp,
+    SectionVectorOp,
+    TAssignOp,
+    TColArgMinOp,
+    TGatherForm,
+    TGatherOp,
+    TLoadOp,
+    TStoreOp,
+)
+from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.ops.memory import constant_index
+from pto_dialect.types import (
+    COMPACTS,
+    GM_RANK,
+    PADS,
+    PartitionTensorViewType,
+    PtrType,
+    TileBufType,
+    gm_shape5,
+    gm_strides5,
+)
+
+HEADER = "#include <pto/pto-inst.hpp>\n\nusing namespace pto;\n"
+
+SECTION_MACROS: dict[type[Operation], str] = {
+    SectionVectorOp: "__DAV_VEC__",
+    SectionCubeOp: "__DAV_CUBE__",
+}
+"""The macro the compiler defines while building the code of each core kind (as PTOAS writes it)."""
+
+
+_CPP_KEYWORDS = """
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+    char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
+    co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
+    extern false float for friend goto if inline int long mutable namespace new noexcept not not_eq
+    nullptr operator or or_eq private protected public register reinterpret_cast requires return
+    short signed sizeof static static_assert static_cast struct switch template this thread_local
+    throw true try typedef typeid typename union unsigned using virtual void volatile wchar_t while
+    xor xor_eq main
+"""
+_PTO_NAMES = """
+    pto Tile TileType BLayout SLayout PadValue CompactMode Shape Stride GlobalTensor Layout
+    Coalesce GatherOOB GatherExec MaskPattern GatherAxis CmpMode TASSIGN TLOAD TSTORE MGATHER
+    TGATHER TCOLARGMIN set_flag wait_flag pipe_barrier PIPE_ALL EVENT_ID0 AICORE int64_t
+"""
+RESERVED_NAMES = frozenset(
+    _CPP_KEYWORDS.split()
+    + _PTO_NAMES.split()
+    + [MTE2, VECTOR, MTE3]
+    + [info.cpp for info in ELEMENT_TYPES.values()]
+)
+"""Identifiers a kernel's own names must not take (C++ keywords, the names the emitted code uses)."""
+
+
+def emit_cpp(module: ModuleOp) -> str:
+    """The pto-isa C++ of every kernel in the module; PtoError at the first op it cannot write."""
+    return _Emitter().module(module)
+
+
+def camel(word: str) -> str:
+    """`row_major` -> `RowMajor`: our spelling of an enum case -> pto-isa's."""
+    return "".join(part.capitalize() for part in word.split("_"))
+
+
+def tile_template(tile: TileBufType) -> str:
+    """`Tile<TileType::Vec, half, 8, 64, BLayout::RowMajor, 8, 64, SLayout::NoneBox, 512, PadValue::Null>`."""
+    p = tile.params
+    valid = ["-1" if d == DYNAMIC_INDEX else str(d) for d in tile.valid_shape]
+    params = [
+        f"TileType::{camel(p.loc)}",
+        tile.element.cpp,
+        str(p.rows),
+        str(p.cols),
+        f"BLayout::{camel(p.blayout)}",
+        *valid,
+        f"SLayout::{camel(p.slayout)}",
+        str(p.fractal),
+        f"PadValue::{camel(PADS[p.pad])}",
+    ]
+    if p.compact:
+        params.append(f"CompactMode::{camel(COMPACTS[p.compact])}")
+    return f"Tile<{', '.join(params)}>"
+
+
+def tile_alias_base(tile: TileBufType) -> str:
+    """`Vec_f16_8x64`, then whatever differs from the defaults: `_v8xD` (valid; D = dynamic),
+    `_ColMajor`, `_SRowMajor` (boxed), `_F1024`, `_PadZero`, `_RowPlusOne`."""
+    p = tile.params
+    parts = [camel(p.loc), re.sub(r"\W", "", tile.element.mlir), f"{p.rows}x{p.cols}"]
+    if tile.valid_shape != tile.shape:
+        parts.append("v" + "x".join("D" if d == DYNAMIC_INDEX else str(d) for d in tile.valid_shape))
+    if not tile.is_row_major:
+        parts.append(camel(p.blayout))
+    if p.slayout != "none_box":
+        parts.append("S" + camel(p.slayout))
+    if p.fractal != 512:
+        parts.append(f"F{p.fractal}")
+    if p.pad:
+        parts.append("Pad" + camel(PADS[p.pad]))
+    if p.compact:
+        parts.append(camel(COMPACTS[p.compact]))
+    return "_".join(parts)
+
+
+class CppNames:
+    """A scope of C++ identifiers: sanitized hints, made unique with `_1`, `_2`, ...; a
+    kernel's scope also avoids every name of the enclosing (global) one."""
+
+    def __init__(self, enclosing: CppNames | None = None):
+        self.taken: set[str] = set(enclosing.taken if enclosing else RESERVED_NAMES)
+
+    def fresh(self, hint: str | None) -> str:
+        base = re.sub(r"\W", "_", hint or "v")
+        if base[0].isdigit() or base.startswith("_"):  # `_X` and `__x` are the implementation's
+            base = "v" + base
+        name, suffix = base, 0
+        while name in self.taken:
+            suffix += 1
+            name = f"{base}_{suffix}"
+        self.taken.add(name)
+        return name
+
+
+@dataclass(frozen=True)
+class _Tensor:
+    """A `make_tensor_view`: where it starts and its constant element strides."""
+
+    pointer: str
+    strides: tuple[int, ...]
+    layout: GmLayout
+
+
+class _Emitter:
+    def __init__(self):
+        self.globals = CppNames()
+        """Kernels and tile aliases."""
+        self.names = self.globals
+        """The current kernel's scope."""
+        self.aliases: dict[TileBufType, str] = {}
+        self.values: dict[SSAValue, str] = {}
+        """The C++ expression of each value: a variable, or a constant's literal."""
+        self.tensors: dict[SSAValue, _Tensor] = {}
+        self.lines: list[str] = []
+        self.depth = 1
+        self.sync = PipeSync()
+
+    # -- output -----------------------------------------------------------------
+
+    def module(self, module: ModuleOp) -> str:
+        kernels = []
+        for op in module.ops:
+            if not isinstance(op, FuncOp):
+                raise PtoError.at_op(op, "cannot be emitted as C++: a module holds kernels (func.func)")
+            kernels.append(self.kernel(op))
+        aliases = "".join(f"using {name} = {tile_template(tile)};\n" for tile, name in self.aliases.items())
+        return "\n".join([HEADER, *([aliases] if aliases else []), *kernels])
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.depth + text)
+
+    def kernel(self, function: FuncOp) -> str:
+        if function.is_declaration:
+            raise PtoError.at_op(function, "cannot be emitted as C++: a kernel needs a body")
+        if function.function_type.outputs.data:
+            raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
+        name = self.globals.fresh(function.sym_name.data)
+        self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
+        params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
+        self.block(function.body.block)
+        self.barrier()
+        body = "".join(line + "\n" for line in self.lines)
+        return f"__global__ AICORE void {name}({params})\n{{\n{body}}}\n"
+
+    def parameter(self, function: FuncOp, index: int) -> str:
+        arg = function.args[index]
+        if isinstance(arg.type, PtrType):
+            if arg.type.space.data != "gm":
+                raise PtoError.at_op(function, f"cannot be emitted as C++: argument {index} is not a GM pointer")
+            return f"__gm__ {arg.type.element.cpp}* {self.bind(arg)}"
+        if (cpp := _scalar_cpp(arg.type)) is None:
+            raise PtoError.at_op(
+                function,
+                f"cannot be emitted as C++: argument {index} has type {arg.type}; "
+                "a kernel takes !pto.ptr and scalar arguments",
+            )
+        return f"{cpp} {self.bind(arg)}"
+
+    def block(self, block: Block) -> None:
+        for op in block.ops:
+            handler = _HANDLERS.get(type(op))
+            if handler is None:
+                raise PtoError.at_op(op, "has no pto-isa C++ form")
+            handler(self, op)
+
+    # -- values -------------------------------------------------------------------
+
+    def bind(self, value: SSAValue) -> str:
+        """A new variable for the value, named after it."""
+        name = self.values[value] = self.names.fresh(value.name_hint)
+        return name
+
+    def alias(self, tile: Attribute) -> str:
+        assert isinstance(tile, TileBufType)
+        if (name := self.aliases.get(tile)) is None:
+            name = self.aliases[tile] = self.names.fresh(tile_alias_base(tile))  # not a local of this kernel
+            self.globals.taken.add(name)
+        return name
+
+    def address(self, addr: SSAValue) -> str:
+        value = constant_index(addr)
+        return f"0x{value:X}" if value is not None else self.values[addr]
+
+    def issue(self, pipe: str, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
+        """A tile statement on `pipe`, after the flags it needs."""
+        tiles_read = [self.values[v] for v in reads if isinstance(v.type, TileBufType)]
+        tiles_written = [self.values[v] for v in writes]
+        for producer in self.sync.issue(pipe, tiles_read, tiles_written):
+            self.line(f"set_flag({producer}, {pipe}, EVENT_ID0);")
+            self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
+        self.line(statement)
+
+    def barrier(self) -> None:
+        if not self.sync.idle:
+            self.line("pipe_barrier(PIPE_ALL);")
+            self.sync = PipeSync()
+
+    def call(
+        self, function: str, values: Sequence[SSAValue], template: Sequence[str] = (), literals: Sequence[str] = ()
+    ) -> str:
+        """`FUNCTION<TEMPLATE>(VALUES, LITERALS);`"""
+        arguments = ", ".join([*(self.values[v] for v in values), *literals])
+        return f"{function}<{', '.join(template)}>({arguments});" if template else f"{function}({arguments});"
+
+    # -- scaffolding ------------------------------------------------------------------
+
+    def constant(self, op: arith.ConstantOp) -> None:
+        value = op.value
+        if isinstance(value, IntegerAttr):
+            literal = str(value.value.data)
+        elif isinstance(value, FloatAttr) and math.isfinite(value.value.data):
+            literal = f"{value.value.data!r}f"
+        else:
+            raise PtoError.at_op(op, f"cannot be emitted as C++: constant {value}")
+        if not any(_is_compare_threshold(use.operation, op.result) for use in op.result.uses):
+            self.values[op.result] = literal
+            return
+        cpp = _scalar_cpp(op.result.type)
+        assert cpp is not None, "a compare threshold is a scalar of an element type (verified)"
+        self.line(f"{cpp} {self.bind(op.result)} = {literal};")
+
+    def make_tensor_view(self, op: MakeTensorViewOp) -> None:
+        strides = [constant_index(s) for s in op.strides]
+        if None in strides:
+            raise PtoError.at_op(op, "cannot be emitted as C++: its strides must be constants")
+        self.tensors[op.result] = _Tensor(self.values[op.ptr], tuple(strides), op.gm_layout)  # pyright: ignore[reportArgumentType]
+
+    def partition_view(self, op: PartitionViewOp) -> None:
+        tensor = self.tensors[op.source]  # kernels take no tensor_view arguments
+        view = op.result.type
+        assert isinstance(view, PartitionTensorViewType)
+        if DYNAMIC_INDEX in view.shape or len(view.shape) > GM_RANK:
+            raise PtoError.at_op(
+                op, f"cannot be emitted as C++: a GM view needs a static shape of rank <= {GM_RANK}, got {view}"
+            )
+        shape = gm_shape5(view.shape)
+        strides = gm_strides5(view.shape, tensor.strides)
+        layout = "" if tensor.layout == GmLayout.ND else f", Layout::{tensor.layout.value.upper()}"
+        offset = self.offset(op.offsets, tensor.strides)
+        start = tensor.pointer if offset == "0" else f"{tensor.pointer} + {offset}"
+        self.line(
+            f"GlobalTensor<{view.element.cpp}, Shape<{_list(shape)}>, Stride<{_list(strides)}>{layout}> "
+            f"{self.bind(op.result)}({start});"
+        )
+
+    def offset(self, offsets: Sequence[SSAValue], strides: Sequence[int]) -> str:
+        """sum(offset_i * stride_i), constants folded: `b * 64 + 8`, `(b + 8)` in a sum."""
+        constant, terms = 0, []
+        for offset, stride in zip(offsets, strides, strict=True):
+            if (value := constant_index(offset)) is not None:
+                constant += value * stride
+            elif stride:
+                terms.append(self.values[offset] if stride == 1 else f"{self.values[offset]} * {stride}")
+        if constant or not terms:
+            terms.append(str(constant))
+        return terms[0] if len(terms) == 1 else f"({' + '.join(terms)})"
+
+    def alloc_tile(self, op: AllocTileOp) -> None:
+        alias = self.alias(op.tile)
+        name = self.bind(op.result)
+        valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
+        self.line(f"{alias} {name}({', '.join(valid)});" if valid else f"{alias} {name};")
+        if op.addr is not None:
+            self.line(f"TASSIGN({name}, {self.address(op.addr)});")
+
+    def tassign(self, op: TAssignOp) -> None:
+        name = self.values[op.result] = self.values[op.tile]
+        self.line(f"TASSIGN({name}, {self.address(op.addr)});")
+
+    def section(self, op: SectionVectorOp | SectionCubeOp) -> None:
+        macro = SECTION_MACROS[type(op)]
+        self.line(f"#if defined({macro})")
+        self.block(op.body.block)
+        self.line(f"#endif  // {macro}")
+
+    def for_loop(self, op: scf.ForOp) -> None:
+        if op.iter_args:
+            raise PtoError.at_op(op, "cannot be emitted as C++: loop-carried values are not supported")
+        iv = op.body.block.args[0]
+        cpp = _scalar_cpp(iv.type)
+        i, lb, ub, step = self.bind(iv), self.values[op.lb], self.values[op.ub], self.values[op.step]
+        self.line(f"for ({cpp} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
+        before = self.sync.snapshot()
+        self.depth += 1
+        self.block(op.body.block)
+        self.barrier()
+        self.depth -= 1
+        self.line("}")
+        first, end = constant_index(op.lb), constant_index(op.ub)
+        if first is None or end is None or first >= end:  # no iteration's barrier may have run
+            self.sync = before
+
+    def terminator(self, op: ReturnOp | scf.YieldOp) -> None:
+        if op.operands:
+            raise PtoError.at_op(op, "cannot be emitted as C++: it returns values")
+
+    def tload(self, op: TLoadOp) -> None:
+        _require_dps(op)
+        self.issue(MTE2, [], [op.dst], self.call("TLOAD", [op.dst, op.src]))
+
+    def tstore(self, op: TStoreOp) -> None:
+        self.issue(MTE3, [op.src], [], self.call("TSTORE", [op.dst, op.src]))
+
+    # -- instructions -------------------------------------------------------------------
+
+    def mgather(self, op: MGatherOp) -> None:
+        """`MGATHER<Coalesce::Row, GatherOOB::Clamp[, GatherExec::Simt]>(dst, table, idx[, scratch])`."""
+        _require_dps(op)
+        assert op.coalesce is not None, "verified"
+        template = [f"Coalesce::{camel(op.coalesce.data)}", f"GatherOOB::{camel(op.oob)}"]
+        if op.gather_exec is not None and op.gather_exec.data != GatherExec.SCALAR:
+            template.append(f"GatherExec::{camel(op.gather_exec.data)}")
+        self.issue(VECTOR, op.ins, [op.dst], self.call("MGATHER", [op.dst, *op.ins], template))
+
+    def tgather(self, op: TGatherOp) -> None:
+        _require_dps(op)
+        src, dst = op.src, op.dst
+        if op.form == TGatherForm.MASK:
+            # TGATHER<DstT, SrcT, MaskPattern::P0101[, GatherAxis::GATHER_COL]>(dst, src)
+            assert op.mask_pattern is not None
+            template = [self.alias(dst.type), self.alias(src.type), f"MaskPattern::{op.mask_pattern.data}"]
+            if op.mask_axis == "col":
+                template.append("GatherAxis::GATHER_COL")
+            self.issue(VECTOR, [src], [dst], self.call("TGATHER", [dst, src], template))
+            return
+        tmp = _require_tmp(op, op.ins[2] if len(op.ins) > 2 else None)
+        if op.form == TGatherForm.INDEX:
+            # TGATHER(dst, src, indices, tmp)
+            indices = op.ins[1]
+            self.issue(VECTOR, [src, indices], [dst, tmp], self.call("TGATHER", [dst, src, indices, tmp]))
+            return
+        # TGATHER<DstT, SrcT, KT, CdstT, TmpT, CmpMode::GT>(dst, src, k_value, cdst, tmp, offset):
+        # pto-isa's argument order (semantics.md §2.3)
+        k, cdst = op.threshold, op.destinations[1]
+        k_type = self.alias(k.type) if isinstance(k.type, TileBufType) else _scalar_cpp(k.type)
+        assert k_type is not None, "a scalar kValue has an element type (verified)"
+        mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
+        template = [
+            self.alias(dst.type), self.alias(src.type), k_type, self.alias(cdst.type), self.alias(tmp.type),
+            f"CmpMode::{mode.value.upper()}",
+        ]
+        offset = str(op.offset.value.data if op.offset is not None else 0)
+        statement = self.call("TGATHER", [dst, src, k, cdst, tmp], template, [offset])
+        self.issue(VECTOR, [src, k], [dst, cdst, tmp], statement)
+
+    def tcolargmin(self, op: TColArgMinOp) -> None:
+        """`TCOLARGMIN(dstIdx, src, tmp)` or `TCOLARGMIN(dstVal, dstIdx, src, tmp)`."""
+        _require_dps(op)
+        tmp = _require_tmp(op, op.tmp)
+        self.issue(VECTOR, [op.src], [*op.outs, tmp], self.call("TCOLARGMIN", [*op.outs, op.src, tmp]))
+
+
+_HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
+    arith.ConstantOp: _Emitter.constant,
+    MakeTensorViewOp: _Emitter.make_tensor_view,
+    PartitionViewOp: _Emitter.partition_view,
+    AllocTileOp: _Emitter.alloc_tile,
+    TAssignOp: _Emitter.tassign,
+    TLoadOp: _Emitter.tload,
+    TStoreOp: _Emitter.tstore,
+    MGatherOp: _Emitter.mgather,
+    TGatherOp: _Emitter.tgather,
+    TColArgMinOp: _Emitter.tcolargmin,
+    SectionVectorOp: _Emitter.section,
+    SectionCubeOp: _Emitter.section,
+    scf.ForOp: _Emitter.for_loop,
+    scf.YieldOp: _Emitter.terminator,
+    ReturnOp: _Emitter.terminator,
+}  # pyright: ignore[reportAssignmentType]
+"""How each op is written; an op not listed has no C++ form."""
+
+
+def _require_dps(op: PtoInstructionOp) -> None:
+    if not op.is_dps:
+        raise PtoError.at_op(
+            op, "cannot be emitted as C++: it is in SSA form; C++ emission takes DPS instructions on tile buffers"
+        )
+
+
+def _require_tmp(op: PtoInstructionOp, tmp: SSAValue | None) -> SSAValue:
+    if tmp is None:
+        raise PtoError.at_op(
+            op,
+            f"cannot be emitted as C++: pto-isa's {op.name.removeprefix('pto.').upper()} takes a tmp tile; "
+            "add one to ins(...) or run pto-materialize-implicit-tmp",
+        )
+    return tmp
+
+
+def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
+    return isinstance(user, TGatherOp) and user.form == TGatherForm.COMPARE and user.threshold is value
+
+
+def _scalar_cpp(type_: Attribute) -> str | None:
+    """The C++ type of a scalar: an element type's pto-isa name, `int64_t` for index."""
+    if isinstance(type_, IndexType):
+        return "int64_t"
+    info = element_info(type_)
+    return info.cpp if info is not None else None
+
+
+def _list(values: Sequence[int]) -> str:
+    return ", ".join(map(str, values))

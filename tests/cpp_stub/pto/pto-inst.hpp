@@ -1,0 +1,115 @@
+// A stand-in for pto-isa's <pto/pto-inst.hpp>, for tests only: the declarations that
+// the C++ emitted by `pto-opt --to=cpp` uses, with the signatures of the spec files'
+// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md) and of pto-isa's Tile,
+// GlobalTensor and pipe flags. Declarations only: tests/test_emit_cpp.py compiles the
+// emitted kernels with `g++ -std=c++17 -fsyntax-only` against it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+// Bisheng (CCE) keywords and builtins, outside namespace pto as on the device.
+#define AICORE
+#define __global__
+#define __gm__
+
+struct half { uint16_t bits; half() = default; half(float); };
+struct bfloat16_t { uint16_t bits; bfloat16_t() = default; bfloat16_t(float); };
+struct float8_e4m3_t { uint8_t bits; float8_e4m3_t() = default; float8_e4m3_t(float); };
+struct float8_e5m2_t { uint8_t bits; float8_e5m2_t() = default; float8_e5m2_t(float); };
+struct hifloat8_t { uint8_t bits; hifloat8_t() = default; hifloat8_t(float); };
+
+enum pipe_t { PIPE_S, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_FIX, PIPE_ALL };
+enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+void set_flag(pipe_t producer, pipe_t consumer, event_t event);
+void wait_flag(pipe_t producer, pipe_t consumer, event_t event);
+void pipe_barrier(pipe_t pipe);
+
+namespace pto {
+
+enum class TileType { Vec, Mat, Left, Right, Acc, Bias, Scaling };
+enum class BLayout { RowMajor = 0, ColMajor = 1 };
+enum class SLayout { NoneBox = 0, RowMajor = 1, ColMajor = 2 };
+enum class PadValue { Null = 0, Zero = 1, Max = 2, Min = 3 };
+enum class CompactMode { Null = 0, Normal = 1, RowPlusOne = 2 };
+enum class Layout { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 3, MX_B_NN = 4 };
+enum class Coalesce : uint8_t { Row = 0, Elem = 1 };
+enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
+enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
+enum class MaskPattern { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
+enum class GatherAxis { GATHER_ROW, GATHER_COL };
+enum class CmpMode { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
+
+struct RecordEvent {};
+
+template <TileType Loc_, typename Element_, int Rows_, int Cols_, BLayout BFractal_ = BLayout::RowMajor,
+          int RowValid_ = Rows_, int ColValid_ = Cols_, SLayout SFractal_ = SLayout::NoneBox,
+          int SFractalSize_ = 512, PadValue PadVal_ = PadValue::Null, CompactMode Compact_ = CompactMode::Null>
+struct Tile {
+    using DType = Element_;
+    static_assert(Rows_ > 0 && Cols_ > 0, "Tile rows and cols must be positive");
+    static_assert(RowValid_ == -1 || (0 <= RowValid_ && RowValid_ <= Rows_), "Invalid Tile valid rows");
+    static_assert(ColValid_ == -1 || (0 <= ColValid_ && ColValid_ <= Cols_), "Invalid Tile valid cols");
+    static_assert(SFractalSize_ == 32 || SFractalSize_ == 512 || SFractalSize_ == 1024, "SFractalSize_ illegal");
+
+    Tile();
+    // both valid dims, or only the dynamic one (-1), are runtime values
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == -1 && C == -1, int> = 0>
+    Tile(size_t validRow, size_t validCol);
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<(R == -1) != (C == -1), int> = 0>
+    explicit Tile(size_t validDim);
+};
+
+template <int S0, int S1, int S2, int S3, int S4>
+struct Shape {};
+
+template <int T0, int T1, int T2, int T3, int T4>
+struct Stride {};
+
+template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
+struct GlobalTensor {
+    using DType = Element_;
+    explicit GlobalTensor(__gm__ Element_* data);
+};
+
+template <typename TileData>
+void TASSIGN(TileData& tile, uint64_t address);
+
+template <typename TileData, typename GlobalData, typename... WaitEvents>
+RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&... events);
+
+template <typename GlobalData, typename TileData, typename... WaitEvents>
+RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events);
+
+// MGATHER: GM -> UB (index tile) or GM -> L1 (index tensor, row); GM -> L1 elem takes a GM scratch.
+template <Coalesce CMode = Coalesce::Row, GatherOOB Oob = GatherOOB::Undefined, typename TileDst,
+          typename GlobalTable, typename TileIdx, typename... WaitEvents>
+RecordEvent MGATHER(TileDst& dst, GlobalTable& table, TileIdx& idx, WaitEvents&... events);
+template <Coalesce CMode = Coalesce::Elem, GatherOOB Oob = GatherOOB::Undefined, typename MatTileDst,
+          typename GlobalTable, typename GlobalIdx, typename GlobalScratch>
+RecordEvent MGATHER(MatTileDst& dst, GlobalTable& table, GlobalIdx& idx, GlobalScratch& scratch);
+template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename MatTileDst, typename GlobalTable,
+          typename GlobalIdx, typename GlobalScratch>
+RecordEvent MGATHER(MatTileDst& dst, GlobalTable& table, GlobalIdx& idx, GlobalScratch& scratch);
+
+// TGATHER: index, mask-pattern and compare forms.
+template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp, typename... WaitEvents>
+RecordEvent TGATHER(TileDataD& dst, TileDataS0& src0, TileDataS1& src1, TileDataTmp& tmp, WaitEvents&... events);
+template <typename DstTileData, typename SrcTileData, MaskPattern maskPattern,
+          GatherAxis gatherType = GatherAxis::GATHER_ROW, typename... WaitEvents>
+RecordEvent TGATHER(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
+template <typename TileDataD, typename TileDataS, typename TileDataS1, typename TileDataC, typename TileDataTmp,
+          CmpMode cmpMode, typename... WaitEvents>
+RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
+                    uint32_t offset, WaitEvents&... events);
+
+// TCOLARGMIN: index only, and value + index.
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents>
+RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                       WaitEvents&... events);
+
+}  // namespace pto
