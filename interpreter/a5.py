@@ -49,8 +49,7 @@ class A5Functions(InterpreterFunctions):
     def run_gather(self, interpreter: Interpreter, op: a5.GatherOp, args: PythonValues):
         base, index, mask = args
         with fault_at(op, op.SOURCE):
-            lanes = mask.valid_row * mask.valid_col
-            return (kernels.register_gather(base, index, lanes, _lane_dtype(op.result.type)),)
+            return (kernels.register_gather(base, index, mask.valid_shape, _lane_dtype(op.result.type)),)
 
     @impl(a5.StoreOp)
     def run_store(self, interpreter: Interpreter, op: a5.StoreOp, args: PythonValues):

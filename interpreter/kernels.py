@@ -50,7 +50,9 @@ def capacity(name: str, table: GmView) -> int:
 
 
 def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarray | None]:
-    """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all)."""
+    """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all).
+
+    `u` is 1-D (row mode: one index per dst row) or 2-D (elem mode: idx[r, c])."""
     if cap <= 0:
         raise RuntimeFault("the table has no rows to gather from (capacity 0)")
     cap_u = np.uint64(cap)
@@ -63,9 +65,10 @@ def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarr
         return np.where(inside, u, np.uint64(0)), inside
     if not inside.all():
         where = tuple(int(i) for i in np.argwhere(~inside)[0])
+        place = f"for dst row {where[0]}" if u.ndim == 1 else f"at idx[{where[0]}, {where[1]}]"
         raise RuntimeFault(
-            f"index {int(u[where])} at idx position {list(where)} is out of bounds for a table "
-            f"capacity of {cap} (gatherOob = undefined)"
+            f"index {int(u[where])} {place} is out of bounds for a table capacity of {cap} "
+            "(gatherOob = undefined)"
         )
     return u, None
 
@@ -254,9 +257,11 @@ def load_index_vector(idx: Tile, lane_dtype: np.dtype) -> np.ndarray:
     return (wide & ((1 << (8 * lane_dtype.itemsize)) - 1)).astype(lane_dtype)
 
 
-def register_gather(base: Tile, index: np.ndarray, lanes: int, lane_dtype: np.dtype) -> np.ndarray:
-    """lane i = base[index[i]] for the first `lanes` lanes; b8 data zero-extends into b16 lanes."""
-    values = gather_src_elements(base, index[:lanes].astype(np.int64), "fault")
+def register_gather(base: Tile, index: np.ndarray, shape: tuple[int, int], lane_dtype: np.dtype) -> np.ndarray:
+    """lane i = base[index[i]] for the lanes under the mask (the dst valid `shape`, row by
+    row); b8 data zero-extends into b16 lanes."""
+    lanes = shape[0] * shape[1]
+    values = gather_src_elements(base, index[:lanes].astype(np.int64).reshape(shape), "fault")
     if values.dtype.itemsize == 1 and lane_dtype.itemsize == 2:
         return values.view(np.uint8).astype(np.uint16).view(lane_dtype)
     return values

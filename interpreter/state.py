@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,10 +42,20 @@ def set_run_state(interpreter: Interpreter, state: RunState) -> None:
     interpreter.set_data(RunState, _KEY, state)  # pyright: ignore[reportArgumentType]
 
 
-@contextmanager
-def fault_at(op: Operation, name: str | None = None):
-    """Turn a RuntimeFault inside into a located PtoError about `op` (shown as `name`)."""
-    try:
-        yield
-    except RuntimeFault as e:
-        raise PtoError.at_op(op, str(e), name=name) from e
+class fault_at:  # noqa: N801 (used as `with fault_at(op):`)
+    """Turn a RuntimeFault inside into a located PtoError about `op` (shown as `name`).
+
+    A class rather than @contextmanager: it runs once per interpreted op."""
+
+    __slots__ = ("op", "name")
+
+    def __init__(self, op: Operation, name: str | None = None):
+        self.op = op
+        self.name = name
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind, error, traceback) -> None:  # noqa: ANN001
+        if isinstance(error, RuntimeFault):
+            raise PtoError.at_op(self.op, str(error), name=self.name) from error
