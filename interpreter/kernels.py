@@ -25,8 +25,10 @@ FLOAT_DTYPES = frozenset(i.numpy for i in ELEMENT_TYPES.values() if i.family in 
 
 
 def widen(idx: np.ndarray, width: int) -> np.ndarray:
-    """Indices as the target reads them: 64-bit (signed values sign-extend) or
-    reinterpreted as uint32; returned as uint64 so comparisons never wrap."""
+    """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend) or
+    reinterpreted as uint32."""
+    if width == 32 and idx.dtype.itemsize == 4:
+        return idx.view(np.uint32)
     wide = idx.astype(np.int64)
     if width == 32:
         wide &= 0xFFFFFFFF
@@ -55,14 +57,16 @@ def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarr
     `u` is 1-D (row mode: one index per dst row) or 2-D (elem mode: idx[r, c])."""
     if cap <= 0:
         raise RuntimeFault("the table has no rows to gather from (capacity 0)")
-    cap_u = np.uint64(cap)
+    if cap > np.iinfo(u.dtype).max:  # every index is in range
+        return u, None
+    cap_u = u.dtype.type(cap)
     if oob == GatherOob.CLAMP:
-        return np.minimum(u, cap_u - np.uint64(1)), None
+        return np.minimum(u, cap_u - 1), None
     if oob == GatherOob.WRAP:
         return u % cap_u, None
     inside = u < cap_u
     if oob == GatherOob.ZERO:
-        return np.where(inside, u, np.uint64(0)), inside
+        return np.where(inside, u, 0).astype(u.dtype, copy=False), inside
     if not inside.all():
         where = tuple(int(i) for i in np.argwhere(~inside)[0])
         place = f"for dst row {where[0]}" if u.ndim == 1 else f"at idx[{where[0]}, {where[1]}]"
@@ -125,11 +129,12 @@ def mgather_row(table, idx, dst, *, index_width, capacity_name, row_stride, col_
     rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
     if vr == 0 or vc == 0:
         return
-    view = strided_rows(
-        table.buffer, table.offset, int(rows.max()) + 1, vc,
-        stride(row_stride, table, dst), stride(col_stride, table, dst),
-    )
-    values = np.take(view, rows.astype(np.intp), axis=0)
+    row_step, col_step = stride(row_stride, table, dst), stride(col_stride, table, dst)
+    reach = cap  # rows < cap after remap; a table reaching past its buffer bounds by the rows used
+    if table.offset + (cap - 1) * row_step + (vc - 1) * col_step >= table.buffer.size:
+        reach = int(rows.max()) + 1
+    view = strided_rows(table.buffer, table.offset, reach, vc, row_step, col_step)
+    values = np.take(view, rows, axis=0)
     if keep is not None:
         values[~keep] = 0
     dst.write_valid(values)
