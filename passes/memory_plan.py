@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
 
+from lowering.a5 import MGatherElemSimtOp, MGatherRowSimtOp
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
@@ -172,8 +173,11 @@ def budget(f: func.FuncOp, space: str, target: Target) -> tuple[int, str]:
 
 
 def _launches_simt_mgather(f: func.FuncOp) -> bool:
-    """a5 runs GM->UB MGATHER as a SIMT launch, except the (1, 1) elem case."""
+    """a5 runs GM->UB MGATHER as a SIMT launch, except the (1, 1) elem case; lowered IR
+    names the launch."""
     for op in f.walk():
+        if isinstance(op, MGatherRowSimtOp | MGatherElemSimtOp):
+            return True
         if isinstance(op, MGatherOp) and not op.is_gm_to_l1:
             dst = op.dst.type
             assert isinstance(dst, TileTypeBase)

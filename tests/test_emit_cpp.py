@@ -1,6 +1,6 @@
 """
 The C++ that `pto-opt --to=cpp` writes is well-formed C++: every kernel in the
-repository (examples/, tests/filecheck/kernels/, tests/filecheck/emit_cpp/), made
+repository (examples/, examples/ssa/, tests/filecheck/kernels/, tests/filecheck/emit_cpp/), made
 ready for hardware as pto-pipeline would (SSA -> DPS, implicit tmps, addresses),
 compiles with `g++ -std=c++17 -fsyntax-only` against tests/cpp_stub/pto/pto-inst.hpp,
 which declares the pto-isa API the emitter uses with the spec's signatures (no
@@ -31,7 +31,7 @@ def is_ir(text: str) -> bool:
 
 KERNEL_FILES = sorted(
     path
-    for pattern in ("examples/*.pto", "tests/filecheck/kernels/*.pto", "tests/filecheck/emit_cpp/*.pto")
+    for pattern in ("examples/*.pto", "examples/ssa/*.pto", "tests/filecheck/kernels/*.pto", "tests/filecheck/emit_cpp/*.pto")
     for path in ROOT.glob(pattern)
     if path.name != "invalid.pto" and is_ir(path.read_text())
 )
