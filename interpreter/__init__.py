@@ -5,7 +5,8 @@ Run PTO kernels on NumPy arrays with a target's exact semantics.
 
 The module is verified for the target, lowered (`pto-lower{target=T}`) on a
 copy, and interpreted with xDSL's interpreter: xDSL's own functions for func,
-arith and scf, ours for the pto scaffolding and for the target dialect.
+arith and scf (the last two with faster loops and index math, interpreter/loops.py),
+ours for the pto scaffolding and for the target dialect.
 """
 
 from __future__ import annotations
@@ -17,19 +18,22 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
 from xdsl.interpreter import Interpreter, InterpretationError
-from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.func import FuncFunctions
-from xdsl.interpreters.scf import ScfFunctions
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp
 from pto_dialect.targets import Target, normalize_target
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
+from interpreter.loops import IndexArithFunctions, LoopFunctions
+from interpreter.lowered import reads_only
 from interpreter.memory import GmView, Tile
 from interpreter.pto import PtoFunctions
 from interpreter.state import RunState, set_run_state
+from lowering.common import LoweredOp
 
 TARGET_FUNCTIONS = {
     "cpu": ("interpreter.cpu", "CpuFunctions"),
@@ -101,7 +105,8 @@ def run(
     """Run the module's public function (or `entry`) on `args`; return every argument's final contents.
 
     Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
-    The given module and arrays are not modified.
+    The given module and arrays are not modified: an argument the kernel may write is copied,
+    one it only reads (a gather's table) is returned as a read-only view of the input.
     """
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     t = normalize_target(target)
@@ -110,11 +115,14 @@ def run(
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
-    arrays = [np.array(a, copy=True, order="C") for a in args]
+    arrays = [
+        _read_only_view(a) if _only_read(arg) and not isinstance(ty, TileBufType) else np.array(a, copy=True, order="C")
+        for a, arg, ty in zip(args, function.args, arg_types)
+    ]
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
     interpreter = Interpreter(lowered, listeners=tuple(listeners))
-    for functions in (FuncFunctions(), ArithFunctions(), ScfFunctions(), PtoFunctions(), _target_functions(t)):
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), _target_functions(t)):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t))
     try:
@@ -125,6 +133,29 @@ def run(
         if isinstance(value, Tile):
             arrays[i][...] = value.values
     return arrays
+
+
+def _only_read(value: SSAValue) -> bool:
+    """No op can write through `value`: each use is a tload's source or an instruction's
+    input (not its workspace), or makes a view that is itself only read."""
+    for use in value.uses:
+        user = use.operation
+        if isinstance(user, MakeTensorViewOp | PartitionViewOp):
+            if not _only_read(user.result):
+                return False
+        elif isinstance(user, TLoadOp):
+            if use.index != 0:
+                return False
+        elif not (isinstance(user, LoweredOp) and reads_only(user, use.index)):
+            return False
+    return True
+
+
+def _read_only_view(array: np.ndarray) -> np.ndarray:
+    """The input itself (C-contiguous), through a view that refuses writes."""
+    view = np.asarray(array, order="C").view()
+    view.flags.writeable = False
+    return view
 
 
 def _target_functions(target: Target):  # noqa: ANN202

@@ -51,13 +51,16 @@ def capacity(name: str, table: GmView) -> int:
     return logical_rows * s[0] * s[1] * (C0_BYTES // table.buffer.itemsize)
 
 
+_UNSIGNED_MAX = {np.dtype(t): np.iinfo(t).max for t in (np.uint32, np.uint64)}
+
+
 def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarray | None]:
     """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all).
 
     `u` is 1-D (row mode: one index per dst row) or 2-D (elem mode: idx[r, c])."""
     if cap <= 0:
         raise RuntimeFault("the table has no rows to gather from (capacity 0)")
-    if cap > np.iinfo(u.dtype).max:  # every index is in range
+    if cap > _UNSIGNED_MAX[u.dtype]:  # every index is in range
         return u, None
     cap_u = u.dtype.type(cap)
     if oob == GatherOob.CLAMP:

@@ -8,6 +8,7 @@ the actual shapes first (the same functions the verifier uses).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import numpy as np
@@ -82,6 +83,14 @@ def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -
         raise RuntimeFault(f"{e} (target {target}, run-time valid shapes)") from e
 
 
+WORKSPACE_ROLES = frozenset({"tmp", "scratch"})
+
+
+def reads_only(op: LoweredOp, index: int) -> bool:
+    """Whether the op's operand `index` is an input it only reads (not a workspace or an out)."""
+    return index < len(op.ins) and _roles(op)[index] not in WORKSPACE_ROLES
+
+
 def _roles(op: LoweredOp) -> list[str]:
     if isinstance(op, MGatherBase):
         return ["mem", "idx", "scratch"][: len(op.ins)] + ["dst"]
@@ -101,25 +110,30 @@ def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) ->
     return ()
 
 
-def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
-    table, idx, *rest = args
-    dst = rest[-1]
-    common = dict(index_width=op.index_width.value.data, capacity_name=op.capacity.data, oob=op.oob.data)
+@lru_cache(maxsize=4096)
+def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, object]]:
+    """The kernel an MGATHER op runs and its keyword arguments, read once from its properties."""
+    common: dict[str, object] = dict(index_width=op.index_width.value.data, capacity_name=op.capacity.data, oob=op.oob.data)
     if isinstance(op, MGatherRowBase):
-        kernel = lambda: kernels.mgather_row(  # noqa: E731
-            table, idx, dst, row_stride=op.row_stride.data, col_stride=op.col_stride.data, **common
-        )
-    elif isinstance(op, MGatherElemBase):
-        kernel = lambda: kernels.mgather_elem(table, idx, dst, **common)  # noqa: E731
-    elif isinstance(op, MGatherL1Base):
+        return kernels.mgather_row, {**common, "row_stride": op.row_stride.data, "col_stride": op.col_stride.data}
+    if isinstance(op, MGatherElemBase):
+        return kernels.mgather_elem, common
+    if isinstance(op, MGatherL1Base):
         if op.row_stride is not None:
-            kernel = lambda: kernels.mgather_l1_row(table, idx, dst, row_stride=op.row_stride.data, **common)  # noqa: E731
-        else:
-            kernel = lambda: kernels.mgather_l1_elem(table, idx, rest[0], dst, **common)  # noqa: E731
-    else:  # the a2a3 NZ-table ops
-        row_mode = op.capacity.data == "LR"
-        kernel = lambda: kernels.mgather_nz(table, idx, dst, row_mode=row_mode, **common)  # noqa: E731
-    return _run(interpreter, op, args, kernel)
+            return kernels.mgather_l1_row, {**common, "row_stride": op.row_stride.data}
+        return kernels.mgather_l1_elem, common
+    # the a2a3 NZ-table ops
+    return kernels.mgather_nz, {**common, "row_mode": op.capacity.data == "LR"}
+
+
+def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
+    kernel, params = _mgather_kernel(op)
+    # mgather_l1_elem also takes the scratch tile
+    operands = args if kernel is kernels.mgather_l1_elem else (args[0], args[1], args[-1])
+    with fault_at(op, op.SOURCE):
+        recheck_rules(interpreter, op, args)
+        kernel(*operands, **params)
+    return ()
 
 
 def run_tgather_index(interpreter: Interpreter, op: TGatherIndexBase, args: PythonValues) -> PythonValues:

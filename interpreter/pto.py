@@ -46,15 +46,14 @@ class PtoFunctions(InterpreterFunctions):
     def run_partition_view(self, interpreter: Interpreter, op: pto.PartitionViewOp, args: PythonValues):
         source, *rest = args
         assert isinstance(source, GmView)
-        rank = len(op.offsets)
-        offsets, sizes = rest[:rank], tuple(rest[rank:])
-        with fault_at(op):
-            for i, (o, s, d) in enumerate(zip(offsets, sizes, source.shape)):
-                if o < 0 or s <= 0 or o + s > d:
-                    raise RuntimeFault(
-                        f"partition at dim {i} (offset {o}, size {s}) is outside the source dim {d}"
-                    )
-        offset = source.offset + sum(o * st for o, st in zip(offsets, source.strides))
+        rank = len(rest) // 2  # offsets, then sizes (op.offsets would decode the segment sizes)
+        sizes = tuple(rest[rank:])
+        offset = source.offset
+        for i, (o, s, d, st) in enumerate(zip(rest, sizes, source.shape, source.strides)):
+            if o < 0 or s <= 0 or o + s > d:
+                with fault_at(op):
+                    raise RuntimeFault(f"partition at dim {i} (offset {o}, size {s}) is outside the source dim {d}")
+            offset += o * st
         return (GmView(source.buffer, offset, sizes, source.strides),)
 
     @impl(pto.AllocTileOp)

@@ -1,11 +1,17 @@
-"""The Python API: pto_dialect.load/parse, located errors, types built from Python."""
+"""The Python API: pto_dialect.load/parse, located errors, types built from Python, interpreter.run."""
 
+from pathlib import Path
+
+import numpy as np
 import pytest
 from xdsl.dialects.builtin import f16, i32
 
+import interpreter
 from pto_dialect import PtoError, load, parse
 from pto_dialect.ops import MGatherOp
 from pto_dialect.types import TileBufType
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_load_returns_verified_module(tmp_path):
@@ -46,3 +52,29 @@ def test_tile_type_from_python():
     assert t.shape == (8, 64) and t.valid_shape == (8, 50) and t.size_bytes == 8 * 64 * 2
     assert str(t) == "!pto.tile_buf<vec, 8x64xf16, valid=8x50, pad=1>"
     assert TileBufType.get("vec", (1, 8), i32).is_nd
+
+
+def test_run_leaves_module_and_inputs_alone():
+    """interpreter.run copies what the kernel may write and returns what it only reads
+    (the table, the ids) as read-only views of the inputs; a second run of the same
+    module gives the same result."""
+    module = load(EXAMPLES / "embedding_rows.pto")
+    printed = str(module)
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal(1024 * 64).astype(np.float16)
+    ids = np.array([5, 1023, 2000, -1, 0, 7, 7, 512], np.int32)
+    out = np.full(8 * 64, 3, np.float16)
+    inputs = [a.copy() for a in (table, ids, out)]
+
+    first = interpreter.run(module, "a2a3", [table, ids, out])
+    second = interpreter.run(module, "a2a3", [table, ids, out])
+
+    assert str(module) == printed
+    for given, before in zip((table, ids, out), inputs):
+        assert np.array_equal(given, before)
+    rows = np.where(ids < 0, 1023, np.minimum(ids, 1023))  # clamp reads ids as unsigned
+    assert np.array_equal(first[2], table.reshape(1024, 64)[rows].reshape(-1))
+    assert np.array_equal(second[2], first[2])
+    assert not np.shares_memory(first[2], out) and first[2].flags.writeable
+    for result, given in ((first[0], table), (first[1], ids)):
+        assert np.shares_memory(result, given) and not result.flags.writeable

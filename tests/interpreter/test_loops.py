@@ -1,0 +1,169 @@
+"""
+The loop executor and index math of interpreter/loops.py do what xDSL's own
+scf and arith functions do, only faster: same results, same listener events,
+same located faults, same wrap-around integers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.interpreter import Interpreter
+from xdsl.interpreters.arith import ArithFunctions
+from xdsl.interpreters.scf import ScfFunctions
+from xdsl.ir import Operation
+from xdsl.utils.test_value import create_ssa_value
+
+import interpreter
+from interpreter.loops import IndexArithFunctions
+from pto_dialect import PtoError, parse
+
+from tests.interpreter.harness import TARGETS
+
+BLOCKS = 6
+
+# Copies x's 8-row blocks into y in reverse order. The x offset is a loop-carried
+# value (iter_args), the y offset index math on the induction variable.
+REVERSE_BLOCKS = f"""
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %nb = arith.constant {BLOCKS} : index
+  %last = arith.constant {BLOCKS - 1} : index
+  %rows = arith.constant {BLOCKS * 8} : index
+  %xv = pto.make_tensor_view %x, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x16xf32>
+  %end = scf.for %b = %c0 to %nb step %c1 iter_args(%xo = %c0) -> (index) {{
+    %rb = arith.subi %last, %b : index
+    %yo = arith.muli %rb, %c8 : index
+    %xp = pto.partition_view %xv, offsets = [%xo, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32>
+    %yp = pto.partition_view %yv, offsets = [%yo, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x16xf32>) outs(%t : !pto.tile_buf<vec, 8x16xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 8x16xf32>) outs(%yp : !pto.partition_tensor_view<8x16xf32>)
+    %next = arith.addi %xo, %c8 : index
+    scf.yield %next : index
+  }}
+  return
+}}
+"""
+
+
+def reverse_blocks(x: np.ndarray) -> np.ndarray:
+    return x.reshape(BLOCKS, 8, 16)[::-1].reshape(-1)
+
+
+def inputs() -> list[np.ndarray]:
+    return [np.arange(BLOCKS * 8 * 16, dtype=np.float32), np.zeros(BLOCKS * 8 * 16, np.float32)]
+
+
+class Recorder(Interpreter.Listener):
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, tuple]] = []
+
+    def will_interpret_op(self, op: Operation, args: tuple) -> None:
+        self.events.append(("will", op.name, tuple(a for a in args if isinstance(a, int))))
+
+    def did_interpret_op(self, op: Operation, results: tuple) -> None:
+        self.events.append(("did", op.name, tuple(r for r in results if isinstance(r, int))))
+
+
+def run_with_xdsl_functions(monkeypatch: pytest.MonkeyPatch, text: str, target: str, args, listeners=()):  # noqa: ANN001, ANN201
+    """interpreter.run with xDSL's own scf and arith functions in place of ours."""
+    with monkeypatch.context() as m:
+        m.setattr(interpreter, "LoopFunctions", ScfFunctions)
+        m.setattr(interpreter, "IndexArithFunctions", ArithFunctions)
+        return interpreter.run(parse(text, "k.pto"), target, args, listeners=listeners)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_loop_with_carried_values(target: str) -> None:
+    x, y = inputs()
+    out = interpreter.run(parse(REVERSE_BLOCKS, "k.pto"), target, [x, y])
+    assert np.array_equal(out[1], reverse_blocks(x))
+
+
+def test_listeners_see_what_xdsl_dispatch_shows(monkeypatch: pytest.MonkeyPatch) -> None:
+    ours, theirs = Recorder(), Recorder()
+    a = interpreter.run(parse(REVERSE_BLOCKS, "k.pto"), "a2a3", inputs(), listeners=(ours,))
+    b = run_with_xdsl_functions(monkeypatch, REVERSE_BLOCKS, "a2a3", inputs(), listeners=(theirs,))
+    assert np.array_equal(a[1], b[1])
+    assert ours.events == theirs.events
+    body_ops = 8  # subi, muli, 2 partition_view, tload, tstore, addi, yield
+    assert sum(1 for e in ours.events if e[0] == "will" and e[1] == "arith.subi") == BLOCKS
+    assert sum(1 for e in ours.events if e[0] == "will") >= BLOCKS * body_ops
+
+
+NESTED = """
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c16 = arith.constant 16 : index
+  %rows = arith.constant 12 : index
+  %xv = pto.make_tensor_view %x, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 2x16xf32>
+  scf.for %i = %c0 to %c3 step %c1 {
+    %ri = arith.muli %i, %c4 : index
+    scf.for %j = %c0 to %c2 step %c1 {
+      %rj = arith.muli %j, %c2 : index
+      %r = arith.addi %ri, %rj : index
+      %s = arith.subi %c2, %rj : index
+      %w = arith.addi %ri, %s : index
+      %xp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>
+      %yp = pto.partition_view %yv, offsets = [%w, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>
+      pto.tload ins(%xp : !pto.partition_tensor_view<2x16xf32>) outs(%t : !pto.tile_buf<vec, 2x16xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 2x16xf32>) outs(%yp : !pto.partition_tensor_view<2x16xf32>)
+    }
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_nested_loops(target: str) -> None:
+    """The outer body holds a loop (run by the generic walk), the inner one is straight-line:
+    each 4-row group swaps its two 2-row halves."""
+    x = np.arange(12 * 16, dtype=np.float32)
+    out = interpreter.run(parse(NESTED, "k.pto"), target, [x, np.zeros_like(x)])
+    expected = x.reshape(3, 2, 2, 16)[:, ::-1].reshape(-1)
+    assert np.array_equal(out[1], expected)
+
+
+def test_fault_in_loop_is_located_at_the_op(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One block too many: the partition of the last iteration leaves x, as xDSL's dispatch reports it."""
+    text = REVERSE_BLOCKS.replace(f"%nb = arith.constant {BLOCKS} :", f"%nb = arith.constant {BLOCKS + 1} :")
+    text = text.replace(f"%last = arith.constant {BLOCKS - 1} :", f"%last = arith.constant {BLOCKS} :")
+    with pytest.raises(PtoError) as ours:
+        interpreter.run(parse(text, "k.pto"), "a5", inputs())
+    with pytest.raises(PtoError) as theirs:
+        run_with_xdsl_functions(monkeypatch, text, "a5", inputs())
+    assert str(ours.value) == str(theirs.value)
+    line = text.splitlines().index(next(ln for ln in text.splitlines() if "%yp = pto.partition_view" in ln)) + 1
+    assert str(ours.value).startswith(f"k.pto:{line}:5: error:")
+    assert f"partition at dim 0 (offset {BLOCKS * 8}, size 8) is outside the source dim {BLOCKS * 8}" in str(ours.value)
+
+
+WIDTHS = (IndexType(), IntegerType(64), IntegerType(32), IntegerType(8))
+INTS = st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([0, -1, 2**31 - 1, -(2**31), 2**63 - 1, -(2**63), 127, -128]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(WIDTHS), st.sampled_from((arith.AddiOp, arith.SubiOp, arith.MuliOp)), INTS, INTS)
+def test_index_arith_wraps_as_xdsl_does(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
+    op = op_type(create_ssa_value(width), create_ssa_value(width))
+    name = {arith.AddiOp: "run_addi", arith.SubiOp: "run_subi", arith.MuliOp: "run_muli"}[op_type]
+    machine = Interpreter(op)
+    ours = getattr(IndexArithFunctions(), name)(machine, op, (lhs, rhs))
+    theirs = getattr(ArithFunctions(), name)(machine, op, (lhs, rhs))
+    assert ours == theirs
