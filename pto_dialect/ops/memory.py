@@ -15,7 +15,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
 )
-from xdsl.ir import OpResult, SSAValue
+from xdsl.ir import Block, OpResult, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -429,11 +429,22 @@ class TStoreOp(PtoInstructionOp):
 
 
 class SectionOp(IRDLOperation):
-    """Code for one core kind; one block, no terminator."""
+    """Code for one core kind; one block, no terminator. `{}` is an empty block, as in MLIR."""
 
     body = region_def("single_block")
     traits = traits_def(NoTerminator())
-    assembly_format = "$body attr-dict"
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SectionOp:
+        body = parser.parse_region()
+        if not body.blocks:
+            body.add_block(Block())
+        return cls.create(regions=[body], attributes=parser.parse_optional_attr_dict())
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
+        printer.print_op_attributes(self.attributes)
 
 
 @irdl_op_definition
