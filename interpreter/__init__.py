@@ -25,7 +25,7 @@ from xdsl.interpreters.func import FuncFunctions
 import pto_dialect
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp
-from pto_dialect.targets import Target, normalize_target
+from pto_dialect.targets import Target, module_target, normalize_target
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
@@ -97,19 +97,20 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
 
 def run(
     module_or_path: ModuleOp | str | Path,
-    target: str = "a2a3",
+    target: str | None = None,
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
 ) -> list[np.ndarray]:
-    """Run the module's public function (or `entry`) on `args`; return every argument's final contents.
+    """Run the module's public function (or `entry`) on `args` for `target` (default: the
+    module's pto.target_arch, else a2a3); return every argument's final contents.
 
     Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
     The given module and arrays are not modified: an argument the kernel may write is copied,
     one it only reads (a gather's table) is returned as a read-only view of the input.
     """
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
-    t = normalize_target(target)
+    t = normalize_target(target) if target is not None else module_target(module)
     lowered = lower_for(module, t)
     function = entry_function(lowered, entry)
     arg_types = function.function_type.inputs.data

@@ -3,6 +3,8 @@
 
     pto-run kernel.pto --target cpu|a2a3|a5 [--entry NAME] --out DIR ARG0.npy ARG1.npy ...
 
+Without --target, the module's pto.target_arch (else a2a3), as in pto-opt.
+
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy;
 without it, a short summary per argument is printed. Any bad input or
@@ -42,7 +44,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     p.add_argument("kernel", help="the .pto file")
     p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")
-    p.add_argument("-t", "--target", required=True, choices=list(TARGET_SPELLINGS), help="hardware target (a2 and a3 mean a2a3)")
+    p.add_argument(
+        "-t", "--target", choices=list(TARGET_SPELLINGS),
+        help="hardware target (a2 and a3 mean a2a3; default: the module's pto.target_arch, else a2a3)",
+    )
     p.add_argument("--entry", help="function to run (default: the module's only public function)")
     p.add_argument("--out", help="directory for argI.npy, the final contents of each argument")
     return p.parse_intermixed_args(argv)

@@ -78,3 +78,18 @@ def test_run_leaves_module_and_inputs_alone():
     assert not np.shares_memory(first[2], out) and first[2].flags.writeable
     for result, given in ((first[0], table), (first[1], ids)):
         assert np.shares_memory(result, given) and not result.flags.writeable
+
+
+def test_run_target_defaults_to_the_module_target():
+    """examples/ssa/tgather_index.pto says pto.target_arch = "a5": run without a target
+    runs it for a5; a2a3 rejects it (index-form tgather there needs a tmp)."""
+    module = load(EXAMPLES / "ssa" / "tgather_index.pto")
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(32 * 64).astype(np.float32)
+    perm = rng.integers(0, 1024, 16 * 64).astype(np.int32)
+    y = np.zeros(32 * 64, np.float32)
+    out = interpreter.run(module, args=[x, perm, y])
+    blocks = x.reshape(2, 16 * 64)
+    assert np.array_equal(out[2], blocks[:, perm].reshape(-1))
+    with pytest.raises(PtoError, match="index-form tgather expects both indices and tmp"):
+        interpreter.run(module, "a2a3", [x, perm, y])
