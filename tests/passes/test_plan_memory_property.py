@@ -651,8 +651,8 @@ def test_live_ranges_model() -> None:
 # ---------------------------------------------------------------------------
 # Kernels the generator does not write: tassign placements and calls
 
-
-TASSIGN = """
+# The start of @k(%x, %y, %z): 8 x 64 f32 GM views %xp, %yp, %zp of three pointer arguments.
+KERNEL_XYZ = """
 func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -664,6 +664,9 @@ func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
   %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
   %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
   %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
+"""
+
+TASSIGN = KERNEL_XYZ + """\
   %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
   %a = arith.constant 4096 : i64
   %t2 = pto.tassign %t, %a : !pto.tile_buf<vec, 8x64xf32> -> !pto.tile_buf<vec, 8x64xf32>
@@ -698,17 +701,7 @@ func.func private @clobber(%xp: !pto.partition_tensor_view<8x64xf32>) {
   pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%b : !pto.tile_buf<vec, 8x64xf32>)
   return
 }
-func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c64 = arith.constant 64 : index
-  %xv = pto.make_tensor_view %x, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %yv = pto.make_tensor_view %y, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %zv = pto.make_tensor_view %z, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-  %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
+""" + KERNEL_XYZ + """\
   %a = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
   pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%a : !pto.tile_buf<vec, 8x64xf32>)
   func.call @clobber(%yp) : (!pto.partition_tensor_view<8x64xf32>) -> ()
