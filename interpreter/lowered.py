@@ -9,12 +9,13 @@ the actual shapes first (the same functions the verifier uses).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
+from typing import TypeVar
+from weakref import WeakKeyDictionary
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 
@@ -38,8 +39,25 @@ from lowering.common import (
     TGatherMaskBase,
 )
 
+T = TypeVar("T")
+_MISSING = object()
 
-@lru_cache(maxsize=4096)
+
+def _per_op(compute: Callable[[Operation], T]) -> Callable[[Operation], T]:
+    """Memoise compute(op) while the op lives (each run lowers a fresh copy of the module,
+    which an lru_cache would keep alive)."""
+    cache: WeakKeyDictionary[Operation, T] = WeakKeyDictionary()
+
+    def cached(op: Operation) -> T:
+        value = cache.get(op, _MISSING)
+        if value is _MISSING:
+            value = cache[op] = compute(op)
+        return value  # type: ignore[return-value]
+
+    return cached
+
+
+@_per_op
 def _has_dynamic_dims(op: LoweredOp) -> bool:
     for v in (*op.ins, *op.outs):
         t = v.type
@@ -110,7 +128,7 @@ def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) ->
     return ()
 
 
-@lru_cache(maxsize=4096)
+@_per_op
 def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, object]]:
     """The kernel an MGATHER op runs and its keyword arguments, read once from its properties."""
     common: dict[str, object] = dict(index_width=op.index_width.value.data, capacity_name=op.capacity.data, oob=op.oob.data)

@@ -49,6 +49,8 @@ class Buffer:
     """`%t`, `tile at FILE:LINE:COL` for a value without a name, `%t of @callee` for a call."""
     moved_from: Buffer | None = None
     """For a tassign: the placement of the same tile it replaces."""
+    returned: int | None = None
+    """In a callee's footprint: the index of the function result that returns this tile."""
 
     @property
     def name(self) -> str:
@@ -62,6 +64,8 @@ class Buffer:
     def live_with(self, other: Buffer) -> bool:
         if self.moved_from is other or other.moved_from is self:
             return False  # one tile, before and after its tassign
+        if self.is_callee_tile and self.op is other.op:
+            return False  # tiles of one call: the callee's own plan keeps them apart
         return self.start <= other.end and other.start <= self.end
 
     def overlaps(self, other: Buffer) -> bool:
@@ -75,86 +79,170 @@ def _where(op: Operation) -> str:
     return op_location(op) or op.name
 
 
-def buffers_of(f: func.FuncOp) -> list[Buffer]:
-    """Every tile placement in `f` with its live range, in program order; a call stands
-    for its callee's tiles (addresses as they now stand in the callee)."""
-    return _buffers_of(f, ())
+class CallGraph:
+    """The module's functions with bodies and their `func.call`s, with what a caller sees of
+    a callee: its tiles at their addresses (`footprint`), the tiles its callers keep live
+    across calls to it (`reserved`), and the budget every caller imposes (`limit`)."""
+
+    def __init__(self, module: Operation, target: Target):
+        self.target = target
+        self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+        self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
+        for f in self.functions:
+            for op in f.walk():
+                if isinstance(op, func.CallOp):
+                    callee = SymbolTable.lookup_symbol(op, op.callee)
+                    if isinstance(callee, func.FuncOp) and callee in self.calls:
+                        self.calls[f].append((op, callee))
+        self.callees_first = self._order()
+        self._footprints: dict[func.FuncOp, list[Buffer]] = {}
+        self._limits: dict[tuple[func.FuncOp, str], tuple[int, str]] = {}
+        self._simt: dict[func.FuncOp, bool] = {}
+
+    def _order(self) -> list[func.FuncOp]:
+        """Callees before callers; a cycle that reaches a function with tiles is an error (the
+        calls of a cycle that reaches none hold no tiles and are dropped)."""
+        out: list[func.FuncOp] = []
+        done: set[func.FuncOp] = set()
+
+        def visit(f: func.FuncOp, stack: list[func.FuncOp]) -> None:
+            if f in done:
+                return
+            stack.append(f)
+            for call, callee in list(self.calls[f]):
+                if callee in stack:
+                    if self._reaches_tiles(stack[stack.index(callee) :]):
+                        raise PtoError.at_op(
+                            call,
+                            f"recursive call to @{callee.sym_name.data}: tiles can only be placed "
+                            "when the calls between functions with tiles are acyclic",
+                        )
+                    self.calls[f].remove((call, callee))
+                else:
+                    visit(callee, stack)
+            stack.pop()
+            done.add(f)
+            out.append(f)
+
+        for f in self.functions:
+            visit(f, [])
+        return out
+
+    def _reaches_tiles(self, functions: list[func.FuncOp]) -> bool:
+        seen: set[func.FuncOp] = set()
+        todo = list(functions)
+        while todo:
+            f = todo.pop()
+            if f not in seen:
+                seen.add(f)
+                if any(isinstance(op, AllocTileOp | TAssignOp) for op in f.walk()):
+                    return True
+                todo += [callee for _, callee in self.calls[f]]
+        return False
+
+    def callers_of(self, f: func.FuncOp) -> list[tuple[func.CallOp, func.FuncOp]]:
+        return [(call, g) for g in self.functions for call, callee in self.calls[g] if callee is f]
+
+    def buffers_of(self, f: func.FuncOp, with_calls: bool = True) -> list[Buffer]:
+        """Every tile placement in `f` with its live range, in program order; with_calls: a call
+        also stands for its callee's placed tiles, for the instant of the call (a returned
+        tile: until the caller's last use of it)."""
+        ordered = list(f.walk())
+        position = {op: i for i, op in enumerate(ordered)}
+        last_inside: dict[Operation, int] = {}
+        for op in reversed(ordered):  # nested ops come after their parent in pre-order
+            last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
+
+        def live_until(value: SSAValue, op: Operation) -> int:
+            end = position[op]
+            for use in value.uses:
+                user: Operation | None = use.operation
+                while user is not None and user.parent_block() is not op.parent_block():
+                    user = user.parent_op()
+                if user is not None:
+                    end = max(end, last_inside[user])
+            return end
+
+        callees = dict(self.calls[f])
+        out: list[Buffer] = []
+        by_value: dict[SSAValue, Buffer] = {}
+        for op in ordered:
+            if isinstance(op, func.CallOp):
+                if with_calls and op in callees:
+                    for inner in self.footprint(callees[op]):
+                        value = op.results[inner.returned] if inner.returned is not None else None
+                        end = live_until(value, op) if value is not None else position[op]
+                        out.append(Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label))
+                continue
+            if not isinstance(op, AllocTileOp | TAssignOp):
+                continue
+            addr = constant_index(op.addr) if op.addr is not None else None
+            tile = op.result.type
+            assert isinstance(tile, TileTypeBase)
+            moved = by_value.get(op.tile) if isinstance(op, TAssignOp) else None
+            hint = op.result.name_hint
+            label = f"%{hint}" if hint else f"tile at {_where(op)}"
+            buffer = Buffer(op, tile.loc.data, tile.size_bytes, position[op], live_until(op.result, op), addr, label, moved)
+            by_value[op.result] = buffer
+            out.append(buffer)
+        return out
+
+    def footprint(self, f: func.FuncOp) -> list[Buffer]:
+        """What a call to `f` holds: its placed tiles and its callees', each once, labelled
+        `%t of @f`, with the index of the result that returns it, if one does."""
+        if f not in self._footprints:
+            name = f.sym_name.data
+            returned = {v: i for op in f.walk() if isinstance(op, func.ReturnOp) for i, v in enumerate(op.arguments)}
+            seen: dict[tuple[object, ...], Buffer] = {}
+            for b in self.buffers_of(f):
+                if b.addr is None:
+                    continue
+                index = returned.get(b.op.results[0]) if not b.is_callee_tile else None
+                label = b.label if b.is_callee_tile else f"{b.label} of @{name}"
+                key = (b.space, b.addr, b.size, label, index)
+                seen.setdefault(key, Buffer(b.op, b.space, b.size, 0, 0, b.addr, label, returned=index))
+            self._footprints[f] = list(seen.values())
+        return self._footprints[f]
+
+    def reserved(self) -> dict[func.FuncOp, list[Buffer]]:
+        """For each function, its callers' hand-placed tiles live across a call to it (and
+        theirs, transitively): the planner keeps the function's tiles off them."""
+        out: dict[func.FuncOp, dict[Operation, Buffer]] = {f: {} for f in self.functions}
+        for g in reversed(self.callees_first):  # callers first
+            name = g.sym_name.data
+            own = [
+                Buffer(b.op, b.space, b.size, b.start, b.end, b.addr, f"{b.label} of @{name}")
+                for b in self.buffers_of(g, with_calls=False)
+                if b.addr is not None
+            ]
+            position = {op: i for i, op in enumerate(g.walk())}
+            for call, callee in self.calls[g]:
+                at = position[call]
+                out[callee].update({b.op: b for b in own if b.start <= at <= b.end} | out[g])
+        return {f: list(tiles.values()) for f, tiles in out.items()}
+
+    def limit(self, f: func.FuncOp, space: str) -> tuple[int, str]:
+        """The budget that f's tiles must fit: f's own, and every caller's, transitively."""
+        if (f, space) not in self._limits:
+            best = budget(f, space, self.target, self)
+            for _, g in self.callers_of(f):
+                best = min(best, self.limit(g, space), key=lambda b: b[0])
+            self._limits[f, space] = best
+        return self._limits[f, space]
+
+    def launches_simt_mgather(self, f: func.FuncOp) -> bool:
+        """f, or a function it calls, runs a SIMT MGATHER launch."""
+        if f not in self._simt:
+            self._simt[f] = _launches_simt_mgather(f) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
+        return self._simt[f]
 
 
-def _buffers_of(f: func.FuncOp, callers: tuple[func.FuncOp, ...]) -> list[Buffer]:
-    ordered = list(f.walk())
-    position = {op: i for i, op in enumerate(ordered)}
-    last_inside: dict[Operation, int] = {}
-    for op in reversed(ordered):  # nested ops come after their parent in pre-order
-        last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
-    out: list[Buffer] = []
-    by_value: dict[SSAValue, Buffer] = {}
-    for op in ordered:
-        if isinstance(op, func.CallOp):
-            callee = _callee(op, (*callers, f))
-            if callee is not None:
-                at = position[op]
-                for inner in _buffers_of(callee, (*callers, f)):
-                    label = inner.label if inner.is_callee_tile else f"{inner.label} of @{callee.sym_name.data}"
-                    out.append(Buffer(op, inner.space, inner.size, at, at, inner.addr, label))
-            continue
-        if not isinstance(op, AllocTileOp | TAssignOp):
-            continue
-        end = position[op]
-        for use in op.result.uses:
-            user: Operation | None = use.operation
-            while user is not None and user.parent_block() is not op.parent_block():
-                user = user.parent_op()
-            if user is not None:
-                end = max(end, last_inside[user])
-        addr = constant_index(op.addr) if op.addr is not None else None
-        tile = op.result.type
-        assert isinstance(tile, TileTypeBase)
-        moved = by_value.get(op.tile) if isinstance(op, TAssignOp) else None
-        hint = op.result.name_hint
-        label = f"%{hint}" if hint else f"tile at {_where(op)}"
-        buffer = Buffer(op, tile.loc.data, tile.size_bytes, position[op], end, addr, label, moved)
-        by_value[op.result] = buffer
-        out.append(buffer)
-    return out
-
-
-def _callee(call: func.CallOp, callers: tuple[func.FuncOp, ...]) -> func.FuncOp | None:
-    """The function a call enters, if it has a body; a cycle in the call graph is an error."""
-    callee = SymbolTable.lookup_symbol(call, call.callee)
-    if not isinstance(callee, func.FuncOp) or not callee.body.blocks:
-        return None
-    if callee in callers:
-        raise PtoError.at_op(
-            call, f"recursive call to @{callee.sym_name.data}: tiles can only be placed when the call graph is acyclic"
-        )
-    return callee
-
-
-def functions_callees_first(module: Operation) -> list[func.FuncOp]:
-    """Every function with a body, each after the functions it calls."""
-    out: list[func.FuncOp] = []
-    seen: set[func.FuncOp] = set()
-
-    def visit(f: func.FuncOp, callers: tuple[func.FuncOp, ...]) -> None:
-        if f in seen:
-            return
-        for call in f.walk():
-            if isinstance(call, func.CallOp) and (callee := _callee(call, (*callers, f))) is not None:
-                visit(callee, (*callers, f))
-        seen.add(f)
-        out.append(f)
-
-    for f in module.walk():
-        if isinstance(f, func.FuncOp) and f.body.blocks:
-            visit(f, ())
-    return out
-
-
-def budget(f: func.FuncOp, space: str, target: Target) -> tuple[int, str]:
-    """Bytes a function may use in `space`, and why (for messages)."""
+def budget(f: func.FuncOp, space: str, target: Target, graph: CallGraph | None = None) -> tuple[int, str]:
+    """Bytes a function may use in `space`, and why (for messages). With the call graph, a
+    SIMT MGATHER in a callee counts as the function's own."""
     total = ON_CHIP_BYTES[space][target]
-    if space != "vec" or target != "a5" or not _launches_simt_mgather(f):
+    simt = graph.launches_simt_mgather(f) if graph is not None else _launches_simt_mgather(f)
+    if space != "vec" or target != "a5" or not simt:
         return total, f"the {SPACE_NAMES[space]} of target {target} ({total} bytes)"
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
@@ -187,27 +275,36 @@ def _launches_simt_mgather(f: func.FuncOp) -> bool:
 
 
 def check_manual_addresses(module: Operation, target: Target) -> None:
-    """Hand-placed tiles: inside the memory, and not over another tile live at the same time."""
-    for f in functions_callees_first(module):
-        placed = [b for b in buffers_of(f) if b.addr is not None and b.space in ON_CHIP_BYTES]
-        for b in placed:
-            limit, what = budget(f, b.space, target)
-            if b.addr + b.size > limit:
-                raise PtoError.at_op(b.op, f"{b.name} ends at byte {b.addr + b.size}, beyond {what}")
-        for i, a in enumerate(placed):
-            for b in placed[i + 1 :]:
-                if a.space == b.space and a.live_with(b) and a.overlaps(b):
-                    raise PtoError.at_op(
-                        b.op,
-                        f"{b.name} at bytes [{b.addr}, {b.addr + b.size}) overlaps {a.name} "
-                        f"at [{a.addr}, {a.addr + a.size}) while both are live",
-                    )
+    """Hand-placed tiles: inside the memory, and not over another tile live at the same time
+    (a callee's tiles included, at each call)."""
+    graph = CallGraph(module, target)
+    for f in graph.callees_first:
+        check_placed(f, graph.buffers_of(f), graph)
 
 
-def plan_function(f: func.FuncOp, target: Target) -> list[Buffer]:
-    """Give every unaddressed tile the lowest aligned address free for its whole live range."""
-    buffers = buffers_of(f)
-    placed = [b for b in buffers if b.addr is not None]
+def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
+    placed = [b for b in buffers if b.addr is not None and b.space in ON_CHIP_BYTES]
+    for b in placed:
+        limit, what = budget(f, b.space, graph.target, graph)
+        if b.addr + b.size > limit:
+            raise PtoError.at_op(b.op, f"{b.name} ends at byte {b.addr + b.size}, beyond {what}")
+    for i, a in enumerate(placed):
+        for b in placed[i + 1 :]:
+            if a.space == b.space and a.live_with(b) and a.overlaps(b):
+                raise PtoError.at_op(
+                    b.op,
+                    f"{b.name} at bytes [{b.addr}, {b.addr + b.size}) overlaps {a.name} "
+                    f"at [{a.addr}, {a.addr + a.size}) while both are live",
+                )
+
+
+def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> list[Buffer]:
+    """Give every unaddressed tile the lowest aligned address free for its whole live range,
+    off the `reserved` tiles (callers' tiles live across calls to f) and within the budget
+    of f and of its callers."""
+    buffers = graph.buffers_of(f)
+    whole = [Buffer(r.op, r.space, r.size, 0, len(buffers) and max(b.end for b in buffers), r.addr, r.label) for r in reserved]
+    placed = [b for b in buffers if b.addr is not None] + whole
     for b in sorted((b for b in buffers if b.addr is None), key=lambda b: (b.start, -b.size)):
         if b.space not in ON_CHIP_BYTES or not isinstance(b.op, AllocTileOp):
             continue
@@ -218,22 +315,23 @@ def plan_function(f: func.FuncOp, target: Target) -> list[Buffer]:
                 break
             addr = max(addr, -(-(other.addr + other.size) // align) * align)
         b.addr = addr
-        limit, what = budget(f, b.space, target)
+        limit, what = graph.limit(f, b.space)
         if addr + b.size > limit:
             live = sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: -o.size)
             largest = ", ".join(f"{o.label} ({o.size} bytes)" for o in [b, *live][:4])
             raise PtoError.at_op(
                 b.op,
-                f"{SPACE_NAMES[b.space]} overflow: needs {addr + b.size} bytes, target {target} has "
+                f"{SPACE_NAMES[b.space]} overflow: needs {addr + b.size} bytes, target {graph.target} has "
                 f"{limit}; live tiles: {largest} (limit: {what})",
             )
         placed.append(b)
+    check_placed(f, buffers, graph)
     return buffers
 
 
-def plan_table(f: func.FuncOp, buffers: list[Buffer], target: Target) -> str:
+def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
     """The plan of one function as a small markdown table, with the peak per space."""
-    lines = [f"memory plan of @{f.sym_name.data} (target {target})", "", "| tile | space | bytes | address | live |", "|---|---|---|---|---|"]
+    lines = [f"memory plan of @{f.sym_name.data} (target {graph.target})", "", "| tile | space | bytes | address | live |", "|---|---|---|---|---|"]
     for b in buffers:
         addr = "-" if b.addr is None else str(b.addr)
         lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {b.start}..{b.end} |")
@@ -241,12 +339,12 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], target: Target) -> str:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):
         peak = max(b.addr + b.size for b in buffers if b.space == space and b.addr is not None)
-        limit, _ = budget(f, space, target)
+        limit, _ = graph.limit(f, space)
         lines.append(f"peak {SPACE_NAMES.get(space, space)} use: {peak} of {limit} bytes")
     return "\n".join(lines) + "\n"
 
 
 def memory_plan_report(module: Operation, target: Target) -> str:
     """`--print-memory-plan`: the table of every function (addresses as they now stand)."""
-    functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
-    return "".join("\n" + plan_table(f, buffers_of(f), target) for f in functions)
+    graph = CallGraph(module, target)
+    return "".join("\n" + plan_table(f, graph.buffers_of(f), graph) for f in graph.functions)

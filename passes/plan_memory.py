@@ -14,7 +14,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from pto_dialect.ops import AllocTileOp
 from pto_dialect.targets import module_target
 
-from passes.memory_plan import check_manual_addresses, functions_callees_first, plan_function
+from passes.memory_plan import CallGraph, check_manual_addresses, plan_function
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,8 @@ class PlanMemoryPass(ModulePass):
     Place every `pto.alloc_tile` without `addr` in its memory: 32-byte aligned (512 for
     left/right/acc), never over a tile live at the same time (addressed tiles included),
     reusing space of tiles no longer live; lowest free address first, in program order.
-    A func.call holds its callee's tiles, so caller tiles live across it avoid them.
+    A func.call holds its callee's tiles, so caller tiles live across it avoid them (and a
+    callee's tiles avoid hand-placed caller tiles live across calls to it).
     Fails, located at the tile, when the live tiles do not fit the target's budget.
     Option: target = cpu | a2a3 | a5 (default: the module's pto.target_arch, else a2a3).
     """
@@ -35,9 +36,12 @@ class PlanMemoryPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         target = self.target or module_target(op)
         check_manual_addresses(op, target)
-        # A caller's plan steps around its callees' tiles, so callees get theirs first.
-        for f in functions_callees_first(op):
-            for b in plan_function(f, target):
+        # A caller's plan steps around its callees' tiles, so callees get theirs first,
+        # off the hand-placed tiles their callers keep live across the calls.
+        graph = CallGraph(op, target)
+        reserved = graph.reserved()
+        for f in graph.callees_first:
+            for b in plan_function(f, graph, reserved[f]):
                 alloc = b.op
                 if not isinstance(alloc, AllocTileOp) or alloc.addr is not None or b.addr is None:
                     continue

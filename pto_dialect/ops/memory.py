@@ -441,6 +441,10 @@ class SectionOp(IRDLOperation):
             body.add_block(Block())
         return cls.create(regions=[body], attributes=parser.parse_optional_attr_dict())
 
+    def verify_(self) -> None:
+        if self.body.blocks and self.body.block.args:
+            raise VerifyException("expects a body block without arguments (nothing passes them)")
+
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
         printer.print_region(self.body, print_entry_block_args=False, print_empty_block=False)
