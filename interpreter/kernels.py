@@ -137,6 +137,11 @@ def mgather_row(table, idx, dst, *, index_width, capacity_name, row_stride, col_
     if table.offset + (cap - 1) * row_step + (vc - 1) * col_step >= table.buffer.size:
         reach = int(rows.max()) + 1
     view = strided_rows(table.buffer, table.offset, reach, vc, row_step, col_step)
+    out = dst.valid_view()
+    if keep is None and out is not None and out.flags.c_contiguous:
+        # straight into the tile; rows < reach, so mode="clip" changes nothing but spares take a buffer
+        np.take(view, rows, axis=0, out=out, mode="clip")
+        return
     values = np.take(view, rows, axis=0)
     if keep is not None:
         values[~keep] = 0

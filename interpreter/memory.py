@@ -60,6 +60,10 @@ class Tile:
         """The logical Rows x Cols array: a view for ND/DN tiles, a copy for boxed ones."""
         return self._view if self._view is not None else self.flat[self._offsets]
 
+    def valid_view(self) -> np.ndarray | None:
+        """The valid region as a writable view of the storage (None for boxed tiles)."""
+        return None if self._view is None else self._view[: self.valid_row, : self.valid_col]
+
     def read_valid(self) -> np.ndarray:
         return self.values[: self.valid_row, : self.valid_col]
 
@@ -101,9 +105,12 @@ class GmView:
         """The window as a strided NumPy view of the buffer (reads and writes go through)."""
         if len(self.shape) == 2:  # the common rows x cols window: slicing is cheaper than np.ndarray(...)
             (rows, cols), (row_stride, col_stride) = self.shape, self.strides
-            end = self.offset + rows * row_stride
-            if col_stride == 1 and 0 < cols <= row_stride and rows > 0 and self.offset >= 0 and end <= self.buffer.size:
-                return self.buffer[self.offset : end].reshape(rows, row_stride)[:, :cols]
+            if col_stride == 1 and 0 < cols <= row_stride and rows > 0 and self.offset >= 0:
+                if rows == 1 and self.offset + cols <= self.buffer.size:
+                    return self.buffer[self.offset : self.offset + cols].reshape(1, cols)
+                end = self.offset + rows * row_stride
+                if end <= self.buffer.size:
+                    return self.buffer[self.offset : end].reshape(rows, row_stride)[:, :cols]
         low = high = self.offset
         for d, s in zip(self.shape, self.strides):
             if d <= 0:
