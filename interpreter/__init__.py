@@ -11,19 +11,20 @@ ours for the pto scaffolding and for the target dialect.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
-from xdsl.interpreter import Interpreter, InterpretationError
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.interpreter import Interpreter, InterpretationError, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
 
 import pto_dialect
-from pto_dialect.diagnostics import PtoError
+from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.dtypes import element_info
 from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp
 from pto_dialect.targets import Target, module_target, normalize_target
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
@@ -32,7 +33,7 @@ from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import reads_only
 from interpreter.memory import GmView, Tile
 from interpreter.pto import PtoFunctions
-from interpreter.state import RunState, set_run_state
+from interpreter.state import RunState, located_failure, set_run_state
 from lowering.common import LoweredOp
 
 TARGET_FUNCTIONS = {
@@ -54,17 +55,35 @@ def lower_for(module: ModuleOp, target: Target) -> ModuleOp:
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
     functions = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    where = module if op_location(module) else next(iter(module.ops), module)
     if entry is not None:
         for f in functions:
             if f.sym_name.data == entry:
+                if not f.body.blocks:
+                    raise PtoError.at_op(f, f"@{entry} is a declaration: it has no body to run")
                 return f
-        raise PtoError(f"error: no function named '{entry}' in the module")
+        raise PtoError.at_op(where, f"no function named '{entry}' in the module", name="builtin.module")
     public = [f for f in functions if f.sym_visibility is None or f.sym_visibility.data == "public"]
     public = [f for f in public if f.body.blocks]
     if len(public) != 1:
         names = ", ".join(f.sym_name.data for f in public) or "none"
-        raise PtoError(f"error: expected exactly one public function to run (found: {names}); use --entry")
+        raise PtoError.at_op(
+            where,
+            f"expected exactly one public function to run (found: {names}); use --entry",
+            name="builtin.module",
+        )
     return public[0]
+
+
+class LocatingInterpreter(Interpreter):
+    """xDSL's interpreter, reporting any failure while running an op as a located error at
+    that op (the innermost one: an outer op passes the error on)."""
+
+    def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
+        try:
+            return super()._run_op(op, inputs)
+        except Exception as e:
+            raise located_failure(op, e) from e
 
 
 def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray):  # noqa: ANN001
@@ -85,14 +104,45 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
         if tuple(array.shape) != tuple(shape) or -1 in shape:
             raise fail(f"expected an array of shape {list(shape)}, got {list(array.shape)}")
         if isinstance(arg_type, TileBufType):
-            tile = Tile.over(arg_type, np.zeros(array.size, want), arg_type.valid_shape)
+            # a dynamic valid dim of an argument tile is the whole dim: the array fills it
+            valid = tuple(d if v == DYNAMIC_INDEX else v for d, v in zip(shape, arg_type.valid_shape))
+            tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
         strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
         return GmView(array.reshape(-1), 0, tuple(shape), strides)
-    if isinstance(array, np.ndarray) and array.shape == ():
-        return array.item()
+    if isinstance(arg_type, IndexType | IntegerType | AnyFloat) or element_info(arg_type) is not None:
+        return _scalar(arg_type, array, fail)
     raise fail("this argument type cannot be bound from an array")
+
+
+def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float:  # noqa: ANN001
+    """A 0-d array as a scalar argument: an integer for index and integer types, a number of
+    the argument's float type for float types."""
+    if array.shape != ():
+        raise fail(f"expected a scalar (a 0-d array), got an array of shape {list(array.shape)}")
+    info = element_info(arg_type)
+    if isinstance(arg_type, IndexType) or (info is not None and info.is_integer):
+        if array.dtype.kind not in "iu":
+            raise fail(f"expected an integer scalar, got dtype {array.dtype}")
+        value = int(array)
+        if info is not None and not np.iinfo(info.numpy).min <= value <= np.iinfo(info.numpy).max:
+            raise fail(f"{value} does not fit {info.mlir}")
+        return value
+    if info is None or array.dtype.kind not in "fiu" and array.dtype != info.numpy:
+        raise fail(f"expected a {arg_type} scalar, got dtype {array.dtype}")
+    return array.astype(info.numpy).item()
+
+
+def _declared_dtype(array: object, arg_type) -> np.ndarray:  # noqa: ANN001
+    """`array` as an ndarray; raw void data of the element's size (what np.save / np.load make
+    of ml_dtypes arrays: bf16 reads back as |V2) is viewed as the declared element type."""
+    array = np.asarray(array)
+    element = getattr(arg_type, "element", None)
+    if array.dtype.type is np.void and array.dtype.fields is None and element is not None:
+        if array.dtype.itemsize == element.numpy.itemsize:
+            return array.view(element.numpy)
+    return array
 
 
 def run(
@@ -116,20 +166,23 @@ def run(
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
+    given = [_declared_dtype(a, ty) for a, ty in zip(args, arg_types)]
     arrays = [
         _read_only_view(a) if _only_read(arg) and not isinstance(ty, TileBufType) else np.array(a, copy=True, order="C")
-        for a, arg, ty in zip(args, function.args, arg_types)
+        for a, arg, ty in zip(given, function.args, arg_types)
     ]
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
-    interpreter = Interpreter(lowered, listeners=tuple(listeners))
+    interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), _target_functions(t)):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t))
     try:
         interpreter.call_op(function, tuple(values))
     except InterpretationError as e:
-        raise PtoError(f"error: {e}") from e
+        raise PtoError.at_op(function, str(e)) from e
+    except RecursionError as e:
+        raise PtoError.at_op(function, "the calls nest too deeply (unbounded recursion?)") from e
     for i, value in enumerate(values):
         if isinstance(value, Tile):
             arrays[i][...] = value.values

@@ -23,6 +23,9 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.utils.comparisons import to_signed
 
+from interpreter.memory import RuntimeFault
+from interpreter.state import located_failure
+
 
 class _Step(NamedTuple):
     run: Callable[[InterpreterFunctions, Interpreter, Operation, PythonValues], OpImplResult]
@@ -93,6 +96,8 @@ class LoopFunctions(ScfFunctions):
     @impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
         lb, ub, step, *carried = args
+        if step <= 0:
+            raise RuntimeFault(f"step must be positive, got {step}")
         plan = _prepare(interpreter, op.body.block)
         if plan is None:
             return super().run_for(interpreter, op, args).values
@@ -111,8 +116,8 @@ def _run_body(interpreter: Interpreter, plan: _LoopPlan, slots: list[Any]) -> tu
     for run, functions, op, operands, results in plan.steps:
         try:
             values = run(functions, interpreter, op, tuple([slots[s] for s in operands])).values
-        except Exception as e:  # as xDSL's own dispatch reports it
-            op.emit_error("Error while interpreting op", e)
+        except Exception as e:  # as interpreter.LocatingInterpreter reports it
+            raise located_failure(op, e) from e
         for s, v in zip(results, values):
             slots[s] = v
     return tuple([slots[s] for s in plan.yielded])
@@ -128,7 +133,7 @@ def _run_body_listened(interpreter: Interpreter, plan: _LoopPlan, slots: list[An
         try:
             values = run(functions, interpreter, op, inputs).values
         except Exception as e:
-            op.emit_error("Error while interpreting op", e)
+            raise located_failure(op, e) from e
         for listener in listeners:
             listener.did_interpret_op(op, values)
         for s, v in zip(results, values):
@@ -154,10 +159,21 @@ def _signed(value: int, width: int) -> int:
     return value if -half <= value < half else to_signed(value, width)
 
 
+def _unsigned(value: int, width: int) -> int:
+    return value & ((1 << width) - 1)
+
+
+def _nonzero(divisor: int) -> int:
+    if divisor == 0:
+        raise RuntimeFault("division by zero")
+    return divisor
+
+
 @register_impls
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; the integer ops of index math read their width with a plain
-    isinstance (same wrap-around results)."""
+    isinstance (same wrap-around results), and those xDSL lacks that kernels use for tile
+    counts and tails (min/max, ceildiv, unsigned div/rem) are added with MLIR's semantics."""
 
     @impl(arith.AddiOp)
     def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
@@ -173,3 +189,43 @@ class IndexArithFunctions(ArithFunctions):
     def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
         w = _width(interpreter, op)
         return (_signed(_signed(args[0], w) * _signed(args[1], w), w),)
+
+    @impl(arith.MinSIOp)
+    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (min(_signed(args[0], w), _signed(args[1], w)),)
+
+    @impl(arith.MaxSIOp)
+    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (max(_signed(args[0], w), _signed(args[1], w)),)
+
+    @impl(arith.MinUIOp)
+    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(min(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
+
+    @impl(arith.MaxUIOp)
+    def run_maxui(self, interpreter: Interpreter, op: arith.MaxUIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(max(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
+
+    @impl(arith.CeilDivSIOp)
+    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(-(-_signed(args[0], w) // _nonzero(_signed(args[1], w))), w),)
+
+    @impl(arith.CeilDivUIOp)
+    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(-(-_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w))), w),)
+
+    @impl(arith.DivUIOp)
+    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w)), w),)
+
+    @impl(arith.RemUIOp)
+    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(_unsigned(args[0], w) % _nonzero(_unsigned(args[1], w)), w),)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from xdsl.interpreter import Interpreter
+from xdsl.interpreter import InterpretationError, Interpreter
 from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import PtoError
@@ -40,6 +40,18 @@ def run_state(interpreter: Interpreter) -> RunState:
 
 def set_run_state(interpreter: Interpreter, state: RunState) -> None:
     interpreter.set_data(RunState, _KEY, state)  # pyright: ignore[reportArgumentType]
+
+
+def located_failure(op: Operation, error: Exception) -> PtoError:
+    """What a failure while running `op` reports: a located error passes on unchanged, a
+    fault or an interpreter error is located at the op, anything else too, with its kind."""
+    if isinstance(error, PtoError):
+        return error
+    if isinstance(error, RuntimeFault | InterpretationError):
+        return PtoError.at_op(op, str(error))
+    if isinstance(error, RecursionError):
+        raise error  # reported once, at the entry function, not at every frame
+    return PtoError.at_op(op, f"failed: {type(error).__name__}: {error}")
 
 
 class fault_at:  # noqa: N801 (used as `with fault_at(op):`)

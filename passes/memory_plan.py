@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import SymbolTable
@@ -154,13 +154,22 @@ class CallGraph:
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
 
         def live_until(value: SSAValue, op: Operation) -> int:
+            """The last position using `value` or a result of an scf op that carries it out
+            (yields it, or starts its iter_args with it)."""
             end = position[op]
-            for use in value.uses:
-                user: Operation | None = use.operation
-                while user is not None and user.parent_block() is not op.parent_block():
-                    user = user.parent_op()
-                if user is not None:
-                    end = max(end, last_inside[user])
+            carried = [(value, op.parent_block())]
+            while carried:
+                v, block = carried.pop()
+                for use in v.uses:
+                    user: Operation | None = use.operation
+                    if isinstance(user, scf.YieldOp) and (carrier := user.parent_op()) is not None:
+                        carried.append((carrier.results[use.index], carrier.parent_block()))
+                    elif isinstance(user, scf.ForOp) and use.index >= 3:  # lb, ub, step, then iter_args
+                        carried.append((user.results[use.index - 3], user.parent_block()))
+                    while user is not None and user.parent_block() is not block:
+                        user = user.parent_op()
+                    if user is not None:
+                        end = max(end, last_inside[user])
             return end
 
         callees = dict(self.calls[f])

@@ -26,15 +26,13 @@ class SsaToDpsPass(ModulePass):
     """
     Every SSA tile result becomes a `pto.alloc_tile` of the matching `!pto.tile_buf`,
     the instruction is rewritten into its DPS form writing that buffer, and the
-    value's uses follow the buffer. `!pto.tile` function arguments become tile_bufs.
+    value's uses follow the buffer. Every other `!pto.tile` (function signatures and
+    arguments, scf.for iter_args, call and scf results) becomes the matching tile_buf.
     """
 
     name = "pto-ssa-to-dps"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for f in op.walk():
-            if isinstance(f, func.FuncOp):
-                _convert_signature(f)
         for ssa_op in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.res]:
             buffers = [AllocTileOp(buffer_type(r.type)) for r in ssa_op.res]
             attrs = {**ssa_op.attributes, **ssa_op.properties}
@@ -46,14 +44,15 @@ class SsaToDpsPass(ModulePass):
                 new.location = ssa_op.location
             Rewriter.insert_op(buffers, InsertPoint.before(ssa_op))
             Rewriter.replace_op(ssa_op, dps, [b.result for b in buffers])
-
-
-def _convert_signature(f: func.FuncOp) -> None:
-    inputs, outputs = f.function_type.inputs.data, f.function_type.outputs.data
-    if not any(isinstance(t, TileType) for t in (*inputs, *outputs)):
-        return
-    for arg in f.args:
-        Rewriter.replace_value_with_new_type(arg, buffer_type(arg.type))
-    f.function_type = FunctionType.from_lists(
-        [buffer_type(t) for t in inputs], [buffer_type(t) for t in outputs]
-    )
+        # What still carries a value tile (function signatures and arguments, loop-carried
+        # values, call and scf results) now carries the buffer; the ops stay (and their locations).
+        for o in op.walk():
+            if isinstance(o, func.FuncOp):
+                ft = o.function_type
+                o.function_type = FunctionType.from_lists(
+                    [buffer_type(t) for t in ft.inputs.data], [buffer_type(t) for t in ft.outputs.data]
+                )
+            values = [*o.results, *(a for r in o.regions for b in r.blocks for a in b.args)]
+            for value in values:
+                if isinstance(value.type, TileType):
+                    Rewriter.replace_value_with_new_type(value, buffer_type(value.type))

@@ -27,7 +27,13 @@ from typing import IO
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
-from xdsl.utils.exceptions import DiagnosticException, ParseError, PassFailedException, VerifyException
+from xdsl.utils.exceptions import (
+    ArgSpecParseError,
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+    VerifyException,
+)
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -253,7 +259,7 @@ def main(args: Sequence[str] | None = None) -> None:
         PtoOptMain(args).run()
     except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
         _fail(f"{e.filename}: error: cannot open: {e.strerror}")
-    except ValueError as e:  # unknown pass or pass option, unknown file extension
+    except (ValueError, ArgSpecParseError) as e:  # bad -p pipeline or pass option, unknown file extension
         _fail(f"error: {e}")
     except PtoError as e:
         _fail(e.text)

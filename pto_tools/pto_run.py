@@ -28,7 +28,10 @@ argument binding:
   !pto.ptr<T>                      an array of dtype exactly T (any shape; used flattened, row-major)
   !pto.partition_tensor_view<...>  an array of the view's shape and element type
   !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
-  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits.
+  index, iN, f32, ...              a 0-d array (np.save(path, np.array(3)))
+  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits. np.save stores
+  ml_dtypes arrays as raw data (np.load gives |V2 for bf16): such an array is read as the
+  argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
 
 example:
   pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy

@@ -93,3 +93,94 @@ def test_run_target_defaults_to_the_module_target():
     assert np.array_equal(out[2], blocks[:, perm].reshape(-1))
     with pytest.raises(PtoError, match="index-form tgather expects both indices and tmp"):
         interpreter.run(module, "a2a3", [x, perm, y])
+
+
+def test_run_takes_bf16_as_np_save_leaves_it(tmp_path):
+    """np.save / np.load turn an ml_dtypes array into raw void data (|V2 for bf16); run views
+    such an argument as the declared element type."""
+    import ml_dtypes
+
+    text = """func.func @k(%x: !pto.ptr<bf16>, %y: !pto.ptr<bf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xbf16>
+  %yv = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xbf16>
+  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xbf16>
+  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xbf16>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xbf16>
+  pto.tload ins(%xp : !pto.partition_tensor_view<1x16xbf16>) outs(%t : !pto.tile_buf<vec, 1x16xbf16>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xbf16>) outs(%yp : !pto.partition_tensor_view<1x16xbf16>)
+  return
+}
+"""
+    x = (np.arange(16) / 8).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "y.npy", np.zeros(16, ml_dtypes.bfloat16))
+    loaded = [np.load(tmp_path / "x.npy"), np.load(tmp_path / "y.npy")]
+    assert loaded[0].dtype.kind == "V"
+    out = interpreter.run(parse(text, "k.pto"), "a5", loaded)
+    assert out[1].dtype == ml_dtypes.bfloat16 and np.array_equal(out[1], x)
+
+
+SCALAR_ARGS = """func.func @k(%n: index, %k: f32, %t: !pto.tile_buf<vec, 8x16xf32, valid=?x?>) {
+  return
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "message"),
+    [
+        (np.array(1.5), np.array(1.0, np.float32), "argument 0 (index): expected an integer scalar, got dtype float64"),
+        (np.array(True), np.array(1.0, np.float32), "argument 0 (index): expected an integer scalar, got dtype bool"),
+        (np.array(2), np.array("x"), "argument 1 (f32): expected a f32 scalar, got dtype <U1"),
+        (np.array([2]), np.array(1.0, np.float32), "argument 0 (index): expected a scalar (a 0-d array), got an array of shape [1]"),
+    ],
+)
+def test_run_checks_scalar_arguments(n, k, message):
+    with pytest.raises(PtoError) as e:
+        interpreter.run(parse(SCALAR_ARGS, "k.pto"), "a5", [n, k, np.zeros((8, 16), np.float32)])
+    assert str(e.value) == f"k.pto:1:1: error: 'func.func' op {message}"
+
+
+def test_run_binds_a_tile_argument_with_dynamic_valid_shape_whole():
+    tile = np.arange(128, dtype=np.float32).reshape(8, 16)
+    out = interpreter.run(parse(SCALAR_ARGS, "k.pto"), "cpu", [np.array(3), np.array(0.5, np.float32), tile])
+    assert np.array_equal(out[2], tile)
+
+
+TWO_PUBLIC = """func.func @a() {
+  return
+}
+func.func @b() {
+  return
+}
+func.func private @ext()
+"""
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (None, "k.pto:1:1: error: 'builtin.module' op expected exactly one public function to run (found: a, b); use --entry"),
+        ("c", "k.pto:1:1: error: 'builtin.module' op no function named 'c' in the module"),
+        ("ext", "k.pto:7:1: error: 'func.func' op @ext is a declaration: it has no body to run"),
+    ],
+)
+def test_run_entry_errors_are_located(entry, message):
+    with pytest.raises(PtoError) as e:
+        interpreter.run(parse(TWO_PUBLIC, "k.pto"), "a2a3", [], entry=entry)
+    assert str(e.value) == message
+
+
+def test_run_call_to_a_declaration_is_located():
+    text = """func.func private @ext(index)
+func.func @k(%n: index) {
+  func.call @ext(%n) : (index) -> ()
+  return
+}
+"""
+    with pytest.raises(PtoError) as e:
+        interpreter.run(parse(text, "k.pto"), "a5", [np.array(1)])
+    assert str(e.value).startswith("k.pto:3:3: error: 'func.call' op Could not find external function implementation named ext")

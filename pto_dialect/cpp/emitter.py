@@ -29,7 +29,8 @@ What each op becomes:
   scalar one; it returns nothing;
 - `pto.alloc_tile`: a variable of its type's alias (one `using` per distinct tile type), the
   dynamic valid dims as constructor arguments, `TASSIGN(tile, ADDRESS)` when it has an address
-  (without one, pto-isa's "automatic mode" places it); `pto.tassign`: `TASSIGN`;
+  (without one, pto-isa's "automatic mode" places it); `pto.tassign`: a new tile of the same
+  type (dynamic valid dims from the source's GetValidRow/GetValidCol) and its `TASSIGN`;
 - `pto.make_tensor_view` + `pto.partition_view`: a `GlobalTensor` at pointer + offset, its shape
   and strides right-aligned to pto-isa's 5-D form (syntax.md §3.3: padded dims get tight strides);
 - `pto.tload` / `pto.tstore`: `TLOAD(tile, view)` / `TSTORE(view, tile)`; the instructions: their
@@ -366,7 +367,14 @@ class _Emitter:
             self.line(f"TASSIGN({name}, {self.address(op.addr)});")
 
     def tassign(self, op: TAssignOp) -> None:
-        name = self.values[op.result] = self.values[op.tile]
+        """A new tile variable at the new address (the IR's source tile keeps its own)."""
+        source = self.values[op.tile]
+        alias = self.alias(op.result.type)
+        name = self.bind(op.result)
+        tile = op.result.type
+        assert isinstance(tile, TileBufType)
+        valid = [f"{source}.{get}()" for v, get in zip(tile.valid_shape, ("GetValidRow", "GetValidCol")) if v == DYNAMIC_INDEX]
+        self.line(f"{alias} {name}({', '.join(valid)});" if valid else f"{alias} {name};")
         self.line(f"TASSIGN({name}, {self.address(op.addr)});")
 
     def section(self, op: SectionVectorOp | SectionCubeOp) -> None:
@@ -484,7 +492,7 @@ def _require_tmp(op: PtoInstructionOp, tmp: SSAValue | None) -> SSAValue:
         raise PtoError.at_op(
             op,
             f"cannot be emitted as C++: pto-isa's {op.name.removeprefix('pto.').upper()} takes a tmp tile; "
-            "add one to ins(...) or run pto-materialize-implicit-tmp",
+            "add one to ins(...) (pto-materialize-implicit-tmp adds the one a2a3 or a5 needs)",
         )
     return tmp
 

@@ -201,6 +201,9 @@ class PtoInstructionOp(IRDLOperation):
     def verify_dps_or_ssa(self) -> None:
         if self.outs and self.res:
             raise VerifyException("expects either outs operands (DPS form) or results (SSA form), not both")
+        for r in self.res:
+            if isinstance(r.type, TileTypeBase):
+                verify_tile_layout(r.type)
 
     def expect_tile(self, role: str, value: SSAValue) -> TileTypeBase:
         """The tile type of an operand or result; tile_buf in DPS form, tile in SSA form."""
@@ -228,4 +231,34 @@ def same_element_type(role_a: str, a: Attribute, role_b: str, b: Attribute) -> N
     if a != b:
         raise VerifyException(
             f"expects {role_a} and {role_b} to have the same element type, got {a} and {b}"
+        )
+
+
+def verify_tile_layout(tile: TileTypeBase) -> None:
+    """Allocation layout rules of PTOAS (syntax.md §3.1): for an alloc_tile's buffer, and
+    for an SSA result, which pto-ssa-to-dps turns into one."""
+    rows, cols = tile.shape
+    nbytes = tile.element.bytes
+    box = tile.inner_box
+    if box is None:
+        if tile.is_row_major and cols * nbytes % 32:
+            raise VerifyException(
+                "expects result row-major none_box tile row byte size (cols * sizeof(dtype)) "
+                f"to be 32-byte aligned, but got {cols * nbytes} bytes"
+            )
+        if not tile.is_row_major and rows * nbytes % 32:
+            raise VerifyException(
+                "expects result col-major none_box tile column byte size (rows * sizeof(dtype)) "
+                f"to be 32-byte aligned, but got {rows * nbytes} bytes"
+            )
+        return
+    inner_rows, inner_cols = box
+    rows_exempt = tile.loc.data == "vec" or tile.fractal.data == 32 or rows == 1
+    if not rows_exempt and rows % inner_rows:
+        raise VerifyException(
+            f"expects result boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {rows}"
+        )
+    if cols % inner_cols:
+        raise VerifyException(
+            f"expects result boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {cols}"
         )

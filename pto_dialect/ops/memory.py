@@ -34,7 +34,7 @@ from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
-from pto_dialect.ops.common import PtoInstructionOp, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, same_element_type, verify_tile_layout
 from pto_dialect.types import (
     PartitionTensorViewType,
     PtrType,
@@ -308,7 +308,7 @@ class AllocTileOp(IRDLOperation):
                 raise VerifyException(
                     f"{name} operand must be absent because result type {key} is {dim}"
                 )
-        self._verify_layout(tile)
+        verify_tile_layout(tile)
         if self.addr is not None and (addr := constant_index(self.addr)) is not None:
             if addr < 0:
                 raise VerifyException(f"addr must be non-negative, got {addr}")
@@ -319,34 +319,6 @@ class AllocTileOp(IRDLOperation):
                 )
 
 
-    @staticmethod
-    def _verify_layout(tile: TileBufType) -> None:
-        """Allocation layout rules of PTOAS (syntax.md §3.1)."""
-        rows, cols = tile.shape
-        nbytes = tile.element.bytes
-        box = tile.inner_box
-        if box is None:
-            if tile.is_row_major and cols * nbytes % 32:
-                raise VerifyException(
-                    "expects result row-major none_box tile row byte size (cols * sizeof(dtype)) "
-                    f"to be 32-byte aligned, but got {cols * nbytes} bytes"
-                )
-            if not tile.is_row_major and rows * nbytes % 32:
-                raise VerifyException(
-                    "expects result col-major none_box tile column byte size (rows * sizeof(dtype)) "
-                    f"to be 32-byte aligned, but got {rows * nbytes} bytes"
-                )
-            return
-        inner_rows, inner_cols = box
-        rows_exempt = tile.loc.data == "vec" or tile.fractal.data == 32 or rows == 1
-        if not rows_exempt and rows % inner_rows:
-            raise VerifyException(
-                f"expects result boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {rows}"
-            )
-        if cols % inner_cols:
-            raise VerifyException(
-                f"expects result boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {cols}"
-            )
 
 
 @irdl_op_definition

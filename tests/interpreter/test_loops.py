@@ -20,6 +20,7 @@ from xdsl.utils.test_value import create_ssa_value
 
 import interpreter
 from interpreter.loops import IndexArithFunctions
+from interpreter.memory import RuntimeFault
 from pto_dialect import PtoError, parse
 
 from tests.interpreter.harness import TARGETS
@@ -167,3 +168,79 @@ def test_index_arith_wraps_as_xdsl_does(width, op_type, lhs: int, rhs: int) -> N
     ours = getattr(IndexArithFunctions(), name)(machine, op, (lhs, rhs))
     theirs = getattr(ArithFunctions(), name)(machine, op, (lhs, rhs))
     assert ours == theirs
+
+
+UNSIGNED = {
+    arith.MinUIOp: ("run_minui", min),
+    arith.MaxUIOp: ("run_maxui", max),
+    arith.CeilDivUIOp: ("run_ceildivui", lambda a, b: (a + b - 1) // b),
+    arith.DivUIOp: ("run_divui", lambda a, b: a // b),
+    arith.RemUIOp: ("run_remui", lambda a, b: a % b),
+}
+SIGNED = {
+    arith.MinSIOp: ("run_minsi", min),
+    arith.MaxSIOp: ("run_maxsi", max),
+    arith.CeilDivSIOp: ("run_ceildivsi", lambda a, b: -((-a) // b)),
+}
+
+
+def as_signed(value: int, width: int) -> int:
+    value &= (1 << width) - 1
+    return value - (1 << width) if value >> (width - 1) else value
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.sampled_from(WIDTHS), st.sampled_from([*UNSIGNED, *SIGNED]), INTS, INTS)
+def test_min_max_div_follow_mlir(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
+    """MLIR's semantics, written out: operands read at the result's width as unsigned
+    (…ui) or signed (…si) numbers; the result wraps to that width."""
+    bits = 64 if isinstance(width, IndexType) else width.width.data
+    name, formula = {**UNSIGNED, **SIGNED}[op_type]
+    read = (lambda v: v & ((1 << bits) - 1)) if op_type in UNSIGNED else (lambda v: as_signed(v, bits))
+    a, b = read(lhs), read(rhs)
+    op = op_type(create_ssa_value(width), create_ssa_value(width))
+    run = getattr(IndexArithFunctions(), name)
+    if b == 0 and name not in ("run_minui", "run_maxui", "run_minsi", "run_maxsi"):
+        with pytest.raises(RuntimeFault, match="division by zero"):
+            run(Interpreter(op), op, (lhs, rhs))
+        return
+    (result,) = run(Interpreter(op), op, (lhs, rhs)).values
+    assert result == as_signed(formula(a, b), bits)
+
+
+def run_error(body: str, n: int, target: str = "a5") -> str:
+    """Run a kernel that copies row %q of an 8x8 x onto itself, %q computed by `body` from %n."""
+    text = f"""func.func @k(%n: index, %x: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %xv = pto.make_tensor_view %x, shape = [%c8, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+{body}
+  return
+}}
+"""
+    with pytest.raises(PtoError) as e:
+        interpreter.run(parse(text, "k.pto"), target, [np.array(n), np.zeros(64, np.float32)])
+    return str(e.value)
+
+
+COPY_ROW_Q = """  %xp = pto.partition_view %xv, offsets = [%q, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%xp : !pto.partition_tensor_view<1x8xf32>)"""
+
+
+def test_loop_step_must_be_positive() -> None:
+    body = "  scf.for %q = %c0 to %c8 step %n {\n" + COPY_ROW_Q + "\n  }"
+    assert run_error(body, 0) == "k.pto:7:3: error: 'scf.for' op step must be positive, got 0"
+    assert run_error(body, -1) == "k.pto:7:3: error: 'scf.for' op step must be positive, got -1"
+
+
+def test_failures_of_other_ops_are_located() -> None:
+    """An op without an implementation here, and a division by zero, each at its op."""
+    shift = "  %q = arith.shrui %n, %c1 : index\n" + COPY_ROW_Q
+    assert run_error(shift, 8).startswith(
+        "k.pto:7:3: error: 'arith.shrui' op Could not find interpretation function for op arith.shrui"
+    )
+    divide = "  %q = arith.ceildivsi %c8, %n : index\n" + COPY_ROW_Q
+    assert run_error(divide, 0) == "k.pto:7:3: error: 'arith.ceildivsi' op division by zero"

@@ -59,6 +59,8 @@ struct Tile {
     Tile(size_t validRow, size_t validCol);
     template <int R = RowValid_, int C = ColValid_, std::enable_if_t<(R == -1) != (C == -1), int> = 0>
     explicit Tile(size_t validDim);
+    size_t GetValidRow() const;
+    size_t GetValidCol() const;
 };
 
 template <int S0, int S1, int S2, int S3, int S4>
