@@ -11,13 +11,14 @@ ours for the pto scaffolding and for the target dialect.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
 from xdsl.interpreter import Interpreter, InterpretationError, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
@@ -35,6 +36,9 @@ from interpreter.memory import GmView, Tile
 from interpreter.pto import PtoFunctions
 from interpreter.state import RunState, located_failure, set_run_state
 from lowering.common import LoweredOp
+
+CALL_DEPTH_FRAMES = 8000
+"""Python's recursion limit while a kernel runs (interpreted calls recurse in Python)."""
 
 TARGET_FUNCTIONS = {
     "cpu": ("interpreter.cpu", "CpuFunctions"),
@@ -116,22 +120,38 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
     raise fail("this argument type cannot be bound from an array")
 
 
-def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float:  # noqa: ANN001
-    """A 0-d array as a scalar argument: an integer for index and integer types, a number of
-    the argument's float type for float types."""
+def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float | bool:  # noqa: ANN001
+    """A 0-d array as a scalar argument: an integer for index and integer types (a bool for
+    i1), a number of the argument's type for float types."""
     if array.shape != ():
         raise fail(f"expected a scalar (a 0-d array), got an array of shape {list(array.shape)}")
-    info = element_info(arg_type)
-    if isinstance(arg_type, IndexType) or (info is not None and info.is_integer):
-        if array.dtype.kind not in "iu":
+    want = _scalar_dtype(arg_type)
+    if isinstance(arg_type, IndexType | IntegerType):
+        if array.dtype.kind not in ("iub" if want == np.bool_ else "iu"):
             raise fail(f"expected an integer scalar, got dtype {array.dtype}")
         value = int(array)
-        if info is not None and not np.iinfo(info.numpy).min <= value <= np.iinfo(info.numpy).max:
-            raise fail(f"{value} does not fit {info.mlir}")
-        return value
-    if info is None or array.dtype.kind not in "fiu" and array.dtype != info.numpy:
+        bits = 8 * want.itemsize if want is not None and want != np.bool_ else None
+        if bits is not None and not -(1 << (bits - 1)) <= value < (1 << bits):  # signed or unsigned bits
+            raise fail(f"{value} does not fit {arg_type}")
+        return bool(value) if want == np.bool_ else value
+    if want is None or (array.dtype.kind not in "fiu" and array.dtype != want):
         raise fail(f"expected a {arg_type} scalar, got dtype {array.dtype}")
-    return array.astype(info.numpy).item()
+    return array.astype(want).item()
+
+
+def _scalar_dtype(arg_type) -> np.dtype | None:  # noqa: ANN001
+    """The NumPy type of a scalar argument type (None for index: any integer)."""
+    if isinstance(arg_type, IntegerType) and arg_type.width.data == 1:
+        return np.dtype(np.bool_)
+    info = element_info(arg_type)
+    if info is not None:
+        return info.numpy
+    if isinstance(arg_type, IntegerType):
+        signed = arg_type.signedness.data != Signedness.UNSIGNED
+        return np.dtype(f"{'i' if signed else 'u'}{arg_type.width.data // 8}")
+    if isinstance(arg_type, Float64Type):
+        return np.dtype(np.float64)
+    return None
 
 
 def _declared_dtype(array: object, arg_type) -> np.ndarray:  # noqa: ANN001
@@ -139,9 +159,10 @@ def _declared_dtype(array: object, arg_type) -> np.ndarray:  # noqa: ANN001
     of ml_dtypes arrays: bf16 reads back as |V2) is viewed as the declared element type."""
     array = np.asarray(array)
     element = getattr(arg_type, "element", None)
-    if array.dtype.type is np.void and array.dtype.fields is None and element is not None:
-        if array.dtype.itemsize == element.numpy.itemsize:
-            return array.view(element.numpy)
+    want = element.numpy if element is not None else _scalar_dtype(arg_type)
+    if array.dtype.type is np.void and array.dtype.fields is None and want is not None:
+        if array.dtype.itemsize == want.itemsize:
+            return array.view(want)
     return array
 
 
@@ -177,12 +198,18 @@ def run(
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), _target_functions(t)):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t))
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:
         interpreter.call_op(function, tuple(values))
     except InterpretationError as e:
         raise PtoError.at_op(function, str(e)) from e
     except RecursionError as e:
-        raise PtoError.at_op(function, "the calls nest too deeply (unbounded recursion?)") from e
+        raise PtoError.at_op(
+            function, f"func.call nests deeper than the interpreter can follow (~{CALL_DEPTH_FRAMES // 15} levels)"
+        ) from e
+    finally:
+        sys.setrecursionlimit(limit)
     for i, value in enumerate(values):
         if isinstance(value, Tile):
             arrays[i][...] = value.values

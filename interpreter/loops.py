@@ -173,7 +173,8 @@ def _nonzero(divisor: int) -> int:
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; the integer ops of index math read their width with a plain
     isinstance (same wrap-around results), and those xDSL lacks that kernels use for tile
-    counts and tails (min/max, ceildiv, unsigned div/rem) are added with MLIR's semantics."""
+    counts and tails (min/max, ceildiv, unsigned div/rem) are added with MLIR's semantics;
+    signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
 
     @impl(arith.AddiOp)
     def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
@@ -229,3 +230,25 @@ class IndexArithFunctions(ArithFunctions):
     def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
         w = _width(interpreter, op)
         return (_signed(_unsigned(args[0], w) % _nonzero(_unsigned(args[1], w)), w),)
+
+    @impl(arith.DivSIOp)
+    def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(_truncating_quotient(_signed(args[0], w), _nonzero(_signed(args[1], w))), w),)
+
+    @impl(arith.RemSIOp)
+    def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        a, b = _signed(args[0], w), _nonzero(_signed(args[1], w))
+        return (_signed(a - b * _truncating_quotient(a, b), w),)
+
+    @impl(arith.FloorDivSIOp)
+    def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
+        w = _width(interpreter, op)
+        return (_signed(_signed(args[0], w) // _nonzero(_signed(args[1], w)), w),)
+
+
+def _truncating_quotient(a: int, b: int) -> int:
+    """a / b rounded toward zero (MLIR's divsi), exact for any Python int."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import Operation, SSAValue
-from xdsl.traits import SymbolTable
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
+from xdsl.traits import IsTerminator, SymbolTable
 
 from lowering.a5 import MGatherElemSimtOp, MGatherRowSimtOp
 from pto_dialect.diagnostics import PtoError
@@ -51,6 +51,9 @@ class Buffer:
     """For a tassign: the placement of the same tile it replaces."""
     returned: int | None = None
     """In a callee's footprint: the index of the function result that returns this tile."""
+    value: SSAValue | None = None
+    """The value naming the tile in its function: an alloc's or tassign's result, or the
+    result of a call that returns a callee's tile."""
 
     @property
     def name(self) -> str:
@@ -62,8 +65,8 @@ class Buffer:
         return isinstance(self.op, func.CallOp)
 
     def live_with(self, other: Buffer) -> bool:
-        if self.moved_from is other or other.moved_from is self:
-            return False  # one tile, before and after its tassign
+        if self.moved_from is other and other.end <= self.start or other.moved_from is self and self.end <= other.start:
+            return False  # one tile, before and after its tassign (the source not used after it)
         if self.is_callee_tile and self.op is other.op:
             return False  # tiles of one call: the callee's own plan keeps them apart
         return self.start <= other.end and other.start <= self.end
@@ -143,6 +146,57 @@ class CallGraph:
     def callers_of(self, f: func.FuncOp) -> list[tuple[func.CallOp, func.FuncOp]]:
         return [(call, g) for g in self.functions for call, callee in self.calls[g] if callee is f]
 
+    def carried(self, use: Use) -> list[SSAValue]:
+        """The values through which the tile used by `use` lives on: the result of an scf op
+        it is yielded as (or starts the iter_args of), or the result of a call whose callee
+        returns that argument."""
+        user = use.operation
+        if isinstance(user, scf.YieldOp) and isinstance(carrier := user.parent_op(), scf.ForOp | scf.IfOp):
+            return [carrier.results[use.index]]
+        if isinstance(user, scf.ForOp) and use.index >= 3 and not _runs_at_least_once(user):
+            return [user.results[use.index - 3]]  # a loop that may not run returns its iter_args start
+        if isinstance(user, scf.ConditionOp) and use.index >= 1 and isinstance(loop := user.parent_op(), scf.WhileOp):
+            return [loop.results[use.index - 1]]
+        if isinstance(user, func.CallOp):
+            callee = self._callee_of(user)
+            if callee is not None:
+                return [user.results[k] for k in self.passes_through(callee, use.index)]
+        return []
+
+    def _callee_of(self, call: func.CallOp) -> func.FuncOp | None:
+        for calls in self.calls.values():
+            for c, callee in calls:
+                if c is call:
+                    return callee
+        return None
+
+    def aliases(self, value: SSAValue) -> list[SSAValue]:
+        """`value` and every value the tile lives on as (see `carried`), transitively."""
+        out, todo = [], [value]
+        while todo:
+            v = todo.pop()
+            if v not in out:
+                out.append(v)
+                todo += [c for use in v.uses for c in self.carried(use)]
+        return out
+
+    def returned_index(self, f: func.FuncOp, value: SSAValue) -> int | None:
+        """The result of `f` that returns the tile named `value` (directly or carried), if any."""
+        names = self.aliases(value)
+        for op in f.walk():
+            if isinstance(op, func.ReturnOp):
+                for i, v in enumerate(op.arguments):
+                    if v in names:
+                        return i
+        return None
+
+    def passes_through(self, f: func.FuncOp, index: int) -> list[int]:
+        """The results of `f` that return its argument `index` (a tile passed in and out)."""
+        if not f.body.blocks or index >= len(f.args):
+            return []
+        k = self.returned_index(f, f.args[index])
+        return [] if k is None else [k]
+
     def buffers_of(self, f: func.FuncOp, with_calls: bool = True) -> list[Buffer]:
         """Every tile placement in `f` with its live range, in program order; with_calls: a call
         also stands for its callee's placed tiles, for the instant of the call (a returned
@@ -154,18 +208,13 @@ class CallGraph:
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
 
         def live_until(value: SSAValue, op: Operation) -> int:
-            """The last position using `value` or a result of an scf op that carries it out
-            (yields it, or starts its iter_args with it)."""
+            """The last position using `value`, or a value it lives on as (`aliases`), seen
+            from the block of `op` (a use in a nested region: the end of the op holding it)."""
             end = position[op]
-            carried = [(value, op.parent_block())]
-            while carried:
-                v, block = carried.pop()
+            for v in self.aliases(value):
+                block = op.parent_block() if v is value else _defining_block(v)
                 for use in v.uses:
                     user: Operation | None = use.operation
-                    if isinstance(user, scf.YieldOp) and (carrier := user.parent_op()) is not None:
-                        carried.append((carrier.results[use.index], carrier.parent_block()))
-                    elif isinstance(user, scf.ForOp) and use.index >= 3:  # lb, ub, step, then iter_args
-                        carried.append((user.results[use.index - 3], user.parent_block()))
                     while user is not None and user.parent_block() is not block:
                         user = user.parent_op()
                     if user is not None:
@@ -181,17 +230,21 @@ class CallGraph:
                     for inner in self.footprint(callees[op]):
                         value = op.results[inner.returned] if inner.returned is not None else None
                         end = live_until(value, op) if value is not None else position[op]
-                        out.append(Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label))
+                        out.append(Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label, value=value))
                 continue
             if not isinstance(op, AllocTileOp | TAssignOp):
                 continue
+            _check_not_rewritten_while_carried(op, self)
             addr = constant_index(op.addr) if op.addr is not None else None
             tile = op.result.type
             assert isinstance(tile, TileTypeBase)
             moved = by_value.get(op.tile) if isinstance(op, TAssignOp) else None
             hint = op.result.name_hint
             label = f"%{hint}" if hint else f"tile at {_where(op)}"
-            buffer = Buffer(op, tile.loc.data, tile.size_bytes, position[op], live_until(op.result, op), addr, label, moved)
+            start, end = position[op], live_until(op.result, op)
+            for loop in _loops_carrying(op.result, self):  # read as the carried tile of the next iteration
+                start, end = min(start, position[loop]), max(end, last_inside[loop])
+            buffer = Buffer(op, tile.loc.data, tile.size_bytes, start, end, addr, label, moved, value=op.result)
             by_value[op.result] = buffer
             out.append(buffer)
         return out
@@ -201,12 +254,11 @@ class CallGraph:
         `%t of @f`, with the index of the result that returns it, if one does."""
         if f not in self._footprints:
             name = f.sym_name.data
-            returned = {v: i for op in f.walk() if isinstance(op, func.ReturnOp) for i, v in enumerate(op.arguments)}
             seen: dict[tuple[object, ...], Buffer] = {}
             for b in self.buffers_of(f):
                 if b.addr is None:
                     continue
-                index = returned.get(b.op.results[0]) if not b.is_callee_tile else None
+                index = self.returned_index(f, b.value) if b.value is not None else None
                 label = b.label if b.is_callee_tile else f"{b.label} of @{name}"
                 key = (b.space, b.addr, b.size, label, index)
                 seen.setdefault(key, Buffer(b.op, b.space, b.size, 0, 0, b.addr, label, returned=index))
@@ -231,12 +283,12 @@ class CallGraph:
         return {f: list(tiles.values()) for f, tiles in out.items()}
 
     def limit(self, f: func.FuncOp, space: str) -> tuple[int, str]:
-        """The budget that f's tiles must fit: f's own, and every caller's, transitively."""
+        """The budget that f's tiles must fit: every caller's, transitively, and f's own
+        (a called function without pto.dyn_ubuf_size runs within its callers' launch)."""
         if (f, space) not in self._limits:
-            best = budget(f, space, self.target, self)
-            for _, g in self.callers_of(f):
-                best = min(best, self.limit(g, space), key=lambda b: b[0])
-            self._limits[f, space] = best
+            callers = [self.limit(g, space) for _, g in self.callers_of(f)]
+            own = [] if callers and DYN_UBUF_ATTR not in f.attributes else [budget(f, space, self.target, self)]
+            self._limits[f, space] = min([*own, *callers], key=lambda b: b[0])
         return self._limits[f, space]
 
     def launches_simt_mgather(self, f: func.FuncOp) -> bool:
@@ -244,6 +296,80 @@ class CallGraph:
         if f not in self._simt:
             self._simt[f] = _launches_simt_mgather(f) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
         return self._simt[f]
+
+
+def _runs_at_least_once(loop: scf.ForOp) -> bool:
+    lb, ub = constant_index(loop.lb), constant_index(loop.ub)
+    return lb is not None and ub is not None and ub > lb
+
+
+def _defining_block(value: SSAValue) -> Block | None:
+    owner = value.owner
+    return owner if isinstance(owner, Block) else owner.parent_block()
+
+
+def _carried_args(value: SSAValue, graph: CallGraph) -> list[tuple[scf.ForOp, BlockArgument]]:
+    """The loops that carry the tile named `value` into their next iteration, each with the
+    block argument that reads it there (only those with uses)."""
+    out = []
+    for v in graph.aliases(value):
+        for use in v.uses:
+            loop = use.operation.parent_op()
+            if isinstance(use.operation, scf.YieldOp) and isinstance(loop, scf.ForOp):
+                carried = loop.body.block.args[use.index + 1]  # after the induction variable
+                if carried.uses and carried is not value:
+                    out.append((loop, carried))
+    return out
+
+
+def _loops_carrying(value: SSAValue, graph: CallGraph) -> list[scf.ForOp]:
+    return [loop for loop, _ in _carried_args(value, graph)]
+
+
+def _check_not_rewritten_while_carried(op: AllocTileOp | TAssignOp, graph: CallGraph) -> None:
+    """A tile placed in a loop body and carried to the next iteration has one address for
+    both iterations: the new one is written there while the carried one may still be read."""
+    for loop, carried in _carried_args(op.result, graph):
+        if loop.is_ancestor(op):
+            body = loop.body.block
+            order = {o: i for i, o in enumerate(body.ops)}
+            written = order[_ancestor_in(body, op)]
+            in_body = [a for user in _readers(carried, graph) if (a := _ancestor_in(body, user)) is not None]
+            if any(order[a] >= written for a in in_body):
+                name = f"%{carried.name_hint}" if carried.name_hint else "the carried tile"
+                raise PtoError.at_op(
+                    op,
+                    f"this tile is carried to the next loop iteration (as {name}) and placed anew in "
+                    f"each one: both would share one address while {name} is still read; "
+                    "alternate two tiles instead",
+                )
+
+
+def _readers(value: SSAValue, graph: CallGraph) -> list[Operation]:
+    """The ops that read the tile named `value`, following it where it is only passed on (a
+    yield, an inner loop's iter_args, and the values those make)."""
+    readers, seen, todo = [], set(), [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        todo += graph.aliases(v)
+        for use in v.uses:
+            user = use.operation
+            if isinstance(user, scf.ForOp) and use.index >= 3:  # starts an inner loop's carried tile
+                todo.append(user.body.block.args[use.index - 2])
+            elif not user.has_trait(IsTerminator):
+                readers.append(user)
+    return readers
+
+
+def _ancestor_in(block: Block, op: Operation) -> Operation | None:
+    """The op of `block` that is or holds `op` (None: `op` is outside the block)."""
+    current: Operation | None = op
+    while current is not None and current.parent_block() is not block:
+        current = current.parent_op()
+    return current
 
 
 def budget(f: func.FuncOp, space: str, target: Target, graph: CallGraph | None = None) -> tuple[int, str]:
@@ -294,7 +420,7 @@ def check_manual_addresses(module: Operation, target: Target) -> None:
 def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
     placed = [b for b in buffers if b.addr is not None and b.space in ON_CHIP_BYTES]
     for b in placed:
-        limit, what = budget(f, b.space, graph.target, graph)
+        limit, what = graph.limit(f, b.space)
         if b.addr + b.size > limit:
             raise PtoError.at_op(b.op, f"{b.name} ends at byte {b.addr + b.size}, beyond {what}")
     for i, a in enumerate(placed):

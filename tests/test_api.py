@@ -184,3 +184,22 @@ func.func @k(%n: index) {
     with pytest.raises(PtoError) as e:
         interpreter.run(parse(text, "k.pto"), "a5", [np.array(1)])
     assert str(e.value).startswith("k.pto:3:3: error: 'func.call' op Could not find external function implementation named ext")
+
+
+@pytest.mark.parametrize(
+    ("arg_type", "value"),
+    [("i1", np.array(True)), ("i1", np.array(1)), ("f64", np.array(1.5)), ("i32", np.array(2**32 - 1)), ("index", np.array(-3))],
+)
+def test_run_accepts_scalars_of_their_kind(arg_type, value):
+    text = f"func.func @k(%s: {arg_type}) {{\n  return\n}}\n"
+    (out,) = interpreter.run(parse(text, "k.pto"), "a5", [value])
+    assert out == value
+
+
+def test_run_takes_a_np_saved_bf16_scalar(tmp_path):
+    import ml_dtypes
+
+    np.save(tmp_path / "k.npy", np.array(1.5, ml_dtypes.bfloat16))
+    text = "func.func @k(%s: bf16) {\n  return\n}\n"
+    (out,) = interpreter.run(parse(text, "k.pto"), "a5", [np.load(tmp_path / "k.npy")])
+    assert out.dtype == ml_dtypes.bfloat16 and float(out) == 1.5

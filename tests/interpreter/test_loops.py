@@ -181,7 +181,14 @@ SIGNED = {
     arith.MinSIOp: ("run_minsi", min),
     arith.MaxSIOp: ("run_maxsi", max),
     arith.CeilDivSIOp: ("run_ceildivsi", lambda a, b: -((-a) // b)),
+    arith.DivSIOp: ("run_divsi", lambda a, b: sign(a) * sign(b) * (abs(a) // abs(b))),  # rounds toward zero
+    arith.RemSIOp: ("run_remsi", lambda a, b: sign(a) * (abs(a) % abs(b))),  # takes the dividend's sign
+    arith.FloorDivSIOp: ("run_floordivsi", lambda a, b: a // b),
 }
+
+
+def sign(value: int) -> int:
+    return (value > 0) - (value < 0)
 
 
 def as_signed(value: int, width: int) -> int:

@@ -760,3 +760,90 @@ def test_planner_keeps_tiles_apart_across_calls(kernel: str, target: str) -> Non
     PlanMemoryPass(target).apply(Context(), planned)
     check_manual_addresses(planned, target)
 
+
+TWO_LEVEL_RETURN = """
+func.func private @h(%xp: !pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32> {
+  %b = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%b : !pto.tile_buf<vec, 8x64xf32>)
+  return %b : !pto.tile_buf<vec, 8x64xf32>
+}
+func.func private @g(%xp: !pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32> {
+  %r = func.call @h(%xp) : (!pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
+  return %r : !pto.tile_buf<vec, 8x64xf32>
+}
+""" + KERNEL_XYZ + """\
+  %r = func.call @g(%xp) : (!pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
+  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
+  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
+  return
+}
+"""
+
+PASS_THROUGH = """
+func.func private @same(%t: !pto.tile_buf<vec, 8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32> {
+  return %t : !pto.tile_buf<vec, 8x64xf32>
+}
+""" + KERNEL_XYZ + """\
+  %a = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%a : !pto.tile_buf<vec, 8x64xf32>)
+  %r = func.call @same(%a) : (!pto.tile_buf<vec, 8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
+  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
+  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
+  return
+}
+"""
+
+RETURNED_THROUGH_IF = """
+func.func private @pick(%xp: !pto.partition_tensor_view<8x64xf32>, %flag: i1) -> !pto.tile_buf<vec, 8x64xf32> {
+  %r = scf.if %flag -> (!pto.tile_buf<vec, 8x64xf32>) {
+    %b = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%b : !pto.tile_buf<vec, 8x64xf32>)
+    scf.yield %b : !pto.tile_buf<vec, 8x64xf32>
+  } else {
+    %e = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%e : !pto.tile_buf<vec, 8x64xf32>)
+    scf.yield %e : !pto.tile_buf<vec, 8x64xf32>
+  }
+  return %r : !pto.tile_buf<vec, 8x64xf32>
+}
+""" + KERNEL_XYZ + """\
+  %true = arith.constant true
+  %r = func.call @pick(%xp, %true) : (!pto.partition_tensor_view<8x64xf32>, i1) -> !pto.tile_buf<vec, 8x64xf32>
+  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
+  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
+  return
+}
+"""
+
+CARRIED_INTO_NEXT_ITERATION = KERNEL_XYZ + """\
+  %c2 = arith.constant 2 : index
+  %t0 = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%t0 : !pto.tile_buf<vec, 8x64xf32>)
+  %last = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %t0) -> (!pto.tile_buf<vec, 8x64xf32>) {
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+    pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%t : !pto.tile_buf<vec, 8x64xf32>)
+    pto.tstore ins(%acc : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
+    %n = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%n : !pto.tile_buf<vec, 8x64xf32>)
+    scf.yield %n : !pto.tile_buf<vec, 8x64xf32>
+  }
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("kernel", ["TWO_LEVEL_RETURN", "PASS_THROUGH", "RETURNED_THROUGH_IF", "CARRIED_INTO_NEXT_ITERATION"])
+@pytest.mark.parametrize("target", TARGETS)
+def test_planner_keeps_tiles_that_live_on(kernel: str, target: str) -> None:
+    """A tile that lives on as another value (returned through two calls, passed into a
+    call and returned, returned through scf.if, carried into the next loop iteration) is
+    not overwritten by a tile loaded from y meanwhile: z gets x (regressions: z got y)."""
+    module = pto_dialect.parse(globals()[kernel], "k.pto")
+    x = np.arange(512, dtype=np.float32)
+    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
+    assert np.array_equal(run_unplanned(module, target, args)[2], x)
+    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+
