@@ -93,12 +93,19 @@ def _prepare(interpreter: Interpreter, body: Block) -> _LoopPlan | None:
 
 @register_impls
 class LoopFunctions(ScfFunctions):
+    def __init__(self) -> None:
+        super().__init__()
+        self._plans: dict[scf.ForOp, _LoopPlan | None] = {}
+        """Each loop's plan, prepared once per run (an inner loop runs once per outer iteration)."""
+
     @impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
         lb, ub, step, *carried = args
         if step <= 0:
             raise RuntimeFault(f"step must be positive, got {step}")
-        plan = _prepare(interpreter, op.body.block)
+        if op not in self._plans:
+            self._plans[op] = _prepare(interpreter, op.body.block)
+        plan = self._plans[op]
         if plan is None:
             return super().run_for(interpreter, op, args).values
         slots: list[Any] = [interpreter._ctx[v] for v in plan.outside]  # pyright: ignore[reportPrivateUsage]

@@ -8,10 +8,12 @@ region (a section, an `scf.for` body) keeps the tile live until the end of the
 op holding that region, in the block where the tile was allocated. Positions
 are the ops' indices in a pre-order walk of the function.
 
-A `func.call` holds every tile of its callee (and of the callee's callees) at
-the callee's addresses for the instant of the call, so a caller's tile live
-across the call never shares bytes with them. Callees are therefore planned
-before their callers, and the call graph must be acyclic.
+A tile also stays live through every value it lives on as (`CallGraph.aliases`):
+a call result that returns it, an scf result that yields it, the next loop
+iteration's iter_args. A `func.call` holds every tile of its callee (and of the
+callee's callees) at the callee's addresses, so a caller's tile live across the
+call never shares bytes with them: callees are planned before their callers, and
+calls between functions that reach tiles must be acyclic.
 """
 
 from __future__ import annotations
@@ -91,12 +93,15 @@ class CallGraph:
         self.target = target
         self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
+        self.callee: dict[func.CallOp, func.FuncOp] = {}
+        """The function with a body each call enters (calls closing a tile-free cycle: none)."""
         for f in self.functions:
             for op in f.walk():
                 if isinstance(op, func.CallOp):
                     callee = SymbolTable.lookup_symbol(op, op.callee)
                     if isinstance(callee, func.FuncOp) and callee in self.calls:
                         self.calls[f].append((op, callee))
+                        self.callee[op] = callee
         self.callees_first = self._order()
         self._footprints: dict[func.FuncOp, list[Buffer]] = {}
         self._limits: dict[tuple[func.FuncOp, str], tuple[int, str]] = {}
@@ -121,6 +126,7 @@ class CallGraph:
                             "when the calls between functions with tiles are acyclic",
                         )
                     self.calls[f].remove((call, callee))
+                    del self.callee[call]
                 else:
                     visit(callee, stack)
             stack.pop()
@@ -157,21 +163,13 @@ class CallGraph:
             return [user.results[use.index - 3]]  # a loop that may not run returns its iter_args start
         if isinstance(user, scf.ConditionOp) and use.index >= 1 and isinstance(loop := user.parent_op(), scf.WhileOp):
             return [loop.results[use.index - 1]]
-        if isinstance(user, func.CallOp):
-            callee = self._callee_of(user)
-            if callee is not None:
-                return [user.results[k] for k in self.passes_through(callee, use.index)]
+        if isinstance(user, func.CallOp) and (callee := self.callee.get(user)) is not None:
+            k = self.returned_index(callee, callee.args[use.index])  # a tile passed in and out
+            return [] if k is None else [user.results[k]]
         return []
 
-    def _callee_of(self, call: func.CallOp) -> func.FuncOp | None:
-        for calls in self.calls.values():
-            for c, callee in calls:
-                if c is call:
-                    return callee
-        return None
-
     def aliases(self, value: SSAValue) -> list[SSAValue]:
-        """`value` and every value the tile lives on as (see `carried`), transitively."""
+        """`value` (first) and every value the tile lives on as (see `carried`), transitively."""
         out, todo = [], [value]
         while todo:
             v = todo.pop()
@@ -190,13 +188,6 @@ class CallGraph:
                         return i
         return None
 
-    def passes_through(self, f: func.FuncOp, index: int) -> list[int]:
-        """The results of `f` that return its argument `index` (a tile passed in and out)."""
-        if not f.body.blocks or index >= len(f.args):
-            return []
-        k = self.returned_index(f, f.args[index])
-        return [] if k is None else [k]
-
     def buffers_of(self, f: func.FuncOp, with_calls: bool = True) -> list[Buffer]:
         """Every tile placement in `f` with its live range, in program order; with_calls: a call
         also stands for its callee's placed tiles, for the instant of the call (a returned
@@ -207,11 +198,11 @@ class CallGraph:
         for op in reversed(ordered):  # nested ops come after their parent in pre-order
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
 
-        def live_until(value: SSAValue, op: Operation) -> int:
-            """The last position using `value`, or a value it lives on as (`aliases`), seen
+        def live_until(value: SSAValue, op: Operation, names: list[SSAValue]) -> int:
+            """The last position using `value`, or a value it lives on as (`names`), seen
             from the block of `op` (a use in a nested region: the end of the op holding it)."""
             end = position[op]
-            for v in self.aliases(value):
+            for v in names:
                 block = op.parent_block() if v is value else _defining_block(v)
                 for use in v.uses:
                     user: Operation | None = use.operation
@@ -221,28 +212,27 @@ class CallGraph:
                         end = max(end, last_inside[user])
             return end
 
-        callees = dict(self.calls[f])
         out: list[Buffer] = []
         by_value: dict[SSAValue, Buffer] = {}
         for op in ordered:
             if isinstance(op, func.CallOp):
-                if with_calls and op in callees:
-                    for inner in self.footprint(callees[op]):
+                if with_calls and op in self.callee:
+                    for inner in self.footprint(self.callee[op]):
                         value = op.results[inner.returned] if inner.returned is not None else None
-                        end = live_until(value, op) if value is not None else position[op]
+                        end = live_until(value, op, self.aliases(value)) if value is not None else position[op]
                         out.append(Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label, value=value))
                 continue
             if not isinstance(op, AllocTileOp | TAssignOp):
                 continue
-            _check_not_rewritten_while_carried(op, self)
             addr = constant_index(op.addr) if op.addr is not None else None
             tile = op.result.type
             assert isinstance(tile, TileTypeBase)
             moved = by_value.get(op.tile) if isinstance(op, TAssignOp) else None
             hint = op.result.name_hint
             label = f"%{hint}" if hint else f"tile at {_where(op)}"
-            start, end = position[op], live_until(op.result, op)
-            for loop in _loops_carrying(op.result, self):  # read as the carried tile of the next iteration
+            names = self.aliases(op.result)
+            start, end = position[op], live_until(op.result, op, names)
+            for loop, _ in _carried_args(names):  # read as the carried tile of the next iteration
                 start, end = min(start, position[loop]), max(end, last_inside[loop])
             buffer = Buffer(op, tile.loc.data, tile.size_bytes, start, end, addr, label, moved, value=op.result)
             by_value[op.result] = buffer
@@ -308,28 +298,24 @@ def _defining_block(value: SSAValue) -> Block | None:
     return owner if isinstance(owner, Block) else owner.parent_block()
 
 
-def _carried_args(value: SSAValue, graph: CallGraph) -> list[tuple[scf.ForOp, BlockArgument]]:
-    """The loops that carry the tile named `value` into their next iteration, each with the
-    block argument that reads it there (only those with uses)."""
+def _carried_args(names: list[SSAValue]) -> list[tuple[scf.ForOp, BlockArgument]]:
+    """The loops that carry a tile (known by `names`, its aliases) into their next
+    iteration, each with the block argument that reads it there (only those with uses)."""
     out = []
-    for v in graph.aliases(value):
+    for v in names:
         for use in v.uses:
             loop = use.operation.parent_op()
             if isinstance(use.operation, scf.YieldOp) and isinstance(loop, scf.ForOp):
                 carried = loop.body.block.args[use.index + 1]  # after the induction variable
-                if carried.uses and carried is not value:
+                if carried.uses and carried is not names[0]:
                     out.append((loop, carried))
     return out
-
-
-def _loops_carrying(value: SSAValue, graph: CallGraph) -> list[scf.ForOp]:
-    return [loop for loop, _ in _carried_args(value, graph)]
 
 
 def _check_not_rewritten_while_carried(op: AllocTileOp | TAssignOp, graph: CallGraph) -> None:
     """A tile placed in a loop body and carried to the next iteration has one address for
     both iterations: the new one is written there while the carried one may still be read."""
-    for loop, carried in _carried_args(op.result, graph):
+    for loop, carried in _carried_args(graph.aliases(op.result)):
         if loop.is_ancestor(op):
             body = loop.body.block
             order = {o: i for i, o in enumerate(body.ops)}
@@ -372,12 +358,11 @@ def _ancestor_in(block: Block, op: Operation) -> Operation | None:
     return current
 
 
-def budget(f: func.FuncOp, space: str, target: Target, graph: CallGraph | None = None) -> tuple[int, str]:
-    """Bytes a function may use in `space`, and why (for messages). With the call graph, a
-    SIMT MGATHER in a callee counts as the function's own."""
+def budget(f: func.FuncOp, space: str, target: Target, graph: CallGraph) -> tuple[int, str]:
+    """Bytes a function may use in `space` by its own launch, and why (for messages); a SIMT
+    MGATHER in a callee counts as the function's own."""
     total = ON_CHIP_BYTES[space][target]
-    simt = graph.launches_simt_mgather(f) if graph is not None else _launches_simt_mgather(f)
-    if space != "vec" or target != "a5" or not simt:
+    if space != "vec" or target != "a5" or not graph.launches_simt_mgather(f):
         return total, f"the {SPACE_NAMES[space]} of target {target} ({total} bytes)"
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
@@ -414,6 +399,9 @@ def check_manual_addresses(module: Operation, target: Target) -> None:
     (a callee's tiles included, at each call)."""
     graph = CallGraph(module, target)
     for f in graph.callees_first:
+        for op in f.walk():
+            if isinstance(op, AllocTileOp | TAssignOp):
+                _check_not_rewritten_while_carried(op, graph)
         check_placed(f, graph.buffers_of(f), graph)
 
 

@@ -361,8 +361,7 @@ class _Emitter:
     def alloc_tile(self, op: AllocTileOp) -> None:
         alias = self.alias(op.tile)
         name = self.bind(op.result)
-        valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
-        self.line(f"{alias} {name}({', '.join(valid)});" if valid else f"{alias} {name};")
+        self.declare_tile(alias, name, [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None])
         if op.addr is not None:
             self.line(f"TASSIGN({name}, {self.address(op.addr)});")
 
@@ -374,8 +373,12 @@ class _Emitter:
         tile = op.result.type
         assert isinstance(tile, TileBufType)
         valid = [f"{source}.{get}()" for v, get in zip(tile.valid_shape, ("GetValidRow", "GetValidCol")) if v == DYNAMIC_INDEX]
-        self.line(f"{alias} {name}({', '.join(valid)});" if valid else f"{alias} {name};")
+        self.declare_tile(alias, name, valid)
         self.line(f"TASSIGN({name}, {self.address(op.addr)});")
+
+    def declare_tile(self, alias: str, name: str, valid: list[str]) -> None:
+        """A tile variable; its dynamic valid dims (if any) as constructor arguments."""
+        self.line(f"{alias} {name}({', '.join(valid)});" if valid else f"{alias} {name};")
 
     def section(self, op: SectionVectorOp | SectionCubeOp) -> None:
         macro = SECTION_MACROS[type(op)]
