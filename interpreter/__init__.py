@@ -27,33 +27,27 @@ import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.dtypes import element_info
 from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp
-from pto_dialect.targets import Target, module_target, normalize_target
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
-from interpreter.lowered import reads_only
+from interpreter.lowered import reads_only, target_functions
 from interpreter.memory import GmView, Tile
 from interpreter.pto import PtoFunctions
 from interpreter.state import RunState, located_failure, set_run_state
-from lowering.common import LoweredOp
+from lowering.ops import LoweredOp
+import targets
 
 CALL_DEPTH_FRAMES = 8000
 """Python's recursion limit while a kernel runs (interpreted calls recurse in Python)."""
 
-TARGET_FUNCTIONS = {
-    "cpu": ("interpreter.cpu", "CpuFunctions"),
-    "a2a3": ("interpreter.a2a3", "A2A3Functions"),
-    "a5": ("interpreter.a5", "A5Functions"),
-}
 
-
-def lower_for(module: ModuleOp, target: Target) -> ModuleOp:
+def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     """A copy of `module` through `pto-pipeline{target}` (verify, SSA -> DPS, implicit
     tmps, memory plan, lowering); the input is not changed."""
     from passes.pipeline import PipelinePass
 
     lowered = module.clone()
-    PipelinePass(target).apply(Context(), lowered)
+    PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
 
 
@@ -181,7 +175,7 @@ def run(
     one it only reads (a gather's table) is returned as a read-only view of the input.
     """
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
-    t = normalize_target(target) if target is not None else module_target(module)
+    t = targets.resolve(target, None, module)
     lowered = lower_for(module, t)
     function = entry_function(lowered, entry)
     arg_types = function.function_type.inputs.data
@@ -195,7 +189,7 @@ def run(
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), _target_functions(t)):
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), target_functions(t.dialect)()):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t))
     limit = sys.getrecursionlimit()
@@ -237,13 +231,6 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     view = np.asarray(array, order="C").view()
     view.flags.writeable = False
     return view
-
-
-def _target_functions(target: Target):  # noqa: ANN202
-    from importlib import import_module
-
-    module, name = TARGET_FUNCTIONS[target]
-    return getattr(import_module(module), name)()
 
 
 __all__ = ["run", "lower_for"]

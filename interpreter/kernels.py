@@ -13,6 +13,8 @@ import numpy as np
 from pto_dialect.attributes import CmpMode, GatherOob, MaskPattern
 from pto_dialect.dtypes import ELEMENT_TYPES
 
+from lowering.ops import Capacity, IndexRead, Stride
+
 from interpreter.memory import GmView, RuntimeFault, Tile
 
 C0_BYTES = 32
@@ -24,30 +26,30 @@ FLOAT_DTYPES = frozenset(i.numpy for i in ELEMENT_TYPES.values() if i.family in 
 # MGATHER
 
 
-def widen(idx: np.ndarray, width: int) -> np.ndarray:
+def widen(idx: np.ndarray, read: IndexRead) -> np.ndarray:
     """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend) or
     reinterpreted as uint32."""
-    if width == 32 and idx.dtype.itemsize == 4:
+    if read == IndexRead.UNSIGNED_32 and idx.dtype.itemsize == 4:
         return idx.view(np.uint32)
     wide = idx.astype(np.int64)
-    if width == 32:
+    if read == IndexRead.UNSIGNED_32:
         wide &= 0xFFFFFFFF
     return wide.view(np.uint64)
 
 
-def capacity(name: str, table: GmView) -> int:
+def capacity(which: Capacity, table: GmView) -> int:
     """The extent an index is bounded by, as the lowered op's `capacity` names it."""
     s = table.shape5
-    if name == "S3":
+    if which == Capacity.S3:
         return s[3]
-    if name == "S0*S1*S2*S3":
+    if which == Capacity.S0_TO_S3:
         return s[0] * s[1] * s[2] * s[3]
-    if name == "S0*S1*S2*S3*S4":
+    if which == Capacity.ALL_ELEMENTS:
         return prod(s)
     logical_rows = s[2] * FRACTAL_NZ_ROW
-    if name == "LR":
+    if which == Capacity.NZ_ROWS:
         return logical_rows
-    assert name == "LR*LC", name
+    assert which == Capacity.NZ_ELEMENTS, which
     return logical_rows * s[0] * s[1] * (C0_BYTES // table.buffer.itemsize)
 
 
@@ -104,13 +106,13 @@ def row_indices(idx: Tile | GmView, count: int) -> np.ndarray:
     return (values[0] if idx.valid_row == 1 else values[:, 0])[:count]
 
 
-def stride(name: str, table: GmView, dst: Tile) -> int:
+def stride(which: Stride, table: GmView, dst: Tile) -> int:
     """A row or column stride, as the lowered op's `row_stride` / `col_stride` names it."""
-    if name == "1":
+    if which == Stride.ONE:
         return 1
-    if name == "valid_cols":
+    if which == Stride.VALID_COLS:
         return dst.valid_col
-    return table.strides5[3 if name == "T3" else 4]
+    return table.strides5[3 if which == Stride.T3 else 4]
 
 
 def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stride: int, col_stride: int) -> np.ndarray:
@@ -125,11 +127,11 @@ def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stri
                       strides=(row_stride * size, col_stride * size))
 
 
-def mgather_row(table, idx, dst, *, index_width, capacity_name, row_stride, col_stride, oob) -> None:
+def mgather_row(table, idx, dst, *, index_read, bound_by, row_stride, col_stride, oob) -> None:
     """dst[r, j] = table[base + remap(idx_r) * row_stride + j * col_stride], r < vr, j < vc."""
     vr, vc = dst.valid_shape
-    cap = capacity(capacity_name, table)
-    rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
+    cap = capacity(bound_by, table)
+    rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob)
     if vr == 0 or vc == 0:
         return
     row_step, col_step = stride(row_stride, table, dst), stride(col_stride, table, dst)
@@ -157,10 +159,10 @@ def elem_indices(idx: Tile | GmView, rows: int, cols: int) -> np.ndarray:
     return idx.values[:rows, :cols]
 
 
-def mgather_elem(table, idx, dst, *, index_width, capacity_name, oob) -> None:
+def mgather_elem(table, idx, dst, *, index_read, bound_by, oob) -> None:
     """dst[r, c] = table_flat[base + remap(idx[r, c])] (view strides ignored)."""
     vr, vc = dst.valid_shape
-    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), capacity(capacity_name, table), oob)
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob)
     values = _read(table.buffer, table.offset + flat.astype(np.int64))
     dst.write_valid(_zero_out(values, keep))
 
@@ -170,19 +172,19 @@ def nz_offset(x: np.ndarray, y: np.ndarray, n_rows: int, c0: int) -> np.ndarray:
     return (y // c0) * n_rows * c0 + x * c0 + (y % c0)
 
 
-def mgather_nz(table, idx, dst, *, row_mode, index_width, capacity_name, oob) -> None:
+def mgather_nz(table, idx, dst, *, row_mode, index_read, bound_by, oob) -> None:
     """a2a3 NZ table into an NZ tile: logical rows LR = S2*16, logical cols LC = S0*S1*C0."""
     s = table.shape5
     c0 = C0_BYTES // table.buffer.itemsize
     n_rows, n_cols = s[2] * FRACTAL_NZ_ROW, s[0] * s[1] * c0
     vr, vc = dst.valid_shape
-    cap = capacity(capacity_name, table)
+    cap = capacity(bound_by, table)
     if row_mode:
-        rows, keep = remap(widen(row_indices(idx, vr), index_width), cap, oob)
+        rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob)
         x = rows.astype(np.int64)[:, None]
         y = np.arange(vc, dtype=np.int64)[None, :]
     else:
-        flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), cap, oob)
+        flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), cap, oob)
         x, y = np.divmod(flat.astype(np.int64), n_cols)
     values = _read(table.buffer, table.offset + nz_offset(x, y, n_rows, c0))
     if keep is None:
@@ -194,12 +196,12 @@ def mgather_nz(table, idx, dst, *, row_mode, index_width, capacity_name, oob) ->
         dst.write_valid(_zero_out(values, keep))
 
 
-def mgather_l1_row(table, idx, dst, *, index_width, capacity_name, row_stride, oob) -> None:
+def mgather_l1_row(table, idx, dst, *, index_read, bound_by, row_stride, oob) -> None:
     """GM -> L1 row mode: vc elements of table row remap(idx_r) into NZ tile row r."""
     if oob == GatherOob.ZERO:
         dst.flat[:] = 0
     vr, vc = dst.valid_shape
-    rows, keep = remap(widen(row_indices(idx, vr), index_width), capacity(capacity_name, table), oob)
+    rows, keep = remap(widen(row_indices(idx, vr), index_read), capacity(bound_by, table), oob)
     offsets = (
         table.offset
         + rows.astype(np.int64)[:, None] * stride(row_stride, table, dst)
@@ -214,11 +216,11 @@ def mgather_l1_row(table, idx, dst, *, index_width, capacity_name, row_stride, o
         dst.write_valid(current)
 
 
-def mgather_l1_elem(table, idx, scratch, dst, *, index_width, capacity_name, oob) -> None:
+def mgather_l1_elem(table, idx, scratch, dst, *, index_read, bound_by, oob) -> None:
     """GM -> L1 elem mode: gather into zero-filled GM scratch at NZ offsets, copy the
     whole image to L1 (every non-valid slot becomes 0; scratch keeps the image)."""
     vr, vc = dst.valid_shape
-    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_width), capacity(capacity_name, table), oob)
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob)
     values = _zero_out(_read(table.buffer, table.offset + flat.astype(np.int64)), keep)
     rows, cols = dst.type.shape
     c0 = C0_BYTES // dst.flat.itemsize

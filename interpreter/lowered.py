@@ -1,9 +1,11 @@
 """
-The implementations shared by the target interpreter functions: each reads
-the lowered op's properties and calls a kernel; run-time faults are located
-at the op and named after the pto instruction it came from. Ops whose
-operand types leave a dimension dynamic re-run the target's rule table on
-the actual shapes first (the same functions the verifier uses).
+The interpreter functions of every target dialect: each lowered-op base
+(lowering/ops.py) has one runner here, which reads the op's choices and calls
+a kernel; `target_functions(dialect)` registers them for the ops of a target's
+dialect. Run-time faults are located at the op and named after the pto
+instruction it came from. Ops whose operand types leave a dimension dynamic
+re-run the target's rule table on the actual shapes first (the same functions
+the verifier uses).
 """
 
 from __future__ import annotations
@@ -14,30 +16,38 @@ from weakref import WeakKeyDictionary
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
-from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Operation, SSAValue
+from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Dialect, Operation, SSAValue
 
+from pto_dialect.attributes import Coalesce
+from pto_dialect.dtypes import element_info
+from pto_dialect.roles import WORKSPACE_ROLES
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 
-from passes.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
-from passes.rules.mgather import check_mgather
-from passes.rules.tcolargmin import check_tcolargmin
-from passes.rules.tgather import check_tgather_index, check_tgather_mask
-
-from interpreter import kernels
-from interpreter.memory import GmView, RuntimeFault, Tile
-from interpreter.state import fault_at, run_state
-from lowering.common import (
+from lowering.ops import (
+    LoadIndexVectorBase,
     LoweredOp,
     MGatherBase,
     MGatherElemBase,
     MGatherL1Base,
+    MGatherNzBase,
     MGatherRowBase,
+    RegisterGatherBase,
+    RegisterStoreBase,
     TColArgMinBase,
     TGatherCompareBase,
     TGatherIndexBase,
     TGatherMaskBase,
+    VRegType,
 )
+from targets.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
+from targets.rules.mgather import check_mgather
+from targets.rules.tcolargmin import check_tcolargmin
+from targets.rules.tgather import check_tgather_index, check_tgather_mask
+
+from interpreter import kernels
+from interpreter.memory import GmView, RuntimeFault, Tile
+from interpreter.state import fault_at, run_state
 
 T = TypeVar("T")
 _MISSING = object()
@@ -84,41 +94,25 @@ def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -
     if not _has_dynamic_dims(op):
         return
     target = run_state(interpreter).target
-    values = [*op.ins, *op.outs]
-    f = [_facts(r, v, a) for r, v, a in zip(_roles(op), values, args)]
+    f = {r: _facts(r, v, a) for r, v, a in zip(op.roles, op.operands, args)}
     try:
         if isinstance(op, MGatherBase):
             executor = op.executor.data if isinstance(op, MGatherL1Base) and op.executor is not None else None
-            check_mgather(target, op.coalesce.data, f[-1], f[0], f[1], f[2] if len(op.ins) > 2 else None, executor)  # type: ignore[arg-type]
+            check_mgather(target, op.coalesce.data, f["dst"], f["mem"], f["idx"], f.get("scratch"), executor)  # type: ignore[arg-type]
         elif isinstance(op, TGatherIndexBase):
-            check_tgather_index(target, f[0], f[1], f[-1], f[2] if len(op.ins) > 2 else None)  # type: ignore[arg-type]
+            check_tgather_index(target, f["src"], f["indices"], f["dst"], f.get("tmp"))  # type: ignore[arg-type]
         elif isinstance(op, TGatherMaskBase):
-            check_tgather_mask(target, op.pattern.data, op.axis.data, f[0], f[1])  # type: ignore[arg-type]
+            check_tgather_mask(target, op.pattern.data, op.axis.data, f["src"], f["dst"])  # type: ignore[arg-type]
         elif isinstance(op, TColArgMinBase):
-            value_form = len(op.outs) == 2
-            check_tcolargmin(target, f[0], f[-1], f[-2] if value_form else None, f[1] if len(op.ins) > 1 else None)  # type: ignore[arg-type]
+            dst_idx = f.get("dstIdx", f.get("dst"))
+            check_tcolargmin(target, f["src"], dst_idx, f.get("dstVal"), f.get("tmp"))  # type: ignore[arg-type]
     except RuleViolation as e:
         raise RuntimeFault(f"{e} (target {target}, run-time valid shapes)") from e
 
 
-WORKSPACE_ROLES = frozenset({"tmp", "scratch"})
-
-
 def reads_only(op: LoweredOp, index: int) -> bool:
     """Whether the op's operand `index` is an input it only reads (not a workspace or an out)."""
-    return index < len(op.ins) and _roles(op)[index] not in WORKSPACE_ROLES
-
-
-def _roles(op: LoweredOp) -> list[str]:
-    if isinstance(op, MGatherBase):
-        return ["mem", "idx", "scratch"][: len(op.ins)] + ["dst"]
-    if isinstance(op, TGatherIndexBase):
-        return ["src", "indices", "tmp"][: len(op.ins)] + ["dst"]
-    if isinstance(op, TGatherMaskBase):
-        return ["src", "dst"]
-    if isinstance(op, TGatherCompareBase):
-        return ["src", "k", "tmp", "dst", "cdst"]
-    return ["src", "tmp"][: len(op.ins)] + (["dstVal", "dstIdx"] if len(op.outs) == 2 else ["dst"])
+    return index < len(op.ins) and op.roles[index] not in WORKSPACE_ROLES
 
 
 def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) -> PythonValues:  # noqa: ANN001
@@ -130,8 +124,8 @@ def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) ->
 
 @_per_op
 def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, object]]:
-    """The kernel an MGATHER op runs and its keyword arguments, read once from its properties."""
-    common: dict[str, object] = dict(index_width=op.index_width.value.data, capacity_name=op.capacity.data, oob=op.oob.data)
+    """The kernel an MGATHER op runs and its keyword arguments, read once from its choices."""
+    common: dict[str, object] = dict(index_read=op.index_read.data, bound_by=op.capacity.data, oob=op.oob.data)
     if isinstance(op, MGatherRowBase):
         return kernels.mgather_row, {**common, "row_stride": op.row_stride.data, "col_stride": op.col_stride.data}
     if isinstance(op, MGatherElemBase):
@@ -140,8 +134,8 @@ def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, obj
         if op.row_stride is not None:
             return kernels.mgather_l1_row, {**common, "row_stride": op.row_stride.data}
         return kernels.mgather_l1_elem, common
-    # the a2a3 NZ-table ops
-    return kernels.mgather_nz, {**common, "row_mode": op.capacity.data == "LR"}
+    assert isinstance(op, MGatherNzBase)
+    return kernels.mgather_nz, {**common, "row_mode": op.coalesce.data == Coalesce.ROW}
 
 
 def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
@@ -155,8 +149,8 @@ def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -
 
 
 def run_tgather_index(interpreter: Interpreter, op: TGatherIndexBase, args: PythonValues) -> PythonValues:
-    src, idx, *rest = args
-    tmp, dst = (rest[0], rest[1]) if len(rest) == 2 else (None, rest[0])
+    by_role = dict(zip(op.roles, args))
+    src, idx, tmp, dst = by_role["src"], by_role["indices"], by_role.get("tmp"), by_role["dst"]
     return _run(
         interpreter,
         op,
@@ -200,9 +194,8 @@ def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: 
 
 
 def run_tcolargmin(interpreter: Interpreter, op: TColArgMinBase, args: PythonValues) -> PythonValues:
-    src = args[0]
-    outs = args[len(op.ins):]
-    dst_val, dst_idx = (outs[0], outs[1]) if len(outs) == 2 else (None, outs[0])
+    by_role = dict(zip(op.roles, args))
+    src, dst_val, dst_idx = by_role["src"], by_role.get("dstVal"), by_role.get("dstIdx", by_role.get("dst"))
     return _run(
         interpreter,
         op,
@@ -212,3 +205,61 @@ def run_tcolargmin(interpreter: Interpreter, op: TColArgMinBase, args: PythonVal
             row_counter=op.row_counter.data, src_read=op.src_read.data,
         ),
     )
+
+
+def _lane_dtype(register: VRegType) -> np.dtype:
+    info = element_info(register.element_type)
+    assert info is not None
+    return info.numpy
+
+
+def run_load_index_vector(interpreter: Interpreter, op: LoadIndexVectorBase, args: PythonValues) -> PythonValues:
+    (indices,) = args
+    assert isinstance(op.result.type, VRegType)
+    return (kernels.load_index_vector(indices, _lane_dtype(op.result.type)),)
+
+
+def run_register_gather(interpreter: Interpreter, op: RegisterGatherBase, args: PythonValues) -> PythonValues:
+    base, index, mask = args
+    assert isinstance(op.result.type, VRegType)
+    with fault_at(op, op.SOURCE):
+        return (kernels.register_gather(base, index, mask.valid_shape, _lane_dtype(op.result.type)),)
+
+
+def run_register_store(interpreter: Interpreter, op: RegisterStoreBase, args: PythonValues) -> PythonValues:
+    value, dst = args
+    kernels.register_store(value, dst)
+    return ()
+
+
+RUNNERS: dict[type[Operation], Callable[[Interpreter, Operation, PythonValues], PythonValues]] = {
+    MGatherBase: run_mgather,
+    TGatherIndexBase: run_tgather_index,
+    TGatherMaskBase: run_tgather_mask,
+    TGatherCompareBase: run_tgather_compare,
+    TColArgMinBase: run_tcolargmin,
+    LoadIndexVectorBase: run_load_index_vector,
+    RegisterGatherBase: run_register_gather,
+    RegisterStoreBase: run_register_store,
+}
+"""The runner of each lowered-op base; a target op runs its nearest base's runner."""
+
+
+def target_functions(dialect: Dialect) -> type[InterpreterFunctions]:
+    """The interpreter functions of a target dialect: each op runs its base's runner."""
+    if (known := _FUNCTIONS.get(dialect.name)) is not None:
+        return known
+    namespace = {}
+    for op_class in dialect.operations:
+        runner = next((RUNNERS[base] for base in op_class.__mro__ if base in RUNNERS), None)
+        if runner is None:
+            raise TypeError(f"{op_class.name} derives from no lowered-op base with a runner")
+        namespace[f"run_{op_class.name}"] = impl(op_class)(
+            lambda self, interpreter, op, args, run=runner: run(interpreter, op, args)
+        )
+    functions = register_impls(type(f"{dialect.name}_functions", (InterpreterFunctions,), namespace))
+    _FUNCTIONS[dialect.name] = functions
+    return functions
+
+
+_FUNCTIONS: dict[str, type[InterpreterFunctions]] = {}

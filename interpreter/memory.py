@@ -3,7 +3,7 @@ The interpreter's memory model (issue: "Memory model").
 
 - GM: the caller's NumPy arrays. A `!pto.ptr<T>` is its array flattened; a view
   (`GmView`) is that buffer with an element offset, a shape and element strides.
-- UB: one byte array per run (size per target: pto_dialect.targets.ON_CHIP_BYTES), in which `alloc_tile addr = A`
+- UB: one byte array per run (size per target: its registry entry's on_chip_bytes), in which `alloc_tile addr = A`
   places tiles, so tiles at overlapping addresses alias as on hardware. A tile
   without an address gets a private buffer.
 - A tile (`Tile`) is stored in its physical, padded layout: element (r, c) at

@@ -9,23 +9,23 @@ from xdsl.interpreter import InterpretationError, Interpreter
 from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.targets import ON_CHIP_BYTES, Target
+from targets import TargetInfo
 
 from interpreter.memory import RuntimeFault
 
 
 @dataclass
 class RunState:
-    target: Target
+    target: TargetInfo
     memories: dict[str, np.ndarray] = field(default_factory=dict)
 
     def memory(self, loc: str) -> np.ndarray | None:
         """The byte array of an on-chip space (None: tiles there get private storage)."""
-        sizes = ON_CHIP_BYTES.get(loc)
-        if sizes is None:
+        size = self.target.on_chip_bytes.get(loc)
+        if size is None:
             return None
         if loc not in self.memories:
-            self.memories[loc] = np.zeros(sizes[self.target], dtype=np.uint8)
+            self.memories[loc] = np.zeros(size, dtype=np.uint8)
         return self.memories[loc]
 
 

@@ -1,6 +1,6 @@
 """
 The rewrite patterns of `pto-lower{target=T}`, driven by a target's lowering
-table (`lowering/<target>.py` provides `LOWERING: TargetLowering`).
+table (`targets/<name>/lowering.py` provides one `TargetLowering`).
 """
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -16,18 +16,31 @@ from pto_dialect.attributes import CmpMode, CmpModeAttr, GatherOobAttr
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp
 
-from lowering.common import LoweredOp, i64
+from lowering.ops import Choice, LoweredOp, MaskAxis, Packing, choice
+
+Lowered = tuple[type[LoweredOp], dict] | None
+"""The target op and its choices; None when the target has no such instruction form."""
+
 
 @dataclass(frozen=True)
 class TargetLowering:
-    """How one target lowers each pto instruction: which op, with which properties."""
+    """How one target lowers each pto instruction: which op, with which choices."""
 
     target: str
-    mgather: Callable[[MGatherOp], tuple[type[LoweredOp], dict]]
-    tgather: Callable[[TGatherOp], tuple[type[LoweredOp], dict]]
-    tcolargmin: Callable[[TColArgMinOp], tuple[type[LoweredOp], dict]]
+    mgather: Callable[[MGatherOp], Lowered]
+    tgather: Callable[[TGatherOp], Lowered]
+    tcolargmin: Callable[[TColArgMinOp], Lowered]
     extra_patterns: tuple[RewritePattern, ...] = ()
     """Target patterns tried before the table-driven ones (e.g. a5's register gather)."""
+
+    def choose(self, op: MGatherOp | TGatherOp | TColArgMinOp) -> tuple[type[LoweredOp], dict]:
+        """The table's entry for `op`; a located error where the target has none."""
+        table = {MGatherOp: self.mgather, TGatherOp: self.tgather, TColArgMinOp: self.tcolargmin}
+        entry = table[type(op)](op)
+        if entry is None:
+            form = f"{op.form}-form " if isinstance(op, TGatherOp) else ""
+            raise PtoError.at_op(op, f"{form}{op.name} has no lowering on target {self.target}")
+        return entry
 
 
 def _require_dps(op: Operation) -> None:
@@ -44,7 +57,7 @@ class LowerMGather(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MGatherOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
-        cls, props = self.lowering.mgather(op)
+        cls, props = self.lowering.choose(op)
         props |= {"coalesce": op.coalesce, "oob": GatherOobAttr(op.oob)}
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
@@ -56,14 +69,14 @@ class LowerTGather(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
-        cls, props = self.lowering.tgather(op)
+        cls, props = self.lowering.choose(op)
         if op.form == TGatherForm.MASK:
             assert op.mask_pattern is not None
-            props = {"pattern": op.mask_pattern, "axis": StringAttr(op.mask_axis), "packing": "dense"} | props
+            props = {"pattern": op.mask_pattern, "axis": MaskAxis(op.mask_axis), "packing": Packing.DENSE} | props
         elif op.form == TGatherForm.COMPARE:
             props |= {
                 "cmp_mode": op.cmp_mode or CmpModeAttr(CmpMode.EQ),
-                "offset": i64(op.offset.value.data if op.offset is not None else 0),
+                "offset": IntegerAttr(op.offset.value.data if op.offset is not None else 0, 64),
             }
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
@@ -75,17 +88,17 @@ class LowerTColArgMin(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TColArgMinOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
-        cls, props = self.lowering.tcolargmin(op)
+        cls, props = self.lowering.choose(op)
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
 def _attrs(props: dict) -> dict:
-    """Plain ints and strs in a lowering table become i64 / string attributes."""
+    """Choices in a lowering table become their `#pto_choice` attributes, ints i64."""
     out = {}
     for k, v in props.items():
         if isinstance(v, bool):
             raise TypeError(k)
-        out[k] = i64(v) if isinstance(v, int) else StringAttr(v) if isinstance(v, str) else v
+        out[k] = choice(v) if isinstance(v, Choice) else IntegerAttr(v, 64) if isinstance(v, int) else v
     return out
 
 

@@ -10,6 +10,8 @@ from collections.abc import Callable
 
 from xdsl.passes import ModulePass
 
+import targets
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     def canonicalize():
@@ -39,16 +41,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LowerPass
 
-    def emit_cpp():
-        from passes.emit_cpp import EmitCppPass
-
-        return EmitCppPass
-
     def convert_to(target):
         def load():
-            from passes.lower import _alias
+            from passes.lower import convert_pto_to
 
-            return _alias(target)
+            return convert_pto_to(target)
 
         return load
 
@@ -79,8 +76,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "pto-plan-memory": plan_memory,
         "pto-lower": lower,
         "pto-pipeline": pipeline,
-        **{f"convert-pto-to-{t}": convert_to(t) for t in ("cpu", "a2a3", "a5")},
-        "pto-emit-cpp": emit_cpp,
+        **{f"convert-pto-to-{t.name}": convert_to(t) for t in targets.REGISTRY},
         "canonicalize": canonicalize,
         "dce": dce,
         "cse": cse,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
@@ -14,11 +13,9 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, TColArgMinOp, TGatherForm, TGatherOp
 from pto_dialect.ops.common import PtoInstructionOp
-from pto_dialect.targets import module_target
 from pto_dialect.types import TileBufType, TileTypeBase
 
-from passes.rules.tcolargmin import TCOLARGMIN_RULES
-from passes.rules.tgather import TGATHER_RULES
+import targets
 
 
 def smallest_tile(like: TileTypeBase) -> TileBufType:
@@ -56,19 +53,19 @@ class MaterializeImplicitTmpPass(ModulePass):
     Where a DPS `tcolargmin` omits tmp, add the tile the target needs (a2a3: like src,
     always legal; a5: the smallest tile, as the hardware ignores it); where an index-form
     `tgather` omits it on a5, add the smallest tile. What each target needs is in its
-    rule table (passes/rules/). Implicit tmps are unaddressed: the planner places them.
-    Option: target = cpu | a2a3 | a5 (default: the module's pto.target_arch, else a2a3).
+    rule table (targets/<name>/rules.py). Implicit tmps are unaddressed: the planner places them.
+    Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).
     """
 
     name = "pto-materialize-implicit-tmp"
 
-    target: Literal["cpu", "a2a3", "a5"] | None = None
+    target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = self.target or module_target(op)
+        target = targets.resolve(self.target, None, op)
         for inst in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.is_dps]:
             if isinstance(inst, TColArgMinOp) and inst.tmp is None:
-                how = TCOLARGMIN_RULES[target].implicit_tmp
+                how = target.tcolargmin.implicit_tmp
                 if how == "like_src":
                     _add_tmp(inst, _like_src(inst, inst.src))
                 elif how == "smallest":
@@ -78,9 +75,9 @@ class MaterializeImplicitTmpPass(ModulePass):
             elif (
                 isinstance(inst, TGatherOp)
                 and inst.form == TGatherForm.INDEX
-                and len(inst.ins) == 2
-                and TGATHER_RULES[target].implicit_index_tmp
+                and inst.role("tmp") is None
+                and target.tgather.implicit_index_tmp
             ):
-                indices = inst.ins[1].type
+                indices = inst.operand("indices").type
                 assert isinstance(indices, TileTypeBase)
                 _add_tmp(inst, AllocTileOp(smallest_tile(indices)))

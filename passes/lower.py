@@ -1,50 +1,49 @@
-"""`pto-lower{target=T}`: rewrite pto instructions into target T's dialect (lowering/)."""
+"""`pto-lower{target=T}`: rewrite pto instructions into target T's dialect (targets/<T>/)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import import_module
-from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
-from lowering.convert import TargetLowering, patterns
-
-
-def target_lowering(target: str) -> TargetLowering:
-    return import_module(f"lowering.{target}").LOWERING
+import targets
+from lowering.convert import patterns
 
 
 @dataclass(frozen=True)
 class LowerPass(ModulePass):
     """
     Lower pto instructions (DPS form) to the target dialect `pto_<target>`, whose ops
-    and attributes show how that target executes them. Option: target = cpu | a2a3 | a5.
+    and typed `#pto_choice` attributes show how that target executes them.
+    Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).
     Views, tiles, tload/tstore and sections stay in the pto dialect.
     """
 
     name = "pto-lower"
 
-    target: Literal["cpu", "a2a3", "a5"] = "a2a3"
+    target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = targets.resolve(self.target, None, op)
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns(target_lowering(self.target))),
+            GreedyRewritePatternApplier(patterns(target.lowering)),
             apply_recursively=False,
         )
         walker.rewrite_module(op)
 
 
-def _alias(target: Literal["cpu", "a2a3", "a5"]) -> type[ModulePass]:
+def convert_pto_to(target: targets.TargetInfo) -> type[ModulePass]:
+    """`convert-pto-to-<target>`: `pto-lower{target=...}` under xDSL's naming habit."""
+
     @dataclass(frozen=True)
     class ConvertPtoToTarget(ModulePass):
-        __doc__ = f"`pto-lower{{target={target}}}` under xDSL's naming habit."
-        name = f"convert-pto-to-{target}"
+        __doc__ = f"`pto-lower{{target={target.name}}}` under xDSL's naming habit."
+        name = f"convert-pto-to-{target.name}"
 
         def apply(self, ctx: Context, op: ModuleOp) -> None:
-            LowerPass(target).apply(ctx, op)
+            LowerPass(target.name).apply(ctx, op)
 
     return ConvertPtoToTarget

@@ -25,12 +25,14 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
 from xdsl.traits import IsTerminator, SymbolTable
 
-from lowering.a5 import MGatherElemSimtOp, MGatherRowSimtOp
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
-from pto_dialect.targets import A5_SIMT_DEFAULT_UB_BYTES, A5_SIMT_UB_BYTES, ON_CHIP_BYTES, Target
 from pto_dialect.types import TileTypeBase
+
+from lowering.ops import Launch, MGatherBase
+import targets
+from targets import TargetInfo
 
 SPACE_NAMES = {"vec": "UB", "mat": "L1"}
 DYN_UBUF_ATTR = "pto.dyn_ubuf_size"
@@ -89,8 +91,8 @@ class CallGraph:
     a callee: its tiles at their addresses (`footprint`), the tiles its callers keep live
     across calls to it (`reserved`), and the budget every caller imposes (`limit`)."""
 
-    def __init__(self, module: Operation, target: Target):
-        self.target = target
+    def __init__(self, module: Operation, target: str | TargetInfo):
+        self.target = targets.get(target)
         self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
         self.callee: dict[func.CallOp, func.FuncOp] = {}
@@ -284,7 +286,7 @@ class CallGraph:
     def launches_simt_mgather(self, f: func.FuncOp) -> bool:
         """f, or a function it calls, runs a SIMT MGATHER launch."""
         if f not in self._simt:
-            self._simt[f] = _launches_simt_mgather(f) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
+            self._simt[f] = _launches_simt_mgather(f, self.target) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
         return self._simt[f]
 
 
@@ -358,43 +360,45 @@ def _ancestor_in(block: Block, op: Operation) -> Operation | None:
     return current
 
 
-def budget(f: func.FuncOp, space: str, target: Target, graph: CallGraph) -> tuple[int, str]:
+def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> tuple[int, str]:
     """Bytes a function may use in `space` by its own launch, and why (for messages); a SIMT
     MGATHER in a callee counts as the function's own."""
-    total = ON_CHIP_BYTES[space][target]
-    if space != "vec" or target != "a5" or not graph.launches_simt_mgather(f):
+    total = target.on_chip_bytes[space]
+    simt = target.simt_budget
+    if space != "vec" or simt is None or not graph.launches_simt_mgather(f):
         return total, f"the {SPACE_NAMES[space]} of target {target} ({total} bytes)"
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
-        return A5_SIMT_DEFAULT_UB_BYTES, (
-            f"the {A5_SIMT_DEFAULT_UB_BYTES} bytes of UB a SIMT MGATHER kernel gets on a5 without "
-            f"{DYN_UBUF_ATTR} (at most {A5_SIMT_UB_BYTES})"
+        return simt.default_bytes, (
+            f"the {simt.default_bytes} bytes of UB a SIMT MGATHER kernel gets on {target} without "
+            f"{DYN_UBUF_ATTR} (at most {simt.max_bytes})"
         )
     if not isinstance(declared, IntegerAttr) or declared.value.data < 0:
         raise PtoError.at_op(f, f"{DYN_UBUF_ATTR} must be a non-negative integer byte count, got {declared}")
     size = declared.value.data
-    if size > A5_SIMT_UB_BYTES:
+    if size > simt.max_bytes:
         raise PtoError.at_op(
-            f, f"{DYN_UBUF_ATTR} = {size} exceeds the {A5_SIMT_UB_BYTES} bytes of UB a SIMT MGATHER kernel can have on a5"
+            f, f"{DYN_UBUF_ATTR} = {size} exceeds the {simt.max_bytes} bytes of UB a SIMT MGATHER kernel can have on {target}"
         )
-    return size, f"the {size} bytes of UB declared by {DYN_UBUF_ATTR} for a SIMT MGATHER kernel on a5"
+    return size, f"the {size} bytes of UB declared by {DYN_UBUF_ATTR} for a SIMT MGATHER kernel on {target}"
 
 
-def _launches_simt_mgather(f: func.FuncOp) -> bool:
-    """a5 runs GM->UB MGATHER as a SIMT launch, except the (1, 1) elem case; lowered IR
-    names the launch."""
+def _launches_simt_mgather(f: func.FuncOp, target: TargetInfo) -> bool:
+    """f runs an MGATHER as a SIMT launch: the lowered op's class says so, and for a pto op
+    the target's lowering table is asked which op it becomes."""
     for op in f.walk():
-        if isinstance(op, MGatherRowSimtOp | MGatherElemSimtOp):
+        if isinstance(op, MGatherOp):
+            op_class, _ = target.lowering.choose(op)
+        elif isinstance(op, MGatherBase):
+            op_class = type(op)
+        else:
+            continue
+        if op_class.LAUNCH == Launch.SIMT:
             return True
-        if isinstance(op, MGatherOp) and not op.is_gm_to_l1:
-            dst = op.dst.type
-            assert isinstance(dst, TileTypeBase)
-            if op.coalesce is None or op.coalesce.data.value == "row" or dst.valid_shape != (1, 1):
-                return True
     return False
 
 
-def check_manual_addresses(module: Operation, target: Target) -> None:
+def check_manual_addresses(module: Operation, target: str | TargetInfo) -> None:
     """Hand-placed tiles: inside the memory, and not over another tile live at the same time
     (a callee's tiles included, at each call)."""
     graph = CallGraph(module, target)
@@ -406,7 +410,7 @@ def check_manual_addresses(module: Operation, target: Target) -> None:
 
 
 def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
-    placed = [b for b in buffers if b.addr is not None and b.space in ON_CHIP_BYTES]
+    placed = [b for b in buffers if b.addr is not None and b.space in graph.target.on_chip_bytes]
     for b in placed:
         limit, what = graph.limit(f, b.space)
         if b.addr + b.size > limit:
@@ -429,7 +433,7 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
     whole = [Buffer(r.op, r.space, r.size, 0, len(buffers) and max(b.end for b in buffers), r.addr, r.label) for r in reserved]
     placed = [b for b in buffers if b.addr is not None] + whole
     for b in sorted((b for b in buffers if b.addr is None), key=lambda b: (b.start, -b.size)):
-        if b.space not in ON_CHIP_BYTES or not isinstance(b.op, AllocTileOp):
+        if b.space not in graph.target.on_chip_bytes or not isinstance(b.op, AllocTileOp):
             continue
         align = TILE_ADDRESS_ALIGNMENT.get(b.space, 32)
         addr = 0
@@ -467,7 +471,7 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def memory_plan_report(module: Operation, target: Target) -> str:
+def memory_plan_report(module: Operation, target: str | TargetInfo) -> str:
     """`--print-memory-plan`: the table of every function (addresses as they now stand)."""
     graph = CallGraph(module, target)
     return "".join("\n" + plan_table(f, graph.buffers_of(f), graph) for f in graph.functions)

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from pto_dialect.targets import module_target
-
+import targets
 from passes.implicit_tmp import MaterializeImplicitTmpPass
 from passes.lower import LowerPass
 from passes.plan_memory import PlanMemoryPass
@@ -23,15 +21,16 @@ class PipelinePass(ModulePass):
     """
     The whole path from a verified kernel to target ops, in order:
     pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
-    pto-lower. Option: target (default: the module's pto.target_arch, else a2a3).
+    pto-lower.
+    Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).
     """
 
     name = "pto-pipeline"
 
-    target: Literal["cpu", "a2a3", "a5"] | None = None
+    target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = self.target or module_target(op)
+        target = targets.resolve(self.target, None, op).name
         for stage in (
             VerifyTargetPass(target),
             SsaToDpsPass(),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects import arith
@@ -12,8 +11,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from pto_dialect.ops import AllocTileOp
-from pto_dialect.targets import module_target
-
+import targets
 from passes.memory_plan import CallGraph, check_manual_addresses, plan_function
 
 
@@ -26,15 +24,15 @@ class PlanMemoryPass(ModulePass):
     A func.call holds its callee's tiles, so caller tiles live across it avoid them (and a
     callee's tiles avoid hand-placed caller tiles live across calls to it).
     Fails, located at the tile, when the live tiles do not fit the target's budget.
-    Option: target = cpu | a2a3 | a5 (default: the module's pto.target_arch, else a2a3).
+    Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).
     """
 
     name = "pto-plan-memory"
 
-    target: Literal["cpu", "a2a3", "a5"] | None = None
+    target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = self.target or module_target(op)
+        target = targets.resolve(self.target, None, op)
         check_manual_addresses(op, target)
         # A caller's plan steps around its callees' tiles, so callees get theirs first,
         # off the hand-placed tiles their callers keep live across the calls.

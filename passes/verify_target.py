@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.targets import Target
 
-from passes.rules import RuleViolation, check_op
+import targets
+from targets.rules import RuleViolation, check_op
 
 
-def verify_target(module: ModuleOp, target: Target) -> None:
+def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
     """Raise a PtoError located at the first op that `target` would reject."""
+    target = targets.get(target)
     for op in module.walk():
         try:
             check_op(op, target)
@@ -30,15 +31,15 @@ def verify_target(module: ModuleOp, target: Target) -> None:
 @dataclass(frozen=True)
 class VerifyTargetPass(ModulePass):
     """
-    Reject what the target's toolchain and hardware would reject (passes/rules/).
+    Reject what the target's toolchain and hardware would reject (targets/rules/).
 
-    Option: target = cpu | a2a3 | a5. `pto-opt --target T` runs the same checks
-    right after parsing.
+    Option: target (cpu, a2a3 (a2, a3), a5; default: pto-opt's --target, else the
+    module's pto.target_arch, else a2a3). `pto-opt` runs the same checks right after parsing.
     """
 
     name = "pto-verify-target"
 
-    target: Literal["cpu", "a2a3", "a5"] = "a2a3"
+    target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        verify_target(op, self.target)
+        verify_target(op, targets.resolve(self.target, None, op))

@@ -50,6 +50,58 @@ class TileParams:
     pad: int = 0
     compact: int = 0
 
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        """Valid rows and cols; DYNAMIC_INDEX where dynamic."""
+        return (self.valid_row, self.valid_col)
+
+    @property
+    def elem(self) -> ElementType:
+        info = element_info(self.element_type)
+        assert info is not None, "verified at construction"
+        return info
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.blayout == "row_major"
+
+    @property
+    def is_nd(self) -> bool:
+        """Row-major, no fractal boxes: the standard ND tile."""
+        return self.blayout == "row_major" and self.slayout == "none_box"
+
+    @property
+    def is_nz(self) -> bool:
+        return self.blayout == "col_major" and self.slayout == "row_major" and self.fractal == 512
+
+    @property
+    def inner_box(self) -> tuple[int, int] | None:
+        """(rows, cols) of a fractal box, None for none_box (syntax.md §3.1): 16x16 (fractal
+        1024), 16x2 (32), 16 x 32/elemBytes (512, slayout row_major), 32/elemBytes x 16 (512, col_major)."""
+        if self.slayout == "none_box":
+            return None
+        if self.fractal == 1024:
+            return (16, 16)
+        if self.fractal == 32:
+            return (16, 2)
+        per_32_bytes = 32 // self.elem.bytes
+        return (16, per_32_bytes) if self.slayout == "row_major" else (per_32_bytes, 16)
+
+    @property
+    def size_bytes(self) -> int:
+        """Physical storage, padding included (syntax.md §7): the one size of a tile that
+        the rules, the planner and the interpreter all use."""
+        if self.compact == 2 and self.is_row_major:
+            return ((self.rows - 1) * (self.cols + 1) + self.cols) * self.elem.bytes
+        return self.rows * self.cols * self.elem.bytes
+
+    def layout_text(self) -> str:
+        return f"blayout={self.blayout}, slayout={self.slayout}, fractal={self.fractal}"
+
     def problem(self, MNEMONIC: str) -> str | None:
         """The first parameter error, in PTOAS's order, or None."""
         if self.rows <= 0 or self.cols <= 0:
@@ -184,30 +236,15 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
 
     @property
     def is_nd(self) -> bool:
-        """Row-major, no fractal boxes: the standard ND tile."""
-        return self.blayout.data == "row_major" and self.slayout.data == "none_box"
+        return self.params.is_nd
 
     @property
     def inner_box(self) -> tuple[int, int] | None:
-        """(rows, cols) of a fractal box, None for none_box (syntax.md §3.1): 16x16 (fractal
-        1024), 16x2 (32), 16 x 32/elemBytes (512, slayout row_major), 32/elemBytes x 16 (512, col_major)."""
-        slayout, fractal = self.slayout.data, self.fractal.data
-        if slayout == "none_box":
-            return None
-        if fractal == 1024:
-            return (16, 16)
-        if fractal == 32:
-            return (16, 2)
-        per_32_bytes = 32 // self.element.bytes
-        return (16, per_32_bytes) if slayout == "row_major" else (per_32_bytes, 16)
+        return self.params.inner_box
 
     @property
     def size_bytes(self) -> int:
-        """Physical storage, padding included (syntax.md §7)."""
-        rows, cols = self.shape
-        if self.compact.data == 2 and self.is_row_major:
-            return ((rows - 1) * (cols + 1) + cols) * self.element.bytes
-        return rows * cols * self.element.bytes
+        return self.params.size_bytes
 
     def verify(self) -> None:
         super().verify()

@@ -39,12 +39,11 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_dialect import make_context
 from pto_dialect.asm import ASM_EXTENSION, print_asm, read_asm
-from pto_dialect.cpp import emit_cpp
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.parser import parse_module, verify_located
-from pto_dialect.targets import TARGET_SPELLINGS, resolve_target
-
-from passes.emit_cpp import EmitCppPass
+import targets
+from backends.cpp.emit_pass import EmitCppPass
+from backends.cpp.emitter import emit_cpp
 from passes.memory_plan import check_manual_addresses, memory_plan_report
 from passes.verify_target import verify_target
 
@@ -90,9 +89,9 @@ class PtoOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         self.ctx = make_context()
-        from lowering import all_target_dialects
+        from lowering.ops import LOWERING_DIALECTS
 
-        for dialect in all_target_dialects():
+        for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
             self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
 
     def register_all_frontends(self):
@@ -105,9 +104,10 @@ class PtoOptMain(xDSLOptMain):
         self.available_targets[CppTarget.name] = lambda: CppTarget
 
     def register_all_passes(self):
+        from backends import get_backend_passes
         from passes import get_all_passes
 
-        for name, factory in get_all_passes().items():
+        for name, factory in (get_all_passes() | get_backend_passes()).items():
             self.register_pass(name, factory)
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
@@ -119,7 +119,7 @@ class PtoOptMain(xDSLOptMain):
             "-t",
             "--target",
             dest="pto_target",
-            choices=list(TARGET_SPELLINGS),
+            choices=list(targets.SPELLINGS),
             default=None,
             help="hardware target (a2 and a3 mean a2a3); default: the module's "
             "pto.target_arch attribute, else a2a3",
@@ -184,7 +184,7 @@ class PtoOptMain(xDSLOptMain):
         module = self.parse_text(text, offset)
         if not self.args.disable_verify:
             verify_located(module)
-        self.target = resolve_target(self.args.pto_target, module)
+        self.target = targets.resolve(None, self.args.pto_target, module)
         if not self.args.disable_verify:
             verify_target(module, self.target)
             check_manual_addresses(module, self.target)
@@ -197,7 +197,7 @@ class PtoOptMain(xDSLOptMain):
     def apply_passes(self, prog: ModuleOp) -> None:
         """Passes with a `target` option left unset run for the resolved target."""
         passes = tuple(
-            replace(p, target=self.target) if getattr(p, "target", "") is None else p
+            replace(p, target=self.target.name) if getattr(p, "target", "") is None else p
             for p in self.pipeline.passes
         )
         replace(self.pipeline, passes=passes).apply(self.ctx, prog)

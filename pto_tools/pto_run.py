@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.targets import TARGET_SPELLINGS
+import targets
 
 EPILOG = """\
 argument binding:
@@ -48,7 +48,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("kernel", help="the .pto file")
     p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")
     p.add_argument(
-        "-t", "--target", choices=list(TARGET_SPELLINGS),
+        "-t", "--target", choices=list(targets.SPELLINGS),
         help="hardware target (a2 and a3 mean a2a3; default: the module's pto.target_arch, else a2a3)",
     )
     p.add_argument("--entry", help="function to run (default: the module's only public function)")

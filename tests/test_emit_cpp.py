@@ -17,8 +17,8 @@ from passes.implicit_tmp import MaterializeImplicitTmpPass
 from passes.plan_memory import PlanMemoryPass
 from passes.ssa_to_dps import SsaToDpsPass
 from pto_dialect import make_context, parse
-from pto_dialect.cpp import emit_cpp
-from pto_dialect.targets import module_target
+from backends.cpp import emit_cpp
+from targets import module_target
 
 ROOT = Path(__file__).resolve().parent.parent
 STUB = ROOT / "tests" / "cpp_stub"
@@ -47,7 +47,7 @@ def emitted_kernels(path: Path) -> list[str]:
         if not is_ir(chunk):
             continue
         module = parse(chunk, str(path))
-        target = module_target(module)
+        target = module_target(module).name
         ctx = make_context()
         for prepare in (SsaToDpsPass(), MaterializeImplicitTmpPass(target), PlanMemoryPass(target)):
             prepare.apply(ctx, module)

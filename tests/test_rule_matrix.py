@@ -5,7 +5,7 @@ Every case builds a small module in-process, parses it with `pto_dialect.parse`
 (which must succeed: the op is structurally valid everywhere) and runs
 `passes.verify_target.verify_target(module, target)`. The expectation is the
 literal `ACCEPTED` table below, written from the documents, not from
-`passes/rules/`:
+the rule tables (`targets/`):
 
   mgather     spec/mgather.md "Constraints"; semantics.md §1.6 (the code wins
               over the spec: float on A2/A3, §5); fp8/hif8 only in AI Core builds.

@@ -27,11 +27,11 @@ class TColArgMinOp(PtoInstructionOp):
 
     @property
     def src(self) -> SSAValue:
-        return self.ins[0]
+        return self.operand("src")
 
     @property
     def tmp(self) -> SSAValue | None:
-        return self.ins[1] if len(self.ins) > 1 else None
+        return self.role("tmp")
 
     @property
     def has_value_output(self) -> bool:
@@ -39,11 +39,11 @@ class TColArgMinOp(PtoInstructionOp):
 
     @property
     def dst_idx(self) -> SSAValue:
-        return self.destinations[-1]
+        return self.destinations[-1]  # "dst" or "dstIdx" (pto_dialect/roles.py): always the last
 
     @property
     def dst_val(self) -> SSAValue | None:
-        return self.destinations[0] if self.has_value_output else None
+        return self.role("dstVal")
 
     def verify_(self) -> None:
         self.verify_dps_or_ssa()

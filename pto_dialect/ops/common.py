@@ -26,6 +26,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.roles import operand_roles
 from pto_dialect.types import (
     PartitionTensorViewType,
     TileBufType,
@@ -110,6 +111,20 @@ class PtoInstructionOp(IRDLOperation):
     def destinations(self) -> Sequence[SSAValue]:
         """The `outs` operands (DPS) or the results (SSA), in order."""
         return self.outs if self.is_dps else self.res
+
+    def role(self, name: str) -> SSAValue | None:
+        """The operand (or SSA result) playing `name` in pto_dialect/roles.py's map."""
+        ins_roles, out_roles = operand_roles(self.name, len(self.ins), len(self.destinations))
+        for roles, values in ((ins_roles, self.ins), (out_roles, self.destinations)):
+            if name in roles and roles.index(name) < len(values):
+                return values[roles.index(name)]
+        return None
+
+    def operand(self, name: str) -> SSAValue:
+        """A role every form of the op has; a malformed op is a verification error."""
+        if (value := self.role(name)) is None:
+            raise VerifyException(f"expects a {name} operand")
+        return value
 
     # -- building -------------------------------------------------------------
 

@@ -58,19 +58,19 @@ class MGatherOp(PtoInstructionOp):
 
     @property
     def mem(self) -> SSAValue:
-        return self.ins[0]
+        return self.operand("mem")
 
     @property
     def idx(self) -> SSAValue:
-        return self.ins[1]
+        return self.operand("idx")
 
     @property
     def scratch(self) -> SSAValue | None:
-        return self.ins[2] if len(self.ins) > 2 else None
+        return self.role("scratch")
 
     @property
     def dst(self) -> SSAValue:
-        return self.destinations[0]
+        return self.operand("dst")
 
     @property
     def oob(self) -> GatherOob:
@@ -165,11 +165,11 @@ class TGatherOp(PtoInstructionOp):
 
     @property
     def src(self) -> SSAValue:
-        return self.ins[0]
+        return self.operand("src")
 
     @property
     def dst(self) -> SSAValue:
-        return self.destinations[0]
+        return self.operand("dst")
 
     @property
     def mask_axis(self) -> str:
@@ -300,9 +300,9 @@ class TGatherOp(PtoInstructionOp):
         if len(self.destinations) != 1:
             raise VerifyException(f"index-form tgather expects a single dst, got {len(self.destinations)}")
         dst = self.expect_tile("dst", self.dst)
-        indices = self.expect_tile_in("indices", self.ins[1])
-        if len(self.ins) == 3:
-            self.expect_tile_in("tmp", self.ins[2])
+        indices = self.expect_tile_in("indices", self.operand("indices"))
+        if (tmp := self.role("tmp")) is not None:
+            self.expect_tile_in("tmp", tmp)
         same_element_type("src", src.element_type, "dst", dst.element_type)
         if not indices.element.is_integer:
             raise VerifyException(f"indices element type must be integer, got {indices.element_type}")
@@ -310,14 +310,14 @@ class TGatherOp(PtoInstructionOp):
     @property
     def threshold(self) -> SSAValue:
         """Compare form's `%k`: a scalar, or a tile of one threshold per src row."""
-        return self.ins[1]
+        return self.operand("k")
 
     def _verify_compare(self, src: TileTypeBase) -> None:
         if len(self.ins) != 3:
             raise VerifyException("compare-form tgather expects dst, cdst, kValue, and tmp")
         dst = self.expect_tile("dst", self.dst)
-        cdst = self.expect_tile("cdst", self.destinations[1])
-        self.expect_tile_in("tmp", self.ins[2])
+        cdst = self.expect_tile("cdst", self.operand("cdst"))
+        self.expect_tile_in("tmp", self.operand("tmp"))
         k = self.threshold.type
         if isinstance(k, TileTypeBase):
             if not k.element.is_integer:

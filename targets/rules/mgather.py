@@ -12,15 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pto_dialect.attributes import Coalesce, GatherExec, GmLayout
-from pto_dialect.targets import Target
+from typing import TYPE_CHECKING
 
-from passes.rules.common import (
+from targets.rules.common import (
     RuleViolation,
-    FP8,
-    HIF8,
     INT32,
     INTEGERS,
-    STANDARD,
     UNKNOWN,
     TileFacts,
     ViewFacts,
@@ -29,6 +26,9 @@ from passes.rules.common import (
     require_type,
     spell,
 )
+
+if TYPE_CHECKING:
+    from targets.info import TargetInfo
 
 FRACTAL_NZ_ROW = 16
 C0_BYTES = 32
@@ -61,59 +61,10 @@ class MGatherRules:
     """Why this row differs from the others or from PTOAS, for the docs."""
 
 
-MGATHER_RULES: dict[Target, MGatherRules] = {
-    "cpu": MGatherRules(
-        data_types=STANDARD,
-        index_types=INTEGERS,
-        table_layouts=(GmLayout.ND,),
-        dst_blayouts=("row_major",),
-        index_blayouts=("row_major", "col_major"),
-        row_index_shapes=("1xR", "Rx1"),
-        alignment_dim="cols",
-        packed_table_rows=False,
-        nonempty_dst=False,
-        gather_exec=False,
-        note="CPU simulator: its code checks only an integral index type and equal element "
-        "sizes; the spec's CPU-only rules (index shape, row-major index) are not enforced "
-        "(semantics.md §5); fp8/hif8 exist only in AI Core builds. GM->L1 runs the UB "
-        "algorithm and ignores scratch.",
-    ),
-    "a2a3": MGatherRules(
-        data_types=STANDARD,
-        index_types=INT32,
-        table_layouts=(GmLayout.ND, GmLayout.NZ),
-        dst_blayouts=("row_major",),
-        index_blayouts=("row_major",),
-        row_index_shapes=("1xR",),
-        alignment_dim="cols",
-        packed_table_rows=False,
-        nonempty_dst=False,
-        gather_exec=False,
-        note="f32 is accepted although the spec's A2/A3 list omits it (the code accepts it). "
-        "A row-mode [R, 1] index, which PTOAS accepts, is rejected: the A2/A3 code requires "
-        "[1, R]. An empty valid region is not checked by the code (the spec asks for >= 1).",
-    ),
-    "a5": MGatherRules(
-        data_types=STANDARD | FP8 | HIF8,
-        index_types=INT32,
-        table_layouts=(GmLayout.ND,),
-        dst_blayouts=("row_major", "col_major"),
-        index_blayouts=("row_major", "col_major"),
-        row_index_shapes=("1xR", "Rx1"),
-        alignment_dim="major",
-        packed_table_rows=True,
-        nonempty_dst=True,
-        gather_exec=True,
-        note="The SIMT kernel addresses UB tiles through tile_offset_2d, so a col-major dst "
-        "is accepted (PTOAS rejects it); the GM table must be packed ND. A row-mode [R, 1] "
-        "index must be col-major (as PTOAS and the spec pair them; the a5 code checks the "
-        "shape only): in a row-major tile its storage element r is not row r.",
-    ),
-}
 
 
 def check_mgather(
-    target: Target,
+    target: TargetInfo,
     coalesce: Coalesce,
     dst: TileFacts,
     table: ViewFacts,
@@ -126,7 +77,7 @@ def check_mgather(
     `gather_exec` is the op's explicit executor choice; the default (scalar) counts as none,
     as the printer leaves it out.
     """
-    rules = MGATHER_RULES[target]
+    rules = target.mgather
     require_type("dst", dst.elem, rules.data_types)
     if gather_exec not in (None, GatherExec.SCALAR):
         require(
@@ -275,9 +226,8 @@ def _check_gm_to_l1(
         require(scratch is None, "expects GM->L1 mgather with coalesce=row to omit the scratch operand")
 
 
-def describe() -> list[tuple[str, dict[Target, str]]]:
+def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
     """Rows of the docs table: rule, then what each target requires."""
-    t = MGATHER_RULES
 
     def per(f):  # noqa: ANN001
         return {name: f(r) for name, r in t.items()}

@@ -63,7 +63,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from pto_dialect.attributes import CmpMode, GatherExec, GmLayout
-from pto_dialect.cpp.sync import MTE2, MTE3, VECTOR, PipeSync
+from backends.cpp.sync import MTE2, MTE3, VECTOR, PipeSync
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.ops import (

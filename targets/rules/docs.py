@@ -1,6 +1,6 @@
 """
 Print docs/verification.md from the rule tables, so the docs cannot drift from
-the behaviour: `python -m passes.rules.docs > docs/verification.md`
+the behaviour: `python -m targets.rules.docs > docs/verification.md`
 (tests/test_rules_docs.py checks the file is current).
 """
 
@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pto_dialect.targets import TARGETS, Target
-
-from passes.rules import mgather, tcolargmin, tgather
+import targets
+from targets.rules import mgather, tcolargmin, tgather
 
 HEADER = """\
 # Target verification rules
 
-Generated from `passes/rules/` by `python -m passes.rules.docs`; do not edit.
+Generated from the rule tables (`targets/rules/`, each target's `targets/<name>/rules.py`)
+by `python -m targets.rules.docs`; do not edit.
 
 `pto-opt --target T` (and the pass `pto-verify-target{target=T}`) rejects, at the
 op's `FILE:LINE:COL`, what the toolchain and hardware of target T would reject.
@@ -35,21 +35,22 @@ missing one is added by `pto-materialize-implicit-tmp`); a DPS mask-form
 own DPS example (PTOAS requires the string).
 """
 
-TABLES: list[tuple[str, Callable[[], list[tuple[str, dict[Target, str]]]]]] = [
-    ("pto.mgather", mgather.describe),
-    ("pto.tgather", tgather.describe),
-    ("pto.tcolargmin", tcolargmin.describe),
+TABLES: list[tuple[str, Callable[[targets.TargetInfo], object], Callable[..., list[tuple[str, dict[str, str]]]]]] = [
+    ("pto.mgather", lambda t: t.mgather, mgather.describe),
+    ("pto.tgather", lambda t: t.tgather, tgather.describe),
+    ("pto.tcolargmin", lambda t: t.tcolargmin, tcolargmin.describe),
 ]
 
 
 def render() -> str:
     out = [HEADER]
-    for title, describe in TABLES:
+    names = targets.names()
+    for title, rows_of, describe in TABLES:
         out.append(f"\n## `{title}`\n")
-        out.append("| rule | " + " | ".join(TARGETS) + " |")
-        out.append("|---|" + "---|" * len(TARGETS))
-        for rule, per_target in describe():
-            cells = [per_target[t].replace("|", "\\|") for t in TARGETS]
+        out.append("| rule | " + " | ".join(names) + " |")
+        out.append("|---|" + "---|" * len(names))
+        for rule, per_target in describe({t.name: rows_of(t) for t in targets.REGISTRY}):
+            cells = [per_target[t].replace("|", "\\|") for t in names]
             out.append(f"| {rule} | " + " | ".join(cells) + " |")
     return "\n".join(out) + "\n"
 

@@ -9,25 +9,22 @@ loop; an NZ table has its own path; TGATHER faults on out-of-range offsets
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce, GmLayout
-from pto_dialect.types import TileTypeBase
-
-from passes.rules.common import inferred_layout
-from lowering.common import (
-    MGatherBase,
+from lowering.ops import (
+    Launch,
     MGatherElemBase,
     MGatherL1Base,
+    MGatherNzBase,
     MGatherRowBase,
     TColArgMinBase,
     TGatherCompareBase,
     TGatherIndexBase,
     TGatherMaskBase,
 )
-from lowering.convert import TargetLowering
 
 
 @irdl_op_definition
@@ -35,6 +32,7 @@ class MGatherRowDmaOp(MGatherRowBase):
     """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
 
     name = "pto_a2a3.mgather_row_dma"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
 @irdl_op_definition
@@ -42,20 +40,23 @@ class MGatherElemScalarOp(MGatherElemBase):
     """A scalar GM->UB copy per element, one thread (ND table)."""
 
     name = "pto_a2a3.mgather_elem_scalar"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
 @irdl_op_definition
-class MGatherRowNzOp(MGatherBase):
+class MGatherRowNzOp(MGatherNzBase):
     """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
 
     name = "pto_a2a3.mgather_row_nz"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
 @irdl_op_definition
-class MGatherElemNzOp(MGatherBase):
+class MGatherElemNzOp(MGatherNzBase):
     """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
 
     name = "pto_a2a3.mgather_elem_nz"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
 @irdl_op_definition
@@ -63,6 +64,7 @@ class MGatherRowL1Op(MGatherL1Base):
     """GM -> L1 NZ tile, row mode (GM index tensor)."""
 
     name = "pto_a2a3.mgather_row_l1"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
 @irdl_op_definition
@@ -70,6 +72,7 @@ class MGatherElemL1Op(MGatherL1Base):
     """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
 
     name = "pto_a2a3.mgather_elem_l1"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
 @irdl_op_definition
@@ -109,47 +112,3 @@ PTO_A2A3 = Dialect(
         TColArgMinOp,
     ],
 )
-
-
-def _mgather(op: pto.MGatherOp):
-    assert op.coalesce is not None
-    row = op.coalesce.data == Coalesce.ROW
-    if op.is_gm_to_l1:
-        if row:
-            return MGatherRowL1Op, {"index_width": 32, "capacity": "S0*S1*S2*S3", "row_stride": "T3"}
-        return MGatherElemL1Op, {"index_width": 32, "capacity": "S0*S1*S2*S3*S4"}
-    if inferred_layout(op.mem) == GmLayout.NZ:
-        if row:
-            return MGatherRowNzOp, {"index_width": 32, "capacity": "LR"}
-        return MGatherElemNzOp, {"index_width": 32, "capacity": "LR*LC"}
-    if row:
-        return MGatherRowDmaOp, {
-            "index_width": 32,
-            "capacity": "S0*S1*S2*S3",
-            "row_stride": "T3",
-            "col_stride": "1",
-        }
-    return MGatherElemScalarOp, {"index_width": 32, "capacity": "S0*S1*S2*S3*S4"}
-
-
-def _tgather(op: pto.TGatherOp):
-    if op.form == pto.TGatherForm.MASK:
-        return TGatherMaskOp, {}
-    if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": "fault", "tmp_use": "b16_byte_offsets"}
-    return TGatherCompareOp, {"index_numbering": "src_cols", "compare": "numeric"}
-
-
-def _tcolargmin(op: pto.TColArgMinOp):
-    src = op.src.type
-    assert isinstance(src, TileTypeBase)
-    two_byte_index_only = src.element.bytes == 2 and op.dst_val is None
-    return TColArgMinOp, {
-        "compare": "fp_bits",
-        "nan": "propagates",
-        "row_counter": "f16" if two_byte_index_only else "exact",
-        "src_read": "row_major_storage",
-    }
-
-
-LOWERING = TargetLowering("a2a3", _mgather, _tgather, _tcolargmin)

@@ -1,7 +1,7 @@
 """
 What the rule tables reason about: the facts of a tile or GM view operand
 (static from the types, or the actual valid shape at run time), and the
-violation they raise. Nothing here knows a target; `passes/rules/<op>.py` do.
+violation they raise. Nothing here knows a target; each target's folder has its rows.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from xdsl.ir import SSAValue
 from pto_dialect.attributes import GmLayout
 from pto_dialect.dtypes import ELEMENT_TYPES, ElementType
 from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp
-from pto_dialect.types import ShapedViewBase, TileTypeBase, gm_shape5
+from pto_dialect.types import ShapedViewBase, TileParams, TileTypeBase, gm_shape5
 
 UNKNOWN = DYNAMIC_INDEX
 """A dimension not known statically (`?`); rules on it are checked at run time."""
@@ -73,53 +73,19 @@ def require_type(role: str, elem: ElementType, allowed: frozenset[str]) -> None:
 
 
 @dataclass(frozen=True)
-class TileFacts:
-    """A tile operand as the rules see it; valid dims are UNKNOWN when dynamic."""
+class TileFacts(TileParams):
+    """A tile operand as the rules see it: the tile's one description (TileParams) and
+    its role; valid dims are UNKNOWN when dynamic."""
 
-    role: str
-    elem: ElementType
-    loc: str
-    rows: int
-    cols: int
-    valid_row: int
-    valid_col: int
-    blayout: str
-    slayout: str
-    fractal: int
+    role: str = ""
 
     @staticmethod
     def of(role: str, tile: TileTypeBase) -> TileFacts:
-        return TileFacts(
-            role,
-            tile.element,
-            tile.loc.data,
-            tile.rows.data,
-            tile.cols.data,
-            tile.valid_row.data,
-            tile.valid_col.data,
-            tile.blayout.data,
-            tile.slayout.data,
-            tile.fractal.data,
-        )
+        return TileFacts(**vars(tile.params), role=role)
 
     def with_valid(self, valid_row: int, valid_col: int) -> TileFacts:
         """The same tile with its run-time valid shape."""
         return replace(self, valid_row=valid_row, valid_col=valid_col)
-
-    @property
-    def is_nd(self) -> bool:
-        return self.blayout == "row_major" and self.slayout == "none_box"
-
-    @property
-    def is_nz(self) -> bool:
-        return self.blayout == "col_major" and self.slayout == "row_major" and self.fractal == 512
-
-    @property
-    def size_bytes(self) -> int:
-        return self.rows * self.cols * self.elem.bytes
-
-    def layout_text(self) -> str:
-        return f"blayout={self.blayout}, slayout={self.slayout}, fractal={self.fractal}"
 
 
 @dataclass(frozen=True)

@@ -8,22 +8,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from pto_dialect.targets import Target
+from typing import TYPE_CHECKING
 
-from passes.rules.common import (
-    INT64,
-    FP8,
-    INT8,
-    INT16,
-    INT32,
-    STANDARD,
+from targets.rules.common import (
     TileFacts,
     known,
     require,
     require_type,
     spell,
-    types_named,
 )
+
+if TYPE_CHECKING:
+    from targets.info import TargetInfo
 
 REPEAT_BYTES = 256
 BLOCK_BYTES = 32
@@ -47,40 +43,6 @@ class TColArgMinRules:
     note: str
 
 
-TCOLARGMIN_RULES: dict[Target, TColArgMinRules] = {
-    "cpu": TColArgMinRules(
-        src_types=STANDARD | INT64,
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
-        value_form_src_blayouts=("row_major",),
-        tmp_same_type=False,
-        implicit_tmp=None,
-        note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
-        "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
-    ),
-    "a2a3": TColArgMinRules(
-        src_types=types_named("f16", "ui16", "f32", "ui32"),
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT16, 4: INT32},
-        value_form_src_blayouts=("row_major", "col_major"),
-        tmp_same_type=True,
-        implicit_tmp="like_src",
-        note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
-        "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
-        "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
-        "255 valid cols with a [1, 32] tmp, needs no more).",
-    ),
-    "a5": TColArgMinRules(
-        src_types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32") | FP8,
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT16, 4: INT32},
-        value_form_src_blayouts=("row_major", "col_major"),
-        tmp_same_type=False,
-        implicit_tmp="smallest",
-        note="Any 1/2/4-byte type the interpreter can compare (hif8 has no numeric model here "
-        "and is rejected); tmp is accepted but unused.",
-    ),
-}
 
 
 def min_tmp_cols(src: TileFacts) -> int:
@@ -93,13 +55,13 @@ def min_tmp_cols(src: TileFacts) -> int:
 
 
 def check_tcolargmin(
-    target: Target,
+    target: TargetInfo,
     src: TileFacts,
     dst_idx: TileFacts,
     dst_val: TileFacts | None,
     tmp: TileFacts | None,
 ) -> None:
-    rules = TCOLARGMIN_RULES[target]
+    rules = target.tcolargmin
     require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
     require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
     require_type("src", src.elem, rules.src_types)
@@ -167,8 +129,7 @@ def _check_tmp(rules: TColArgMinRules, src: TileFacts, tmp: TileFacts) -> None:
     )
 
 
-def describe() -> list[tuple[str, dict[Target, str]]]:
-    t = TCOLARGMIN_RULES
+def describe(t: dict[str, TColArgMinRules]) -> list[tuple[str, dict[str, str]]]:
 
     def per(f):  # noqa: ANN001
         return {name: f(r) for name, r in t.items()}

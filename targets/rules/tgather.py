@@ -10,19 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pto_dialect.attributes import CmpMode, MaskPattern
-from pto_dialect.targets import Target
+from typing import TYPE_CHECKING
 
-from passes.rules.common import (
-    FP8,
-    HIF8,
-    INT8,
-    INT16,
+from targets.rules.common import (
     INT32,
-    INT64,
-    SIGNED32,
-    STANDARD,
-    UNSIGNED16,
-    UNSIGNED32,
     RuleViolation,
     TileFacts,
     known,
@@ -31,6 +22,9 @@ from passes.rules.common import (
     spell,
     types_named,
 )
+
+if TYPE_CHECKING:
+    from targets.info import TargetInfo
 
 F16_F32 = types_named("f16", "f32")
 
@@ -63,62 +57,14 @@ class TGatherRules:
     note: str
 
 
-_NO_TYPES: frozenset[str] = frozenset()
+NO_TYPES: frozenset[str] = frozenset()
 
-TGATHER_RULES: dict[Target, TGatherRules] = {
-    "cpu": TGatherRules(
-        index_data_types=STANDARD | INT64,
-        index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
-        index_needs_tmp=False,
-        implicit_index_tmp=False,
-        mask_types=STANDARD | INT64,
-        mask_col_axis_types=STANDARD | INT64,
-        compare=False,
-        compare_src_types=_NO_TYPES,
-        compare_src_types_eq_only=_NO_TYPES,
-        threshold_tile_types=_NO_TYPES,
-        compare_tmp_layout=False,
-        note="CPU simulator: any data type of the common list or 64-bit (dst = src type, mask "
-        "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
-        "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
-    ),
-    "a2a3": TGatherRules(
-        index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-        index_types_by_data_bytes={2: INT32, 4: INT32},
-        index_needs_tmp=True,
-        implicit_index_tmp=False,
-        mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-        mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-        compare=True,
-        compare_src_types=F16_F32,
-        compare_src_types_eq_only=SIGNED32,
-        threshold_tile_types=INT32,
-        compare_tmp_layout=True,
-        note="Index form checks width (b16/b32), so bf16 and unsigned types are accepted "
-        "where PTOAS lists only i16/i32/f16/f32.",
-    ),
-    "a5": TGatherRules(
-        index_data_types=STANDARD | FP8 | HIF8 | INT64,
-        index_types_by_data_bytes={1: INT16, 2: INT16 | INT32, 4: INT32, 8: INT32},
-        index_needs_tmp=False,
-        implicit_index_tmp=True,
-        mask_types=STANDARD | FP8 | HIF8 | INT64,
-        mask_col_axis_types=STANDARD | FP8 | HIF8,
-        compare=True,
-        compare_src_types=INT8 | INT16 | INT32 | F16_F32,
-        compare_src_types_eq_only=_NO_TYPES,
-        threshold_tile_types=UNSIGNED16 | UNSIGNED32,
-        compare_tmp_layout=False,
-        note="Index widths follow the register gather (reg-gather.md): b8 data takes 16-bit "
-        "indices, b16 16- or 32-bit, b32/b64 32-bit. tmp is accepted but unused.",
-    ),
-}
 
 
 def check_tgather_index(
-    target: Target, src: TileFacts, indices: TileFacts, dst: TileFacts, tmp: TileFacts | None
+    target: TargetInfo, src: TileFacts, indices: TileFacts, dst: TileFacts, tmp: TileFacts | None
 ) -> None:
-    rules = TGATHER_RULES[target]
+    rules = target.tgather
     require_type("src/dst", src.elem, rules.index_data_types)
     allowed = rules.index_types_by_data_bytes[src.elem.bytes]  # every listed data type has a width row
     require(
@@ -150,9 +96,9 @@ def check_tgather_index(
 
 
 def check_tgather_mask(
-    target: Target, pattern: MaskPattern, axis: str, src: TileFacts, dst: TileFacts
+    target: TargetInfo, pattern: MaskPattern, axis: str, src: TileFacts, dst: TileFacts
 ) -> None:
-    rules = TGATHER_RULES[target]
+    rules = target.tgather
     for t in (src, dst):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         require(t.blayout == "row_major", f"expects {t.role} to use the row_major blayout, got {t.blayout}")
@@ -182,7 +128,7 @@ def check_tgather_mask(
 
 
 def check_tgather_compare(
-    target: Target,
+    target: TargetInfo,
     cmp_mode: CmpMode,
     src: TileFacts,
     threshold: TileFacts | str,
@@ -191,7 +137,7 @@ def check_tgather_compare(
     tmp: TileFacts,
 ) -> None:
     """`threshold` is a per-row tile, or the PTO spelling of a scalar's type."""
-    rules = TGATHER_RULES[target]
+    rules = target.tgather
     require(rules.compare, f"compare-form tgather is not supported on target {target}")
     require(cmp_mode in (CmpMode.EQ, CmpMode.GT), f"expects compare-form tgather cmpMode to be eq or gt, got {cmp_mode.value}")
     for t in (src, dst, cdst, tmp):
@@ -242,8 +188,7 @@ def _require_full_width(t: TileFacts) -> None:
         )
 
 
-def describe() -> list[tuple[str, dict[Target, str]]]:
-    t = TGATHER_RULES
+def describe(t: dict[str, TGatherRules]) -> list[tuple[str, dict[str, str]]]:
 
     def per(f):  # noqa: ANN001
         return {name: f(r) for name, r in t.items()}

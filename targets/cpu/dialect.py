@@ -8,21 +8,19 @@ offsets read 0, TCOLARGMIN compares natively.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.attributes import Coalesce
-from pto_dialect.diagnostics import PtoError
-from pto_dialect import ops as pto
-
-from lowering.common import (
+from lowering.ops import (
+    Launch,
     MGatherElemBase,
     MGatherRowBase,
     TColArgMinBase,
     TGatherIndexBase,
     TGatherMaskBase,
 )
-from lowering.convert import TargetLowering
 
 
 @irdl_op_definition
@@ -30,6 +28,7 @@ class MGatherRowOp(MGatherRowBase):
     """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
 
     name = "pto_cpu.mgather_row"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
 @irdl_op_definition
@@ -37,6 +36,7 @@ class MGatherElemOp(MGatherElemBase):
     """Element gather in the simulator's loop over validRow * validCol."""
 
     name = "pto_cpu.mgather_elem"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
 @irdl_op_definition
@@ -55,25 +55,3 @@ class TColArgMinOp(TColArgMinBase):
 
 
 PTO_CPU = Dialect("pto_cpu", [MGatherRowOp, MGatherElemOp, TGatherIndexOp, TGatherMaskOp, TColArgMinOp])
-
-
-def _mgather(op: pto.MGatherOp):
-    assert op.coalesce is not None
-    if op.coalesce.data == Coalesce.ROW:
-        return MGatherRowOp, {"index_width": 64, "capacity": "S3", "row_stride": "T3", "col_stride": "T4"}
-    return MGatherElemOp, {"index_width": 64, "capacity": "S0*S1*S2*S3*S4"}
-
-
-def _tgather(op: pto.TGatherOp):
-    if op.form == pto.TGatherForm.MASK:
-        return TGatherMaskOp, {}
-    if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": "zero", "tmp_use": "none"}
-    raise PtoError.at_op(op, "compare-form tgather is not supported on target cpu")
-
-
-def _tcolargmin(op: pto.TColArgMinOp):
-    return TColArgMinOp, {"compare": "native", "nan": "first_sticks", "row_counter": "exact", "src_read": "layout"}
-
-
-LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin)

@@ -1,4 +1,4 @@
-"""`pto-emit-cpp`: the module as pto-isa C++ (pto_dialect/cpp)."""
+"""`pto-emit-cpp`: the module as pto-isa C++ (backends/cpp)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from pto_dialect.cpp import emit_cpp
+from backends.cpp.emitter import emit_cpp
 
 
 @dataclass(frozen=True)

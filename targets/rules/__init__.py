@@ -1,6 +1,7 @@
 """
-What each target accepts, one table per op (`mgather.py`, `tgather.py`,
-`tcolargmin.py`), and `check_op`: the one entry point that applies an op's
+What each target accepts: one rule table type and check function per op
+(`mgather.py`, `tgather.py`, `tcolargmin.py`; each target's folder has its
+rows), and `check_op`: the one entry point that applies an op's
 table, used by the verifier pass (static types) and by the interpreter (with
 the tiles' actual valid shapes).
 """
@@ -13,13 +14,13 @@ from xdsl.ir import Operation, SSAValue
 
 from pto_dialect.attributes import CmpMode, MaskPattern
 from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp
-from pto_dialect.targets import Target
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 
-from passes.rules.common import RuleViolation, TileFacts, ViewFacts
-from passes.rules.mgather import check_mgather
-from passes.rules.tcolargmin import check_tcolargmin
-from passes.rules.tgather import check_tgather_compare, check_tgather_index, check_tgather_mask
+from targets.info import TargetInfo
+from targets.rules.common import RuleViolation, TileFacts, ViewFacts
+from targets.rules.mgather import check_mgather
+from targets.rules.tcolargmin import check_tcolargmin
+from targets.rules.tgather import check_tgather_compare, check_tgather_index, check_tgather_mask
 
 ValidShapes = Callable[[SSAValue], tuple[int, int] | None]
 """The actual valid shape of a tile value at run time, or None to use its type's."""
@@ -47,7 +48,7 @@ class _Facts:
         return self.tile(role, value)
 
 
-def _mgather(op: MGatherOp, target: Target, facts: _Facts) -> None:
+def _mgather(op: MGatherOp, target: TargetInfo, facts: _Facts) -> None:
     assert op.coalesce is not None
     check_mgather(
         target,
@@ -60,7 +61,7 @@ def _mgather(op: MGatherOp, target: Target, facts: _Facts) -> None:
     )
 
 
-def _tgather(op: TGatherOp, target: Target, facts: _Facts) -> None:
+def _tgather(op: TGatherOp, target: TargetInfo, facts: _Facts) -> None:
     src = facts.tile("src", op.src)
     if op.form == TGatherForm.MASK:
         assert op.mask_pattern is not None
@@ -75,15 +76,21 @@ def _tgather(op: TGatherOp, target: Target, facts: _Facts) -> None:
             src,
             threshold,
             facts.tile("dst", op.dst),
-            facts.tile("cdst", op.destinations[1]),
-            facts.tile("tmp", op.ins[2]),
+            facts.tile("cdst", op.operand("cdst")),
+            facts.tile("tmp", op.operand("tmp")),
         )
     else:
-        tmp = facts.tile("tmp", op.ins[2]) if len(op.ins) > 2 else None
-        check_tgather_index(target, src, facts.tile("indices", op.ins[1]), facts.tile("dst", op.dst), tmp)
+        tmp = op.role("tmp")
+        check_tgather_index(
+            target,
+            src,
+            facts.tile("indices", op.operand("indices")),
+            facts.tile("dst", op.dst),
+            facts.tile("tmp", tmp) if tmp is not None else None,
+        )
 
 
-def _tcolargmin(op: TColArgMinOp, target: Target, facts: _Facts) -> None:
+def _tcolargmin(op: TColArgMinOp, target: TargetInfo, facts: _Facts) -> None:
     value_form = op.dst_val is not None
     check_tcolargmin(
         target,
@@ -101,7 +108,7 @@ RULE_CHECKS: dict[type[Operation], Callable[..., None]] = {
 }
 
 
-def check_op(op: Operation, target: Target, valid_shapes: ValidShapes = _static) -> None:
+def check_op(op: Operation, target: TargetInfo, valid_shapes: ValidShapes = _static) -> None:
     """Raise RuleViolation if `op` breaks a rule of `target` (no-op for ops without rules)."""
     if (check := RULE_CHECKS.get(type(op))) is not None:
         check(op, target, _Facts(valid_shapes))

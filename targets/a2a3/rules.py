@@ -1,0 +1,55 @@
+"""The rows of the rule tables (targets/rules/) for this target."""
+
+from __future__ import annotations
+
+from pto_dialect.attributes import GmLayout
+
+from targets.rules.common import INT16, INT32, SIGNED32, STANDARD, types_named
+from targets.rules.mgather import MGatherRules
+from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.tgather import F16_F32, TGatherRules
+
+MGATHER = MGatherRules(
+    data_types=STANDARD,
+    index_types=INT32,
+    table_layouts=(GmLayout.ND, GmLayout.NZ),
+    dst_blayouts=("row_major",),
+    index_blayouts=("row_major",),
+    row_index_shapes=("1xR",),
+    alignment_dim="cols",
+    packed_table_rows=False,
+    nonempty_dst=False,
+    gather_exec=False,
+    note="f32 is accepted although the spec's A2/A3 list omits it (the code accepts it). "
+    "A row-mode [R, 1] index, which PTOAS accepts, is rejected: the A2/A3 code requires "
+    "[1, R]. An empty valid region is not checked by the code (the spec asks for >= 1).",
+)
+
+TGATHER = TGatherRules(
+    index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    index_types_by_data_bytes={2: INT32, 4: INT32},
+    index_needs_tmp=True,
+    implicit_index_tmp=False,
+    mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    compare=True,
+    compare_src_types=F16_F32,
+    compare_src_types_eq_only=SIGNED32,
+    threshold_tile_types=INT32,
+    compare_tmp_layout=True,
+    note="Index form checks width (b16/b32), so bf16 and unsigned types are accepted "
+    "where PTOAS lists only i16/i32/f16/f32.",
+)
+
+TCOLARGMIN = TColArgMinRules(
+    src_types=types_named("f16", "ui16", "f32", "ui32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16, 4: INT32},
+    value_form_src_blayouts=("row_major", "col_major"),
+    tmp_same_type=True,
+    implicit_tmp="like_src",
+    note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
+    "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
+    "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
+    "255 valid cols with a [1, 32] tmp, needs no more).",
+)

@@ -1,0 +1,42 @@
+"""How the cpu target lowers each pto instruction (its choices, reference/semantics.md)."""
+
+from __future__ import annotations
+
+from pto_dialect import ops as pto
+from pto_dialect.attributes import Coalesce
+
+from lowering.convert import Lowered, TargetLowering
+from lowering.ops import ArgMinCompare, Capacity, IndexRead, NanPolicy, OutOfRange, RowCounter, SrcRead, Stride, TmpUse
+from targets.cpu.dialect import MGatherElemOp, MGatherRowOp, TColArgMinOp, TGatherIndexOp, TGatherMaskOp
+
+
+def _mgather(op: pto.MGatherOp) -> Lowered:
+    assert op.coalesce is not None
+    if op.coalesce.data == Coalesce.ROW:
+        return MGatherRowOp, {
+            "index_read": IndexRead.SIGNED_64,
+            "capacity": Capacity.S3,
+            "row_stride": Stride.T3,
+            "col_stride": Stride.T4,
+        }
+    return MGatherElemOp, {"index_read": IndexRead.SIGNED_64, "capacity": Capacity.ALL_ELEMENTS}
+
+
+def _tgather(op: pto.TGatherOp) -> Lowered:
+    if op.form == pto.TGatherForm.MASK:
+        return TGatherMaskOp, {}
+    if op.form == pto.TGatherForm.INDEX:
+        return TGatherIndexOp, {"out_of_range": OutOfRange.ZERO, "tmp_use": TmpUse.NONE}
+    return None  # the simulator has no compare form
+
+
+def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
+    return TColArgMinOp, {
+        "compare": ArgMinCompare.NATIVE,
+        "nan": NanPolicy.FIRST_STICKS,
+        "row_counter": RowCounter.EXACT,
+        "src_read": SrcRead.LAYOUT,
+    }
+
+
+LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin)
