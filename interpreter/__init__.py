@@ -2,6 +2,7 @@
 Run PTO kernels on NumPy arrays with a target's exact semantics.
 
     results = interpreter.run("kernel.pto", target="a5", args=[table, ids, out])
+    report = interpreter.compare("kernel.pto", targets="all", args=[table, ids, out])
 
 The module is verified for the target, lowered (`pto-lower{target=T}`) on a
 copy, and interpreted with xDSL's interpreter: xDSL's own functions for func,
@@ -233,4 +234,6 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
-__all__ = ["run", "lower_for"]
+from interpreter.compare import Report, compare  # noqa: E402 (compare runs `run`)
+
+__all__ = ["Report", "compare", "lower_for", "run"]

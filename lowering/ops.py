@@ -230,6 +230,15 @@ def choice(value: Choice) -> Attribute:
     return CHOICE_ATTRS[type(value)](value)
 
 
+def choices_of(op: Operation) -> dict[str, Choice]:
+    """Every target choice an op records, by property or attribute name."""
+    return {
+        name: value.data
+        for name, value in (*op.properties.items(), *op.attributes.items())
+        if isinstance(value, EnumAttribute) and isinstance(value.data, Choice)
+    }
+
+
 # ---------------------------------------------------------------------------
 # The ops
 
@@ -270,13 +279,6 @@ class LoweredOp(IRDLOperation):
         roles = self.roles
         return self.operands[roles.index(name)] if name in roles else None
 
-    def choices(self) -> dict[str, Choice]:
-        """Every choice property, by name (for the cross-target report)."""
-        return {
-            name: value.data
-            for name, value in self.properties.items()
-            if isinstance(value, EnumAttribute) and isinstance(value.data, Choice)
-        }
 
 
 class MGatherBase(LoweredOp):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -9,15 +10,14 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from pto_dialect.diagnostics import PtoError
+from pto_dialect.diagnostics import PtoError, op_location
 
 import targets
 from targets.rules import RuleViolation, check_op
 
 
-def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
-    """Raise a PtoError located at the first op that `target` would reject."""
-    target = targets.get(target)
+def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[PtoError]:
+    """A located error for each op that `target`'s rule tables reject, in program order."""
     for op in module.walk():
         try:
             check_op(op, target)
@@ -25,7 +25,13 @@ def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
             message = str(e)
             if not message.endswith(f"on target {target}"):
                 message += f" (target {target})"
-            raise PtoError.at_op(op, message) from e
+            yield PtoError.at_op(op, message)
+
+
+def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
+    """Raise a PtoError located at the first op that `target` would reject."""
+    for error in rule_violations(module, targets.get(target)):
+        raise error
 
 
 @dataclass(frozen=True)
@@ -43,3 +49,39 @@ class VerifyTargetPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         verify_target(op, targets.resolve(self.target, None, op))
+
+
+def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
+    """Everything `target` rejects in the module: each op its rule tables reject; when they
+    accept it, the first error of the whole pipeline (memory plan, lowering) on a copy."""
+    from passes.pipeline import PipelinePass
+
+    found = list(rule_violations(module, target))
+    if not found:
+        try:
+            PipelinePass(target.name).apply(Context(), module.clone())
+        except PtoError as e:
+            found.append(e)
+    return found
+
+
+def verdict_matrix(module: Operation, chosen: Sequence[targets.TargetInfo]) -> tuple[str, bool]:
+    """`pto-opt --targets`: one row per rejected op (where, which op), one column per target,
+    each cell `ok` or the rule's message; and whether every target accepts the module."""
+    names = [t.name for t in chosen]
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    for target in chosen:
+        for error in rejections(module, target):
+            where = op_location(error.op) or "?"
+            what = error.op.name if error.op is not None else ""
+            message = error.message.removesuffix(f" (target {target})")
+            rows.setdefault((where, what), {})[target.name] = message
+    if not rows:
+        return f"accepted by every target ({', '.join(names)})\n", True
+    lines = ["| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    for (where, what), cells in rows.items():
+        lines.append(f"| {where} {what} | " + " | ".join(cells.get(n, "ok").replace("|", "\\|") for n in names) + " |")
+    rejecting = [n for n in names if any(n in cells for cells in rows.values())]
+    accepting = [n for n in names if n not in rejecting]
+    lines.append(f"rejected by: {', '.join(rejecting)}" + (f"; accepted by: {', '.join(accepting)}" if accepting else ""))
+    return "\n".join(lines) + "\n", False

@@ -16,14 +16,18 @@ from xdsl.utils.exceptions import ParseError
 class PtoError(Exception):
     """A user-facing error, worded `FILE:LINE:COL: error: ...` (plus source context)."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, op: Operation | None = None, message: str | None = None):
         super().__init__(text)
         self.text = text
+        self.op = op
+        """The op it is about, where it has one."""
+        self.message = message if message is not None else text
+        """The text without its location and op name."""
 
     @classmethod
     def at_op(cls, op: Operation | None, message: str, *, name: str | None = None) -> PtoError:
         """About `op`, named `name` (default: the op's own name, e.g. a lowered op's source)."""
-        return cls(format_error(message, op, name=name))
+        return cls(format_error(message, op, name=name), op, message)
 
     @classmethod
     def from_parse_error(cls, e: ParseError) -> PtoError:

@@ -31,7 +31,13 @@ def _tcolargmin(n_ins: int, n_outs: int) -> Roles:
     return ("src", "tmp")[:n_ins], ("dstVal", "dstIdx") if n_outs == 2 else ("dst",)
 
 
+def _copy(n_ins: int, n_outs: int) -> Roles:
+    return ("src",), ("dst",)
+
+
 INSTRUCTION_ROLES: dict[str, Callable[[int, int], Roles]] = {
+    "pto.tload": _copy,
+    "pto.tstore": _copy,
     "pto.mgather": _mgather,
     "pto.tgather": _tgather,
     "pto.tcolargmin": _tcolargmin,

@@ -45,7 +45,7 @@ import targets
 from backends.cpp.emit_pass import EmitCppPass
 from backends.cpp.emitter import emit_cpp
 from passes.memory_plan import check_manual_addresses, memory_plan_report
-from passes.verify_target import verify_target
+from passes.verify_target import verdict_matrix, verify_target
 
 DESCRIPTION = """\
 Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
@@ -53,6 +53,7 @@ Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads
 examples:
   pto-opt kernel.pto                       parse + verify + print (compact tile syntax)
   pto-opt kernel.pto --target a5           ... checking against the a5 target
+  pto-opt kernel.pto --targets all         which ops each target rejects, side by side
   pto-opt kernel.pto -p PASS1,PASS2 -o out.pto
   pto-opt bad.pto --split-input-file --verify-diagnostics
   pto-opt kernel.ptoasm                    read the PTO assembly form (also --from=asm)
@@ -82,6 +83,9 @@ class CppTarget(Target):
 
 
 class PtoOptMain(xDSLOptMain):
+    rejected = False
+    """`--targets`: some target rejects the input."""
+
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description=DESCRIPTION, args=args)
 
@@ -125,6 +129,14 @@ class PtoOptMain(xDSLOptMain):
             "pto.target_arch attribute, else a2a3",
         )
         arg_parser.set_defaults(target="mlir")
+        arg_parser.add_argument(
+            "--targets",
+            dest="pto_targets",
+            metavar="T1,T2|all",
+            default=None,
+            help="verify on each listed target and print a verdict matrix (one row per rejected "
+            "op, one column per target) instead of the IR; exit 1 unless every target accepts",
+        )
         arg_parser.add_argument(
             "--from",
             dest="input_format",
@@ -184,6 +196,10 @@ class PtoOptMain(xDSLOptMain):
         module = self.parse_text(text, offset)
         if not self.args.disable_verify:
             verify_located(module)
+        if self.args.pto_targets is not None:
+            matrix, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
+            self.rejected |= not accepted
+            return matrix
         self.target = targets.resolve(None, self.args.pto_target, module)
         if not self.args.disable_verify:
             verify_target(module, self.target)
@@ -228,7 +244,7 @@ class PtoOptMain(xDSLOptMain):
         finally:
             if output is not None and output is not sys.stdout:
                 output.close()
-        if failed:
+        if failed or self.rejected:
             sys.exit(1)
 
     def report(self, text: str) -> bool:

@@ -2,6 +2,7 @@
 `pto-run`: execute a PTO kernel on NumPy arrays with a target's exact semantics.
 
     pto-run kernel.pto --target cpu|a2a3|a5 [--entry NAME] --out DIR ARG0.npy ARG1.npy ...
+    pto-run kernel.pto --targets all [--out DIR] ARG0.npy ...     (every target, compared)
 
 Without --target, the module's pto.target_arch (else a2a3), as in pto-opt.
 
@@ -51,9 +52,17 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "-t", "--target", choices=list(targets.SPELLINGS),
         help="hardware target (a2 and a3 mean a2a3; default: the module's pto.target_arch, else a2a3)",
     )
+    p.add_argument(
+        "--targets", metavar="T1,T2|all",
+        help="run on each listed target that accepts the kernel and report where they differ "
+        "(outputs in DIR/<target>/argI.npy); exit 1 unless every target ran and all agree",
+    )
     p.add_argument("--entry", help="function to run (default: the module's only public function)")
     p.add_argument("--out", help="directory for argI.npy, the final contents of each argument")
-    return p.parse_intermixed_args(argv)
+    args = p.parse_intermixed_args(argv)
+    if args.targets is not None and args.target is not None:
+        p.error("--target and --targets exclude each other")
+    return args
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -64,7 +73,12 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         module = pto_dialect.load(args.kernel)
         arrays = [_load(path) for path in args.arrays]
+        if args.targets is not None:
+            _compare(interpreter.compare(module, args.targets, arrays, args.entry), args.out)
+            return
         results = interpreter.run(module, args.target, arrays, args.entry)
+    except targets.UnknownTarget as e:
+        _fail(f"pto-run: error: {e}")
     except PtoError as e:
         _fail(e.text)
     except OSError as e:
@@ -79,6 +93,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     else:
         for i, array in enumerate(results):
             print(f"arg{i}: {array.dtype} {list(array.shape)} {_preview(array)}")
+
+
+def _compare(report, out: str | None) -> None:  # noqa: ANN001
+    """`--targets`: print the report, write each target's outputs, exit 1 unless all agree."""
+    if out:
+        for target, results in report.outputs.items():
+            folder = Path(out) / target
+            folder.mkdir(parents=True, exist_ok=True)
+            for i, array in enumerate(results):
+                np.save(folder / f"arg{i}.npy", array)
+    print(report.text(), end="")
+    if not report.agree:
+        sys.exit(1)
 
 
 def _load(path: str) -> np.ndarray:

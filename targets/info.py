@@ -22,7 +22,7 @@ class SimtBudget:
     """... of which a kernel may use more than this only by declaring `pto.dyn_ubuf_size`."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one object per target: compared and hashed by identity
 class TargetInfo:
     """One target: names, memories, rule tables, lowering table and lowered dialect.
 

@@ -436,15 +436,15 @@ class _Emitter:
                 template.append("GatherAxis::GATHER_COL")
             self.issue(VECTOR, [src], [dst], self.call("TGATHER", [dst, src], template))
             return
-        tmp = _require_tmp(op, op.ins[2] if len(op.ins) > 2 else None)
+        tmp = _require_tmp(op, op.role("tmp"))
         if op.form == TGatherForm.INDEX:
             # TGATHER(dst, src, indices, tmp)
-            indices = op.ins[1]
+            indices = op.operand("indices")
             self.issue(VECTOR, [src, indices], [dst, tmp], self.call("TGATHER", [dst, src, indices, tmp]))
             return
         # TGATHER<DstT, SrcT, KT, CdstT, TmpT, CmpMode::GT>(dst, src, k_value, cdst, tmp, offset):
         # pto-isa's argument order (semantics.md §2.3)
-        k, cdst = op.threshold, op.destinations[1]
+        k, cdst = op.threshold, op.operand("cdst")
         k_type = self.alias(k.type) if isinstance(k.type, TileBufType) else _scalar_cpp(k.type)
         assert k_type is not None, "a scalar kValue has an element type (verified)"
         mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
