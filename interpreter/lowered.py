@@ -40,10 +40,8 @@ from lowering.ops import (
     TGatherMaskBase,
     VRegType,
 )
+from targets.rules import Options, check_instruction, static_facts
 from targets.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
-from targets.rules.mgather import check_mgather
-from targets.rules.tcolargmin import check_tcolargmin
-from targets.rules.tgather import check_tgather_index, check_tgather_mask
 
 from interpreter import kernels
 from interpreter.memory import GmView, RuntimeFault, Tile
@@ -79,14 +77,27 @@ def _has_dynamic_dims(op: LoweredOp) -> bool:
 
 
 def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts | str:
-    """Rule facts of an operand; a scalar (compare-form threshold) is its type's spelling."""
+    """Rule facts of an operand with its actual valid shape or GM shape."""
     if isinstance(runtime, Tile):
         assert isinstance(value.type, TileTypeBase)
         return TileFacts.of(role, value.type).with_valid(runtime.valid_row, runtime.valid_col)
     if isinstance(runtime, GmView):
         assert isinstance(value.type, ShapedViewBase)
         return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value))
-    return str(value.type)
+    return static_facts(role, value)
+
+
+@_per_op
+def _rule_options(op: LoweredOp) -> Options:
+    """The attributes of a lowered op that its pto instruction's rules read."""
+    if isinstance(op, MGatherBase):
+        executor = op.executor if isinstance(op, MGatherL1Base) else None
+        return Options(coalesce=op.coalesce.data, gather_exec=executor.data if executor is not None else None)
+    if isinstance(op, TGatherMaskBase):
+        return Options(mask_pattern=op.pattern.data, mask_axis=op.axis.data)
+    if isinstance(op, TGatherCompareBase):
+        return Options(cmp_mode=op.cmp_mode.data)
+    return Options()
 
 
 def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -> None:
@@ -94,18 +105,9 @@ def recheck_rules(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -
     if not _has_dynamic_dims(op):
         return
     target = run_state(interpreter).target
-    f = {r: _facts(r, v, a) for r, v, a in zip(op.roles, op.operands, args)}
+    operands = {r: _facts(r, v, a) for r, v, a in zip(op.roles, op.operands, args)}
     try:
-        if isinstance(op, MGatherBase):
-            executor = op.executor.data if isinstance(op, MGatherL1Base) and op.executor is not None else None
-            check_mgather(target, op.coalesce.data, f["dst"], f["mem"], f["idx"], f.get("scratch"), executor)  # type: ignore[arg-type]
-        elif isinstance(op, TGatherIndexBase):
-            check_tgather_index(target, f["src"], f["indices"], f["dst"], f.get("tmp"))  # type: ignore[arg-type]
-        elif isinstance(op, TGatherMaskBase):
-            check_tgather_mask(target, op.pattern.data, op.axis.data, f["src"], f["dst"])  # type: ignore[arg-type]
-        elif isinstance(op, TColArgMinBase):
-            dst_idx = f.get("dstIdx", f.get("dst"))
-            check_tcolargmin(target, f["src"], dst_idx, f.get("dstVal"), f.get("tmp"))  # type: ignore[arg-type]
+        check_instruction(op.SOURCE, target, operands, _rule_options(op))
     except RuleViolation as e:
         raise RuntimeFault(f"{e} (target {target}, run-time valid shapes)") from e
 
@@ -140,8 +142,10 @@ def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, obj
 
 def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
     kernel, params = _mgather_kernel(op)
-    # mgather_l1_elem also takes the scratch tile
-    operands = args if kernel is kernels.mgather_l1_elem else (args[0], args[1], args[-1])
+    by_role = dict(zip(op.roles, args))
+    # mgather_l1_elem also takes the scratch view
+    scratch = (by_role["scratch"],) if kernel is kernels.mgather_l1_elem else ()
+    operands = (by_role["mem"], by_role["idx"], *scratch, by_role["dst"])
     with fault_at(op, op.SOURCE):
         recheck_rules(interpreter, op, args)
         kernel(*operands, **params)
@@ -172,7 +176,8 @@ def run_tgather_mask(interpreter: Interpreter, op: TGatherMaskBase, args: Python
 
 
 def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: PythonValues) -> PythonValues:
-    src, k, _tmp, dst, cdst = args
+    by_role = dict(zip(op.roles, args))
+    src, k, dst, cdst = by_role["src"], by_role["threshold"], by_role["dst"], by_role["cdst"]
 
     def kernel() -> None:
         vr = src.valid_row

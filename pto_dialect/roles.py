@@ -23,7 +23,7 @@ def _tgather(n_ins: int, n_outs: int) -> Roles:
     if n_ins == 1:  # mask form
         return ("src",), ("dst",)
     if n_outs == 2:  # compare form
-        return ("src", "k", "tmp"), ("dst", "cdst")
+        return ("src", "threshold", "tmp"), ("dst", "cdst")
     return ("src", "indices", "tmp")[:n_ins], ("dst",)
 
 

@@ -112,6 +112,11 @@ class PtoInstructionOp(IRDLOperation):
         """The `outs` operands (DPS) or the results (SSA), in order."""
         return self.outs if self.is_dps else self.res
 
+    def by_role(self) -> dict[str, SSAValue]:
+        """Each operand (or SSA result) by its role in pto_dialect/roles.py's map."""
+        ins_roles, out_roles = operand_roles(self.name, len(self.ins), len(self.destinations))
+        return dict(zip(ins_roles, self.ins)) | dict(zip(out_roles, self.destinations))
+
     def role(self, name: str) -> SSAValue | None:
         """The operand (or SSA result) playing `name` in pto_dialect/roles.py's map."""
         ins_roles, out_roles = operand_roles(self.name, len(self.ins), len(self.destinations))

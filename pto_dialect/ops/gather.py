@@ -310,7 +310,7 @@ class TGatherOp(PtoInstructionOp):
     @property
     def threshold(self) -> SSAValue:
         """Compare form's `%k`: a scalar, or a tile of one threshold per src row."""
-        return self.operand("k")
+        return self.operand("threshold")
 
     def _verify_compare(self, src: TileTypeBase) -> None:
         if len(self.ins) != 3:

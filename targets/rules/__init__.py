@@ -1,19 +1,21 @@
 """
-What each target accepts: one rule table type and check function per op
-(`mgather.py`, `tgather.py`, `tcolargmin.py`; each target's folder has its
-rows), and `check_op`: the one entry point that applies an op's
-table, used by the verifier pass (static types) and by the interpreter (with
-the tiles' actual valid shapes).
+What each target accepts: one rule table type and check function per
+instruction (`mgather.py`, `tgather.py`, `tcolargmin.py`; each target's folder
+has its rows), and `check_instruction`, the one entry point that applies them to
+an instruction's operands by role (pto_dialect/roles.py). The verifier pass
+calls it through `check_op` with facts from the static types; the interpreter
+with the actual valid shapes of a lowered op's operands.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from xdsl.ir import Operation, SSAValue
 
-from pto_dialect.attributes import CmpMode, MaskPattern
-from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp
+from pto_dialect.attributes import CmpMode, Coalesce, GatherExec, MaskPattern
+from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherOp
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 
 from targets.info import TargetInfo
@@ -22,96 +24,79 @@ from targets.rules.mgather import check_mgather
 from targets.rules.tcolargmin import check_tcolargmin
 from targets.rules.tgather import check_tgather_compare, check_tgather_index, check_tgather_mask
 
-ValidShapes = Callable[[SSAValue], tuple[int, int] | None]
-"""The actual valid shape of a tile value at run time, or None to use its type's."""
+Operands = dict[str, TileFacts | ViewFacts | str]
+"""An instruction's operand facts by role; a scalar operand is its type's spelling."""
 
 
-def _static(_: SSAValue) -> None:
-    return None
+@dataclass(frozen=True)
+class Options:
+    """The instruction attributes the rules read (a pto op's or a lowered op's)."""
+
+    coalesce: Coalesce | None = None
+    gather_exec: GatherExec | None = None
+    mask_pattern: MaskPattern | None = None
+    mask_axis: str = "row"
+    cmp_mode: CmpMode = CmpMode.EQ
 
 
-class _Facts:
-    """Builds operand facts, with run-time valid shapes where the caller has them."""
-
-    def __init__(self, valid_shapes: ValidShapes):
-        self.valid_shapes = valid_shapes
-
-    def tile(self, role: str, value: SSAValue) -> TileFacts:
-        assert isinstance(value.type, TileTypeBase)
-        facts = TileFacts.of(role, value.type)
-        actual = self.valid_shapes(value)
-        return facts if actual is None else facts.with_valid(*actual)
-
-    def tile_or_view(self, role: str, value: SSAValue) -> TileFacts | ViewFacts:
-        if isinstance(value.type, ShapedViewBase):
-            return ViewFacts.of(role, value)
-        return self.tile(role, value)
+def _mgather(target: TargetInfo, f: Operands, options: Options) -> None:
+    assert options.coalesce is not None
+    check_mgather(target, options.coalesce, f["dst"], f["mem"], f["idx"], f.get("scratch"), options.gather_exec)  # type: ignore[arg-type]
 
 
-def _mgather(op: MGatherOp, target: TargetInfo, facts: _Facts) -> None:
-    assert op.coalesce is not None
-    check_mgather(
-        target,
-        op.coalesce.data,
-        facts.tile("dst", op.dst),
-        ViewFacts.of("mem", op.mem),
-        facts.tile_or_view("idx", op.idx),
-        ViewFacts.of("scratch", op.scratch) if op.scratch is not None else None,
-        op.gather_exec.data if op.gather_exec is not None else None,
-    )
-
-
-def _tgather(op: TGatherOp, target: TargetInfo, facts: _Facts) -> None:
-    src = facts.tile("src", op.src)
-    if op.form == TGatherForm.MASK:
-        assert op.mask_pattern is not None
-        pattern: MaskPattern = op.mask_pattern.data
-        check_tgather_mask(target, pattern, op.mask_axis, src, facts.tile("dst", op.dst))
-    elif op.form == TGatherForm.COMPARE:
-        k = op.threshold
-        threshold = facts.tile("threshold", k) if isinstance(k.type, TileTypeBase) else str(k.type)
-        check_tgather_compare(
-            target,
-            op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ,
-            src,
-            threshold,
-            facts.tile("dst", op.dst),
-            facts.tile("cdst", op.operand("cdst")),
-            facts.tile("tmp", op.operand("tmp")),
-        )
+def _tgather(target: TargetInfo, f: Operands, options: Options) -> None:
+    if "indices" in f:
+        check_tgather_index(target, f["src"], f["indices"], f["dst"], f.get("tmp"))  # type: ignore[arg-type]
+    elif "threshold" in f:
+        check_tgather_compare(target, options.cmp_mode, f["src"], f["threshold"], f["dst"], f["cdst"], f["tmp"])  # type: ignore[arg-type]
     else:
-        tmp = op.role("tmp")
-        check_tgather_index(
-            target,
-            src,
-            facts.tile("indices", op.operand("indices")),
-            facts.tile("dst", op.dst),
-            facts.tile("tmp", tmp) if tmp is not None else None,
-        )
+        assert options.mask_pattern is not None
+        check_tgather_mask(target, options.mask_pattern, options.mask_axis, f["src"], f["dst"])  # type: ignore[arg-type]
 
 
-def _tcolargmin(op: TColArgMinOp, target: TargetInfo, facts: _Facts) -> None:
-    value_form = op.dst_val is not None
-    check_tcolargmin(
-        target,
-        facts.tile("src", op.src),
-        facts.tile("dstIdx" if value_form else "dst", op.dst_idx),
-        facts.tile("dstVal", op.dst_val) if op.dst_val is not None else None,
-        facts.tile("tmp", op.tmp) if op.tmp is not None else None,
-    )
+def _tcolargmin(target: TargetInfo, f: Operands, options: Options) -> None:
+    check_tcolargmin(target, f["src"], f.get("dstIdx", f.get("dst")), f.get("dstVal"), f.get("tmp"))  # type: ignore[arg-type]
 
 
-RULE_CHECKS: dict[type[Operation], Callable[..., None]] = {
-    MGatherOp: _mgather,
-    TGatherOp: _tgather,
-    TColArgMinOp: _tcolargmin,
+RULE_CHECKS: dict[str, Callable[[TargetInfo, Operands, Options], None]] = {
+    "pto.mgather": _mgather,
+    "pto.tgather": _tgather,
+    "pto.tcolargmin": _tcolargmin,
 }
 
 
-def check_op(op: Operation, target: TargetInfo, valid_shapes: ValidShapes = _static) -> None:
-    """Raise RuleViolation if `op` breaks a rule of `target` (no-op for ops without rules)."""
-    if (check := RULE_CHECKS.get(type(op))) is not None:
-        check(op, target, _Facts(valid_shapes))
+def check_instruction(instruction: str, target: TargetInfo, operands: Operands, options: Options) -> None:
+    """Raise RuleViolation if the instruction breaks a rule of `target`."""
+    RULE_CHECKS[instruction](target, operands, options)
 
 
-__all__ = ["RULE_CHECKS", "RuleViolation", "check_op"]
+def static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
+    """An operand's facts from its type."""
+    if isinstance(value.type, TileTypeBase):
+        return TileFacts.of(role, value.type)
+    if isinstance(value.type, ShapedViewBase):
+        return ViewFacts.of(role, value)
+    return str(value.type)
+
+
+def check_op(op: Operation, target: TargetInfo) -> None:
+    """Raise RuleViolation if the pto op breaks a rule of `target` (no-op for ops without rules)."""
+    if not isinstance(op, MGatherOp | TGatherOp | TColArgMinOp):
+        return
+    operands = {role: static_facts(role, value) for role, value in op.by_role().items()}
+    options = Options()
+    if isinstance(op, MGatherOp):
+        options = Options(
+            coalesce=op.coalesce.data if op.coalesce is not None else None,
+            gather_exec=op.gather_exec.data if op.gather_exec is not None else None,
+        )
+    elif isinstance(op, TGatherOp):
+        options = Options(
+            mask_pattern=op.mask_pattern.data if op.mask_pattern is not None else None,
+            mask_axis=op.mask_axis,
+            cmp_mode=op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ,
+        )
+    check_instruction(op.name, target, operands, options)
+
+
+__all__ = ["Operands", "Options", "RULE_CHECKS", "RuleViolation", "check_instruction", "check_op", "static_facts"]
