@@ -10,13 +10,16 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
+from lowering.ops import Choice, LoweredOp, MaskAxis, Packing, choice
 from pto_dialect.attributes import CmpMode, CmpModeAttr, GatherOobAttr
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp
-
-from lowering.ops import Choice, LoweredOp, MaskAxis, Packing, choice
 
 Lowered = tuple[type[LoweredOp], dict] | None
 """The target op and its choices; None when the target has no such instruction form."""

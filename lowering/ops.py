@@ -10,17 +10,27 @@ choices from here instead of deriving them again.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import IntegerAttr, I64
+from xdsl.dialects.builtin import I64, IntegerAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue, SpacedOpaqueSyntaxAttribute, TypeAttribute
+from xdsl.ir import (
+    Attribute,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    SpacedOpaqueSyntaxAttribute,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
     ParsePropInAttrDict,
     irdl_attr_definition,
+    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,
@@ -29,7 +39,13 @@ from xdsl.irdl import (
 )
 from xdsl.utils.str_enum import StrEnum
 
-from pto_dialect.attributes import CmpModeAttr, CoalesceAttr, GatherExecAttr, GatherOobAttr, MaskPatternAttr
+from pto_dialect.attributes import (
+    CmpModeAttr,
+    CoalesceAttr,
+    GatherExecAttr,
+    GatherOobAttr,
+    MaskPatternAttr,
+)
 from pto_dialect.roles import operand_roles
 from pto_dialect.types import TileBufType
 
@@ -179,6 +195,15 @@ PHRASES: dict[Choice, str] = {
 }
 """What each choice means, in words (for the cross-target report)."""
 assert len(PHRASES) == sum(len(e) for e in Choice.__subclasses__()), "one phrase per choice, values unique"
+
+
+TYPED_COLUMN_ARGMIN: dict[str, Choice] = {
+    "compare": ArgMinCompare.NATIVE,
+    "nan": NanPolicy.FIRST_STICKS,
+    "row_counter": RowCounter.EXACT,
+    "src_read": SrcRead.LAYOUT,
+}
+"""TCOLARGMIN as a typed `<` over the layout: the choices of the CPU simulator and of a5."""
 
 
 def _choice_attr(enum: type[Choice], kind: str) -> type[EnumAttribute]:
@@ -349,6 +374,18 @@ class TColArgMinBase(LoweredOp):
     nan = prop_def(NanPolicyAttr)
     row_counter = prop_def(RowCounterAttr)
     src_read = prop_def(SrcReadAttr)
+
+
+def target_op(base: type[IRDLOperation], name: str, doc: str | None = None, launch: Launch | None = None, **defs: object):
+    """A target dialect's op: `base` under the target's name, with its own docstring, its
+    MGATHER launch, and any extra property definitions (`defs`)."""
+    mnemonic = name.partition(".")[2]
+    module = sys._getframe(1).f_globals["__name__"]  # the target dialect's module, for reprs
+    namespace: dict[str, object] = {"name": name, "__doc__": doc or base.__doc__, "__module__": module, **defs}
+    if launch is not None:
+        namespace |= {"LAUNCH": launch, "__annotations__": {"LAUNCH": ClassVar[Launch]}}
+    class_name = "".join(part.title() for part in mnemonic.split("_")) + "Op"
+    return irdl_op_definition(type(class_name, (base,), namespace))
 
 
 # Register-level steps of a lowered index-form TGATHER (spec/reg-gather.md)

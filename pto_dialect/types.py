@@ -199,7 +199,11 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
 
     @property
     def params(self) -> TileParams:
-        return TileParams(
+        """The tile's one description as plain values (computed once per type: kept in the
+        instance dict, which the frozen dataclass's fields do not use)."""
+        if (known := self.__dict__.get("_params")) is not None:
+            return known
+        params = self.__dict__["_params"] = TileParams(
             self.loc.data,
             self.element_type,
             self.rows.data,
@@ -212,27 +216,26 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
             self.pad.data,
             self.compact.data,
         )
+        return params
 
-    # -- queries ------------------------------------------------------------
+    # -- queries: the description's ------------------------------------------
 
     @property
     def shape(self) -> tuple[int, int]:
-        return (self.rows.data, self.cols.data)
+        return self.params.shape
 
     @property
     def valid_shape(self) -> tuple[int, int]:
         """Valid rows and cols; DYNAMIC_INDEX where dynamic."""
-        return (self.valid_row.data, self.valid_col.data)
+        return self.params.valid_shape
 
     @property
     def element(self) -> ElementType:
-        info = element_info(self.element_type)
-        assert info is not None, "verified at construction"
-        return info
+        return self.params.elem
 
     @property
     def is_row_major(self) -> bool:
-        return self.blayout.data == "row_major"
+        return self.params.is_row_major
 
     @property
     def is_nd(self) -> bool:

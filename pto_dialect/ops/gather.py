@@ -2,7 +2,7 @@
 Gather instructions: MGATHER (GM table -> tile) and TGATHER (tile -> tile).
 
 Structure only: operand kinds, form selection, element-type identities that
-hold on every target. What each target accepts lives in `passes/rules/`.
+hold on every target. What each target accepts lives in its rule tables (targets/).
 """
 
 from __future__ import annotations

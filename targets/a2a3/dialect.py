@@ -9,10 +9,7 @@ loop; an NZ table has its own path; TGATHER faults on out-of-range offsets
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition
 
 from lowering.ops import (
     Launch,
@@ -24,78 +21,35 @@ from lowering.ops import (
     TGatherCompareBase,
     TGatherIndexBase,
     TGatherMaskBase,
+    target_op,
 )
 
-
-@irdl_op_definition
-class MGatherRowDmaOp(MGatherRowBase):
-    """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
-
-    name = "pto_a2a3.mgather_row_dma"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@irdl_op_definition
-class MGatherElemScalarOp(MGatherElemBase):
-    """A scalar GM->UB copy per element, one thread (ND table)."""
-
-    name = "pto_a2a3.mgather_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@irdl_op_definition
-class MGatherRowNzOp(MGatherNzBase):
-    """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
-
-    name = "pto_a2a3.mgather_row_nz"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@irdl_op_definition
-class MGatherElemNzOp(MGatherNzBase):
-    """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
-
-    name = "pto_a2a3.mgather_elem_nz"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@irdl_op_definition
-class MGatherRowL1Op(MGatherL1Base):
-    """GM -> L1 NZ tile, row mode (GM index tensor)."""
-
-    name = "pto_a2a3.mgather_row_l1"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@irdl_op_definition
-class MGatherElemL1Op(MGatherL1Base):
-    """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
-
-    name = "pto_a2a3.mgather_elem_l1"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@irdl_op_definition
-class TGatherIndexOp(TGatherIndexBase):
-    """vgather; b16 data goes through tmp as byte offsets."""
-
-    name = "pto_a2a3.tgather_index"
-
-
-@irdl_op_definition
-class TGatherMaskOp(TGatherMaskBase):
-    name = "pto_a2a3.tgather_mask"
-
-
-@irdl_op_definition
-class TGatherCompareOp(TGatherCompareBase):
-    name = "pto_a2a3.tgather_compare"
-
-
-@irdl_op_definition
-class TColArgMinOp(TColArgMinBase):
-    name = "pto_a2a3.tcolargmin"
-
+MGatherRowDmaOp = target_op(
+    MGatherRowBase, "pto_a2a3.mgather_row_dma", "One copy_gm_to_ubuf DMA burst per dst row (ND table).", Launch.DMA
+)
+MGatherElemScalarOp = target_op(
+    MGatherElemBase, "pto_a2a3.mgather_elem_scalar", "A scalar GM->UB copy per element, one thread (ND table).",
+    Launch.SCALAR,
+)
+MGatherRowNzOp = target_op(
+    MGatherNzBase, "pto_a2a3.mgather_row_nz",
+    "NZ table into an NZ tile: logical rows, one multi-burst transfer per row.", Launch.DMA,
+)
+MGatherElemNzOp = target_op(
+    MGatherNzBase, "pto_a2a3.mgather_elem_nz", "NZ table into an NZ tile, element by element through MGatherNZGmOffset.",
+    Launch.SCALAR,
+)
+MGatherRowL1Op = target_op(
+    MGatherL1Base, "pto_a2a3.mgather_row_l1", "GM -> L1 NZ tile, row mode (GM index tensor).", Launch.DMA
+)
+MGatherElemL1Op = target_op(
+    MGatherL1Base, "pto_a2a3.mgather_elem_l1",
+    "GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole.", Launch.SCALAR,
+)
+TGatherIndexOp = target_op(TGatherIndexBase, "pto_a2a3.tgather_index", "vgather; b16 data goes through tmp as byte offsets.")
+TGatherMaskOp = target_op(TGatherMaskBase, "pto_a2a3.tgather_mask")
+TGatherCompareOp = target_op(TGatherCompareBase, "pto_a2a3.tgather_compare")
+TColArgMinOp = target_op(TColArgMinBase, "pto_a2a3.tcolargmin")
 
 PTO_A2A3 = Dialect(
     "pto_a2a3",

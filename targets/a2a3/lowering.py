@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce, GmLayout
-from pto_dialect.types import TileTypeBase
-
 from lowering.convert import Lowered, TargetLowering
 from lowering.ops import (
     ArgMinCompare,
@@ -20,6 +16,9 @@ from lowering.ops import (
     Stride,
     TmpUse,
 )
+from pto_dialect import ops as pto
+from pto_dialect.attributes import Coalesce, GmLayout
+from pto_dialect.types import TileTypeBase
 from targets.a2a3.dialect import (
     MGatherElemL1Op,
     MGatherElemNzOp,

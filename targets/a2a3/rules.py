@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-
 from targets.rules.common import INT16, INT32, SIGNED32, STANDARD, types_named
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules

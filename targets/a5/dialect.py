@@ -9,11 +9,9 @@ store. Compare-form matches are numbered per 64-lane chunk.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from xdsl.dialects.builtin import DenseArrayBase
 from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import prop_def
 
 from lowering.ops import (
     Launch,
@@ -27,91 +25,36 @@ from lowering.ops import (
     TGatherCompareBase,
     TGatherIndexBase,
     TGatherMaskBase,
+    target_op,
 )
 
-
-@irdl_op_definition
-class MGatherRowSimtOp(MGatherRowBase):
-    """SIMT launch over `grid`, warp-parallel channels per row."""
-
-    name = "pto_a5.mgather_row_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
-
-
-@irdl_op_definition
-class MGatherElemSimtOp(MGatherElemBase):
-    """SIMT launch over `grid`, one channel per element."""
-
-    name = "pto_a5.mgather_elem_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
-
-
-@irdl_op_definition
-class MGatherElemScalarOp(MGatherElemBase):
-    """MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather."""
-
-    name = "pto_a5.mgather_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@irdl_op_definition
-class MGatherRowL1Op(MGatherL1Base):
-    """GM -> L1 NZ tile, row mode (GM index tensor)."""
-
-    name = "pto_a5.mgather_row_l1"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@irdl_op_definition
-class MGatherElemL1Op(MGatherL1Base):
-    """Elem GM -> L1 through GM scratch; `executor`: cube scalar loop or AIV SIMT kernel."""
-
-    name = "pto_a5.mgather_elem_l1"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@irdl_op_definition
-class LoadIndexVectorOp(LoadIndexVectorBase):
-    name = "pto_a5.load_index_vector"
-
-
-@irdl_op_definition
-class GatherOp(RegisterGatherBase):
-    """reg-gather.md; b8 data is gathered into b16 lanes, zero-extended."""
-
-    name = "pto_a5.gather"
-
-
-@irdl_op_definition
-class StoreOp(RegisterStoreBase):
-    """b16 lanes of b8 data keep their low byte."""
-
-    name = "pto_a5.store"
-
-
-@irdl_op_definition
-class GatherB32OffsetsOp(TGatherIndexBase):
-    """b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store)."""
-
-    name = "pto_a5.gather_b16_by_u32"
-
-
-@irdl_op_definition
-class TGatherMaskOp(TGatherMaskBase):
-    name = "pto_a5.tgather_mask"
-
-
-@irdl_op_definition
-class TGatherCompareOp(TGatherCompareBase):
-    name = "pto_a5.tgather_compare"
-
-
-@irdl_op_definition
-class TColArgMinOp(TColArgMinBase):
-    name = "pto_a5.tcolargmin"
-
+MGatherRowSimtOp = target_op(
+    MGatherRowBase, "pto_a5.mgather_row_simt", "SIMT launch over `grid`, warp-parallel channels per row.",
+    Launch.SIMT, grid=prop_def(DenseArrayBase),
+)
+MGatherElemSimtOp = target_op(
+    MGatherElemBase, "pto_a5.mgather_elem_simt", "SIMT launch over `grid`, one channel per element.",
+    Launch.SIMT, grid=prop_def(DenseArrayBase),
+)
+MGatherElemScalarOp = target_op(
+    MGatherElemBase, "pto_a5.mgather_elem_scalar", "MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather.",
+    Launch.SCALAR,
+)
+MGatherRowL1Op = target_op(MGatherL1Base, "pto_a5.mgather_row_l1", "GM -> L1 NZ tile, row mode (GM index tensor).", Launch.DMA)
+MGatherElemL1Op = target_op(
+    MGatherL1Base, "pto_a5.mgather_elem_l1",
+    "Elem GM -> L1 through GM scratch; `executor`: cube scalar loop or AIV SIMT kernel.", Launch.SCALAR,
+)
+LoadIndexVectorOp = target_op(LoadIndexVectorBase, "pto_a5.load_index_vector")
+GatherOp = target_op(RegisterGatherBase, "pto_a5.gather", "reg-gather.md; b8 data is gathered into b16 lanes, zero-extended.")
+StoreOp = target_op(RegisterStoreBase, "pto_a5.store", "b16 lanes of b8 data keep their low byte.")
+GatherB32OffsetsOp = target_op(
+    TGatherIndexBase, "pto_a5.gather_b16_by_u32",
+    "b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store).",
+)
+TGatherMaskOp = target_op(TGatherMaskBase, "pto_a5.tgather_mask")
+TGatherCompareOp = target_op(TGatherCompareBase, "pto_a5.tgather_compare")
+TColArgMinOp = target_op(TColArgMinBase, "pto_a5.tcolargmin")
 
 PTO_A5 = Dialect(
     "pto_a5",

@@ -4,28 +4,28 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
 from xdsl.ir import Attribute
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce, GatherExec, GatherExecAttr
-from pto_dialect.types import TileBufType, TileTypeBase
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from lowering.convert import Lowered, TargetLowering
 from lowering.ops import (
-    ArgMinCompare,
+    TYPED_COLUMN_ARGMIN,
     Capacity,
     CompareKind,
     IndexNumbering,
     IndexRead,
-    NanPolicy,
     OutOfRange,
     Packing,
-    RowCounter,
-    SrcRead,
     Stride,
     TmpUse,
     VRegType,
 )
+from pto_dialect import ops as pto
+from pto_dialect.attributes import Coalesce, GatherExec, GatherExecAttr
+from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.dialect import (
     GatherB32OffsetsOp,
     GatherOp,
@@ -93,12 +93,7 @@ def _tgather(op: pto.TGatherOp) -> Lowered:
 
 
 def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
-    return TColArgMinOp, {
-        "compare": ArgMinCompare.NATIVE,
-        "nan": NanPolicy.FIRST_STICKS,
-        "row_counter": RowCounter.EXACT,
-        "src_read": SrcRead.LAYOUT,
-    }
+    return TColArgMinOp, dict(TYPED_COLUMN_ARGMIN)
 
 
 class LowerIndexTGatherToRegisters(RewritePattern):

@@ -3,8 +3,18 @@
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-
-from targets.rules.common import FP8, HIF8, INT8, INT16, INT32, INT64, STANDARD, UNSIGNED16, UNSIGNED32, types_named
+from targets.rules.common import (
+    FP8,
+    HIF8,
+    INT8,
+    INT16,
+    INT32,
+    INT64,
+    STANDARD,
+    UNSIGNED16,
+    UNSIGNED32,
+    types_named,
+)
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
 from targets.rules.tgather import F16_F32, NO_TYPES, TGatherRules

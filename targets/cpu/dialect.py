@@ -8,10 +8,7 @@ offsets read 0, TCOLARGMIN compares natively.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition
 
 from lowering.ops import (
     Launch,
@@ -20,38 +17,19 @@ from lowering.ops import (
     TColArgMinBase,
     TGatherIndexBase,
     TGatherMaskBase,
+    target_op,
 )
 
-
-@irdl_op_definition
-class MGatherRowOp(MGatherRowBase):
-    """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
-
-    name = "pto_cpu.mgather_row"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
-
-
-@irdl_op_definition
-class MGatherElemOp(MGatherElemBase):
-    """Element gather in the simulator's loop over validRow * validCol."""
-
-    name = "pto_cpu.mgather_elem"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
-
-
-@irdl_op_definition
-class TGatherIndexOp(TGatherIndexBase):
-    name = "pto_cpu.tgather_index"
-
-
-@irdl_op_definition
-class TGatherMaskOp(TGatherMaskBase):
-    name = "pto_cpu.tgather_mask"
-
-
-@irdl_op_definition
-class TColArgMinOp(TColArgMinBase):
-    name = "pto_cpu.tcolargmin"
-
+MGatherRowOp = target_op(
+    MGatherRowBase, "pto_cpu.mgather_row",
+    "Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored).", Launch.SIMULATOR,
+)
+MGatherElemOp = target_op(
+    MGatherElemBase, "pto_cpu.mgather_elem", "Element gather in the simulator's loop over validRow * validCol.",
+    Launch.SIMULATOR,
+)
+TGatherIndexOp = target_op(TGatherIndexBase, "pto_cpu.tgather_index")
+TGatherMaskOp = target_op(TGatherMaskBase, "pto_cpu.tgather_mask")
+TColArgMinOp = target_op(TColArgMinBase, "pto_cpu.tcolargmin")
 
 PTO_CPU = Dialect("pto_cpu", [MGatherRowOp, MGatherElemOp, TGatherIndexOp, TGatherMaskOp, TColArgMinOp])

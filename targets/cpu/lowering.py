@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+from lowering.convert import Lowered, TargetLowering
+from lowering.ops import (
+    TYPED_COLUMN_ARGMIN,
+    Capacity,
+    IndexRead,
+    OutOfRange,
+    Stride,
+    TmpUse,
+)
 from pto_dialect import ops as pto
 from pto_dialect.attributes import Coalesce
-
-from lowering.convert import Lowered, TargetLowering
-from lowering.ops import ArgMinCompare, Capacity, IndexRead, NanPolicy, OutOfRange, RowCounter, SrcRead, Stride, TmpUse
-from targets.cpu.dialect import MGatherElemOp, MGatherRowOp, TColArgMinOp, TGatherIndexOp, TGatherMaskOp
+from targets.cpu.dialect import (
+    MGatherElemOp,
+    MGatherRowOp,
+    TColArgMinOp,
+    TGatherIndexOp,
+    TGatherMaskOp,
+)
 
 
 def _mgather(op: pto.MGatherOp) -> Lowered:
@@ -31,12 +43,7 @@ def _tgather(op: pto.TGatherOp) -> Lowered:
 
 
 def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
-    return TColArgMinOp, {
-        "compare": ArgMinCompare.NATIVE,
-        "nan": NanPolicy.FIRST_STICKS,
-        "row_counter": RowCounter.EXACT,
-        "src_read": SrcRead.LAYOUT,
-    }
+    return TColArgMinOp, dict(TYPED_COLUMN_ARGMIN)
 
 
 LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin)

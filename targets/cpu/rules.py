@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-
 from targets.rules.common import INT32, INT64, INTEGERS, STANDARD
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules

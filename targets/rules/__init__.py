@@ -17,12 +17,15 @@ from xdsl.ir import Operation, SSAValue
 from pto_dialect.attributes import CmpMode, Coalesce, GatherExec, MaskPattern
 from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherOp
 from pto_dialect.types import ShapedViewBase, TileTypeBase
-
 from targets.info import TargetInfo
 from targets.rules.common import RuleViolation, TileFacts, ViewFacts
 from targets.rules.mgather import check_mgather
 from targets.rules.tcolargmin import check_tcolargmin
-from targets.rules.tgather import check_tgather_compare, check_tgather_index, check_tgather_mask
+from targets.rules.tgather import (
+    check_tgather_compare,
+    check_tgather_index,
+    check_tgather_mask,
+)
 
 Operands = dict[str, TileFacts | ViewFacts | str]
 """An instruction's operand facts by role; a scalar operand is its type's spelling."""

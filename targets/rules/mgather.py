@@ -10,15 +10,14 @@ as pto-isa's MGatherCheck skips `-1` dims.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from pto_dialect.attributes import Coalesce, GatherExec, GmLayout
 from typing import TYPE_CHECKING
 
+from pto_dialect.attributes import Coalesce, GatherExec, GmLayout
 from targets.rules.common import (
-    RuleViolation,
     INT32,
     INTEGERS,
     UNKNOWN,
+    RuleViolation,
     TileFacts,
     ViewFacts,
     known,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import ceil
-
 from typing import TYPE_CHECKING
 
 from targets.rules.common import (

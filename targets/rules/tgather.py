@@ -8,10 +8,9 @@ actual valid shapes in the interpreter).
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from pto_dialect.attributes import CmpMode, MaskPattern
 from typing import TYPE_CHECKING
 
+from pto_dialect.attributes import CmpMode, MaskPattern
 from targets.rules.common import (
     INT32,
     RuleViolation,
