@@ -19,8 +19,10 @@ from interpreter.memory import GmView, RuntimeFault, Tile
 
 C0_BYTES = 32
 FRACTAL_NZ_ROW = 16
-FLOAT_DTYPES = frozenset(i.numpy for i in ELEMENT_TYPES.values() if i.family in ("float", "fp8"))
-"""NumPy dtypes with NaN (ml_dtypes' bf16 and fp8 have no kind 'f')."""
+FLOAT_DTYPE_NAMES = frozenset(
+    i.dtype_name for i in ELEMENT_TYPES.values() if i.family in ("float", "fp8")
+)
+"""Names of the NumPy dtypes with NaN (ml_dtypes' bf16 and fp8 have no kind 'f')."""
 
 # ---------------------------------------------------------------------------
 # MGATHER
@@ -379,7 +381,7 @@ def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, n
         replaces = ~(running[:-1] <= keys[1:])
         last = np.where(replaces.any(axis=0), vr - 1 - np.argmax(replaces[::-1], axis=0), 0)
         idx = last
-    elif keys.dtype in FLOAT_DTYPES:
+    elif keys.dtype.name in FLOAT_DTYPE_NAMES:
         first_nan = np.isnan(keys[0])
         idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=0)
         idx = np.where(first_nan, 0, idx)

@@ -1,35 +1,44 @@
 """
 The `pto` dialect: types, attributes and ops of the PTO instruction set, in the
 syntax PTOAS reads and prints, plus `load()` to parse and verify a `.pto` file.
+
+Importing the package is cheap: the dialect itself (pto_dialect/dialect.py) and the
+upstream dialects are imported when a context first meets them, so that a command
+that parses nothing (`pto-opt --help`) does not pay for them (bench/startup.py).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
-from xdsl.dialects.arith import Arith
+from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.func import Func
-from xdsl.dialects.scf import Scf
-from xdsl.ir import Dialect
 from xdsl.utils.exceptions import ParseError
 
-from pto_dialect.attributes import ATTRIBUTES
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.dtypes import HiF8Type
-from pto_dialect.ops import OPS
 from pto_dialect.parser import parse_module, verify_located
-from pto_dialect.types import TYPES
 
-PTO = Dialect("pto", OPS, [*TYPES, HiF8Type, *ATTRIBUTES])
+if TYPE_CHECKING:
+    from xdsl.ir import Dialect
+
+
+def _pto() -> Dialect:
+    from pto_dialect.dialect import PTO
+
+    return PTO
 
 
 def make_context() -> Context:
-    """A context with pto and the upstream dialects kernels use (func, arith, scf)."""
+    """A context with pto and the upstream dialects kernels use (func, arith, scf), each
+    loaded when parsed IR first names it."""
     ctx = Context()
-    for dialect in (Builtin, Func, Arith, Scf, PTO):
-        ctx.load_dialect(dialect)
+    ctx.load_dialect(Builtin)
+    upstream = get_all_dialects()
+    for name in ("func", "arith", "scf"):
+        ctx.register_dialect(name, upstream[name])
+    ctx.register_dialect("pto", _pto)
     return ctx
 
 
@@ -49,4 +58,4 @@ def load(path: str | Path) -> ModuleOp:
     return parse(path.read_text(), str(path))
 
 
-__all__ = ["PTO", "PtoError", "load", "parse", "make_context"]
+__all__ = ["PtoError", "load", "parse", "make_context"]

@@ -9,10 +9,10 @@ nothing restates those facts. Source: reference/syntax.md §2.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from functools import cached_property
+from importlib import import_module
+from typing import TYPE_CHECKING, Literal
 
-import ml_dtypes
-import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
@@ -24,6 +24,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import irdl_attr_definition
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 @irdl_attr_definition
@@ -44,9 +47,24 @@ class ElementType:
     """Spelling in PTO text."""
     bytes: int
     family: Family
-    numpy: np.dtype
+    numpy_name: str
+    """NumPy dtype name; `ml_dtypes.NAME` for bf16 and fp8."""
     cpp: str
     """pto-isa C++ name, for emission."""
+
+    @cached_property
+    def numpy(self) -> np.dtype:
+        """The NumPy dtype. NumPy, and ml_dtypes for bf16/fp8, are imported on first use: a
+        command that only reads and checks IR needs neither (ml_dtypes 0.7 takes seconds)."""
+        import numpy as np
+
+        module, _, name = self.numpy_name.rpartition(".")
+        return np.dtype(getattr(import_module(module), name) if module else name)
+
+    @property
+    def dtype_name(self) -> str:
+        """`numpy.name`, known without importing ml_dtypes."""
+        return self.numpy_name.rpartition(".")[2]
 
     @property
     def bits(self) -> int:
@@ -78,7 +96,7 @@ for _w in (8, 16, 32, 64):
                     ("i" if _s == Signedness.SIGNLESS else "si") + str(_w),
                     _w // 8,
                     "int",
-                    np.dtype(f"int{_w}"),
+                    f"int{_w}",
                     f"int{_w}_t",
                 ),
             )
@@ -86,22 +104,22 @@ for _w in (8, 16, 32, 64):
     _TABLE.append(
         (
             _int(_w, Signedness.UNSIGNED),
-            ElementType(f"ui{_w}", _w // 8, "uint", np.dtype(f"uint{_w}"), f"uint{_w}_t"),
+            ElementType(f"ui{_w}", _w // 8, "uint", f"uint{_w}", f"uint{_w}_t"),
         )
     )
 _TABLE += [
-    (Float16Type(), ElementType("f16", 2, "float", np.dtype(np.float16), "half")),
-    (BFloat16Type(), ElementType("bf16", 2, "float", np.dtype(ml_dtypes.bfloat16), "bfloat16_t")),
-    (Float32Type(), ElementType("f32", 4, "float", np.dtype(np.float32), "float")),
+    (Float16Type(), ElementType("f16", 2, "float", "float16", "half")),
+    (BFloat16Type(), ElementType("bf16", 2, "float", "ml_dtypes.bfloat16", "bfloat16_t")),
+    (Float32Type(), ElementType("f32", 4, "float", "float32", "float")),
     (
         Float8E4M3FNType(),
-        ElementType("f8E4M3FN", 1, "fp8", np.dtype(ml_dtypes.float8_e4m3fn), "float8_e4m3_t"),
+        ElementType("f8E4M3FN", 1, "fp8", "ml_dtypes.float8_e4m3fn", "float8_e4m3_t"),
     ),
     (
         Float8E5M2Type(),
-        ElementType("f8E5M2", 1, "fp8", np.dtype(ml_dtypes.float8_e5m2), "float8_e5m2_t"),
+        ElementType("f8E5M2", 1, "fp8", "ml_dtypes.float8_e5m2", "float8_e5m2_t"),
     ),
-    (HiF8Type(), ElementType("!pto.hif8", 1, "hif8", np.dtype(np.uint8), "hifloat8_t")),
+    (HiF8Type(), ElementType("!pto.hif8", 1, "hif8", "uint8", "hifloat8_t")),
 ]
 
 ELEMENT_TYPES: dict[Attribute, ElementType] = dict(_TABLE)

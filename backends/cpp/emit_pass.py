@@ -8,8 +8,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from backends.cpp.emitter import emit_cpp
-
 
 @dataclass(frozen=True)
 class EmitCppPass(ModulePass):
@@ -22,4 +20,6 @@ class EmitCppPass(ModulePass):
     name = "pto-emit-cpp"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from backends.cpp.emitter import emit_cpp  # pto-opt imports this class for every run
+
         emit_cpp(op)

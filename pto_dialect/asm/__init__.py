@@ -7,7 +7,23 @@ Grammar: pto_asm.lark. `read_asm` turns a file into one SSA `func.func`
 what the short spellings leave out.
 """
 
-from pto_dialect.asm.printer import print_asm
-from pto_dialect.asm.reader import ASM_EXTENSION, read_asm
+from __future__ import annotations
+
+ASM_EXTENSION = "ptoasm"
+"""File extension of the PTO assembly form."""
 
 __all__ = ["ASM_EXTENSION", "print_asm", "read_asm"]
+
+
+def __getattr__(name: str):
+    """`read_asm` and `print_asm` are imported on first use: the reader loads lark and its
+    grammar, which a command that never meets the assembly form should not pay for."""
+    if name == "read_asm":
+        from pto_dialect.asm.reader import read_asm
+
+        return read_asm
+    if name == "print_asm":
+        from pto_dialect.asm.printer import print_asm
+
+        return print_asm
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -41,9 +41,6 @@ from pto_dialect.asm.forms import (
 )
 from pto_dialect.diagnostics import PtoError
 
-ASM_EXTENSION = "ptoasm"
-"""File extension of the PTO assembly form."""
-
 
 def _one_of(words: list[str]) -> str:
     """`a`, `a or b`, `a, b or c`."""

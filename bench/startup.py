@@ -1,0 +1,119 @@
+"""
+Start-up cost of `pto-opt` against `xdsl-opt`, side by side in one run.
+
+Runs, interleaved round after round so that every command sees the same machine load:
+
+- `xdsl-opt --help` and `pto-opt --help`;
+- `xdsl-opt` on a builtin-only file of N ops (a chain of arith.addi/arith.muli in a
+  func.func) and `pto-opt` on a pto kernel of N ops (bench/parse.py's generator: mgather,
+  tgather, tcolargmin, tload, tstore, every tile type spelled out), each parsed, verified and
+  printed (pto-opt also checks the a2a3 target's rules and manual addresses);
+- with `--baseline DIR`, the same two pto-opt commands of another source tree (for example
+  an older commit unpacked with `git archive REV | tar -x -C DIR`), run by this venv's Python
+  with DIR first on sys.path.
+
+Each process's CPU time (user + system, from the kernel's child accounting, which a busy
+machine disturbs much less than wall time) and wall time are recorded; the table shows the
+medians and the ratio to xdsl-opt doing the same thing. Aim: at most 1.3x.
+
+    .venv/bin/python bench/startup.py [--rounds 10] [--ops 30] [--baseline DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from parse import builtin_kernel, machine_note, pto_kernel  # noqa: E402
+
+BIN = Path(sys.executable).parent
+LAUNCH_SOURCE_TREE = (
+    "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pto-opt'; "
+    "from pto_tools.pto_opt import main; main()"
+)
+
+
+@dataclass
+class Command:
+    name: str
+    argv: list[str]
+    cpu: list[float] = field(default_factory=list)
+    wall: list[float] = field(default_factory=list)
+
+    def run(self) -> None:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        done = subprocess.run(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(self.argv)} failed:\n{done.stderr.decode()}")
+        self.wall.append(wall)
+        self.cpu.append(
+            after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+        )
+
+
+def commands(workdir: Path, n_ops: int, baseline: Path | None) -> list[tuple[Command, Command]]:
+    """(xdsl-opt command, pto-opt command) pairs; a baseline adds a pair per task."""
+    pto_file, builtin_file = workdir / f"kernel_{n_ops}.pto", workdir / f"builtin_{n_ops}.mlir"
+    pto_file.write_text(pto_kernel(n_ops, legacy=False))
+    builtin_file.write_text(builtin_kernel(n_ops))
+    xdsl_help = Command("xdsl-opt --help", [str(BIN / "xdsl-opt"), "--help"])
+    xdsl_file = Command(f"xdsl-opt {n_ops}-op builtin file", [str(BIN / "xdsl-opt"), str(builtin_file)])
+    pairs = [
+        (xdsl_help, Command("pto-opt --help", [str(BIN / "pto-opt"), "--help"])),
+        (xdsl_file, Command(f"pto-opt {n_ops}-op kernel", [str(BIN / "pto-opt"), str(pto_file)])),
+    ]
+    if baseline is not None:
+        launch = [sys.executable, "-c", LAUNCH_SOURCE_TREE, str(baseline)]
+        pairs += [
+            (xdsl_help, Command("baseline pto-opt --help", [*launch, "--help"])),
+            (xdsl_file, Command(f"baseline pto-opt {n_ops}-op kernel", [*launch, str(pto_file)])),
+        ]
+    return pairs
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rounds", type=int, default=10, help="runs of each command (median taken)")
+    ap.add_argument("--ops", type=int, default=30, help="ops in the kernel and the builtin file")
+    ap.add_argument("--baseline", type=Path, help="another source tree whose pto-opt runs too")
+    args = ap.parse_args(argv)
+
+    with tempfile.TemporaryDirectory(prefix="pto-startup-") as tmp:
+        pairs = commands(Path(tmp), args.ops, args.baseline)
+        unique = list({id(c): c for pair in pairs for c in pair}.values())
+        for i in range(args.rounds):
+            if sys.stderr.isatty():
+                print(f"\rround {i + 1}/{args.rounds}", end="", file=sys.stderr, flush=True)
+            for command in unique:
+                command.run()
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+
+    print(f"Start-up, median of {args.rounds} interleaved runs ({machine_note()})\n")
+    print("| command | CPU time (s) | wall time (s) | CPU vs xdsl-opt | wall vs xdsl-opt |")
+    print("|---|---:|---:|---:|---:|")
+    med = statistics.median
+    for reference, command in pairs:
+        print(
+            f"| {command.name} | {med(command.cpu):.2f} | {med(command.wall):.2f} "
+            f"| **{med(command.cpu) / med(reference.cpu):.2f}x** "
+            f"| {med(command.wall) / med(reference.wall):.2f}x |"
+        )
+    for reference in {id(ref): ref for ref, _ in pairs}.values():
+        print(f"| {reference.name} | {med(reference.cpu):.2f} | {med(reference.wall):.2f} | 1 | 1 |")
+
+
+if __name__ == "__main__":
+    main()
