@@ -12,11 +12,15 @@ Runs, interleaved round after round so that every command sees the same machine 
   an older commit unpacked with `git archive REV | tar -x -C DIR`), run by this venv's Python
   with DIR first on sys.path.
 
+With `--dtypes PYTHON...`, it also measures `import ml_dtypes` (NumPy already imported, CPU
+time in-process) with this venv's Python and with each Python given (other venvs, so that
+several ml_dtypes versions and CPython versions are compared in one run).
+
 Each process's CPU time (user + system, from the kernel's child accounting, which a busy
 machine disturbs much less than wall time) and wall time are recorded; the table shows the
 medians and the ratio to xdsl-opt doing the same thing. Aim: at most 1.3x.
 
-    .venv/bin/python bench/startup.py [--rounds 10] [--ops 30] [--baseline DIR]
+    .venv/bin/python bench/startup.py [--rounds 10] [--ops 30] [--baseline DIR] [--dtypes PYTHON...]
 """
 
 from __future__ import annotations
@@ -40,6 +44,30 @@ LAUNCH_SOURCE_TREE = (
     "import sys; sys.path.insert(0, sys.argv.pop(1)); sys.argv[0] = 'pto-opt'; "
     "from pto_tools.pto_opt import main; main()"
 )
+
+
+ML_DTYPES_IMPORT = (
+    "import sys, time, numpy; start = time.process_time(); import ml_dtypes; "
+    "took = time.process_time() - start; "
+    "print(f'{sys.version.split()[0]} {ml_dtypes.__version__} {numpy.__version__} {took}')"
+)
+
+
+def ml_dtypes_imports(pythons: list[str], rounds: int) -> None:
+    """Median CPU time of `import ml_dtypes` under each Python, interleaved."""
+    seconds: dict[str, list[float]] = {p: [] for p in pythons}
+    versions: dict[str, str] = {}
+    for _ in range(rounds):
+        for python in pythons:
+            out = subprocess.run([python, "-c", ML_DTYPES_IMPORT], capture_output=True, text=True, check=True)
+            *names, took = out.stdout.split()
+            versions[python] = " | ".join(names)
+            seconds[python].append(float(took))
+    print("\n`import ml_dtypes` after `import numpy`, CPU time, median:\n")
+    print("| CPython | ml_dtypes | NumPy | import ml_dtypes (s) |")
+    print("|---|---|---|---:|")
+    for python in pythons:
+        print(f"| {versions[python]} | {statistics.median(seconds[python]):.3f} |")
 
 
 @dataclass
@@ -88,6 +116,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=10, help="runs of each command (median taken)")
     ap.add_argument("--ops", type=int, default=30, help="ops in the kernel and the builtin file")
     ap.add_argument("--baseline", type=Path, help="another source tree whose pto-opt runs too")
+    ap.add_argument(
+        "--dtypes", nargs="*", metavar="PYTHON",
+        help="also time `import ml_dtypes` under this venv's Python and these ones",
+    )
     args = ap.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="pto-startup-") as tmp:
@@ -113,6 +145,8 @@ def main(argv: list[str] | None = None) -> None:
         )
     for reference in {id(ref): ref for ref, _ in pairs}.values():
         print(f"| {reference.name} | {med(reference.cpu):.2f} | {med(reference.wall):.2f} | 1 | 1 |")
+    if args.dtypes is not None:
+        ml_dtypes_imports([sys.executable, *args.dtypes], args.rounds)
 
 
 if __name__ == "__main__":
