@@ -27,6 +27,11 @@ same ratios in ~3 min.
     .venv/bin/python bench/parse.py [--ops 10000] [--scale 5] [--repeat 3] [--full] [--profile]
 
 `--profile` also prints the cProfile hotspots of parsing the compact file.
+
+`--baseline DIR` also parses each pto file with another source tree (for example an older
+commit unpacked with `git archive REV | tar -x -C DIR`), in a fresh process per run that
+warms up on a small kernel and then reports the CPU time of parse+verify alone; its runs
+alternate with ours, and a last table gives our speed-up over it.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import cProfile
 import gc
 import os
 import pstats
+import subprocess
 import sys
 import tempfile
 import time
@@ -172,6 +178,30 @@ def parse_xdsl(ctx: Context, text: str, name: str):
     return module
 
 
+BASELINE_PARSE = """
+import gc, sys, time
+sys.path.insert(0, sys.argv[1])
+import pto_dialect
+ctx = pto_dialect.make_context()
+warm_up = open(sys.argv[3]).read()
+pto_dialect.parse(warm_up, "<warm-up>", ctx)
+text = open(sys.argv[2]).read()
+gc.collect()
+start = time.process_time()
+pto_dialect.parse(text, sys.argv[2], ctx)
+print(time.process_time() - start)
+"""
+
+
+def run_baseline(source: Path, path: Path, warm_up: Path) -> float:
+    """CPU seconds of one parse+verify by the pto_dialect of another source tree."""
+    done = subprocess.run(
+        [sys.executable, "-c", BASELINE_PARSE, str(source), str(path), str(warm_up)],
+        capture_output=True, text=True, check=True,
+    )
+    return float(done.stdout)
+
+
 def run_once(fn, ctx: Context, text: str, name: str) -> float:
     """CPU seconds of one parse+verify: on a shared machine wall time also counts the
     time the process waits for a core, which made 2x inputs look 4x slower."""
@@ -199,9 +229,11 @@ class Row:
         return self.tokens / self.seconds
 
 
-def measure(n_ops: int, repeat: int, workdir: Path, xdsl_for: tuple[str, ...]) -> dict[str, Row]:
-    """Best of `repeat` for each input; ours and xDSL alternate, so that both see the
-    same machine load. xDSL's builtin file is measured for the spellings in `xdsl_for`."""
+def measure(
+    n_ops: int, repeat: int, workdir: Path, xdsl_for: tuple[str, ...], baseline: Path | None = None
+) -> dict[str, Row]:
+    """Best of `repeat` for each input; ours, xDSL (and the baseline) alternate, so that all
+    see the same machine load. xDSL's builtin file is measured for the spellings in `xdsl_for`."""
     rows: dict[str, Row] = {}
     ours, xdsl = pto_dialect.make_context(), xdsl_context()
     for spelling, legacy in (("compact", False), ("legacy", True)):
@@ -214,15 +246,21 @@ def measure(n_ops: int, repeat: int, workdir: Path, xdsl_for: tuple[str, ...]) -
         b_path = workdir / f"builtin_{spelling}_{n_ops}.mlir"
         b_path.write_text(builtin_kernel(b_ops))
         text, b_text = path.read_text(), b_path.read_text()
+        warm_up = workdir / f"warm_up_{spelling}.pto"
+        warm_up.write_text(pto_kernel(13, legacy))
         with_xdsl = spelling in xdsl_for
-        ours_s, xdsl_s = float("inf"), float("inf")
+        ours_s, xdsl_s, base_s = float("inf"), float("inf"), float("inf")
         for i in range(repeat):
             progress(f"{n_ops} ops, {spelling}: run {i + 1}/{repeat}")
             ours_s = min(ours_s, run_once(parse_ours, ours, text, str(path)))
             if with_xdsl:
                 xdsl_s = min(xdsl_s, run_once(parse_xdsl, xdsl, b_text, str(b_path)))
+            if baseline is not None:
+                base_s = min(base_s, run_baseline(baseline, path, warm_up))
         # ops: the func and its return count too
         rows[f"pto {spelling}"] = Row(f"pto {spelling}", n_ops + 2, tokens, ours_s)
+        if baseline is not None:
+            rows[f"baseline {spelling}"] = Row(f"baseline pto {spelling}", n_ops + 2, tokens, base_s)
         if with_xdsl:
             rows[f"xDSL ({spelling} tokens)"] = Row(
                 f"xDSL builtin, tokens of pto {spelling}", b_ops + 2, b_tokens, xdsl_s
@@ -271,6 +309,18 @@ def print_table(results: dict[int, dict[str, Row]], base: int, big: int) -> None
     for key, row in results[base].items():
         if key in results[big]:
             print(f"| {row.what} | {results[big][key].seconds / row.seconds:.2f} |")
+    if any(key.startswith("baseline") for key in results[base]):
+        print("\nAgainst the baseline (same files, runs alternating):\n")
+        print("| input | ops/s | baseline ops/s | speed-up |")
+        print("|---|---:|---:|---:|")
+        for n in (base, big):
+            for spelling in ("compact", "legacy"):
+                ours, ref = results[n].get(f"pto {spelling}"), results[n].get(f"baseline {spelling}")
+                if ours and ref:
+                    print(
+                        f"| pto {spelling} ({n / 1000:g}k) | {ours.ops_per_s:,.0f} | {ref.ops_per_s:,.0f} "
+                        f"| **{ref.seconds / ours.seconds:.2f}x** |"
+                    )
 
 
 def machine_note() -> str:
@@ -313,6 +363,7 @@ def main(argv: list[str] | None = None) -> None:
         "(by default: one run, xDSL only at the compact file's token count)",
     )
     ap.add_argument("--profile", action="store_true", help="cProfile the compact file")
+    ap.add_argument("--baseline", type=Path, help="another source tree to parse the pto files with")
     args = ap.parse_args(argv)
 
     check_token_counting()
@@ -320,11 +371,11 @@ def main(argv: list[str] | None = None) -> None:
     started = time.perf_counter()
     results: dict[int, dict[str, Row]] = {}
     with tempfile.TemporaryDirectory(prefix="pto-bench-") as tmp:
-        results[base] = measure(base, args.repeat, Path(tmp), ("compact", "legacy"))
+        results[base] = measure(base, args.repeat, Path(tmp), ("compact", "legacy"), args.baseline)
         if args.full:
-            results[big] = measure(big, args.repeat, Path(tmp), ("compact", "legacy"))
+            results[big] = measure(big, args.repeat, Path(tmp), ("compact", "legacy"), args.baseline)
         else:
-            results[big] = measure(big, 1, Path(tmp), ("compact",))
+            results[big] = measure(big, 1, Path(tmp), ("compact",), args.baseline)
     big_note = f"best of {args.repeat}" if args.full else "one run"
     print(
         f"Parse+verify throughput: {base:,} ops best of {args.repeat}, {big:,} ops {big_note} "

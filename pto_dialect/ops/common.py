@@ -86,7 +86,11 @@ def print_operand_group(printer: Printer, keyword: str, values: Sequence[SSAValu
 
 
 class PtoInstructionOp(IRDLOperation):
-    """Base of the PTO instructions written in DPS or SSA form."""
+    """Base of the PTO instructions written in DPS or SSA form.
+
+    Verification (IRDL constraints and `verify_`) reads only the op's signature: its
+    class, operand and result types, properties and attributes; no traits, no defining
+    ops. `verify_located` relies on it to check a repeated signature once."""
 
     ins = var_operand_def()
     outs = var_operand_def()
