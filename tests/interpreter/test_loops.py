@@ -23,6 +23,7 @@ from interpreter.loops import IndexArithFunctions
 from interpreter.memory import RuntimeFault
 from pto_dialect import PtoError, parse
 
+from tests.budgets import examples
 from tests.interpreter.harness import TARGETS
 
 BLOCKS = 6
@@ -159,7 +160,7 @@ WIDTHS = (IndexType(), IntegerType(64), IntegerType(32), IntegerType(8))
 INTS = st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([0, -1, 2**31 - 1, -(2**31), 2**63 - 1, -(2**63), 127, -128]))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(WIDTHS), st.sampled_from((arith.AddiOp, arith.SubiOp, arith.MuliOp)), INTS, INTS)
 def test_index_arith_wraps_as_xdsl_does(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
     op = op_type(create_ssa_value(width), create_ssa_value(width))
@@ -196,7 +197,7 @@ def as_signed(value: int, width: int) -> int:
     return value - (1 << width) if value >> (width - 1) else value
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(WIDTHS), st.sampled_from([*UNSIGNED, *SIGNED]), INTS, INTS)
 def test_min_max_div_follow_mlir(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
     """MLIR's semantics, written out: operands read at the result's width as unsigned

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from interpreter.memory import GmView, RuntimeFault
+from tests.budgets import examples
 
 
 @st.composite
@@ -26,7 +27,7 @@ def windows(draw: st.DrawFn) -> tuple[int, int, tuple[int, ...], tuple[int, ...]
     return size, offset, shape, strides
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=examples(3000), deadline=None)
 @given(windows())
 def test_window_is_the_strided_view_or_a_fault(window) -> None:  # noqa: ANN001
     size, offset, shape, strides = window

@@ -60,6 +60,7 @@ from passes.ssa_to_dps import SsaToDpsPass
 from passes.verify_target import VerifyTargetPass
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp
+from tests.budgets import examples
 
 TARGETS = ("cpu", "a2a3", "a5")
 UB_BYTES = {"a2a3": 196608, "a5": 253952, "cpu": 253952}
@@ -510,13 +511,13 @@ SETTINGS = {
 }
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=examples(150), **SETTINGS)
 @given(programs(), st.integers(0, 2**32 - 1))
 def test_plan_memory_properties(p: Program, seed: int) -> None:
     check_properties(p, seed)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=examples(40), **SETTINGS)
 @given(programs(big=True), st.integers(0, 2**32 - 1))
 def test_plan_memory_properties_big_tiles(p: Program, seed: int) -> None:
     """Tiles of 64 or 128 rows, 256 or 512 bytes a row (16 KiB to 64 KiB): many kernels

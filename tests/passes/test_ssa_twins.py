@@ -10,8 +10,6 @@ answer are caught too. The last test runs one pair through `pto-run` itself.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +22,7 @@ import pto_dialect
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp
 from pto_dialect.ops.common import PtoInstructionOp
+from pto_tools import pto_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ssa"
 TARGETS = ("cpu", "a2a3", "a5")
@@ -169,7 +168,8 @@ def test_ssa_kernel_matches_dps_twin(twin: Twin, target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_pto_run_runs_the_twins(tmp_path: Path, target: str) -> None:
-    """`pto-run` (the command) gives the same files for an SSA kernel and its twin."""
+    """`pto-run` (the command's entry point; tests/filecheck/run runs the installed script)
+    gives the same files for an SSA kernel and its twin."""
     twin = TWINS[4]  # tcolargmin_index: legal everywhere, implicit tmp on a2a3 and a5
     args = twin.make_args(np.random.default_rng(0))
     names = []
@@ -179,11 +179,7 @@ def test_pto_run_runs_the_twins(tmp_path: Path, target: str) -> None:
     outs = {}
     for kernel in (twin.name, f"{twin.name}_dps"):
         out = tmp_path / kernel
-        subprocess.run(
-            [sys.executable, "-m", "pto_tools.pto_run", str(EXAMPLES / f"{kernel}.pto"), "--target", target,
-             "--out", str(out), *names],
-            check=True, capture_output=True, text=True,
-        )
+        pto_run.main([str(EXAMPLES / f"{kernel}.pto"), "--target", target, "--out", str(out), *names])
         outs[kernel] = [np.load(out / f"arg{i}.npy") for i in range(len(args))]
     assert_same(outs[twin.name], outs[f"{twin.name}_dps"], f"pto-run on {target}")
     assert_same(outs[twin.name], twin.expected(args), f"pto-run on {target} vs NumPy")
