@@ -31,7 +31,7 @@ from lowering.ops import LoweredOp, RegisterStoreBase, Stride, choices_of
 from targets import get as get_target
 from targets import parse_list
 
-from interpreter.kernels import FLOAT_DTYPES
+from interpreter.kernels import FLOAT_DTYPE_NAMES
 from interpreter.memory import GmView, Tile
 
 SHOWN_POSITIONS = 5
@@ -193,7 +193,7 @@ def _same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Equal bit patterns, or both NaN."""
     bits = np.dtype(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
     same = a.view(bits) == b.view(bits) if bits is not None else a == b
-    if a.dtype in FLOAT_DTYPES:
+    if a.dtype.name in FLOAT_DTYPE_NAMES:
         same |= np.isnan(a.astype(np.float32)) & np.isnan(b.astype(np.float32))
     return same
 
