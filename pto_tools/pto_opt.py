@@ -84,6 +84,12 @@ class CppTarget(Target):
         output.write(emit_cpp(module))
 
 
+def _lowering_dialect(name: str):  # noqa: ANN202
+    from lowering.ops import LOWERING_DIALECTS
+
+    return next(d for d in LOWERING_DIALECTS if d.name == name)
+
+
 class PtoOptMain(xDSLOptMain):
     rejected = False
     """`--targets`: some target rejects the input."""
@@ -95,10 +101,11 @@ class PtoOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         self.ctx = make_context()
-        from lowering.ops import LOWERING_DIALECTS
-
-        for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
-            self.ctx.register_dialect(dialect.name, lambda d=dialect: d)
+        # lowered IR's dialects, each imported when parsed IR first names it
+        for name in ("pto_choice", "pto_reg"):
+            self.ctx.register_dialect(name, lambda name=name: _lowering_dialect(name))
+        for target in targets.REGISTRY:
+            self.ctx.register_dialect(target.dialect_name, lambda t=target: t.dialect)
 
     def register_all_frontends(self):
         super().register_all_frontends()

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING
 
-from xdsl.ir import Dialect
+if TYPE_CHECKING:
+    from xdsl.ir import Dialect
 
-from lowering.convert import TargetLowering
-from targets.rules.mgather import MGatherRules
-from targets.rules.tcolargmin import TColArgMinRules
-from targets.rules.tgather import TGatherRules
+    from lowering.convert import TargetLowering
+    from targets.rules.mgather import MGatherRules
+    from targets.rules.tcolargmin import TColArgMinRules
+    from targets.rules.tgather import TGatherRules
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,9 @@ class SimtBudget:
 
 @dataclass(frozen=True, eq=False)  # one object per target: compared and hashed by identity
 class TargetInfo:
-    """One target: names, memories, rule tables, lowering table and lowered dialect.
+    """One target: names and memories here; its rule rows, lowering table and lowered
+    dialect in its folder (`<package>.rules`, `.lowering`, `.dialect`), imported on first
+    use so that a command that needs none of them does not pay for them.
 
     The interpreter runs the ops of `dialect` (each subclasses a lowering/ops.py base,
     which names the interpreter function that runs it)."""
@@ -32,17 +37,38 @@ class TargetInfo:
     name: str
     aliases: tuple[str, ...]
     summary: str
+    package: str
+    """The target's folder as a module name (its rules.py, lowering.py, dialect.py)."""
+    dialect_name: str
+    """The name of its lowered dialect, known before the dialect is imported."""
     on_chip_bytes: Mapping[str, int]
     """Bytes of each on-chip memory that tiles are placed in, by tile loc."""
-    mgather: MGatherRules
-    tgather: TGatherRules
-    tcolargmin: TColArgMinRules
-    lowering: TargetLowering
-    dialect: Dialect
     simt_budget: SimtBudget | None = None
     """Set where MGATHER can run as a SIMT launch that shrinks the UB."""
     device_spec_prefixes: tuple[str, ...] = ()
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
+
+    @property
+    def mgather(self) -> MGatherRules:
+        return import_module(f"{self.package}.rules").MGATHER
+
+    @property
+    def tgather(self) -> TGatherRules:
+        return import_module(f"{self.package}.rules").TGATHER
+
+    @property
+    def tcolargmin(self) -> TColArgMinRules:
+        return import_module(f"{self.package}.rules").TCOLARGMIN
+
+    @property
+    def lowering(self) -> TargetLowering:
+        return import_module(f"{self.package}.lowering").LOWERING
+
+    @property
+    def dialect(self) -> Dialect:
+        dialect = import_module(f"{self.package}.dialect").DIALECT
+        assert dialect.name == self.dialect_name, (dialect.name, self.dialect_name)
+        return dialect
 
     def __str__(self) -> str:
         return self.name

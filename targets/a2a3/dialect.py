@@ -51,7 +51,7 @@ TGatherMaskOp = target_op(TGatherMaskBase, "pto_a2a3.tgather_mask")
 TGatherCompareOp = target_op(TGatherCompareBase, "pto_a2a3.tgather_compare")
 TColArgMinOp = target_op(TColArgMinBase, "pto_a2a3.tcolargmin")
 
-PTO_A2A3 = Dialect(
+DIALECT = Dialect(
     "pto_a2a3",
     [
         MGatherRowDmaOp,

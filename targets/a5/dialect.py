@@ -56,7 +56,7 @@ TGatherMaskOp = target_op(TGatherMaskBase, "pto_a5.tgather_mask")
 TGatherCompareOp = target_op(TGatherCompareBase, "pto_a5.tgather_compare")
 TColArgMinOp = target_op(TColArgMinBase, "pto_a5.tcolargmin")
 
-PTO_A5 = Dialect(
+DIALECT = Dialect(
     "pto_a5",
     [
         MGatherRowSimtOp,

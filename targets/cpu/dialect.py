@@ -32,4 +32,4 @@ TGatherIndexOp = target_op(TGatherIndexBase, "pto_cpu.tgather_index")
 TGatherMaskOp = target_op(TGatherMaskBase, "pto_cpu.tgather_mask")
 TColArgMinOp = target_op(TColArgMinBase, "pto_cpu.tcolargmin")
 
-PTO_CPU = Dialect("pto_cpu", [MGatherRowOp, MGatherElemOp, TGatherIndexOp, TGatherMaskOp, TColArgMinOp])
+DIALECT = Dialect("pto_cpu", [MGatherRowOp, MGatherElemOp, TGatherIndexOp, TGatherMaskOp, TColArgMinOp])
