@@ -2,6 +2,11 @@
 Whole-array NumPy implementations of the lowered instructions. Every target
 choice arrives as an argument read from the lowered op's properties; nothing
 here branches on a target name. Faults raise RuntimeFault with a message.
+
+The kernels a batched loop runs (interpreter/batch.py: MGATHER row/elem, TGATHER
+index/mask, TCOLARGMIN, a5's register gather) also take tiles and index arrays
+with a leading iteration axis: they index trailing axes, and a data-dependent
+fault names the first failing iteration with the message that iteration alone gives.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from pto_dialect.dtypes import ELEMENT_TYPES
 
 from lowering.ops import Capacity, IndexRead, Stride
 
-from interpreter.memory import GmView, RuntimeFault, Tile
+from interpreter.memory import GmView, RuntimeFault, Tile, first_failing
 
 C0_BYTES = 32
 FRACTAL_NZ_ROW = 16
@@ -58,10 +63,11 @@ def capacity(which: Capacity, table: GmView) -> int:
 _UNSIGNED_MAX = {np.dtype(t): np.iinfo(t).max for t in (np.uint32, np.uint64)}
 
 
-def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarray | None]:
+def remap(u: np.ndarray, cap: int, oob: GatherOob, entry_dims: int) -> tuple[np.ndarray, np.ndarray | None]:
     """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all).
 
-    `u` is 1-D (row mode: one index per dst row) or 2-D (elem mode: idx[r, c])."""
+    `u` has `entry_dims` trailing axes: 1 (row mode: one index per dst row) or 2 (elem
+    mode: idx[r, c]), after an iteration axis when batched."""
     if cap <= 0:
         raise RuntimeFault("the table has no rows to gather from (capacity 0)")
     if cap > _UNSIGNED_MAX[u.dtype]:  # every index is in range
@@ -75,26 +81,33 @@ def remap(u: np.ndarray, cap: int, oob: GatherOob) -> tuple[np.ndarray, np.ndarr
     if oob == GatherOob.ZERO:
         return np.where(inside, u, 0).astype(u.dtype, copy=False), inside
     if not inside.all():
-        where = tuple(int(i) for i in np.argwhere(~inside)[0])
-        place = f"for dst row {where[0]}" if u.ndim == 1 else f"at idx[{where[0]}, {where[1]}]"
+        iteration, where = first_failing(~inside, u.ndim - entry_dims)
+        place = f"for dst row {where[0]}" if entry_dims == 1 else f"at idx[{where[0]}, {where[1]}]"
+        value = u[(iteration, *where) if iteration is not None else where]
         raise RuntimeFault(
-            f"index {int(u[where])} {place} is out of bounds for a table capacity of {cap} "
-            "(gatherOob = undefined)"
+            f"index {int(value)} {place} is out of bounds for a table capacity of {cap} "
+            "(gatherOob = undefined)",
+            iteration,
         )
     return u, None
 
 
-def _read(buffer: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """buffer[offsets], refusing to read outside the caller's array."""
+def _read(buffer: np.ndarray, offsets: np.ndarray, entry_dims: int = 2) -> np.ndarray:
+    """buffer[offsets], refusing to read outside the caller's array (`offsets` has
+    `entry_dims` trailing axes per iteration)."""
     if offsets.size and (offsets.min() < 0 or offsets.max() >= buffer.size):
+        iteration = None
+        if offsets.ndim > entry_dims:  # batched: the first iteration reading outside
+            per = offsets.reshape(offsets.shape[0], -1)
+            iteration = int(np.argmax((per.min(axis=1) < 0) | (per.max(axis=1) >= buffer.size)))
+            offsets = offsets[iteration]
         bad = int(offsets.max() if offsets.max() >= buffer.size else offsets.min())
-        raise RuntimeFault(
-            f"reads element {bad} of a GM buffer of {buffer.size} elements"
-        )
+        raise RuntimeFault(f"reads element {bad} of a GM buffer of {buffer.size} elements", iteration)
     return buffer[offsets]
 
 
 def _zero_out(values: np.ndarray, keep: np.ndarray | None) -> np.ndarray:
+    """values with the entries outside `keep` zeroed (in place)."""
     if keep is not None:
         values[~keep] = 0
     return values
@@ -105,7 +118,7 @@ def row_indices(idx: Tile | GmView, count: int) -> np.ndarray:
     if isinstance(idx, GmView):
         return idx.read2d().reshape(-1)[:count]
     values = idx.read_valid()
-    return (values[0] if idx.valid_row == 1 else values[:, 0])[:count]
+    return (values[..., 0, :] if idx.valid_row == 1 else values[..., :, 0])[..., :count]
 
 
 def stride(which: Stride, table: GmView, dst: Tile) -> int:
@@ -117,13 +130,12 @@ def stride(which: Stride, table: GmView, dst: Tile) -> int:
     return table.strides5[3 if which == Stride.T3 else 4]
 
 
-def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stride: int, col_stride: int) -> np.ndarray:
+def strided_rows(buffer: np.ndarray, offset: int, rows: int, cols: int, row_stride: int, col_stride: int,
+                 iteration: int | None = None) -> np.ndarray:
     """A rows x cols view of `buffer` (element strides), refusing to reach outside it."""
     last = offset + (rows - 1) * row_stride + (cols - 1) * col_stride
     if offset < 0 or last >= buffer.size or row_stride < 0 or col_stride < 0:
-        raise RuntimeFault(
-            f"reads up to element {last} of a GM buffer of {buffer.size} elements"
-        )
+        raise RuntimeFault(f"reads up to element {last} of a GM buffer of {buffer.size} elements", iteration)
     size = buffer.itemsize
     return np.ndarray((rows, cols), buffer.dtype, buffer=buffer, offset=offset * size,
                       strides=(row_stride * size, col_stride * size))
@@ -133,16 +145,20 @@ def mgather_row(table, idx, dst, *, index_read, bound_by, row_stride, col_stride
     """dst[r, j] = table[base + remap(idx_r) * row_stride + j * col_stride], r < vr, j < vc."""
     vr, vc = dst.valid_shape
     cap = capacity(bound_by, table)
-    rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob)
+    rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob, 1)
     if vr == 0 or vc == 0:
         return
     row_step, col_step = stride(row_stride, table, dst), stride(col_stride, table, dst)
     reach = cap  # rows < cap after remap; a table reaching past its buffer bounds by the rows used
     if table.offset + (cap - 1) * row_step + (vc - 1) * col_step >= table.buffer.size:
-        reach = int(rows.max()) + 1
+        used = rows.max(axis=-1) if rows.ndim > 1 else rows.max()  # batched: per iteration
+        if rows.ndim > 1:  # the first iteration whose rows reach outside faults, as it alone would
+            k = int(np.argmax(table.offset + used * row_step + (vc - 1) * col_step >= table.buffer.size))
+            strided_rows(table.buffer, table.offset, int(used[k]) + 1, vc, row_step, col_step, iteration=k)
+        reach = int(used.max()) + 1
     view = strided_rows(table.buffer, table.offset, reach, vc, row_step, col_step)
     out = dst.valid_view()
-    if keep is None and out is not None and out.flags.c_contiguous:
+    if keep is None and out is not None and out.flags.c_contiguous and out.shape == (*rows.shape, vc):
         # straight into the tile; rows < reach, so mode="clip" changes nothing but spares take a buffer
         np.take(view, rows, axis=0, out=out, mode="clip")
         return
@@ -158,13 +174,13 @@ def elem_indices(idx: Tile | GmView, rows: int, cols: int) -> np.ndarray:
         r = np.arange(rows, dtype=np.int64)[:, None]
         c = np.arange(cols, dtype=np.int64)[None, :]
         return _read(idx.buffer, idx.offset + r * idx.strides5[3] + c)
-    return idx.values[:rows, :cols]
+    return idx.values[..., :rows, :cols]
 
 
 def mgather_elem(table, idx, dst, *, index_read, bound_by, oob) -> None:
     """dst[r, c] = table_flat[base + remap(idx[r, c])] (view strides ignored)."""
     vr, vc = dst.valid_shape
-    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob)
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob, 2)
     values = _read(table.buffer, table.offset + flat.astype(np.int64))
     dst.write_valid(_zero_out(values, keep))
 
@@ -182,11 +198,11 @@ def mgather_nz(table, idx, dst, *, row_mode, index_read, bound_by, oob) -> None:
     vr, vc = dst.valid_shape
     cap = capacity(bound_by, table)
     if row_mode:
-        rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob)
+        rows, keep = remap(widen(row_indices(idx, vr), index_read), cap, oob, 1)
         x = rows.astype(np.int64)[:, None]
         y = np.arange(vc, dtype=np.int64)[None, :]
     else:
-        flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), cap, oob)
+        flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), cap, oob, 2)
         x, y = np.divmod(flat.astype(np.int64), n_cols)
     values = _read(table.buffer, table.offset + nz_offset(x, y, n_rows, c0))
     if keep is None:
@@ -203,7 +219,7 @@ def mgather_l1_row(table, idx, dst, *, index_read, bound_by, row_stride, oob) ->
     if oob == GatherOob.ZERO:
         dst.flat[:] = 0
     vr, vc = dst.valid_shape
-    rows, keep = remap(widen(row_indices(idx, vr), index_read), capacity(bound_by, table), oob)
+    rows, keep = remap(widen(row_indices(idx, vr), index_read), capacity(bound_by, table), oob, 1)
     offsets = (
         table.offset
         + rows.astype(np.int64)[:, None] * stride(row_stride, table, dst)
@@ -222,7 +238,7 @@ def mgather_l1_elem(table, idx, scratch, dst, *, index_read, bound_by, oob) -> N
     """GM -> L1 elem mode: gather into zero-filled GM scratch at NZ offsets, copy the
     whole image to L1 (every non-valid slot becomes 0; scratch keeps the image)."""
     vr, vc = dst.valid_shape
-    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob)
+    flat, keep = remap(widen(elem_indices(idx, vr, vc), index_read), capacity(bound_by, table), oob, 2)
     values = _zero_out(_read(table.buffer, table.offset + flat.astype(np.int64)), keep)
     rows, cols = dst.type.shape
     c0 = C0_BYTES // dst.flat.itemsize
@@ -244,25 +260,34 @@ def mgather_l1_elem(table, idx, scratch, dst, *, index_read, bound_by, oob) -> N
 def tgather_index(src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, out_of_range: str, tmp_use: str) -> None:
     """dst[r, c] = src.elem(i div Cols, i mod Cols), i = idx[r, c] (padding is readable)."""
     vr, vc = dst.valid_shape
-    offsets = idx.values[:vr, :vc].astype(np.int64)
-    dst.write_valid(gather_src_elements(src, offsets, out_of_range))
+    offsets = idx.values[..., :vr, :vc].astype(np.int64)
+    dst.write_valid(gather_src_elements(src, offsets, out_of_range, batched=idx.flat.ndim > 1))
     if tmp_use == "b16_byte_offsets" and tmp is not None and src.flat.itemsize == 2:
         # a2a3 vgather takes byte offsets: for b16 data they are computed into tmp (vmuls)
         iv = idx.read_valid()
-        tmp.write(iv.shape[0], iv.shape[1], (iv.astype(np.int64) * 2).astype(tmp.flat.dtype))
+        tmp.write(iv.shape[-2], iv.shape[-1], (iv.astype(np.int64) * 2).astype(tmp.flat.dtype))
 
 
-def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str) -> np.ndarray:
+def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str, *, batched: bool) -> np.ndarray:
+    """src's logical elements at row-major `offsets` (rows x cols, after an iteration axis
+    if `batched`; a batched src pairs each iteration's offsets with its own storage)."""
     rows, cols = src.type.shape
     inside = (offsets >= 0) & (offsets < rows * cols)
     if not inside.all() and out_of_range == "fault":
-        where = tuple(int(i) for i in np.argwhere(~inside)[0])
+        iteration, where = first_failing(~inside, 1 if batched else 0)
+        value = offsets[(iteration, *where) if iteration is not None else where]
         raise RuntimeFault(
-            f"index {int(offsets[where])} at indices position {list(where)} is outside src "
-            f"storage of {rows}x{cols} = {rows * cols} elements"
+            f"index {int(value)} at indices position {list(where)} is outside src "
+            f"storage of {rows}x{cols} = {rows * cols} elements",
+            iteration,
         )
     safe = np.where(inside, offsets, 0)
-    values = src.values[safe // cols, safe % cols]
+    if src.flat.ndim > 1:  # one storage per iteration
+        logical = src.values.reshape(src.flat.shape[0], rows * cols)
+        values = np.take_along_axis(logical, np.broadcast_to(safe, (src.flat.shape[0], *safe.shape[-2:])).reshape(
+            src.flat.shape[0], -1), axis=1).reshape(src.flat.shape[0], *safe.shape[-2:])
+    else:
+        values = src.values[safe // cols, safe % cols]
     if not inside.all():
         values = np.where(inside, values, np.zeros((), dtype=values.dtype))
     return values
@@ -270,7 +295,8 @@ def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str) -> np
 
 def load_index_vector(idx: Tile, lane_dtype: np.dtype) -> np.ndarray:
     """The index tile's valid elements as unsigned lanes (reinterpreted, not converted)."""
-    wide = idx.read_valid().reshape(-1).astype(np.int64)
+    valid = idx.read_valid()
+    wide = valid.reshape(*valid.shape[:-2], -1).astype(np.int64)
     return (wide & ((1 << (8 * lane_dtype.itemsize)) - 1)).astype(lane_dtype)
 
 
@@ -278,7 +304,10 @@ def register_gather(base: Tile, index: np.ndarray, shape: tuple[int, int], lane_
     """lane i = base[index[i]] for the lanes under the mask (the dst valid `shape`, row by
     row); b8 data zero-extends into b16 lanes."""
     lanes = shape[0] * shape[1]
-    values = gather_src_elements(base, index[:lanes].astype(np.int64).reshape(shape), "fault")
+    lanes_used = index[..., :lanes].astype(np.int64)
+    values = gather_src_elements(
+        base, lanes_used.reshape(*index.shape[:-1], *shape), "fault", batched=index.ndim > 1
+    )
     if values.dtype.itemsize == 1 and lane_dtype.itemsize == 2:
         return values.view(np.uint8).astype(np.uint16).view(lane_dtype)
     return values
@@ -289,26 +318,27 @@ def register_store(value: np.ndarray, dst: Tile) -> None:
     target = dst.flat.dtype
     if value.dtype.itemsize != target.itemsize:
         value = value.view(np.uint16).astype(np.uint8).view(target)
-    dst.write_valid(value.reshape(dst.valid_shape))
+    dst.write_valid(value.reshape(*value.shape[:-2], *dst.valid_shape))
 
 
 def tgather_mask(src: Tile, dst: Tile, *, pattern: MaskPattern, axis: str, packing: str) -> None:
     """Keep the elements `pattern` selects; bits are copied (same element size)."""
     t, off = pattern.period, pattern.offset
     values = src.read_valid().view(dst.flat.dtype) if src.flat.dtype != dst.flat.dtype else src.read_valid()
+    batch = values.shape[:-2]
     if axis == "col":
-        picked = values[off::t, :]
-        dst.write(picked.shape[0], picked.shape[1], picked)
+        picked = values[..., off::t, :]
+        dst.write(picked.shape[-2], picked.shape[-1], picked)
         return
     if packing == "per_row":  # a5 b64: dst.flat[r*(Cols/t) + k] = src[r, k*t + off], k < vc // t
         per_row = dst.type.shape[1] // t
-        count = values.shape[1] // t
-        picked = values[:, off : off + count * t : t]
-        r = np.arange(picked.shape[0])[:, None] * per_row + np.arange(count)[None, :]
-        dst.flat[r] = picked
+        count = values.shape[-1] // t
+        picked = values[..., off : off + count * t : t]
+        r = np.arange(picked.shape[-2])[:, None] * per_row + np.arange(count)[None, :]
+        dst.flat[..., r] = picked
         return
-    stream = values[:, off::t].reshape(-1)
-    dst.flat[: stream.size] = stream
+    stream = values[..., off::t].reshape(*batch, -1)
+    dst.flat[..., : stream.shape[-1]] = stream
 
 
 def compare_keys(src: np.ndarray, k: np.ndarray, compare: str) -> tuple[np.ndarray, np.ndarray]:
@@ -366,29 +396,30 @@ def flush_to_fp(bits: np.ndarray) -> np.ndarray:
 
 def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, nan: str,
               row_counter: str, src_read: str) -> None:
+    """Per column: the row of the minimum (rows are axis -2; a leading iteration axis rides along)."""
     if src_read == "row_major_storage":  # a2a3 addresses a DN src as if it were row-major
         rows, cols = src.type.shape
-        x = src.flat.reshape(rows, cols)[: src.valid_row, : src.valid_col]
+        x = src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
     else:
         x = src.read_valid()
-    vr, vc = x.shape
+    vr, vc = x.shape[-2:]
     keys = flush_to_fp(x) if compare == "fp_bits" else x
     if vr == 1:
-        idx = np.zeros(vc, dtype=np.int64)
+        idx = np.zeros((*x.shape[:-2], vc), dtype=np.int64)
     elif nan == "propagates":
         # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = minimum(cur, x[i])
-        running = np.minimum.accumulate(keys, axis=0)
-        replaces = ~(running[:-1] <= keys[1:])
-        last = np.where(replaces.any(axis=0), vr - 1 - np.argmax(replaces[::-1], axis=0), 0)
+        running = np.minimum.accumulate(keys, axis=-2)
+        replaces = ~(running[..., :-1, :] <= keys[..., 1:, :])
+        last = np.where(replaces.any(axis=-2), vr - 1 - np.argmax(replaces[..., ::-1, :], axis=-2), 0)
         idx = last
     elif keys.dtype.name in FLOAT_DTYPE_NAMES:
-        first_nan = np.isnan(keys[0])
-        idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=0)
+        first_nan = np.isnan(keys[..., 0, :])
+        idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-2)
         idx = np.where(first_nan, 0, idx)
     else:
-        idx = np.argmin(keys, axis=0)
+        idx = np.argmin(keys, axis=-2)
     if row_counter == "f16":
         idx = idx.astype(np.float16).astype(np.int64)
-    dst_idx.write(1, vc, idx.astype(dst_idx.flat.dtype)[None, :])
+    dst_idx.write(1, vc, idx.astype(dst_idx.flat.dtype)[..., None, :])
     if dst_val is not None:
-        dst_val.write(1, vc, x[np.minimum(idx, vr - 1), np.arange(vc)][None, :])
+        dst_val.write(1, vc, np.take_along_axis(x, np.minimum(idx, vr - 1)[..., None, :], axis=-2))

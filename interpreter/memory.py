@@ -10,6 +10,11 @@ The interpreter's memory model (issue: "Memory model").
   r*Cols + c (row-major) or c*Rows + r (col-major). `values` is the logical
   Rows x Cols view of that storage; `flat` is the storage in storage order.
   Ops read and write only the valid region; padding keeps its old contents.
+- Batched loops (interpreter/batch.py) run each op once over all iterations: a
+  tile the loop writes then has one storage per iteration (a leading axis of
+  `flat`, `values`, ...), and a view whose offset varies holds one offset per
+  iteration. Everything here indexes the trailing axes (`[..., r, c]`), so the
+  same code serves both.
 """
 
 from __future__ import annotations
@@ -24,7 +29,21 @@ from pto_dialect.types import TileTypeBase, gm_shape5, gm_strides5
 
 
 class RuntimeFault(Exception):
-    """A fault the target would raise (or undefined behaviour we refuse to guess)."""
+    """A fault the target would raise (or undefined behaviour we refuse to guess).
+
+    Raised by a batched op (leading iteration axis, interpreter/batch.py), it names the
+    first failing iteration; its message is the one that iteration alone would give."""
+
+    def __init__(self, message: str, iteration: int | None = None):
+        super().__init__(message)
+        self.iteration = iteration
+
+
+def first_failing(bad: np.ndarray, batch_dims: int) -> tuple[int | None, tuple[int, ...]]:
+    """(iteration, position) of the first True of `bad`, whose leading `batch_dims` (0 or 1)
+    axes index iterations: row-major order is serial order."""
+    where = tuple(int(i) for i in np.argwhere(bad)[0])
+    return (where[0] if batch_dims else None), where[batch_dims:]
 
 
 class Tile:
@@ -39,17 +58,18 @@ class Tile:
     def __init__(self, tile_type: TileTypeBase, flat: np.ndarray, valid_row: int, valid_col: int):
         self.type = tile_type
         self.flat = flat
-        """The physical storage, in storage order (Rows*Cols elements)."""
+        """The physical storage, in storage order (Rows*Cols elements; batched: iterations x that)."""
         self.valid_row = valid_row
         self.valid_col = valid_col
         rows, cols = tile_type.shape
+        batch = flat.shape[:-1]
         self._offsets = storage_offsets(tile_type) if tile_type.inner_box is not None else None
         if self._offsets is not None:
             self._view = None
         elif tile_type.is_row_major:
-            self._view = flat.reshape(rows, cols)
+            self._view = flat.reshape(*batch, rows, cols)
         else:
-            self._view = flat.reshape(cols, rows).T
+            self._view = flat.reshape(*batch, cols, rows).swapaxes(-1, -2)
 
     @staticmethod
     def over(tile_type: TileTypeBase, storage: np.ndarray, valid: tuple[int, int]) -> Tile:
@@ -58,21 +78,21 @@ class Tile:
     @property
     def values(self) -> np.ndarray:
         """The logical Rows x Cols array: a view for ND/DN tiles, a copy for boxed ones."""
-        return self._view if self._view is not None else self.flat[self._offsets]
+        return self._view if self._view is not None else self.flat[..., self._offsets]
 
     def valid_view(self) -> np.ndarray | None:
         """The valid region as a writable view of the storage (None for boxed tiles)."""
-        return None if self._view is None else self._view[: self.valid_row, : self.valid_col]
+        return None if self._view is None else self._view[..., : self.valid_row, : self.valid_col]
 
     def read_valid(self) -> np.ndarray:
-        return self.values[: self.valid_row, : self.valid_col]
+        return self.values[..., : self.valid_row, : self.valid_col]
 
     def write(self, rows: int, cols: int, data: np.ndarray) -> None:
         """Store `data` (rows x cols, or broadcastable) into the logical top-left corner."""
         if self._view is not None:
-            self._view[:rows, :cols] = data
+            self._view[..., :rows, :cols] = data
         else:
-            self.flat[self._offsets[:rows, :cols]] = data
+            self.flat[..., self._offsets[:rows, :cols]] = data
 
     def write_valid(self, data: np.ndarray) -> None:
         self.write(self.valid_row, self.valid_col, data)
@@ -88,7 +108,8 @@ class GmView:
 
     buffer: np.ndarray
     """The whole argument buffer, flat."""
-    offset: int
+    offset: int | np.ndarray
+    """Element offset of the window (batched: one per iteration)."""
     shape: tuple[int, ...]
     strides: tuple[int, ...]
 
@@ -102,7 +123,10 @@ class GmView:
         return gm_strides5(self.shape, self.strides)
 
     def array(self) -> np.ndarray:
-        """The window as a strided NumPy view of the buffer (reads and writes go through)."""
+        """The window as a strided NumPy view of the buffer (reads and writes go through).
+        Batched (one offset per iteration) with evenly spaced offsets: iterations x window."""
+        if isinstance(self.offset, np.ndarray):
+            return self._batched_array()
         if len(self.shape) == 2:  # the common rows x cols window: slicing is cheaper than np.ndarray(...)
             (rows, cols), (row_stride, col_stride) = self.shape, self.strides
             if col_stride == 1 and 0 < cols <= row_stride and rows > 0 and self.offset >= 0:
@@ -111,27 +135,52 @@ class GmView:
                 end = self.offset + rows * row_stride
                 if end <= self.buffer.size:
                     return self.buffer[self.offset : end].reshape(rows, row_stride)[:, :cols]
-        low = high = self.offset
+        low, high = self._reach(self.offset)
+        if low < 0 or high >= self.buffer.size:
+            raise RuntimeFault(self._outside(self.offset))
+        return self._strided((), (), self.offset)
+
+    def _reach(self, offset):  # noqa: ANN001, ANN202 (an int, or one int per iteration)
+        """The lowest and highest element the window touches from `offset`."""
+        low = high = offset
         for d, s in zip(self.shape, self.strides):
             if d <= 0:
                 raise RuntimeFault(f"view of shape {list(self.shape)} is empty")
             if s > 0:
-                high += (d - 1) * s
+                high = high + (d - 1) * s
             else:
-                low += (d - 1) * s
-        if low < 0 or high >= self.buffer.size:
-            raise RuntimeFault(
-                f"view at element offset {self.offset} with shape {list(self.shape)} and strides "
-                f"{list(self.strides)} is outside its GM buffer of {self.buffer.size} elements"
-            )
+                low = low + (d - 1) * s
+        return low, high
+
+    def _outside(self, offset: int) -> str:
+        return (
+            f"view at element offset {offset} with shape {list(self.shape)} and strides "
+            f"{list(self.strides)} is outside its GM buffer of {self.buffer.size} elements"
+        )
+
+    def _strided(self, lead_shape: tuple[int, ...], lead_strides: tuple[int, ...], offset: int) -> np.ndarray:
         itemsize = self.buffer.itemsize
         return np.ndarray(
-            self.shape,
+            (*lead_shape, *self.shape),
             self.buffer.dtype,
             buffer=self.buffer,
-            offset=self.offset * itemsize,
-            strides=tuple(s * itemsize for s in self.strides),
+            offset=int(offset) * itemsize,
+            strides=tuple(s * itemsize for s in (*lead_strides, *self.strides)),
         )
+
+    def _batched_array(self) -> np.ndarray | None:
+        """Iterations x window as one strided view when the offsets are evenly spaced (affine
+        in the induction variable); None otherwise (read2d/write2d then index elements)."""
+        offsets = self.offset
+        low, high = self._reach(offsets)
+        bad = (low < 0) | (high >= self.buffer.size)
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise RuntimeFault(self._outside(int(offsets[k])), iteration=k)
+        step = int(offsets[1] - offsets[0]) if offsets.size > 1 else 0
+        if offsets.size > 1 and not (np.diff(offsets) == step).all():
+            return None
+        return self._strided((offsets.size,), (step,), offsets[0])
 
     @property
     def shape2d(self) -> tuple[int, int]:
@@ -139,24 +188,42 @@ class GmView:
         return prod(self.shape[:-1]), self.shape[-1]
 
     def offsets2d(self) -> np.ndarray:
-        """Buffer offsets of the window's elements, folded to (rows, last dim)."""
+        """Buffer offsets of the window's elements, folded to (rows, last dim); batched:
+        iterations x that."""
         grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape, self.strides)), indexing="ij", sparse=True)
-        return (self.offset + sum(grids)).reshape(-1, self.shape[-1])
+        within = sum(grids).reshape(-1, self.shape[-1])
+        if isinstance(self.offset, np.ndarray):
+            return self.offset[:, None, None] + within
+        return self.offset + within
+
+    def _folded(self) -> np.ndarray | None:
+        """The (batched) window folded to rows x last dim as a view, if NumPy can fold it so."""
+        window = self.array()
+        if window is None:
+            return None
+        lead = window.shape[: window.ndim - len(self.shape)]
+        try:
+            return np.reshape(window, (*lead, -1, self.shape[-1]), copy=False)
+        except ValueError:
+            return None
 
     def read2d(self) -> np.ndarray:
         """The window as rows x last-dim (leading dims folded into rows)."""
-        if len(self.shape) <= 2:
+        if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
             return self.array().reshape(-1, self.shape[-1])
-        self.array()  # bounds check
-        return self.buffer[self.offsets2d()]
+        folded = self._folded()
+        return folded if folded is not None else self.buffer[self.offsets2d()]
 
     def write2d(self, rows: slice, cols: slice, values: np.ndarray) -> None:
         """Store `values` into rows x cols of the folded window."""
-        if len(self.shape) <= 2:
+        if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
             self.array().reshape(-1, self.shape[-1])[rows, cols] = values
             return
-        self.array()
-        self.buffer[self.offsets2d()[rows, cols]] = values
+        folded = self._folded()
+        if folded is not None:
+            folded[..., rows, cols] = values
+        else:
+            self.buffer[self.offsets2d()[..., rows, cols]] = values
 
 
 @lru_cache(maxsize=256)

@@ -80,9 +80,9 @@ class PtoFunctions(InterpreterFunctions):
     def run_tload(self, interpreter: Interpreter, op: pto.TLoadOp, args: PythonValues):
         view, tile = args
         with fault_at(op):
-            src = view.read2d()
-            _require_covers(src.shape, tile.valid_shape, "tload source view")
-            tile.write_valid(src[: tile.valid_row, : tile.valid_col])
+            src = view.read2d()  # batched loops: iterations x rows x cols
+            _require_covers(src.shape[-2:], tile.valid_shape, "tload source view")
+            tile.write_valid(src[..., : tile.valid_row, : tile.valid_col])
         return ()
 
     @impl(pto.TStoreOp)
