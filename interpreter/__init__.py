@@ -167,9 +167,14 @@ def run(
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
+    batch_loops: bool = True,
 ) -> list[np.ndarray]:
     """Run the module's public function (or `entry`) on `args` for `target` (default: the
     module's pto.target_arch, else a2a3); return every argument's final contents.
+
+    With `batch_loops` (and no listeners, which see every op of every iteration), an scf.for
+    whose iterations are independent runs each body op once over all iterations
+    (interpreter/batch.py); the results are the same, bit for bit.
 
     Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
     The given module and arrays are not modified: an argument the kernel may write is copied,
@@ -192,7 +197,7 @@ def run(
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), target_functions(t.dialect)()):
         interpreter.register_implementations(functions)
-    set_run_state(interpreter, RunState(t))
+    set_run_state(interpreter, RunState(t, batch_loops))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:

@@ -12,6 +12,7 @@ fault names the first failing iteration with the message that iteration alone gi
 from __future__ import annotations
 
 from math import ceil, prod
+from typing import NamedTuple
 
 import numpy as np
 
@@ -20,7 +21,7 @@ from pto_dialect.dtypes import ELEMENT_TYPES
 
 from lowering.ops import Capacity, IndexRead, Stride
 
-from interpreter.memory import GmView, RuntimeFault, Tile, first_failing
+from interpreter.memory import GmView, RuntimeFault, Tile, first_failing, storage_offsets
 
 C0_BYTES = 32
 FRACTAL_NZ_ROW = 16
@@ -262,10 +263,14 @@ def tgather_index(src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, out_of_r
     vr, vc = dst.valid_shape
     offsets = idx.values[..., :vr, :vc].astype(np.int64)
     dst.write_valid(gather_src_elements(src, offsets, out_of_range, batched=idx.flat.ndim > 1))
-    if tmp_use == "b16_byte_offsets" and tmp is not None and src.flat.itemsize == 2:
-        # a2a3 vgather takes byte offsets: for b16 data they are computed into tmp (vmuls)
+    if _writes_byte_offsets(src, tmp, tmp_use):
         iv = idx.read_valid()
         tmp.write(iv.shape[-2], iv.shape[-1], (iv.astype(np.int64) * 2).astype(tmp.flat.dtype))
+
+
+def _writes_byte_offsets(src: Tile, tmp: Tile | None, tmp_use: str) -> bool:
+    """a2a3 vgather takes byte offsets: for b16 data they are computed into tmp (vmuls)."""
+    return tmp_use == "b16_byte_offsets" and tmp is not None and src.flat.itemsize == 2
 
 
 def gather_src_elements(src: Tile, offsets: np.ndarray, out_of_range: str, *, batched: bool) -> np.ndarray:
@@ -423,3 +428,85 @@ def colargmin(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, compare: str, n
     dst_idx.write(1, vc, idx.astype(dst_idx.flat.dtype)[..., None, :])
     if dst_val is not None:
         dst_val.write(1, vc, np.take_along_axis(x, np.minimum(idx, vr - 1)[..., None, :], axis=-2))
+
+
+# ---------------------------------------------------------------------------
+# Footprints: what each kernel above reads and writes, for deciding whether a loop's
+# iterations are independent (interpreter/batch.py). Same arguments as the kernel.
+
+
+class Footprint(NamedTuple):
+    tiles: list[tuple[Tile, bool, np.ndarray | None]]
+    """(tile, written?, storage elements; None = any element), reads before writes."""
+    views: list[tuple[GmView, bool, bool]]
+    """(view, written?, read at data-dependent places of its whole buffer?)."""
+
+
+def rect(tile: Tile, rows: int, cols: int) -> np.ndarray:
+    """Storage elements of the logical top-left rows x cols corner."""
+    return storage_offsets(tile.type)[:rows, :cols].reshape(-1)
+
+
+def valid_rect(tile: Tile) -> np.ndarray:
+    return rect(tile, tile.valid_row, tile.valid_col)
+
+
+def _index_read(idx: Tile | GmView, reads: np.ndarray | None) -> Footprint:
+    if isinstance(idx, GmView):
+        return Footprint([], [(idx, False, True)])
+    return Footprint([(idx, False, reads)], [])
+
+
+def mgather_row_footprint(table: GmView, idx: Tile | GmView, dst: Tile, **_: object) -> Footprint:
+    if isinstance(idx, Tile):  # row_indices: the first row (or column), up to dst's valid rows
+        count = dst.valid_row
+        first = rect(idx, 1, min(count, idx.valid_col)) if idx.valid_row == 1 else rect(idx, min(count, idx.valid_row), 1)
+    reads = _index_read(idx, first if isinstance(idx, Tile) else None)
+    return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
+
+
+def mgather_elem_footprint(table: GmView, idx: Tile | GmView, dst: Tile, **_: object) -> Footprint:
+    reads = _index_read(idx, rect(idx, *dst.valid_shape) if isinstance(idx, Tile) else None)
+    return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
+
+
+def tgather_index_footprint(src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, tmp_use: str, **_: object) -> Footprint:
+    tiles = [(idx, False, rect(idx, *dst.valid_shape)), (src, False, None), (dst, True, valid_rect(dst))]
+    if tmp is not None and _writes_byte_offsets(src, tmp, tmp_use):
+        tiles += [(idx, False, valid_rect(idx)), (tmp, True, rect(tmp, *idx.valid_shape))]
+    return Footprint(tiles, [])
+
+
+def tgather_mask_footprint(src: Tile, dst: Tile, *, pattern: MaskPattern, axis: str, packing: str) -> Footprint:
+    t, off = pattern.period, pattern.offset
+    vr, vc = src.valid_shape
+    if axis == "col":
+        written = rect(dst, len(range(off, vr, t)), vc)
+    elif packing == "per_row":
+        count = vc // t
+        written = (np.arange(vr)[:, None] * (dst.type.shape[1] // t) + np.arange(count)[None, :]).reshape(-1)
+    else:
+        written = np.arange(vr * len(range(off, vc, t)))
+    return Footprint([(src, False, valid_rect(src)), (dst, True, written)], [])
+
+
+def colargmin_footprint(src: Tile, dst_idx: Tile, dst_val: Tile | None, *, src_read: str, **_: object) -> Footprint:
+    vr, vc = src.valid_shape
+    if src_read == "row_major_storage":
+        read = (np.arange(vr)[:, None] * src.type.shape[1] + np.arange(vc)[None, :]).reshape(-1)
+    else:
+        read = valid_rect(src)
+    tiles = [(src, False, read), (dst_idx, True, rect(dst_idx, 1, vc))]
+    if dst_val is not None:
+        tiles.append((dst_val, True, rect(dst_val, 1, vc)))
+    return Footprint(tiles, [])
+
+
+FOOTPRINTS = {
+    mgather_row: mgather_row_footprint,
+    mgather_elem: mgather_elem_footprint,
+    tgather_index: tgather_index_footprint,
+    tgather_mask: tgather_mask_footprint,
+    colargmin: colargmin_footprint,
+}
+"""The kernels a batched loop may run (each takes a leading iteration axis), with their footprints."""

@@ -8,6 +8,8 @@ lookup, against ~9 us of NumPy work per loop iteration).
 each op's implementation, looked up once, reads its operands from a flat slot
 list instead of the scoped environment. The same implementations run, in the
 same order, with the same listener calls; only the lookups are hoisted.
+A body whose iterations are independent runs batched instead (interpreter/batch.py):
+each op once, over all iterations.
 """
 
 from __future__ import annotations
@@ -16,15 +18,18 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Block, Operation, SSAValue
-from xdsl.utils.comparisons import to_signed
 
+from pto_dialect.diagnostics import PtoError
+
+from interpreter import batch
+from interpreter.batch import int_width as _width
+from interpreter.batch import signed as _signed
 from interpreter.memory import RuntimeFault
-from interpreter.state import located_failure
+from interpreter.state import located_failure, run_state
 
 
 class _Step(NamedTuple):
@@ -97,6 +102,8 @@ class LoopFunctions(ScfFunctions):
         super().__init__()
         self._plans: dict[scf.ForOp, _LoopPlan | None] = {}
         """Each loop's plan, prepared once per run (an inner loop runs once per outer iteration)."""
+        self._batchable: dict[scf.ForOp, bool] = {}
+        """Whether each planned loop's shape allows batching (interpreter/batch.py)."""
 
     @impl(scf.ForOp)
     def run_for(self, interpreter: Interpreter, op: scf.ForOp, args: PythonValues) -> PythonValues:
@@ -110,13 +117,28 @@ class LoopFunctions(ScfFunctions):
             return super().run_for(interpreter, op, args).values
         slots: list[Any] = [interpreter._ctx[v] for v in plan.outside]  # pyright: ignore[reportPrivateUsage]
         slots.extend([None] * (plan.slot_count - len(slots)))
+        bounds = range(lb, ub, step)
+        # a batchable loop names the iteration of a fault, whether it ran batched or not
+        batchable = not interpreter.listeners and run_state(interpreter).batch_loops and self._is_batchable(interpreter, op, plan)
+        if batchable and len(bounds) > 1 and batch.run_batched(interpreter, op, plan, bounds, list(slots)):
+            return ()
         run_body = _run_body_listened if interpreter.listeners else _run_body
         loop_args = tuple(carried)
-        for i in range(lb, ub, step):
+        for k, i in enumerate(bounds):
             for s, v in zip(plan.block_args, (i, *loop_args)):
                 slots[s] = v
-            loop_args = run_body(interpreter, plan, slots)
+            try:
+                loop_args = run_body(interpreter, plan, slots)
+            except PtoError as e:
+                if batchable:
+                    raise batch.in_iteration(e, op, k, i) from e
+                raise
         return loop_args
+
+    def _is_batchable(self, interpreter: Interpreter, op: scf.ForOp, plan: _LoopPlan) -> bool:
+        if op not in self._batchable:
+            self._batchable[op] = batch.eligible(interpreter, plan)
+        return self._batchable[op]
 
 
 def _run_body(interpreter: Interpreter, plan: _LoopPlan, slots: list[Any]) -> tuple[Any, ...]:
@@ -150,20 +172,6 @@ def _run_body_listened(interpreter: Interpreter, plan: _LoopPlan, slots: list[An
         listener.will_interpret_op(plan.terminator, yielded)
         listener.did_interpret_op(plan.terminator, ())
     return yielded
-
-
-def _width(interpreter: Interpreter, op: Operation) -> int:
-    result_type = op.results[0].type
-    if isinstance(result_type, IndexType):
-        return interpreter.index_bitwidth
-    assert isinstance(result_type, IntegerType)
-    return result_type.width.data
-
-
-def _signed(value: int, width: int) -> int:
-    """to_signed, skipping the common case of a value already in range."""
-    half = 1 << (width - 1)
-    return value if -half <= value < half else to_signed(value, width)
 
 
 def _unsigned(value: int, width: int) -> int:

@@ -11,7 +11,7 @@ the verifier uses).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -117,62 +117,72 @@ def reads_only(op: LoweredOp, index: int) -> bool:
     return index < len(op.ins) and op.roles[index] not in WORKSPACE_ROLES
 
 
-def _run(interpreter: Interpreter, op: LoweredOp, args: PythonValues, kernel) -> PythonValues:  # noqa: ANN001
-    with fault_at(op, op.SOURCE):
-        recheck_rules(interpreter, op, args)
-        kernel()
-    return ()
+class KernelCall(NamedTuple):
+    """What a lowered op runs: a kernel of interpreter/kernels.py, its operands, and the
+    target's choices read from the op (the same call serves a batched loop, interpreter/batch.py)."""
+
+    kernel: Callable[..., None]
+    operands: tuple[object, ...]
+    params: dict[str, object]
 
 
 @_per_op
-def _mgather_kernel(op: MGatherBase) -> tuple[Callable[..., None], dict[str, object]]:
-    """The kernel an MGATHER op runs and its keyword arguments, read once from its choices."""
-    common: dict[str, object] = dict(index_read=op.index_read.data, bound_by=op.capacity.data, oob=op.oob.data)
-    if isinstance(op, MGatherRowBase):
-        return kernels.mgather_row, {**common, "row_stride": op.row_stride.data, "col_stride": op.col_stride.data}
-    if isinstance(op, MGatherElemBase):
-        return kernels.mgather_elem, common
-    if isinstance(op, MGatherL1Base):
-        if op.row_stride is not None:
-            return kernels.mgather_l1_row, {**common, "row_stride": op.row_stride.data}
-        return kernels.mgather_l1_elem, common
-    assert isinstance(op, MGatherNzBase)
-    return kernels.mgather_nz, {**common, "row_mode": op.coalesce.data == Coalesce.ROW}
+def _kernel_params(op: LoweredOp) -> tuple[Callable[..., None], dict[str, object]] | None:
+    """The kernel an op runs and its keyword arguments, read once from its choices (None: the
+    op runs its own code)."""
+    if isinstance(op, MGatherBase):
+        common: dict[str, object] = dict(index_read=op.index_read.data, bound_by=op.capacity.data, oob=op.oob.data)
+        if isinstance(op, MGatherRowBase):
+            return kernels.mgather_row, {**common, "row_stride": op.row_stride.data, "col_stride": op.col_stride.data}
+        if isinstance(op, MGatherElemBase):
+            return kernels.mgather_elem, common
+        if isinstance(op, MGatherL1Base):
+            if op.row_stride is not None:
+                return kernels.mgather_l1_row, {**common, "row_stride": op.row_stride.data}
+            return kernels.mgather_l1_elem, common
+        assert isinstance(op, MGatherNzBase)
+        return kernels.mgather_nz, {**common, "row_mode": op.coalesce.data == Coalesce.ROW}
+    if isinstance(op, TGatherIndexBase):
+        return kernels.tgather_index, dict(out_of_range=op.out_of_range.data, tmp_use=op.tmp_use.data)
+    if isinstance(op, TGatherMaskBase):
+        return kernels.tgather_mask, dict(pattern=op.pattern.data, axis=op.axis.data, packing=op.packing.data)
+    if isinstance(op, TColArgMinBase):
+        return kernels.colargmin, dict(
+            compare=op.compare.data, nan=op.nan.data, row_counter=op.row_counter.data, src_read=op.src_read.data
+        )
+    return None
 
 
-def run_mgather(interpreter: Interpreter, op: MGatherBase, args: PythonValues) -> PythonValues:
-    kernel, params = _mgather_kernel(op)
+def kernel_of(op: Operation) -> Callable[..., None] | None:
+    """The kernel a lowered op runs through kernel_call (None for any other op)."""
+    found = _kernel_params(op) if isinstance(op, LoweredOp) else None
+    return found[0] if found is not None else None
+
+
+def kernel_call(op: LoweredOp, args: PythonValues) -> KernelCall:
+    """The kernel call of an op that has one (kernel_of), its operands taken by role."""
+    kernel, params = _kernel_params(op)  # type: ignore[misc]
     by_role = dict(zip(op.roles, args))
-    # mgather_l1_elem also takes the scratch view
-    scratch = (by_role["scratch"],) if kernel is kernels.mgather_l1_elem else ()
-    operands = (by_role["mem"], by_role["idx"], *scratch, by_role["dst"])
+    if isinstance(op, MGatherBase):
+        # mgather_l1_elem also takes the scratch view
+        scratch = (by_role["scratch"],) if kernel is kernels.mgather_l1_elem else ()
+        operands = (by_role["mem"], by_role["idx"], *scratch, by_role["dst"])
+    elif isinstance(op, TGatherIndexBase):
+        operands = (by_role["src"], by_role["indices"], by_role["dst"], by_role.get("tmp"))
+    elif isinstance(op, TColArgMinBase):
+        operands = (by_role["src"], by_role.get("dstIdx", by_role.get("dst")), by_role.get("dstVal"))
+    else:
+        operands = (by_role["src"], by_role["dst"])
+    return KernelCall(kernel, operands, params)
+
+
+def run_kernel(interpreter: Interpreter, op: LoweredOp, args: PythonValues) -> PythonValues:
+    """Run a lowered op through its kernel call; faults are located at the op, named after its pto op."""
+    call = kernel_call(op, args)
     with fault_at(op, op.SOURCE):
         recheck_rules(interpreter, op, args)
-        kernel(*operands, **params)
+        call.kernel(*call.operands, **call.params)
     return ()
-
-
-def run_tgather_index(interpreter: Interpreter, op: TGatherIndexBase, args: PythonValues) -> PythonValues:
-    by_role = dict(zip(op.roles, args))
-    src, idx, tmp, dst = by_role["src"], by_role["indices"], by_role.get("tmp"), by_role["dst"]
-    return _run(
-        interpreter,
-        op,
-        args,
-        lambda: kernels.tgather_index(
-            src, idx, dst, tmp, out_of_range=op.out_of_range.data, tmp_use=op.tmp_use.data
-        ),
-    )
-
-
-def run_tgather_mask(interpreter: Interpreter, op: TGatherMaskBase, args: PythonValues) -> PythonValues:
-    src, dst = args
-    return _run(
-        interpreter,
-        op,
-        args,
-        lambda: kernels.tgather_mask(src, dst, pattern=op.pattern.data, axis=op.axis.data, packing=op.packing.data),
-    )
 
 
 def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: PythonValues) -> PythonValues:
@@ -195,21 +205,10 @@ def run_tgather_compare(interpreter: Interpreter, op: TGatherCompareBase, args: 
             index_numbering=op.index_numbering.data, compare=op.compare.data, k_per_row=per_row,
         )
 
-    return _run(interpreter, op, args, kernel)
-
-
-def run_tcolargmin(interpreter: Interpreter, op: TColArgMinBase, args: PythonValues) -> PythonValues:
-    by_role = dict(zip(op.roles, args))
-    src, dst_val, dst_idx = by_role["src"], by_role.get("dstVal"), by_role.get("dstIdx", by_role.get("dst"))
-    return _run(
-        interpreter,
-        op,
-        args,
-        lambda: kernels.colargmin(
-            src, dst_idx, dst_val, compare=op.compare.data, nan=op.nan.data,
-            row_counter=op.row_counter.data, src_read=op.src_read.data,
-        ),
-    )
+    with fault_at(op, op.SOURCE):
+        recheck_rules(interpreter, op, args)
+        kernel()
+    return ()
 
 
 def _lane_dtype(register: VRegType) -> np.dtype:
@@ -238,11 +237,11 @@ def run_register_store(interpreter: Interpreter, op: RegisterStoreBase, args: Py
 
 
 RUNNERS: dict[type[Operation], Callable[[Interpreter, Operation, PythonValues], PythonValues]] = {
-    MGatherBase: run_mgather,
-    TGatherIndexBase: run_tgather_index,
-    TGatherMaskBase: run_tgather_mask,
+    MGatherBase: run_kernel,
+    TGatherIndexBase: run_kernel,
+    TGatherMaskBase: run_kernel,
     TGatherCompareBase: run_tgather_compare,
-    TColArgMinBase: run_tcolargmin,
+    TColArgMinBase: run_kernel,
     LoadIndexVectorBase: run_load_index_vector,
     RegisterGatherBase: run_register_gather,
     RegisterStoreBase: run_register_store,

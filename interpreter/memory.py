@@ -135,12 +135,12 @@ class GmView:
                 end = self.offset + rows * row_stride
                 if end <= self.buffer.size:
                     return self.buffer[self.offset : end].reshape(rows, row_stride)[:, :cols]
-        low, high = self._reach(self.offset)
+        low, high = self.reach(self.offset)
         if low < 0 or high >= self.buffer.size:
             raise RuntimeFault(self._outside(self.offset))
         return self._strided((), (), self.offset)
 
-    def _reach(self, offset):  # noqa: ANN001, ANN202 (an int, or one int per iteration)
+    def reach(self, offset):  # noqa: ANN001, ANN202 (an int, or one int per iteration)
         """The lowest and highest element the window touches from `offset`."""
         low = high = offset
         for d, s in zip(self.shape, self.strides):
@@ -172,7 +172,7 @@ class GmView:
         """Iterations x window as one strided view when the offsets are evenly spaced (affine
         in the induction variable); None otherwise (read2d/write2d then index elements)."""
         offsets = self.offset
-        low, high = self._reach(offsets)
+        low, high = self.reach(offsets)
         bad = (low < 0) | (high >= self.buffer.size)
         if bad.any():
             k = int(np.argmax(bad))

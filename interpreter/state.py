@@ -17,6 +17,8 @@ from interpreter.memory import RuntimeFault
 @dataclass
 class RunState:
     target: TargetInfo
+    batch_loops: bool = True
+    """Run independent scf.for iterations as one batched operation each (interpreter/batch.py)."""
     memories: dict[str, np.ndarray] = field(default_factory=dict)
 
     def memory(self, loc: str) -> np.ndarray | None:

@@ -1,0 +1,360 @@
+"""
+Batched loops: an `scf.for` whose iterations are independent runs each body op once, over
+all iterations at once, on values with a leading iteration axis (issue 12, item 3).
+
+Independent, decided at run time from the actual addresses of every iteration:
+- no `iter_args`: the induction variable is the only value that changes between iterations;
+- GM: no element one iteration writes is read or written by another (iteration windows with
+  disjoint spans, else compared element by element); a buffer read at data-dependent places
+  (an MGATHER table) is not written in the loop;
+- UB: an element an iteration reads before writing it is written by no iteration (so each
+  iteration sees its pre-loop value), and the tiles the loop writes overlap no other tile it uses.
+Anything else (another op in the body, a view whose shape varies, a fault in the index math)
+runs iteration by iteration, as interpreter/loops.py does.
+
+Batched values: the induction variable and the index math on it are int64 arrays (wrapping at
+the result's width as the scalar ops do); a view at a varying offset holds one offset per
+iteration (memory.GmView); a tile the loop writes gets one storage per iteration, and the last
+iteration's contents go back to UB. Data ops run their ordinary implementations on these
+values: the kernels (interpreter/kernels.py) index trailing axes, and `kernels.FOOTPRINTS`
+says what each reads and writes.
+
+A fault names its first failing iteration (memory.RuntimeFault.iteration). The run then goes
+on with that op and the following ones over the iterations before it only, so the fault
+reported is the one the serial run would meet first: same op, same message, plus the iteration.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Operation
+from xdsl.utils.comparisons import to_signed
+
+from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp, TStoreOp
+
+from interpreter import kernels, lowered
+from interpreter.kernels import Footprint, valid_rect
+from interpreter.memory import GmView, RuntimeFault, Tile
+from interpreter.state import located_failure
+from lowering.ops import LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase
+
+ELEMENT_CHECK_LIMIT = 1 << 22
+"""Most GM element accesses (one buffer, all iterations) compared one by one when iteration
+windows' spans overlap; beyond it the loop runs iteration by iteration."""
+
+INDEX_MATH = {
+    arith.AddiOp: np.add,
+    arith.SubiOp: np.subtract,
+    arith.MuliOp: np.multiply,
+    arith.MinSIOp: np.minimum,
+    arith.MaxSIOp: np.maximum,
+}
+"""Integer ops computed on a varying operand (elementwise, then wrapped to the result width)."""
+
+REGISTER_OPS = (LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase)
+
+
+def int_width(interpreter: Interpreter, op: Operation) -> int:
+    result_type = op.results[0].type
+    if isinstance(result_type, IndexType):
+        return interpreter.index_bitwidth
+    assert isinstance(result_type, IntegerType)
+    return result_type.width.data
+
+
+def signed(value: int, width: int) -> int:
+    """to_signed, skipping the common case of a value already in range."""
+    half = 1 << (width - 1)
+    return value if -half <= value < half else to_signed(value, width)
+
+
+def _wrap(values: np.ndarray, width: int) -> np.ndarray:
+    """int64 values wrapped to a signed `width`-bit integer (int64 arithmetic already wraps at 64)."""
+    if width == 64:
+        return values
+    half = np.int64(1 << (width - 1))
+    return ((values + half) & np.int64((1 << width) - 1)) - half
+
+
+# ---------------------------------------------------------------------------
+# Which loops: decided once per loop from its prepared plan
+
+
+def _is_data(op: Operation) -> bool:
+    return isinstance(op, (TLoadOp, TStoreOp, *REGISTER_OPS)) or lowered.kernel_of(op) in kernels.FOOTPRINTS
+
+
+def _is_pure(op: Operation) -> bool:
+    return op.dialect_name() == "arith" or isinstance(op, MakeTensorViewOp | PartitionViewOp)
+
+
+def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...], varying: set[int]) -> bool:
+    """Whether `op` can take its varying operands as arrays."""
+    if isinstance(op, PartitionViewOp):
+        rank = (len(operands) - 1) // 2
+        return not varying.intersection(operands[1 + rank :])  # sizes stay the same
+    return type(op) in INDEX_MATH and int_width(interpreter, op) <= 64
+
+
+def eligible(interpreter: Interpreter, plan: Any) -> bool:  # noqa: ANN401 (loops._LoopPlan)
+    """Whether the loop's shape allows batching: no carried values; the body holds only
+    index math, views, and data ops with batched kernels; index math does not read data."""
+    if len(plan.block_args) != 1 or plan.yielded:
+        return False
+    varying = {plan.block_args[0]}
+    data_results: set[int] = set()
+    for step in plan.steps:
+        if _is_data(step.op):
+            data_results.update(step.results)
+            continue
+        if not _is_pure(step.op) or data_results.intersection(step.operands):
+            return False
+        if varying.intersection(step.operands):
+            if not _varies_ok(interpreter, step.op, step.operands, varying):
+                return False
+            varying.update(step.results)
+    return True
+
+
+# ---------------------------------------------------------------------------
+# Running a loop batched
+
+
+def _vary(interpreter: Interpreter, op: Operation, args: list[Any], count: int) -> tuple[Any, ...]:
+    """A pure op with at least one varying operand, for every iteration at once."""
+    if isinstance(op, PartitionViewOp):
+        return (_partition(args, count),)
+    width = int_width(interpreter, op)
+    a, b = (x if isinstance(x, np.ndarray) else np.int64(signed(x, width)) for x in args)
+    return (_wrap(INDEX_MATH[type(op)](a, b), width),)
+
+
+def _partition(args: list[Any], count: int) -> GmView:
+    source, *rest = args
+    assert isinstance(source, GmView)
+    rank = len(rest) // 2
+    sizes = tuple(rest[rank:])
+    offset = np.broadcast_to(np.asarray(source.offset, np.int64), (count,))
+    for o, s, d, st in zip(rest, sizes, source.shape, source.strides):
+        if np.any((o < 0) | (s <= 0) | (o + s > d)):
+            raise RuntimeFault("partition outside its source")  # the serial run words it
+        offset = offset + o * st
+    return GmView(source.buffer, offset, sizes, source.strides)
+
+
+def _footprint(op: Operation, args: list[Any]) -> Footprint:
+    if isinstance(op, TLoadOp):
+        view, tile = args
+        return Footprint([(tile, True, valid_rect(tile))], [(view, False, False)])
+    if isinstance(op, TStoreOp):
+        tile, view = args
+        return Footprint([(tile, False, valid_rect(tile))], [(view, True, False)])
+    if isinstance(op, LoadIndexVectorBase):
+        return Footprint([(args[0], False, valid_rect(args[0]))], [])
+    if isinstance(op, RegisterGatherBase):
+        return Footprint([(args[0], False, None)], [])  # lanes read base anywhere; the mask is a shape
+    if isinstance(op, RegisterStoreBase):
+        return Footprint([(args[1], True, valid_rect(args[1]))], [])
+    call = lowered.kernel_call(op, args)  # type: ignore[arg-type]
+    return kernels.FOOTPRINTS[call.kernel](*call.operands, **call.params)
+
+
+class _TileUse:
+    __slots__ = ("tile", "written", "read_first")
+
+    def __init__(self, tile: Tile):
+        self.tile = tile
+        self.written = np.zeros(tile.flat.size, bool)
+        """Storage elements the body writes."""
+        self.read_first = np.zeros(tile.flat.size, bool)
+        """Storage elements an iteration reads before writing them."""
+
+
+def _tile_uses(prints: list[Footprint]) -> list[_TileUse] | None:
+    """Every tile the body touches, or None if an iteration could see another's UB contents."""
+    uses: dict[int, _TileUse] = {}
+    for fp in prints:
+        for tile, write, elements in fp.tiles:
+            use = uses.get(id(tile))
+            if use is None:
+                use = uses[id(tile)] = _TileUse(tile)
+            mask = np.zeros(tile.flat.size, bool)
+            mask[slice(None) if elements is None else elements] = True
+            if write:
+                use.written |= mask
+            else:
+                use.read_first |= mask & ~use.written
+    found = list(uses.values())
+    for i, use in enumerate(found):
+        if (use.read_first & use.written).any():
+            return None
+        for other in found[i + 1 :]:
+            if (use.written.any() or other.written.any()) and np.may_share_memory(use.tile.flat, other.tile.flat):
+                return None
+    return found
+
+
+def _gm_independent(prints: list[Footprint], count: int) -> bool:
+    by_buffer: dict[int, tuple[np.ndarray, list[tuple[GmView, bool]], list[bool]]] = {}
+    for fp in prints:
+        for view, write, gathered in fp.views:
+            if gathered and isinstance(view.offset, np.ndarray):
+                return False  # a gather table that moves: its kernels take one base
+            entry = by_buffer.setdefault(id(view.buffer), (view.buffer, [], [False]))
+            entry[1].append((view, write))
+            entry[2][0] |= gathered
+    for key, (buffer, accesses, gathered) in by_buffer.items():
+        if not any(write for _, write in accesses):
+            continue
+        if gathered[0]:
+            return False
+        if any(k != key and np.may_share_memory(buffer, other) for k, (other, _, _) in by_buffer.items()):
+            return False
+        if not _windows_disjoint(accesses, count):
+            return False
+    return True
+
+
+def _windows_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
+    """No element one iteration writes is touched by another iteration."""
+    lows, highs = [], []
+    for view, write in accesses:
+        if write and not isinstance(view.offset, np.ndarray) and count > 1:
+            return False  # every iteration writes the same window
+        low, high = view.reach(view.offset)
+        lows.append(np.broadcast_to(low, (count,)))
+        highs.append(np.broadcast_to(high, (count,)))
+    low, high = np.min(lows, axis=0), np.max(highs, axis=0)
+    order = np.argsort(low, kind="stable")
+    if (high[order][:-1] < low[order][1:]).all():
+        return True
+    if count * sum(int(np.prod(v.shape)) for v, _ in accesses) > ELEMENT_CHECK_LIMIT:
+        return False
+    return _elements_disjoint(accesses, count)
+
+
+def _elements(view: GmView, count: int) -> np.ndarray:
+    """iterations x the window's element offsets."""
+    offsets = view.offsets2d()
+    return np.broadcast_to(offsets.reshape(*offsets.shape[:-2], -1), (count, offsets.shape[-2] * offsets.shape[-1]))
+
+
+def _elements_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
+    writes = np.concatenate([_elements(v, count) for v, w in accesses if w], axis=1)
+    owners = np.broadcast_to(np.arange(count)[:, None], writes.shape).reshape(-1)
+    written = writes.reshape(-1)
+    order = np.lexsort((owners, written))
+    written, owners = written[order], owners[order]
+    if ((written[1:] == written[:-1]) & (owners[1:] != owners[:-1])).any():
+        return False
+    unique, first = np.unique(written, return_index=True)
+    owner = owners[first]
+    reads = [_elements(v, count) for v, w in accesses if not w]
+    if not reads:
+        return True
+    read = np.concatenate(reads, axis=1)
+    at = np.minimum(np.searchsorted(unique, read), unique.size - 1)
+    return not ((unique[at] == read) & (owner[at] != np.arange(count)[:, None])).any()
+
+
+def _first(value: Any, count: int) -> Any:  # noqa: ANN401
+    """A batched value's first `count` iterations (views into the same storage)."""
+    if isinstance(value, Tile):
+        return Tile(value.type, value.flat[:count], value.valid_row, value.valid_col)
+    if isinstance(value, GmView):
+        return GmView(value.buffer, value.offset[:count], value.shape, value.strides)
+    return value[:count]
+
+
+def _failing_iteration(error: BaseException) -> int:
+    """The first failing iteration a fault names (0: it fails in every iteration)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, RuntimeFault) and cause.iteration is not None:
+            return cause.iteration
+        cause = cause.__cause__
+    return 0
+
+
+def in_iteration(error: PtoError, loop: scf.ForOp, iteration: int, value: int) -> PtoError:
+    """A fault inside a batchable loop, with the iteration it happened in."""
+    return PtoError(f"{error.text} (iteration {iteration} of the scf.for at {op_location(loop)}, induction variable {value})")
+
+
+class _Fault(NamedTuple):
+    iteration: int
+    error: PtoError
+
+
+def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any]) -> bool:  # noqa: ANN401
+    """Run an eligible loop batched (True), or leave everything untouched when its iterations
+    are not independent (False: run it serially). `slots` holds the body's outside values."""
+    count = len(bounds)
+    if not (-(1 << 63) <= min(bounds) and max(bounds) < 1 << 63):
+        return False
+    batched = [False] * len(slots)
+    slots[plan.block_args[0]] = np.arange(bounds.start, bounds.stop, bounds.step, dtype=np.int64)
+    batched[plan.block_args[0]] = True
+    data = []
+    for step in plan.steps:
+        if _is_data(step.op):
+            data.append(step)
+            continue
+        args = [slots[s] for s in step.operands]
+        varying = any(batched[s] for s in step.operands)
+        try:
+            if varying:
+                values = _vary(interpreter, step.op, args, count)
+            else:
+                values = step.run(step.functions, interpreter, step.op, tuple(args)).values
+        except Exception:  # a fault in the index math: the serial run reports it, at its iteration
+            return False
+        for s, v in zip(step.results, values):
+            slots[s] = v
+            batched[s] = varying
+
+    prints = [_footprint(step.op, [slots[s] for s in step.operands]) for step in data]
+    uses = _tile_uses(prints)
+    if uses is None or not _gm_independent(prints, count):
+        return False
+
+    per_iteration: list[tuple[_TileUse, Tile]] = []
+    for use in uses:
+        if not use.written.any():
+            continue
+        tile = use.tile
+        storage = np.empty((count, tile.flat.size), tile.flat.dtype)
+        if use.read_first.any():
+            storage[:, use.read_first] = tile.flat[use.read_first]
+        own = Tile(tile.type, storage, tile.valid_row, tile.valid_col)
+        per_iteration.append((use, own))
+        for s, v in enumerate(slots):
+            if v is tile:
+                slots[s], batched[s] = own, True
+
+    limit, fault = count, None
+    for step in data:
+        while limit:
+            args = tuple(_first(slots[s], limit) if batched[s] and limit < count else slots[s] for s in step.operands)
+            try:
+                values = step.run(step.functions, interpreter, step.op, args).values
+                break
+            except Exception as e:  # rerun this op and the rest over the iterations before the fault
+                limit = min(_failing_iteration(e), limit - 1)
+                fault = _Fault(limit, located_failure(step.op, e))
+        if not limit:
+            break
+        for s, v in zip(step.results, values):
+            slots[s] = v
+            batched[s] = any(batched[o] for o in step.operands)
+    if fault is not None:
+        raise in_iteration(fault.error, loop, fault.iteration, bounds[fault.iteration]) from fault.error
+    for use, own in per_iteration:
+        use.tile.flat[use.written] = own.flat[-1][use.written]
+    return True
