@@ -36,7 +36,7 @@ from xdsl.ir import Operation
 from xdsl.utils.comparisons import to_signed
 
 from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp, TStoreOp
+from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, TLoadOp, TStoreOp
 
 from interpreter import kernels, lowered
 from interpreter.kernels import Footprint, valid_rect
@@ -91,7 +91,9 @@ def _is_data(op: Operation) -> bool:
 
 
 def _is_pure(op: Operation) -> bool:
-    return op.dialect_name() == "arith" or isinstance(op, MakeTensorViewOp | PartitionViewOp)
+    """Ops without side effects; alloc_tile only places a tile (at the same UB address, or a
+    private buffer, in every iteration while its operands do not vary)."""
+    return op.dialect_name() == "arith" or isinstance(op, MakeTensorViewOp | PartitionViewOp | AllocTileOp)
 
 
 def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...], varying: set[int]) -> bool:

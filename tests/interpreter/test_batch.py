@@ -1,0 +1,286 @@
+"""
+Batched loops (interpreter/batch.py) give the same results as iteration-by-iteration
+execution, bit for bit: GM outputs, the final UB contents of every tile (stored after the
+loop), and faults (the same message, plus the failing iteration).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+from xdsl.interpreter import Interpreter
+
+import interpreter
+from interpreter import batch
+from pto_dialect import PtoError, parse
+
+from tests.interpreter.harness import TARGETS, bits, constants, func, tensor_view, tile, view
+
+R, C = 8, 16
+"""The data tiles' shape."""
+X_ROWS, OUT_ROWS, TABLE_ROWS, IDS_ROWS = 32, 176, 12, 32
+
+INSTRUCTIONS = ("mgather_row", "mgather_elem", "tgather_index", "tgather_mask", "tcolargmin")
+
+
+def _dst_shape(instruction: str) -> tuple[tuple[int, int], str]:
+    if instruction == "tcolargmin":
+        return (1, C), "i32"
+    if instruction == "tgather_mask":
+        return (R, C // 2), "f32"
+    return (R, C), "f32"
+
+
+def loop_kernel(instruction: str, target: str, bounds: tuple[int, int, int], load: tuple[int, int],
+                store: tuple[int, int], carried: bool, in_place: bool, early_store: bool, oob: str) -> str:
+    """One scf.for: load the instruction's inputs from windows at row a*i + b, run it, store its
+    dst at row c*i + d (or at a carried row, advanced by c); after the loop every tile is stored
+    to its own buffer. `in_place`: the data (or the MGATHER table) is the output buffer;
+    `early_store`: dst is also stored before the instruction writes it (last iteration's UB)."""
+    lb, ub, step = bounds
+    (a, b), (c, d) = load, store
+    (dr, dc), dt = _dst_shape(instruction)
+    data_t, ids_t = tile((R, C), "f32"), tile((1, R) if instruction == "mgather_row" else (R, C), "i32")
+    dst_t = tile((dr, dc), dt)
+    ids_rows, ids_cols = (1, R) if instruction == "mgather_row" else (R, C)
+    source = "%out" if in_place else "%x"
+    tiles = [("dt", dst_t, (dr, dc), dt)]
+    body = []
+    if instruction.startswith("mgather"):
+        tiles.append(("it", ids_t, (ids_rows, ids_cols), "i32"))
+        body += [f"pto.tload ins(%ip : {view((ids_rows, ids_cols), 'i32')}) outs(%it : {ids_t})"]
+        table = "%op_all" if in_place else "%tp"
+        table_t = view((OUT_ROWS, C) if in_place else (TABLE_ROWS, C), "f32")
+        coalesce = "row" if instruction == "mgather_row" else "elem"
+        instr = (f"pto.mgather ins({table}, %it : {table_t}, {ids_t}) outs(%dt : {dst_t}) "
+                 f"{{coalesce = #pto<coalesce {coalesce}>, gatherOob = #pto<gather_oob {oob}>}}")
+    else:
+        tiles.append(("st", data_t, (R, C), "f32"))
+        body += [f"pto.tload ins(%sp : {view((R, C), 'f32')}) outs(%st : {data_t})"]
+        if instruction == "tgather_index":
+            tiles.append(("it", ids_t, (R, C), "i32"))
+            body += [f"pto.tload ins(%ip : {view((R, C), 'i32')}) outs(%it : {ids_t})"]
+            if target == "a2a3":
+                tiles.append(("tt", tile((R, C), "i32"), (R, C), "i32"))
+                instr = f"pto.tgather ins(%st, %it, %tt : {data_t}, {ids_t}, {tile((R, C), 'i32')}) outs(%dt : {dst_t})"
+            else:
+                instr = f"pto.tgather ins(%st, %it : {data_t}, {ids_t}) outs(%dt : {dst_t})"
+        elif instruction == "tgather_mask":
+            instr = f'pto.tgather ins(%st, {{maskPattern = #pto.mask_pattern<P0101>}} : {data_t}, "row") outs(%dt : {dst_t})'
+        else:
+            instr = f"pto.tcolargmin ins(%st : {data_t}) outs(%dt : {dst_t})"
+    out_view = view((dr, dc), dt)
+    early = [f"pto.tstore ins(%dt : {dst_t}) outs(%ep : {out_view})"] if early_store else []
+    store_row = "%w" if carried else "%wr"
+    loop_body = "\n".join([
+        f"%s = arith.muli %i, %c{a} : index",
+        f"%r = arith.addi %s, %c{b} : index",
+        f"%ws = arith.muli %i, %c{c} : index",
+        f"%wr = arith.addi %ws, %c{d} : index",
+        f"%sp = pto.partition_view {source}v, offsets = [%r, %c0], sizes = [%c{R}, %c{C}] : {tensor_view(2, 'f32')}",
+        f"%ip = pto.partition_view %idsv, offsets = [%r, %c0], sizes = [%c{ids_rows}, %c{ids_cols}] : {tensor_view(2, 'i32')}",
+        f"%op = pto.partition_view %outv, offsets = [{store_row}, %c0], sizes = [%c{dr}, %c{dc}] : {tensor_view(2, dt)}",
+        f"%ep = pto.partition_view %earlyv, offsets = [%wr, %c0], sizes = [%c{dr}, %c{dc}] : {tensor_view(2, dt)}",
+        *body, *early, instr,
+        f"pto.tstore ins(%dt : {dst_t}) outs(%op : {out_view})",
+    ])
+    if carried:
+        loop = (f"%end = scf.for %i = %c{lb} to %c{ub} step %c{step} iter_args(%w = %c{d}) -> (index) {{\n"
+                f"{loop_body}\n%next = arith.addi %w, %c{c} : index\nscf.yield %next : index\n}}")
+    else:
+        loop = f"scf.for %i = %c{lb} to %c{ub} step %c{step} {{\n{loop_body}\n}}"
+    fins = []
+    for name, t, (tr, tc), tdt in tiles:
+        fins += [
+            f"%f{name}v = pto.make_tensor_view %f{name}, shape = [%c{tr}, %c{tc}], strides = [%c{tc}, %c1] : {tensor_view(2, tdt)}",
+            f"%f{name}p = pto.partition_view %f{name}v, offsets = [%c0, %c0], sizes = [%c{tr}, %c{tc}] : {tensor_view(2, tdt)}",
+            f"pto.tstore ins(%{name} : {t}) outs(%f{name}p : {view((tr, tc), tdt)})",
+        ]
+    out_dt = "f32" if in_place else dt
+    prologue = [
+        constants(0, 1, a, b, c, d, lb, ub, step, R, C, dr, dc, ids_rows, ids_cols, X_ROWS, OUT_ROWS, TABLE_ROWS, IDS_ROWS),
+        f"%xv = pto.make_tensor_view %x, shape = [%c{X_ROWS}, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, 'f32')}",
+        f"%tv = pto.make_tensor_view %tab, shape = [%c{TABLE_ROWS}, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, 'f32')}",
+        f"%tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c{TABLE_ROWS}, %c{C}] : {tensor_view(2, 'f32')}",
+        f"%idsv = pto.make_tensor_view %ids, shape = [%c{IDS_ROWS}, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, 'i32')}",
+        f"%outv = pto.make_tensor_view %out, shape = [%c{OUT_ROWS}, %c{dc}], strides = [%c{dc}, %c1] : {tensor_view(2, out_dt)}",
+        *([f"%op_all = pto.partition_view %outv, offsets = [%c0, %c0], sizes = [%c{OUT_ROWS}, %c{C}] : {tensor_view(2, 'f32')}"]
+          if in_place else []),
+        f"%earlyv = pto.make_tensor_view %early, shape = [%c{OUT_ROWS}, %c{dc}], strides = [%c{dc}, %c1] : {tensor_view(2, dt)}",
+        *(f"%{name} = pto.alloc_tile : {t}" for name, t, _, _ in tiles),
+    ]
+    args = [("x", "!pto.ptr<f32>"), ("tab", "!pto.ptr<f32>"), ("ids", "!pto.ptr<i32>"),
+            ("out", f"!pto.ptr<{out_dt}>"), ("early", f"!pto.ptr<{dt}>")]
+    args += [(f"f{name}", f"!pto.ptr<{tdt}>") for name, _, _, tdt in tiles]
+    return func(args, "\n".join([*prologue, loop, *fins]))
+
+
+def kernel_inputs(text: str, instruction: str, in_place: bool, rng: np.random.Generator) -> list[np.ndarray]:
+    (dr, dc), dt = _dst_shape(instruction)
+    np_dt = np.float32 if dt == "f32" else np.int32
+    high = TABLE_ROWS if instruction == "mgather_row" else (OUT_ROWS if in_place else TABLE_ROWS) * C
+    if instruction == "tgather_index":
+        high = R * C
+    if instruction == "mgather_row" and in_place:
+        high = OUT_ROWS
+    ids = rng.integers(-2, high + 2, IDS_ROWS * C).astype(np.int32)
+    ids[rng.random(ids.size) < 0.9] %= high  # mostly in range: faults and OOB policies now and then
+    out_dt = np.float32 if in_place else np_dt
+    arrays = [
+        rng.integers(-50, 50, X_ROWS * C).astype(np.float32),
+        rng.integers(-50, 50, TABLE_ROWS * C).astype(np.float32),
+        ids,
+        rng.integers(-50, 50, OUT_ROWS * dc).astype(out_dt),
+        rng.integers(-50, 50, OUT_ROWS * dc).astype(np_dt),
+    ]
+    function = parse(text, "k.pto").body.block.first_op
+    for arg in function.args[len(arrays):]:
+        shape_dtype = np.float32 if "f32" in str(arg.type) else np.int32
+        arrays.append(np.full(R * C, -7, shape_dtype))
+    return arrays
+
+
+class IterationSeen(Interpreter.Listener):
+    """The induction variable of the last iteration that started (the first body op reads it)."""
+
+    def __init__(self) -> None:
+        self.value: int | None = None
+
+    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+        if op.name == "arith.muli" and op.operands[0].owner is op.parent_block() and op.parent_block().args:
+            if op.parent_block().args[0] is op.operands[0]:
+                self.value = args[0]
+
+
+def run_both(text: str, target: str, arrays: list[np.ndarray], batchable: bool = True) -> bool:
+    """Batched and serial runs agree: same outputs, or the same fault plus its iteration
+    (a loop batching never applies to, one with iter_args, reports as before). True: a fault."""
+    module = parse(text, "k.pto")
+    try:
+        serial = interpreter.run(module, target, arrays, batch_loops=False)
+    except PtoError as e:
+        seen = IterationSeen()
+        with pytest.raises(PtoError):
+            interpreter.run(module, target, arrays, listeners=(seen,))
+        with pytest.raises(PtoError) as batched_error:
+            interpreter.run(module, target, arrays)
+        message = str(batched_error.value)
+        if not batchable:
+            assert message == str(e)
+            return True
+        assert message.startswith(f"{e} (iteration "), (message, str(e))
+        assert message.endswith(f", induction variable {seen.value})"), message
+        loop_line = next(n for n, line in enumerate(text.splitlines(), 1) if "scf.for" in line)
+        assert f"of the scf.for at k.pto:{loop_line}:" in message
+        return True
+    batched = interpreter.run(module, target, arrays)
+    for s, b in zip(serial, batched):
+        assert np.array_equal(bits(s), bits(b))
+    return False
+
+
+@contextmanager
+def recording_batched() -> Iterator[list[bool | str]]:
+    """What each call of batch.run_batched did while inside (True: ran batched, False: left
+    the loop to the serial run, "fault": ran batched into a fault)."""
+    outcomes: list[bool | str] = []
+    real = batch.run_batched
+
+    def spy(*args):  # noqa: ANN002, ANN202
+        try:
+            outcomes.append(real(*args))
+        except PtoError:
+            outcomes.append("fault")
+            raise
+        return outcomes[-1]
+
+    batch.run_batched = spy
+    try:
+        yield outcomes
+    finally:
+        batch.run_batched = real
+
+
+def batched_outcomes(text: str, target: str, arrays) -> list[bool | str]:  # noqa: ANN001
+    with recording_batched() as outcomes:
+        interpreter.run(parse(text, "k.pto"), target, arrays)
+    return outcomes
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    target=st.sampled_from(TARGETS),
+    instruction=st.sampled_from(INSTRUCTIONS),
+    trips=st.sampled_from([1, 2, 3, 4, 5]),
+    lb=st.integers(0, 2),
+    step=st.integers(1, 2),
+    load=st.tuples(st.integers(0, 2), st.integers(0, 1)),
+    store=st.tuples(st.sampled_from([0, 1, 2, R, R, R + 1, 2 * R, 2 * R]), st.integers(0, 2)),
+    carried=st.sampled_from([False, False, False, True]),
+    in_place=st.sampled_from([False, False, True]),
+    early_store=st.sampled_from([False, False, False, True]),
+    oob=st.sampled_from(["clamp", "wrap", "zero", "undefined"]),
+    seed=st.integers(0, 2**16),
+)
+def test_batched_loops_match_serial(target, instruction, trips, lb, step, load, store, carried, in_place,  # noqa: ANN001
+                                    early_store, oob, seed) -> None:
+    in_place = in_place and _dst_shape(instruction) == ((R, C), "f32")  # the output can be read as the input
+    text = loop_kernel(instruction, target, (lb, lb + trips * step, step), load, store, carried, in_place,
+                       early_store, oob)
+    arrays = kernel_inputs(text, instruction, in_place, np.random.default_rng(seed))
+    with recording_batched() as outcomes:
+        faulted = run_both(text, target, arrays, not carried)
+    event(f"batched: {outcomes}, fault: {faulted}, carried: {carried}, one trip: {trips == 1}")  # --hypothesis-show-statistics: how often each way
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("instruction", INSTRUCTIONS)
+@pytest.mark.parametrize(
+    "store,carried,early_store",
+    [
+        ((R, 0), False, False),  # disjoint windows
+        ((2 * R, 1), False, False),  # disjoint, with gaps
+        ((1, 0), False, False),  # windows one row apart: overlapping unless dst has one row
+        ((0, 0), False, False),  # every iteration writes the same window
+        ((R, 0), True, False),  # a carried value
+        ((R, 0), False, True),  # dst read before the iteration writes it
+    ],
+)
+def test_which_loops_run_batched(target, instruction, store, carried, early_store) -> None:  # noqa: ANN001
+    text = loop_kernel(instruction, target, (0, 4, 1), (1, 0), store, carried, False, early_store, "clamp")
+    arrays = kernel_inputs(text, instruction, False, np.random.default_rng(1))
+    arrays[2] = np.abs(arrays[2]) % (R * C if instruction == "tgather_index" else TABLE_ROWS)
+    dst_rows = _dst_shape(instruction)[0][0]
+    batched = store[0] >= dst_rows and not early_store
+    expected = [batched] if not carried else []  # a loop with iter_args is never tried
+    assert batched_outcomes(text, target, arrays) == expected
+    run_both(text, target, arrays, not carried)
+
+
+def test_gather_table_written_in_the_loop_runs_serially() -> None:
+    text = loop_kernel("mgather_row", "a5", (0, 4, 1), (1, 0), (R, 0), False, True, False, "clamp")
+    arrays = kernel_inputs(text, "mgather_row", True, np.random.default_rng(2))
+    arrays[2] = np.abs(arrays[2]) % OUT_ROWS
+    assert batched_outcomes(text, "a5", arrays) == [False]
+
+
+def test_fault_names_its_iteration() -> None:
+    """MGATHER with gatherOob = undefined: iteration 2 (i = 5) meets the first bad index."""
+    text = loop_kernel("mgather_row", "a2a3", (1, 9, 2), (1, 0), (R, 0), False, False, False, "undefined")
+    arrays = kernel_inputs(text, "mgather_row", False, np.random.default_rng(3))
+    ids = np.zeros(IDS_ROWS * C, np.int32)
+    ids[5 * C + 2] = TABLE_ROWS  # row 5 (i = 5), dst row 2
+    ids[7 * C + 0] = -1
+    arrays[2] = ids
+    with pytest.raises(PtoError) as e:
+        interpreter.run(parse(text, "k.pto"), "a2a3", arrays)
+    loop_line = next(n for n, line in enumerate(text.splitlines(), 1) if "scf.for" in line)
+    assert str(e.value).endswith(
+        f"index {TABLE_ROWS} for dst row 2 is out of bounds for a table capacity of {TABLE_ROWS} "
+        f"(gatherOob = undefined) (iteration 2 of the scf.for at k.pto:{loop_line}:3, induction variable 5)"
+    )
