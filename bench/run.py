@@ -1,9 +1,12 @@
 """
 Interpreter speed on an embedding lookup (issue: per-target lowering and the interpreter):
 an scf.for over 1024 tiles, each: tload 64 ids, row-mode MGATHER of 64 rows x 128 f16 from a
-100,000-row table with clamp, tstore. Reports the time of interpreter.run on an already
-parsed module (lowering included), the ratio to a bare NumPy loop doing the same per-tile
-np.take in the same process, and the interpreter's overhead per executed op.
+100,000-row table with clamp, tstore. Reports, side by side in one process, the time of
+interpreter.run on an already parsed module (lowering included) with the loop batched (its
+iterations are independent: interpreter/batch.py) and iteration by iteration, against a bare
+NumPy loop doing the same per-tile np.take and one np.take over all tiles; the interpreter's
+overhead per executed op (iteration by iteration); and the peak memory (tracemalloc) of a
+batched run against the size of its arrays.
 
     .venv/bin/python bench/run.py [--target a2a3]
 """
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import time
+import tracemalloc
 
 import numpy as np
 from xdsl.interpreter import Interpreter
@@ -68,6 +72,24 @@ def bare_numpy(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
         o2[t * IDS : (t + 1) * IDS] = np.take(t2, rows, axis=0)
 
 
+def take_all(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
+    """The same gather as one np.take over all tiles."""
+    rows = np.where(ids < 0, ROWS - 1, np.minimum(ids, ROWS - 1))
+    np.take(table.reshape(ROWS, COLS), rows, axis=0, out=out.reshape(-1, COLS))
+
+
+def peak_bytes(f) -> int:  # noqa: ANN001
+    """The most memory f() holds at once beyond what was allocated before (tracemalloc)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        f()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
 def best_of(n: int, f) -> float:  # noqa: ANN001
     times = []
     for _ in range(n):
@@ -88,23 +110,35 @@ def main() -> None:
     out = np.zeros(TILES * IDS * COLS, np.float16)
     module = pto_dialect.parse(KERNEL, "embedding.pto")
 
-    result = interpreter.run(module, args.target, [table, ids, out])[2]
     expected = out.copy()
     bare_numpy(table, ids, expected)
-    assert np.array_equal(result, expected), "interpreter result differs from NumPy"
+    for batch_loops in (True, False):
+        result = interpreter.run(module, args.target, [table, ids, out], batch_loops=batch_loops)[2]
+        assert np.array_equal(result, expected), "interpreter result differs from NumPy"
 
     counter = Counter()
     interpreter.run(module, args.target, [table, ids, out], listeners=(counter,))
-    t_run = best_of(args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out]))
+    t_batched = best_of(args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out]))
+    t_serial = best_of(
+        args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out], batch_loops=False)
+    )
     t_bare = best_of(args.repeat, lambda: bare_numpy(table, ids, out.copy()))
+    t_take = best_of(args.repeat, lambda: take_all(table, ids, out.copy()))
     t_lower = best_of(args.repeat, lambda: interpreter.lower_for(module, args.target))
     work = t_bare  # the NumPy work the interpreter cannot avoid
-    overhead_us = (t_run - t_lower - work) / counter.ops * 1e6
-    print("| target | interpreter.run | bare NumPy loop | ratio | executed ops | overhead per op |")
-    print("|---|---|---|---|---|---|")
+    overhead_us = (t_serial - t_lower - work) / counter.ops * 1e6
+    peak = peak_bytes(lambda: interpreter.run(module, args.target, [table, ids, out]))
+    arrays = table.nbytes + ids.nbytes + out.nbytes
     print(
-        f"| {args.target} | {t_run * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms | {t_run / t_bare:.2f}x "
-        f"| {counter.ops} | {overhead_us:.2f} us |"
+        "| target | batched | iteration by iteration | bare NumPy loop | one np.take | batched / bare "
+        "| iteration by iteration / bare | overhead per op (iteration by iteration) | peak memory (batched) |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    print(
+        f"| {args.target} | {t_batched * 1e3:.1f} ms | {t_serial * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms "
+        f"| {t_take * 1e3:.1f} ms | {t_batched / t_bare:.2f}x | {t_serial / t_bare:.2f}x "
+        f"| {overhead_us:.2f} us ({counter.ops} ops) | {peak / 2**20:.1f} MiB = {peak / arrays:.2f}x arrays "
+        f"({arrays / 2**20:.1f} MiB) |"
     )
 
 

@@ -265,6 +265,39 @@ def _elements_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
     return not ((unique[at] == read) & (owner[at] != np.arange(count)[:, None])).any()
 
 
+def _store_target(use: _TileUse, data: list[Any], prints: list[Footprint], count: int) -> tuple[np.ndarray, int] | None:
+    """Per-iteration storage for a tile that lives in the GM windows a tstore copies it to, and
+    that tstore's position (it then has nothing left to do); None when that would differ.
+
+    Holds when the tile (ND, valid = shape) is written whole before any read in an iteration,
+    every write precedes the tstore, the windows are evenly spaced and each is the tile's
+    storage, contiguous, and no other access in the loop touches their buffer."""
+    tile = use.tile
+    if tile._view is None or not use.written.all() or use.read_first.any():  # noqa: SLF001
+        return None
+    if tile.valid_shape != tuple(tile.type.shape) or not tile.type.is_row_major:
+        return None
+    touches = [i for i, fp in enumerate(prints) for t, _, _ in fp.tiles if t is tile]
+    writes = [i for i, fp in enumerate(prints) for t, w, _ in fp.tiles if t is tile and w]
+    store = next((i for i in touches if isinstance(data[i].op, TStoreOp) and i > max(writes)), None)
+    if store is None:
+        return None
+    (view, _, _), = prints[store].views
+    if not isinstance(view.offset, np.ndarray) or view.buffer.dtype != tile.flat.dtype or not view.buffer.flags.writeable:
+        return None
+    if view.shape2d != tuple(tile.type.shape):
+        return None
+    if sum(v.buffer is view.buffer for fp in prints for v, _, _ in fp.views) != 1:
+        return None
+    try:
+        windows = view.array()
+        if windows is None:
+            return None
+        return np.reshape(windows, (count, tile.flat.size), copy=False), store
+    except (RuntimeFault, ValueError):  # out of bounds (the tstore reports it), or not contiguous
+        return None
+
+
 def _first(value: Any, count: int) -> Any:  # noqa: ANN401
     """A batched value's first `count` iterations (views into the same storage)."""
     if isinstance(value, Tile):
@@ -327,11 +360,17 @@ def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: ra
         return False
 
     per_iteration: list[tuple[_TileUse, Tile]] = []
+    skipped: set[int] = set()
     for use in uses:
         if not use.written.any():
             continue
         tile = use.tile
-        storage = np.empty((count, tile.flat.size), tile.flat.dtype)
+        forwarded = _store_target(use, data, prints, count)
+        if forwarded is not None:
+            storage, store = forwarded
+            skipped.add(store)
+        else:
+            storage = np.empty((count, tile.flat.size), tile.flat.dtype)
         if use.read_first.any():
             storage[:, use.read_first] = tile.flat[use.read_first]
         own = Tile(tile.type, storage, tile.valid_row, tile.valid_col)
@@ -341,7 +380,9 @@ def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: ra
                 slots[s], batched[s] = own, True
 
     limit, fault = count, None
-    for step in data:
+    for position, step in enumerate(data):
+        if position in skipped:
+            continue
         while limit:
             args = tuple(_first(slots[s], limit) if batched[s] and limit < count else slots[s] for s in step.operands)
             try:
