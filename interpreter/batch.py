@@ -44,6 +44,11 @@ from interpreter.memory import GmView, RuntimeFault, Tile
 from interpreter.state import located_failure
 from lowering.ops import LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase
 
+CHUNK_BYTES = 64 << 20
+"""Most bytes of per-iteration tile storage at once: longer loops run batched in chunks of
+iterations, one after the other, so memory stays within this much (plus the kernels' temporaries
+of the same size) whatever the trip count."""
+
 ELEMENT_CHECK_LIMIT = 1 << 22
 """Most GM element accesses (one buffer, all iterations) compared one by one when iteration
 windows' spans overlap; beyond it the loop runs iteration by iteration."""
@@ -298,13 +303,13 @@ def _store_target(use: _TileUse, data: list[Any], prints: list[Footprint], count
         return None
 
 
-def _first(value: Any, count: int) -> Any:  # noqa: ANN401
-    """A batched value's first `count` iterations (views into the same storage)."""
+def _iterations(value: Any, start: int, stop: int) -> Any:  # noqa: ANN401
+    """A batched value's iterations start..stop-1 (views into the same storage)."""
     if isinstance(value, Tile):
-        return Tile(value.type, value.flat[:count], value.valid_row, value.valid_col)
+        return Tile(value.type, value.flat[start:stop], value.valid_row, value.valid_col)
     if isinstance(value, GmView):
-        return GmView(value.buffer, value.offset[:count], value.shape, value.strides)
-    return value[:count]
+        return GmView(value.buffer, value.offset[start:stop], value.shape, value.strides)
+    return value[start:stop]
 
 
 def _failing_iteration(error: BaseException) -> int:
@@ -337,38 +342,53 @@ def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: ra
     slots[plan.block_args[0]] = np.arange(bounds.start, bounds.stop, bounds.step, dtype=np.int64)
     batched[plan.block_args[0]] = True
     data = []
-    for step in plan.steps:
-        if _is_data(step.op):
-            data.append(step)
-            continue
-        args = [slots[s] for s in step.operands]
-        varying = any(batched[s] for s in step.operands)
-        try:
+    try:
+        for step in plan.steps:
+            if _is_data(step.op):
+                data.append(step)
+                continue
+            args = [slots[s] for s in step.operands]
+            varying = any(batched[s] for s in step.operands)
             if varying:
                 values = _vary(interpreter, step.op, args, count)
             else:
                 values = step.run(step.functions, interpreter, step.op, tuple(args)).values
-        except Exception:  # a fault in the index math: the serial run reports it, at its iteration
+            for s, v in zip(step.results, values):
+                slots[s] = v
+                batched[s] = varying
+        prints = [_footprint(step.op, [slots[s] for s in step.operands]) for step in data]
+        uses = _tile_uses(prints)
+        if uses is None or not _gm_independent(prints, count):
             return False
-        for s, v in zip(step.results, values):
-            slots[s] = v
-            batched[s] = varying
-
-    prints = [_footprint(step.op, [slots[s] for s in step.operands]) for step in data]
-    uses = _tile_uses(prints)
-    if uses is None or not _gm_independent(prints, count):
+        written = [use for use in uses if use.written.any()]
+        forwarded = {id(use): _store_target(use, data, prints, count) for use in written}
+    except Exception:  # a fault in the index math or a window: the serial run reports it, at its iteration
         return False
 
-    per_iteration: list[tuple[_TileUse, Tile]] = []
+    per_iteration_bytes = sum(use.tile.flat.nbytes for use in written) or 1
+    chunk = max(1, CHUNK_BYTES // per_iteration_bytes)
+    for start in range(0, count, chunk):
+        stop = min(count, start + chunk)
+        chunk_slots = [_iterations(v, start, stop) if b else v for v, b in zip(slots, batched)]
+        fault = _run_chunk(interpreter, data, written, forwarded, chunk_slots, list(batched), start, stop)
+        if fault is not None:
+            k = start + fault.iteration
+            raise in_iteration(fault.error, loop, k, bounds[k]) from fault.error
+    return True
+
+
+def _run_chunk(interpreter: Interpreter, data: list[Any], written: list[_TileUse],
+               forwarded: dict[int, tuple[np.ndarray, int] | None], slots: list[Any], batched: list[bool],
+               start: int, stop: int) -> _Fault | None:
+    """Iterations start..stop-1 of the data ops, each op once; the fault the serial run meets first, if any."""
+    count = stop - start
     skipped: set[int] = set()
-    for use in uses:
-        if not use.written.any():
-            continue
-        tile = use.tile
-        forwarded = _store_target(use, data, prints, count)
-        if forwarded is not None:
-            storage, store = forwarded
-            skipped.add(store)
+    per_iteration: list[tuple[_TileUse, Tile]] = []
+    for use in written:
+        tile, target = use.tile, forwarded[id(use)]
+        if target is not None:
+            storage = target[0][start:stop]
+            skipped.add(target[1])
         else:
             storage = np.empty((count, tile.flat.size), tile.flat.dtype)
         if use.read_first.any():
@@ -384,7 +404,8 @@ def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: ra
         if position in skipped:
             continue
         while limit:
-            args = tuple(_first(slots[s], limit) if batched[s] and limit < count else slots[s] for s in step.operands)
+            args = tuple(_iterations(slots[s], 0, limit) if batched[s] and limit < count else slots[s]
+                         for s in step.operands)
             try:
                 values = step.run(step.functions, interpreter, step.op, args).values
                 break
@@ -396,8 +417,7 @@ def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: ra
         for s, v in zip(step.results, values):
             slots[s] = v
             batched[s] = any(batched[o] for o in step.operands)
-    if fault is not None:
-        raise in_iteration(fault.error, loop, fault.iteration, bounds[fault.iteration]) from fault.error
-    for use, own in per_iteration:
-        use.tile.flat[use.written] = own.flat[-1][use.written]
-    return True
+    if fault is None:
+        for use, own in per_iteration:
+            use.tile.flat[use.written] = own.flat[-1][use.written]
+    return fault

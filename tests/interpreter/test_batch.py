@@ -284,3 +284,22 @@ def test_fault_names_its_iteration() -> None:
         f"index {TABLE_ROWS} for dst row 2 is out of bounds for a table capacity of {TABLE_ROWS} "
         f"(gatherOob = undefined) (iteration 2 of the scf.for at k.pto:{loop_line}:3, induction variable 5)"
     )
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 1000])
+@pytest.mark.parametrize("instruction", ["mgather_row", "tcolargmin"])
+def test_long_loops_run_in_chunks(monkeypatch, chunk_bytes, instruction) -> None:  # noqa: ANN001
+    """With room for one iteration or a few at a time, chunks run one after the other: same
+    results, and a fault in a later chunk names its iteration in the whole loop."""
+    monkeypatch.setattr(batch, "CHUNK_BYTES", chunk_bytes)
+    text = loop_kernel(instruction, "a5", (0, 5, 1), (1, 0), (R, 1), False, False, False, "undefined")
+    arrays = kernel_inputs(text, instruction, False, np.random.default_rng(4))
+    arrays[2] = np.abs(arrays[2]) % TABLE_ROWS
+    assert batched_outcomes(text, "a5", arrays) == [True]
+    run_both(text, "a5", arrays)
+    if instruction == "mgather_row":
+        arrays[2][3 * C + 1] = TABLE_ROWS + 3  # iteration 3, dst row 1
+        assert run_both(text, "a5", arrays)
+        with pytest.raises(PtoError) as e:
+            interpreter.run(parse(text, "k.pto"), "a5", arrays)
+        assert str(e.value).endswith(", induction variable 3)") and "(iteration 3 of the scf.for" in str(e.value)
