@@ -208,22 +208,25 @@ def _tile_uses(prints: list[Footprint]) -> list[_TileUse] | None:
 
 
 def _gm_independent(prints: list[Footprint], count: int) -> bool:
-    by_buffer: dict[int, tuple[np.ndarray, list[tuple[GmView, bool]], list[bool]]] = {}
+    """No GM element one iteration writes is read or written by another."""
+    accesses: dict[int, list[tuple[GmView, bool]]] = {}
+    gathered: set[int] = set()
     for fp in prints:
-        for view, write, gathered in fp.views:
-            if gathered and isinstance(view.offset, np.ndarray):
+        for view, write, at_data in fp.views:
+            if at_data and isinstance(view.offset, np.ndarray):
                 return False  # a gather table that moves: its kernels take one base
-            entry = by_buffer.setdefault(id(view.buffer), (view.buffer, [], [False]))
-            entry[1].append((view, write))
-            entry[2][0] |= gathered
-    for key, (buffer, accesses, gathered) in by_buffer.items():
-        if not any(write for _, write in accesses):
+            accesses.setdefault(id(view.buffer), []).append((view, write))
+            if at_data:
+                gathered.add(id(view.buffer))
+    buffers = {key: views[0][0].buffer for key, views in accesses.items()}
+    for key, views in accesses.items():
+        if not any(write for _, write in views):
             continue
-        if gathered[0]:
+        if key in gathered:
             return False
-        if any(k != key and np.may_share_memory(buffer, other) for k, (other, _, _) in by_buffer.items()):
+        if any(k != key and np.may_share_memory(buffers[key], other) for k, other in buffers.items()):
             return False
-        if not _windows_disjoint(accesses, count):
+        if not _windows_disjoint(views, count):
             return False
     return True
 

@@ -119,7 +119,9 @@ class LoopFunctions(ScfFunctions):
         slots.extend([None] * (plan.slot_count - len(slots)))
         bounds = range(lb, ub, step)
         # a batchable loop names the iteration of a fault, whether it ran batched or not
-        batchable = not interpreter.listeners and run_state(interpreter).batch_loops and self._is_batchable(interpreter, op, plan)
+        batchable = (
+            not interpreter.listeners and run_state(interpreter).batch_loops and self._is_batchable(interpreter, op, plan)
+        )
         if batchable and len(bounds) > 1 and batch.run_batched(interpreter, op, plan, bounds, list(slots)):
             return ()
         run_body = _run_body_listened if interpreter.listeners else _run_body
