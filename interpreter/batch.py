@@ -252,7 +252,8 @@ def _windows_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
 def _elements(view: GmView, count: int) -> np.ndarray:
     """iterations x the window's element offsets."""
     offsets = view.offsets2d()
-    return np.broadcast_to(offsets.reshape(*offsets.shape[:-2], -1), (count, offsets.shape[-2] * offsets.shape[-1]))
+    per_window = offsets.shape[-2] * offsets.shape[-1]
+    return np.broadcast_to(offsets.reshape(*offsets.shape[:-2], per_window), (count, per_window))
 
 
 def _elements_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
@@ -273,7 +274,9 @@ def _elements_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
     return not ((unique[at] == read) & (owner[at] != np.arange(count)[:, None])).any()
 
 
-def _store_target(use: _TileUse, data: list[Any], prints: list[Footprint], count: int) -> tuple[np.ndarray, int] | None:
+def _store_target(
+    use: _TileUse, data: list[Any], prints: list[Footprint], count: int
+) -> tuple[np.ndarray, int] | None:
     """Per-iteration storage for a tile that lives in the GM windows a tstore copies it to, and
     that tstore's position (it then has nothing left to do); None when that would differ.
 
@@ -281,7 +284,7 @@ def _store_target(use: _TileUse, data: list[Any], prints: list[Footprint], count
     every write precedes the tstore, the windows are evenly spaced and each is the tile's
     storage, contiguous, and no other access in the loop touches their buffer."""
     tile = use.tile
-    if tile._view is None or not use.written.all() or use.read_first.any():  # noqa: SLF001
+    if tile.type.inner_box is not None or not use.written.all() or use.read_first.any():
         return None
     if tile.valid_shape != tuple(tile.type.shape) or not tile.type.is_row_major:
         return None
@@ -291,7 +294,9 @@ def _store_target(use: _TileUse, data: list[Any], prints: list[Footprint], count
     if store is None:
         return None
     (view, _, _), = prints[store].views
-    if not isinstance(view.offset, np.ndarray) or view.buffer.dtype != tile.flat.dtype or not view.buffer.flags.writeable:
+    if not isinstance(view.offset, np.ndarray) or view.buffer.dtype != tile.flat.dtype:
+        return None
+    if not view.buffer.flags.writeable:
         return None
     if view.shape2d != tuple(tile.type.shape):
         return None
@@ -327,7 +332,8 @@ def _failing_iteration(error: BaseException) -> int:
 
 def in_iteration(error: PtoError, loop: scf.ForOp, iteration: int, value: int) -> PtoError:
     """A fault inside a batchable loop, with the iteration it happened in."""
-    return PtoError(f"{error.text} (iteration {iteration} of the scf.for at {op_location(loop)}, induction variable {value})")
+    where = f"iteration {iteration} of the scf.for at {op_location(loop)}, induction variable {value}"
+    return PtoError(f"{error.text} ({where})")
 
 
 class _Fault(NamedTuple):
@@ -335,7 +341,9 @@ class _Fault(NamedTuple):
     error: PtoError
 
 
-def run_batched(interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any]) -> bool:  # noqa: ANN401
+def run_batched(
+    interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any]  # noqa: ANN401
+) -> bool:
     """Run an eligible loop batched (True), or leave everything untouched when its iterations
     are not independent (False: run it serially). `slots` holds the body's outside values."""
     count = len(bounds)

@@ -457,11 +457,15 @@ def _index_read(idx: Tile | GmView, reads: np.ndarray | None) -> Footprint:
     return Footprint([(idx, False, reads)], [])
 
 
+def _row_index_reads(idx: Tile, count: int) -> np.ndarray:
+    """What row_indices reads: the index tile's first row (or column), up to `count` entries."""
+    if idx.valid_row == 1:
+        return rect(idx, 1, min(count, idx.valid_col))
+    return rect(idx, min(count, idx.valid_row), 1)
+
+
 def mgather_row_footprint(table: GmView, idx: Tile | GmView, dst: Tile, **_: object) -> Footprint:
-    if isinstance(idx, Tile):  # row_indices: the first row (or column), up to dst's valid rows
-        count = dst.valid_row
-        first = rect(idx, 1, min(count, idx.valid_col)) if idx.valid_row == 1 else rect(idx, min(count, idx.valid_row), 1)
-    reads = _index_read(idx, first if isinstance(idx, Tile) else None)
+    reads = _index_read(idx, _row_index_reads(idx, dst.valid_row) if isinstance(idx, Tile) else None)
     return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
 
 
@@ -470,7 +474,9 @@ def mgather_elem_footprint(table: GmView, idx: Tile | GmView, dst: Tile, **_: ob
     return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
 
 
-def tgather_index_footprint(src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, tmp_use: str, **_: object) -> Footprint:
+def tgather_index_footprint(
+    src: Tile, idx: Tile, dst: Tile, tmp: Tile | None, *, tmp_use: str, **_: object
+) -> Footprint:
     tiles = [(idx, False, rect(idx, *dst.valid_shape)), (src, False, None), (dst, True, valid_rect(dst))]
     if tmp is not None and _writes_byte_offsets(src, tmp, tmp_use):
         tiles += [(idx, False, valid_rect(idx)), (tmp, True, rect(tmp, *idx.valid_shape))]
