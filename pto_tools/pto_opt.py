@@ -291,7 +291,8 @@ class PtoOptMain(xDSLOptMain):
         self.apply_passes(module)
         output = self.output_resulting_program(module)
         if self.args.print_memory_plan:
-            plan = "".join(f"// {line}\n" if line else "\n" for line in memory_plan_report(module, self.target).splitlines())
+            report = memory_plan_report(module, self.target).splitlines()
+            plan = "".join(f"// {line}\n" if line else "\n" for line in report)  # comments: the output still parses
             if self.args.output_file is None:
                 output += plan
             else:
