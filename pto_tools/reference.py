@@ -89,7 +89,7 @@ def _attribute_section() -> list[str]:
 
 
 def _pass_section() -> list[str]:
-    from passes import get_all_passes
+    from pto_tools.pto_opt import PtoOptMain
 
     lines = [
         "## Passes",
@@ -99,7 +99,7 @@ def _pass_section() -> list[str]:
         "| pass | what it does | options |",
         "|---|---|---|",
     ]
-    for name, load in get_all_passes().items():
+    for name, load in PtoOptMain(args=[]).available_passes.items():
         pass_class = load()
         options = "<br>".join(f"`{o}`" for o in pass_options(pass_class)) or "-"
         lines.append(f"| `{name}` | {pass_summary(pass_class)} | {options} |")
