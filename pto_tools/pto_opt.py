@@ -5,7 +5,11 @@ Built on xDSL's `xDSLOptMain` (which brings `-p`, `-o`, `--split-input-file`,
 `--verify-diagnostics`, ...). What it changes:
 - every error is `FILE:LINE:COL: error: MESSAGE` on stderr with exit code 1,
   never a traceback (with `--verify-diagnostics`/`--parsing-diagnostics` the
-  diagnostics go to stdout and the exit code is 0, as in xDSL);
+  diagnostics go to stdout and the exit code is 0, as in xDSL, unless the input
+  holds `expected-error` annotations: those are checked as mlir-opt checks them);
+- usage errors are one line with exit code 1; `--help` ends with every pass;
+  `--version` is pto-frontend's; PTOAS's and mlir-opt's spellings of our flags
+  are accepted (`--pto-arch`, `--mlir-print-ir-after-all`, ...);
 - `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
   otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
   output-format option of that name is not offered;

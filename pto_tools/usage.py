@@ -76,8 +76,11 @@ def build_pipeline(
                     f"pass '{pass_spec.name}' has no option '{option}'; "
                     + (f"its options: {', '.join(options)}" if options else "it takes none")
                 )
-            if option == "target" and not (len(value) == 1 and str(value[0]) in targets.SPELLINGS):
-                raise PipelineError(_bad_option(pass_spec.name, pass_class, {option: value}))
+            if option == "target":  # the registry words what a target spelling may be
+                try:
+                    targets.get(",".join(map(str, value)))
+                except targets.UnknownTarget as e:
+                    raise PipelineError(f"pass '{pass_spec.name}': option 'target': {e}") from None
         try:
             passes.append(pass_class.from_pass_spec(ArgSpec(pass_spec.name, parameters)))
         except ValueError:
