@@ -51,6 +51,15 @@ def test_readme_scripts_are_the_two_commands():
     ]
 
 
+def test_readme_names_every_installed_package():
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    section = README.split("## Installing with pip")[1].split("\n## ")[0]
+    for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]:
+        assert f"`{pattern.rstrip('*')}`" in section
+
+
 def test_example_script_shows_targets_differ():
     """`bash scripts/example.sh` (test.sh is the command running this test)."""
     done = subprocess.run(["bash", "scripts/example.sh"], cwd=ROOT, capture_output=True, text=True, timeout=900)
