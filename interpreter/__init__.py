@@ -180,6 +180,18 @@ def run(
     The given module and arrays are not modified: an argument the kernel may write is copied,
     one it only reads (a gather's table) is returned as a read-only view of the input.
     """
+    return run_with_results(module_or_path, target, args, entry, listeners)[0]
+
+
+def run_with_results(
+    module_or_path: ModuleOp | str | Path,
+    target: str | None = None,
+    args: Sequence[np.ndarray] = (),
+    entry: str | None = None,
+    listeners: Sequence[Interpreter.Listener] = (),
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """`run`, also returning the function's results: a tile as its Rows x Cols array, a
+    scalar as a 0-d array of its type."""
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     t = targets.resolve(target, None, module)
     lowered = lower_for(module, t)
@@ -201,7 +213,7 @@ def run(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:
-        interpreter.call_op(function, tuple(values))
+        results = interpreter.call_op(function, tuple(values))
     except InterpretationError as e:
         raise PtoError.at_op(function, str(e)) from e
     except RecursionError as e:
@@ -213,7 +225,14 @@ def run(
     for i, value in enumerate(values):
         if isinstance(value, Tile):
             arrays[i][...] = value.values
-    return arrays
+    result_types = function.function_type.outputs.data
+    return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
+
+
+def _result_array(value: object, result_type) -> np.ndarray:  # noqa: ANN001
+    if isinstance(value, Tile):
+        return np.array(value.values, copy=True)
+    return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
 
 
 def _only_read(value: SSAValue) -> bool:
@@ -241,4 +260,4 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
 
 from interpreter.compare import Report, compare  # noqa: E402 (compare runs `run`)
 
-__all__ = ["Report", "compare", "lower_for", "run"]
+__all__ = ["Report", "compare", "lower_for", "run", "run_with_results"]

@@ -50,6 +50,8 @@ def _add_tmp(op: PtoInstructionOp, alloc: AllocTileOp) -> None:
 @dataclass(frozen=True)
 class MaterializeImplicitTmpPass(ModulePass):
     """
+    Add the `tmp` tile a target needs where `tcolargmin` / index `tgather` omit it.
+
     Where a DPS `tcolargmin` omits tmp, add the tile the target needs (a2a3: like src,
     always legal; a5: the smallest tile, as the hardware ignores it); where an index-form
     `tgather` omits it on a5, add the smallest tile. What each target needs is in its

@@ -16,6 +16,8 @@ from lowering.convert import patterns
 @dataclass(frozen=True)
 class LowerPass(ModulePass):
     """
+    Rewrite pto instructions into the target's dialect, whose attributes spell its choices.
+
     Lower pto instructions (DPS form) to the target dialect `pto_<target>`, whose ops
     and typed `#pto_choice` attributes show how that target executes them.
     Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).

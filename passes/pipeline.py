@@ -19,6 +19,8 @@ from passes.verify_target import VerifyTargetPass
 @dataclass(frozen=True)
 class PipelinePass(ModulePass):
     """
+    Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower.
+
     The whole path from a verified kernel to target ops, in order:
     pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
     pto-lower.

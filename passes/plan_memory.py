@@ -18,6 +18,8 @@ from passes.memory_plan import CallGraph, check_manual_addresses, plan_function
 @dataclass(frozen=True)
 class PlanMemoryPass(ModulePass):
     """
+    Give unaddressed tiles addresses within the target's on-chip memory, reusing dead tiles' space.
+
     Place every `pto.alloc_tile` without `addr` in its memory: 32-byte aligned (512 for
     left/right/acc), never over a tile live at the same time (addressed tiles included),
     reusing space of tiles no longer live; lowest free address first, in program order.

@@ -24,6 +24,8 @@ def buffer_type(t: Attribute) -> Attribute:
 @dataclass(frozen=True)
 class SsaToDpsPass(ModulePass):
     """
+    Turn SSA tile values into `pto.alloc_tile` buffers and instructions into their DPS form.
+
     Every SSA tile result becomes a `pto.alloc_tile` of the matching `!pto.tile_buf`,
     the instruction is rewritten into its DPS form writing that buffer, and the
     value's uses follow the buffer. Every other `!pto.tile` (function signatures and

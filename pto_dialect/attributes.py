@@ -114,7 +114,7 @@ class _AngleBracketed:
 
 @irdl_attr_definition
 class MaskPatternAttr(_AngleBracketed, EnumAttribute[MaskPattern]):
-    """`#pto.mask_pattern<P0101>`"""
+    """`#pto.mask_pattern<P0101>`: which source columns a mask-form TGATHER keeps."""
 
     name = "pto.mask_pattern"
 
@@ -156,14 +156,14 @@ class GmLayoutAttr(_AngleBracketed, EnumAttribute[GmLayout]):
 
 @irdl_attr_definition
 class KernelKindAttr(_AngleBracketed, EnumAttribute[KernelKind]):
-    """`#pto.kernel_kind<vector|cube>`"""
+    """`#pto.kernel_kind<vector|cube>`: the cores a kernel runs on (a function or module attribute)."""
 
     name = "pto.kernel_kind"
 
 
 @irdl_attr_definition
 class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
-    """`#pto.address_space<vec>`"""
+    """`#pto.address_space<vec>`: the memory a `!pto.ptr` points into."""
 
     name = "pto.address_space"
 

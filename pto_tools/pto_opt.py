@@ -5,7 +5,11 @@ Built on xDSL's `xDSLOptMain` (which brings `-p`, `-o`, `--split-input-file`,
 `--verify-diagnostics`, ...). What it changes:
 - every error is `FILE:LINE:COL: error: MESSAGE` on stderr with exit code 1,
   never a traceback (with `--verify-diagnostics`/`--parsing-diagnostics` the
-  diagnostics go to stdout and the exit code is 0, as in xDSL);
+  diagnostics go to stdout and the exit code is 0, as in xDSL, unless the input
+  holds `expected-error` annotations: those are checked as mlir-opt checks them);
+- usage errors are one line with exit code 1; `--help` ends with every pass;
+  `--version` is pto-frontend's; PTOAS's and mlir-opt's spellings of our flags
+  are accepted (`--pto-arch`, `--mlir-print-ir-after-all`, ...);
 - `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
   otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
   output-format option of that name is not offered;
@@ -26,11 +30,11 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass, PassPipeline
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import (
     ArgSpecParseError,
     DiagnosticException,
@@ -47,6 +51,10 @@ from pto_dialect.parser import parse_module, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
 
+from pto_tools.expected_diagnostics import check as check_expected
+from pto_tools.expected_diagnostics import expectations, has_annotations
+from pto_tools.usage import VersionAction, build_pipeline, one_line_errors, passes_help
+
 DESCRIPTION = """\
 Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
 
@@ -56,10 +64,55 @@ examples:
   pto-opt kernel.pto --targets all         which ops each target rejects, side by side
   pto-opt kernel.pto -p PASS1,PASS2 -o out.pto
   pto-opt bad.pto --split-input-file --verify-diagnostics
+                                           with `// expected-error @+1 {{...}}` annotations: check
+                                           them as mlir-opt does; without: print the diagnostics
   pto-opt kernel.ptoasm                    read the PTO assembly form (also --from=asm)
   pto-opt kernel.pto --to=asm              print SSA instructions in the PTO assembly form
   pto-opt kernel.pto -p pto-emit-cpp       print a DPS kernel as pto-isa C++ (also --to=cpp)
 """
+
+
+MEMORY_PLAN_HELP = """\
+--print-memory-plan: after the module, as `//` comments (the output still parses), one table per
+function, then the peak use of each memory against the target's budget; with -o FILE the module
+goes to FILE and the plan to standard output. Columns:
+  tile     the tile's SSA name (`%t of @f`: a tile of callee @f, held while the call runs)
+  space    its memory: vec (UB), mat (L1), left/right (L0A/L0B), acc (L0C), bias, scaling
+  bytes    its size: rows x cols x element bytes
+  address  its byte offset in that memory; `-`: not placed yet (run -p pto-plan-memory)
+  live     the first..last op position (a pre-order walk of the function) where it is live
+"""
+
+_UNSUPPORTED_PTOAS_FLAGS = {
+    "--pto-level": "pto-opt has no levels: alloc_tile takes addr and tassign is accepted in every kernel, "
+    "and -p pto-plan-memory places only the tiles without an address",
+    "--enable-insert-sync": "pto-opt inserts no sync into the IR; its C++ (--to=cpp) always places "
+    "set_flag/wait_flag between pipes",
+}
+
+
+class _Unsupported(argparse.Action):
+    """A PTOAS flag pto-opt does not offer: one line saying why, exit 1."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, why: str, **kwargs: Any):
+        super().__init__(option_strings, dest, **kwargs)
+        self.why = why
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option: str | None = None):
+        parser.error(f"{option} is a PTOAS option that pto-opt does not take: {self.why}")
+
+
+class _HelpWithPasses(argparse.Action):
+    """`--help`, ending with every pass, its one-line description and options."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, available: dict[str, Any], **kwargs: Any):
+        super().__init__(option_strings, dest, nargs=0, help="show this help message and exit")
+        self.available = available
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any):
+        parser.epilog = passes_help(self.available) + "\n" + MEMORY_PLAN_HELP
+        parser.print_help()
+        parser.exit()
 
 
 @dataclass(frozen=True)
@@ -125,9 +178,13 @@ class PtoOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        arg_parser.prog = "pto-opt"
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        one_line_errors(arg_parser)
         # xDSL's -t/--target names an output format; ours names the hardware.
         arg_parser._optionals.conflict_handler = "resolve"  # pyright: ignore[reportPrivateUsage]
+        arg_parser.add_argument("-h", "--help", action=_HelpWithPasses, available=self.available_passes)
+        arg_parser.add_argument("-v", "--version", action=VersionAction)
         arg_parser.add_argument(
             "-t",
             "--target",
@@ -166,6 +223,21 @@ class PtoOptMain(xDSLOptMain):
             action="store_true",
             help="after the passes, print each function's tile addresses, sizes, live ranges and peak use",
         )
+        ptoas = arg_parser.add_argument_group("PTOAS and mlir-opt spellings")
+        ptoas.add_argument(
+            "--pto-arch", dest="pto_target", choices=list(targets.SPELLINGS), help="same as --target (PTOAS)"
+        )
+        ptoas.add_argument(
+            "--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass, on stderr"
+        )
+        ptoas.add_argument(
+            "--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass, on stderr"
+        )
+        ptoas.add_argument(
+            "--mlir-print-debuginfo", dest="print_debuginfo", action="store_true", help="same as --print-debuginfo"
+        )
+        for flag, why in _UNSUPPORTED_PTOAS_FLAGS.items():
+            ptoas.add_argument(flag, nargs="?", action=_Unsupported, why=why, help=argparse.SUPPRESS)
 
     def get_input_stream(self) -> tuple[IO[bytes], str]:
         # every input is MLIR text whatever its extension (.pto, .mlir, .out, ...)
@@ -176,12 +248,16 @@ class PtoOptMain(xDSLOptMain):
         def verify_between(
             previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
         ) -> None:
+            if previous is not None and self.args.mlir_print_ir_after_all:
+                print(f"// -----// IR Dump After {previous.name} //----- //\n{module}\n", file=sys.stderr)
             if previous is not None and not self.args.disable_verify:
                 verify_located(module)
             if previous and following and self.args.print_between_passes:
                 print(f"IR after {previous.name}:\n{module}\n\n\n")
+            if following is not None and self.args.mlir_print_ir_before_all:
+                print(f"// -----// IR Dump Before {following.name} //----- //\n{module}\n", file=sys.stderr)
 
-        self.pipeline = PassPipeline.parse_spec(self.available_passes, self.args.passes, verify_between)
+        self.pipeline = build_pipeline(self.available_passes, self.args.passes, verify_between)
         passes = self.pipeline.passes
         ends_with_cpp = bool(passes) and isinstance(passes[-1], EmitCppPass)
         self.args.target = self.args.output_format or ("cpp" if ends_with_cpp else "mlir")
@@ -219,7 +295,12 @@ class PtoOptMain(xDSLOptMain):
         self.apply_passes(module)
         output = self.output_resulting_program(module)
         if self.args.print_memory_plan:
-            output += memory_plan_report(module, self.target)
+            report = memory_plan_report(module, self.target).splitlines()
+            plan = "".join(f"// {line}\n" if line else "\n" for line in report)  # comments: the output still parses
+            if self.args.output_file is None:
+                output += plan
+            else:
+                print(plan, end="")
         return output
 
     def apply_passes(self, prog: ModuleOp) -> None:
@@ -232,15 +313,22 @@ class PtoOptMain(xDSLOptMain):
 
     def run(self):
         chunks, _ = self.prepare_input()
+        contents = [(chunk.read(), offset) for chunk, offset in chunks]
+        self.diagnostics: list[str] | None = None
+        if self.args.verify_diagnostics and any(has_annotations(c.decode(errors="replace")) for c, _ in contents):
+            self.diagnostics = []
         output: IO[str] | None = None
         failed = False
         try:
             output = self.prepare_output()
-            for i, (chunk, offset) in enumerate(chunks):
+            for i, ((content, offset), (chunk, _)) in enumerate(zip(contents, chunks)):
                 if i > 0:
                     output.write("// -----\n")
                 try:
-                    text = chunk.read().decode()
+                    text = content.decode()
+                    if self.diagnostics is not None:
+                        self.diagnostics.clear()
+                        expected = expectations(text, offset + 1)
                     output.write(self.process_chunk(text, offset))
                 except UnicodeDecodeError as e:
                     failed |= self.report(_utf8_error(self.get_input_name(), e, offset))
@@ -252,6 +340,9 @@ class PtoOptMain(xDSLOptMain):
                     failed |= self.report(f"{self.get_input_name()}: error: {e}")
                 finally:
                     chunk.close()
+                if self.diagnostics is not None:
+                    for problem in check_expected(self.get_input_name(), expected, self.diagnostics):
+                        failed |= self.report(problem, checked=True)
                 output.flush()
         finally:
             if output is not None and output is not sys.stdout:
@@ -259,9 +350,12 @@ class PtoOptMain(xDSLOptMain):
         if failed or self.rejected:
             sys.exit(1)
 
-    def report(self, text: str) -> bool:
-        """Print a diagnostic; True if it makes the run fail."""
-        if self.args.verify_diagnostics or self.args.parsing_diagnostics:
+    def report(self, text: str, checked: bool = False) -> bool:
+        """Print a diagnostic (or keep it for the input's expected-* annotations); True if it makes the run fail."""
+        if self.diagnostics is not None and not checked:
+            self.diagnostics.append(text)
+            return False
+        if (self.args.verify_diagnostics or self.args.parsing_diagnostics) and not checked:
             print(text)
             return False
         print(text, file=sys.stderr)

@@ -1,15 +1,18 @@
 """
 `pto-run`: execute a PTO kernel on NumPy arrays with a target's exact semantics.
 
-    pto-run kernel.pto --target cpu|a2a3|a5 [--entry NAME] --out DIR ARG0.npy ARG1.npy ...
-    pto-run kernel.pto --targets all [--out DIR] ARG0.npy ...     (every target, compared)
+    pto-run KERNEL [--target cpu|a2a3|a5] [--entry NAME] [--out DIR] [--print] ARG0.npy ARG1.npy ...
+    pto-run KERNEL --targets all [--out DIR] ARG0.npy ...     (every target, compared)
 
-Without --target, the module's pto.target_arch (else a2a3), as in pto-opt.
+KERNEL is what pto-opt reads: a `.pto` file (DPS or SSA form, or the lowered IR that
+`pto-opt -p pto-lower` prints) or a `.ptoasm` file. Without --target, the target
+the lowered IR is for, else the module's pto.target_arch, else a2a3, as in pto-opt.
 
 The i-th .npy binds the i-th argument of the module's public function (or
---entry). With --out, every argument's final contents go to DIR/argI.npy;
-without it, a short summary per argument is printed. Any bad input or
-run-time fault is `FILE:LINE:COL: error: ...` on stderr with exit code 1.
+--entry). With --out, every argument's final contents go to DIR/argI.npy and
+the K-th result of the function to DIR/resultK.npy; without it, an 8-element
+preview of each is printed. Any bad input or run-time fault is
+`FILE:LINE:COL: error: ...` on stderr with exit code 1.
 """
 
 from __future__ import annotations
@@ -21,8 +24,11 @@ from pathlib import Path
 
 import numpy as np
 
+from xdsl.dialects.builtin import ModuleOp
+
 from pto_dialect.diagnostics import PtoError
 import targets
+from pto_tools.usage import VersionAction, one_line_errors
 
 EPILOG = """\
 argument binding:
@@ -34,19 +40,27 @@ argument binding:
   ml_dtypes arrays as raw data (np.load gives |V2 for bf16): such an array is read as the
   argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
 
+outputs:
+  without --out  one line per argument (argI) and result (resultK): dtype, shape, first 8 elements
+  --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
+  --print        every argument the kernel may write, and every result, as a 2-D array
+
 example:
   pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy
 """
 
 
-def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pto-run",
+        usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print] [ARG.npy ...]",
         description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("kernel", help="the .pto file")
+    one_line_errors(p)
+    p.add_argument("-v", "--version", action=VersionAction)
+    p.add_argument("kernel", help="a .pto file (any form pto-opt prints, lowered IR included) or a .ptoasm file")
     p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")
     p.add_argument(
         "-t", "--target", choices=list(targets.SPELLINGS),
@@ -58,10 +72,18 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         "(outputs in DIR/<target>/argI.npy); exit 1 unless every target ran and all agree",
     )
     p.add_argument("--entry", help="function to run (default: the module's only public function)")
-    p.add_argument("--out", help="directory for argI.npy, the final contents of each argument")
-    args = p.parse_intermixed_args(argv)
+    p.add_argument(
+        "--out", help="directory for argI.npy (each argument's final contents) and resultK.npy (each result)"
+    )
+    p.add_argument("--print", action="store_true", help="print written arguments and results as 2-D arrays")
+    return p
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = make_parser()
+    args = parser.parse_intermixed_args(argv)
     if args.targets is not None and args.target is not None:
-        p.error("--target and --targets exclude each other")
+        parser.error("--target and --targets exclude each other")
     return args
 
 
@@ -69,14 +91,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
     try:
         import interpreter
-        import pto_dialect
 
-        module = pto_dialect.load(args.kernel)
+        module = _load_kernel(args.kernel)
+        target = _lowered_for(module, args.target) or args.target
         arrays = [_load(path) for path in args.arrays]
         if args.targets is not None:
             _compare(interpreter.compare(module, args.targets, arrays, args.entry), args.out)
             return
-        results = interpreter.run(module, args.target, arrays, args.entry)
+        finals, results = interpreter.run_with_results(module, target, arrays, args.entry)
     except targets.UnknownTarget as e:
         _fail(f"pto-run: error: {e}")
     except PtoError as e:
@@ -85,14 +107,82 @@ def main(argv: Sequence[str] | None = None) -> None:
         _fail(f"{e.filename or args.kernel}: error: cannot open: {e.strerror}")
     except Exception as e:  # a bug of ours: say so, without a traceback
         _fail(f"{args.kernel}: error: internal error: {type(e).__name__}: {e}")
+    named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
-        for i, array in enumerate(results):
-            np.save(out / f"arg{i}.npy", array)
-    else:
-        for i, array in enumerate(results):
-            print(f"arg{i}: {array.dtype} {list(array.shape)} {_preview(array)}")
+        for name, array in named:
+            np.save(out / f"{name}.npy", array)
+    elif not args.print:
+        for name, array in named:
+            print(f"{name}: {array.dtype} {list(array.shape)} {_preview(array)}")
+    if args.print:
+        for name, array in named:
+            if array.flags.writeable:  # the kernel's inputs are read-only views
+                print(f"{name}: {array.dtype} {list(array.shape)}\n{_as_2d(module, name, array)}")
+
+
+def _load_kernel(path: str) -> ModuleOp:
+    """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
+    import pto_dialect
+    from pto_dialect.asm import ASM_EXTENSION, read_asm
+    from pto_dialect.parser import verify_located
+
+    from lowering.ops import LOWERING_DIALECTS
+
+    ctx = pto_dialect.make_context()
+    for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
+        ctx.load_dialect(dialect)
+    text = Path(path).read_text()
+    if not path.endswith("." + ASM_EXTENSION):
+        return pto_dialect.parse(text, path, ctx)
+    module = read_asm(ctx, text, path, Path(path).stem)
+    verify_located(module)
+    return module
+
+
+def _lowered_for(module: ModuleOp, flag: str | None) -> targets.TargetInfo | None:
+    """The target whose dialect the module's ops are in, if it was lowered already."""
+    dialects = {t.dialect.name: t for t in targets.REGISTRY}
+    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
+    if lowered is None:
+        return None
+    target = dialects[lowered.dialect_name()]
+    if flag is not None and targets.get(flag) != target:
+        raise PtoError.at_op(
+            lowered, f"is lowered for {target}; run it with --target {target}, or run the kernel before pto-lower"
+        )
+    return target
+
+
+def _as_2d(module: ModuleOp, name: str, array: np.ndarray) -> str:
+    """NumPy's printing (summarised when large) of the array as rows x columns: an
+    argument's flat buffer takes the shape of the tensor view the kernel makes of it."""
+    if array.ndim == 1 and name.startswith("arg"):
+        shape = _view_shape(module, int(name[3:]))
+        if shape is not None and int(np.prod(shape)) == array.size:
+            array = array.reshape(-1, shape[-1])
+    if array.ndim != 2:
+        array = array.reshape(-1, array.shape[-1]) if array.ndim > 2 else array.reshape(1, -1)
+    return np.array2string(array, threshold=200, edgeitems=3)
+
+
+def _view_shape(module: ModuleOp, index: int) -> list[int] | None:
+    from xdsl.dialects import func
+
+    from pto_dialect.ops import MakeTensorViewOp
+    from pto_dialect.ops.memory import constant_index
+
+    functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+    for f in functions:
+        if index >= len(f.args):
+            continue
+        for use in f.args[index].uses:
+            if isinstance(use.operation, MakeTensorViewOp):
+                shape = [constant_index(d) for d in use.operation.shape]
+                if len(shape) >= 2 and None not in shape:
+                    return shape
+    return None
 
 
 def _compare(report, out: str | None) -> None:  # noqa: ANN001

@@ -12,6 +12,8 @@ from xdsl.passes import ModulePass
 @dataclass(frozen=True)
 class EmitCppPass(ModulePass):
     """
+    Print a DPS kernel as pto-isa C++ instead of its IR.
+
     Check that every kernel can be written as pto-isa C++, failing located at the first op
     that cannot. The IR is left as it is; when this pass ends the pipeline, `pto-opt`
     prints the C++ instead of the IR (as `--to=cpp` does).

@@ -486,7 +486,9 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
 def _require_dps(op: PtoInstructionOp) -> None:
     if not op.is_dps:
         raise PtoError.at_op(
-            op, "cannot be emitted as C++: it is in SSA form; C++ emission takes DPS instructions on tile buffers"
+            op,
+            "cannot be emitted as C++: it is in SSA form; C++ emission takes DPS instructions on tile buffers: "
+            "run -p pto-ssa-to-dps,pto-materialize-implicit-tmp,pto-plan-memory,pto-emit-cpp",
         )
 
 

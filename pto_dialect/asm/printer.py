@@ -25,7 +25,7 @@ from pto_dialect.asm.forms import (
     omits_indices_type,
     spell_type,
 )
-from pto_dialect.diagnostics import PtoError
+from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.common import PtoInstructionOp
 
 _INSTRUCTIONS = ", ".join(list(INSTRUCTIONS)[:-1]) + " and " + list(INSTRUCTIONS)[-1]
@@ -42,7 +42,7 @@ def print_asm(module: ModuleOp) -> str:
     for op in function.body.ops:
         if isinstance(op, ReturnOp):
             continue
-        lines.append(_instruction(_writable(op), names))
+        lines.append(_instruction(_writable(op, function), names))
     return "".join(line + "\n" for line in lines)
 
 
@@ -58,15 +58,26 @@ def _the_function(module: ModuleOp) -> FuncOp:
     return function
 
 
-def _writable(op: Operation) -> PtoInstructionOp:
+def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
     if not isinstance(op, tuple(INSTRUCTIONS.values())):
         raise PtoError.at_op(
-            op, f"has no PTO assembly form (which has the SSA instructions {_INSTRUCTIONS})"
+            op, f"has no PTO assembly form (which has the SSA instructions {_INSTRUCTIONS}){_fitting(function)}"
         )
     assert isinstance(op, PtoInstructionOp)
     if op.is_dps:
         raise PtoError.at_op(op, "is in DPS form; the PTO assembly form writes instructions in SSA form")
     return op
+
+
+def _fitting(function: FuncOp) -> str:
+    """How to print the function's instructions anyway: each alone in a function of its operands."""
+    instructions = [o for o in function.walk() if isinstance(o, tuple(INSTRUCTIONS.values()))]
+    lines = sorted({loc.rsplit(":", 2)[1] for o in instructions if (loc := op_location(o))}, key=int)
+    where = f" (here: line {', '.join(lines)})" if lines else ""
+    return (
+        f"; to print instructions{where}, put them in a func.func that takes their operands as arguments "
+        "and holds nothing else (examples/embedding_rows.ptoasm is such a function of examples/embedding_rows.pto)"
+    )
 
 
 def _instruction(op: PtoInstructionOp, names: _Names) -> str:

@@ -1,0 +1,21 @@
+"""Calling the console-script functions in-process, as the installed commands do."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def call(main: Callable[[Sequence[str]], None], args: Sequence[str], capsys: pytest.CaptureFixture[str]):
+    """(exit code, stdout, stderr) of one command."""
+    code = 0
+    try:
+        main(list(args))
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err

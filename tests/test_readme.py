@@ -1,0 +1,70 @@
+"""Every command the README shows runs as written, from the repository's root, on bundled files."""
+
+import re
+import shlex
+import shutil
+import subprocess
+
+import pytest
+
+from pto_tools import pto_opt, pto_run
+from tests.pto_tools.cli import ROOT, call
+
+README = (ROOT / "README.md").read_text()
+TOOLS = {"pto-opt": pto_opt.main, "pto-run": pto_run.main}
+
+
+def readme_commands() -> list[str]:
+    """Lines of indented code blocks that start with a command, and inline code spans that are
+    whole commands on bundled files; synopses (`pto-run KERNEL [--target ...]`) left out."""
+    block_lines = [line.strip() for line in README.splitlines() if line.startswith("    ")]
+    spans = re.findall(r"`((?:pto-opt|pto-run) [^`]*examples/[^`]*)`", README)
+    commands = [c for c in block_lines + spans if c.split()[0] in (*TOOLS, "bash")]
+    synopsis = [c for c in commands if c.split()[1].isupper()]
+    return [c for c in dict.fromkeys(commands) if c not in synopsis]
+
+
+COMMANDS = readme_commands()
+
+
+def test_readme_shows_commands():
+    assert len(COMMANDS) > 15
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if not c.startswith("bash")])
+def test_readme_command_runs_as_written(command, tmp_path, monkeypatch, capsys):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    tool, *args = shlex.split(command, comments=True)
+    code, _, err = call(TOOLS[tool], args, capsys)
+    expected = 1 if "(exit 1)" in command else 0
+    assert code == expected, err
+    shown = command.split("# ")[-1].replace("(exit 1)", "").split(" ...")[0].strip() if expected else ""
+    if shown:
+        assert err.startswith(shown)  # the error the comment shows
+
+
+def test_readme_scripts_are_the_two_commands():
+    assert [c.split("#")[0].strip() for c in COMMANDS if c.startswith("bash")] == [
+        "bash scripts/example.sh",
+        "bash scripts/test.sh",
+    ]
+
+
+def test_readme_names_every_installed_package():
+    import tomllib
+
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    section = README.split("## Installing with pip")[1].split("\n## ")[0]
+    for pattern in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]:
+        assert f"`{pattern.rstrip('*')}`" in section
+
+
+def test_example_script_shows_targets_differ():
+    """`bash scripts/example.sh` (test.sh is the command running this test)."""
+    done = subprocess.run(["bash", "scripts/example.sh"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    runs = done.stdout.split("== pto-run examples/embedding_wrap.pto --target ")[1:]
+    assert [run.split()[0] for run in runs] == ["cpu", "a2a3", "a5"]
+    outputs = [run.split("\n", 1)[1] for run in runs]
+    assert len(set(outputs)) == 3
