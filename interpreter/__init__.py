@@ -180,7 +180,7 @@ def run(
     The given module and arrays are not modified: an argument the kernel may write is copied,
     one it only reads (a gather's table) is returned as a read-only view of the input.
     """
-    return run_with_results(module_or_path, target, args, entry, listeners)[0]
+    return run_with_results(module_or_path, target, args, entry, listeners, batch_loops)[0]
 
 
 def run_with_results(
@@ -189,6 +189,7 @@ def run_with_results(
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
+    batch_loops: bool = True,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type."""

@@ -77,6 +77,9 @@ class DivergentOp:
 class Report:
     verdicts: dict[str, Verdict]
     outputs: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    """Each target's final argument contents."""
+    results: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    """Each target's function results."""
     differences: list[Difference] = field(default_factory=list)
     first_divergent_op: DivergentOp | None = None
 
@@ -153,7 +156,7 @@ def compare(
     entry: str | None = None,
 ) -> Report:
     """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare."""
-    from interpreter import run
+    from interpreter import run_with_results
 
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     chosen = parse_list(targets) if isinstance(targets, str) else tuple(get_target(t) for t in targets)
@@ -162,15 +165,17 @@ def compare(
     for target in chosen:
         recorder = _WriteRecorder()
         try:
-            report.outputs[target.name] = run(module, target.name, args, entry, listeners=[recorder])
+            outputs, results = run_with_results(module, target.name, args, entry, listeners=[recorder])
         except PtoError as e:
             report.verdicts[target.name] = Verdict(target.name, False, e.text)
             continue
         report.verdicts[target.name] = Verdict(target.name, True)
+        report.outputs[target.name], report.results[target.name] = outputs, results
         recorded[target.name] = recorder.writes
-    if report.outputs:
-        count = len(next(iter(report.outputs.values())))
-        report.differences = [_difference(f"arg{i}", {t: o[i] for t, o in report.outputs.items()}) for i in range(count)]
+    for kind, per_target in (("arg", report.outputs), ("result", report.results)):
+        if per_target:
+            count = len(next(iter(per_target.values())))
+            report.differences += [_difference(f"{kind}{i}", {t: o[i] for t, o in per_target.items()}) for i in range(count)]
     if len(recorded) > 1:
         report.first_divergent_op = _first_divergent_op(recorded)
     return report
