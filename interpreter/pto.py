@@ -6,8 +6,12 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from xdsl.ir import SSAValue
+
 from pto_dialect import ops as pto
-from pto_dialect.types import PtrType, TileTypeBase
+from pto_dialect.types import PtrType, ShapedViewBase, TileTypeBase
+from targets.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
+from targets.rules.transfer import check_tload, check_tstore
 
 from interpreter.memory import GmView, RuntimeFault, Tile
 from interpreter.state import fault_at, run_state
@@ -80,8 +84,8 @@ class PtoFunctions(InterpreterFunctions):
     def run_tload(self, interpreter: Interpreter, op: pto.TLoadOp, args: PythonValues):
         view, tile = args
         with fault_at(op):
+            _recheck(interpreter, check_tload, view_facts(op.src, view), tile_facts("dst", op.dst, tile))
             src = view.read2d()
-            _require_covers(src.shape, tile.valid_shape, "tload source view")
             tile.write_valid(src[: tile.valid_row, : tile.valid_col])
         return ()
 
@@ -89,7 +93,7 @@ class PtoFunctions(InterpreterFunctions):
     def run_tstore(self, interpreter: Interpreter, op: pto.TStoreOp, args: PythonValues):
         tile, view = args
         with fault_at(op):
-            _require_covers(view.shape2d, tile.valid_shape, "tstore destination view")
+            _recheck(interpreter, check_tstore, tile_facts("src", op.src, tile), view_facts(op.dst, view, "dst"))
             view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
         return ()
 
@@ -102,9 +106,20 @@ class PtoFunctions(InterpreterFunctions):
         return interpreter.run_ssacfg_region(op.body, (), "section.cube")
 
 
-def _require_covers(view_shape: tuple[int, ...], valid: tuple[int, int], what: str) -> None:
-    if view_shape[0] < valid[0] or view_shape[1] < valid[1]:
-        raise RuntimeFault(
-            f"{what} is {view_shape[0]}x{view_shape[1]}, smaller than the tile's valid "
-            f"shape {valid[0]}x{valid[1]}"
-        )
+def view_facts(value: SSAValue, view: GmView, role: str = "src") -> ViewFacts:
+    assert isinstance(value.type, ShapedViewBase)
+    return ViewFacts(role, value.type.element, view.shape, inferred_layout(value))
+
+
+def tile_facts(role: str, value: SSAValue, tile: Tile) -> TileFacts:
+    assert isinstance(value.type, TileTypeBase)
+    return TileFacts.of(role, value.type).with_valid(tile.valid_row, tile.valid_col)
+
+
+def _recheck(interpreter: Interpreter, check, *facts) -> None:  # noqa: ANN001
+    """The verifier's shape rule, on the actual view and valid shapes."""
+    target = run_state(interpreter).target
+    try:
+        check(target, *facts)
+    except RuleViolation as e:
+        raise RuntimeFault(f"{e} (run-time shapes)") from e

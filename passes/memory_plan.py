@@ -32,6 +32,7 @@ from xdsl.traits import IsTerminator, SymbolTable
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
 from pto_dialect.ops.common import PtoInstructionOp
+from targets.rules.aliasing import exact_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
 
@@ -474,12 +475,37 @@ def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> Non
             if a.space == b.space and a.live_with(b) and a.overlaps(b):
                 # the later-written tile clobbers the bytes of the other, which is read after
                 late, early = (b, a) if a.start <= b.start else (a, b)
+                if late.writer is not None and late.writer is early.reader and late.start == early.end:
+                    _check_in_place(late, early, graph.target)  # one op reads one and writes the other
+                    continue
                 raise PtoError.at_op(
                     late.op,
                     f"{late.name} at bytes [{late.addr}, {late.addr + late.size}) overlaps {early.name} "
                     f"at [{early.addr}, {early.addr + early.size}) while both are live: "
                     f"{_op_at(late.writer)} writes {late.label} before {_op_at(early.reader)} reads {early.label}",
                 )
+
+
+def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
+    """One op reads `read` and writes `written` over its bytes: fine where the target computes
+    that op in place (passes/rules/aliasing.py), else an error saying why."""
+    op = written.writer
+    assert op is not None and written.addr is not None and read.addr is not None
+    w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None
+    exact = (
+        w is not None and r is not None and written.addr == read.addr
+        and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase) and exact_alias(w, r)
+    )
+    in_value = next((v for v in op.operands if v is read.value), read.value)
+    out_value = next((v for v in op.operands if v is written.value), written.value)
+    assert in_value is not None and out_value is not None
+    if (why := in_place_refusal(op, in_value, out_value, target, exact)) is not None:
+        raise PtoError.at_op(
+            written.op,
+            f"{written.name} at bytes [{written.addr}, {written.addr + written.size}) overlaps {read.name} "
+            f"at [{read.addr}, {read.addr + read.size}): {_op_at(op)} reads {read.label} and writes "
+            f"{written.label} over it, but {why}",
+        )
 
 
 def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> list[Buffer]:

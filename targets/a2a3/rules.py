@@ -6,6 +6,8 @@ from pto_dialect.attributes import GmLayout
 from targets.rules.common import INT16, INT32, SIGNED32, STANDARD, types_named
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.aliasing import InPlaceRules
+from targets.rules.transfer import ShapeMatch, TransferRules
 from targets.rules.tgather import F16_F32, TGatherRules
 
 MGATHER = MGatherRules(
@@ -51,4 +53,17 @@ TCOLARGMIN = TColArgMinRules(
     "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
     "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
     "255 valid cols with a [1, 32] tmp, needs no more).",
+)
+
+TRANSFER = TransferRules(
+    tload=ShapeMatch.EQUAL,
+    tstore=ShapeMatch.EQUAL,
+    note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory.",
+)
+
+IN_PLACE = InPlaceRules(
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"})},
+    note="MGatherElemImpl's scalar loop reads idx[r, c] before writing dst[r, c]; index TGATHER "
+    "turns a whole row of indices into byte offsets (vmuls, for b32 data into dst itself) "
+    "before it gathers (vgather).",
 )

@@ -6,6 +6,8 @@ from pto_dialect.attributes import GmLayout
 from targets.rules.common import INT32, INT64, INTEGERS, STANDARD
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.aliasing import InPlaceRules
+from targets.rules.transfer import ShapeMatch, TransferRules
 from targets.rules.tgather import NO_TYPES, TGatherRules
 
 MGATHER = MGatherRules(
@@ -51,4 +53,17 @@ TCOLARGMIN = TColArgMinRules(
     implicit_tmp=None,
     note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
     "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
+)
+
+TRANSFER = TransferRules(
+    tload=ShapeMatch.EQUAL,
+    tstore=ShapeMatch.COVERS,
+    note="CPU simulator: TLOAD asserts the ND/DN/NZ shape equalities (CheckTileData); TSTORE "
+    "only asserts that the view holds as many elements and writes the valid region at its "
+    "top-left, which is kept as long as the view covers the valid shape.",
+)
+
+IN_PLACE = InPlaceRules(
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"})},
+    note="one loop per element: each index is read before its output element is written.",
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import targets
-from targets.rules import mgather, tcolargmin, tgather
+from targets.rules import aliasing, mgather, tcolargmin, tgather, transfer
 
 HEADER = """\
 # Target verification rules
@@ -39,6 +39,9 @@ TABLES: list[tuple[str, Callable[[targets.TargetInfo], object], Callable[..., li
     ("pto.mgather", lambda t: t.mgather, mgather.describe),
     ("pto.tgather", lambda t: t.tgather, tgather.describe),
     ("pto.tcolargmin", lambda t: t.tcolargmin, tcolargmin.describe),
+    ("pto.tload / pto.tstore", lambda t: t.transfer, transfer.describe),
+    ("in place: an output exactly over an input (same tile, or same address, shape, layout, element size)",
+     lambda t: t.in_place, aliasing.describe),
 ]
 
 

@@ -1,0 +1,93 @@
+"""
+TLOAD / TSTORE shape rules per target, from pto-isa's TLoad/TStore code, as data,
+and the functions that check them (statically in pto-verify-target, on the actual
+view and valid shapes in the interpreter).
+
+A GM view's 5-D shape `S0..S4` (a rank-k view right-aligned) gives the tile's
+valid shape per GM layout, as every target's code computes it:
+  ND: rows = S0*S1*S2*S3, cols = S4;  DN: rows = S3, cols = S0*S1*S2*S4;
+  NZ: rows = S2*S3, cols = S0*S1*S4.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from typing import TYPE_CHECKING
+
+from pto_dialect.attributes import GmLayout
+
+from targets.rules.common import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known
+
+if TYPE_CHECKING:
+    from targets.info import TargetInfo
+
+
+class ShapeMatch(Enum):
+    EQUAL = "equal"
+    """The view gives exactly the tile's valid shape."""
+    COVERS = "covers"
+    """The view gives at least the valid shape; the valid region goes to its top-left corner."""
+
+
+@dataclass(frozen=True)
+class TransferRules:
+    """One target's TLOAD / TSTORE shape rules."""
+
+    tload: ShapeMatch
+    tstore: ShapeMatch
+    note: str
+
+
+def _product(*dims: int) -> int:
+    total = 1
+    for d in dims:
+        if d == UNKNOWN:
+            return UNKNOWN
+        total *= d
+    return total
+
+
+def view_valid_shape(view: ViewFacts) -> tuple[int, int]:
+    """The (rows, cols) a view transfers to or from a tile, per its GM layout."""
+    s0, s1, s2, s3, s4 = view.shape5
+    if view.layout == GmLayout.DN:
+        return s3, _product(s0, s1, s2, s4)
+    if view.layout == GmLayout.NZ:
+        return _product(s2, s3), _product(s0, s1, s4)
+    return _product(s0, s1, s2, s3), s4
+
+
+def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target: TargetInfo) -> None:
+    rows, cols = view_valid_shape(view)
+    layout = (view.layout or GmLayout.ND).value
+    for what, gm, valid in (("rows", rows, tile.valid_row), ("cols", cols, tile.valid_col)):
+        if not known(gm, valid):
+            continue
+        ok = gm == valid if match == ShapeMatch.EQUAL else gm >= valid
+        if not ok:
+            relation = "equal" if match == ShapeMatch.EQUAL else "cover"
+            raise RuleViolation(
+                f"{op} expects the {view.role} view ({layout} shape {list(view.shape)}: {rows} rows x "
+                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col} "
+                f"on target {target}"
+            )
+
+
+def check_tload(target: TargetInfo, src: ViewFacts, dst: TileFacts) -> None:
+    _check("tload", target.transfer.tload, src, dst, target)
+
+
+def check_tstore(target: TargetInfo, src: TileFacts, dst: ViewFacts) -> None:
+    _check("tstore", target.transfer.tstore, dst, src, target)
+
+
+def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
+    shapes = "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"
+    return [
+        ("view shape -> rows x cols", {name: shapes for name in t}),
+        ("tload: view vs dst valid shape", {name: r.tload.value for name, r in t.items()}),
+        ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
+        ("why", {name: r.note for name, r in t.items()}),
+    ]
