@@ -11,7 +11,7 @@ from xdsl.ir import SSAValue
 from pto_dialect import ops as pto
 from pto_dialect.types import PtrType, ShapedViewBase, TileTypeBase
 from targets.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
-from targets.rules.transfer import check_tload, check_tstore
+from targets.rules.transfer import PadFill, TransferRules, check_tload, check_tstore
 
 from interpreter.memory import GmView, RuntimeFault, Tile
 from interpreter.state import fault_at, run_state
@@ -86,6 +86,7 @@ class PtoFunctions(InterpreterFunctions):
         with fault_at(op):
             _recheck(interpreter, check_tload, view_facts(op.src, view), tile_facts("dst", op.dst, tile))
             src = view.read2d()
+            _fill_padding(run_state(interpreter).target.transfer, tile)
             tile.write_valid(src[: tile.valid_row, : tile.valid_col])
         return ()
 
@@ -104,6 +105,33 @@ class PtoFunctions(InterpreterFunctions):
     @impl(pto.SectionCubeOp)
     def run_section_cube(self, interpreter: Interpreter, op: pto.SectionCubeOp, args: PythonValues):
         return interpreter.run_ssacfg_region(op.body, (), "section.cube")
+
+
+def pad_value(tile_type: TileTypeBase, zero_pad_types: frozenset[str]) -> float | int:
+    """The tile's pad value (pad: 0 null, 1 zero, 2 max, 3 min): +-inf for floats, the
+    type's limits for integers, 0 for null/zero and for `zero_pad_types`."""
+    pad, element = tile_type.pad.data, tile_type.element
+    if pad in (0, 1) or element.mlir in zero_pad_types:
+        return 0
+    if element.mlir.startswith(("f", "bf")):
+        return np.inf if pad == 2 else -np.inf
+    info = np.iinfo(element.numpy)
+    return int(info.max) if pad == 2 else int(info.min)
+
+
+def _fill_padding(rules: TransferRules, tile: Tile) -> None:
+    """What the target's TLOAD writes beyond the valid region (targets/rules/transfer.py PadFill)."""
+    fill = rules.pad_fill if tile.type.loc.data == "vec" else rules.pad_fill_mat
+    if fill is PadFill.WHOLE_TILE:
+        tile.flat[...] = pad_value(tile.type, rules.zero_pad_types)
+    elif fill is PadFill.BLOCK_TAIL and tile.type.pad.data != 0 and tile.type.inner_box is None:
+        value = pad_value(tile.type, rules.zero_pad_types)
+        block = 32 // tile.flat.itemsize  # elements per 32-byte block
+        (rows, cols), (vr, vc) = tile.type.shape, tile.valid_shape
+        if tile.type.is_row_major:
+            tile.values[:vr, vc : min(cols, -(-vc // block) * block)] = value
+        else:
+            tile.values[vr : min(rows, -(-vr // block) * block), :vc] = value
 
 
 def view_facts(value: SSAValue, view: GmView, role: str = "src") -> ViewFacts:

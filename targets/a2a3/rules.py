@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-from targets.rules.common import INT16, INT32, SIGNED32, STANDARD, types_named
+from targets.rules.common import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
 from targets.rules.aliasing import InPlaceRules
-from targets.rules.transfer import ShapeMatch, TransferRules
+from targets.rules.transfer import PadFill, ShapeMatch, TransferRules
 from targets.rules.tgather import F16_F32, TGatherRules
 
 MGATHER = MGatherRules(
@@ -58,7 +58,11 @@ TCOLARGMIN = TColArgMinRules(
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
     tstore=ShapeMatch.EQUAL,
-    note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory.",
+    pad_fill=PadFill.BLOCK_TAIL,
+    pad_fill_mat=PadFill.NONE,
+    zero_pad_types=INT64,
+    note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory. "
+    "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
 )
 
 IN_PLACE = InPlaceRules(

@@ -18,7 +18,7 @@ from targets.rules.common import (
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
 from targets.rules.aliasing import InPlaceRules
-from targets.rules.transfer import ShapeMatch, TransferRules
+from targets.rules.transfer import PadFill, ShapeMatch, TransferRules
 from targets.rules.tgather import F16_F32, NO_TYPES, TGatherRules
 
 MGATHER = MGatherRules(
@@ -68,9 +68,13 @@ TCOLARGMIN = TColArgMinRules(
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
     tstore=ShapeMatch.EQUAL,
+    pad_fill=PadFill.BLOCK_TAIL,
+    pad_fill_mat=PadFill.BLOCK_TAIL,
+    zero_pad_types=INT64 | FP8 | HIF8,
     note="TLOAD: static_assert on static shapes; dynamic ones run the DMA with the view's row "
     "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
-    "PTO_ASSERTs of the ND/DN/NZ stores.",
+    "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
+    "padCount with the data select bit always on; pad null/zero leave the pad register, 0).",
 )
 
 IN_PLACE = InPlaceRules(

@@ -7,7 +7,7 @@ from targets.rules.common import INT32, INT64, INTEGERS, STANDARD
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
 from targets.rules.aliasing import InPlaceRules
-from targets.rules.transfer import ShapeMatch, TransferRules
+from targets.rules.transfer import PadFill, ShapeMatch, TransferRules
 from targets.rules.tgather import NO_TYPES, TGatherRules
 
 MGATHER = MGatherRules(
@@ -58,6 +58,9 @@ TCOLARGMIN = TColArgMinRules(
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
     tstore=ShapeMatch.COVERS,
+    pad_fill=PadFill.WHOLE_TILE,
+    pad_fill_mat=PadFill.WHOLE_TILE,
+    zero_pad_types=frozenset(),
     note="CPU simulator: TLOAD asserts the ND/DN/NZ shape equalities (CheckTileData); TSTORE "
     "only asserts that the view holds as many elements and writes the valid region at its "
     "top-left, which is kept as long as the view covers the valid shape.",

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from pto_dialect.attributes import GmLayout
 
-from targets.rules.common import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known
+from targets.rules.common import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
 
 if TYPE_CHECKING:
     from targets.info import TargetInfo
@@ -31,12 +31,34 @@ class ShapeMatch(Enum):
     """The view gives at least the valid shape; the valid region goes to its top-left corner."""
 
 
+class PadFill(Enum):
+    """What a TLOAD writes beyond the valid region (the tile's `pad` gives the value)."""
+
+    WHOLE_TILE = "whole_tile"
+    """Every element of the Rows x Cols storage gets the pad value (null: 0) before the valid
+    region is copied (pto-isa cpu/TLoad.hpp, "Filling padding")."""
+    BLOCK_TAIL = "block_tail"
+    """Only with pad != null: each valid row (row-major ND tile; valid column of a col-major
+    DN tile) is completed with the pad value up to its next 32-byte boundary, the DMA's right
+    padding (a2a3: ubPad = (Cols - validCol) % (32 / sizeof(T)) elements after
+    pto_set_tload_pad_val; a5: enableUBPad, copy_gm_to_ubuf_align_v2's data select bit). The
+    further 32-byte blocks of a row, the rows past the valid ones and NZ tiles: untouched."""
+    NONE = "none"
+    """Nothing beyond the valid region is written."""
+
+
 @dataclass(frozen=True)
 class TransferRules:
-    """One target's TLOAD / TSTORE shape rules."""
+    """One target's TLOAD / TSTORE rules: shapes, and what TLOAD writes beyond the valid region."""
 
     tload: ShapeMatch
     tstore: ShapeMatch
+    pad_fill: PadFill
+    """UB (vec) tiles."""
+    pad_fill_mat: PadFill
+    """L1 (mat) tiles."""
+    zero_pad_types: frozenset[str]
+    """Element types whose pad value is 0 whatever `pad` says (pto-isa's PadValueMap)."""
     note: str
 
 
@@ -89,5 +111,8 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
         ("view shape -> rows x cols", {name: shapes for name in t}),
         ("tload: view vs dst valid shape", {name: r.tload.value for name, r in t.items()}),
         ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
+        ("tload: written beyond the valid region (vec / mat tiles)",
+         {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
+        ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
     ]
