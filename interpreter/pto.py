@@ -136,7 +136,7 @@ def _fill_padding(rules: TransferRules, tile: Tile) -> None:
 
 def view_facts(value: SSAValue, view: GmView, role: str = "src") -> ViewFacts:
     assert isinstance(value.type, ShapedViewBase)
-    return ViewFacts(role, value.type.element, view.shape, inferred_layout(value))
+    return ViewFacts(role, value.type.element, view.shape, inferred_layout(value), view.strides)
 
 
 def tile_facts(role: str, value: SSAValue, tile: Tile) -> TileFacts:

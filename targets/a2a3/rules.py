@@ -61,6 +61,7 @@ TRANSFER = TransferRules(
     pad_fill=PadFill.BLOCK_TAIL,
     pad_fill_mat=PadFill.NONE,
     zero_pad_types=INT64,
+    contiguous_rows=True,
     note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory. "
     "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
 )

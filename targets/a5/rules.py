@@ -71,6 +71,7 @@ TRANSFER = TransferRules(
     pad_fill=PadFill.BLOCK_TAIL,
     pad_fill_mat=PadFill.BLOCK_TAIL,
     zero_pad_types=INT64 | FP8 | HIF8,
+    contiguous_rows=True,
     note="TLOAD: static_assert on static shapes; dynamic ones run the DMA with the view's row "
     "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
     "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "

@@ -61,6 +61,7 @@ TRANSFER = TransferRules(
     pad_fill=PadFill.WHOLE_TILE,
     pad_fill_mat=PadFill.WHOLE_TILE,
     zero_pad_types=frozenset(),
+    contiguous_rows=False,
     note="CPU simulator: TLOAD asserts the ND/DN/NZ shape equalities (CheckTileData); TSTORE "
     "only asserts that the view holds as many elements and writes the valid region at its "
     "top-left, which is kept as long as the view covers the valid shape.",

@@ -59,6 +59,9 @@ class TransferRules:
     """L1 (mat) tiles."""
     zero_pad_types: frozenset[str]
     """Element types whose pad value is 0 whatever `pad` says (pto-isa's PadValueMap)."""
+    contiguous_rows: bool
+    """The DMA copies each row (DN: column) as one contiguous burst and never reads the
+    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1."""
     note: str
 
 
@@ -97,12 +100,27 @@ def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target:
             )
 
 
+def _check_contiguous(op: str, view: ViewFacts, target: TargetInfo) -> None:
+    if not target.transfer.contiguous_rows or view.strides is None or view.layout == GmLayout.NZ:
+        return
+    dn = view.layout == GmLayout.DN
+    stride = view.row_stride if dn else view.inner_stride
+    if known(stride) and stride != 1:
+        what = "column (rows dim)" if dn else "row (last dim)"
+        raise RuleViolation(
+            f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
+            f"contiguous bursts, got stride {stride} on target {target}"
+        )
+
+
 def check_tload(target: TargetInfo, src: ViewFacts, dst: TileFacts) -> None:
     _check("tload", target.transfer.tload, src, dst, target)
+    _check_contiguous("tload", src, target)
 
 
 def check_tstore(target: TargetInfo, src: TileFacts, dst: ViewFacts) -> None:
     _check("tstore", target.transfer.tstore, dst, src, target)
+    _check_contiguous("tstore", dst, target)
 
 
 def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
@@ -113,6 +131,7 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
         ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
         ("tload: written beyond the valid region (vec / mat tiles)",
          {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
+        ("unit innermost stride (ND: last dim, DN: rows dim)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
         ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
     ]
