@@ -67,8 +67,9 @@ TRANSFER = TransferRules(
 )
 
 IN_PLACE = InPlaceRules(
-    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"})},
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
     note="MGatherElemImpl's scalar loop reads idx[r, c] before writing dst[r, c]; index TGATHER "
     "turns a whole row of indices into byte offsets (vmuls, for b32 data into dst itself) "
-    "before it gathers (vgather).",
+    "before it gathers (vgather); mask TGATHER (only P1111 has dst exactly over src) copies "
+    "each repeat (vreducev2) or row (vcopy) after reading it.",
 )

@@ -79,8 +79,9 @@ TRANSFER = TransferRules(
 )
 
 IN_PLACE = InPlaceRules(
-    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"})},
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
     note="elem MGATHER: one SIMT thread per element reads its index, then writes its element "
     "(1x1: one scalar step); index TGATHER loads each repeat of indices (vlds) before it "
-    "stores that repeat (vsts).",
+    "stores that repeat (vsts); mask TGATHER (only P1111 has dst exactly over src) loads each "
+    "repeat of src before storing it.",
 )

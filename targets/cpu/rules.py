@@ -68,6 +68,7 @@ TRANSFER = TransferRules(
 )
 
 IN_PLACE = InPlaceRules(
-    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"})},
-    note="one loop per element: each index is read before its output element is written.",
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
+    note="one loop per element: each index (mask form: each src element) is read before its "
+    "output element is written.",
 )

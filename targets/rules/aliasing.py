@@ -40,7 +40,7 @@ UNSAFE_WHY: dict[str, str] = {
     "indices of later rows before they are read.",
     "tgather index": "only dst over indices is computed in place: any src element may be read "
     "after its bytes were written.",
-    "tgather mask": "not shown safe by the code (repeats compact src rows): rejected.",
+    "tgather mask": "only dst over src is computed in place.",
     "tgather compare": "not shown safe by the code (dst, cdst and tmp are written while src is "
     "scanned): rejected.",
     "tcolargmin": "not shown safe by the code (running results are written while later src rows "
