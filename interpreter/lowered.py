@@ -41,7 +41,7 @@ from lowering.ops import (
     VRegType,
 )
 from targets.rules import Options, check_instruction, static_facts
-from targets.rules.common import RuleViolation, TileFacts, ViewFacts, inferred_layout
+from targets.rules.common import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, inferred_strides
 
 from interpreter import kernels
 from interpreter.memory import GmView, RuntimeFault, Tile
@@ -73,6 +73,8 @@ def _has_dynamic_dims(op: LoweredOp) -> bool:
             return True
         if isinstance(t, ShapedViewBase) and DYNAMIC_INDEX in t.shape:
             return True
+        if isinstance(t, ShapedViewBase) and UNKNOWN in (inferred_strides(v) or (UNKNOWN,)):
+            return True  # rules on strides (a5's packed table rows) wait for the actual ones
     return False
 
 
@@ -83,7 +85,7 @@ def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts
         return TileFacts.of(role, value.type).with_valid(runtime.valid_row, runtime.valid_col)
     if isinstance(runtime, GmView):
         assert isinstance(value.type, ShapedViewBase)
-        return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value))
+        return ViewFacts(role, value.type.element, runtime.shape, inferred_layout(value), runtime.strides)
     return static_facts(role, value)
 
 

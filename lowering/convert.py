@@ -19,7 +19,7 @@ from xdsl.pattern_rewriter import (
 from lowering.ops import Choice, LoweredOp, MaskAxis, Packing, choice
 from pto_dialect.attributes import CmpMode, CmpModeAttr, GatherOobAttr
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp
+from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherForm, TGatherOp, TLoadOp
 
 Lowered = tuple[type[LoweredOp], dict] | None
 """The target op and its choices; None when the target has no such instruction form."""
@@ -33,6 +33,8 @@ class TargetLowering:
     mgather: Callable[[MGatherOp], Lowered]
     tgather: Callable[[TGatherOp], Lowered]
     tcolargmin: Callable[[TColArgMinOp], Lowered]
+    tload: Callable[[TLoadOp], dict[str, Choice]]
+    """The choices recorded on a pto.tload, which stays in the pto dialect (its padding)."""
     extra_patterns: tuple[RewritePattern, ...] = ()
     """Target patterns tried before the table-driven ones (e.g. a5's register gather)."""
 
@@ -95,6 +97,20 @@ class LowerTColArgMin(RewritePattern):
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
+class RecordTLoadChoices(RewritePattern):
+    """A pto.tload keeps its op and records the target's choices as attributes."""
+
+    def __init__(self, lowering: TargetLowering):
+        self.lowering = lowering
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: TLoadOp, rewriter: PatternRewriter) -> None:
+        choices = _attrs(self.lowering.tload(op))
+        if any(op.attributes.get(k) != v for k, v in choices.items()):
+            op.attributes.update(choices)
+            rewriter.notify_op_modified(op)
+
+
 def _attrs(props: dict) -> dict:
     """Choices in a lowering table become their `#pto_choice` attributes, ints i64."""
     out = {}
@@ -111,5 +127,6 @@ def patterns(lowering: TargetLowering) -> list[RewritePattern]:
         LowerMGather(lowering),
         LowerTGather(lowering),
         LowerTColArgMin(lowering),
+        RecordTLoadChoices(lowering),
     ]
 

@@ -147,6 +147,21 @@ class SrcRead(Choice):
     ROW_MAJOR_STORAGE = "row_major_storage"
 
 
+class PadFill(Choice):
+    """What a TLOAD writes beyond the tile's valid region (docs/tload-padding.md)."""
+
+    WHOLE_TILE = "whole_tile"
+    BLOCK_TAIL = "block_tail"
+    NOTHING = "nothing"
+
+
+class PadValue(Choice):
+    """The value a TLOAD pads with."""
+
+    TILE_PAD = "tile_pad"
+    ALWAYS_ZERO = "always_zero"
+
+
 class Launch(Choice):
     """How the target runs an MGATHER (class-level: the op name says it)."""
 
@@ -157,6 +172,11 @@ class Launch(Choice):
 
 
 PHRASES: dict[Choice, str] = {
+    PadFill.WHOLE_TILE: "TLOAD fills the whole tile with the pad value first",
+    PadFill.BLOCK_TAIL: "TLOAD pads each valid row to its 32-byte boundary (pad != null)",
+    PadFill.NOTHING: "TLOAD writes nothing beyond the valid region",
+    PadValue.TILE_PAD: "pad value from the tile's pad (null: 0)",
+    PadValue.ALWAYS_ZERO: "pad value 0 for this element type",
     IndexRead.SIGNED_64: "index read as 64-bit signed",
     IndexRead.UNSIGNED_32: "index read as 32-bit unsigned",
     Capacity.S3: "index bounded by Shape[3]",
@@ -229,6 +249,8 @@ ArgMinCompareAttr = _choice_attr(ArgMinCompare, "argmin_compare")
 NanPolicyAttr = _choice_attr(NanPolicy, "nan")
 RowCounterAttr = _choice_attr(RowCounter, "row_counter")
 SrcReadAttr = _choice_attr(SrcRead, "src_read")
+PadFillAttr = _choice_attr(PadFill, "pad_fill")
+PadValueAttr = _choice_attr(PadValue, "pad_value")
 
 CHOICE_ATTRS: dict[type[Choice], type[EnumAttribute]] = {
     IndexRead: IndexReadAttr,
@@ -244,6 +266,8 @@ CHOICE_ATTRS: dict[type[Choice], type[EnumAttribute]] = {
     NanPolicy: NanPolicyAttr,
     RowCounter: RowCounterAttr,
     SrcRead: SrcReadAttr,
+    PadFill: PadFillAttr,
+    PadValue: PadValueAttr,
 }
 
 PTO_CHOICE = Dialect("pto_choice", [], list(CHOICE_ATTRS.values()))

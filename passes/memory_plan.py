@@ -3,10 +3,14 @@ Where tiles live in on-chip memory: live ranges, the planner behind
 `pto-plan-memory`, and the checks of hand-written addresses that
 `pto-opt --target T` runs by default.
 
-A tile is live from its `pto.alloc_tile` to its last use; a use inside a
-region (a section, an `scf.for` body) keeps the tile live until the end of the
-op holding that region, in the block where the tile was allocated. Positions
-are the ops' indices in a pre-order walk of the function.
+A tile's bytes are live from the first op that may write it (an instruction's
+`outs`, or an op whose effect is not known here, such as a call; a tile only read
+is live from its first use) to its last use; a use inside a region (a section,
+an `scf.for` body) counts as a use by the op holding that region, in the block
+where the tile was allocated (from its start, to its end). So PTOAS-style
+kernels that declare every tile up front at reused addresses are accepted as
+long as no byte is read after another tile overwrote it. Positions are the ops'
+indices in a pre-order walk of the function.
 
 A tile also stays live through every value it lives on as (`CallGraph.aliases`):
 a call result that returns it, an scf result that yields it, the next loop
@@ -27,10 +31,12 @@ from xdsl.traits import IsTerminator, SymbolTable
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
+from pto_dialect.ops.common import PtoInstructionOp
+from targets.rules.aliasing import exact_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
 
-from lowering.ops import Launch, MGatherBase
+from lowering.ops import Launch, LoweredOp, MGatherBase
 import targets
 from targets import TargetInfo
 
@@ -58,6 +64,10 @@ class Buffer:
     value: SSAValue | None = None
     """The value naming the tile in its function: an alloc's or tassign's result, or the
     result of a call that returns a callee's tile."""
+    writer: Operation | None = None
+    """The op at `start`: the first that may write the tile (or a loop carrying it)."""
+    reader: Operation | None = None
+    """The op at `end`: the last that uses the tile (or a loop carrying it)."""
 
     @property
     def name(self) -> str:
@@ -78,6 +88,26 @@ class Buffer:
     def overlaps(self, other: Buffer) -> bool:
         assert self.addr is not None and other.addr is not None
         return self.addr < other.addr + other.size and other.addr < self.addr + self.size
+
+
+def _op_at(op: Operation | None) -> str:
+    """`pto.tload at FILE:LINE:COL` (an op named in a message about another op)."""
+    if op is None:
+        return "an op"
+    from pto_dialect.diagnostics import op_location
+
+    where = op_location(op)
+    return f"{op.name} at {where}" if where else op.name
+
+
+def _may_write(use: Use) -> bool:
+    """Whether the op may write the tile used by `use`: an instruction writes its `outs`
+    and reads its `ins` (a tmp there is scratch, first written by that op); an op whose
+    effect is not known here (a call, a loop's iter_args, ...) may write it."""
+    op = use.operation
+    if isinstance(op, PtoInstructionOp | LoweredOp):
+        return use.index >= len(op.ins)
+    return not isinstance(op, TAssignOp) and not op.has_trait(IsTerminator)
 
 
 def _where(op: Operation) -> str:
@@ -200,19 +230,35 @@ class CallGraph:
         for op in reversed(ordered):  # nested ops come after their parent in pre-order
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
 
-        def live_until(value: SSAValue, op: Operation, names: list[SSAValue]) -> int:
+        def live_until(value: SSAValue, op: Operation, names: list[SSAValue]) -> tuple[int, Operation]:
             """The last position using `value`, or a value it lives on as (`names`), seen
-            from the block of `op` (a use in a nested region: the end of the op holding it)."""
-            end = position[op]
+            from the block of `op` (a use in a nested region: the end of the op holding it),
+            with the op using it there."""
+            end, reader = position[op], op
             for v in names:
                 block = op.parent_block() if v is value else _defining_block(v)
                 for use in v.uses:
-                    user: Operation | None = use.operation
-                    while user is not None and user.parent_block() is not block:
-                        user = user.parent_op()
-                    if user is not None:
-                        end = max(end, last_inside[user])
-            return end
+                    held = _ancestor_in(block, use.operation) if block is not None else None
+                    if held is None or last_inside[held] < end:
+                        continue
+                    if last_inside[held] > end or reader is op or not _may_write(use):  # name a read if one is last
+                        end, reader = last_inside[held], use.operation
+            return end, reader
+
+        def written_from(value: SSAValue, op: Operation) -> tuple[int, Operation]:
+            """Where the tile's bytes start to matter: the first op (seen from the block of
+            `op`) that may write it, or else the first that uses it; `op` if none does."""
+            block = op.parent_block()
+            first: tuple[int, Operation] | None = None
+            for writes in (True, False):
+                for use in value.uses:
+                    held = _ancestor_in(block, use.operation) if block is not None else None
+                    if held is not None and (not writes or _may_write(use)):
+                        if first is None or position[held] < first[0]:
+                            first = (position[held], use.operation)
+                if first is not None:
+                    return first
+            return position[op], op
 
         out: list[Buffer] = []
         by_value: dict[SSAValue, Buffer] = {}
@@ -221,8 +267,11 @@ class CallGraph:
                 if with_calls and op in self.callee:
                     for inner in self.footprint(self.callee[op]):
                         value = op.results[inner.returned] if inner.returned is not None else None
-                        end = live_until(value, op, self.aliases(value)) if value is not None else position[op]
-                        out.append(Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label, value=value))
+                        end, reader = live_until(value, op, self.aliases(value)) if value is not None else (position[op], op)
+                        out.append(
+                            Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label,
+                                   value=value, writer=op, reader=reader)
+                        )
                 continue
             if not isinstance(op, AllocTileOp | TAssignOp):
                 continue
@@ -233,10 +282,16 @@ class CallGraph:
             hint = op.result.name_hint
             label = f"%{hint}" if hint else f"tile at {_where(op)}"
             names = self.aliases(op.result)
-            start, end = position[op], live_until(op.result, op, names)
+            (start, writer), (end, reader) = written_from(op.result, op), live_until(op.result, op, names)
             for loop, _ in _carried_args(names):  # read as the carried tile of the next iteration
-                start, end = min(start, position[loop]), max(end, last_inside[loop])
-            buffer = Buffer(op, tile.loc.data, tile.size_bytes, start, end, addr, label, moved, value=op.result)
+                if position[loop] < start:
+                    start, writer = position[loop], loop
+                if last_inside[loop] > end:
+                    end, reader = last_inside[loop], loop
+            buffer = Buffer(
+                op, tile.loc.data, tile.size_bytes, start, end, addr, label, moved,
+                value=op.result, writer=writer, reader=reader,
+            )
             by_value[op.result] = buffer
             out.append(buffer)
         return out
@@ -418,11 +473,39 @@ def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> Non
     for i, a in enumerate(placed):
         for b in placed[i + 1 :]:
             if a.space == b.space and a.live_with(b) and a.overlaps(b):
+                # the later-written tile clobbers the bytes of the other, which is read after
+                late, early = (b, a) if a.start <= b.start else (a, b)
+                if late.writer is not None and late.writer is early.reader and late.start == early.end:
+                    _check_in_place(late, early, graph.target)  # one op reads one and writes the other
+                    continue
                 raise PtoError.at_op(
-                    b.op,
-                    f"{b.name} at bytes [{b.addr}, {b.addr + b.size}) overlaps {a.name} "
-                    f"at [{a.addr}, {a.addr + a.size}) while both are live",
+                    late.op,
+                    f"{late.name} at bytes [{late.addr}, {late.addr + late.size}) overlaps {early.name} "
+                    f"at [{early.addr}, {early.addr + early.size}) while both are live: "
+                    f"{_op_at(late.writer)} writes {late.label} before {_op_at(early.reader)} reads {early.label}",
                 )
+
+
+def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
+    """One op reads `read` and writes `written` over its bytes: fine where the target computes
+    that op in place (passes/rules/aliasing.py), else an error saying why."""
+    op = written.writer
+    assert op is not None and written.addr is not None and read.addr is not None
+    w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None
+    exact = (
+        w is not None and r is not None and written.addr == read.addr
+        and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase) and exact_alias(w, r)
+    )
+    in_value = next((v for v in op.operands if v is read.value), read.value)
+    out_value = next((v for v in op.operands if v is written.value), written.value)
+    assert in_value is not None and out_value is not None
+    if (why := in_place_refusal(op, in_value, out_value, target, exact)) is not None:
+        raise PtoError.at_op(
+            written.op,
+            f"{written.name} at bytes [{written.addr}, {written.addr + written.size}) overlaps {read.name} "
+            f"at [{read.addr}, {read.addr + read.size}): {_op_at(op)} reads {read.label} and writes "
+            f"{written.label} over it, but {why}",
+        )
 
 
 def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> list[Buffer]:

@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from lowering.convert import TargetLowering
     from targets.rules.mgather import MGatherRules
     from targets.rules.tcolargmin import TColArgMinRules
+    from targets.rules.aliasing import InPlaceRules
     from targets.rules.tgather import TGatherRules
+    from targets.rules.transfer import TransferRules
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,14 @@ class TargetInfo:
     @property
     def tcolargmin(self) -> TColArgMinRules:
         return import_module(f"{self.package}.rules").TCOLARGMIN
+
+    @property
+    def transfer(self) -> TransferRules:
+        return import_module(f"{self.package}.rules").TRANSFER
+
+    @property
+    def in_place(self) -> InPlaceRules:
+        return import_module(f"{self.package}.rules").IN_PLACE
 
     @property
     def lowering(self) -> TargetLowering:

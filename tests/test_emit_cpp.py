@@ -80,3 +80,13 @@ def test_stub_checks_the_call_signatures(tmp_path: Path):
     assert right in source
     result = compile_cpp([source.replace(right, "(hitt, blk, half_1, ctmp, cntt, 100);")], tmp_path)
     assert result.returncode != 0 and "TGATHER" in result.stderr
+
+
+def test_stub_rejects_an_nd_tensor_into_a_col_major_tile(tmp_path: Path):
+    """The [R, 1] index column of a col-major tile is a `Layout::DN` GlobalTensor (spec/mgather.md's
+    example; pto-isa's TLOAD picks its path from that layout): the stub rejects the ND spelling."""
+    (source,) = emitted_kernels(ROOT / "tests" / "filecheck" / "emit_cpp" / "column_index.pto")
+    right = "Stride<8, 8, 8, 1, 1>, Layout::DN> idxGM(idxPtr);"
+    assert right in source
+    result = compile_cpp([source.replace(right, "Stride<8, 8, 8, 1, 1>> idxGM(idxPtr);")], tmp_path)
+    assert result.returncode != 0 and "TLOAD" in result.stderr

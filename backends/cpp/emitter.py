@@ -89,6 +89,7 @@ from pto_dialect.types import (
     PartitionTensorViewType,
     PtrType,
     TileBufType,
+    TileTypeBase,
     gm_shape5,
     gm_strides5,
 )
@@ -338,7 +339,8 @@ class _Emitter:
             )
         shape = gm_shape5(view.shape)
         strides = gm_strides5(view.shape, tensor.strides)
-        layout = "" if tensor.layout == GmLayout.ND else f", Layout::{tensor.layout.value.upper()}"
+        gm_layout = GmLayout.DN if _column_into_col_major_tile(op) else tensor.layout
+        layout = "" if gm_layout == GmLayout.ND else f", Layout::{gm_layout.value.upper()}"
         offset = self.offset(op.offsets, tensor.strides)
         start = tensor.pointer if offset == "0" else f"{tensor.pointer} + {offset}"
         self.line(
@@ -512,6 +514,22 @@ def _scalar_cpp(type_: Attribute) -> str | None:
         return "int64_t"
     info = element_info(type_)
     return info.cpp if info is not None else None
+
+
+def _column_into_col_major_tile(view: PartitionViewOp) -> bool:
+    """An ND column window [.., R, 1] moved to or from a col-major ND tile: pto-isa's TLOAD /
+    TSTORE pick the DN path from the GlobalTensor's layout (an ND tensor into a col-major tile
+    fails their static_asserts), and for one column ND and DN are the same bytes; the spec's
+    [R, 1] index example declares it `Layout::DN`."""
+    shape = view.result.type.shape  # pyright: ignore[reportAttributeAccessIssue]
+    if shape[-1] != 1:
+        return False
+    for use in view.result.uses:
+        if isinstance(use.operation, TLoadOp | TStoreOp):
+            tile = use.operation.dst.type if isinstance(use.operation, TLoadOp) else use.operation.src.type
+            if isinstance(tile, TileTypeBase) and tile.blayout.data == "col_major" and tile.slayout.data == "none_box":
+                return True
+    return False
 
 
 def _list(values: Sequence[int]) -> str:

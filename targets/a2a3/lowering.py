@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from lowering.convert import Lowered, TargetLowering
 from lowering.ops import (
     ArgMinCompare,
@@ -19,6 +21,8 @@ from lowering.ops import (
 from pto_dialect import ops as pto
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.types import TileTypeBase
+from targets.a2a3.rules import TRANSFER
+from targets.rules.transfer import tload_choices
 from targets.a2a3.dialect import (
     MGatherElemL1Op,
     MGatherElemNzOp,
@@ -72,4 +76,4 @@ def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
     }
 
 
-LOWERING = TargetLowering("a2a3", _mgather, _tgather, _tcolargmin)
+LOWERING = TargetLowering("a2a3", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER))

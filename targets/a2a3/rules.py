@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-from targets.rules.common import INT16, INT32, SIGNED32, STANDARD, types_named
+from targets.rules.common import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.aliasing import InPlaceRules
+from lowering.ops import PadFill
+from targets.rules.transfer import ShapeMatch, TransferRules
 from targets.rules.tgather import F16_F32, TGatherRules
 
 MGATHER = MGatherRules(
@@ -51,4 +54,23 @@ TCOLARGMIN = TColArgMinRules(
     "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
     "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
     "255 valid cols with a [1, 32] tmp, needs no more).",
+)
+
+TRANSFER = TransferRules(
+    tload=ShapeMatch.EQUAL,
+    tstore=ShapeMatch.EQUAL,
+    pad_fill=PadFill.BLOCK_TAIL,
+    pad_fill_mat=PadFill.NOTHING,
+    zero_pad_types=INT64,
+    contiguous_rows=True,
+    note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory. "
+    "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
+)
+
+IN_PLACE = InPlaceRules(
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
+    note="MGatherElemImpl's scalar loop reads idx[r, c] before writing dst[r, c]; index TGATHER "
+    "turns a whole row of indices into byte offsets (vmuls, for b32 data into dst itself) "
+    "before it gathers (vgather); mask TGATHER (only P1111 has dst exactly over src) copies "
+    "each repeat (vreducev2) or row (vcopy) after reading it.",
 )

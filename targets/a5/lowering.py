@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
 from xdsl.ir import Attribute
 from xdsl.pattern_rewriter import (
@@ -26,6 +28,8 @@ from lowering.ops import (
 from pto_dialect import ops as pto
 from pto_dialect.attributes import Coalesce, GatherExec, GatherExecAttr
 from pto_dialect.types import TileBufType, TileTypeBase
+from targets.a5.rules import TRANSFER
+from targets.rules.transfer import tload_choices
 from targets.a5.dialect import (
     GatherB32OffsetsOp,
     GatherOp,
@@ -116,4 +120,4 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, [load, gather, store], [])
 
 
-LOWERING = TargetLowering("a5", _mgather, _tgather, _tcolargmin, extra_patterns=(LowerIndexTGatherToRegisters(),))
+LOWERING = TargetLowering("a5", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER), extra_patterns=(LowerIndexTGatherToRegisters(),))

@@ -17,6 +17,9 @@ from targets.rules.common import (
 )
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.aliasing import InPlaceRules
+from lowering.ops import PadFill
+from targets.rules.transfer import ShapeMatch, TransferRules
 from targets.rules.tgather import F16_F32, NO_TYPES, TGatherRules
 
 MGATHER = MGatherRules(
@@ -61,4 +64,25 @@ TCOLARGMIN = TColArgMinRules(
     implicit_tmp="smallest",
     note="Any 1/2/4-byte type the interpreter can compare (hif8 has no numeric model here "
     "and is rejected); tmp is accepted but unused.",
+)
+
+TRANSFER = TransferRules(
+    tload=ShapeMatch.EQUAL,
+    tstore=ShapeMatch.EQUAL,
+    pad_fill=PadFill.BLOCK_TAIL,
+    pad_fill_mat=PadFill.BLOCK_TAIL,
+    zero_pad_types=INT64 | FP8 | HIF8,
+    contiguous_rows=True,
+    note="TLOAD: static_assert on static shapes; dynamic ones run the DMA with the view's row "
+    "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
+    "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
+    "padCount with the data select bit always on; pad null/zero leave the pad register, 0).",
+)
+
+IN_PLACE = InPlaceRules(
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
+    note="elem MGATHER: one SIMT thread per element reads its index, then writes its element "
+    "(1x1: one scalar step); index TGATHER loads each repeat of indices (vlds) before it "
+    "stores that repeat (vsts); mask TGATHER (only P1111 has dst exactly over src) loads each "
+    "repeat of src before storing it.",
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from lowering.convert import Lowered, TargetLowering
 from lowering.ops import (
     TYPED_COLUMN_ARGMIN,
@@ -13,6 +15,8 @@ from lowering.ops import (
 )
 from pto_dialect import ops as pto
 from pto_dialect.attributes import Coalesce
+from targets.cpu.rules import TRANSFER
+from targets.rules.transfer import tload_choices
 from targets.cpu.dialect import (
     MGatherElemOp,
     MGatherRowOp,
@@ -46,4 +50,4 @@ def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
     return TColArgMinOp, dict(TYPED_COLUMN_ARGMIN)
 
 
-LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin)
+LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER))

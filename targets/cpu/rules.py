@@ -6,6 +6,9 @@ from pto_dialect.attributes import GmLayout
 from targets.rules.common import INT32, INT64, INTEGERS, STANDARD
 from targets.rules.mgather import MGatherRules
 from targets.rules.tcolargmin import TColArgMinRules
+from targets.rules.aliasing import InPlaceRules
+from lowering.ops import PadFill
+from targets.rules.transfer import ShapeMatch, TransferRules
 from targets.rules.tgather import NO_TYPES, TGatherRules
 
 MGATHER = MGatherRules(
@@ -51,4 +54,22 @@ TCOLARGMIN = TColArgMinRules(
     implicit_tmp=None,
     note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
     "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
+)
+
+TRANSFER = TransferRules(
+    tload=ShapeMatch.EQUAL,
+    tstore=ShapeMatch.COVERS,
+    pad_fill=PadFill.WHOLE_TILE,
+    pad_fill_mat=PadFill.WHOLE_TILE,
+    zero_pad_types=frozenset(),
+    contiguous_rows=False,
+    note="CPU simulator: TLOAD asserts the ND/DN/NZ shape equalities (CheckTileData); TSTORE "
+    "only asserts that the view holds as many elements and writes the valid region at its "
+    "top-left, which is kept as long as the view covers the valid shape.",
+)
+
+IN_PLACE = InPlaceRules(
+    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
+    note="one loop per element: each index (mask form: each src element) is read before its "
+    "output element is written.",
 )

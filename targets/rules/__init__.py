@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from pto_dialect.attributes import CmpMode, Coalesce, GatherExec, MaskPattern
-from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherOp
+from pto_dialect.ops import MGatherOp, TColArgMinOp, TGatherOp, TLoadOp, TStoreOp
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 from targets.info import TargetInfo
+from targets.rules.aliasing import in_place_refusal
 from targets.rules.common import RuleViolation, TileFacts, ViewFacts
 from targets.rules.mgather import check_mgather
 from targets.rules.tcolargmin import check_tcolargmin
@@ -26,6 +27,7 @@ from targets.rules.tgather import (
     check_tgather_index,
     check_tgather_mask,
 )
+from targets.rules.transfer import check_tload, check_tstore
 
 Operands = dict[str, TileFacts | ViewFacts | str]
 """An instruction's operand facts by role; a scalar operand is its type's spelling."""
@@ -84,8 +86,13 @@ def static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
 
 def check_op(op: Operation, target: TargetInfo) -> None:
     """Raise RuleViolation if the pto op breaks a rule of `target` (no-op for ops without rules)."""
+    if isinstance(op, TLoadOp) and op.is_dps:  # an SSA result's valid shape is the view's by construction
+        check_tload(target, ViewFacts.of("src", op.src), TileFacts.of("dst", op.dst.type))  # type: ignore[arg-type]
+    if isinstance(op, TStoreOp):
+        check_tstore(target, TileFacts.of("src", op.src.type), ViewFacts.of("dst", op.dst))  # type: ignore[arg-type]
     if not isinstance(op, MGatherOp | TGatherOp | TColArgMinOp):
         return
+    _check_same_tile_in_and_out(op, target)
     operands = {role: static_facts(role, value) for role, value in op.by_role().items()}
     options = Options()
     if isinstance(op, MGatherOp):
@@ -100,6 +107,14 @@ def check_op(op: Operation, target: TargetInfo) -> None:
             cmp_mode=op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ,
         )
     check_instruction(op.name, target, operands, options)
+
+
+def _check_same_tile_in_and_out(op: Operation, target: TargetInfo) -> None:
+    outs = getattr(op, "outs", ())
+    for value in getattr(op, "ins", ()):
+        if value in outs and isinstance(value.type, TileTypeBase):
+            if (why := in_place_refusal(op, value, value, target, exact=True)) is not None:
+                raise RuleViolation(f"reads and writes one tile: {why}")
 
 
 __all__ = ["Operands", "Options", "RULE_CHECKS", "RuleViolation", "check_instruction", "check_op", "static_facts"]

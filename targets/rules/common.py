@@ -14,7 +14,7 @@ from xdsl.ir import SSAValue
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.dtypes import ELEMENT_TYPES, ElementType
-from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp
+from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp, constant_index
 from pto_dialect.types import ShapedViewBase, TileParams, TileTypeBase, gm_shape5
 
 UNKNOWN = DYNAMIC_INDEX
@@ -97,12 +97,26 @@ class ViewFacts:
     shape: tuple[int, ...]
     layout: GmLayout | None
     """The logical layout of the tensor it views, when it can be inferred."""
+    strides: tuple[int, ...] | None = None
+    """Element strides per dim (UNKNOWN where dynamic), when they can be inferred."""
 
     @staticmethod
     def of(role: str, value: SSAValue) -> ViewFacts:
         view = value.type
         assert isinstance(view, ShapedViewBase)
-        return ViewFacts(role, view.element, view.shape, inferred_layout(value))
+        return ViewFacts(role, view.element, view.shape, inferred_layout(value), inferred_strides(value))
+
+    @property
+    def row_stride(self) -> int:
+        """Elements between consecutive rows (the stride of dim -2), or UNKNOWN."""
+        if self.strides is None or len(self.strides) < 2:
+            return UNKNOWN
+        return self.strides[-2]
+
+    @property
+    def inner_stride(self) -> int:
+        """The stride of the last dim, or UNKNOWN."""
+        return UNKNOWN if not self.strides else self.strides[-1]
 
     @property
     def shape5(self) -> tuple[int, ...]:
@@ -127,6 +141,17 @@ def inferred_layout(value: SSAValue) -> GmLayout | None:
         owner = owner.source.owner
     if isinstance(owner, MakeTensorViewOp):
         return owner.gm_layout
+    return None
+
+
+def inferred_strides(value: SSAValue) -> tuple[int, ...] | None:
+    """The element strides of the `make_tensor_view` a view comes from (a partition keeps
+    them), UNKNOWN for a dynamic one; None if not traceable."""
+    owner = value.owner
+    if isinstance(owner, PartitionViewOp):
+        owner = owner.source.owner
+    if isinstance(owner, MakeTensorViewOp):
+        return tuple(UNKNOWN if (c := constant_index(s)) is None else c for s in owner.strides)
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import targets
-from targets.rules import mgather, tcolargmin, tgather
+from targets.rules import aliasing, mgather, tcolargmin, tgather, transfer
 
 HEADER = """\
 # Target verification rules
@@ -33,12 +33,24 @@ cpu target rejects them everywhere; the a2a3/a5 `tcolargmin` tmp is optional (a
 missing one is added by `pto-materialize-implicit-tmp`); a DPS mask-form
 `tgather` without an axis string means the row axis, as in pto-isa and the spec's
 own DPS example (PTOAS requires the string).
+
+Deliberate divergences from PTOAS's verdict on its own lit inputs (`test/lit/pto/`
+and `test/lit/vpto/` kernels that use only the ops implemented here), where the
+hardware code is stricter than PTOAS's verifier:
+- a2a3 compare-form `tgather` with a 32-byte tmp: the a2a3 code keeps the compare
+  bitmap, an index table and the converted thresholds in tmp, so a smaller tmp is
+  rejected (the spec's minimum is not enough);
+- a5 index-form `tgather` of 1-byte data with 32-bit indices: the a5 register gather
+  reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected.
 """
 
 TABLES: list[tuple[str, Callable[[targets.TargetInfo], object], Callable[..., list[tuple[str, dict[str, str]]]]]] = [
     ("pto.mgather", lambda t: t.mgather, mgather.describe),
     ("pto.tgather", lambda t: t.tgather, tgather.describe),
     ("pto.tcolargmin", lambda t: t.tcolargmin, tcolargmin.describe),
+    ("pto.tload / pto.tstore", lambda t: t.transfer, transfer.describe),
+    ("in place: an output exactly over an input (same tile, or same address, shape, layout, element size)",
+     lambda t: t.in_place, aliasing.describe),
 ]
 
 

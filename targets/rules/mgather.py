@@ -123,6 +123,13 @@ def check_mgather(
                 "expects the table's inner dim (Shape[4]) to equal dst valid cols "
                 f"(no inter-row padding), got {table.shape5[4]} and {dst.valid_col}",
             )
+        if rules.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
+            require(
+                table.row_stride == table.shape[-1],
+                "expects the table's rows packed (row stride == its cols, no inter-row padding: the "
+                f"kernel reads rows at the valid-column stride), got row stride {table.row_stride} "
+                f"for {table.shape[-1]} cols",
+            )
     else:
         _check_elem_index(dst, idx)
 
@@ -239,7 +246,7 @@ def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
         ("idx blayout", per(lambda r: ", ".join(r.index_blayouts) + " (slayout none_box)")),
         ("row-mode idx valid shape", per(lambda r: ", ".join({"1xR": "[1, R] row-major", "Rx1": "[R, 1] col-major"}[s] for s in r.row_index_shapes))),
         ("32-byte aligned dim", per(lambda r: "padded Cols*sizeof(T)" if r.alignment_dim == "cols" else "Cols*sizeof(T) row-major, Rows*sizeof(T) col-major")),
-        ("row mode: table Shape[4] == dst valid cols", per(lambda r: "yes" if r.packed_table_rows else "no")),
+        ("row mode: table Shape[4] == dst valid cols, rows packed (row stride == cols)", per(lambda r: "yes" if r.packed_table_rows else "no")),
         ("dst valid shape non-empty", per(lambda r: "yes (static dims)" if r.nonempty_dst else "no (empty is a no-op)")),
         ("elem mode: idx valid shape == dst valid shape", per(lambda r: "yes")),
         ("NZ table (a2a3): Shape[3] = 16, Shape[4] = C0, dst NZ, Cols % C0 = 0, Rows % 16 = 0", per(lambda r: "yes" if GmLayout.NZ in r.table_layouts else "n/a")),

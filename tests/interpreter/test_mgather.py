@@ -397,22 +397,30 @@ def test_row_stride_padded_view(target, oob):
     text = strided_table_kernel("row", oob, (16, 1), tile((4, 8), "i32"), tile((1, 4), "i32"))
     buffer = np.arange(6 * 16, dtype=np.int32) * 10
     ids = np.array([[0, 4, 2, 3]], np.int32)
+    if target == "a5":  # a5 reads packed rows of dst valid cols: a padded table is refused
+        with pytest.raises(PtoError, match="expects the table's rows packed .* got row stride 16 for 8 cols"):
+            run(text, target, [buffer, ids, filled((4, 8), "i32")])
+        return
     out = run(text, target, [buffer, ids, filled((4, 8), "i32")])[2]
     base, j = 16, np.arange(8)
-    row_stride = 8 if target == "a5" else 16  # a5: packed rows of dst valid cols
-    expected = np.stack([buffer[base + u * row_stride + j] for u in ids[0]])
+    expected = np.stack([buffer[base + u * 16 + j] for u in ids[0]])
     assert_bits_equal(out, expected)
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_row_col_stride(target):
-    """A view with inner stride 2: cpu reads j*T4, a2a3 j*1 at row stride T3, a5 packed rows."""
+    """A view with inner stride 2: cpu reads j*T4, a2a3 j*1 at row stride T3; a5 reads packed rows,
+    so it refuses the padded table."""
     text = strided_table_kernel("row", "wrap", (20, 2), tile((3, 8), "i32"), tile((1, 3), "i32"), rows=5, part=(0, 5))
     buffer = np.arange(5 * 20, dtype=np.int32)
     ids = np.array([[4, 0, 7]], np.int32)  # 7 wraps to 2 (cap 5)
+    if target == "a5":
+        with pytest.raises(PtoError, match="expects the table's rows packed .* got row stride 20 for 8 cols"):
+            run(text, target, [buffer, ids, filled((3, 8), "i32")])
+        return
     out = run(text, target, [buffer, ids, filled((3, 8), "i32")])[2]
     j = np.arange(8)
-    rs, cs = {"cpu": (20, 2), "a2a3": (20, 1), "a5": (8, 1)}[target]
+    rs, cs = {"cpu": (20, 2), "a2a3": (20, 1)}[target]
     expected = np.stack([buffer[u * rs + j * cs] for u in (4, 0, 2)])
     assert_bits_equal(out, expected)
 

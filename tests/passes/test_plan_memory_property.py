@@ -14,10 +14,12 @@ For each kernel and target the test asserts, after
 - Every tile has an address, a multiple of 32; hand-placed tiles keep theirs.
 - Tiles live at the same time never share a byte. Liveness is computed here from
   the generated program (not with passes/memory_plan.py's `buffers_of`): a tile
-  is live from its `pto.alloc_tile` to its last use, where a use inside a region
-  (section or loop body) that does not hold the alloc counts as a use at the end
-  of the region op of the alloc's block that contains it (a tile used in a loop
-  is needed by the next iteration). An implicit tmp lives at its instruction.
+  is live from the first op that writes it (an op's outs; a tile never written:
+  its first use; a tile never used: its `pto.alloc_tile`) to its last use, where
+  a use inside a region (section or loop body) that does not hold the alloc counts
+  as a use by the region op of the alloc's block that contains it, from its start
+  to its end (a tile used in a loop is needed by the next iteration). An implicit
+  tmp lives at its instruction.
 - Budget, in the planner's simple greedy sense: the planner is first fit (each
   unaddressed tile, in program order, goes to the lowest 32-byte aligned address
   free over its whole live range), so every tile it places ends at most at
@@ -119,6 +121,8 @@ class Node:
     text: str = ""
     tiles: tuple[Tile, ...] = ()
     """alloc: the tile allocated; op: every tile it reads or writes."""
+    writes: tuple[Tile, ...] = ()
+    """op: the tiles it writes (its outs)."""
     body: list[Node] = field(default_factory=list)
     parent: Node | None = None
     trips: int = 1
@@ -221,7 +225,7 @@ class Builder:
     # -- instructions --------------------------------------------------------
 
     def op(self, text: str, *tiles: Tile, writes: tuple[Tile, ...] = ()) -> None:
-        self.add(Node("op", text=text, tiles=tiles))
+        self.add(Node("op", text=text, tiles=tiles, writes=writes))
         self.written.update(id(t) for t in writes)
 
     def tload(self, t: Tile) -> None:
@@ -422,14 +426,18 @@ def live_ranges(p: Program) -> dict[int, tuple[int, int]]:
     ranges = {}
     for t in p.tiles:
         alloc = alloc_of[id(t)]
-        end = position[id(alloc)]
+        holders = []  # (the op of the alloc's block holding the use, whether the use writes t)
         for use in uses[id(t)]:
             holder = use
-            while holder.parent is not alloc.parent:  # the op of the alloc's block holding the use
+            while holder.parent is not alloc.parent:
                 assert holder.parent is not None
                 holder = holder.parent
-            end = max(end, subtree_end[id(holder)])
-        ranges[id(t)] = (position[id(alloc)], end)
+            holders.append((holder, any(w is t for w in use.writes)))
+        if not holders:
+            ranges[id(t)] = (position[id(alloc)], position[id(alloc)])
+            continue
+        starts = [position[id(h)] for h, writes in holders if writes] or [position[id(h)] for h, _ in holders]
+        ranges[id(t)] = (min(starts), max(subtree_end[id(h)] for h, _ in holders))
     return ranges
 
 
@@ -629,14 +637,15 @@ def test_unplanned_run_keeps_tiles_apart() -> None:
 
 def test_live_ranges_model() -> None:
     """live_ranges on a hand-built program: a tile used in a loop body (allocated
-    outside it) is live to the end of the loop; one allocated in the body is live
-    within the body; an unused tile only at its alloc."""
+    outside it) is live over the whole loop; one allocated in the body is live
+    within the body from its first write; an unused tile only at its alloc; a tile
+    written after the loop from that write."""
     f32 = {"rows": 1, "cols": 8, "dtype": "f32"}
     a, b, c, d = (Tile(n, **f32) for n in "abcd")
     root = Node("section")
     loop = Node("for", trips=2)
-    nodes = [Node("alloc", tiles=(a,)), Node("alloc", tiles=(d,)), loop, Node("op", tiles=(d,))]
-    body = [Node("op", tiles=(a,)), Node("alloc", tiles=(b,)), Node("op", tiles=(b,)), Node("alloc", tiles=(c,))]
+    nodes = [Node("alloc", tiles=(a,)), Node("alloc", tiles=(d,)), loop, Node("op", tiles=(d,), writes=(d,))]
+    body = [Node("op", tiles=(a,)), Node("alloc", tiles=(b,)), Node("op", tiles=(b,), writes=(b,)), Node("alloc", tiles=(c,))]
     for n in nodes:
         n.parent = root
     for n in body:
@@ -644,10 +653,10 @@ def test_live_ranges_model() -> None:
     root.body, loop.body = nodes, body
     ranges = live_ranges(Program("a2a3", root, [a, b, c, d], {}, []))
     # positions: root 0, alloc a 1, alloc d 2, for 3, use a 4, alloc b 5, use b 6, alloc c 7, use d 8
-    assert ranges[id(a)] == (1, 7)
-    assert ranges[id(b)] == (5, 6)
+    assert ranges[id(a)] == (3, 7)
+    assert ranges[id(b)] == (6, 6)
     assert ranges[id(c)] == (7, 7)
-    assert ranges[id(d)] == (2, 8)
+    assert ranges[id(d)] == (8, 8)
 
 
 # ---------------------------------------------------------------------------

@@ -48,6 +48,9 @@ template <TileType Loc_, typename Element_, int Rows_, int Cols_, BLayout BFract
           int SFractalSize_ = 512, PadValue PadVal_ = PadValue::Null, CompactMode Compact_ = CompactMode::Null>
 struct Tile {
     using DType = Element_;
+    static constexpr TileType Loc = Loc_;
+    static constexpr BLayout BFractal = BFractal_;
+    static constexpr SLayout SFractal = SFractal_;
     static_assert(Rows_ > 0 && Cols_ > 0, "Tile rows and cols must be positive");
     static_assert(RowValid_ == -1 || (0 <= RowValid_ && RowValid_ <= Rows_), "Invalid Tile valid rows");
     static_assert(ColValid_ == -1 || (0 <= ColValid_ && ColValid_ <= Cols_), "Invalid Tile valid cols");
@@ -72,17 +75,41 @@ struct Stride {};
 template <typename Element_, typename Shape_, typename Stride_, Layout Layout_ = Layout::ND>
 struct GlobalTensor {
     using DType = Element_;
+    static constexpr Layout layout = Layout_;
     explicit GlobalTensor(__gm__ Element_* data);
 };
 
 template <typename TileData>
 void TASSIGN(TileData& tile, uint64_t address);
 
+// The GlobalTensor's layout picks the TLOAD / TSTORE path: ND2ND, DN2DN, NZ2NZ (and, into
+// L1, ND2NZ / DN2ZN); pto-isa's static_asserts reject any other pair (an ND tensor into a
+// col-major tile included).
+template <typename TileData, typename GlobalData>
+constexpr bool TransferLayoutsMatch()
+{
+    constexpr bool nd = TileData::BFractal == BLayout::RowMajor && TileData::SFractal == SLayout::NoneBox;
+    constexpr bool dn = TileData::BFractal == BLayout::ColMajor && TileData::SFractal == SLayout::NoneBox;
+    constexpr bool nz = TileData::BFractal == BLayout::ColMajor && TileData::SFractal == SLayout::RowMajor;
+    constexpr bool zn = TileData::BFractal == BLayout::RowMajor && TileData::SFractal == SLayout::ColMajor;
+    constexpr bool mat = TileData::Loc == TileType::Mat;
+    return (GlobalData::layout == Layout::ND && (nd || (mat && nz))) ||
+           (GlobalData::layout == Layout::DN && (dn || (mat && zn))) || (GlobalData::layout == Layout::NZ && nz);
+}
+
 template <typename TileData, typename GlobalData, typename... WaitEvents>
-RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&... events);
+RecordEvent TLOAD(TileData& dst, GlobalData& src, WaitEvents&... events)
+{
+    static_assert(TransferLayoutsMatch<TileData, GlobalData>(), "TLOAD: GlobalTensor layout does not match the tile");
+    return {};
+}
 
 template <typename GlobalData, typename TileData, typename... WaitEvents>
-RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events);
+RecordEvent TSTORE(GlobalData& dst, TileData& src, WaitEvents&... events)
+{
+    static_assert(TransferLayoutsMatch<TileData, GlobalData>(), "TSTORE: GlobalTensor layout does not match the tile");
+    return {};
+}
 
 // MGATHER: GM -> UB (index tile) or GM -> L1 (index tensor, row); GM -> L1 elem takes a GM scratch.
 template <Coalesce CMode = Coalesce::Row, GatherOOB Oob = GatherOOB::Undefined, typename TileDst,

@@ -1,0 +1,78 @@
+"""
+In-place instructions the hardware computes correctly (passes/rules/aliasing.py):
+elem-mode MGATHER with its dst at the index tile's address, and index-form TGATHER
+writing dst over its indices. Every output element comes from the input values
+read before the op: out[r, c] = table[ids[r, c]] and dst[c] = src[idx[c]].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
+
+IDX, DST = tile((8, 32), "i32"), tile((8, 32), "f32")
+MGATHER = func(
+    [("table", "!pto.ptr<f32>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<f32>")],
+    constants(0, 1, 8, 32, 256)
+    + f"""
+%a0 = arith.constant 0 : i64
+%tv = pto.make_tensor_view %table, shape = [%c256], strides = [%c1] : !pto.tensor_view<?xf32>
+%iv = pto.make_tensor_view %ids, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xi32>
+%ov = pto.make_tensor_view %out, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+%tp = pto.partition_view %tv, offsets = [%c0], sizes = [%c256] : !pto.tensor_view<?xf32>
+%ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xi32>
+%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xf32>
+%idx = pto.alloc_tile addr = %a0 : {IDX}
+%dst = pto.alloc_tile addr = %a0 : {DST}
+pto.tload ins(%ip : {view((8, 32), "i32")}) outs(%idx : {IDX})
+pto.mgather ins(%tp, %idx : {view((256,), "f32")}, {IDX}) outs(%dst : {DST}) {{coalesce = #pto<coalesce elem>}}
+pto.tstore ins(%dst : {DST}) outs(%op : {view((8, 32), "f32")})
+""",
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_mgather_elem_dst_over_its_indices(target: str) -> None:
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal(256).astype(np.float32)
+    ids = rng.integers(0, 256, size=(8, 32)).astype(np.int32)
+    out = run(MGATHER, target, [table, ids, np.zeros((8, 32), np.float32)])[2]
+    assert_bits_equal(out, table[ids])
+
+
+V64 = tile((1, 64), "i32")
+TGATHER = func(
+    [("src", "!pto.ptr<i32>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<i32>")],
+    constants(0, 1, 64)
+    + f"""
+%a0 = arith.constant 0 : i64
+%a256 = arith.constant 256 : i64
+%a512 = arith.constant 512 : i64
+"""
+    + "".join(
+        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>\n"
+        f"%{n}p = pto.partition_view %{n}v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>\n"
+        for n in ("src", "ids", "out")
+    )
+    + f"""
+%s = pto.alloc_tile addr = %a256 : {V64}
+%tmp = pto.alloc_tile addr = %a512 : {V64}
+%idx = pto.alloc_tile addr = %a0 : {V64}
+%dst = pto.alloc_tile addr = %a0 : {V64}
+pto.tload ins(%srcp : {view((1, 64), "i32")}) outs(%s : {V64})
+pto.tload ins(%idsp : {view((1, 64), "i32")}) outs(%idx : {V64})
+pto.tgather ins(%s, %idx, %tmp : {V64}, {V64}, {V64}) outs(%dst : {V64})
+pto.tstore ins(%dst : {V64}) outs(%outp : {view((1, 64), "i32")})
+""",
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tgather_index_dst_over_its_indices(target: str) -> None:
+    rng = np.random.default_rng(12)
+    src = rng.integers(-1000, 1000, size=(1, 64)).astype(np.int32)
+    ids = rng.integers(0, 64, size=(1, 64)).astype(np.int32)
+    out = run(TGATHER, target, [src, ids, np.zeros((1, 64), np.int32)])[2]
+    assert_bits_equal(out, src[0, ids])

@@ -1,0 +1,50 @@
+"""
+PTOAS-style kernels: every tile declared up front at a fixed address, tiles used one
+after the other sharing bytes (passes/memory_plan.py: a tile is live from its first
+write to its last read). The run gives each tile's own data: out0 = x, out1 = y,
+out2 = x (the tile at another address, read last).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
+
+T = tile((8, 64), "f32")
+V = view((8, 64), "f32")
+KERNEL = func(
+    [("x", "!pto.ptr<f32>"), ("y", "!pto.ptr<f32>"), ("o0", "!pto.ptr<f32>"), ("o1", "!pto.ptr<f32>"), ("o2", "!pto.ptr<f32>")],
+    constants(0, 1, 8, 64)
+    + f"""
+%a0 = arith.constant 0 : i64
+%a2048 = arith.constant 2048 : i64
+%a = pto.alloc_tile addr = %a0 : {T}
+%b = pto.alloc_tile addr = %a0 : {T}
+%c = pto.alloc_tile addr = %a2048 : {T}
+"""
+    + "".join(
+        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>\n"
+        f"%{n}p = pto.partition_view %{n}v, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>\n"
+        for n in ("x", "y", "o0", "o1", "o2")
+    )
+    + f"""
+pto.tload ins(%xp : {V}) outs(%a : {T})
+pto.tload ins(%xp : {V}) outs(%c : {T})
+pto.tstore ins(%a : {T}) outs(%o0p : {V})
+pto.tload ins(%yp : {V}) outs(%b : {T})
+pto.tstore ins(%b : {T}) outs(%o1p : {V})
+pto.tstore ins(%c : {T}) outs(%o2p : {V})
+""",
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tiles_declared_up_front_share_bytes_one_after_the_other(target: str) -> None:
+    x = np.arange(512, dtype=np.float32).reshape(8, 64)
+    y = -np.arange(512, dtype=np.float32).reshape(8, 64) - 1
+    outs = run(KERNEL, target, [x, y, *(np.zeros((8, 64), np.float32) for _ in range(3))])[2:]
+    assert_bits_equal(outs[0], x)
+    assert_bits_equal(outs[1], y)
+    assert_bits_equal(outs[2], x)
