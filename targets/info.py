@@ -75,6 +75,9 @@ class TargetInfo:
         dialect = import_module(f"{self.package}.dialect").DIALECT
         assert dialect.name == self.dialect_name, (dialect.name, self.dialect_name)
         return dialect
+
+    def tile_capacity(self, loc: str) -> int | None:
+        """Bytes of the memory behind a tile loc: no tile there can be larger."""
         return self.on_chip_bytes.get(loc, self.tile_capacity_bytes.get(loc))
 
     def __str__(self) -> str:
