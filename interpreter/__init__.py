@@ -149,10 +149,16 @@ def _scalar_dtype(arg_type) -> np.dtype | None:  # noqa: ANN001
     return None
 
 
-def _declared_dtype(array: object, arg_type) -> np.ndarray:  # noqa: ANN001
-    """`array` as an ndarray; raw void data of the element's size (what np.save / np.load make
-    of ml_dtypes arrays: bf16 reads back as |V2) is viewed as the declared element type."""
-    array = np.asarray(array)
+def _as_array(value: object, index: int) -> np.ndarray:
+    try:
+        return np.asarray(value)
+    except ValueError as e:  # a ragged nested list
+        raise PtoError(f"error: args[{index}] is not a rectangular array: {e}") from e
+
+
+def _declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
+    """Raw void data of the element's size (what np.save / np.load make of ml_dtypes arrays:
+    bf16 reads back as |V2) viewed as the declared element type."""
     element = getattr(arg_type, "element", None)
     want = element.numpy if element is not None else _scalar_dtype(arg_type)
     if array.dtype.type is np.void and array.dtype.fields is None and want is not None:
@@ -193,14 +199,21 @@ def run_with_results(
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type."""
+    if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
+        raise PtoError(
+            f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
+        )
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
-    t = targets.resolve(target, None, module)
+    try:
+        t = targets.resolve(target, None, module)
+    except targets.UnknownTarget as e:
+        raise PtoError(f"error: {e}") from e
     lowered = lower_for(module, t)
     function = entry_function(lowered, entry)
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
-    given = [_declared_dtype(a, ty) for a, ty in zip(args, arg_types)]
+    given = [_declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
     arrays = [
         _read_only_view(a) if _only_read(arg) and not isinstance(ty, TileBufType) else np.array(a, copy=True, order="C")
         for a, arg, ty in zip(given, function.args, arg_types)

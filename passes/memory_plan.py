@@ -39,8 +39,8 @@ from pto_dialect.types import TileTypeBase
 from lowering.ops import Launch, LoweredOp, MGatherBase
 import targets
 from targets import TargetInfo
+from targets.info import MEMORY_NAMES
 
-SPACE_NAMES = {"vec": "UB", "mat": "L1"}
 DYN_UBUF_ATTR = "pto.dyn_ubuf_size"
 
 
@@ -421,7 +421,7 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
     total = target.on_chip_bytes[space]
     simt = target.simt_budget
     if space != "vec" or simt is None or not graph.launches_simt_mgather(f):
-        return total, f"the {SPACE_NAMES[space]} of target {target} ({total} bytes)"
+        return total, f"the {MEMORY_NAMES[space]} of target {target} ({total} bytes)"
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
         return simt.default_bytes, (
@@ -531,7 +531,7 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
             largest = ", ".join(f"{o.label} ({o.size} bytes)" for o in [b, *live][:4])
             raise PtoError.at_op(
                 b.op,
-                f"{SPACE_NAMES[b.space]} overflow: needs {addr + b.size} bytes, target {graph.target} has "
+                f"{MEMORY_NAMES[b.space]} overflow: needs {addr + b.size} bytes, target {graph.target} has "
                 f"{limit}; live tiles: {largest} (limit: {what})",
             )
         placed.append(b)
@@ -550,7 +550,7 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
     for space in sorted({b.space for b in buffers if b.addr is not None}):
         peak = max(b.addr + b.size for b in buffers if b.space == space and b.addr is not None)
         limit, _ = graph.limit(f, space)
-        lines.append(f"peak {SPACE_NAMES.get(space, space)} use: {peak} of {limit} bytes")
+        lines.append(f"peak {MEMORY_NAMES.get(space, space)} use: {peak} of {limit} bytes")
     return "\n".join(lines) + "\n"
 
 

@@ -11,14 +11,19 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.types import TileTypeBase
 
 import targets
+from targets.info import MEMORY_NAMES
 from targets.rules import RuleViolation, check_op
 
 
 def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[PtoError]:
-    """A located error for each op that `target`'s rule tables reject, in program order."""
+    """A located error for each op that `target`'s rule tables reject, or that defines a tile
+    larger than its memory on `target`, in program order."""
     for op in module.walk():
+        if (too_large := _tile_size_error(op, target)) is not None:
+            yield too_large
         try:
             check_op(op, target)
         except RuleViolation as e:
@@ -32,6 +37,24 @@ def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
     """Raise a PtoError located at the first op that `target` would reject."""
     for error in rule_violations(module, targets.get(target)):
         raise error
+
+
+def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | None:
+    """A tile the op defines (result or block argument) larger than its memory on `target`."""
+    values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
+    for value in values:
+        tile = value.type
+        if not isinstance(tile, TileTypeBase):
+            continue
+        loc = tile.loc.data
+        capacity = target.tile_capacity(loc)
+        if capacity is not None and tile.size_bytes > capacity:
+            return PtoError.at_op(
+                op,
+                f"{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
+                f"{MEMORY_NAMES[loc]} on target {target}",
+            )
+    return None
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.parser import parse_module, verify_located
+from pto_dialect.parser import decode_source, parse_module, verify_located
 
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
@@ -44,6 +44,8 @@ def make_context() -> Context:
 
 def parse(text: str, name: str = "<string>", ctx: Context | None = None) -> ModuleOp:
     """Parse and verify PTO text; raises PtoError with a located message."""
+    if not isinstance(text, str):
+        raise PtoError(f"error: parse() takes the MLIR text as a str, got {type(text).__name__}")
     try:
         module = parse_module(ctx or make_context(), text, name)
     except ParseError as e:
@@ -53,9 +55,17 @@ def parse(text: str, name: str = "<string>", ctx: Context | None = None) -> Modu
 
 
 def load(path: str | Path) -> ModuleOp:
-    """Parse and verify a `.pto` file; raises PtoError with a `FILE:LINE:COL` message."""
-    path = Path(path)
-    return parse(path.read_text(), str(path))
+    """Parse and verify a `.pto` file; raises PtoError with a `FILE:LINE:COL` message
+    (or `FILE: error: cannot open: ...`)."""
+    if not isinstance(path, (str, Path)):
+        raise PtoError(f"error: load() takes a file path (str or Path), got {type(path).__name__}")
+    if isinstance(path, str) and ("\n" in path or "{" in path):
+        raise PtoError("error: load() takes a file path, got MLIR text; use pto_dialect.parse(text) for text")
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise PtoError(f"{path}: error: cannot open: {e.strerror}") from e
+    return parse(decode_source(data, str(path)), str(path))
 
 
 __all__ = ["PtoError", "load", "parse", "make_context"]

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import ParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 
-class PtoError(Exception):
-    """A user-facing error, worded `FILE:LINE:COL: error: ...` (plus source context)."""
+class PtoError(DiagnosticException):
+    """A user-facing error, worded `FILE:LINE:COL: error: ...` (plus source context).
+
+    An xDSL diagnostic, so that xDSL's driver loop prints it under --verify-diagnostics."""
 
     def __init__(self, text: str, op: Operation | None = None, message: str | None = None):
         super().__init__(text)

@@ -4,7 +4,8 @@ Parsing PTO text into a verified module, with a `FILE:LINE:COL` on every op.
 xDSL keeps no source location on ops parsed without `loc(...)`; the located
 parser records one per op so that verifier, pass and run-time errors can point
 at the op. Line numbers come from a table of line starts (bisect), so the cost
-per op is constant.
+per op is constant. Line numbers stay those of the whole file when the input is
+split into chunks (`split_input`).
 
 Real kernels spell the same long tile types again and again: the parser keeps each
 dialect type or attribute it has parsed, keyed by its exact text, and meets a repeat
@@ -14,17 +15,26 @@ by skipping the text (bench/parse.py).
 from __future__ import annotations
 
 import re
+import sys
 from bisect import bisect_right
 from dataclasses import replace
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
-from xdsl.ir import Attribute, ErasedSSAValue, Operation
+from xdsl.ir import Attribute, BlockArgument, ErasedSSAValue, Operation, SSAValue
 from xdsl.parser import Parser
+from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
-from pto_dialect.diagnostics import PtoError
+from pto_dialect.diagnostics import PtoError, op_location
+
+SPLIT_MARKER = "// -----"
+
+RECURSION_LIMIT = 8000
+"""Python frames allowed while parsing (and in the CLIs, for verifying, passes and printing):
+the parser takes ~8 frames per level of nesting, so about 1000 nested regions, brackets or
+types parse; deeper input is a located "nesting too deep" error."""
 
 # xDSL 0.74's string-literal regex nests `+` inside `*`, so on an unterminated
 # string it backtracks exponentially in the length of the rest of the line (a
@@ -90,13 +100,16 @@ class LocatedParser(Parser):
 
 
 def verify_located(module: Operation) -> None:
-    """Verify every op, innermost first, raising a PtoError located at the failing op.
+    """Verify every op, innermost first, raising a PtoError located at the failing op;
+    then check that every value is defined before its uses.
 
     A PTO instruction's checks read only its signature (`_signature`), and kernels repeat
     the same instructions on the same tile types: a signature that verified once is not
     checked again."""
     verified: set[tuple[object, ...]] = set()
     for op in module.walk(reverse=True):
+        if op.has_trait(SymbolTable):
+            _check_unique_symbols(op)
         signature = _signature(op)
         if signature is not None and signature in verified:
             continue
@@ -106,6 +119,7 @@ def verify_located(module: Operation) -> None:
             raise PtoError.at_op(op, _strip_op_prefix(str(e), op)) from e
         if signature is not None:
             verified.add(signature)
+    _check_dominance(module, set())
 
 
 def _signature(op: Operation) -> tuple[object, ...] | None:
@@ -128,6 +142,47 @@ def _signature(op: Operation) -> tuple[object, ...] | None:
     )
 
 
+def _check_unique_symbols(table: Operation) -> None:
+    """MLIR's symbol-table rule, reported at the second definition (xDSL's own check
+    reports it at the table, which has no location when the module is implicit)."""
+    first: dict[str, Operation] = {}
+    for block in table.regions[0].blocks if len(table.regions) == 1 else ():
+        for op in block.ops:
+            name = op.get_attr_or_prop("sym_name")
+            if not isinstance(name, StringAttr):
+                continue
+            if (earlier := first.setdefault(name.data, op)) is not op:
+                raise PtoError.at_op(
+                    op, f"redefinition of symbol named '{name.data}' (first defined at {op_location(earlier)})"
+                )
+
+
+def _check_dominance(op: Operation, visible: set[SSAValue]) -> None:
+    """Every operand is defined above its use: earlier in the same block or an enclosing one
+    (MLIR's dominance rule for the single-block regions of func and scf; in a region of several
+    blocks, a block sees the blocks before it). xDSL accepts forward references."""
+    for region in op.regions:
+        defined: list[SSAValue] = []
+        for block in region.blocks:
+            visible.update(block.args)
+            defined.extend(block.args)
+            for inner in block.ops:
+                for i, operand in enumerate(inner.operands):
+                    if operand not in visible:
+                        raise PtoError.at_op(inner, f"operand #{i} does not dominate this use ({_defined_at(operand)})")
+                _check_dominance(inner, visible)
+                visible.update(inner.results)
+                defined.extend(inner.results)
+        visible.difference_update(defined)
+
+
+def _defined_at(value: SSAValue) -> str:
+    name = f"%{value.name_hint}" if value.name_hint else "the value"
+    owner = value.block.parent_op() if isinstance(value, BlockArgument) else value.owner
+    where = op_location(owner) if isinstance(owner, Operation) else None
+    return f"{name} is defined at {where}" if where else f"{name} is defined below it"
+
+
 def _strip_op_prefix(message: str, op: Operation) -> str:
     """xDSL sometimes words IRDL failures itself; keep only the message."""
     message = message.strip()
@@ -137,9 +192,51 @@ def _strip_op_prefix(message: str, op: Operation) -> str:
 
 def parse_module(ctx: Context, text: str, name: str, line_offset: int = 0) -> ModuleOp:
     """Parse (not verify) one module; ParseError on bad syntax, at its line in the whole file."""
+    parser = LocatedParser(ctx, text, name, line_offset)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        return LocatedParser(ctx, text, name, line_offset).parse_module()
+        try:
+            module = parser.parse_module()
+        except RecursionError:
+            raise ParseError(parser._current_token.span, "nesting too deep to parse") from None  # pyright: ignore[reportPrivateUsage]
     except ParseError as e:
         # a --split-input-file chunk's lines start at line_offset (as xDSL's own run() does)
         e.span = replace(e.span, line_offset=line_offset)
         raise
+    finally:
+        sys.setrecursionlimit(limit)
+    if isinstance(module.location, UnknownLoc):  # the implicit module around top-level ops
+        module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
+    return module
+
+
+def decode_source(data: bytes, name: str, line_offset: int = 0) -> str:
+    """The text of a source file; a PtoError at the first byte that is not UTF-8."""
+    try:
+        return data.decode()
+    except UnicodeDecodeError as e:
+        before = data[: e.start]
+        line_start = before.rfind(b"\n") + 1
+        line = before.count(b"\n") + 1 + line_offset
+        col = len(before[line_start:].decode()) + 1  # in characters, as the parser counts
+        raise PtoError(f"{name}:{line}:{col}: error: input is not valid UTF-8 ({e.reason})") from None
+
+
+def split_input(data: bytes) -> list[tuple[bytes, int]]:
+    """`--split-input-file`: the chunks between lines that are exactly `// -----` (trailing
+    blanks allowed), as MLIR splits, each with the number of lines before it in the file."""
+    chunks: list[tuple[bytes, int]] = []
+    start_line = 0
+    current: list[bytes] = []
+    marker = SPLIT_MARKER.encode()
+    lines = data.split(b"\n")  # line numbers count "\n" only, as the parser does
+    for number, line in enumerate(lines):
+        line += b"\n" if number < len(lines) - 1 else b""
+        if line.rstrip() == marker:
+            chunks.append((b"".join(current), start_line))
+            current, start_line = [], number + 1
+        else:
+            current.append(line)
+    chunks.append((b"".join(current), start_line))
+    return chunks

@@ -1,12 +1,16 @@
 """
 `pto-opt`: parse a `.pto` file, verify it, run a pass pipeline, print the result.
 
-Built on xDSL's `xDSLOptMain` (which brings `-p`, `-o`, `--split-input-file`,
-`--verify-diagnostics`, ...). What it changes:
+Built on xDSL's `xDSLOptMain`, whose run loop drives it (and brings `-p`, `-o`,
+`--split-input-file`, `--verify-diagnostics`, `--time-passes`, ...). What it changes:
 - every error is `FILE:LINE:COL: error: MESSAGE` on stderr with exit code 1,
   never a traceback (with `--verify-diagnostics`/`--parsing-diagnostics` the
   diagnostics go to stdout and the exit code is 0, as in xDSL, unless the input
   holds `expected-error` annotations: those are checked as mlir-opt checks them);
+  a failing `--split-input-file` chunk does not stop the others, as in mlir-opt;
+- the input is read whole before anything is written, and `-o FILE` appears only
+  when the whole run succeeded (pto_tools/outputs.py); `-` means standard input
+  as the input file and standard output as `-o`;
 - usage errors are one line with exit code 1; `--help` ends with every pass;
   `--version` is pto-frontend's; PTOAS's and mlir-opt's spellings of our flags
   are accepted (`--pto-arch`, `--mlir-print-ir-after-all`, ...);
@@ -27,32 +31,31 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from io import BytesIO
 from pathlib import Path
 from typing import IO, Any
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import (
-    ArgSpecParseError,
-    DiagnosticException,
-    ParseError,
-    PassFailedException,
-    VerifyException,
-)
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_dialect import asm, make_context
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.parser import parse_module, verify_located
+from pto_dialect.parser import decode_source, parse_module, split_input, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
 
+from pto_tools.exits import run_main
+from pto_tools.expected_diagnostics import Expected, has_annotations
 from pto_tools.expected_diagnostics import check as check_expected
-from pto_tools.expected_diagnostics import expectations, has_annotations
+from pto_tools.expected_diagnostics import expectations
+from pto_tools.outputs import StagedOutputs
 from pto_tools.usage import VersionAction, build_pipeline, one_line_errors, passes_help
 
 DESCRIPTION = """\
@@ -146,6 +149,12 @@ def _lowering_dialect(name: str):  # noqa: ANN202
 class PtoOptMain(xDSLOptMain):
     rejected = False
     """`--targets`: some target rejects the input."""
+    verdicts = ""
+    """`--targets`: the current chunk's verdict matrix, printed instead of the IR."""
+    annotated = False
+    """--verify-diagnostics on an input with expected-* annotations: they are checked."""
+    expected: list[Expected] | None = None
+    """The current chunk's annotations (when checked), and the diagnostics it gave."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description=DESCRIPTION, args=args)
@@ -159,10 +168,6 @@ class PtoOptMain(xDSLOptMain):
             self.ctx.register_dialect(name, lambda name=name: _lowering_dialect(name))
         for target in targets.REGISTRY:
             self.ctx.register_dialect(target.dialect_name, lambda t=target: t.dialect)
-
-    def register_all_frontends(self):
-        super().register_all_frontends()
-        self.available_frontends["pto"] = self.available_frontends["mlir"]
 
     def register_all_targets(self):
         super().register_all_targets()
@@ -239,34 +244,99 @@ class PtoOptMain(xDSLOptMain):
         for flag, why in _UNSUPPORTED_PTOAS_FLAGS.items():
             ptoas.add_argument(flag, nargs="?", action=_Unsupported, why=why, help=argparse.SUPPRESS)
 
-    def get_input_stream(self) -> tuple[IO[bytes], str]:
-        # every input is MLIR text whatever its extension (.pto, .mlir, .out, ...)
-        stream, extension = super().get_input_stream()
-        return stream, extension if extension in self.available_frontends else "mlir"
+    # -- input and output ----------------------------------------------------------
+
+    def get_input_name(self) -> str:
+        return "<stdin>" if self.reads_stdin() else self.args.input_file
+
+    def reads_stdin(self) -> bool:
+        return self.args.input_file in (None, "-")
+
+    def prepare_input(self) -> tuple[list[tuple[IO[bytes], int]], str]:
+        """Read the whole input (a file, or standard input for `-`) before anything is written,
+        since `-o` may name the input file; --split-input-file splits it as MLIR does. Every
+        input is MLIR text (or the assembly form) whatever its extension."""
+        if self.reads_stdin():
+            data = sys.stdin.buffer.read()
+        else:
+            with open(self.args.input_file, "rb") as f:
+                data = f.read()
+        self.annotated = self.args.verify_diagnostics and has_annotations(data.decode(errors="replace"))
+        pieces = split_input(data) if self.args.split_input_file else [(data, 0)]
+        return [(BytesIO(chunk), line_offset) for chunk, line_offset in pieces], "mlir"
+
+    def prepare_output(self) -> IO[str]:
+        """Standard output for `-`; else a temporary file that `run` renames into place only
+        when every chunk succeeded."""
+        if self.args.output_file in (None, "-"):
+            return sys.stdout
+        return self.staged.open(self.args.output_file)
+
+    # -- running (xDSL's own loop calls these per chunk) ------------------------------
 
     def setup_pipeline(self):
-        def verify_between(
-            previous: ModulePass | None, module: ModuleOp, following: ModulePass | None
-        ) -> None:
+        build_pipeline(self.available_passes, self.args.passes)  # a bad -p says what is wrong, in words
+        super().setup_pipeline()  # --time-passes, --print-between-passes as in xdsl-opt
+        xdsl_between = self.pipeline.callback
+        assert xdsl_between is not None
+
+        def verify_between(previous: ModulePass | None, module: ModuleOp, following: ModulePass | None) -> None:
             if previous is not None and self.args.mlir_print_ir_after_all:
                 print(f"// -----// IR Dump After {previous.name} //----- //\n{module}\n", file=sys.stderr)
-            if previous is not None and not self.args.disable_verify:
-                verify_located(module)
-            if previous and following and self.args.print_between_passes:
-                print(f"IR after {previous.name}:\n{module}\n\n\n")
+            if previous is not None or self.args.time_passes:  # parse_chunk verified the parsed module
+                try:
+                    xdsl_between(previous, module, following)
+                except VerifyException:
+                    verify_located(module)  # the same failure, at its op
+                    raise
             if following is not None and self.args.mlir_print_ir_before_all:
                 print(f"// -----// IR Dump Before {following.name} //----- //\n{module}\n", file=sys.stderr)
 
-        self.pipeline = build_pipeline(self.available_passes, self.args.passes, verify_between)
+        self.pipeline = replace(self.pipeline, callback=verify_between)
         passes = self.pipeline.passes
         ends_with_cpp = bool(passes) and isinstance(passes[-1], EmitCppPass)
         self.args.target = self.args.output_format or ("cpp" if ends_with_cpp else "mlir")
 
-    # -- running ----------------------------------------------------------------
+    def run(self):
+        self.failed = False
+        self.expected, self.diagnostics = None, []
+        with StagedOutputs() as self.staged:
+            super().run()
+            self.check_annotations()
+            if self.failed:
+                sys.exit(1)
+            self.staged.commit()
+        if self.rejected:
+            sys.exit(1)
+
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, offset: int = 0) -> ModuleOp | None:
+        """Parse and verify one chunk, also for its target; None if it failed (reported)."""
+        from passes.memory_plan import check_manual_addresses
+        from passes.verify_target import verdict_matrix, verify_target
+
+        self.check_annotations()  # of the chunk before
+        self.chunk_failed = False
+        data = chunk.read()
+        if self.annotated:
+            self.expected = expectations(data.decode(errors="replace"), offset + 1)
+        with self.diagnosing():
+            module = self.parse_text(decode_source(data, self.get_input_name(), offset), offset)
+            if not self.args.disable_verify:
+                verify_located(module)
+            if self.args.pto_targets is not None:
+                self.verdicts, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
+                self.rejected |= not accepted
+                return module
+            self.target = targets.resolve(None, self.args.pto_target, module)
+            if not self.args.disable_verify:
+                verify_target(module, self.target)
+                check_manual_addresses(module, self.target)
+            return module
+        return None
 
     def parse_text(self, text: str, offset: int) -> ModuleOp:
         if self.reads_asm():
-            function = Path(self.args.input_file).stem if self.args.input_file else "main"
+            function = "main" if self.reads_stdin() else Path(self.args.input_file).stem
             return asm.read_asm(self.ctx, text, self.get_input_name(), function, offset)
         if _is_blank(text):
             return ModuleOp([])
@@ -277,98 +347,73 @@ class PtoOptMain(xDSLOptMain):
             return self.args.input_format == "asm"
         return (self.args.input_file or "").endswith("." + asm.ASM_EXTENSION)
 
-    def process_chunk(self, text: str, offset: int) -> str:
-        from passes.memory_plan import check_manual_addresses, memory_plan_report
-        from passes.verify_target import verdict_matrix, verify_target
-
-        module = self.parse_text(text, offset)
-        if not self.args.disable_verify:
-            verify_located(module)
-        if self.args.pto_targets is not None:
-            matrix, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
-            self.rejected |= not accepted
-            return matrix
-        self.target = targets.resolve(None, self.args.pto_target, module)
-        if not self.args.disable_verify:
-            verify_target(module, self.target)
-            check_manual_addresses(module, self.target)
-        self.apply_passes(module)
-        output = self.output_resulting_program(module)
-        if self.args.print_memory_plan:
-            report = memory_plan_report(module, self.target).splitlines()
-            plan = "".join(f"// {line}\n" if line else "\n" for line in report)  # comments: the output still parses
-            if self.args.output_file is None:
-                output += plan
-            else:
-                print(plan, end="")
-        return output
-
     def apply_passes(self, prog: ModuleOp) -> None:
         """Passes with a `target` option left unset run for the resolved target."""
+        if self.args.pto_targets is not None:
+            return
         passes = tuple(
             replace(p, target=self.target.name) if getattr(p, "target", "") is None else p
             for p in self.pipeline.passes
         )
-        replace(self.pipeline, passes=passes).apply(self.ctx, prog)
+        with self.diagnosing():
+            replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 
-    def run(self):
-        chunks, _ = self.prepare_input()
-        contents = [(chunk.read(), offset) for chunk, offset in chunks]
-        self.diagnostics: list[str] | None = None
-        if self.args.verify_diagnostics and any(has_annotations(c.decode(errors="replace")) for c, _ in contents):
-            self.diagnostics = []
-        output: IO[str] | None = None
-        failed = False
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        if self.chunk_failed:
+            return ""
+        if self.args.pto_targets is not None:
+            return self.verdicts
+        with self.diagnosing():
+            output = super().output_resulting_program(prog)
+            if self.args.print_memory_plan:
+                from passes.memory_plan import memory_plan_report
+
+                report = memory_plan_report(prog, self.target).splitlines()
+                plan = "".join(f"// {line}\n" if line else "\n" for line in report)  # comments: the output still parses
+                if self.args.output_file in (None, "-"):
+                    output += plan
+                else:
+                    print(plan, end="")  # never inside -o's file
+            return output
+        return ""
+
+    @contextmanager
+    def diagnosing(self) -> Iterator[None]:
+        """Report a chunk's failure. With expected-* annotations in the input, keep it for
+        them; else under --verify-diagnostics xDSL's loop prints it (stdout) and goes on;
+        otherwise it goes to stderr, the run fails, and the other chunks still run, as in
+        mlir-opt."""
         try:
-            output = self.prepare_output()
-            for i, ((content, offset), (chunk, _)) in enumerate(zip(contents, chunks)):
-                if i > 0:
-                    output.write("// -----\n")
-                try:
-                    text = content.decode()
-                    if self.diagnostics is not None:
-                        self.diagnostics.clear()
-                        expected = expectations(text, offset + 1)
-                    output.write(self.process_chunk(text, offset))
-                except UnicodeDecodeError as e:
-                    failed |= self.report(_utf8_error(self.get_input_name(), e, offset))
-                except ParseError as e:
-                    failed |= self.report(str(PtoError.from_parse_error(e)))
-                except PtoError as e:
-                    failed |= self.report(e.text)
-                except (PassFailedException, DiagnosticException, VerifyException) as e:
-                    failed |= self.report(f"{self.get_input_name()}: error: {e}")
-                finally:
-                    chunk.close()
-                if self.diagnostics is not None:
-                    for problem in check_expected(self.get_input_name(), expected, self.diagnostics):
-                        failed |= self.report(problem, checked=True)
-                output.flush()
-        finally:
-            if output is not None and output is not sys.stdout:
-                output.close()
-        if failed or self.rejected:
-            sys.exit(1)
+            yield
+        except (ParseError, DiagnosticException) as e:
+            located = _located(e, self.get_input_name())
+            self.chunk_failed = True
+            if self.expected is not None:
+                self.diagnostics.append(located.text)
+                return
+            if self.args.verify_diagnostics:
+                raise located from e
+            if self.args.parsing_diagnostics:
+                print(located)
+            else:
+                print(located, file=sys.stderr)
+                self.failed = True
 
-    def report(self, text: str, checked: bool = False) -> bool:
-        """Print a diagnostic (or keep it for the input's expected-* annotations); True if it makes the run fail."""
-        if self.diagnostics is not None and not checked:
-            self.diagnostics.append(text)
-            return False
-        if (self.args.verify_diagnostics or self.args.parsing_diagnostics) and not checked:
-            print(text)
-            return False
-        print(text, file=sys.stderr)
-        return True
+    def check_annotations(self) -> None:
+        """The finished chunk's diagnostics against its expected-* annotations."""
+        if self.expected is not None:
+            for problem in check_expected(self.get_input_name(), self.expected, self.diagnostics):
+                print(problem, file=sys.stderr)
+                self.failed = True
+        self.expected, self.diagnostics = None, []
 
 
-def _utf8_error(name: str, e: UnicodeDecodeError, line_offset: int) -> str:
-    """`FILE:LINE:COL: error: ...` at the first byte that is not UTF-8 (COL counts characters)."""
-    before = e.object[: e.start]
-    line_start = before.rfind(b"\n") + 1
-    line = before.count(b"\n") + 1 + line_offset
-    col = len(before[line_start:].decode()) + 1
-    return f"{name}:{line}:{col}: error: input is not valid UTF-8 ({e.reason})"
+def _located(e: ParseError | DiagnosticException, name: str) -> PtoError:
+    if isinstance(e, PtoError):
+        return e
+    if isinstance(e, ParseError):
+        return PtoError.from_parse_error(e)
+    return PtoError(f"{name}: error: {e}")  # unlocated, from one of xDSL's own passes
 
 
 def _is_blank(text: str) -> bool:
@@ -377,21 +422,20 @@ def _is_blank(text: str) -> bool:
 
 
 def main(args: Sequence[str] | None = None) -> None:
-    try:
-        PtoOptMain(args).run()
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as e:
-        _fail(f"{e.filename}: error: cannot open: {e.strerror}")
-    except (ValueError, ArgSpecParseError) as e:  # bad -p pipeline or pass option, unknown file extension
-        _fail(f"error: {e}")
-    except PtoError as e:
-        _fail(e.text)
-    except Exception as e:  # a bug of ours: say so, without a traceback
-        _fail(f"error: internal error: {type(e).__name__}: {e}")
+    opt: PtoOptMain | None = None
 
+    def run() -> None:
+        nonlocal opt
+        try:
+            opt = PtoOptMain(args)
+        except (ValueError, ArgSpecParseError) as e:  # bad -p pipeline or pass option
+            raise PtoError(f"error: {e}") from e
+        try:
+            opt.run()
+        except targets.UnknownTarget as e:  # in --targets
+            raise PtoError(f"error: {e}") from e
 
-def _fail(text: str) -> None:
-    print(text, file=sys.stderr)
-    sys.exit(1)
+    run_main(run, lambda: opt.get_input_name() if opt else None)
 
 
 if __name__ == "__main__":

@@ -10,16 +10,21 @@ the lowered IR is for, else the module's pto.target_arch, else a2a3, as in pto-o
 
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
-the K-th result of the function to DIR/resultK.npy; without it, an 8-element
-preview of each is printed. Any bad input or run-time fault is
-`FILE:LINE:COL: error: ...` on stderr with exit code 1.
+the K-th result of the function to DIR/resultK.npy, all renamed into place only
+once the run succeeded and all were written; without it, an 8-element preview of
+each is printed. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
+on stderr with exit code 1; Ctrl-C exits with 130 and writes nothing. On a
+terminal, a run longer than a couple of seconds shows a progress bar on stderr
+(not with --quiet).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -29,6 +34,10 @@ from xdsl.dialects.builtin import ModuleOp
 from pto_dialect.diagnostics import PtoError
 import targets
 from pto_tools.usage import VersionAction, one_line_errors
+
+from pto_tools.exits import run_main
+from pto_tools.outputs import StagedOutputs
+from pto_tools.progress import ProgressBar
 
 EPILOG = """\
 argument binding:
@@ -76,6 +85,10 @@ def make_parser() -> argparse.ArgumentParser:
         "--out", help="directory for argI.npy (each argument's final contents) and resultK.npy (each result)"
     )
     p.add_argument("--print", action="store_true", help="print written arguments and results as 2-D arrays")
+    p.add_argument(
+        "-q", "--quiet", action="store_true",
+        help="no progress bar (shown on a terminal for runs longer than a couple of seconds)",
+    )
     return p
 
 
@@ -89,30 +102,23 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = parse_args(argv)
-    try:
-        import interpreter
+    run_main(lambda: _run(args), lambda: args.kernel)
 
-        module = _load_kernel(args.kernel)
-        target = _lowered_for(module, args.target) or args.target
-        arrays = [_load(path) for path in args.arrays]
-        if args.targets is not None:
-            _compare(interpreter.compare(module, args.targets, arrays, args.entry), args.out)
-            return
-        finals, results = interpreter.run_with_results(module, target, arrays, args.entry)
-    except targets.UnknownTarget as e:
-        _fail(f"pto-run: error: {e}")
-    except PtoError as e:
-        _fail(e.text)
-    except OSError as e:
-        _fail(f"{e.filename or args.kernel}: error: cannot open: {e.strerror}")
-    except Exception as e:  # a bug of ours: say so, without a traceback
-        _fail(f"{args.kernel}: error: internal error: {type(e).__name__}: {e}")
+
+def _run(args: argparse.Namespace) -> None:
+    import interpreter
+
+    module = _load_kernel(args.kernel)
+    target = _lowered_for(module, args.target) or args.target
+    arrays = [read_npy(path) for path in args.arrays]
+    if args.targets is not None:
+        _compare(interpreter, module, arrays, args)
+        return
+    with ProgressBar.on_terminal(quiet=args.quiet) as progress:
+        finals, results = interpreter.run_with_results(module, target, arrays, args.entry, listeners=progress.listeners)
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, array in named:
-            np.save(out / f"{name}.npy", array)
+        write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
     elif not args.print:
         for name, array in named:
             print(f"{name}: {array.dtype} {list(array.shape)} {_preview(array)}")
@@ -126,14 +132,14 @@ def _load_kernel(path: str) -> ModuleOp:
     """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
     import pto_dialect
     from pto_dialect.asm import ASM_EXTENSION, read_asm
-    from pto_dialect.parser import verify_located
+    from pto_dialect.parser import decode_source, verify_located
 
     from lowering.ops import LOWERING_DIALECTS
 
     ctx = pto_dialect.make_context()
     for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
         ctx.load_dialect(dialect)
-    text = Path(path).read_text()
+    text = decode_source(Path(path).read_bytes(), path, 0)
     if not path.endswith("." + ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)
     module = read_asm(ctx, text, path, Path(path).stem)
@@ -143,7 +149,7 @@ def _load_kernel(path: str) -> ModuleOp:
 
 def _lowered_for(module: ModuleOp, flag: str | None) -> targets.TargetInfo | None:
     """The target whose dialect the module's ops are in, if it was lowered already."""
-    dialects = {t.dialect.name: t for t in targets.REGISTRY}
+    dialects = {t.dialect_name: t for t in targets.REGISTRY}
     lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
     if lowered is None:
         return None
@@ -185,35 +191,71 @@ def _view_shape(module: ModuleOp, index: int) -> list[int] | None:
     return None
 
 
-def _compare(report, out: str | None) -> None:  # noqa: ANN001
+def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:  # noqa: ANN001
     """`--targets`: print the report, write each target's outputs, exit 1 unless all agree."""
-    if out:
-        for target, results in report.outputs.items():
-            folder = Path(out) / target
-            folder.mkdir(parents=True, exist_ok=True)
-            for i, array in enumerate(results):
-                np.save(folder / f"arg{i}.npy", array)
+    try:
+        report = interpreter.compare(module, args.targets, arrays, args.entry)
+    except targets.UnknownTarget as e:
+        raise PtoError(f"pto-run: error: {e}") from e
+    if args.out:
+        write_outputs(
+            Path(args.out),
+            {
+                Path(t) / f"{kind}{i}.npy": array
+                for kind, per_target in (("arg", report.outputs), ("result", report.results))
+                for t, arrays in per_target.items()
+                for i, array in enumerate(arrays)
+            },
+        )
     print(report.text(), end="")
     if not report.agree:
         sys.exit(1)
 
 
-def _load(path: str) -> np.ndarray:
+def write_outputs(directory: Path, files: Mapping[Path, np.ndarray]) -> None:
+    """Each array to its path under `directory`, all renamed into place once all were written."""
+    if directory.exists() and not directory.is_dir():
+        raise PtoError(f"{directory}: error: --out names a file; expected a directory")
     try:
-        return np.load(path, allow_pickle=False)
-    except (ValueError, EOFError) as e:
-        raise PtoError(f"{path}: error: not a .npy array file ({e})") from e
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise PtoError(f"{directory}: error: cannot create the --out directory: {e.strerror}") from e
+    with StagedOutputs() as staged:
+        for path, array in files.items():
+            (directory / path).parent.mkdir(exist_ok=True)
+            with staged.open(directory / path, "wb") as f:
+                np.save(f, array)
+        staged.commit()
+
+
+def read_npy(path: str) -> np.ndarray:
+    """A .npy array; its header is checked against the file's size before anything is allocated."""
+    try:
+        with open(path, "rb") as f:
+            try:
+                version = np.lib.format.read_magic(f)
+                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+                shape, _, dtype = read_header(f)
+            except Exception as e:  # numpy raises many kinds (ValueError, SyntaxError, TokenError...) on a bad header
+                raise PtoError(f"{path}: error: not a .npy array file ({type(e).__name__}: {e})") from e
+            data_bytes = os.fstat(f.fileno()).st_size - f.tell()
+    except IsADirectoryError:
+        raise PtoError(f"{path}: error: cannot open: Is a directory") from None
+    if dtype.hasobject:
+        raise PtoError(f"{path}: error: the array holds Python objects; pto-run reads numeric arrays only")
+    needed = math.prod(shape) * dtype.itemsize
+    if needed != data_bytes:
+        raise PtoError(
+            f"{path}: error: the header declares shape {shape} of {dtype} ({needed} bytes) "
+            f"but the file holds {data_bytes} bytes of data"
+        )
+    return np.load(path, allow_pickle=False)
 
 
 def _preview(array: np.ndarray) -> str:
     flat = array.reshape(-1)
     head = np.array2string(flat[:8], separator=", ")
     return head[:-1] + ", ...]" if flat.size > 8 else head
-
-
-def _fail(text: str) -> None:
-    print(text, file=sys.stderr)
-    sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from targets.rules.transfer import TransferRules
 
 
+MEMORY_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C", "bias": "BT", "scaling": "FB"}
+"""The hardware's name of the memory behind each tile loc (for messages)."""
+
+
 @dataclass(frozen=True)
 class SimtBudget:
     """UB a kernel that launches a SIMT MGATHER may use (the rest is the SIMT data cache)."""
@@ -45,6 +49,8 @@ class TargetInfo:
     """The name of its lowered dialect, known before the dialect is imported."""
     on_chip_bytes: Mapping[str, int]
     """Bytes of each on-chip memory that tiles are placed in, by tile loc."""
+    tile_capacity_bytes: Mapping[str, int]
+    """Bytes of the memories behind the other tile locs (left, right, acc, bias, scaling)."""
     simt_budget: SimtBudget | None = None
     """Set where MGATHER can run as a SIMT launch that shrinks the UB."""
     device_spec_prefixes: tuple[str, ...] = ()
@@ -79,6 +85,10 @@ class TargetInfo:
         dialect = import_module(f"{self.package}.dialect").DIALECT
         assert dialect.name == self.dialect_name, (dialect.name, self.dialect_name)
         return dialect
+
+    def tile_capacity(self, loc: str) -> int | None:
+        """Bytes of the memory behind a tile loc: no tile there can be larger."""
+        return self.on_chip_bytes.get(loc, self.tile_capacity_bytes.get(loc))
 
     def __str__(self) -> str:
         return self.name

@@ -1,22 +1,27 @@
 """
-Fuzzing `pto-opt` with malformed input: it must never crash.
+Fuzzing the CLIs with malformed input: they must never crash, and never lose a file.
 
-500 inputs are derived deterministically (fixed seed) from valid PTO kernels —
+Inputs are derived deterministically (fixed seed) from valid PTO kernels —
 `examples/*.pto` plus the kernels embedded below, which cover both tile_buf
 spellings and the SSA and DPS forms of mgather, tgather (index, mask, compare)
 and tcolargmin — by truncation, token deletion/duplication/swap/replacement/
 insertion, replacement of a number, dtype, loc, layout or enum case by another
 of its kind (which often still parses and so reaches the verifiers and target
-rules) and byte edits (including invalid UTF-8).
-
-For each input `pto-opt` runs in-process and must
+rules), byte edits (including invalid UTF-8), deep nesting (regions, brackets),
+moving a definition below its uses, and `// -----` markers (run with
+--split-input-file). Each input is written to a file and `pto-opt FILE -o FILE`
+runs in-process, with one of three flag sets, and must
 - print no Python traceback and no `internal error` (an unexpected exception);
 - if it fails (exit code != 0), report at least one located error
-  `FILE:LINE:COL: error: ...` on stderr.
-Inputs that still parse and verify (exit 0) are fine.
+  `FILE:LINE:COL: error: ...` on stderr, and leave FILE exactly as it was;
+- finish within CASE_TIMEOUT seconds.
+Inputs that still parse and verify (exit 0) are fine. Besides, corrupted `.npy`
+inputs go through `pto-run` (errors name the file, no traceback), and runs
+interrupted by Ctrl-C at a random point must exit 130 leaving every output as it was.
 
-A failure shows the case id and the mutated text; `PTO_FUZZ_DUMP=DIR` also
-writes every generated input to DIR for replaying with the real tool.
+CI runs a fast slice (N_CASES inputs); `python -m tests.fuzz_campaign` runs the
+long campaign (10,000 inputs). A failure shows the case id and the mutated text;
+`PTO_FUZZ_DUMP=DIR` also writes every generated input to DIR.
 """
 
 from __future__ import annotations
@@ -32,10 +37,16 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
 
+import numpy as np
 import pytest
+from xdsl.interpreter import Interpreter
 
+from pto_tools import pto_run as pto_run_module
 from pto_tools.pto_opt import main as pto_opt_main
+from pto_tools.pto_run import main as pto_run_main
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20240601
@@ -271,17 +282,69 @@ def truncate(rng: random.Random, text: str) -> str:
     return text[: rng.randrange(len(text) + 1)]
 
 
-def generate_cases() -> list[tuple[str, bytes]]:
-    rng = random.Random(SEED)
+NEST_DEPTHS = [3, 40, 150, 600, 3000]
+NEST_OPENERS = ["pto.section.vector {", "scf.if %fuzz_c {", "module {"]
+
+
+def nest(rng: random.Random, text: str) -> str:
+    """Wrap one line in many nested regions, or put deeply nested brackets into it."""
+    lines = text.split("\n")
+    i = rng.randrange(len(lines))
+    depth = rng.choice(NEST_DEPTHS)
+    if rng.random() < 0.6:
+        opener = rng.choice(NEST_OPENERS)
+        lines[i] = "\n".join([opener] * depth + [lines[i]] + ["}"] * depth)
+    else:
+        col = rng.randrange(len(lines[i]) + 1)
+        left, right = rng.choice([("(", ")"), ("[", "]"), ("tuple<", ">"), ("{a = ", "}")])
+        lines[i] = lines[i][:col] + left * depth + "i32" + right * depth + lines[i][col:]
+    return "\n".join(lines)
+
+
+DEFINITION_RE = re.compile(r"^\s*%[\w#:, %]+ = ", re.MULTILINE)
+
+
+def move_definition_down(rng: random.Random, text: str) -> str:
+    """Move a line that defines a value a few lines down, often below a use of it."""
+    lines = text.split("\n")
+    defining = [i for i, line in enumerate(lines) if DEFINITION_RE.match(line)]
+    if not defining:
+        return nest(rng, text)
+    i = rng.choice(defining)
+    j = min(len(lines) - 1, i + rng.randint(1, 6))
+    lines.insert(j, lines.pop(i))
+    return "\n".join(lines)
+
+
+SPLIT_MARKERS = ["// -----", "// ------", "  // -----", "// -----  ", 'x = "// -----"', "// ----- mid"]
+
+
+def insert_split_marker(rng: random.Random, text: str) -> str:
+    lines = text.split("\n")
+    for _ in range(rng.choice([1, 2, 3])):
+        i = rng.randrange(len(lines) + 1)
+        marker = rng.choice(SPLIT_MARKERS)
+        if rng.random() < 0.3 and i < len(lines):  # in the middle of a line
+            col = rng.randrange(len(lines[i]) + 1)
+            lines[i] = lines[i][:col] + marker + lines[i][col:]
+        else:
+            lines.insert(i, marker)
+    return "\n".join(lines)
+
+
+KINDS = ["trunc", "tokens", "atoms", "bytes", "mixed", "nest", "reorder", "split"]
+KIND_WEIGHTS = [10, 38, 16, 12, 8, 6, 6, 4]
+
+
+def generate_cases(n_cases: int = N_CASES, seed: int = SEED) -> list[tuple[str, bytes]]:
+    rng = random.Random(seed)
     seeds = seed_kernels()
     names = sorted(seeds)
     cases: list[tuple[str, bytes]] = []
-    for n in range(N_CASES):
+    for n in range(n_cases):
         name = names[n % len(names)]
         text = seeds[name]
-        kind = rng.choices(
-            ["trunc", "tokens", "atoms", "bytes", "mixed"], weights=[12, 45, 18, 15, 10]
-        )[0]
+        kind = rng.choices(KINDS, weights=KIND_WEIGHTS)[0]
         if kind == "trunc":
             data = truncate(rng, text).encode()
         elif kind == "tokens":
@@ -296,11 +359,27 @@ def generate_cases() -> list[tuple[str, bytes]]:
             data = text.encode()
             for _ in range(rng.choice([1, 1, 2, 4])):
                 data = mutate_bytes(rng, data)
-        else:
+        elif kind == "mixed":
             text = mutate_tokens(rng, truncate(rng, text) if rng.random() < 0.3 else text)
             data = mutate_bytes(rng, text.encode())
+        elif kind == "nest":
+            data = nest(rng, text).encode()
+        elif kind == "reorder":
+            data = move_definition_down(rng, text).encode()
+        else:
+            data = insert_split_marker(rng, text).encode()
         cases.append((f"{n:03d}-{kind}-{name.replace('/', '_')}", data))
     return cases
+
+
+FLAG_SETS = [[], ["--target", "a5", "-p", "pto-lower"], ["--split-input-file", "--verify-diagnostics"]]
+
+
+def flags_for(case_id: str) -> list[str]:
+    """A case's flag set: split cases are split; the others take turns."""
+    if "-split-" in case_id:
+        return ["--split-input-file"]
+    return FLAG_SETS[int(case_id.split("-")[0]) % len(FLAG_SETS)]
 
 
 CASES = generate_cases()
@@ -336,13 +415,13 @@ def time_limit(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_in_process(args: list[str]) -> tuple[int, str, str]:
+def run_in_process(args: list[str], main=pto_opt_main) -> tuple[int, str, str]:  # noqa: ANN001
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             with time_limit(CASE_TIMEOUT):
-                pto_opt_main(args)
+                main(args)
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1
         except CaseTimeout as e:
@@ -351,16 +430,16 @@ def run_in_process(args: list[str]) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
-def check_output(code: int, stdout: str, stderr: str) -> str | None:
-    """What is wrong with one run, or None."""
+def check_output(code: int, stdout: str, stderr: str, *, located: bool = True) -> str | None:
+    """What is wrong with one run, or None (`located`: a failure must name FILE:LINE:COL)."""
     both = stdout + stderr
-    if "TIMEOUT: pto-opt did not finish" in stderr:
+    if "TIMEOUT: " in stderr:
         return f"no answer within {CASE_TIMEOUT} s (hang)"
     if "Traceback" in both:
         return "Python traceback in the output"
     if "internal error" in both:
         return "internal error reported"
-    if code != 0 and not LOCATED_ERROR.search(stderr):
+    if located and code != 0 and not LOCATED_ERROR.search(stderr):
         return "failed without a located `FILE:LINE:COL: error:` line on stderr"
     return None
 
@@ -389,16 +468,169 @@ def test_cases_are_deterministic_and_distinct():
     assert sum(data in seeds for _, data in CASES) < N_CASES // 50
 
 
+def run_case(case_id: str, data: bytes, directory: Path) -> tuple[str | None, int, str, str]:
+    """`pto-opt FILE -o FILE` on one input: (what is wrong or None, exit code, stdout, stderr)."""
+    path = directory / f"{case_id}.pto"
+    path.write_bytes(data)
+    code, stdout, stderr = run_in_process([str(path), *flags_for(case_id), "-o", str(path)])
+    problem = check_output(code, stdout, stderr)
+    if problem is None and code != 0 and path.read_bytes() != data:
+        problem = "a failed run changed the -o file (the input)"
+    leftovers = [p.name for p in directory.glob(f".{path.name}.*")]
+    if problem is None and leftovers:
+        problem = f"temporary files left behind: {leftovers}"
+    return problem, code, stdout, stderr
+
+
 @pytest.mark.parametrize("case_id,data", CASES, ids=[c[0] for c in CASES])
 def test_malformed_input_never_crashes(case_id, data, case_dir):
-    path = case_dir / f"{case_id}.pto"
-    path.write_bytes(data)
-    code, stdout, stderr = run_in_process([str(path)])
-    problem = check_output(code, stdout, stderr)
+    problem, code, stdout, stderr = run_case(case_id, data, case_dir)
     assert problem is None, (
         f"{problem}\n--- input ({case_id}) ---\n{data.decode(errors='replace')}"
-        f"\n--- exit code {code}; stderr ---\n{stderr}\n--- stdout ---\n{stdout[:2000]}"
+        f"\n--- flags {flags_for(case_id)}; exit code {code}; stderr ---\n{stderr}\n--- stdout ---\n{stdout[:2000]}"
     )
+
+
+# ---------------------------------------------------------------------------
+# pto-run: corrupt .npy inputs and interrupted runs
+
+N_NPY_CASES = 60
+N_INTERRUPTS = 6
+
+LOOP_KERNEL = """\
+func.func @copy_loop(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c40 = arith.constant 40 : index
+  %sv = pto.make_tensor_view %src, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %dv = pto.make_tensor_view %dst, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %dp = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  scf.for %i = %c0 to %c40 step %c1 {
+    pto.tload ins(%sp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%dp : !pto.partition_tensor_view<1x8xf32>)
+  }
+  return
+}
+"""
+
+
+def npy_bytes(array: np.ndarray) -> bytes:
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+NPY_HEADER_EDITS = [
+    (b"(8,)", [b"(8, ", b"(1000000000000,)", b"(-1,)", b"(8, 8)", b"()", b"(18446744073709551616,)", b"(0,)", b"8"]),
+    (b"'<f4'", [b"'<f8'", b"'|O'", b"'<U3'", b"'>f4'", b"'|V4'", b"'<i2'", b"'bogus'", b"[('a', '<f4')]"]),
+    (b"False", [b"True", b"1", b"None"]),
+]
+
+
+def generate_npy_cases(n_cases: int = N_NPY_CASES, seed: int = SEED) -> list[tuple[str, bytes]]:
+    """Corrupt copies of a valid 8-element f32 .npy: header edits, byte edits, truncation."""
+    rng = random.Random(seed + 1)
+    valid = npy_bytes(np.arange(8, dtype=np.float32))
+    header_end = valid.index(b"\n") + 1
+    cases = []
+    for n in range(n_cases):
+        kind = rng.choice(["header", "bytes", "trunc"])
+        if kind == "header":
+            old, news = rng.choice(NPY_HEADER_EDITS)
+            new = rng.choice(news)
+            # keep the declared header length right, so that the edit reaches numpy's header parser
+            data = valid.replace(old, new).replace(b" " * len(new), b" " * len(old), 1) if len(new) > len(old) else (
+                valid.replace(old, new + b" " * (len(old) - len(new)))
+            )
+        elif kind == "bytes":
+            data = valid
+            for _ in range(rng.choice([1, 2, 4])):
+                pos = rng.randrange(header_end)
+                data = data[:pos] + bytes([rng.randrange(256)]) + data[pos + 1 :]
+        else:
+            data = valid[: rng.randrange(len(valid))]
+        cases.append((f"{n:03d}-{kind}", data))
+    return cases
+
+
+NPY_CASES = generate_npy_cases()
+
+
+def run_npy_case(case_id: str, data: bytes, directory: Path) -> tuple[str | None, str]:
+    """pto-run on LOOP_KERNEL with a corrupt first array: (what is wrong or None, stderr)."""
+    kernel, bad, dst = directory / "loop.pto", directory / f"{case_id}.npy", directory / "dst.npy"
+    kernel.write_text(LOOP_KERNEL)
+    dst.write_bytes(npy_bytes(np.zeros(8, dtype=np.float32)))
+    bad.write_bytes(data)
+    code, stdout, stderr = run_in_process([str(kernel), str(bad), str(dst)], main=pto_run_main)
+    problem = check_output(code, stdout, stderr, located=False)
+    if problem is None and code != 0 and not stderr.startswith((f"{bad}: error: ", f"{kernel}:")):
+        problem = "the error names neither the .npy file nor a kernel line"
+    return problem, stderr
+
+
+class InterruptAt(Interpreter.Listener):
+    """Ctrl-C after `ops` interpreted ops."""
+
+    def __init__(self, ops: int):
+        self.left = ops
+
+    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+        self.left -= 1
+        if self.left == 0:
+            raise KeyboardInterrupt
+
+
+def run_interrupted(case: int, directory: Path, seed: int = SEED) -> str | None:
+    """pto-run interrupted at a random op, or while writing its second output: it must exit
+    130 and leave the output directory as it was. What is wrong, or None."""
+    rng = random.Random(seed + 2 + case)
+    kernel, out = directory / "loop.pto", directory / f"out{case}"
+    kernel.write_text(LOOP_KERNEL)
+    arrays = [directory / "src.npy", directory / "dst.npy"]
+    for path in arrays:
+        path.write_bytes(npy_bytes(np.arange(8, dtype=np.float32)))
+    out.mkdir(exist_ok=True)
+    (out / "arg0.npy").write_bytes(b"old")
+    before = sorted((p.name, p.read_bytes()) for p in out.iterdir())
+    listeners = (InterruptAt(rng.randint(1, 200)),) if case % 2 == 0 else ()
+    saves: list[object] = []
+    real_save = np.save
+
+    def save(file, array):  # noqa: ANN001
+        saves.append(array)
+        if len(saves) == 2:
+            raise KeyboardInterrupt
+        real_save(file, array)
+
+    progress = contextlib.nullcontext(SimpleNamespace(listeners=listeners))
+    with mock.patch.object(pto_run_module.ProgressBar, "on_terminal", return_value=progress), mock.patch.object(
+        pto_run_module.np, "save", save
+    ):
+        code, stdout, stderr = run_in_process(
+            [str(kernel), *map(str, arrays), "--out", str(out)], main=pto_run_main
+        )
+    after = sorted((p.name, p.read_bytes()) for p in out.iterdir())
+    if code != 130 or stdout or stderr:
+        return f"exit {code} (expected 130, quietly); stderr: {stderr}"
+    if after != before:
+        return f"the output directory changed: {[name for name, _ in after]}"
+    return None
+
+
+@pytest.mark.parametrize("case_id,data", NPY_CASES, ids=[c[0] for c in NPY_CASES])
+def test_corrupt_npy_never_crashes(case_id, data, case_dir):
+    problem, stderr = run_npy_case(case_id, data, case_dir)
+    assert problem is None, f"{problem}\n--- .npy ({case_id}) ---\n{data!r}\n--- stderr ---\n{stderr}"
+
+
+@pytest.mark.parametrize("case", range(N_INTERRUPTS))
+def test_interrupted_run_leaves_outputs_as_they_were(case, tmp_path):
+    problem = run_interrupted(case, tmp_path)
+    assert problem is None, problem
 
 
 # ---------------------------------------------------------------------------
