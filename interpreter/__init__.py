@@ -178,7 +178,8 @@ def run(
     """Run the module's public function (or `entry`) on `args` for `target` (default: the
     module's pto.target_arch, else a2a3); return every argument's final contents.
 
-    With `batch_loops` (and no listeners, which see every op of every iteration), an scf.for
+    With `batch_loops` (and no listener that must see every op of every iteration: one with
+    `SEES_EVERY_OP = False`, such as pto-run's progress bar, does not count), an scf.for
     whose iterations are independent runs each body op once over all iterations
     (interpreter/batch.py); the results are the same, bit for bit.
 

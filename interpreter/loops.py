@@ -120,7 +120,9 @@ class LoopFunctions(ScfFunctions):
         bounds = range(lb, ub, step)
         # a batchable loop names the iteration of a fault, whether it ran batched or not
         batchable = (
-            not interpreter.listeners and run_state(interpreter).batch_loops and self._is_batchable(interpreter, op, plan)
+            not any(getattr(listener, "SEES_EVERY_OP", True) for listener in interpreter.listeners)
+            and run_state(interpreter).batch_loops
+            and self._is_batchable(interpreter, op, plan)
         )
         if batchable and len(bounds) > 1 and batch.run_batched(interpreter, op, plan, bounds, list(slots)):
             return ()

@@ -26,6 +26,9 @@ BAR_WIDTH = 30
 
 
 class ProgressBar(Interpreter.Listener):
+    SEES_EVERY_OP = False
+    """A batched loop (interpreter/batch.py) may run without telling it about each op."""
+
     def __init__(self, stream: IO[str]):
         self.stream = stream
         self.start = time.monotonic()

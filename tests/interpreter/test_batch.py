@@ -303,3 +303,25 @@ def test_long_loops_run_in_chunks(monkeypatch, chunk_bytes, instruction) -> None
         with pytest.raises(PtoError) as e:
             interpreter.run(parse(text, "k.pto"), "a5", arrays)
         assert str(e.value).endswith(", induction variable 3)") and "(iteration 3 of the scf.for" in str(e.value)
+
+
+class _EveryOp(Interpreter.Listener):
+    """A listener that must see each op of each iteration (the default)."""
+
+
+class _Coarse(Interpreter.Listener):
+    SEES_EVERY_OP = False
+
+
+@pytest.mark.parametrize("listener,batched", [(_EveryOp(), []), (_Coarse(), [True])])
+def test_only_listeners_that_see_every_op_keep_loops_serial(listener, batched) -> None:  # noqa: ANN001
+    """pto-run's progress bar (SEES_EVERY_OP = False) leaves batching on; a listener that
+    sees every op turns it off (the loop is then not even tried)."""
+    text = loop_kernel("mgather_row", "a5", (0, 4, 1), (1, 0), (R, 0), False, False, False, "clamp")
+    arrays = kernel_inputs(text, "mgather_row", False, np.random.default_rng(4))
+    arrays[2] = np.abs(arrays[2]) % TABLE_ROWS
+    with recording_batched() as outcomes:
+        with_listener = interpreter.run(parse(text, "k.pto"), "a5", arrays, listeners=[listener])
+    assert outcomes == batched
+    for got, want in zip(with_listener, interpreter.run(parse(text, "k.pto"), "a5", arrays, batch_loops=False)):
+        np.testing.assert_array_equal(got, want)
