@@ -55,10 +55,14 @@ def _require_dps(op: Operation) -> None:
         )
 
 
-class LowerMGather(RewritePattern):
+class _TablePattern(RewritePattern):
+    """A pattern driven by one target's lowering table."""
+
     def __init__(self, lowering: TargetLowering):
         self.lowering = lowering
 
+
+class LowerMGather(_TablePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MGatherOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
@@ -67,10 +71,7 @@ class LowerMGather(RewritePattern):
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
-class LowerTGather(RewritePattern):
-    def __init__(self, lowering: TargetLowering):
-        self.lowering = lowering
-
+class LowerTGather(_TablePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
@@ -86,10 +87,7 @@ class LowerTGather(RewritePattern):
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
-class LowerTColArgMin(RewritePattern):
-    def __init__(self, lowering: TargetLowering):
-        self.lowering = lowering
-
+class LowerTColArgMin(_TablePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TColArgMinOp, rewriter: PatternRewriter) -> None:
         _require_dps(op)
@@ -97,11 +95,8 @@ class LowerTColArgMin(RewritePattern):
         rewriter.replace(op, cls.create_from(op, op.ins, op.outs, **_attrs(props)), [])
 
 
-class RecordTLoadChoices(RewritePattern):
+class RecordTLoadChoices(_TablePattern):
     """A pto.tload keeps its op and records the target's choices as attributes."""
-
-    def __init__(self, lowering: TargetLowering):
-        self.lowering = lowering
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TLoadOp, rewriter: PatternRewriter) -> None:

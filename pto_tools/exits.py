@@ -18,8 +18,7 @@ from collections.abc import Callable
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.parser import RECURSION_LIMIT
-
-EXIT_INTERRUPTED = 130
+from pto_tools.cli import EXIT_INTERRUPTED
 
 
 def run_main(body: Callable[[], None], input_name: Callable[[], str | None]) -> None:

@@ -10,14 +10,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
 
-    from lowering.convert import TargetLowering
-    from targets.rules.mgather import MGatherRules
-    from targets.rules.tcolargmin import TColArgMinRules
-    from targets.rules.aliasing import InPlaceRules
-    from targets.rules.tgather import TGatherRules
-    from targets.rules.transfer import TransferRules
-
-
 MEMORY_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C", "bias": "BT", "scaling": "FB"}
 """The hardware's name of the memory behind each tile loc (for messages)."""
 
@@ -29,6 +21,11 @@ class SimtBudget:
     max_bytes: int
     default_bytes: int
     """... of which a kernel may use more than this only by declaring `pto.dyn_ubuf_size`."""
+
+
+def _in_folder(module: str, name: str) -> property:
+    """`name` from the target's `<package>.<module>`, imported on first use."""
+    return property(lambda self: getattr(import_module(f"{self.package}.{module}"), name))
 
 
 @dataclass(frozen=True, eq=False)  # one object per target: compared and hashed by identity
@@ -56,29 +53,13 @@ class TargetInfo:
     device_spec_prefixes: tuple[str, ...] = ()
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
 
-    @property
-    def mgather(self) -> MGatherRules:
-        return import_module(f"{self.package}.rules").MGATHER
-
-    @property
-    def tgather(self) -> TGatherRules:
-        return import_module(f"{self.package}.rules").TGATHER
-
-    @property
-    def tcolargmin(self) -> TColArgMinRules:
-        return import_module(f"{self.package}.rules").TCOLARGMIN
-
-    @property
-    def transfer(self) -> TransferRules:
-        return import_module(f"{self.package}.rules").TRANSFER
-
-    @property
-    def in_place(self) -> InPlaceRules:
-        return import_module(f"{self.package}.rules").IN_PLACE
-
-    @property
-    def lowering(self) -> TargetLowering:
-        return import_module(f"{self.package}.lowering").LOWERING
+    # what lives in the target's folder, imported on first use (properties, not fields)
+    mgather = _in_folder("rules", "MGATHER")
+    tgather = _in_folder("rules", "TGATHER")
+    tcolargmin = _in_folder("rules", "TCOLARGMIN")
+    transfer = _in_folder("rules", "TRANSFER")
+    in_place = _in_folder("rules", "IN_PLACE")
+    lowering = _in_folder("lowering", "LOWERING")
 
     @property
     def dialect(self) -> Dialect:

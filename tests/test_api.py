@@ -10,6 +10,7 @@ import interpreter
 from pto_dialect import PtoError, load, parse
 from pto_dialect.ops import MGatherOp
 from pto_dialect.types import TileBufType
+from tests.kernel_text import copy_kernel
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -100,20 +101,7 @@ def test_run_takes_bf16_as_np_save_leaves_it(tmp_path):
     such an argument as the declared element type."""
     import ml_dtypes
 
-    text = """func.func @k(%x: !pto.ptr<bf16>, %y: !pto.ptr<bf16>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xbf16>
-  %yv = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xbf16>
-  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xbf16>
-  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xbf16>
-  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x16xbf16>
-  pto.tload ins(%xp : !pto.partition_tensor_view<1x16xbf16>) outs(%t : !pto.tile_buf<vec, 1x16xbf16>)
-  pto.tstore ins(%t : !pto.tile_buf<vec, 1x16xbf16>) outs(%yp : !pto.partition_tensor_view<1x16xbf16>)
-  return
-}
-"""
+    text = copy_kernel("bf16", 16, name="k", src="x", dst="y")
     x = (np.arange(16) / 8).astype(ml_dtypes.bfloat16)
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "y.npy", np.zeros(16, ml_dtypes.bfloat16))

@@ -28,24 +28,11 @@ import pto_dialect
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_opt, pto_run
 from pto_tools.progress import ProgressBar
+from tests.kernel_text import copy_kernel
 
 LOCATED = re.compile(r"^[^:\n]+:\d+:\d+: error: ", re.MULTILINE)
 
-COPY_KERNEL = """\
-func.func @copy(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %sv = pto.make_tensor_view %src, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %dv = pto.make_tensor_view %dst, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-  %dp = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%dp : !pto.partition_tensor_view<1x8xf32>)
-  return
-}
-"""
+COPY_KERNEL = copy_kernel()
 
 GOOD = "func.func @good(%t: !pto.tile_buf<vec, 8x32xf16>) {\n  return\n}\n"
 BROKEN = "func.func @broken(%a: i32) {\n  %x = arith.addf %a, %a : i32\n  return\n}\n"
