@@ -58,16 +58,20 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="pto-fuzz-") as tmp:
         work = Path(tmp)
+
+        def record(problem: str, label: str, stderr: str, keep_name: str, data: bytes) -> None:
+            problems[tally(problem)] += 1
+            failures.append(f"{label}: {problem}: {stderr.splitlines()[:1]}")
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                (args.keep / keep_name).write_bytes(data)
+
         cases = generate_cases(args.cases, args.seed)
         for n, (case_id, data) in enumerate(cases, 1):
             problem, code, _, stderr = run_case(case_id, data, work)
             exits["pto-opt exit 0" if code == 0 else "pto-opt exit 1"] += 1
             if problem is not None:
-                problems[tally(problem)] += 1
-                failures.append(f"{case_id}: {problem}: {stderr.splitlines()[:1]}")
-                if args.keep:
-                    args.keep.mkdir(parents=True, exist_ok=True)
-                    (args.keep / f"{case_id}.pto").write_bytes(data)
+                record(problem, f"{case_id}", stderr, f"{case_id}.pto", data)
             (work / f"{case_id}.pto").unlink(missing_ok=True)
             if n % 500 == 0:
                 print(f"  {n} kernels, {sum(problems.values())} problems, {time.monotonic() - start:.0f} s", file=sys.stderr)
@@ -75,11 +79,7 @@ def main(argv: list[str] | None = None) -> int:
             problem, stderr = run_npy_case(case_id, data, work)
             exits["pto-run .npy error" if stderr else "pto-run .npy accepted"] += 1
             if problem is not None:
-                problems[tally(problem)] += 1
-                failures.append(f"npy {case_id}: {problem}: {stderr.splitlines()[:1]}")
-                if args.keep:
-                    args.keep.mkdir(parents=True, exist_ok=True)
-                    (args.keep / f"{case_id}.npy").write_bytes(data)
+                record(problem, f"npy {case_id}", stderr, f"{case_id}.npy", data)
         for case in range(args.interrupts):
             problem = run_interrupted(case, work, args.seed)
             if problem is not None:

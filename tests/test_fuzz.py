@@ -47,6 +47,7 @@ from xdsl.interpreter import Interpreter
 from pto_tools import pto_run as pto_run_module
 from pto_tools.pto_opt import main as pto_opt_main
 from pto_tools.pto_run import main as pto_run_main
+from tests.kernel_text import copy_kernel
 
 REPO = Path(__file__).resolve().parent.parent
 SEED = 20240601
@@ -497,24 +498,7 @@ def test_malformed_input_never_crashes(case_id, data, case_dir):
 N_NPY_CASES = 60
 N_INTERRUPTS = 6
 
-LOOP_KERNEL = """\
-func.func @copy_loop(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c40 = arith.constant 40 : index
-  %sv = pto.make_tensor_view %src, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %dv = pto.make_tensor_view %dst, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-  %dp = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
-  scf.for %i = %c0 to %c40 step %c1 {
-    pto.tload ins(%sp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%dp : !pto.partition_tensor_view<1x8xf32>)
-  }
-  return
-}
-"""
+LOOP_KERNEL = copy_kernel(name="copy_loop", trips=40)
 
 
 def npy_bytes(array: np.ndarray) -> bytes:

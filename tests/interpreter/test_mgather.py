@@ -634,13 +634,19 @@ NZ_CASES = [
 ]
 
 
+def nz_table(dtype: str, s: tuple[int, int, int], seed: int):  # noqa: ANN201
+    """(rng, C0, logical rows, the logical LR x LC table) of an NZ table of Shape (s0, s1, s2)."""
+    rng = np.random.default_rng(seed)
+    c0 = 32 // NP[dtype].itemsize
+    lr, lc = s[2] * 16, s[0] * s[1] * c0
+    return rng, c0, lr, random_values(rng, dtype, (lr, lc))
+
+
 @pytest.mark.parametrize("dtype,s", NZ_CASES)
 @pytest.mark.parametrize("oob", ("clamp", "wrap", "zero", None))
 def test_a2a3_nz_row(dtype, s, oob):
-    rng = np.random.default_rng(11)
-    c0 = 32 // NP[dtype].itemsize
-    lr, lc = s[2] * 16, s[0] * s[1] * c0
-    logical = random_values(rng, dtype, (lr, lc))
+    rng, c0, lr, logical = nz_table(dtype, s, 11)
+    lc = logical.shape[1]
     cols = 2 * c0 if lc >= 2 * c0 else c0
     text = nz_kernel(dtype, s, (16, cols), "row", oob, (1, 16))
     if oob is None:
@@ -657,10 +663,8 @@ def test_a2a3_nz_row(dtype, s, oob):
 @pytest.mark.parametrize("dtype,s", NZ_CASES)
 @pytest.mark.parametrize("oob", ("clamp", "wrap", "zero", None))
 def test_a2a3_nz_elem(dtype, s, oob):
-    rng = np.random.default_rng(12)
-    c0 = 32 // NP[dtype].itemsize
-    lr, lc = s[2] * 16, s[0] * s[1] * c0
-    logical = random_values(rng, dtype, (lr, lc))
+    rng, c0, lr, logical = nz_table(dtype, s, 12)
+    lc = logical.shape[1]
     text = nz_kernel(dtype, s, (16, c0), "elem", oob, (16, c0))
     cap = lr * lc
     lo, hi = (0, cap) if oob is None else (-cap, 3 * cap)
