@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
@@ -11,11 +12,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.ops import AllocTileOp, TColArgMinOp, TGatherForm, TGatherOp
-from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileBufType, TileTypeBase
 
 import targets
+
+if TYPE_CHECKING:
+    from pto_dialect.ops import AllocTileOp
+    from pto_dialect.ops.common import PtoInstructionOp
 
 
 def smallest_tile(like: TileTypeBase) -> TileBufType:
@@ -25,6 +28,7 @@ def smallest_tile(like: TileTypeBase) -> TileBufType:
 
 def _like_src(op: PtoInstructionOp, src: SSAValue) -> AllocTileOp:
     """A tile with src's element type, shape and valid shape (dynamic dims: src's own values)."""
+    from pto_dialect.ops import AllocTileOp
     src_type = src.type
     assert isinstance(src_type, TileTypeBase)
     tile = TileBufType.from_params(src_type.params)
@@ -64,6 +68,9 @@ class MaterializeImplicitTmpPass(ModulePass):
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from pto_dialect.ops import AllocTileOp, TColArgMinOp, TGatherForm, TGatherOp  # when the pass runs
+        from pto_dialect.ops.common import PtoInstructionOp
+
         target = targets.resolve(self.target, None, op)
         for inst in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.is_dps]:
             if isinstance(inst, TColArgMinOp) and inst.tmp is None:

@@ -10,7 +10,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
 
 import targets
-from lowering.convert import patterns
 
 
 @dataclass(frozen=True)
@@ -29,6 +28,8 @@ class LowerPass(ModulePass):
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from lowering.convert import patterns  # imported when the pass runs: --help lists the passes without it
+
         target = targets.resolve(self.target, None, op)
         walker = PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns(target.lowering)),

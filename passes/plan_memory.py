@@ -5,14 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from pto_dialect.ops import AllocTileOp
 import targets
-from passes.memory_plan import CallGraph, check_manual_addresses, plan_function
 
 
 @dataclass(frozen=True)
@@ -34,6 +31,11 @@ class PlanMemoryPass(ModulePass):
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.dialects import arith
+
+        from passes.memory_plan import CallGraph, check_manual_addresses, plan_function  # imported when the pass runs: --help lists the passes without it
+        from pto_dialect.ops import AllocTileOp
+
         target = targets.resolve(self.target, None, op)
         check_manual_addresses(op, target)
         # A caller's plan steps around its callees' tiles, so callees get theirs first,

@@ -5,14 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from pto_dialect.ops import AllocTileOp
-from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileBufType, TileType
 
 
@@ -35,6 +32,11 @@ class SsaToDpsPass(ModulePass):
     name = "pto-ssa-to-dps"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        from xdsl.dialects import func
+
+        from pto_dialect.ops import AllocTileOp  # when the pass runs: --help lists the passes without it
+        from pto_dialect.ops.common import PtoInstructionOp
+
         for ssa_op in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.res]:
             buffers = [AllocTileOp(buffer_type(r.type)) for r in ssa_op.res]
             attrs = {**ssa_op.attributes, **ssa_op.properties}
