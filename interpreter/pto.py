@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from pto_dialect import ops as pto
 from pto_dialect.types import PtrType, ShapedViewBase, TileTypeBase
@@ -85,7 +87,7 @@ class PtoFunctions(InterpreterFunctions):
     def run_tload(self, interpreter: Interpreter, op: pto.TLoadOp, args: PythonValues):
         view, tile = args
         with fault_at(op):
-            _recheck(interpreter, check_tload, view_facts(op.src, view), tile_facts("dst", op.dst, tile))
+            _recheck_transfer(interpreter, op, view, tile)
             src = view.read2d()  # batched loops: iterations x rows x cols
             _fill_padding(op, tile)
             tile.write_valid(src[..., : tile.valid_row, : tile.valid_col])
@@ -95,7 +97,7 @@ class PtoFunctions(InterpreterFunctions):
     def run_tstore(self, interpreter: Interpreter, op: pto.TStoreOp, args: PythonValues):
         tile, view = args
         with fault_at(op):
-            _recheck(interpreter, check_tstore, tile_facts("src", op.src, tile), view_facts(op.dst, view, "dst"))
+            _recheck_transfer(interpreter, op, view, tile)
             view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
         return ()
 
@@ -149,10 +151,22 @@ def tile_facts(role: str, value: SSAValue, tile: Tile) -> TileFacts:
     return TileFacts.of(role, value.type).with_valid(tile.valid_row, tile.valid_col)
 
 
-def _recheck(interpreter: Interpreter, check, *facts) -> None:  # noqa: ANN001
-    """The verifier's shape rule, on the actual view and valid shapes."""
+_CHECKED_SHAPES: WeakKeyDictionary[Operation, set[tuple]] = WeakKeyDictionary()
+"""The view and valid shapes each tload/tstore was already checked with (a loop repeats them)."""
+
+
+def _recheck_transfer(interpreter: Interpreter, op: pto.TLoadOp | pto.TStoreOp, view: GmView, tile: Tile) -> None:
+    """The verifier's shape rule, on the actual view and valid shapes (once per distinct shapes)."""
+    key = (view.shape, view.strides, tile.valid_row, tile.valid_col)
+    checked = _CHECKED_SHAPES.setdefault(op, set())
+    if key in checked:
+        return
     target = run_state(interpreter).target
     try:
-        check(target, *facts)
+        if isinstance(op, pto.TLoadOp):
+            check_tload(target, view_facts(op.src, view), tile_facts("dst", op.dst, tile))
+        else:
+            check_tstore(target, tile_facts("src", op.src, tile), view_facts(op.dst, view, "dst"))
     except RuleViolation as e:
         raise RuntimeFault(f"{e} (run-time shapes)") from e
+    checked.add(key)
