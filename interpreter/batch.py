@@ -44,6 +44,9 @@ from interpreter.memory import GmView, RuntimeFault, Tile
 from interpreter.state import located_failure
 from lowering.ops import LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase
 
+SLICE_TRIPS = 1 << 16
+"""Iterations batched at a time: a longer loop runs slice after slice, in order (its index
+arrays stay small, and Ctrl-C is seen between slices)."""
 CHUNK_BYTES = 64 << 20
 """Most bytes of per-iteration tile storage at once: longer loops run batched in chunks of
 iterations, one after the other, so memory stays within this much (plus the kernels' temporaries
@@ -342,10 +345,12 @@ class _Fault(NamedTuple):
 
 
 def run_batched(
-    interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any]  # noqa: ANN401
+    interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any],  # noqa: ANN401
+    first_iteration: int = 0,
 ) -> bool:
-    """Run an eligible loop batched (True), or leave everything untouched when its iterations
-    are not independent (False: run it serially). `slots` holds the body's outside values."""
+    """Run an eligible loop's iterations `bounds` (the loop's iterations from `first_iteration`
+    on) batched (True), or leave everything untouched when they are not independent (False:
+    run them serially). `slots` holds the body's outside values."""
     count = len(bounds)
     if not (-(1 << 63) <= min(bounds) and max(bounds) < 1 << 63):
         return False
@@ -384,7 +389,7 @@ def run_batched(
         fault = _run_chunk(interpreter, data, written, forwarded, chunk_slots, list(batched), start, stop)
         if fault is not None:
             k = start + fault.iteration
-            raise in_iteration(fault.error, loop, k, bounds[k]) from fault.error
+            raise in_iteration(fault.error, loop, first_iteration + k, bounds[k]) from fault.error
     return True
 
 

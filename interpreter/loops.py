@@ -124,11 +124,21 @@ class LoopFunctions(ScfFunctions):
             and run_state(interpreter).batch_loops
             and self._is_batchable(interpreter, op, plan)
         )
-        if batchable and len(bounds) > 1 and batch.run_batched(interpreter, op, plan, bounds, list(slots)):
-            return ()
+        if not (batchable and len(bounds) > 1):
+            return self._run_serially(interpreter, op, plan, bounds, slots, tuple(carried), 0, batchable)
+        # slice after slice, in order: what one slice writes is there for the next, as iteration
+        # by iteration; a slice whose iterations are not independent runs iteration by iteration
+        for first in range(0, len(bounds), batch.SLICE_TRIPS):
+            part = bounds[first : first + batch.SLICE_TRIPS]
+            if len(part) < 2 or not batch.run_batched(interpreter, op, plan, part, list(slots), first):
+                self._run_serially(interpreter, op, plan, part, slots, (), first, batchable)
+        return ()
+
+    def _run_serially(self, interpreter: Interpreter, op: scf.ForOp, plan: _LoopPlan, bounds: range,
+                      slots: list[Any], loop_args: tuple[Any, ...], first: int, batchable: bool) -> tuple[Any, ...]:
+        """Iterations `bounds` (the loop's from iteration `first` on) one by one."""
         run_body = _run_body_listened if interpreter.listeners else _run_body
-        loop_args = tuple(carried)
-        for k, i in enumerate(bounds):
+        for k, i in enumerate(bounds, first):
             for s, v in zip(plan.block_args, (i, *loop_args)):
                 slots[s] = v
             try:

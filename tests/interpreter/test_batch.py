@@ -325,3 +325,23 @@ def test_only_listeners_that_see_every_op_keep_loops_serial(listener, batched) -
     assert outcomes == batched
     for got, want in zip(with_listener, interpreter.run(parse(text, "k.pto"), "a5", arrays, batch_loops=False)):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("instruction", ["mgather_row", "tcolargmin"])
+def test_long_loops_run_slice_after_slice(monkeypatch, instruction) -> None:  # noqa: ANN001
+    """A loop longer than SLICE_TRIPS batches a slice of iterations at a time, in order: 9
+    trips in slices of 4 are three batched runs (4, 4, 1: the last runs alone), and the
+    results are those of the iteration-by-iteration run."""
+    monkeypatch.setattr(batch, "SLICE_TRIPS", 4)
+    text = loop_kernel(instruction, "a5", (0, 9, 1), (1, 0), (R, 0), False, False, False, "clamp")
+    arrays = kernel_inputs(text, instruction, False, np.random.default_rng(5))
+    if instruction == "mgather_row":
+        arrays[2] = np.abs(arrays[2]) % TABLE_ROWS
+    assert batched_outcomes(text, "a5", arrays) == [True, True]
+    run_both(text, "a5", arrays)
+
+
+def test_fault_in_a_later_slice_names_its_iteration(monkeypatch) -> None:
+    """The iteration a fault names counts from the loop's first, not the slice's."""
+    monkeypatch.setattr(batch, "SLICE_TRIPS", 2)
+    test_fault_names_its_iteration()
