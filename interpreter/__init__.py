@@ -27,15 +27,14 @@ from xdsl.interpreters.func import FuncFunctions
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp, TLoadOp
+from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
-from interpreter.lowered import reads_only, target_functions
-from interpreter.memory import GmView, Tile
+from interpreter.lowered import instruction_functions, kernel_functions, reads_only
+from pto_dialect.machine import GmView, Tile
 from interpreter.pto import PtoFunctions
 from interpreter.state import RunState, located_failure, set_run_state
-from lowering.ops import LoweredOp
 import targets
 
 CALL_DEPTH_FRAMES = 8000
@@ -222,7 +221,8 @@ def run_with_results(
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), target_functions(t.dialect)()):
+    kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
         interpreter.register_implementations(functions)
     set_run_state(interpreter, RunState(t, batch_loops))
     limit = sys.getrecursionlimit()
@@ -258,10 +258,7 @@ def _only_read(value: SSAValue) -> bool:
         if isinstance(user, MakeTensorViewOp | PartitionViewOp):
             if not _only_read(user.result):
                 return False
-        elif isinstance(user, TLoadOp):
-            if use.index != 0:
-                return False
-        elif not (isinstance(user, LoweredOp) and reads_only(user, use.index)):
+        elif not reads_only(user, use.index):
             return False
     return True
 

@@ -16,8 +16,8 @@ Batched values: the induction variable and the index math on it are int64 arrays
 the result's width as the scalar ops do); a view at a varying offset holds one offset per
 iteration (memory.GmView); a tile the loop writes gets one storage per iteration, and the last
 iteration's contents go back to UB. Data ops run their ordinary implementations on these
-values: the kernels (interpreter/kernels.py) index trailing axes, and `kernels.FOOTPRINTS`
-says what each reads and writes.
+values: the kernels (pto_dialect/instructions/) index trailing axes, and each op's
+`FOOTPRINT` says what its kernel reads and writes.
 
 A fault names its first failing iteration (memory.RuntimeFault.iteration). The run then goes
 on with that op and the following ones over the iterations before it only, so the fault
@@ -35,14 +35,15 @@ from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 from xdsl.utils.comparisons import to_signed
 
-from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, TLoadOp, TStoreOp
+from xdsl.traits import MemoryEffectKind, get_effects
 
-from interpreter import kernels, lowered
-from interpreter.kernels import Footprint, valid_rect
-from interpreter.memory import GmView, RuntimeFault, Tile
+from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.instructions.transfer import TStoreOp
+from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
+from pto_dialect.ops import PartitionViewOp
+
+from interpreter.lowered import kernel_call
 from interpreter.state import located_failure
-from lowering.ops import LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase
 
 SLICE_TRIPS = 1 << 16
 """Iterations batched at a time: a longer loop runs slice after slice, in order (its index
@@ -64,9 +65,6 @@ INDEX_MATH = {
     arith.MaxSIOp: np.maximum,
 }
 """Integer ops computed on a varying operand (elementwise, then wrapped to the result width)."""
-
-REGISTER_OPS = (LoadIndexVectorBase, RegisterGatherBase, RegisterStoreBase)
-
 
 def int_width(interpreter: Interpreter, op: Operation) -> int:
     result_type = op.results[0].type
@@ -95,13 +93,16 @@ def _wrap(values: np.ndarray, width: int) -> np.ndarray:
 
 
 def _is_data(op: Operation) -> bool:
-    return isinstance(op, (TLoadOp, TStoreOp, *REGISTER_OPS)) or lowered.kernel_of(op) in kernels.FOOTPRINTS
+    """An op whose kernel takes a leading iteration axis (it says what it touches)."""
+    return getattr(op, "FOOTPRINT", None) is not None
 
 
 def _is_pure(op: Operation) -> bool:
-    """Ops without side effects; alloc_tile only places a tile (at the same UB address, or a
-    private buffer, in every iteration while its operands do not vary)."""
-    return op.dialect_name() == "arith" or isinstance(op, MakeTensorViewOp | PartitionViewOp | AllocTileOp)
+    """An op whose memory effects are at most the allocation of its results: an alloc_tile
+    only places a tile (at the same UB address, or a private buffer, in every iteration while
+    its operands do not vary)."""
+    effects = get_effects(op)
+    return effects is not None and all(e.kind == MemoryEffectKind.ALLOC for e in effects)
 
 
 def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...], varying: set[int]) -> bool:
@@ -159,20 +160,8 @@ def _partition(args: list[Any], count: int) -> GmView:
 
 
 def _footprint(op: Operation, args: list[Any]) -> Footprint:
-    if isinstance(op, TLoadOp):
-        view, tile = args
-        return Footprint([(tile, True, valid_rect(tile))], [(view, False, False)])
-    if isinstance(op, TStoreOp):
-        tile, view = args
-        return Footprint([(tile, False, valid_rect(tile))], [(view, True, False)])
-    if isinstance(op, LoadIndexVectorBase):
-        return Footprint([(args[0], False, valid_rect(args[0]))], [])
-    if isinstance(op, RegisterGatherBase):
-        return Footprint([(args[0], False, None)], [])  # lanes read base anywhere; the mask is a shape
-    if isinstance(op, RegisterStoreBase):
-        return Footprint([(args[1], True, valid_rect(args[1]))], [])
-    call = lowered.kernel_call(op, args)  # type: ignore[arg-type]
-    return kernels.FOOTPRINTS[call.kernel](*call.operands, **call.params)
+    call = kernel_call(op, tuple(args))
+    return type(op).FOOTPRINT(call.operands, **call.params)  # pyright: ignore[reportAttributeAccessIssue]
 
 
 class _TileUse:

@@ -25,14 +25,14 @@ from xdsl.ir import Operation
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.ops import TLoadOp, TStoreOp
-
-from lowering.ops import LoweredOp, RegisterStoreBase, Stride, choices_of
+from pto_dialect.choices import choices_of
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
+from pto_dialect.machine import GmView, Tile
+from pto_dialect.ops.common import writes as declares_write
 from targets import get as get_target
 from targets import parse_list
 
-from interpreter.kernels import FLOAT_DTYPE_NAMES
-from interpreter.memory import GmView, Tile
+from interpreter.lowered import runs_kernel, source_name
 
 SHOWN_POSITIONS = 5
 """Differing positions listed per argument."""
@@ -137,16 +137,19 @@ class _WriteRecorder(Interpreter.Listener):
             data = value.read_valid() if isinstance(value, Tile) else value.read2d()
             digest.update(str(data.shape).encode())
             digest.update(np.ascontiguousarray(data).tobytes())
-        self.writes.append(_Write(op_location(op) or "?", getattr(op, "SOURCE", op.name), digest.digest(), op))
+        self.writes.append(_Write(op_location(op) or "?", source_name(op), digest.digest(), op))
 
 
 def _written(op: Operation, args: PythonValues) -> list[Tile | GmView] | None:
     """The runtime values an op writes (its outs), or None for an op that writes no memory."""
-    if isinstance(op, LoweredOp | TLoadOp | TStoreOp):
-        return [a for a in args[len(op.ins) :] if isinstance(a, Tile | GmView)]
-    if isinstance(op, RegisterStoreBase):
-        return [args[1]]
-    return None
+    if not runs_kernel(op):
+        return None
+    first_output = len(getattr(op, "ins", ()))  # a workspace input (tmp) is scratch, not an output
+    written = [
+        a for i, (v, a) in enumerate(zip(op.operands, args))
+        if i >= first_output and declares_write(op, v) and isinstance(a, Tile | GmView)
+    ]
+    return written or None
 
 
 def compare(
@@ -220,8 +223,10 @@ def _differing_choices(ops: dict[str, Operation]) -> list[str]:
     for name in names:
         phrases = {t: c[name].phrase if name in c else "none" for t, c in per_target.items()}
         if len(set(phrases.values())) > 1:
-            # a stride's phrase names the value only: say which stride
-            subject = f"{name.replace('_', ' ')}: " if any(isinstance(c.get(name), Stride) for c in per_target.values()) else ""
+            # a kind of choice the op records twice (row and col stride): say which one
+            kind = next(type(c[name]) for c in per_target.values() if name in c)
+            twice = any(sum(type(v) is kind for v in c.values()) > 1 for c in per_target.values())
+            subject = f"{name.replace('_', ' ')}: " if twice else ""
             out.append(subject + _grouped(phrases))
     return out
 

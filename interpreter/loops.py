@@ -28,7 +28,7 @@ from pto_dialect.diagnostics import PtoError
 from interpreter import batch
 from interpreter.batch import int_width as _width
 from interpreter.batch import signed as _signed
-from interpreter.memory import RuntimeFault
+from pto_dialect.machine import RuntimeFault
 from interpreter.state import located_failure, run_state
 
 

@@ -11,7 +11,7 @@ from xdsl.ir import Operation
 from pto_dialect.diagnostics import PtoError
 from targets import TargetInfo
 
-from interpreter.memory import RuntimeFault
+from pto_dialect.machine import RuntimeFault
 
 
 @dataclass

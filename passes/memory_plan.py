@@ -30,13 +30,14 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
 from xdsl.traits import IsTerminator, SymbolTable
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.ops import AllocTileOp, MGatherOp, TAssignOp
-from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.lowered import Launch, LoweredOp
+from pto_dialect.ops import AllocTileOp, TAssignOp
+from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
+from pto_dialect.ops.common import writes as declares_write
 from targets.rules.aliasing import exact_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
 
-from lowering.ops import Launch, LoweredOp, MGatherBase
 import targets
 from targets import TargetInfo
 from targets.info import MEMORY_NAMES
@@ -101,12 +102,12 @@ def _op_at(op: Operation | None) -> str:
 
 
 def _may_write(use: Use) -> bool:
-    """Whether the op may write the tile used by `use`: an instruction writes its `outs`
-    and reads its `ins` (a tmp there is scratch, first written by that op); an op whose
-    effect is not known here (a call, a loop's iter_args, ...) may write it."""
+    """Whether the op may write the tile used by `use`: an instruction says so by its
+    memory effects (it writes its outs and its workspace, such as a tmp); an op whose effect
+    is not known here (a call, a loop's iter_args, ...) may write it."""
     op = use.operation
-    if isinstance(op, PtoInstructionOp | LoweredOp):
-        return use.index >= len(op.ins)
+    if op.has_trait(OperandEffects):
+        return declares_write(op, op.operands[use.index])
     return not isinstance(op, TAssignOp) and not op.has_trait(IsTerminator)
 
 
@@ -341,7 +342,7 @@ class CallGraph:
     def launches_simt_mgather(self, f: func.FuncOp) -> bool:
         """f, or a function it calls, runs a SIMT MGATHER launch."""
         if f not in self._simt:
-            self._simt[f] = _launches_simt_mgather(f, self.target) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
+            self._simt[f] = _launches_simt(f, self.target) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
         return self._simt[f]
 
 
@@ -438,17 +439,17 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
     return size, f"the {size} bytes of UB declared by {DYN_UBUF_ATTR} for a SIMT MGATHER kernel on {target}"
 
 
-def _launches_simt_mgather(f: func.FuncOp, target: TargetInfo) -> bool:
-    """f runs an MGATHER as a SIMT launch: the lowered op's class says so, and for a pto op
-    the target's lowering table is asked which op it becomes."""
+def _launches_simt(f: func.FuncOp, target: TargetInfo) -> bool:
+    """f runs an instruction as a SIMT launch (a5's MGATHER): the lowered op's class says so,
+    and for a pto op the target's lowering table is asked which op it becomes."""
     for op in f.walk():
-        if isinstance(op, MGatherOp):
+        if isinstance(op, PtoInstructionOp) and not op.res:
             op_class, _ = target.lowering.choose(op)
-        elif isinstance(op, MGatherBase):
+        elif isinstance(op, LoweredOp):
             op_class = type(op)
         else:
             continue
-        if op_class.LAUNCH == Launch.SIMT:
+        if op_class is not None and op_class.LAUNCH == Launch.SIMT:
             return True
     return False
 

@@ -6,7 +6,8 @@ from xdsl.ir import Dialect
 
 from pto_dialect.attributes import ATTRIBUTES
 from pto_dialect.dtypes import HiF8Type
-from pto_dialect.ops import OPS
+from pto_dialect.instructions import REGISTRY
+from pto_dialect.ops import SCAFFOLDING
 from pto_dialect.types import TYPES
 
-PTO = Dialect("pto", OPS, [*TYPES, HiF8Type, *ATTRIBUTES])
+PTO = Dialect("pto", [*(i.op for i in REGISTRY), *SCAFFOLDING], [*TYPES, HiF8Type, *ATTRIBUTES])

@@ -74,11 +74,6 @@ class ElementType:
     def is_integer(self) -> bool:
         return self.family in ("int", "uint")
 
-    @property
-    def is_low_precision(self) -> bool:
-        """The 8-bit float family that only some targets accept (syntax.md §2)."""
-        return self.family in ("fp8", "hif8")
-
 
 def _int(width: int, signedness: Signedness) -> IntegerType:
     return IntegerType(width, signedness)
@@ -124,6 +119,10 @@ _TABLE += [
 
 ELEMENT_TYPES: dict[Attribute, ElementType] = dict(_TABLE)
 """Every element type a PTO tile or view may hold, keyed by its xDSL attribute."""
+
+
+FLOAT_DTYPE_NAMES = frozenset(i.dtype_name for i in ELEMENT_TYPES.values() if i.family in ("float", "fp8"))
+"""Names of the NumPy dtypes with NaN (ml_dtypes' bf16 and fp8 have no kind 'f')."""
 
 
 def element_info(attr: Attribute) -> ElementType | None:

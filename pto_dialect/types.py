@@ -363,7 +363,7 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         printer.print_string(f"<{p.loc}, {p.rows}x{p.cols}x")
         printer.print_attribute(p.element_type)
         if (p.valid_row, p.valid_col) != (p.rows, p.cols):
-            printer.print_string(f", valid={_dim(p.valid_row)}x{_dim(p.valid_col)}")
+            printer.print_string(f", valid={dim_text(p.valid_row)}x{dim_text(p.valid_col)}")
         if p.blayout != "row_major":
             printer.print_string(f", blayout={p.blayout}")
         if p.slayout != "none_box":
@@ -377,7 +377,8 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
         printer.print_string(">")
 
 
-def _dim(d: int) -> str:
+def dim_text(d: int) -> str:
+    """A dimension as PTO text writes it: `?` when dynamic."""
     return "?" if d == DYNAMIC_INDEX else str(d)
 
 
@@ -498,7 +499,7 @@ class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
         return [IntAttrList(tuple(dims)), element_type]
 
     def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<" + "".join(f"{_dim(d)}x" for d in self.shape))
+        printer.print_string("<" + "".join(f"{dim_text(d)}x" for d in self.shape))
         printer.print_attribute(self.element_type)
         printer.print_string(">")
 

@@ -141,7 +141,7 @@ class CppTarget(Target):
 
 
 def _lowering_dialect(name: str):  # noqa: ANN202
-    from lowering.ops import LOWERING_DIALECTS
+    from pto_dialect.instructions import LOWERING_DIALECTS
 
     return next(d for d in LOWERING_DIALECTS if d.name == name)
 

@@ -134,7 +134,7 @@ def _load_kernel(path: str) -> ModuleOp:
     from pto_dialect.asm import ASM_EXTENSION, read_asm
     from pto_dialect.parser import decode_source, verify_located
 
-    from lowering.ops import LOWERING_DIALECTS
+    from pto_dialect.instructions import LOWERING_DIALECTS
 
     ctx = pto_dialect.make_context()
     for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):

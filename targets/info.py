@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
@@ -23,25 +23,45 @@ class SimtBudget:
     """... of which a kernel may use more than this only by declaring `pto.dyn_ubuf_size`."""
 
 
-def _in_folder(module: str, name: str) -> property:
-    """`name` from the target's `<package>.<module>`, imported on first use."""
-    return property(lambda self: getattr(import_module(f"{self.package}.{module}"), name))
+class IncompleteTarget(Exception):
+    """A target's folder lacks an instruction's rule row or lowering."""
+
+
+def _per_instruction(module: str, name: str, what: str) -> property:
+    """The target's table `name` in `<package>.<module>`, imported on first use and checked
+    to hold an entry for every instruction of the registry (and nothing else)."""
+
+    def read(self: TargetInfo) -> Any:  # noqa: ANN401
+        from pto_dialect.instructions import REGISTRY
+
+        table = getattr(import_module(f"{self.package}.{module}"), name)
+        entries = table.table if hasattr(table, "table") else table
+        missing = [i.name for i in REGISTRY if i not in entries]
+        extra = [str(i) for i in entries if i not in REGISTRY]
+        if missing or extra:
+            raise IncompleteTarget(
+                f"{self.package}.{module}.{name} has no {what} for {', '.join(missing) or '-'}"
+                + (f" and one for {', '.join(extra)}, which the registry does not list" if extra else "")
+            )
+        return table
+
+    return property(read)
 
 
 @dataclass(frozen=True, eq=False)  # one object per target: compared and hashed by identity
 class TargetInfo:
-    """One target: names and memories here; its rule rows, lowering table and lowered
-    dialect in its folder (`<package>.rules`, `.lowering`, `.dialect`), imported on first
-    use so that a command that needs none of them does not pay for them.
+    """One target: names and memories here; per instruction, its rule row (`<package>.rules`)
+    and its lowering with the lowered dialect (`<package>.lowering`), imported on first use
+    so that a command that needs none of them does not pay for them.
 
-    The interpreter runs the ops of `dialect` (each subclasses a lowering/ops.py base,
-    which names the interpreter function that runs it)."""
+    The interpreter runs the ops of `dialect` (each subclasses a lowered-op base of its
+    instruction's module, which names the kernel that runs it)."""
 
     name: str
     aliases: tuple[str, ...]
     summary: str
     package: str
-    """The target's folder as a module name (its rules.py, lowering.py, dialect.py)."""
+    """The target's folder as a module name (its rules.py and lowering.py)."""
     dialect_name: str
     """The name of its lowered dialect, known before the dialect is imported."""
     on_chip_bytes: Mapping[str, int]
@@ -54,16 +74,14 @@ class TargetInfo:
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
 
     # what lives in the target's folder, imported on first use (properties, not fields)
-    mgather = _in_folder("rules", "MGATHER")
-    tgather = _in_folder("rules", "TGATHER")
-    tcolargmin = _in_folder("rules", "TCOLARGMIN")
-    transfer = _in_folder("rules", "TRANSFER")
-    in_place = _in_folder("rules", "IN_PLACE")
-    lowering = _in_folder("lowering", "LOWERING")
+    rules = _per_instruction("rules", "RULES", "rule row")
+    """Each instruction's rule row (an instance of the instruction's `rules` type)."""
+    lowering = _per_instruction("lowering", "LOWERING", "lowering")
+    """How each instruction lowers (lowering/convert.py TargetLowering)."""
 
     @property
     def dialect(self) -> Dialect:
-        dialect = import_module(f"{self.package}.dialect").DIALECT
+        dialect = import_module(f"{self.package}.lowering").DIALECT
         assert dialect.name == self.dialect_name, (dialect.name, self.dialect_name)
         return dialect
 

@@ -8,7 +8,7 @@ from xdsl.dialects.builtin import f16, i32
 
 import interpreter
 from pto_dialect import PtoError, load, parse
-from pto_dialect.ops import MGatherOp
+from pto_dialect.instructions.mgather import MGatherOp
 from pto_dialect.types import TileBufType
 from tests.kernel_text import copy_kernel
 

@@ -13,7 +13,7 @@ import pytest
 from pto_dialect import make_context
 from pto_dialect.asm import print_asm, read_asm
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.ops import MGatherOp
+from pto_dialect.instructions.mgather import MGatherOp
 from pto_dialect.parser import verify_located
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -62,23 +62,20 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from pto_dialect.attributes import CmpMode, GatherExec, GmLayout
-from backends.cpp.sync import MTE2, MTE3, VECTOR, PipeSync
+from pto_dialect.attributes import GmLayout
+from backends.cpp.sync import PipeSync
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
+from pto_dialect.instruction import Pipe, camel
+from pto_dialect.instructions import REGISTRY, instruction_of
+from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.ops import (
     AllocTileOp,
     MakeTensorViewOp,
-    MGatherOp,
     PartitionViewOp,
     SectionCubeOp,
     SectionVectorOp,
     TAssignOp,
-    TColArgMinOp,
-    TGatherForm,
-    TGatherOp,
-    TLoadOp,
-    TStoreOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -115,13 +112,14 @@ _CPP_KEYWORDS = """
 """
 _PTO_NAMES = """
     pto Tile TileType BLayout SLayout PadValue CompactMode Shape Stride GlobalTensor Layout
-    Coalesce GatherOOB GatherExec MaskPattern GatherAxis CmpMode TASSIGN TLOAD TSTORE MGATHER
-    TGATHER TCOLARGMIN set_flag wait_flag pipe_barrier PIPE_ALL EVENT_ID0 AICORE int64_t
+    Coalesce GatherOOB GatherExec MaskPattern GatherAxis CmpMode TASSIGN set_flag wait_flag
+    pipe_barrier PIPE_ALL EVENT_ID0 AICORE int64_t
 """
 RESERVED_NAMES = frozenset(
     _CPP_KEYWORDS.split()
     + _PTO_NAMES.split()
-    + [MTE2, VECTOR, MTE3]
+    + [i.mnemonic.upper() for i in REGISTRY]
+    + [pipe.value for pipe in Pipe]
     + [info.cpp for info in ELEMENT_TYPES.values()]
 )
 """Identifiers a kernel's own names must not take (C++ keywords, the names the emitted code uses)."""
@@ -130,11 +128,6 @@ RESERVED_NAMES = frozenset(
 def emit_cpp(module: ModuleOp) -> str:
     """The pto-isa C++ of every kernel in the module; PtoError at the first op it cannot write."""
     return _Emitter().module(module)
-
-
-def camel(word: str) -> str:
-    """`row_major` -> `RowMajor`: our spelling of an enum case -> pto-isa's."""
-    return "".join(part.capitalize() for part in word.split("_"))
 
 
 def tile_template(tile: TileBufType) -> str:
@@ -285,7 +278,7 @@ class _Emitter:
         value = constant_index(addr)
         return f"0x{value:X}" if value is not None else self.values[addr]
 
-    def issue(self, pipe: str, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
+    def issue(self, pipe: Pipe, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
         """A tile statement on `pipe`, after the flags it needs."""
         tiles_read = [self.values[v] for v in reads if isinstance(v.type, TileBufType)]
         tiles_written = [self.values[v] for v in writes]
@@ -409,60 +402,33 @@ class _Emitter:
         if op.operands:
             raise PtoError.at_op(op, "cannot be emitted as C++: it returns values")
 
-    def tload(self, op: TLoadOp) -> None:
-        _require_dps(op)
-        self.issue(MTE2, [], [op.dst], self.call("TLOAD", [op.dst, op.src]))
+    # -- the Emission protocol (pto_dialect/instruction.py) that instructions write with --
 
-    def tstore(self, op: TStoreOp) -> None:
-        self.issue(MTE3, [op.src], [], self.call("TSTORE", [op.dst, op.src]))
+    def scalar(self, value_type: Attribute) -> str:
+        cpp = _scalar_cpp(value_type)
+        assert cpp is not None, "a scalar operand has an element type (verified)"
+        return cpp
 
-    # -- instructions -------------------------------------------------------------------
+    def require(self, op: Operation, role: str) -> SSAValue:
+        """The operand playing `role`; a located error when the op omits it (a tmp)."""
+        if (value := op.role(role)) is None:  # pyright: ignore[reportAttributeAccessIssue]
+            raise PtoError.at_op(
+                op,
+                f"cannot be emitted as C++: pto-isa's {op.name.removeprefix('pto.').upper()} takes a {role} tile; "
+                "add one to ins(...) (pto-materialize-implicit-tmp adds the one a2a3 or a5 needs)",
+            )
+        return value
 
-    def mgather(self, op: MGatherOp) -> None:
-        """`MGATHER<Coalesce::Row, GatherOOB::Clamp[, GatherExec::Simt]>(dst, table, idx[, scratch])`."""
-        _require_dps(op)
-        assert op.coalesce is not None, "verified"
-        template = [f"Coalesce::{camel(op.coalesce.data)}", f"GatherOOB::{camel(op.oob)}"]
-        if op.gather_exec is not None and op.gather_exec.data != GatherExec.SCALAR:
-            template.append(f"GatherExec::{camel(op.gather_exec.data)}")
-        self.issue(VECTOR, op.ins, [op.dst], self.call("MGATHER", [op.dst, *op.ins], template))
-
-    def tgather(self, op: TGatherOp) -> None:
-        _require_dps(op)
-        src, dst = op.src, op.dst
-        if op.form == TGatherForm.MASK:
-            # TGATHER<DstT, SrcT, MaskPattern::P0101[, GatherAxis::GATHER_COL]>(dst, src)
-            assert op.mask_pattern is not None
-            template = [self.alias(dst.type), self.alias(src.type), f"MaskPattern::{op.mask_pattern.data}"]
-            if op.mask_axis == "col":
-                template.append("GatherAxis::GATHER_COL")
-            self.issue(VECTOR, [src], [dst], self.call("TGATHER", [dst, src], template))
-            return
-        tmp = _require_tmp(op, op.role("tmp"))
-        if op.form == TGatherForm.INDEX:
-            # TGATHER(dst, src, indices, tmp)
-            indices = op.operand("indices")
-            self.issue(VECTOR, [src, indices], [dst, tmp], self.call("TGATHER", [dst, src, indices, tmp]))
-            return
-        # TGATHER<DstT, SrcT, KT, CdstT, TmpT, CmpMode::GT>(dst, src, k_value, cdst, tmp, offset):
-        # pto-isa's argument order (semantics.md §2.3)
-        k, cdst = op.threshold, op.operand("cdst")
-        k_type = self.alias(k.type) if isinstance(k.type, TileBufType) else _scalar_cpp(k.type)
-        assert k_type is not None, "a scalar kValue has an element type (verified)"
-        mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
-        template = [
-            self.alias(dst.type), self.alias(src.type), k_type, self.alias(cdst.type), self.alias(tmp.type),
-            f"CmpMode::{mode.value.upper()}",
-        ]
-        offset = str(op.offset.value.data if op.offset is not None else 0)
-        statement = self.call("TGATHER", [dst, src, k, cdst, tmp], template, [offset])
-        self.issue(VECTOR, [src, k], [dst, cdst, tmp], statement)
-
-    def tcolargmin(self, op: TColArgMinOp) -> None:
-        """`TCOLARGMIN(dstIdx, src, tmp)` or `TCOLARGMIN(dstVal, dstIdx, src, tmp)`."""
-        _require_dps(op)
-        tmp = _require_tmp(op, op.tmp)
-        self.issue(VECTOR, [op.src], [*op.outs, tmp], self.call("TCOLARGMIN", [*op.outs, op.src, tmp]))
+    def instruction(self, op: PtoInstructionOp) -> None:
+        if not op.is_dps:
+            raise PtoError.at_op(
+                op,
+                "cannot be emitted as C++: it is in SSA form; C++ emission takes DPS instructions on tile buffers: "
+                "run -p pto-ssa-to-dps,pto-materialize-implicit-tmp,pto-plan-memory,pto-emit-cpp",
+            )
+        instruction = instruction_of(op)
+        assert instruction is not None
+        instruction.emit(self, op)
 
 
 _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
@@ -471,11 +437,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     PartitionViewOp: _Emitter.partition_view,
     AllocTileOp: _Emitter.alloc_tile,
     TAssignOp: _Emitter.tassign,
-    TLoadOp: _Emitter.tload,
-    TStoreOp: _Emitter.tstore,
-    MGatherOp: _Emitter.mgather,
-    TGatherOp: _Emitter.tgather,
-    TColArgMinOp: _Emitter.tcolargmin,
+    **{i.op: _Emitter.instruction for i in REGISTRY},
     SectionVectorOp: _Emitter.section,
     SectionCubeOp: _Emitter.section,
     scf.ForOp: _Emitter.for_loop,
@@ -485,27 +447,8 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
 """How each op is written; an op not listed has no C++ form."""
 
 
-def _require_dps(op: PtoInstructionOp) -> None:
-    if not op.is_dps:
-        raise PtoError.at_op(
-            op,
-            "cannot be emitted as C++: it is in SSA form; C++ emission takes DPS instructions on tile buffers: "
-            "run -p pto-ssa-to-dps,pto-materialize-implicit-tmp,pto-plan-memory,pto-emit-cpp",
-        )
-
-
-def _require_tmp(op: PtoInstructionOp, tmp: SSAValue | None) -> SSAValue:
-    if tmp is None:
-        raise PtoError.at_op(
-            op,
-            f"cannot be emitted as C++: pto-isa's {op.name.removeprefix('pto.').upper()} takes a tmp tile; "
-            "add one to ins(...) (pto-materialize-implicit-tmp adds the one a2a3 or a5 needs)",
-        )
-    return tmp
-
-
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
-    return isinstance(user, TGatherOp) and user.form == TGatherForm.COMPARE and user.threshold is value
+    return isinstance(user, PtoInstructionOp) and user.role("threshold") is value
 
 
 def _scalar_cpp(type_: Attribute) -> str | None:

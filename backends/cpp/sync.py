@@ -16,14 +16,6 @@ import copy
 from collections import Counter
 from dataclasses import dataclass, field
 
-MTE2 = "PIPE_MTE2"
-"""GM -> tile loads (TLOAD)."""
-VECTOR = "PIPE_V"
-"""The vector instructions (MGATHER, TGATHER, TCOLARGMIN)."""
-MTE3 = "PIPE_MTE3"
-"""Tile -> GM stores (TSTORE)."""
-
-
 @dataclass
 class PipeSync:
     """What each pipe has issued and waited for, per tile (tiles named by their C++ variable)."""

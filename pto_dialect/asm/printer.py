@@ -1,8 +1,8 @@
 """
 Printing SSA IR in the PTO assembly form, the inverse of reader.py.
 
-The module holds one `func.func` whose body is SSA `pto.mgather`, `pto.tgather` and
-`pto.tcolargmin` instructions (and its return). Each becomes one line, in the short
+The module holds one `func.func` whose body is SSA instructions that have an assembly
+form (pto_dialect/asm/forms.py INSTRUCTIONS) and its return. Each becomes one line, in the short
 spelling whenever that says the same (forms.py), GM views written `!pto.memref<...>`.
 The function itself is not written: the reader takes its name from the file and its
 arguments and results from the instructions. Value names are kept; values without
@@ -19,16 +19,12 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.printer import Printer
 
-from pto_dialect.asm.forms import (
-    IMPLIED_ATTRIBUTES,
-    INSTRUCTIONS,
-    omits_indices_type,
-    spell_type,
-)
+from pto_dialect.asm.forms import INSTRUCTIONS, spell_type
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.common import PtoInstructionOp
 
 _INSTRUCTIONS = ", ".join(list(INSTRUCTIONS)[:-1]) + " and " + list(INSTRUCTIONS)[-1]
+_OPS = tuple(i.op for i in INSTRUCTIONS.values())
 
 
 def print_asm(module: ModuleOp) -> str:
@@ -59,7 +55,7 @@ def _the_function(module: ModuleOp) -> FuncOp:
 
 
 def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
-    if not isinstance(op, tuple(INSTRUCTIONS.values())):
+    if not isinstance(op, _OPS):
         raise PtoError.at_op(
             op, f"has no PTO assembly form (which has the SSA instructions {_INSTRUCTIONS}){_fitting(function)}"
         )
@@ -71,7 +67,7 @@ def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
 
 def _fitting(function: FuncOp) -> str:
     """How to print the function's instructions anyway: each alone in a function of its operands."""
-    instructions = [o for o in function.walk() if isinstance(o, tuple(INSTRUCTIONS.values()))]
+    instructions = [o for o in function.walk() if isinstance(o, _OPS)]
     lines = sorted({loc.rsplit(":", 2)[1] for o in instructions if (loc := op_location(o))}, key=int)
     where = f" (here: line {', '.join(lines)})" if lines else ""
     return (
@@ -82,9 +78,11 @@ def _fitting(function: FuncOp) -> str:
 
 def _instruction(op: PtoInstructionOp, names: _Names) -> str:
     mnemonic = op.name.removeprefix("pto.")
-    implied = IMPLIED_ATTRIBUTES.get(mnemonic, {})
-    attrs = {k: v for k, v in op.printed_attributes().items() if implied.get(k) != v}
-    in_types = [op.ins[0].type] if omits_indices_type(op) else [v.type for v in op.ins]
+    form = INSTRUCTIONS[mnemonic].asm
+    assert form is not None
+    attrs = {k: v for k, v in op.printed_attributes().items() if form.implied.get(k) != v}
+    short = form.omits_operand_type is not None and form.omits_operand_type(op)
+    in_types = [op.ins[0].type] if short else [v.type for v in op.ins]
     results = ", ".join(names(r) for r in op.results)  # names in order of appearance
     text = f"{results} = {mnemonic} " + ", ".join(names(v) for v in op.ins)
     if attrs:

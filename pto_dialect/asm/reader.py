@@ -31,14 +31,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Span
 
-from pto_dialect.asm.forms import (
-    IMPLIED_ATTRIBUTES,
-    INSTRUCTIONS,
-    MEMREF,
-    VIEW,
-    implied_tgather_indices,
-    spell_type,
-)
+from pto_dialect.asm.forms import INSTRUCTIONS, MEMREF, VIEW, spell_type
 from pto_dialect.diagnostics import PtoError
 
 
@@ -61,9 +54,11 @@ _TERMINAL_DESCRIPTIONS = {
 
 @cache
 def asm_grammar() -> Lark:
-    return Lark(
-        Path(__file__).with_name("pto_asm.lark").read_text(), parser="lalr", lexer="contextual"
-    )
+    """pto_asm.lark, with its OPCODE terminal: the registry's instructions that have an
+    assembly form."""
+    opcodes = " | ".join(f'"{name}"' for name in INSTRUCTIONS)
+    grammar = Path(__file__).with_name("pto_asm.lark").read_text() + f"\nOPCODE: {opcodes}\n"
+    return Lark(grammar, parser="lalr", lexer="contextual")
 
 
 def read_asm(
@@ -156,13 +151,15 @@ class _Reader:
                 _tokens(result_types)[0],
                 f"expected {_count(len(result_tokens), 'result type')}, one per result, found {len(out_types)}",
             )
-        attrs = dict(IMPLIED_ATTRIBUTES.get(str(opcode), {}))
+        form = INSTRUCTIONS[str(opcode)].asm
+        assert form is not None
+        attrs = dict(form.implied)
         if attributes is not None:
             attrs |= self.attribute_dict(attributes)
         in_types = self.operand_types(str(opcode), operand_tokens, _tokens(operand_types), out_types, attrs)
         ins = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types, strict=True)]
 
-        op = INSTRUCTIONS[str(opcode)].from_parts(ins, [], out_types, attrs)
+        op = INSTRUCTIONS[str(opcode)].op.from_parts(ins, [], out_types, attrs)
         op.location = self.location(result_tokens[0].line, result_tokens[0].column)
         self.block.add_op(op)
         for token, result in zip(result_tokens, op.results, strict=True):
@@ -179,16 +176,14 @@ class _Reader:
         types = [self.type(t) for t in type_tokens]
         if len(types) == len(operands):
             return types
-        short_tgather = (
-            opcode == "tgather"
-            and (len(operands), len(types), len(out_types)) == (2, 1, 1)
-            and "maskPattern" not in attrs
-        )
         message = f"expected {_count(len(operands), 'operand type')}, one per operand, found {len(types)}"
-        if short_tgather:
-            if (indices := implied_tgather_indices(out_types[0])) is not None:
-                return [types[0], indices]
-            message += " (`tgather %src, %indices : Ts -> Td` implies the indices' type only for a !pto.tile Td)"
+        short = INSTRUCTIONS[opcode].asm.short_operand  # pyright: ignore[reportOptionalMemberAccess]
+        if short is not None and (len(operands), len(types), len(out_types)) == (2, 1, 1):
+            implied = short(out_types[0], attrs)
+            if isinstance(implied, Attribute):
+                return [types[0], implied]
+            if implied is not None:
+                message += f" ({implied})"
         raise self.error_at(type_tokens[0], message)
 
     # -- names --------------------------------------------------------------------

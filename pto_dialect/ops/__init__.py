@@ -1,7 +1,6 @@
-"""PTO operations, one module per op family."""
+"""The kernel scaffolding ops (views, tiles, sections) and the base of the instruction ops;
+the instructions themselves are in pto_dialect/instructions/."""
 
-from pto_dialect.ops.argreduce import TColArgMinOp
-from pto_dialect.ops.gather import MGatherOp, TGatherForm, TGatherOp
 from pto_dialect.ops.memory import (
     AllocTileOp,
     MakeTensorViewOp,
@@ -9,22 +8,15 @@ from pto_dialect.ops.memory import (
     SectionCubeOp,
     SectionVectorOp,
     TAssignOp,
-    TLoadOp,
-    TStoreOp,
 )
 
-OPS = [
-    MGatherOp,
-    TGatherOp,
-    TColArgMinOp,
+SCAFFOLDING = [
     MakeTensorViewOp,
     PartitionViewOp,
     AllocTileOp,
     TAssignOp,
-    TLoadOp,
-    TStoreOp,
     SectionVectorOp,
     SectionCubeOp,
 ]
 
-__all__ = [op.__name__ for op in OPS] + ["OPS", "TGatherForm"]
+__all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

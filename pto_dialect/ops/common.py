@@ -1,13 +1,13 @@
 """
-The two spellings every PTO instruction op shares (reference/syntax.md §5):
+The two spellings every PTO instruction op shares (docs/reference.md, "Syntax"):
 
     DPS: pto.NAME ins(%a, %b : Ta, Tb) outs(%d : Td) {attrs}
     SSA: %d = pto.NAME %a, %b {attrs} : (Ta, Tb) -> Td
 
 `PtoInstructionOp` holds the operands as two variadic groups (`ins`, `outs`)
-plus variadic results, parses and prints both forms, and gives subclasses
-helpers to name their operand roles in messages. A form-specific subclass only
-says which properties it has and how to check its operands.
+plus variadic results, parses and prints both forms, and names the role of each
+operand (`operand_roles`), from which its memory effects follow (`OperandEffects`).
+A subclass says which properties it has, its roles and how to check its operands.
 """
 
 from __future__ import annotations
@@ -15,24 +15,62 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    traits_def,
     var_operand_def,
     var_result_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.roles import operand_roles
 from pto_dialect.types import (
     PartitionTensorViewType,
+    ShapedViewBase,
     TileBufType,
     TileType,
     TileTypeBase,
 )
+
+Roles = tuple[tuple[str, ...], tuple[str, ...]]
+"""(roles of the ins, roles of the outs / results), in operand order."""
+
+
+def is_memory(value: SSAValue) -> bool:
+    """A tile buffer or a GM view: an operand whose contents an op reads or writes (an SSA
+    `!pto.tile` is a value, without memory)."""
+    return isinstance(value.type, TileBufType | ShapedViewBase)
+
+
+class OperandEffects(MemoryEffect):
+    """The memory effects of an op whose operands have roles (`role_lists`): it reads each
+    memory input, writes each memory output, and writes the inputs its `WORKSPACE` names.
+    An SSA instruction on value tiles has none, so `dce` drops it when its results are
+    unused and `cse` merges two identical ones; a DPS instruction writes its outs, so both
+    keep it."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        ins_roles, _ = op.role_lists()  # pyright: ignore[reportAttributeAccessIssue]
+        workspace = op.WORKSPACE  # pyright: ignore[reportAttributeAccessIssue]
+        effects: set[EffectInstance] = set()
+        for role, value in zip(ins_roles, op.ins):  # pyright: ignore[reportAttributeAccessIssue]
+            if is_memory(value):
+                effects.add(EffectInstance(MemoryEffectKind.READ, value))
+                if role in workspace:
+                    effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
+        for value in op.outs:  # pyright: ignore[reportAttributeAccessIssue]
+            effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
+        return effects
+
+
+def writes(op: Operation, value: SSAValue) -> bool:
+    """Whether `op` declares a write of `value` (its memory effects; unknown ones: no)."""
+    return any(e.kind == MemoryEffectKind.WRITE and e.value is value for e in get_effects(op) or ())
 
 
 def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[Attribute], int]:
@@ -97,9 +135,22 @@ class PtoInstructionOp(IRDLOperation):
     res = var_result_def()
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(OperandEffects())
 
-    PRINTED_DEFAULTS: ClassVar[Mapping[str, Attribute]] = {}
-    """Properties left out of the printed attr-dict when they hold this value."""
+    DEFAULTS: ClassVar[Mapping[str, Attribute]] = {}
+    """Optional properties' meaning when absent: the lowering spells it out."""
+
+    OMITS_DEFAULTS: ClassVar[bool] = False
+    """The printer leaves out a property holding its default."""
+
+    WORKSPACE: ClassVar[frozenset[str]] = frozenset()
+    """Input roles the instruction writes as scratch space (not read-only inputs)."""
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        """The role of each operand, from the operand counts alone: one map serves the SSA
+        form (results in place of outs), the DPS form and every lowered op."""
+        raise NotImplementedError(cls.name)
 
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ()
     """Properties printed inside `ins(...)` in DPS form rather than in the attr-dict."""
@@ -116,14 +167,17 @@ class PtoInstructionOp(IRDLOperation):
         """The `outs` operands (DPS) or the results (SSA), in order."""
         return self.outs if self.is_dps else self.res
 
+    def role_lists(self) -> Roles:
+        return self.operand_roles(len(self.ins), len(self.destinations))
+
     def by_role(self) -> dict[str, SSAValue]:
-        """Each operand (or SSA result) by its role in pto_dialect/roles.py's map."""
-        ins_roles, out_roles = operand_roles(self.name, len(self.ins), len(self.destinations))
+        """Each operand (or SSA result) by its role."""
+        ins_roles, out_roles = self.role_lists()
         return dict(zip(ins_roles, self.ins)) | dict(zip(out_roles, self.destinations))
 
     def role(self, name: str) -> SSAValue | None:
-        """The operand (or SSA result) playing `name` in pto_dialect/roles.py's map."""
-        ins_roles, out_roles = operand_roles(self.name, len(self.ins), len(self.destinations))
+        """The operand (or SSA result) playing `name`."""
+        ins_roles, out_roles = self.role_lists()
         for roles, values in ((ins_roles, self.ins), (out_roles, self.destinations)):
             if name in roles and roles.index(name) < len(values):
                 return values[roles.index(name)]
@@ -195,7 +249,7 @@ class PtoInstructionOp(IRDLOperation):
             value = self.properties.get(name)
             if value is None or name == "operandSegmentSizes" or name in hidden:
                 continue
-            if self.PRINTED_DEFAULTS.get(name) == value:
+            if self.OMITS_DEFAULTS and self.DEFAULTS.get(name) == value:
                 continue
             out[name] = value
         return out

@@ -6,7 +6,6 @@ loads/stores between them, and the vector/cube sections.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -15,7 +14,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
 )
-from xdsl.ir import Block, OpResult, SSAValue
+from xdsl.ir import Block, OpResult, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -30,16 +29,18 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import NoTerminator
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, NoTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
-from pto_dialect.ops.common import PtoInstructionOp, same_element_type, verify_tile_layout
+from pto_dialect.diagnostics import PtoError
+from pto_dialect.ops.common import verify_tile_layout
 from pto_dialect.types import (
     PartitionTensorViewType,
     PtrType,
     TensorViewType,
     TileBufType,
+    TileTypeBase,
 )
 
 INDEX = IndexType()
@@ -89,6 +90,7 @@ class MakeTensorViewOp(IRDLOperation):
     layout = opt_prop_def(GmLayoutAttr)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     @property
     def gm_layout(self) -> GmLayout:
@@ -180,6 +182,7 @@ class PartitionViewOp(IRDLOperation):
     result = result_def(PartitionTensorViewType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     @staticmethod
     def inferred_type(source: TensorViewType, sizes: Sequence[SSAValue]) -> PartitionTensorViewType:
@@ -262,6 +265,15 @@ TILE_ADDRESS_ALIGNMENT = {"left": 512, "right": 512, "acc": 512}
 """Byte alignment of a tile address per loc; every other local space uses 32 bytes."""
 
 
+class AllocatesResult(MemoryEffect):
+    """An alloc_tile allocates its result and nothing else: `dce` drops an unused one, `cse`
+    never merges two (each is a tile of its own)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        return {EffectInstance(MemoryEffectKind.ALLOC, op.results[0])}
+
+
 @irdl_op_definition
 class AllocTileOp(IRDLOperation):
     """
@@ -278,6 +290,7 @@ class AllocTileOp(IRDLOperation):
     result = result_def(TileBufType)
 
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(AllocatesResult())
 
     assembly_format = (
         "(`addr` `=` $addr^)? (`valid_row` `=` $valid_row^)? (`valid_col` `=` $valid_col^)? "
@@ -319,6 +332,24 @@ class AllocTileOp(IRDLOperation):
                 )
 
 
+def smallest_tile(like: TileTypeBase) -> TileBufType:
+    """A 1 x 32-byte vec tile of `like`'s element type: the least a tmp can be."""
+    return TileBufType.get("vec", (1, 32 // like.element.bytes), like.element_type)
+
+
+def alloc_like(op: Operation, value: SSAValue) -> AllocTileOp:
+    """A tile with `value`'s element type, shape and valid shape (dynamic dims: the values of
+    the alloc_tile that made it); a located error for `op` when that alloc is not known."""
+    tile = value.type
+    assert isinstance(tile, TileTypeBase)
+    buffer = TileBufType.from_params(tile.params)
+    if DYNAMIC_INDEX not in tile.valid_shape:
+        return AllocTileOp(buffer)
+    if not isinstance(value.owner, AllocTileOp):
+        raise PtoError.at_op(
+            op, "cannot add an implicit tmp: src's dynamic valid shape is not that of a pto.alloc_tile"
+        )
+    return AllocTileOp(buffer, valid_row=value.owner.valid_row, valid_col=value.owner.valid_col)
 
 
 @irdl_op_definition
@@ -344,67 +375,11 @@ class TAssignOp(IRDLOperation):
             )
 
 
-@irdl_op_definition
-class TLoadOp(PtoInstructionOp):
-    """
-    Copy a GM window into a tile (its valid region).
-
-        pto.tload ins(%pv : !pto.partition_tensor_view<8x32xf32>) outs(%t : !pto.tile_buf<vec, 8x32xf32>)
-        %t = pto.tload %pv : !pto.partition_tensor_view<8x32xf32> -> !pto.tile<vec, 8x32xf32>
-    """
-
-    name = "pto.tload"
-
-    @property
-    def src(self) -> SSAValue:
-        return self.ins[0]
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.destinations[0]
-
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
-        if len(self.ins) != 1 or len(self.destinations) != 1:
-            raise VerifyException("expects tload ins(src) outs(dst)")
-        src = self.expect_view("src", self.src)
-        dst = self.expect_tile("dst", self.dst)
-        same_element_type("src", src.element_type, "dst", dst.element_type)
-
-
-@irdl_op_definition
-class TStoreOp(PtoInstructionOp):
-    """
-    Copy a tile's valid region into a GM window. `ins` may be a tile buffer or a value tile.
-
-        pto.tstore ins(%t : !pto.tile_buf<vec, 8x32xf32>) outs(%pv : !pto.partition_tensor_view<8x32xf32>)
-    """
-
-    name = "pto.tstore"
-
-    ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
-
-    @property
-    def src(self) -> SSAValue:
-        return self.ins[0]
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.outs[0]
-
-    def verify_(self) -> None:
-        if self.res or len(self.ins) != 1 or len(self.outs) != 1:
-            raise VerifyException("expects tstore ins(src) outs(dst)")
-        src = self.expect_tile_in("src", self.src)
-        dst = self.expect_view("dst", self.dst)
-        same_element_type("src", src.element_type, "dst", dst.element_type)
-
-
 class SectionOp(IRDLOperation):
     """Code for one core kind; one block, no terminator. `{}` is an empty block, as in MLIR."""
 
     body = region_def("single_block")
-    traits = traits_def(NoTerminator())
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
 
     @classmethod
     def parse(cls, parser: Parser) -> SectionOp:

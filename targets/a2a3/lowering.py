@@ -1,79 +1,209 @@
-"""How Atlas A2/A3 lowers each pto instruction (its choices, reference/semantics.md)."""
+"""
+`pto_a2a3`: Atlas A2/A3. Indices are reinterpreted as uint32; MGATHER row mode is one
+DMA burst per row, bounded by the product of Shape[0..3] and addressed with the view's
+row stride; elem mode is a scalar loop; an NZ table has its own path; TGATHER faults on
+out-of-range offsets (our choice), numbers compare-form matches by src.Cols and converts
+a threshold tile to src's type; TCOLARGMIN compares 16/32-bit sources as fp16/fp32 bit
+patterns.
+"""
 
 from __future__ import annotations
 
-from functools import partial
+from typing import ClassVar
+
+from xdsl.ir import Dialect
+from xdsl.irdl import irdl_op_definition
 
 from lowering.convert import Lowered, TargetLowering
-from lowering.ops import (
-    ArgMinCompare,
+from pto_dialect.attributes import Coalesce, GmLayout
+from pto_dialect.facts import inferred_layout
+from pto_dialect.instructions.mgather import (
+    MGATHER,
     Capacity,
-    CompareKind,
-    IndexNumbering,
     IndexRead,
+    MGatherElemBase,
+    MGatherElemL1Base,
+    MGatherNzBase,
+    MGatherOp,
+    MGatherRowBase,
+    MGatherRowL1Base,
+    Stride,
+)
+from pto_dialect.instructions.tcolargmin import (
+    TCOLARGMIN,
+    ArgCompare,
+    ColArgReduceOp,
     NanPolicy,
-    OutOfRange,
     RowCounter,
     SrcRead,
-    Stride,
+    TColArgMinBase,
+)
+from pto_dialect.instructions.tgather import (
+    TGATHER,
+    CompareKind,
+    CompareSpan,
+    IndexNumbering,
+    OutOfRange,
+    Packing,
+    TGatherCompareBase,
+    TGatherForm,
+    TGatherIndexBase,
+    TGatherMaskBase,
+    TGatherOp,
+    ThresholdRead,
     TmpUse,
 )
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce, GmLayout
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import TRANSFER
-from targets.rules.transfer import tload_choices
-from targets.a2a3.dialect import (
-    MGatherElemL1Op,
-    MGatherElemNzOp,
-    MGatherElemScalarOp,
-    MGatherRowDmaOp,
-    MGatherRowL1Op,
-    MGatherRowNzOp,
-    TColArgMinOp,
-    TGatherCompareOp,
-    TGatherIndexOp,
-    TGatherMaskOp,
+
+
+@irdl_op_definition
+class A2A3MGatherRowDmaOp(MGatherRowBase):
+    """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
+
+    name = "pto_a2a3.mgather_row_dma"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MGatherElemScalarOp(MGatherElemBase):
+    """A scalar GM->UB copy per element, one thread (ND table)."""
+
+    name = "pto_a2a3.mgather_elem_scalar"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3MGatherRowNzOp(MGatherNzBase):
+    """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
+
+    name = "pto_a2a3.mgather_row_nz"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MGatherElemNzOp(MGatherNzBase):
+    """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
+
+    name = "pto_a2a3.mgather_elem_nz"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3MGatherRowL1Op(MGatherRowL1Base):
+    """GM -> L1 NZ tile, row mode (GM index tensor)."""
+
+    name = "pto_a2a3.mgather_row_l1"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MGatherElemL1Op(MGatherElemL1Base):
+    """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
+
+    name = "pto_a2a3.mgather_elem_l1"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3TGatherIndexOp(TGatherIndexBase):
+    """vgather; b16 data goes through tmp as byte offsets."""
+
+    name = "pto_a2a3.tgather_index"
+
+
+@irdl_op_definition
+class A2A3TGatherMaskOp(TGatherMaskBase):
+    name = "pto_a2a3.tgather_mask"
+
+
+@irdl_op_definition
+class A2A3TGatherCompareOp(TGatherCompareBase):
+    name = "pto_a2a3.tgather_compare"
+
+
+@irdl_op_definition
+class A2A3TColArgMinOp(TColArgMinBase):
+    name = "pto_a2a3.tcolargmin"
+
+
+DIALECT = Dialect(
+    "pto_a2a3",
+    [
+        A2A3MGatherRowDmaOp,
+        A2A3MGatherElemScalarOp,
+        A2A3MGatherRowNzOp,
+        A2A3MGatherElemNzOp,
+        A2A3MGatherRowL1Op,
+        A2A3MGatherElemL1Op,
+        A2A3TGatherIndexOp,
+        A2A3TGatherMaskOp,
+        A2A3TGatherCompareOp,
+        A2A3TColArgMinOp,
+    ],
 )
-from targets.rules.common import inferred_layout
 
 U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
-def _mgather(op: pto.MGatherOp) -> Lowered:
+def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     row = op.coalesce.data == Coalesce.ROW
     if op.is_gm_to_l1:
         if row:
-            return MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        return MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+            return A2A3MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
+        return A2A3MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
-            return MGatherRowNzOp, U32 | {"capacity": Capacity.NZ_ROWS}
-        return MGatherElemNzOp, U32 | {"capacity": Capacity.NZ_ELEMENTS}
+            return A2A3MGatherRowNzOp, U32 | {"capacity": Capacity.NZ_ROWS}
+        return A2A3MGatherElemNzOp, U32 | {"capacity": Capacity.NZ_ELEMENTS}
     if row:
-        return MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
-    return MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
+    return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
 
 
-def _tgather(op: pto.TGatherOp) -> Lowered:
-    if op.form == pto.TGatherForm.MASK:
-        return TGatherMaskOp, {}
-    if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.B16_BYTE_OFFSETS}
-    return TGatherCompareOp, {"index_numbering": IndexNumbering.SRC_COLS, "compare": CompareKind.NUMERIC}
+def _tgather(op: TGatherOp) -> Lowered:
+    match op.form:
+        case TGatherForm.MASK:
+            return A2A3TGatherMaskOp, {"packing": Packing.DENSE}
+        case TGatherForm.INDEX:
+            return A2A3TGatherIndexOp, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.B16_BYTE_OFFSETS}
+        case TGatherForm.COMPARE:
+            src = op.src.type
+            assert isinstance(src, TileTypeBase)
+            return A2A3TGatherCompareOp, {
+                "index_numbering": IndexNumbering.SRC_COLS,
+                "compare_span": CompareSpan.VALID_COLS,
+                "compare": CompareKind.NUMERIC,
+                # half reads each 32-bit threshold as a 16-bit integer (u16 -> i16) before converting it
+                "threshold_read": ThresholdRead.LOW_16_BITS_SIGNED if src.element.mlir == "f16" else ThresholdRead.CONVERTED,
+            }
 
 
-def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
-    src = op.src.type
-    assert isinstance(src, TileTypeBase)
-    two_byte_index_only = src.element.bytes == 2 and op.dst_val is None
-    return TColArgMinOp, {
-        "compare": ArgMinCompare.FP_BITS,
-        "nan": NanPolicy.PROPAGATES,
-        "row_counter": RowCounter.F16 if two_byte_index_only else RowCounter.EXACT,
-        "src_read": SrcRead.ROW_MAJOR_STORAGE,
-    }
+def _col_arg_reduce(lowered: type[TColArgMinBase]):  # noqa: ANN202
+    def choose(op: ColArgReduceOp) -> Lowered:
+        src = op.src.type
+        assert isinstance(src, TileTypeBase)
+        two_byte_index_only = src.element.bytes == 2 and op.dst_val is None
+        return lowered, {
+            "compare": ArgCompare.FP_BITS,
+            "nan": NanPolicy.PROPAGATES,
+            "row_counter": RowCounter.F16 if two_byte_index_only else RowCounter.EXACT,
+            "src_read": SrcRead.ROW_MAJOR_STORAGE,
+        }
+
+    return choose
 
 
-LOWERING = TargetLowering("a2a3", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER))
+LOWERING = TargetLowering(
+    "a2a3",
+    {
+        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
+        TSTORE: lambda op: (None, {}),
+        MGATHER: _mgather,
+        TGATHER: _tgather,
+        TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
+    },
+)

@@ -1,60 +1,13 @@
-"""The rows of the rule tables (targets/rules/) for this target."""
+"""What Atlas A2/A3 accepts: its row of each instruction's rules."""
 
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-from targets.rules.common import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from targets.rules.mgather import MGatherRules
-from targets.rules.tcolargmin import TColArgMinRules
-from targets.rules.aliasing import InPlaceRules
-from lowering.ops import PadFill
-from targets.rules.transfer import ShapeMatch, TransferRules
-from targets.rules.tgather import F16_F32, TGatherRules
-
-MGATHER = MGatherRules(
-    data_types=STANDARD,
-    index_types=INT32,
-    table_layouts=(GmLayout.ND, GmLayout.NZ),
-    dst_blayouts=("row_major",),
-    index_blayouts=("row_major",),
-    row_index_shapes=("1xR",),
-    alignment_dim="cols",
-    packed_table_rows=False,
-    nonempty_dst=False,
-    gather_exec=False,
-    note="f32 is accepted although the spec's A2/A3 list omits it (the code accepts it). "
-    "A row-mode [R, 1] index, which PTOAS accepts, is rejected: the A2/A3 code requires "
-    "[1, R]. An empty valid region is not checked by the code (the spec asks for >= 1).",
-)
-
-TGATHER = TGatherRules(
-    index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-    index_types_by_data_bytes={2: INT32, 4: INT32},
-    index_needs_tmp=True,
-    implicit_index_tmp=False,
-    mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-    mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
-    compare=True,
-    compare_src_types=F16_F32,
-    compare_src_types_eq_only=SIGNED32,
-    threshold_tile_types=INT32,
-    compare_tmp_layout=True,
-    note="Index form checks width (b16/b32), so bf16 and unsigned types are accepted "
-    "where PTOAS lists only i16/i32/f16/f32.",
-)
-
-TCOLARGMIN = TColArgMinRules(
-    src_types=types_named("f16", "ui16", "f32", "ui32"),
-    index_types=INT32,
-    value_index_types_by_src_bytes={2: INT16, 4: INT32},
-    value_form_src_blayouts=("row_major", "col_major"),
-    tmp_same_type=True,
-    implicit_tmp="like_src",
-    note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
-    "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
-    "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
-    "255 valid cols with a [1, 32] tmp, needs no more).",
-)
+from pto_dialect.facts import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
+from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
+from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -67,10 +20,49 @@ TRANSFER = TransferRules(
     "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
 )
 
-IN_PLACE = InPlaceRules(
-    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
-    note="MGatherElemImpl's scalar loop reads idx[r, c] before writing dst[r, c]; index TGATHER "
-    "turns a whole row of indices into byte offsets (vmuls, for b32 data into dst itself) "
-    "before it gathers (vgather); mask TGATHER (only P1111 has dst exactly over src) copies "
-    "each repeat (vreducev2) or row (vcopy) after reading it.",
-)
+RULES = {
+    TLOAD: TRANSFER,
+    TSTORE: TRANSFER,
+    MGATHER: MGatherRules(
+        data_types=STANDARD,
+        index_types=INT32,
+        table_layouts=(GmLayout.ND, GmLayout.NZ),
+        dst_blayouts=("row_major",),
+        index_blayouts=("row_major",),
+        row_index_shapes=("1xR",),
+        alignment_dim="cols",
+        packed_table_rows=False,
+        nonempty_dst=False,
+        gather_exec=False,
+        note="f32 is accepted although the spec's A2/A3 list omits it (the code accepts it). "
+        "A row-mode [R, 1] index, which PTOAS accepts, is rejected: the A2/A3 code requires "
+        "[1, R]. An empty valid region is not checked by the code (the spec asks for >= 1).",
+    ),
+    TGATHER: TGatherRules(
+        index_data_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        index_types_by_data_bytes={2: INT32, 4: INT32},
+        index_needs_tmp=True,
+        implicit_index_tmp=False,
+        mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        compare=True,
+        compare_src_types=F16_F32,
+        compare_src_types_eq_only=SIGNED32,
+        threshold_tile_types=INT32,
+        compare_tmp_layout=True,
+        note="Index form checks width (b16/b32), so bf16 and unsigned types are accepted "
+        "where PTOAS lists only i16/i32/f16/f32.",
+    ),
+    TCOLARGMIN: ColArgReduceRules(
+        src_types=types_named("f16", "ui16", "f32", "ui32"),
+        index_types=INT32,
+        value_index_types_by_src_bytes={2: INT16, 4: INT32},
+        value_form_src_blayouts=("row_major", "col_major"),
+        tmp_same_type=True,
+        implicit_tmp=TmpAdded.LIKE_SRC,
+        note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
+        "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
+        "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
+        "255 valid cols with a [1, 32] tmp, needs no more).",
+    ),
+}

@@ -1,123 +1,240 @@
-"""How the Ascend 950 lowers each pto instruction (its choices, reference/semantics.md)."""
+"""
+`pto_a5`: the Ascend 950. MGATHER is a SIMT launch over a {32, 32} grid (the (1, 1)
+elem case runs the scalar fallback); indices are reinterpreted as uint32; row mode
+bounds an index by Shape[3] and reads packed rows (stride = dst valid cols). TGATHER's
+index form is the register gather (load the index vector, gather by index under a mask,
+store). Compare-form matches are numbered per 64-lane chunk (128 for 1-byte data).
+"""
 
 from __future__ import annotations
 
-from functools import partial
+from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
-from xdsl.ir import Attribute
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-    op_type_rewrite_pattern,
-)
+from xdsl.ir import Attribute, Dialect
+from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from lowering.convert import Lowered, TargetLowering
-from lowering.ops import (
-    TYPED_COLUMN_ARGMIN,
+from pto_dialect.attributes import Coalesce
+from pto_dialect.instructions.mgather import (
+    MGATHER,
     Capacity,
-    CompareKind,
-    IndexNumbering,
     IndexRead,
+    MGatherElemBase,
+    MGatherElemL1Base,
+    MGatherOp,
+    MGatherRowBase,
+    MGatherRowL1Base,
+    Stride,
+)
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
+from pto_dialect.instructions.tgather import (
+    TGATHER,
+    CompareKind,
+    CompareSpan,
+    IndexNumbering,
+    LoadIndexVectorBase,
     OutOfRange,
     Packing,
-    Stride,
+    RegisterGatherBase,
+    RegisterStoreBase,
+    TGatherCompareBase,
+    TGatherForm,
+    TGatherIndexBase,
+    TGatherMaskBase,
+    TGatherOp,
+    ThresholdRead,
     TmpUse,
     VRegType,
 )
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce, GatherExec, GatherExecAttr
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import TRANSFER
-from targets.rules.transfer import tload_choices
-from targets.a5.dialect import (
-    GatherB32OffsetsOp,
-    GatherOp,
-    LoadIndexVectorOp,
-    MGatherElemL1Op,
-    MGatherElemScalarOp,
-    MGatherElemSimtOp,
-    MGatherRowL1Op,
-    MGatherRowSimtOp,
-    StoreOp,
-    TColArgMinOp,
-    TGatherCompareOp,
-    TGatherMaskOp,
+
+
+@irdl_op_definition
+class A5MGatherRowSimtOp(MGatherRowBase):
+    """SIMT launch over `grid`, warp-parallel channels per row."""
+
+    name = "pto_a5.mgather_row_simt"
+    LAUNCH: ClassVar[Launch] = Launch.SIMT
+    grid = prop_def(DenseArrayBase)
+
+
+@irdl_op_definition
+class A5MGatherElemSimtOp(MGatherElemBase):
+    """SIMT launch over `grid`, one channel per element."""
+
+    name = "pto_a5.mgather_elem_simt"
+    LAUNCH: ClassVar[Launch] = Launch.SIMT
+    grid = prop_def(DenseArrayBase)
+
+
+@irdl_op_definition
+class A5MGatherElemScalarOp(MGatherElemBase):
+    """MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather."""
+
+    name = "pto_a5.mgather_elem_scalar"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A5MGatherRowL1Op(MGatherRowL1Base):
+    """GM -> L1 NZ tile, row mode (GM index tensor)."""
+
+    name = "pto_a5.mgather_row_l1"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A5MGatherElemL1Op(MGatherElemL1Base):
+    """Elem GM -> L1 through GM scratch; `gatherExec`: cube scalar loop or AIV SIMT kernel."""
+
+    name = "pto_a5.mgather_elem_l1"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A5LoadIndexVectorOp(LoadIndexVectorBase):
+    name = "pto_a5.load_index_vector"
+
+
+@irdl_op_definition
+class A5GatherOp(RegisterGatherBase):
+    """b8 data is gathered into b16 lanes, zero-extended."""
+
+    name = "pto_a5.gather"
+
+
+@irdl_op_definition
+class A5StoreOp(RegisterStoreBase):
+    """b16 lanes of b8 data keep their low byte."""
+
+    name = "pto_a5.store"
+
+
+@irdl_op_definition
+class A5GatherB16ByU32Op(TGatherIndexBase):
+    """b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store)."""
+
+    name = "pto_a5.gather_b16_by_u32"
+
+
+@irdl_op_definition
+class A5TGatherMaskOp(TGatherMaskBase):
+    name = "pto_a5.tgather_mask"
+
+
+@irdl_op_definition
+class A5TGatherCompareOp(TGatherCompareBase):
+    name = "pto_a5.tgather_compare"
+
+
+@irdl_op_definition
+class A5TColArgMinOp(TColArgMinBase):
+    name = "pto_a5.tcolargmin"
+
+
+DIALECT = Dialect(
+    "pto_a5",
+    [
+        A5MGatherRowSimtOp,
+        A5MGatherElemSimtOp,
+        A5MGatherElemScalarOp,
+        A5MGatherRowL1Op,
+        A5MGatherElemL1Op,
+        A5LoadIndexVectorOp,
+        A5GatherOp,
+        A5StoreOp,
+        A5GatherB16ByU32Op,
+        A5TGatherMaskOp,
+        A5TGatherCompareOp,
+        A5TColArgMinOp,
+    ],
 )
 
 SIMT_GRID = (32, 32)
 U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
+def _mgather(op: MGatherOp) -> Lowered:
+    assert op.coalesce is not None
+    row = op.coalesce.data == Coalesce.ROW
+    if op.is_gm_to_l1:
+        if row:
+            return A5MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
+        return A5MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+    grid = DenseArrayBase.from_list(i64, SIMT_GRID)
+    if row:
+        return A5MGatherRowSimtOp, U32 | {
+            "capacity": Capacity.S3, "row_stride": Stride.VALID_COLS, "col_stride": Stride.ONE, "grid": grid,
+        }
+    dst = op.dst.type
+    assert isinstance(dst, TileTypeBase)
+    if dst.valid_shape == (1, 1):
+        return A5MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+    return A5MGatherElemSimtOp, U32 | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
+
+
+def _tgather(op: TGatherOp) -> Lowered:
+    src = op.src.type
+    assert isinstance(src, TileTypeBase)
+    width = src.element.bytes
+    match op.form:
+        case TGatherForm.MASK:
+            return A5TGatherMaskOp, {"packing": Packing.PER_ROW if width == 8 else Packing.DENSE}
+        case TGatherForm.COMPARE:  # b8/b16 compare whole chunks (an all-true mask), b32 the valid cols
+            return A5TGatherCompareOp, {
+                "index_numbering": IndexNumbering.LANE_CHUNKS_128 if width == 1 else IndexNumbering.LANE_CHUNKS_64,
+                "compare_span": CompareSpan.WHOLE_CHUNKS if width <= 2 else CompareSpan.VALID_COLS,
+                "compare": CompareKind.UNSIGNED_AFTER_ROUND,
+                "threshold_read": ThresholdRead.RAW,
+            }
+        case TGatherForm.INDEX:  # b16 data with 32-bit indices (the other index forms: the pattern below)
+            return A5GatherB16ByU32Op, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
+
+
 def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
     """(lane type, index lane type) of the UB register gather for data of this tile type."""
     width = data.element.bytes
     lane = data.element_type
-    if width == 1:  # b8 is gathered into b16 lanes, zero-extended (reg-gather.md)
+    if width == 1:  # b8 is gathered into b16 lanes, zero-extended
         signed = isinstance(lane, IntegerType) and lane.signedness.data != Signedness.UNSIGNED
         lane = IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED)
     index = IntegerType(16 if width <= 2 else 32, Signedness.UNSIGNED)
     return lane, index
 
 
-def _mgather(op: pto.MGatherOp) -> Lowered:
-    assert op.coalesce is not None
-    row = op.coalesce.data == Coalesce.ROW
-    if op.is_gm_to_l1:
-        if row:
-            return MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        executor = op.gather_exec or GatherExecAttr(GatherExec.SCALAR)
-        return MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS, "executor": executor}
-    grid = DenseArrayBase.from_list(i64, SIMT_GRID)
-    if row:
-        return MGatherRowSimtOp, U32 | {
-            "capacity": Capacity.S3,
-            "row_stride": Stride.VALID_COLS,
-            "col_stride": Stride.ONE,
-            "grid": grid,
-        }
-    dst = op.dst.type
-    assert isinstance(dst, TileTypeBase)
-    if dst.valid_shape == (1, 1):
-        return MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
-    return MGatherElemSimtOp, U32 | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
-
-
-def _tgather(op: pto.TGatherOp) -> Lowered:
-    if op.form == pto.TGatherForm.MASK:
-        src = op.src.type
-        assert isinstance(src, TileTypeBase)
-        return TGatherMaskOp, {"packing": Packing.PER_ROW if src.element.bytes == 8 else Packing.DENSE}
-    if op.form == pto.TGatherForm.COMPARE:
-        return TGatherCompareOp, {
-            "index_numbering": IndexNumbering.LANE_CHUNKS,
-            "compare": CompareKind.UNSIGNED_AFTER_ROUND,
-        }
-    return GatherB32OffsetsOp, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
-
-
-def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
-    return TColArgMinOp, dict(TYPED_COLUMN_ARGMIN)
-
-
 class LowerIndexTGatherToRegisters(RewritePattern):
     """Index-form TGATHER -> load index vector, gather by index under a mask, store."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: pto.TGatherOp, rewriter: PatternRewriter) -> None:
-        if op.form != pto.TGatherForm.INDEX or op.results:
+    def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
+        if op.form != TGatherForm.INDEX or op.results:
             return
         src, indices = op.src.type, op.ins[1].type
         assert isinstance(src, TileBufType) and isinstance(indices, TileBufType)
         if src.element.bytes == 2 and indices.element.bytes == 4:
             return  # the vgather2_bc variant: lowered as one op by the table
         lane, index_lane = register_gather_types(src)
-        load = LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
-        gather = GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
-        store = StoreOp.build(operands=[gather.result, op.dst])
+        load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
+        gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
+        store = A5StoreOp.build(operands=[gather.result, op.dst])
         for new in (load, gather, store):
             new.location = op.location
         rewriter.replace(op, [load, gather, store], [])
 
 
-LOWERING = TargetLowering("a5", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER), extra_patterns=(LowerIndexTGatherToRegisters(),))
+LOWERING = TargetLowering(
+    "a5",
+    {
+        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
+        TSTORE: lambda op: (None, {}),
+        MGATHER: _mgather,
+        TGATHER: _tgather,
+        TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
+    },
+    extra_patterns=(LowerIndexTGatherToRegisters(),),
+)

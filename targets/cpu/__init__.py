@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from targets.a5 import A5
 from targets.info import TargetInfo
 
 CPU = TargetInfo(
@@ -10,7 +11,6 @@ CPU = TargetInfo(
     package=__name__,
     dialect_name="pto_cpu",
     summary="the pto-isa CPU simulator",
-    on_chip_bytes={"vec": 253952, "mat": 524288},
-    # syntax.md §7: L0A/L0B 64 KiB, L0C 256 KiB, bias 64 KiB, scaling as large as UB
-    tile_capacity_bytes={"left": 65536, "right": 65536, "acc": 262144, "bias": 65536, "scaling": 253952},
+    on_chip_bytes=A5.on_chip_bytes,  # the simulator models a5's memories
+    tile_capacity_bytes=A5.tile_capacity_bytes,
 )

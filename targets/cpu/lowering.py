@@ -1,53 +1,109 @@
-"""How the cpu target lowers each pto instruction (its choices, reference/semantics.md)."""
+"""
+`pto_cpu`: the pto-isa CPU simulator's execution of each instruction. The simulator
+loops over valid elements in C++: indices are widened to 64 bits (an i32 sign-extends),
+row mode bounds an index by Shape[3] and reads rows at the view's strides, TGATHER's
+out-of-range offsets read 0, TCOLARGMIN compares natively.
+"""
 
 from __future__ import annotations
 
-from functools import partial
+from typing import ClassVar
+
+from xdsl.ir import Dialect
+from xdsl.irdl import irdl_op_definition
 
 from lowering.convert import Lowered, TargetLowering
-from lowering.ops import (
-    TYPED_COLUMN_ARGMIN,
+from pto_dialect.attributes import Coalesce
+from pto_dialect.instructions.mgather import (
+    MGATHER,
     Capacity,
     IndexRead,
-    OutOfRange,
+    MGatherElemBase,
+    MGatherOp,
+    MGatherRowBase,
     Stride,
+)
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
+from pto_dialect.instructions.tgather import (
+    TGATHER,
+    OutOfRange,
+    Packing,
+    TGatherForm,
+    TGatherIndexBase,
+    TGatherMaskBase,
+    TGatherOp,
     TmpUse,
 )
-from pto_dialect import ops as pto
-from pto_dialect.attributes import Coalesce
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.lowered import Launch
 from targets.cpu.rules import TRANSFER
-from targets.rules.transfer import tload_choices
-from targets.cpu.dialect import (
-    MGatherElemOp,
-    MGatherRowOp,
-    TColArgMinOp,
-    TGatherIndexOp,
-    TGatherMaskOp,
+
+
+@irdl_op_definition
+class CpuMGatherRowOp(MGatherRowBase):
+    """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
+
+    name = "pto_cpu.mgather_row"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuMGatherElemOp(MGatherElemBase):
+    """Element gather in the simulator's loop over validRow * validCol."""
+
+    name = "pto_cpu.mgather_elem"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuTGatherIndexOp(TGatherIndexBase):
+    name = "pto_cpu.tgather_index"
+
+
+@irdl_op_definition
+class CpuTGatherMaskOp(TGatherMaskBase):
+    name = "pto_cpu.tgather_mask"
+
+
+@irdl_op_definition
+class CpuTColArgMinOp(TColArgMinBase):
+    name = "pto_cpu.tcolargmin"
+
+
+DIALECT = Dialect(
+    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp]
 )
 
 
-def _mgather(op: pto.MGatherOp) -> Lowered:
+def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     if op.coalesce.data == Coalesce.ROW:
-        return MGatherRowOp, {
+        return CpuMGatherRowOp, {
             "index_read": IndexRead.SIGNED_64,
             "capacity": Capacity.S3,
             "row_stride": Stride.T3,
             "col_stride": Stride.T4,
         }
-    return MGatherElemOp, {"index_read": IndexRead.SIGNED_64, "capacity": Capacity.ALL_ELEMENTS}
+    return CpuMGatherElemOp, {"index_read": IndexRead.SIGNED_64, "capacity": Capacity.ALL_ELEMENTS}
 
 
-def _tgather(op: pto.TGatherOp) -> Lowered:
-    if op.form == pto.TGatherForm.MASK:
-        return TGatherMaskOp, {}
-    if op.form == pto.TGatherForm.INDEX:
-        return TGatherIndexOp, {"out_of_range": OutOfRange.ZERO, "tmp_use": TmpUse.NONE}
-    return None  # the simulator has no compare form
+def _tgather(op: TGatherOp) -> Lowered:
+    match op.form:
+        case TGatherForm.MASK:
+            return CpuTGatherMaskOp, {"packing": Packing.DENSE}
+        case TGatherForm.INDEX:
+            return CpuTGatherIndexOp, {"out_of_range": OutOfRange.ZERO, "tmp_use": TmpUse.NONE}
+        case TGatherForm.COMPARE:
+            return None  # the simulator has no compare form
 
 
-def _tcolargmin(op: pto.TColArgMinOp) -> Lowered:
-    return TColArgMinOp, dict(TYPED_COLUMN_ARGMIN)
-
-
-LOWERING = TargetLowering("cpu", _mgather, _tgather, _tcolargmin, partial(tload_choices, TRANSFER))
+LOWERING = TargetLowering(
+    "cpu",
+    {
+        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
+        TSTORE: lambda op: (None, {}),
+        MGATHER: _mgather,
+        TGATHER: _tgather,
+        TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
+    },
+)

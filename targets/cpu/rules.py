@@ -1,60 +1,13 @@
-"""The rows of the rule tables (targets/rules/) for this target."""
+"""What the cpu target (the pto-isa CPU simulator) accepts: its row of each instruction's rules."""
 
 from __future__ import annotations
 
 from pto_dialect.attributes import GmLayout
-from targets.rules.common import INT32, INT64, INTEGERS, STANDARD
-from targets.rules.mgather import MGatherRules
-from targets.rules.tcolargmin import TColArgMinRules
-from targets.rules.aliasing import InPlaceRules
-from lowering.ops import PadFill
-from targets.rules.transfer import ShapeMatch, TransferRules
-from targets.rules.tgather import NO_TYPES, TGatherRules
-
-MGATHER = MGatherRules(
-    data_types=STANDARD,
-    index_types=INTEGERS,
-    table_layouts=(GmLayout.ND,),
-    dst_blayouts=("row_major",),
-    index_blayouts=("row_major", "col_major"),
-    row_index_shapes=("1xR", "Rx1"),
-    alignment_dim="cols",
-    packed_table_rows=False,
-    nonempty_dst=False,
-    gather_exec=False,
-    note="CPU simulator: its code checks only an integral index type and equal element "
-    "sizes; the spec's CPU-only rules (index shape, row-major index) are not enforced "
-    "(semantics.md §5); fp8/hif8 exist only in AI Core builds. GM->L1 runs the UB "
-    "algorithm and ignores scratch.",
-)
-
-TGATHER = TGatherRules(
-    index_data_types=STANDARD | INT64,
-    index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
-    index_needs_tmp=False,
-    implicit_index_tmp=False,
-    mask_types=STANDARD | INT64,
-    mask_col_axis_types=STANDARD | INT64,
-    compare=False,
-    compare_src_types=NO_TYPES,
-    compare_src_types_eq_only=NO_TYPES,
-    threshold_tile_types=NO_TYPES,
-    compare_tmp_layout=False,
-    note="CPU simulator: any data type of the common list or 64-bit (dst = src type, mask "
-    "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
-    "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
-)
-
-TCOLARGMIN = TColArgMinRules(
-    src_types=STANDARD | INT64,
-    index_types=INT32,
-    value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
-    value_form_src_blayouts=("row_major",),
-    tmp_same_type=False,
-    implicit_tmp=None,
-    note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
-    "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
-)
+from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
+from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
+from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -68,8 +21,48 @@ TRANSFER = TransferRules(
     "top-left, which is kept as long as the view covers the valid shape.",
 )
 
-IN_PLACE = InPlaceRules(
-    safe={"mgather elem": frozenset({"idx"}), "tgather index": frozenset({"indices"}), "tgather mask": frozenset({"src"})},
-    note="one loop per element: each index (mask form: each src element) is read before its "
-    "output element is written.",
-)
+RULES = {
+    TLOAD: TRANSFER,
+    TSTORE: TRANSFER,
+    MGATHER: MGatherRules(
+        data_types=STANDARD,
+        index_types=INTEGERS,
+        table_layouts=(GmLayout.ND,),
+        dst_blayouts=("row_major",),
+        index_blayouts=("row_major", "col_major"),
+        row_index_shapes=("1xR", "Rx1"),
+        alignment_dim="cols",
+        packed_table_rows=False,
+        nonempty_dst=False,
+        gather_exec=False,
+        note="CPU simulator: its code checks only an integral index type and equal element "
+        "sizes; the spec's CPU-only rules (index shape, row-major index) are not enforced; "
+        "fp8/hif8 exist only in AI Core builds. GM->L1 runs the UB algorithm and ignores scratch.",
+    ),
+    TGATHER: TGatherRules(
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
+        index_needs_tmp=False,
+        implicit_index_tmp=False,
+        mask_types=STANDARD | INT64,
+        mask_col_axis_types=STANDARD | INT64,
+        compare=False,
+        compare_src_types=NO_TYPES,
+        compare_src_types_eq_only=NO_TYPES,
+        threshold_tile_types=NO_TYPES,
+        compare_tmp_layout=False,
+        note="CPU simulator: any data type of the common list or 64-bit (dst = src type, mask "
+        "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
+        "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
+    ),
+    TCOLARGMIN: ColArgReduceRules(
+        src_types=STANDARD | INT64,
+        index_types=INT32,
+        value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
+        value_form_src_blayouts=("row_major",),
+        tmp_same_type=False,
+        implicit_tmp=TmpAdded.NONE,
+        note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
+        "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
+    ),
+}

@@ -6,22 +6,21 @@ the behaviour: `python -m targets.rules.docs > docs/verification.md`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import targets
-from targets.rules import aliasing, mgather, tcolargmin, tgather, transfer
+from pto_dialect.instructions import REGISTRY
+from targets.rules import aliasing
 
 HEADER = """\
 # Target verification rules
 
-Generated from the rule tables (`targets/rules/`, each target's `targets/<name>/rules.py`)
-by `python -m targets.rules.docs`; do not edit.
+Generated from the rule tables (each instruction's rules in `pto_dialect/instructions/`,
+each target's rows in `targets/<name>/rules.py`) by `python -m targets.rules.docs`; do not edit.
 
 `pto-opt --target T` (and the pass `pto-verify-target{target=T}`) rejects, at the
 op's `FILE:LINE:COL`, what the toolchain and hardware of target T would reject.
-Sources, in order of authority: the pto-isa implementations' checks
-(`reference/semantics.md`), the instruction specs (`spec/*.md`), then PTOAS's
-verifier (`reference/syntax.md`). Where PTOAS is looser than the hardware the
+Sources, in order of authority: the pto-isa implementations' checks (the
+per-target headers under `include/pto/`), the instruction specs (pto-isa's
+`docs/isa/`), then PTOAS's verifier. Where PTOAS is looser than the hardware the
 hardware rule is applied; where a spec text omits what the hardware accepts, it
 is accepted. The "why" row of each table records those decisions.
 
@@ -44,26 +43,37 @@ hardware code is stricter than PTOAS's verifier:
   reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected.
 """
 
-TABLES: list[tuple[str, Callable[[targets.TargetInfo], object], Callable[..., list[tuple[str, dict[str, str]]]]]] = [
-    ("pto.mgather", lambda t: t.mgather, mgather.describe),
-    ("pto.tgather", lambda t: t.tgather, tgather.describe),
-    ("pto.tcolargmin", lambda t: t.tcolargmin, tcolargmin.describe),
-    ("pto.tload / pto.tstore", lambda t: t.transfer, transfer.describe),
-    ("in place: an output exactly over an input (same tile, or same address, shape, layout, element size)",
-     lambda t: t.in_place, aliasing.describe),
-]
+
+def _tables() -> list[tuple[str, list[tuple[str, dict[str, str]]]]]:
+    """(title, rows) per instruction; instructions sharing their rows on every target (tload and
+    tstore) share one table."""
+    tables: dict[tuple, tuple[list[str], list[tuple[str, dict[str, str]]]]] = {}
+    for instruction in REGISTRY:
+        rows = {t.name: t.rules[instruction] for t in targets.REGISTRY}
+        key = (instruction.describe, *(id(r) for r in rows.values()))
+        if key in tables:
+            tables[key][0].append(instruction.name)
+        else:
+            tables[key] = ([instruction.name], instruction.describe(rows))
+    return [(" / ".join(names), rows) for names, rows in tables.values()]
 
 
 def render() -> str:
     out = [HEADER]
     names = targets.names()
-    for title, rows_of, describe in TABLES:
+    for title, rows in _tables():
         out.append(f"\n## `{title}`\n")
         out.append("| rule | " + " | ".join(names) + " |")
         out.append("|---|" + "---|" * len(names))
-        for rule, per_target in describe({t.name: rows_of(t) for t in targets.REGISTRY}):
+        for rule, per_target in rows:
             cells = [per_target[t].replace("|", "\\|") for t in names]
             out.append(f"| {rule} | " + " | ".join(cells) + " |")
+    out.append("\n## In place: an output exactly over an input (same tile, or same address, shape, layout, element size)\n")
+    out.append("The same on every target.\n")
+    out.append("| instruction form | computed in place |")
+    out.append("|---|---|")
+    for form, cell in aliasing.describe():
+        out.append(f"| {form} | {cell.replace('|', chr(92) + '|')} |")
     return "\n".join(out) + "\n"
 
 

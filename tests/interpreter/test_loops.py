@@ -20,7 +20,7 @@ from xdsl.utils.test_value import create_ssa_value
 
 import interpreter
 from interpreter.loops import IndexArithFunctions
-from interpreter.memory import RuntimeFault
+from pto_dialect.machine import RuntimeFault
 from pto_dialect import PtoError, parse
 
 from tests.budgets import examples

@@ -1,5 +1,5 @@
 """
-GM windows (interpreter/memory.py GmView.array): element [i, j, ...] of a window is
+GM windows (pto_dialect/machine.py GmView.array): element [i, j, ...] of a window is
 buffer[offset + sum(index * stride)], the window is a view (writes reach the
 buffer), and a window reaching outside the buffer, or an empty one, is a fault.
 Checked against that formula on random offsets, shapes and strides, 2-D (the fast
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interpreter.memory import GmView, RuntimeFault
+from pto_dialect.machine import GmView, RuntimeFault
 from tests.budgets import examples
 
 

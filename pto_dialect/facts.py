@@ -6,7 +6,7 @@ violation they raise. Nothing here knows a target; each target's folder has its 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX
@@ -155,6 +155,20 @@ def inferred_strides(value: SSAValue) -> tuple[int, ...] | None:
     return None
 
 
+def per_target(rows: dict[str, object], cells: list[tuple[str, Callable[..., str]]]) -> list[tuple[str, dict[str, str]]]:
+    """A docs table: for each (rule, cell) pair, the rule and the cell of each target's row."""
+    return [(rule, {name: cell(row) for name, row in rows.items()}) for rule, cell in cells]
+
+
 def known(*dims: int) -> bool:
     """True when every dim is statically known; rules on unknown dims wait for run time."""
     return UNKNOWN not in dims
+
+
+def static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
+    """An operand's facts from its type; a scalar's is its type's spelling."""
+    if isinstance(value.type, TileTypeBase):
+        return TileFacts.of(role, value.type)
+    if isinstance(value.type, ShapedViewBase):
+        return ViewFacts.of(role, value)
+    return str(value.type)

@@ -1,5 +1,6 @@
 """
-The interpreter's memory model (issue: "Memory model").
+The machine model the instruction kernels run on (pto_dialect/instructions/) and the
+interpreter drives.
 
 - GM: the caller's NumPy arrays. A `!pto.ptr<T>` is its array flattened; a view
   (`GmView`) is that buffer with an element offset, a shape and element strides.
@@ -21,11 +22,29 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import import_module
 from math import prod
-
-import numpy as np
+from typing import Any, NamedTuple
 
 from pto_dialect.types import TileTypeBase, gm_shape5, gm_strides5
+
+
+class _ImportedOnFirstUse:
+    """A module imported when one of its names is first read; each name is then kept as an
+    attribute of this object, so later reads cost what a module attribute costs. The
+    instruction kernels use NumPy this way: parsing and verifying a kernel never runs them
+    and should not pay for NumPy's import (tests/test_startup.py)."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:  # noqa: ANN401
+        value = getattr(import_module(self._name), attr)
+        setattr(self, attr, value)
+        return value
+
+
+np: Any = _ImportedOnFirstUse("numpy")
 
 
 class RuntimeFault(Exception):
@@ -249,3 +268,22 @@ def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
         box_index = box_col * (rows // br) + box_row
     inner = in_r * bc + in_c if tile_type.slayout.data == "row_major" else in_c * br + in_r
     return box_index * (br * bc) + inner
+
+
+class Footprint(NamedTuple):
+    """What a kernel reads and writes, for deciding whether a loop's iterations are
+    independent (interpreter/batch.py)."""
+
+    tiles: list[tuple[Tile, bool, np.ndarray | None]]
+    """(tile, written?, storage elements; None = any element), reads before writes."""
+    views: list[tuple[GmView, bool, bool]]
+    """(view, written?, read at data-dependent places of its whole buffer?)."""
+
+
+def rect(tile: Tile, rows: int, cols: int) -> np.ndarray:
+    """Storage elements of the logical top-left rows x cols corner."""
+    return storage_offsets(tile.type)[:rows, :cols].reshape(-1)
+
+
+def valid_rect(tile: Tile) -> np.ndarray:
+    return rect(tile, tile.valid_row, tile.valid_col)

@@ -1,0 +1,143 @@
+"""
+The entry type of the instruction registry (pto_dialect/instructions/): everything each
+layer needs of one PTO instruction, declared once in the instruction's module.
+
+    op           its pto op (SSA and DPS forms), which names its operand roles and so its
+                 memory effects (xDSL traits: `dce`, `cse` and the memory planner read them)
+    rules        the type of the per-target rule row; each target's folder gives one row
+    check        the verifier rule: raises RuleViolation (pto_dialect/facts.py) for a row,
+                 the operands' facts by role, and the op's attributes (a pto op's or a
+                 lowered op's: the lowering keeps their names)
+    describe     the rows of the generated docs table
+    lowered      the lowered-op bases a target lowers it to; each holds the interpreter
+                 kernel that runs it and the target choices it records
+    emit         its C++ (pto-isa's built-in API call)
+    pipe         the hardware pipe it issues on
+    in_place     per form, which input an output may exactly alias
+    implicit_tmp the tmp tile `pto-materialize-implicit-tmp` adds when the op omits it
+    asm          its PTO assembly form, if it has one
+
+A target's folder holds, per instruction, its rule row (`RULES`) and how it lowers it
+(`LOWERING`); a target missing either fails when the target's tables are first read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.str_enum import StrEnum
+
+if TYPE_CHECKING:
+    from pto_dialect.facts import TileFacts, ViewFacts
+    from pto_dialect.ops.common import PtoInstructionOp
+    from pto_dialect.ops.memory import AllocTileOp
+
+class Pipe(StrEnum):
+    """The hardware pipe an instruction issues on (pto-isa's `PIPE_*`)."""
+
+    MTE2 = "PIPE_MTE2"
+    """GM -> on-chip transfers."""
+    VECTOR = "PIPE_V"
+    """Vector unit."""
+    MTE3 = "PIPE_MTE3"
+    """On-chip -> GM transfers."""
+
+
+def camel(word: str) -> str:
+    """`row_major` -> `RowMajor`: our spelling of an enum case -> pto-isa's C++."""
+    return "".join(part.capitalize() for part in word.split("_"))
+
+
+class Emission(Protocol):
+    """What an instruction's `emit` writes its C++ with (backends/cpp/emitter.py)."""
+
+    def issue(self, pipe: Pipe, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
+        """Write `statement` on `pipe`, after the flags its reads and writes need."""
+        ...
+
+    def call(self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()) -> str:
+        """`NAME<template...>(args..., extra...)`."""
+        ...
+
+    def alias(self, tile_type: Attribute) -> str:
+        """The C++ type name of a tile type."""
+        ...
+
+    def scalar(self, value_type: Attribute) -> str:
+        """The C++ type of a scalar type."""
+        ...
+
+    def require(self, op: Operation, role: str) -> SSAValue:
+        """The operand playing `role`; a located error when the op omits it."""
+        ...
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """Which input an output of one instruction form may exactly alias (the same tile, or
+    another tile at the same address with the same shape, layout and element size), decided
+    from every target's code: safe means the code reads each element of that input before
+    it writes the output element over it."""
+
+    safe: frozenset[str]
+    """The input roles an output may lie exactly over."""
+    how: str
+    """How every target's code reads them before writing over them (nothing when none is safe)."""
+    refused: str
+    """Why any other alias is refused."""
+
+
+@dataclass(frozen=True)
+class AsmForm:
+    """The instruction's spelling in the PTO assembly form (pto_dialect/asm/)."""
+
+    implied: Mapping[str, Attribute] = field(default_factory=dict)
+    """Attributes it has unless its dictionary says otherwise."""
+    short_operand: Callable[[Attribute, Mapping[str, Attribute]], Attribute | str | None] | None = None
+    """A short spelling with two operands and one result that names no type for the second
+    operand: (result type, attributes) -> that operand's type, or why it cannot be implied,
+    or None where the spelling does not apply."""
+    omits_operand_type: Callable[[PtoInstructionOp], bool] | None = None
+    """Whether the printer may use that short spelling for an op."""
+
+
+CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]
+"""(the target's rule row, the operands' facts by role, the op's attributes, the target's name)."""
+
+
+@dataclass(frozen=True, eq=False)  # one object per instruction: compared and hashed by identity
+class Instruction:
+    op: type[PtoInstructionOp]
+    rules: type
+    check: CheckRule
+    describe: Callable[[dict[str, Any]], list[tuple[str, dict[str, str]]]]
+    lowered: tuple[type[Operation], ...]
+    emit: Callable[[Emission, Any], None]
+    pipe: Pipe
+    in_place: Mapping[str, InPlace] = field(default_factory=dict)
+    """Per form (`form(op)`), which input an output may exactly alias; a form not listed
+    computes nothing in place."""
+    implicit_tmp: Callable[[Any, Any], AllocTileOp | None] | None = None
+    """(op, the target's rule row) -> the tile to add, or None."""
+    asm: AsmForm | None = None
+    form: Callable[[Any], str] = lambda op: ""
+    """The op's form, where the instruction has several (`index`, `mask`, ...): messages
+    and the in-place table name it."""
+
+    @property
+    def name(self) -> str:
+        return self.op.name
+
+    @property
+    def mnemonic(self) -> str:
+        """`tcolargmin`: the name without the `pto.` prefix (the assembly form's opcode)."""
+        return self.name.removeprefix("pto.")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<instruction {self.name}>"

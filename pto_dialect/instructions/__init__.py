@@ -1,0 +1,52 @@
+"""
+The instruction registry: one declaration per PTO instruction (pto_dialect/instruction.py
+says what each holds), in one module per instruction. Every layer that lists
+instructions reads this registry: the pto dialect's ops, the verifier, the implicit-tmp
+pass, the lowering, the interpreter, the C++ emitter, the assembly form and the docs.
+
+Adding an instruction: a module here that declares its `Instruction`, listed below, and
+its rule row and lowering in each target's folder (targets/<name>/rules.py, lowering.py).
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import Attribute, Dialect, Operation
+
+from pto_dialect.instruction import Instruction
+from pto_dialect.instructions import mgather, tcolargmin, tgather, transfer
+from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN
+from pto_dialect.instructions.tgather import TGATHER
+from pto_dialect.instructions.transfer import TLOAD, TSTORE
+
+REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN)
+"""Every instruction, in the order docs and reports list them."""
+
+CHOICES: tuple[type[Attribute], ...] = (
+    *transfer.CHOICES, *mgather.CHOICES, *tgather.CHOICES, *tcolargmin.CHOICES,
+)
+"""Every kind of target choice, `#pto_choice<kind value>`."""
+
+_BY_OP: dict[type[Operation], Instruction] = {i.op: i for i in REGISTRY}
+
+
+def instruction_of(op: Operation) -> Instruction | None:
+    """The instruction a pto op or a lowered op belongs to (None for other ops)."""
+    found = _BY_OP.get(type(op))
+    if found is None and (source := getattr(op, "SOURCE", None)) is not None:
+        found = _BY_OP.get(source)
+    return found
+
+
+def by_mnemonic(mnemonic: str) -> Instruction | None:
+    """`mgather` -> MGATHER."""
+    return next((i for i in REGISTRY if i.mnemonic == mnemonic), None)
+
+
+PTO_CHOICE = Dialect("pto_choice", [], list(CHOICES))
+"""The choice attributes, shared by every target dialect."""
+
+LOWERING_DIALECTS = (PTO_CHOICE, tgather.PTO_REG)
+"""The dialects of lowered IR that every target shares."""
+
+__all__ = ["CHOICES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]

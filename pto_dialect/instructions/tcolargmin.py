@@ -1,0 +1,422 @@
+"""
+TCOLARGMIN: the row index of each column's minimum, optionally with the minimum
+(docs/isa: pto-isa's TCOLARGMIN.md). TCOLARGMAX (tcolargmax.py) is the same
+instruction with the comparison reversed: this module holds what they share.
+
+      dstIdx[0, j] = argmin_{i < vr} src[i, j]        j < vc
+      dstVal[0, j] = min_{i < vr} src[i, j]           (value+index form)
+
+        pto.tcolargmin ins(%src[, %tmp] : Ts[, Tt]) outs(%dst : Ti)
+        pto.tcolargmin ins(%src[, %tmp] : Ts[, Tt]) outs(%dstVal, %dstIdx : Tv, Ti)
+        %i = pto.tcolargmin %src[, %tmp] : (Ts[, Tt]) -> Ti
+        %v, %i = pto.tcolargmin %src[, %tmp] : (Ts[, Tt]) -> (Tv, Ti)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+from math import ceil
+from typing import ClassVar
+
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import irdl_attr_definition, irdl_op_definition, prop_def
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.lowered import LoweredOp
+from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+
+# ---------------------------------------------------------------------------
+# The op
+
+
+class ColArgReduceOp(PtoInstructionOp):
+    """A column arg-reduction: TCOLARGMIN or TCOLARGMAX (their operands and checks)."""
+
+    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src", "tmp")[:n_ins], ("dstVal", "dstIdx") if n_outs == 2 else ("dst",)
+
+    @property
+    def src(self) -> SSAValue:
+        return self.operand("src")
+
+    @property
+    def tmp(self) -> SSAValue | None:
+        return self.role("tmp")
+
+    @property
+    def dst_idx(self) -> SSAValue:
+        return self.destinations[-1]  # "dst" or "dstIdx": always the last
+
+    @property
+    def dst_val(self) -> SSAValue | None:
+        return self.role("dstVal")
+
+    def verify_(self) -> None:
+        word = self.name.removeprefix("pto.")
+        self.verify_dps_or_ssa()
+        if len(self.ins) not in (1, 2):
+            raise VerifyException(f"expects {word} ins(src[, tmp])")
+        if len(self.destinations) not in (1, 2):
+            raise VerifyException(f"expects {word} outs(dstIdx) or outs(dstVal, dstIdx)")
+        src = self.expect_tile_in("src", self.src)
+        if self.tmp is not None:
+            self.expect_tile_in("tmp", self.tmp)
+        self.expect_tile("dstIdx" if self.dst_val is not None else "dst", self.dst_idx)
+        if self.dst_val is not None:
+            val = self.expect_tile("dstVal", self.dst_val)
+            same_element_type("dstVal", val.element_type, "src", src.element_type)
+
+
+@irdl_op_definition
+class TColArgMinOp(ColArgReduceOp):
+    """Row index of each column's minimum (first minimum wins), optionally with the value."""
+
+    name = "pto.tcolargmin"
+
+
+# ---------------------------------------------------------------------------
+# What each target accepts
+
+
+class TmpAdded(StrEnum):
+    """The tmp `pto-materialize-implicit-tmp` adds where the op omits it."""
+
+    LIKE_SRC = "like_src"
+    """src's type, shape and valid shape: always legal (a2a3 uses tmp)."""
+    SMALLEST = "smallest"
+    """1 x 32 bytes of src's type: the tmp is unused."""
+    NONE = "none"
+    """Nothing: the target takes no tmp."""
+
+
+@dataclass(frozen=True)
+class ColArgReduceRules:
+    """One target's TCOLARGMIN / TCOLARGMAX rules."""
+
+    src_types: frozenset[str]
+    index_types: frozenset[str]
+    """dstIdx element types, index-only form."""
+    value_index_types_by_src_bytes: dict[int, frozenset[str]]
+    """dstIdx element types with a dstVal, per src element width (absent width: rejected)."""
+    value_form_src_blayouts: tuple[str, ...]
+    tmp_same_type: bool
+    """tmp holds src-typed values and must be large enough (a2a3)."""
+    implicit_tmp: TmpAdded
+    note: str
+
+
+REPEAT_BYTES = 256
+BLOCK_BYTES = 32
+
+
+def min_tmp_cols(src: TileFacts) -> int:
+    """The a2a3 tmp width PTOAS requires: R = 2048/bits, B = 256/bits, rep = ceil(V/R),
+    S = (ceil(2*rep/B) + ceil(rep/B)) * B; f32 V=256 -> 16, f16 V=300 -> 32, f32 V=1024 -> 48."""
+    per_repeat = REPEAT_BYTES // src.elem.bytes
+    per_block = BLOCK_BYTES // src.elem.bytes
+    repeats = ceil(src.valid_col / per_repeat)
+    return (ceil(2 * repeats / per_block) + ceil(repeats / per_block)) * per_block
+
+
+def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
+    src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
+    dst_idx = operands.get("dstIdx", operands.get("dst"))
+    require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
+    require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
+    require_type("src", src.elem, rules.src_types)
+    outs = [dst_idx] if dst_val is None else [dst_val, dst_idx]
+    for t in outs:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
+        if known(t.valid_row):
+            require(t.valid_row == 1, f"expects {t.role} valid_shape[0] to be 1, got {t.valid_row}")
+        if known(t.valid_col, src.valid_col):
+            require(
+                t.valid_col == src.valid_col,
+                f"expects src and {t.role} to have the same valid_shape[1], got {src.valid_col} and {t.valid_col}",
+            )
+    if known(src.valid_row):
+        require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
+    if known(src.valid_col):
+        require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
+    if dst_val is None:
+        require_type(dst_idx.role, dst_idx.elem, rules.index_types)
+    else:
+        by_width = rules.value_index_types_by_src_bytes
+        allowed = by_width.get(src.elem.bytes)
+        require(
+            allowed is not None,
+            f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
+            f"got {src.elem.mlir} ({src.elem.bytes} byte)",
+        )
+        assert allowed is not None
+        require(
+            dst_idx.elem.mlir in allowed,
+            f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
+            f"in value+index mode, got {dst_idx.elem.mlir}",
+        )
+        require(
+            src.blayout in rules.value_form_src_blayouts,
+            f"expects src to use blayout {' or '.join(rules.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
+        )
+    if tmp is not None:
+        _check_tmp(rules, src, tmp)
+
+
+def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None:
+    require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
+    require(tmp.blayout == "row_major", f"expects tmp to use the row_major blayout, got {tmp.blayout}")
+    if not rules.tmp_same_type:
+        return
+    require(
+        tmp.elem.mlir == src.elem.mlir,
+        f"expects src and tmp to have the same element type, got {src.elem.mlir} and {tmp.elem.mlir}",
+    )
+    require(
+        tmp.size_bytes >= 32,
+        f"expects tmp capacity to be at least 32 bytes, but got {tmp.size_bytes} bytes",
+    )
+    same_valid = (tmp.valid_row, tmp.valid_col) == (src.valid_row, src.valid_col)
+    if same_valid or not known(src.valid_col, tmp.valid_row, tmp.valid_col):
+        return
+    require(tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
+    need = min_tmp_cols(src)
+    require(
+        tmp.valid_col >= need,
+        f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
+        f"{src.valid_col}, got {tmp.valid_col}",
+    )
+
+
+def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
+    added = {
+        TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
+        TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
+        TmpAdded.NONE: "none (unused)",
+    }
+    return per_target(t, [
+        ("src element type", lambda r: spell(r.src_types)),
+        ("src layout", lambda r: "vec, none_box, row- or col-major"),
+        ("dst (index-only) element type", lambda r: spell(r.index_types)),
+        ("value+index: dstIdx element type per src width",
+         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items())) + "; 1 B: rejected"),
+        ("value+index: src blayout", lambda r: ", ".join(r.value_form_src_blayouts)),
+        ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", lambda r: "yes"),
+        ("tmp", lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src"
+         if r.tmp_same_type else "vec, row_major; unused"),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: added[r.implicit_tmp]),
+        ("why", lambda r: r.note),
+    ])
+
+
+def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | None:
+    if op.tmp is not None:
+        return None
+    match rules.implicit_tmp:
+        case TmpAdded.LIKE_SRC:
+            return alloc_like(op, op.src)
+        case TmpAdded.SMALLEST:
+            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
+        case TmpAdded.NONE:
+            return None
+
+
+# ---------------------------------------------------------------------------
+# The choices a target makes
+
+
+class ArgCompare(Choice):
+    """What an arg-reduction compares."""
+
+    NATIVE = "native", "typed comparison"
+    FP_BITS = "fp_bits", "bits compared as fp16/fp32, denormals flushed"
+
+
+@irdl_attr_definition
+class ArgCompareAttr(ChoiceAttr, EnumAttribute[ArgCompare], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.arg_compare"
+
+
+class NanPolicy(Choice):
+    FIRST_STICKS = "first_sticks", "a NaN in row 0 sticks, later NaNs never win"
+    PROPAGATES = "propagates", "every NaN replaces the index"
+
+
+@irdl_attr_definition
+class NanPolicyAttr(ChoiceAttr, EnumAttribute[NanPolicy], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.nan"
+
+
+class RowCounter(Choice):
+    EXACT = "exact", "exact row index"
+    F16 = "f16", "row index counted in fp16 (rounds beyond 2048 rows)"
+
+
+@irdl_attr_definition
+class RowCounterAttr(ChoiceAttr, EnumAttribute[RowCounter], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.row_counter"
+
+
+class SrcRead(Choice):
+    LAYOUT = "layout", "src read through its layout"
+    ROW_MAJOR_STORAGE = "row_major_storage", "a DN src read as row-major storage"
+
+
+@irdl_attr_definition
+class SrcReadAttr(ChoiceAttr, EnumAttribute[SrcRead], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.src_read"
+
+
+TYPED_COMPARISON: dict[str, Choice] = {
+    "compare": ArgCompare.NATIVE,
+    "nan": NanPolicy.FIRST_STICKS,
+    "row_counter": RowCounter.EXACT,
+    "src_read": SrcRead.LAYOUT,
+}
+"""A typed comparison over the layout: the CPU simulator's and a5's choices."""
+
+
+# ---------------------------------------------------------------------------
+# The kernel
+
+
+class Extreme(StrEnum):
+    """Which end an arg-reduction looks for."""
+
+    MIN = "min"
+    MAX = "max"
+
+
+def flush_to_fp(bits: np.ndarray) -> np.ndarray:
+    """16/32-bit patterns read as fp16/fp32 with denormals flushed to signed zero (a2a3)."""
+    as_float = bits.view(np.float16 if bits.itemsize == 2 else np.float32)
+    tiny = np.finfo(as_float.dtype).tiny
+    return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
+
+
+def _src_values(src: Tile, src_read: SrcRead) -> np.ndarray:
+    match src_read:
+        case SrcRead.LAYOUT:
+            return src.read_valid()
+        case SrcRead.ROW_MAJOR_STORAGE:  # a2a3 addresses a DN src as if it were row-major
+            rows, cols = src.type.shape
+            return src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
+
+
+def col_arg_reduce(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
+                   src_read: SrcRead) -> None:
+    """Per column: the row of the minimum (maximum), rows being axis -2 (a leading iteration
+    axis rides along)."""
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx", o.get("dst"))
+    x = _src_values(src, src_read)
+    vr, vc = x.shape[-2:]
+    match compare:
+        case ArgCompare.NATIVE:
+            keys = x
+        case ArgCompare.FP_BITS:
+            keys = flush_to_fp(x)
+    if extreme == Extreme.MAX:  # the minimum of the keys in reversed order; ~k = -k - 1 never overflows
+        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
+    if vr == 1:
+        idx = np.zeros((*x.shape[:-2], vc), dtype=np.int64)
+    else:
+        match nan:
+            case NanPolicy.PROPAGATES:
+                # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
+                running = np.minimum.accumulate(keys, axis=-2)
+                replaces = ~(running[..., :-1, :] <= keys[..., 1:, :])
+                idx = np.where(replaces.any(axis=-2), vr - 1 - np.argmax(replaces[..., ::-1, :], axis=-2), 0)
+            case NanPolicy.FIRST_STICKS if keys.dtype.name in FLOAT_DTYPE_NAMES:
+                first_nan = np.isnan(keys[..., 0, :])
+                idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-2)
+                idx = np.where(first_nan, 0, idx)
+            case NanPolicy.FIRST_STICKS:
+                idx = np.argmin(keys, axis=-2)
+    match row_counter:
+        case RowCounter.EXACT:
+            pass
+        case RowCounter.F16:
+            idx = idx.astype(np.float16).astype(np.int64)
+    dst_idx.write(1, vc, idx.astype(dst_idx.flat.dtype)[..., None, :])
+    if dst_val is not None:
+        dst_val.write(1, vc, np.take_along_axis(x, np.minimum(idx, vr - 1)[..., None, :], axis=-2))
+
+
+def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx", o.get("dst"))
+    vr, vc = src.valid_shape
+    match src_read:
+        case SrcRead.ROW_MAJOR_STORAGE:
+            read = (np.arange(vr)[:, None] * src.type.shape[1] + np.arange(vc)[None, :]).reshape(-1)
+        case SrcRead.LAYOUT:
+            read = valid_rect(src)
+    tiles = [(src, False, read), (dst_idx, True, rect(dst_idx, 1, vc))]
+    if dst_val is not None:
+        tiles.append((dst_val, True, rect(dst_val, 1, vc)))
+    return Footprint(tiles, [])
+
+
+class ColArgReduceBase(LoweredOp):
+    """idx[0, j] = first i < vr with src[i, j] extreme; val[0, j] = that value."""
+
+    compare = prop_def(ArgCompareAttr)
+    nan = prop_def(NanPolicyAttr)
+    row_counter = prop_def(RowCounterAttr)
+    src_read = prop_def(SrcReadAttr)
+
+
+class TColArgMinBase(ColArgReduceBase):
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
+    KERNEL = staticmethod(partial(col_arg_reduce, extreme=Extreme.MIN))
+    FOOTPRINT = staticmethod(footprint)
+
+
+# ---------------------------------------------------------------------------
+# C++
+
+
+def emit(e: Emission, op: ColArgReduceOp) -> None:
+    """`TCOLARGMIN(dstIdx, src, tmp)` or `TCOLARGMIN(dstVal, dstIdx, src, tmp)`."""
+    tmp = e.require(op, "tmp")
+    name = op.name.removeprefix("pto.").upper()
+    e.issue(Pipe.VECTOR, [op.src], [*op.outs, tmp], e.call(name, [*op.outs, op.src, tmp]))
+
+
+IN_PLACE = {
+    "": InPlace(
+        frozenset(),
+        how="",
+        refused="not shown safe by the code (running results are written while later src rows are read): rejected.",
+    )
+}
+
+
+TCOLARGMIN = Instruction(
+    op=TColArgMinOp,
+    rules=ColArgReduceRules,
+    check=check,
+    describe=describe,
+    lowered=(TColArgMinBase,),
+    emit=emit,
+    pipe=Pipe.VECTOR,
+    in_place=IN_PLACE,
+    implicit_tmp=implicit_tmp,
+    asm=AsmForm(),
+)
+
+CHOICES: tuple[type[Attribute], ...] = (ArgCompareAttr, NanPolicyAttr, RowCounterAttr, SrcReadAttr)
+"""The choice kinds TCOLARGMIN and TCOLARGMAX record."""

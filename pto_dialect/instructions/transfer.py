@@ -1,0 +1,341 @@
+"""
+TLOAD and TSTORE: copies between a GM window and a tile's valid region, with the shape
+rules of pto-isa's TLoad/TStore code per target, and what a TLOAD writes beyond the valid
+region (docs/tload-padding.md).
+
+A GM view's 5-D shape `S0..S4` (a rank-k view right-aligned) gives the tile's valid
+shape per GM layout, as every target's code computes it:
+  ND: rows = S0*S1*S2*S3, cols = S4;  DN: rows = S3, cols = S0*S1*S2*S4;
+  NZ: rows = S2*S3, cols = S0*S1*S4.
+
+Both stay pto ops when lowered: a target's lowering records its TLOAD padding choices on
+the pto.tload as attributes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import ClassVar
+
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import irdl_attr_definition, irdl_op_definition
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.attributes import GmLayout
+from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
+from pto_dialect.instruction import Emission, Instruction, Pipe
+from pto_dialect.machine import Footprint, Tile, np, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.types import TileTypeBase
+
+# ---------------------------------------------------------------------------
+# What TLOAD writes beyond the valid region: a target choice
+
+
+class PadFill(Choice):
+    """What a TLOAD writes beyond the tile's valid region (docs/tload-padding.md)."""
+
+    WHOLE_TILE = "whole_tile", "TLOAD fills the whole tile with the pad value first"
+    BLOCK_TAIL = "block_tail", "TLOAD pads each valid row to its 32-byte boundary (pad != null)"
+    NOTHING = "nothing", "TLOAD writes nothing beyond the valid region"
+
+
+@irdl_attr_definition
+class PadFillAttr(ChoiceAttr, EnumAttribute[PadFill], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.pad_fill"
+
+
+class PadValue(Choice):
+    """The value a TLOAD pads with."""
+
+    TILE_PAD = "tile_pad", "pad value from the tile's pad (null: 0)"
+    ALWAYS_ZERO = "always_zero", "pad value 0 for this element type"
+
+
+@irdl_attr_definition
+class PadValueAttr(ChoiceAttr, EnumAttribute[PadValue], SpacedOpaqueSyntaxAttribute):
+    name = "pto_choice.pad_value"
+
+
+# ---------------------------------------------------------------------------
+# What each target accepts
+
+
+class ShapeMatch(Enum):
+    EQUAL = "equal"
+    """The view gives exactly the tile's valid shape."""
+    COVERS = "covers"
+    """The view gives at least the valid shape; the valid region goes to its top-left corner."""
+
+
+@dataclass(frozen=True)
+class TransferRules:
+    """One target's TLOAD / TSTORE rules: shapes, and what TLOAD writes beyond the valid region."""
+
+    tload: ShapeMatch
+    tstore: ShapeMatch
+    pad_fill: PadFill
+    """UB (vec) tiles. WHOLE_TILE: every element of the Rows x Cols storage gets the pad
+    value (null: 0) before the valid region is copied (pto-isa cpu/TLoad.hpp, "Filling
+    padding"). BLOCK_TAIL: only with pad != null, each valid row (row-major ND tile; valid
+    column of a col-major DN tile) is completed with the pad value up to its next 32-byte
+    boundary, the DMA's right padding (a2a3: ubPad = (Cols - validCol) % (32 / sizeof(T))
+    elements after pto_set_tload_pad_val; a5: enableUBPad, copy_gm_to_ubuf_align_v2's data
+    select bit); the further 32-byte blocks of a row, the rows past the valid ones and NZ
+    tiles are untouched. NOTHING: nothing beyond the valid region is written."""
+    pad_fill_mat: PadFill
+    """L1 (mat) tiles."""
+    zero_pad_types: frozenset[str]
+    """Element types whose pad value is 0 whatever `pad` says (pto-isa's PadValueMap)."""
+    contiguous_rows: bool
+    """The DMA copies each row (DN: column) as one contiguous burst and never reads the
+    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1."""
+    note: str
+
+
+def _product(*dims: int) -> int:
+    total = 1
+    for d in dims:
+        if d == UNKNOWN:
+            return UNKNOWN
+        total *= d
+    return total
+
+
+def view_valid_shape(view: ViewFacts) -> tuple[int, int]:
+    """The (rows, cols) a view transfers to or from a tile, per its GM layout."""
+    s0, s1, s2, s3, s4 = view.shape5
+    if view.layout == GmLayout.DN:
+        return s3, _product(s0, s1, s2, s4)
+    if view.layout == GmLayout.NZ:
+        return _product(s2, s3), _product(s0, s1, s4)
+    return _product(s0, s1, s2, s3), s4
+
+
+def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target: str) -> None:
+    rows, cols = view_valid_shape(view)
+    layout = (view.layout or GmLayout.ND).value
+    for what, gm, valid in (("rows", rows, tile.valid_row), ("cols", cols, tile.valid_col)):
+        if not known(gm, valid):
+            continue
+        ok = gm == valid if match == ShapeMatch.EQUAL else gm >= valid
+        if not ok:
+            relation = "equal" if match == ShapeMatch.EQUAL else "cover"
+            raise RuleViolation(
+                f"{op} expects the {view.role} view ({layout} shape {list(view.shape)}: {rows} rows x "
+                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col} "
+                f"on target {target}"
+            )
+
+
+def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: str) -> None:
+    if not rules.contiguous_rows or view.strides is None or view.layout == GmLayout.NZ:
+        return
+    dn = view.layout == GmLayout.DN
+    stride = view.row_stride if dn else view.inner_stride
+    if known(stride) and stride != 1:
+        what = "column (rows dim)" if dn else "row (last dim)"
+        raise RuleViolation(
+            f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
+            f"contiguous bursts, got stride {stride} on target {target}"
+        )
+
+
+def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
+    shapes = "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"
+    return [
+        ("view shape -> rows x cols", {name: shapes for name in t}),
+        ("tload: view vs dst valid shape", {name: r.tload.value for name, r in t.items()}),
+        ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
+        ("tload: written beyond the valid region (vec / mat tiles)",
+         {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
+        ("unit innermost stride (ND: last dim, DN: rows dim)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
+        ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
+        ("why", {name: r.note for name, r in t.items()}),
+    ]
+
+
+def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+    _check("tload", rules.tload, operands["src"], operands["dst"], target)
+    _check_contiguous(rules, "tload", operands["src"], target)
+
+
+def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+    _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
+    _check_contiguous(rules, "tstore", operands["dst"], target)
+
+
+def pad_choices(rules: TransferRules, op: PtoInstructionOp) -> dict[str, Choice]:
+    """What a target's TLOAD does beyond the valid region, recorded on the lowered pto.tload."""
+    tile = op.destinations[0].type
+    assert isinstance(tile, TileTypeBase)
+    return {
+        "pad_fill": rules.pad_fill if tile.loc.data == "vec" else rules.pad_fill_mat,
+        "pad_value": PadValue.ALWAYS_ZERO if tile.element.mlir in rules.zero_pad_types else PadValue.TILE_PAD,
+    }
+
+
+# ---------------------------------------------------------------------------
+# The kernels
+
+
+def pad_value(tile_type: TileTypeBase, value: PadValue) -> float | int:
+    """The tile's pad value (pad: 0 null, 1 zero, 2 max, 3 min): +-inf for floats, the
+    type's limits for integers; 0 for null/zero, and where the target pads this type with 0."""
+    pad, element = tile_type.pad.data, tile_type.element
+    if pad in (0, 1) or value == PadValue.ALWAYS_ZERO:
+        return 0
+    if element.mlir.startswith(("f", "bf")):
+        return np.inf if pad == 2 else -np.inf
+    info = np.iinfo(element.numpy)
+    return int(info.max) if pad == 2 else int(info.min)
+
+
+def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
+    """What the target's TLOAD writes beyond the valid region (docs/tload-padding.md)."""
+    match fill:
+        case PadFill.WHOLE_TILE:
+            tile.flat[...] = pad_value(tile.type, value)
+        case PadFill.BLOCK_TAIL if tile.type.pad.data != 0 and tile.type.inner_box is None:
+            pad = pad_value(tile.type, value)
+            block = 32 // tile.flat.itemsize  # elements per 32-byte block
+            (rows, cols), (vr, vc) = tile.type.shape, tile.valid_shape
+            # `...`: a batched loop's tile has a leading iteration axis
+            if tile.type.is_row_major:
+                tile.values[..., :vr, vc : min(cols, -(-vc // block) * block)] = pad
+            else:
+                tile.values[..., vr : min(rows, -(-vr // block) * block), :vc] = pad
+        case PadFill.BLOCK_TAIL | PadFill.NOTHING:
+            pass
+
+
+def tload(o: dict, *, pad_fill: PadFill, pad_value: PadValue) -> None:
+    view, tile = o["src"], o["dst"]
+    src = view.read2d()  # batched loops: iterations x rows x cols
+    _fill_padding(tile, pad_fill, pad_value)
+    tile.write_valid(src[..., : tile.valid_row, : tile.valid_col])
+
+
+def tstore(o: dict) -> None:
+    tile, view = o["src"], o["dst"]
+    view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
+
+
+def tload_footprint(o: dict, **_: object) -> Footprint:
+    return Footprint([(o["dst"], True, valid_rect(o["dst"]))], [(o["src"], False, False)])
+
+
+def tstore_footprint(o: dict) -> Footprint:
+    return Footprint([(o["src"], False, valid_rect(o["src"]))], [(o["dst"], True, False)])
+
+
+# ---------------------------------------------------------------------------
+# The ops
+
+
+class TransferOp(PtoInstructionOp):
+    """A copy from `src` to `dst`."""
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src",), ("dst",)
+
+
+@irdl_op_definition
+class TLoadOp(TransferOp):
+    """
+    Copy a GM window into a tile (its valid region).
+
+        pto.tload ins(%pv : !pto.partition_tensor_view<8x32xf32>) outs(%t : !pto.tile_buf<vec, 8x32xf32>)
+        %t = pto.tload %pv : !pto.partition_tensor_view<8x32xf32> -> !pto.tile<vec, 8x32xf32>
+    """
+
+    name = "pto.tload"
+
+    KERNEL: ClassVar = staticmethod(tload)
+    FOOTPRINT: ClassVar = staticmethod(tload_footprint)
+
+    @property
+    def src(self) -> SSAValue:
+        return self.ins[0]
+
+    @property
+    def dst(self) -> SSAValue:
+        return self.destinations[0]
+
+    def verify_(self) -> None:
+        self.verify_dps_or_ssa()
+        if len(self.ins) != 1 or len(self.destinations) != 1:
+            raise VerifyException("expects tload ins(src) outs(dst)")
+        src = self.expect_view("src", self.src)
+        dst = self.expect_tile("dst", self.dst)
+        same_element_type("src", src.element_type, "dst", dst.element_type)
+
+
+@irdl_op_definition
+class TStoreOp(TransferOp):
+    """
+    Copy a tile's valid region into a GM window. `ins` may be a tile buffer or a value tile.
+
+        pto.tstore ins(%t : !pto.tile_buf<vec, 8x32xf32>) outs(%pv : !pto.partition_tensor_view<8x32xf32>)
+    """
+
+    name = "pto.tstore"
+
+    KERNEL: ClassVar = staticmethod(tstore)
+    FOOTPRINT: ClassVar = staticmethod(tstore_footprint)
+
+    ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
+
+    @property
+    def src(self) -> SSAValue:
+        return self.ins[0]
+
+    @property
+    def dst(self) -> SSAValue:
+        return self.outs[0]
+
+    def verify_(self) -> None:
+        if self.res or len(self.ins) != 1 or len(self.outs) != 1:
+            raise VerifyException("expects tstore ins(src) outs(dst)")
+        src = self.expect_tile_in("src", self.src)
+        dst = self.expect_view("dst", self.dst)
+        same_element_type("src", src.element_type, "dst", dst.element_type)
+
+
+# ---------------------------------------------------------------------------
+# C++ and the registry entries
+
+
+def emit_tload(e: Emission, op: TLoadOp) -> None:
+    e.issue(Pipe.MTE2, [], [op.dst], e.call("TLOAD", [op.dst, op.src]))
+
+
+def emit_tstore(e: Emission, op: TStoreOp) -> None:
+    e.issue(Pipe.MTE3, [op.src], [], e.call("TSTORE", [op.dst, op.src]))
+
+
+TLOAD = Instruction(
+    op=TLoadOp,
+    rules=TransferRules,
+    check=check_tload,
+    describe=describe,
+    lowered=(),
+    emit=emit_tload,
+    pipe=Pipe.MTE2,
+)
+
+TSTORE = Instruction(
+    op=TStoreOp,
+    rules=TransferRules,
+    check=check_tstore,
+    describe=describe,
+    lowered=(),
+    emit=emit_tstore,
+    pipe=Pipe.MTE3,
+)
+
+CHOICES = (PadFillAttr, PadValueAttr)

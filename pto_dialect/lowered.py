@@ -1,0 +1,85 @@
+"""
+The base of every target dialect's ops (targets/<name>/lowering.py declares them, each
+subclassing a base its instruction's module declares). A lowered op is DPS
+(`ins(...) outs(...) {attrs}`, the pto instruction's operand order and roles), keeps
+the pto op's attributes under their names (so the rules read either op alike), and
+records each choice its target makes as a typed `#pto_choice<...>` property. Its class
+names the kernel that runs it (`KERNEL`, with what it reads and writes in `FOOTPRINT`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.str_enum import StrEnum
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    ParsePropInAttrDict,
+    traits_def,
+    var_operand_def,
+)
+
+from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles
+
+
+class Launch(StrEnum):
+    """How a target runs an instruction, where that matters beyond its result (the a5 SIMT
+    launch shrinks the UB a kernel may use): said by the lowered op's class."""
+
+    SIMULATOR = "simulator"
+    DMA = "dma"
+    SCALAR = "scalar"
+    SIMT = "simt"
+    VECTOR = "vector"
+
+
+class LoweredOp(IRDLOperation):
+    """A target instruction: DPS operands, the pto op's attributes, typed choices."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]]
+    """The pto op it implements: its operand roles, run-time rules and messages."""
+    KERNEL: ClassVar[Callable[..., object]]
+    """`KERNEL(operands_by_role, **params)`: the NumPy code that runs the op; each keyword
+    parameter is a property of the op of that name (a choice arrives as its enum member)."""
+    LAUNCH: ClassVar[Launch] = Launch.VECTOR
+    FOOTPRINT: ClassVar[Callable[..., object] | None] = None
+    """Called as KERNEL is: what the kernel reads and writes (pto_dialect/machine.py
+    Footprint), for a batched loop; None where the kernel does not take a leading
+    iteration axis."""
+
+    ins = var_operand_def()
+    outs = var_operand_def()
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True), ParsePropInAttrDict())
+    traits = traits_def(OperandEffects())
+    assembly_format = (
+        "`ins` `(` $ins `:` type($ins) `)` `outs` `(` $outs `:` type($outs) `)` attr-dict"
+    )
+
+    @property
+    def WORKSPACE(self) -> frozenset[str]:  # noqa: N802 (OperandEffects reads it as the pto op's)
+        return self.SOURCE.WORKSPACE
+
+    @classmethod
+    def create_from(
+        cls, source: Operation, ins: Sequence[SSAValue], outs: Sequence[SSAValue], **props: Attribute
+    ):
+        op = cls.build(operands=[ins, outs], properties=props)
+        op.location = source.location
+        return op
+
+    def role_lists(self) -> Roles:
+        return self.SOURCE.operand_roles(len(self.ins), len(self.outs))
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        """The role of each operand, ins then outs."""
+        ins_roles, out_roles = self.role_lists()
+        return (*ins_roles, *out_roles)
+
+    def role(self, name: str) -> SSAValue | None:
+        roles = self.roles
+        return self.operands[roles.index(name)] if name in roles else None
