@@ -196,8 +196,7 @@ class PtoOptMain(xDSLOptMain):
             dest="pto_target",
             choices=list(targets.SPELLINGS),
             default=None,
-            help="hardware target (a2 and a3 mean a2a3); default: the module's "
-            "pto.target_arch attribute, else a2a3",
+            help=f"hardware target ({targets.help_text()})",
         )
         arg_parser.set_defaults(target="mlir")
         arg_parser.add_argument(

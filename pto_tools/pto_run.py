@@ -73,7 +73,7 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")
     p.add_argument(
         "-t", "--target", choices=list(targets.SPELLINGS),
-        help="hardware target (a2 and a3 mean a2a3; default: the module's pto.target_arch, else a2a3)",
+        help=f"hardware target ({targets.help_text()})",
     )
     p.add_argument(
         "--targets", metavar="T1,T2|all",

@@ -146,7 +146,7 @@ def pass_options(pass_class: type[ModulePass]) -> list[str]:
     for field in _options(pass_class):
         default = field.default
         if default is None and field.name == "target":
-            shown = "--target, else the module's pto.target_arch, else a2a3"
+            shown = f"--target, else the module's pto.target_arch, else {targets.DEFAULT.name}"
         elif default is dataclasses.MISSING:
             shown = "none: required"
         else:

@@ -44,6 +44,12 @@ def names() -> tuple[str, ...]:
     return tuple(t.name for t in REGISTRY)
 
 
+def help_text() -> str:
+    """How a command picks its target, for `--help`: the aliases and the default from the registry."""
+    aliases = "; ".join(f"{' and '.join(t.aliases)} mean {t.name}" for t in REGISTRY if t.aliases)
+    return f"{aliases}; default: the module's pto.target_arch attribute, else {DEFAULT.name}"
+
+
 def parse_list(text: str) -> tuple[TargetInfo, ...]:
     """`cpu,a5` or `all` (for `--targets`), each target once, in registry order."""
     if text.strip() == "all":
@@ -81,4 +87,7 @@ def resolve(option: str | TargetInfo | None, cli_flag: str | None, module: Opera
     return module_target(module)
 
 
-__all__ = ["REGISTRY", "DEFAULT", "TargetInfo", "UnknownTarget", "get", "module_target", "names", "parse_list", "resolve"]
+__all__ = [
+    "REGISTRY", "DEFAULT", "TargetInfo", "UnknownTarget", "get", "help_text", "module_target", "names", "parse_list",
+    "resolve",
+]

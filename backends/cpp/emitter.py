@@ -415,7 +415,7 @@ class _Emitter:
             raise PtoError.at_op(
                 op,
                 f"cannot be emitted as C++: pto-isa's {op.name.removeprefix('pto.').upper()} takes a {role} tile; "
-                "add one to ins(...) (pto-materialize-implicit-tmp adds the one a2a3 or a5 needs)",
+                "add one to ins(...) (pto-materialize-implicit-tmp adds the one the target needs)",
             )
         return value
 
