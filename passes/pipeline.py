@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
+from xdsl.passes import ModulePass, PassPipeline
 
 import targets
 from passes.implicit_tmp import MaterializeImplicitTmpPass
@@ -21,23 +21,27 @@ class PipelinePass(ModulePass):
     """
     Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower.
 
-    The whole path from a verified kernel to target ops, in order:
+    The whole path from a verified kernel to target ops, as an xDSL pass pipeline:
     pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
-    pto-lower.
-    Option: target (default: pto-opt's --target, else the module's pto.target_arch, else a2a3).
+    pto-lower. `pto-opt` runs its stages as passes of its own pipeline, so that
+    `--mlir-print-ir-after-all`, `--print-between-passes` and `--time-passes` see each.
+    Option: target (default: the invocation's target).
     """
 
     name = "pto-pipeline"
 
     target: str | None = None
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def stages(self, op: ModuleOp) -> tuple[ModulePass, ...]:
+        """The passes it runs, each for the target it resolves for `op`."""
         target = targets.resolve(self.target, None, op).name
-        for stage in (
+        return (
             VerifyTargetPass(target),
             SsaToDpsPass(),
             MaterializeImplicitTmpPass(target),
             PlanMemoryPass(target),
             LowerPass(target),
-        ):
-            stage.apply(ctx, op)
+        )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PassPipeline(self.stages(op)).apply(ctx, op)

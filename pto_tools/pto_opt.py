@@ -354,6 +354,8 @@ class PtoOptMain(xDSLOptMain):
             replace(p, target=self.target.name) if getattr(p, "target", "") is None else p
             for p in self.pipeline.passes
         )
+        # a pipeline pass runs as its stages, each seen by --mlir-print-ir-after-all and --time-passes
+        passes = tuple(stage for p in passes for stage in (p.stages(prog) if hasattr(p, "stages") else (p,)))
         with self.diagnosing():
             replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 
