@@ -1,10 +1,9 @@
 """
-PTO attributes (reference/syntax.md §4).
+PTO attributes, spelled as PTOAS reads and prints them.
 
 Enums follow xDSL's `EnumAttribute` pattern. Those that PTOAS spells
 `#pto<kind value>` mix in `SpacedOpaqueSyntaxAttribute`; the others print as
-`#pto.kind<value>`. The stored integer of each case (PTOAS's enum value, the
-number the C++ API uses) is the enum's `code`.
+`#pto.kind<value>`.
 """
 
 from __future__ import annotations
@@ -17,16 +16,8 @@ from xdsl.printer import Printer
 from xdsl.utils.str_enum import StrEnum
 
 
-class _Coded(StrEnum):
-    """A StrEnum whose cases have PTOAS's stored integer (declaration order)."""
-
-    @property
-    def code(self) -> int:
-        return list(type(self)).index(self) + (1 if type(self) is MaskPattern else 0)
-
-
-class MaskPattern(_Coded):
-    """TGATHER mask patterns; the rightmost character is element 0 (syntax.md §4)."""
+class MaskPattern(StrEnum):
+    """TGATHER mask patterns; the rightmost character is element 0."""
 
     P0101 = "P0101"
     P1010 = "P1010"
@@ -48,24 +39,24 @@ class MaskPattern(_Coded):
         return 0 if self.period == 1 else self.value[1:][::-1].index("1")
 
 
-class Coalesce(_Coded):
+class Coalesce(StrEnum):
     ROW = "row"
     ELEM = "elem"
 
 
-class GatherOob(_Coded):
+class GatherOob(StrEnum):
     UNDEFINED = "undefined"
     CLAMP = "clamp"
     WRAP = "wrap"
     ZERO = "zero"
 
 
-class GatherExec(_Coded):
+class GatherExec(StrEnum):
     SCALAR = "scalar"
     SIMT = "simt"
 
 
-class CmpMode(_Coded):
+class CmpMode(StrEnum):
     EQ = "eq"
     NE = "ne"
     LT = "lt"
@@ -74,7 +65,7 @@ class CmpMode(_Coded):
     GE = "ge"
 
 
-class GmLayout(_Coded):
+class GmLayout(StrEnum):
     ND = "nd"
     DN = "dn"
     NZ = "nz"
@@ -82,12 +73,12 @@ class GmLayout(_Coded):
     MX_B_NN = "mx_b_nn"
 
 
-class KernelKind(_Coded):
+class KernelKind(StrEnum):
     CUBE = "cube"
     VECTOR = "vector"
 
 
-class AddressSpace(_Coded):
+class AddressSpace(StrEnum):
     ZERO = "zero"
     GM = "gm"
     MAT = "mat"

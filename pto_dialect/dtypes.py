@@ -3,7 +3,7 @@ Element types of PTO tiles and views, and the one table that describes them.
 
 Every other module (type verification, rule tables, interpreter, C++ emission)
 asks this table for an element type's width, family, NumPy dtype and C++ name;
-nothing restates those facts. Source: reference/syntax.md §2.
+nothing restates those facts. Spellings as PTOAS reads them.
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ class ViewFacts:
 
     @property
     def shape5(self) -> tuple[int, ...]:
-        """`Shape<S0..S4>`: a rank-k view right-aligned, leading dims 1 (syntax.md §3.3)."""
+        """`Shape<S0..S4>`: a rank-k view right-aligned, leading dims 1."""
         return gm_shape5(self.shape)
 
     @property

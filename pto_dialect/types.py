@@ -1,5 +1,5 @@
 """
-PTO types (reference/syntax.md §3): tile buffers, value tiles, GM views, pointers.
+PTO types, in PTOAS's syntax: tile buffers, value tiles, GM views, pointers.
 
 Each type parses and prints itself, and checks its parameters while parsing so
 that a bad type is reported at its own `FILE:LINE:COL` (xDSL reports an error
@@ -21,10 +21,11 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
+from pto_dialect.attributes import AddressSpace
 from pto_dialect.dtypes import ElementType, element_info
 
 # ---------------------------------------------------------------------------
-# Tile parameters (syntax.md §3.1)
+# Tile parameters
 
 TILE_LOCS = ("mat", "left", "right", "acc", "vec", "bias", "scaling")
 BLAYOUTS = ("row_major", "col_major")
@@ -80,7 +81,7 @@ class TileParams:
 
     @property
     def inner_box(self) -> tuple[int, int] | None:
-        """(rows, cols) of a fractal box, None for none_box (syntax.md §3.1): 16x16 (fractal
+        """(rows, cols) of a fractal box, None for none_box: 16x16 (fractal
         1024), 16x2 (32), 16 x 32/elemBytes (512, slayout row_major), 32/elemBytes x 16 (512, col_major)."""
         if self.slayout == "none_box":
             return None
@@ -93,7 +94,7 @@ class TileParams:
 
     @property
     def size_bytes(self) -> int:
-        """Physical storage, padding included (syntax.md §7): the one size of a tile that
+        """Physical storage, padding included: the one size of a tile that
         the rules, the planner and the interpreter all use."""
         if self.compact == 2 and self.is_row_major:
             return ((self.rows - 1) * (self.cols + 1) + self.cols) * self.elem.bytes
@@ -426,7 +427,7 @@ class TileType(TileTypeBase):
 
 
 # ---------------------------------------------------------------------------
-# GM views and pointers (syntax.md §3.3)
+# GM views and pointers
 
 
 @irdl_attr_definition
@@ -450,7 +451,7 @@ GM_RANK = 5
 
 
 def gm_shape5(shape: Sequence[int]) -> tuple[int, ...]:
-    """A view's shape right-aligned to the 5-D GM shape, leading dims 1 (syntax.md §3.3)."""
+    """A view's shape right-aligned to the 5-D GM shape, leading dims 1."""
     return (1,) * (GM_RANK - len(shape)) + tuple(shape[-GM_RANK:])
 
 
@@ -518,22 +519,20 @@ class PartitionTensorViewType(ShapedViewBase):
     name = "pto.partition_tensor_view"
 
 
-PTR_SPACES = {
-    "gm": "gm",
-    "mat": "l1",
-    "l1": "l1",
-    "left": "l0a",
-    "l0a": "l0a",
-    "right": "l0b",
-    "l0b": "l0b",
-    "acc": "l0c",
-    "l0c": "l0c",
-    "vec": "ub",
-    "ub": "ub",
-    "bias": "bt",
-    "bt": "bt",
-    "scaling": "fb",
-    "fb": "fb",
+_POINTED_MEMORY = {
+    AddressSpace.GM: "gm",
+    AddressSpace.MAT: "l1",
+    AddressSpace.LEFT: "l0a",
+    AddressSpace.RIGHT: "l0b",
+    AddressSpace.ACC: "l0c",
+    AddressSpace.VEC: "ub",
+    AddressSpace.BIAS: "bt",
+    AddressSpace.SCALING: "fb",
+}
+"""The memory a `!pto.ptr` into each address space points at, as the type prints it."""
+
+PTR_SPACES = {space.value: memory for space, memory in _POINTED_MEMORY.items()} | {
+    memory: memory for memory in _POINTED_MEMORY.values()
 }
 """Accepted `!pto.ptr` address-space spellings, each mapped to the printed one."""
 
@@ -572,7 +571,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
             space_pos = parser.pos
             space = _parse_word(parser) if parser._current_token.kind != MLIRTokenKind.GREATER else ""  # pyright: ignore[reportPrivateUsage]
             if space not in PTR_SPACES:
-                parser.raise_error(
+                parser.raise_error(  # PTOAS's words
                     "!pto.ptr address space must be one of "
                     "`gm|ub|mat|l1|left|l0a|right|l0b|acc|l0c|vec|bias|bt|scaling|fb`",
                     space_pos,

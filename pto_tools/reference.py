@@ -1,7 +1,7 @@
 """
 Print docs/reference.md, the user reference, from the code it describes (tile type
 parameters, attributes, passes, both CLIs' options), so it cannot drift:
-`python -m pto_tools.reference > docs/reference.md` (tests/test_reference_docs.py checks it).
+`python -m pto_tools.reference > docs/reference.md` (tests/pto_tools/test_reference_docs.py checks it).
 """
 
 from __future__ import annotations

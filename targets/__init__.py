@@ -1,8 +1,8 @@
 """
 The target registry: one `TargetInfo` per hardware target (targets/<name>/),
-and `resolve()`, the one way every pass, CLI and API call decides its target
-(reference/syntax.md §1): the pass option, else the command line's `--target`,
-else the module's `pto.target_arch` (or an A5 `pto.device-spec`), else a2a3.
+and `resolve()`, the one way every pass, CLI and API call decides its target: the pass
+option, else the command line's `--target`, else the module's `pto.target_arch` (or a
+`pto.device-spec` a target claims), else the default.
 
 Adding a target is one folder under targets/ and one entry in `REGISTRY`.
 """

@@ -83,7 +83,7 @@ def test_stub_checks_the_call_signatures(tmp_path: Path):
 
 
 def test_stub_rejects_an_nd_tensor_into_a_col_major_tile(tmp_path: Path):
-    """The [R, 1] index column of a col-major tile is a `Layout::DN` GlobalTensor (spec/mgather.md's
+    """The [R, 1] index column of a col-major tile is a `Layout::DN` GlobalTensor (pto-isa's MGATHER.md's
     example; pto-isa's TLOAD picks its path from that layout): the stub rejects the ND spelling."""
     (source,) = emitted_kernels(ROOT / "tests" / "filecheck" / "emit_cpp" / "column_index.pto")
     right = "Stride<8, 8, 8, 1, 1>, Layout::DN> idxGM(idxPtr);"

@@ -1,5 +1,5 @@
 """
-pto-isa C++ for DPS kernels: the built-in API of spec/*.md ("C++ Built-in APIs",
+pto-isa C++ for DPS kernels: the built-in API of pto-isa's docs/isa ("C++ Built-in APIs",
 "Examples"), laid out as PTOAS writes it.
 
     #include <pto/pto-inst.hpp>
@@ -32,9 +32,9 @@ What each op becomes:
   (without one, pto-isa's "automatic mode" places it); `pto.tassign`: a new tile of the same
   type (dynamic valid dims from the source's GetValidRow/GetValidCol) and its `TASSIGN`;
 - `pto.make_tensor_view` + `pto.partition_view`: a `GlobalTensor` at pointer + offset, its shape
-  and strides right-aligned to pto-isa's 5-D form (syntax.md §3.3: padded dims get tight strides);
+  and strides right-aligned to pto-isa's 5-D form (padded dims get tight strides);
 - `pto.tload` / `pto.tstore`: `TLOAD(tile, view)` / `TSTORE(view, tile)`; the instructions: their
-  API call with every template argument spelled (cpu and NPU defaults differ, semantics.md §1.3);
+  API call with every template argument spelled (cpu and NPU defaults differ);
   pipe flags between them as sync.py says;
 - `scf.for`: a `for` loop, ending with `pipe_barrier(PIPE_ALL)` so that no iteration overtakes
   the previous one; `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;

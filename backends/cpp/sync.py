@@ -1,7 +1,7 @@
 """
 The set_flag/wait_flag pairs a kernel needs between pipes.
 
-spec/mgather.md, "Pipe/Synchronization Model": after a TLOAD, the caller brings the
+pto-isa's MGATHER.md, "Pipe/Synchronization Model": after a TLOAD, the caller brings the
 index tile to the vector pipe with `set_flag(PIPE_MTE2, PIPE_V)` / `wait_flag(PIPE_MTE2,
 PIPE_V)` before MGATHER. In general every tile statement runs on one pipe (TLOAD on
 MTE2, the instructions on V, TSTORE on MTE3). Before a statement, its pipe waits for

@@ -174,7 +174,7 @@ class MGatherRules:
     index_blayouts: tuple[str, ...]
     row_index_shapes: tuple[str, ...]
     """Row-mode index valid shapes: "1xR" (a row-major tile) and/or "Rx1" (a col-major tile),
-    R = dst valid rows: either way idx_r is storage element r (semantics.md §1.1)."""
+    R = dst valid rows: either way idx_r is storage element r."""
     alignment_dim: str
     """"cols": padded Cols*sizeof(T) % 32 == 0; "major": Cols if row-major, Rows if col-major."""
     packed_table_rows: bool
@@ -586,7 +586,7 @@ def mgather_elem(o: dict, *, gather_oob: GatherOob, index_read: IndexRead, capac
 
 
 def nz_offset(x: np.ndarray, y: np.ndarray, n_rows: int, c0: int) -> np.ndarray:
-    """Offset of logical (x, y) in an NZ matrix of n_rows rows (semantics.md §1.4)."""
+    """Offset of logical (x, y) in an NZ matrix of n_rows rows."""
     return (y // c0) * n_rows * c0 + x * c0 + (y % c0)
 
 

@@ -313,7 +313,7 @@ def same_element_type(role_a: str, a: Attribute, role_b: str, b: Attribute) -> N
 
 
 def verify_tile_layout(tile: TileTypeBase) -> None:
-    """Allocation layout rules of PTOAS (syntax.md §3.1): for an alloc_tile's buffer, and
+    """Allocation layout rules of PTOAS: for an alloc_tile's buffer, and
     for an SSA result, which pto-ssa-to-dps turns into one."""
     rows, cols = tile.shape
     nbytes = tile.element.bytes

@@ -1,5 +1,5 @@
 """
-Kernel scaffolding (reference/syntax.md §6): GM views, tile allocation,
+Kernel scaffolding, as PTOAS writes it: GM views, tile allocation,
 loads/stores between them, and the vector/cube sections.
 """
 

@@ -2,7 +2,7 @@
 Scaffolding for the interpreter tests: spell small kernels and run them.
 
 Nothing here computes an expected value; every test writes its own NumPy
-formula (reference/semantics.md is the authority for them).
+formula, written from pto-isa's per-target code.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """
-In-place instructions the hardware computes correctly (passes/rules/aliasing.py):
+In-place instructions the hardware computes correctly (targets/rules/aliasing.py):
 elem-mode MGATHER with its dst at the index tile's address, and index-form TGATHER
 writing dst over its indices. Every output element comes from the input values
 read before the op: out[r, c] = table[ids[r, c]] and dst[c] = src[idx[c]].

@@ -1,6 +1,6 @@
 """
 MGATHER on every target, against NumPy formulas written here from
-reference/semantics.md §1 (never from interpreter/kernels.py).
+pto-isa's MGATHER code per target (never from pto_dialect/instructions/mgather.py).
 
     row : dst[r, j] = table_row(remap(idx_r))[j]
     elem: dst[r, c] = table_flat[remap(idx[r, c])]

@@ -1,6 +1,6 @@
 """
 a5 row-mode MGATHER reads table rows packed at the valid-column stride, so a table
-view with inter-row padding is refused (spec/mgather.md: "cannot have any inter-row
+view with inter-row padding is refused (pto-isa's MGATHER.md: "cannot have any inter-row
 padding"); with a dynamic row stride the check runs on the actual stride, located at
 the op. cpu and a2a3 read the view's rows: rows[r, :] = table[ids[r], :32].
 """

@@ -1,6 +1,6 @@
 """
 TCOLARGMIN on every target, against NumPy / Python formulas written here from
-reference/semantics.md §3 (never from interpreter/kernels.py).
+pto-isa's TCOLARGMIN code per target (never from pto_dialect/instructions/tcolargmin.py).
 
     idx[0, j] = first i < vr with src[i, j] minimal;  val[0, j] = src[idx[0, j], j]
 

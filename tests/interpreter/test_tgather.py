@@ -1,6 +1,6 @@
 """
 TGATHER's three forms on every target, against NumPy formulas written here
-from reference/semantics.md §2 (never from interpreter/kernels.py).
+from pto-isa's TGATHER code per target (never from pto_dialect/instructions/tgather.py).
 
 index:   dst[r, c] = src storage element idx[r, c] (bound src.Rows*src.Cols, padding
          readable); cpu: out of range -> 0; a2a3 / a5: a run-time error; a5 reads

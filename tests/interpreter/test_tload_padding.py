@@ -1,5 +1,5 @@
 """
-What TLOAD writes beyond a tile's valid region, per target (targets/rules/transfer.py
+What TLOAD writes beyond a tile's valid region, per target (pto_dialect/instructions/transfer.py
 PadFill, docs/tload-padding.md), seen through an index-form TGATHER that reads every
 column of the tile:
 

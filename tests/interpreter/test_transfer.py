@@ -1,5 +1,5 @@
 """
-TLOAD / TSTORE shape rules at run time (passes/rules/transfer.py, checked again by
+TLOAD / TSTORE shape rules at run time (pto_dialect/instructions/transfer.py, checked again by
 interpreter/pto.py on the actual valid shapes): a dynamic valid row count that
 does not match the view is a located fault naming the shapes; a matching one loads
 and stores the window (out = x).

@@ -66,7 +66,7 @@ from tests.budgets import examples
 
 TARGETS = ("cpu", "a2a3", "a5")
 UB_BYTES = {"a2a3": 196608, "a5": 253952, "cpu": 253952}
-"""reference/syntax.md §7 (cpu models a5); no SIMT MGATHER here, so no 128 KiB cap."""
+"""the targets' memory sizes (cpu models a5); no SIMT MGATHER here, so no 128 KiB cap."""
 ALIGN = 32
 BYTES = {"f32": 4, "i32": 4, "f16": 2, "i16": 2}
 NUMPY = {"f32": np.float32, "i32": np.int32, "f16": np.float16, "i16": np.int16}
@@ -99,7 +99,7 @@ class Tile:
 
     @property
     def size(self) -> int:
-        """Bytes of storage (reference/syntax.md §7)."""
+        """Bytes of storage (padding included)."""
         elements = (self.rows - 1) * (self.cols + 1) + self.cols if self.compact else self.rows * self.cols
         return elements * BYTES[self.dtype]
 

@@ -4,7 +4,7 @@ examples/ssa/NAME_dps.pto) give the same results through `interpreter.run`,
 which applies pto-pipeline (verify, pto-ssa-to-dps, pto-materialize-implicit-tmp,
 pto-plan-memory, lower) as `pto-run` does, on every target where the SSA kernel is
 legal. Each result is also checked against a NumPy formula written here from the
-kernel's comment (reference/semantics.md), so that twins that agree on a wrong
+kernel's comment (from pto-isa's code), so that twins that agree on a wrong
 answer are caught too. The last test runs one pair through `pto-run` itself.
 """
 

@@ -19,7 +19,7 @@ def test_bundled_inputs_are_what_make_py_writes():
         np.testing.assert_array_equal(np.load(DATA / f"{name}.npy"), array, strict=True)
 
 
-# examples/embedding_wrap.pto, an independent formula (reference/semantics.md 1.2-1.3): the id as
+# examples/embedding_wrap.pto, an independent formula (pto-isa's MGATHER index reads): the id as
 # an unsigned number of the target's index width, modulo the target's row capacity; row k holds k.
 @pytest.mark.parametrize("target, width, capacity", [("cpu", 64, 7), ("a2a3", 32, 14), ("a5", 32, 7)])
 def test_wrap_example_reads_different_rows_per_target(target, width, capacity, tmp_path, capsys):

@@ -1,6 +1,6 @@
 """
 Check what pto-run wrote for a tests/filecheck/run kernel against NumPy
-formulas written here from reference/semantics.md (never from interpreter/).
+formulas written here from pto-isa's per-target code (never from the project's kernels).
 
     python check.py KERNEL TARGET DIR
 
