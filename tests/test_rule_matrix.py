@@ -28,10 +28,12 @@ from __future__ import annotations
 
 import pytest
 
+import targets
+
 from passes.verify_target import verify_target
 from pto_dialect import PtoError, parse
 
-TARGETS = ("cpu", "a2a3", "a5")
+TARGETS = targets.names()
 TYPES = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32", "f8E4M3FN", "f8E5M2", "!pto.hif8")
 WIDTHS = {1: "i8 ui8 f8E4M3FN f8E5M2 !pto.hif8", 2: "i16 ui16 f16 bf16", 4: "i32 ui32 f32"}
 BYTES = {t: width for width, names in WIDTHS.items() for t in names.split()}

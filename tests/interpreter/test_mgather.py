@@ -33,6 +33,10 @@ from tests.interpreter.harness import (
     view,
 )
 
+COVERS = ('pto.mgather',)
+"""The instructions whose results these tests check against their own formulas, per target
+(tests/test_registry.py: every instruction is covered on every target)."""
+
 OOBS = ("clamp", "wrap", "zero")
 
 # ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import assert_bits_equal, constants, func, run, tile, view
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
 
 IDX, ROWS = tile((1, 8), "i32"), tile((8, 32), "f32")
 KERNEL = func(
@@ -43,7 +43,7 @@ def gather(target: str, stride: int) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("target", TARGETS)
 def test_packed_rows_gather_everywhere(target: str) -> None:
     gather(target, 32)
 

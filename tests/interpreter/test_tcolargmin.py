@@ -36,6 +36,10 @@ from tests.interpreter.harness import (
     view,
 )
 
+COVERS = ('pto.tcolargmin',)
+"""The instructions whose results these tests check against their own formulas, per target
+(tests/test_registry.py: every instruction is covered on every target)."""
+
 SENTINEL = -77
 
 # semantics.md §3: cpu any integer, f16, bf16, f32; a2a3 f16/u16/f32/u32; a5 any 1/2/4-byte

@@ -20,6 +20,10 @@ import pytest
 
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, run, tile, view
 
+COVERS = ('pto.tload',)
+"""The instructions whose results these tests check against their own formulas, per target
+(tests/test_registry.py: every instruction is covered on every target)."""
+
 MAX, MIN = 2, 3
 
 

@@ -13,6 +13,10 @@ import pytest
 from pto_dialect import PtoError
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
 
+COVERS = ('pto.tload', 'pto.tstore')
+"""The instructions whose results these tests check against their own formulas, per target
+(tests/test_registry.py: every instruction is covered on every target)."""
+
 T = tile((8, 8), "f32", valid=("?", "?"))
 V = view((8, 8), "f32")
 KERNEL = func(

@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 import interpreter
 import pto_dialect
+import targets
 from passes.implicit_tmp import MaterializeImplicitTmpPass
 from passes.lower import LowerPass
 from passes.memory_plan import check_manual_addresses
@@ -64,7 +65,7 @@ from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp
 from tests.budgets import examples
 
-TARGETS = ("cpu", "a2a3", "a5")
+TARGETS = targets.names()
 UB_BYTES = {"a2a3": 196608, "a5": 253952, "cpu": 253952}
 """the targets' memory sizes (cpu models a5); no SIMT MGATHER here, so no 128 KiB cap."""
 ALIGN = 32

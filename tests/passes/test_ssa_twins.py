@@ -19,13 +19,14 @@ import pytest
 
 import interpreter
 import pto_dialect
+import targets
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_tools import pto_run
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "ssa"
-TARGETS = ("cpu", "a2a3", "a5")
+TARGETS = targets.names()
 SENTINEL = 77
 
 

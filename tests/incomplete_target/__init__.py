@@ -1,0 +1,1 @@
+"""A target folder that lacks TCOLARGMIN's rule row (tests/test_registry.py)."""
