@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SpacedOpaqueSyntaxAttribute
+from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
 
 
@@ -27,20 +28,26 @@ class Choice(StrEnum):
 
 
 class ChoiceAttr:
-    """Mixin of the attribute recording one kind of choice, declared beside its enum:
-
-        @irdl_attr_definition
-        class IndexReadAttr(ChoiceAttr, EnumAttribute[IndexRead], SpacedOpaqueSyntaxAttribute):
-            name = "pto_choice.index_read"
-
-    which prints `#pto_choice<index_read unsigned_32>`."""
+    """What the attribute recording one kind of choice is (`choice_attr` makes them)."""
 
     KINDS: ClassVar[dict[type[Choice], type[EnumAttribute]]] = {}
     """Every declared kind's attribute, by its enum."""
 
-    def __init_subclass__(cls, **kwargs: object) -> None:
-        super().__init_subclass__(**kwargs)
-        ChoiceAttr.KINDS[cls.enum_type] = cls  # pyright: ignore[reportAttributeAccessIssue]
+
+def choice_attr(enum: type[Choice], kind: str) -> type[EnumAttribute]:
+    """The attribute recording an enum's choices, `#pto_choice<kind value>`: a class named
+    `<Enum>Attr` in the enum's module, declared beside it as
+    `IndexReadAttr = choice_attr(IndexRead, "index_read")`."""
+
+    @irdl_attr_definition
+    class Attr(ChoiceAttr, EnumAttribute[enum], SpacedOpaqueSyntaxAttribute):  # pyright: ignore[reportGeneralTypeIssues]
+        name = f"pto_choice.{kind}"
+        __doc__ = f"`#pto_choice<{kind} {'|'.join(enum)}>`: {enum.__doc__ or ''}"
+
+    Attr.__name__ = Attr.__qualname__ = f"{enum.__name__}Attr"
+    Attr.__module__ = enum.__module__
+    ChoiceAttr.KINDS[enum] = Attr
+    return Attr
 
 
 def choice(value: Choice) -> Attribute:

@@ -69,14 +69,8 @@ from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
-from pto_dialect.ops import (
-    AllocTileOp,
-    MakeTensorViewOp,
-    PartitionViewOp,
-    SectionCubeOp,
-    SectionVectorOp,
-    TAssignOp,
-)
+from pto_dialect.names import unique
+from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, TAssignOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.types import (
@@ -181,12 +175,7 @@ class CppNames:
         base = re.sub(r"\W", "_", hint or "v")
         if base[0].isdigit() or base.startswith("_"):  # `_X` and `__x` are the implementation's
             base = "v" + base
-        name, suffix = base, 0
-        while name in self.taken:
-            suffix += 1
-            name = f"{base}_{suffix}"
-        self.taken.add(name)
-        return name
+        return unique(base, self.taken)
 
 
 @dataclass(frozen=True)

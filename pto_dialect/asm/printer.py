@@ -21,6 +21,7 @@ from xdsl.printer import Printer
 
 from pto_dialect.asm.forms import INSTRUCTIONS, spell_type
 from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.names import unique
 from pto_dialect.ops.common import PtoInstructionOp
 
 _INSTRUCTIONS = ", ".join(list(INSTRUCTIONS)[:-1]) + " and " + list(INSTRUCTIONS)[-1]
@@ -118,9 +119,4 @@ class _Names:
         if hint is None:  # a number never clashes with a hint, which cannot start with a digit
             self.next_number += 1
             return str(self.next_number - 1)
-        name, suffix = hint, 0
-        while name in self.taken:
-            suffix += 1
-            name = f"{hint}_{suffix}"
-        self.taken.add(name)
-        return name
+        return unique(hint, self.taken)

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from math import prod
 from typing import ClassVar
 
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
-from xdsl.irdl import irdl_attr_definition, irdl_op_definition, opt_prop_def, prop_def
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import (
@@ -30,7 +29,7 @@ from pto_dialect.attributes import (
     GatherOobAttr,
     GmLayout,
 )
-from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.choices import Choice, choice_attr
 from pto_dialect.facts import (
     INT32,
     INTEGERS,
@@ -47,7 +46,7 @@ from pto_dialect.facts import (
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles
 from pto_dialect.types import PartitionTensorViewType, TileTypeBase, dim_text
 
 # ---------------------------------------------------------------------------
@@ -87,21 +86,10 @@ class MGatherOp(PtoInstructionOp):
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("mem", "idx", "scratch")[:n_ins], ("dst",)
 
-    @property
-    def mem(self) -> SSAValue:
-        return self.operand("mem")
-
-    @property
-    def idx(self) -> SSAValue:
-        return self.operand("idx")
-
-    @property
-    def scratch(self) -> SSAValue | None:
-        return self.role("scratch")
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.operand("dst")
+    mem = operand_of_role("mem")
+    idx = operand_of_role("idx")
+    scratch = operand_of_role("scratch", optional=True)
+    dst = operand_of_role("dst")
 
     @property
     def oob(self) -> GatherOob:
@@ -382,9 +370,7 @@ class IndexRead(Choice):
     UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
 
 
-@irdl_attr_definition
-class IndexReadAttr(ChoiceAttr, EnumAttribute[IndexRead], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.index_read"
+IndexReadAttr = choice_attr(IndexRead, "index_read")
 
 
 class Capacity(Choice):
@@ -397,9 +383,7 @@ class Capacity(Choice):
     NZ_ELEMENTS = "nz_elements", "index bounded by the NZ table's logical elements"
 
 
-@irdl_attr_definition
-class CapacityAttr(ChoiceAttr, EnumAttribute[Capacity], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.capacity"
+CapacityAttr = choice_attr(Capacity, "capacity")
 
 
 class Stride(Choice):
@@ -411,9 +395,7 @@ class Stride(Choice):
     ONE = "one", "1"
 
 
-@irdl_attr_definition
-class StrideAttr(ChoiceAttr, EnumAttribute[Stride], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.stride"
+StrideAttr = choice_attr(Stride, "stride")
 
 
 # ---------------------------------------------------------------------------

@@ -19,19 +19,18 @@ from functools import partial
 from math import ceil
 from typing import ClassVar
 
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
-from xdsl.irdl import irdl_attr_definition, irdl_op_definition, prop_def
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.choices import Choice, choice_attr
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 
 # ---------------------------------------------------------------------------
@@ -47,21 +46,14 @@ class ColArgReduceOp(PtoInstructionOp):
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("src", "tmp")[:n_ins], ("dstVal", "dstIdx") if n_outs == 2 else ("dst",)
 
-    @property
-    def src(self) -> SSAValue:
-        return self.operand("src")
-
-    @property
-    def tmp(self) -> SSAValue | None:
-        return self.role("tmp")
+    src = operand_of_role("src")
+    tmp = operand_of_role("tmp", optional=True)
 
     @property
     def dst_idx(self) -> SSAValue:
         return self.destinations[-1]  # "dst" or "dstIdx": always the last
 
-    @property
-    def dst_val(self) -> SSAValue | None:
-        return self.role("dstVal")
+    dst_val = operand_of_role("dstVal", optional=True)
 
     def verify_(self) -> None:
         word = self.name.removeprefix("pto.")
@@ -244,9 +236,7 @@ class ArgCompare(Choice):
     FP_BITS = "fp_bits", "bits compared as fp16/fp32, denormals flushed"
 
 
-@irdl_attr_definition
-class ArgCompareAttr(ChoiceAttr, EnumAttribute[ArgCompare], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.arg_compare"
+ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
 
 
 class NanPolicy(Choice):
@@ -254,9 +244,7 @@ class NanPolicy(Choice):
     PROPAGATES = "propagates", "every NaN replaces the index"
 
 
-@irdl_attr_definition
-class NanPolicyAttr(ChoiceAttr, EnumAttribute[NanPolicy], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.nan"
+NanPolicyAttr = choice_attr(NanPolicy, "nan")
 
 
 class RowCounter(Choice):
@@ -264,9 +252,7 @@ class RowCounter(Choice):
     F16 = "f16", "row index counted in fp16 (rounds beyond 2048 rows)"
 
 
-@irdl_attr_definition
-class RowCounterAttr(ChoiceAttr, EnumAttribute[RowCounter], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.row_counter"
+RowCounterAttr = choice_attr(RowCounter, "row_counter")
 
 
 class SrcRead(Choice):
@@ -274,9 +260,7 @@ class SrcRead(Choice):
     ROW_MAJOR_STORAGE = "row_major_storage", "a DN src read as row-major storage"
 
 
-@irdl_attr_definition
-class SrcReadAttr(ChoiceAttr, EnumAttribute[SrcRead], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.src_read"
+SrcReadAttr = choice_attr(SrcRead, "src_read")
 
 
 TYPED_COMPARISON: dict[str, Choice] = {

@@ -17,13 +17,11 @@ from math import ceil
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
-from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import (
     Attribute,
     Dialect,
     Operation,
     ParametrizedAttribute,
-    SpacedOpaqueSyntaxAttribute,
     SSAValue,
     TypeAttribute,
 )
@@ -44,13 +42,13 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
-from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.choices import Choice, choice_attr
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, parse_operand_group, same_element_type
 from pto_dialect.ops.memory import AllocTileOp, smallest_tile
 from pto_dialect.types import PartitionTensorViewType, TileBufType, TileType, TileTypeBase
 
@@ -114,13 +112,8 @@ class TGatherOp(PtoInstructionOp):
             return TGatherForm.COMPARE
         return TGatherForm.INDEX
 
-    @property
-    def src(self) -> SSAValue:
-        return self.operand("src")
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.operand("dst")
+    src = operand_of_role("src")
+    dst = operand_of_role("dst")
 
     @property
     def mask_axis(self) -> str:
@@ -497,9 +490,7 @@ class OutOfRange(Choice):
     FAULT = "fault", "out-of-range offset faults"
 
 
-@irdl_attr_definition
-class OutOfRangeAttr(ChoiceAttr, EnumAttribute[OutOfRange], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.out_of_range"
+OutOfRangeAttr = choice_attr(OutOfRange, "out_of_range")
 
 
 class TmpUse(Choice):
@@ -509,9 +500,7 @@ class TmpUse(Choice):
     B16_BYTE_OFFSETS = "b16_byte_offsets", "tmp receives byte offsets (index * 2) for 2-byte data"
 
 
-@irdl_attr_definition
-class TmpUseAttr(ChoiceAttr, EnumAttribute[TmpUse], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.tmp_use"
+TmpUseAttr = choice_attr(TmpUse, "tmp_use")
 
 
 class Packing(Choice):
@@ -521,9 +510,7 @@ class Packing(Choice):
     PER_ROW = "per_row", "dst row r starts at r * Cols / period (8-byte data)"
 
 
-@irdl_attr_definition
-class PackingAttr(ChoiceAttr, EnumAttribute[Packing], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.packing"
+PackingAttr = choice_attr(Packing, "packing")
 
 
 class IndexNumbering(Choice):
@@ -534,9 +521,7 @@ class IndexNumbering(Choice):
     LANE_CHUNKS_128 = "lane_chunks_128", "matches numbered within 128-lane chunks"
 
 
-@irdl_attr_definition
-class IndexNumberingAttr(ChoiceAttr, EnumAttribute[IndexNumbering], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.index_numbering"
+IndexNumberingAttr = choice_attr(IndexNumbering, "index_numbering")
 
 
 class CompareSpan(Choice):
@@ -546,9 +531,7 @@ class CompareSpan(Choice):
     WHOLE_CHUNKS = "whole_chunks", "whole lane chunks are compared, up to src's cols (an all-true mask)"
 
 
-@irdl_attr_definition
-class CompareSpanAttr(ChoiceAttr, EnumAttribute[CompareSpan], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.compare_span"
+CompareSpanAttr = choice_attr(CompareSpan, "compare_span")
 
 
 class CompareKind(Choice):
@@ -558,9 +541,7 @@ class CompareKind(Choice):
     UNSIGNED_AFTER_ROUND = "unsigned_after_round", "unsigned comparison after rounding"
 
 
-@irdl_attr_definition
-class CompareKindAttr(ChoiceAttr, EnumAttribute[CompareKind], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.compare"
+CompareKindAttr = choice_attr(CompareKind, "compare")
 
 
 class ThresholdRead(Choice):
@@ -571,9 +552,7 @@ class ThresholdRead(Choice):
     LOW_16_BITS_SIGNED = "low_16_bits_signed", "threshold tile's low 16 bits read as int16, then converted to src's type"
 
 
-@irdl_attr_definition
-class ThresholdReadAttr(ChoiceAttr, EnumAttribute[ThresholdRead], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.threshold_read"
+ThresholdReadAttr = choice_attr(ThresholdRead, "threshold_read")
 
 
 # ---------------------------------------------------------------------------

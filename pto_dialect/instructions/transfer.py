@@ -14,19 +14,19 @@ the pto.tload as attributes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from typing import ClassVar
 
-from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import SpacedOpaqueSyntaxAttribute, SSAValue
-from xdsl.irdl import irdl_attr_definition, irdl_op_definition
+from xdsl.ir import SSAValue
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, ChoiceAttr
+from pto_dialect.choices import Choice, choice_attr
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
-from pto_dialect.instruction import Emission, Instruction, Pipe
+from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.types import TileTypeBase
@@ -43,9 +43,7 @@ class PadFill(Choice):
     NOTHING = "nothing", "TLOAD writes nothing beyond the valid region"
 
 
-@irdl_attr_definition
-class PadFillAttr(ChoiceAttr, EnumAttribute[PadFill], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.pad_fill"
+PadFillAttr = choice_attr(PadFill, "pad_fill")
 
 
 class PadValue(Choice):
@@ -55,9 +53,7 @@ class PadValue(Choice):
     ALWAYS_ZERO = "always_zero", "pad value 0 for this element type"
 
 
-@irdl_attr_definition
-class PadValueAttr(ChoiceAttr, EnumAttribute[PadValue], SpacedOpaqueSyntaxAttribute):
-    name = "pto_choice.pad_value"
+PadValueAttr = choice_attr(PadValue, "pad_value")
 
 
 # ---------------------------------------------------------------------------
@@ -243,6 +239,14 @@ class TransferOp(PtoInstructionOp):
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("src",), ("dst",)
 
+    @property
+    def src(self) -> SSAValue:
+        return self.ins[0]
+
+    @property
+    def dst(self) -> SSAValue:
+        return self.destinations[0]
+
 
 @irdl_op_definition
 class TLoadOp(TransferOp):
@@ -257,14 +261,6 @@ class TLoadOp(TransferOp):
 
     KERNEL: ClassVar = staticmethod(tload)
     FOOTPRINT: ClassVar = staticmethod(tload_footprint)
-
-    @property
-    def src(self) -> SSAValue:
-        return self.ins[0]
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.destinations[0]
 
     def verify_(self) -> None:
         self.verify_dps_or_ssa()
@@ -290,14 +286,6 @@ class TStoreOp(TransferOp):
 
     ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
 
-    @property
-    def src(self) -> SSAValue:
-        return self.ins[0]
-
-    @property
-    def dst(self) -> SSAValue:
-        return self.outs[0]
-
     def verify_(self) -> None:
         if self.res or len(self.ins) != 1 or len(self.outs) != 1:
             raise VerifyException("expects tstore ins(src) outs(dst)")
@@ -318,24 +306,12 @@ def emit_tstore(e: Emission, op: TStoreOp) -> None:
     e.issue(Pipe.MTE3, [op.src], [], e.call("TSTORE", [op.dst, op.src]))
 
 
-TLOAD = Instruction(
-    op=TLoadOp,
-    rules=TransferRules,
-    check=check_tload,
-    describe=describe,
-    lowered=(),
-    emit=emit_tload,
-    pipe=Pipe.MTE2,
-)
+def _transfer(op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, TransferOp], None], pipe: Pipe) -> Instruction:
+    """TLOAD and TSTORE share their rules and stay pto ops when lowered."""
+    return Instruction(op=op, rules=TransferRules, check=check, describe=describe, lowered=(), emit=emit, pipe=pipe)
 
-TSTORE = Instruction(
-    op=TStoreOp,
-    rules=TransferRules,
-    check=check_tstore,
-    describe=describe,
-    lowered=(),
-    emit=emit_tstore,
-    pipe=Pipe.MTE3,
-)
+
+TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2)
+TSTORE = _transfer(TStoreOp, check_tstore, emit_tstore, Pipe.MTE3)
 
 CHOICES = (PadFillAttr, PadValueAttr)

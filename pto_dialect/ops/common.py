@@ -123,6 +123,14 @@ def print_operand_group(printer: Printer, keyword: str, values: Sequence[SSAValu
     printer.print_string(")")
 
 
+def operand_of_role(role: str, optional: bool = False) -> property:
+    """An op's accessor for the operand (or SSA result) playing `role`: `mem =
+    operand_of_role("mem")`; an optional role reads None when the op omits it."""
+    if optional:
+        return property(lambda self: self.role(role), doc=f"The {role} operand, if any.")
+    return property(lambda self: self.operand(role), doc=f"The {role} operand.")
+
+
 class PtoInstructionOp(IRDLOperation):
     """Base of the PTO instructions written in DPS or SSA form.
 

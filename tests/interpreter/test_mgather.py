@@ -16,22 +16,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (
-    FP8,
-    NP,
-    NPU,
-    STANDARD,
-    TARGETS,
-    assert_bits_equal,
-    constants,
-    func,
-    random_values,
-    run,
-    seed,
-    tensor_view,
-    tile,
-    view,
-)
+from tests.interpreter.harness import (FP8, NP, NPU, STANDARD, TARGETS, assert_bits_equal, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.mgather',)
 """The instructions whose results these tests check against their own formulas, per target
