@@ -20,6 +20,20 @@ TRANSFER = TransferRules(
     "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
 )
 
+COLUMN_ARG_REDUCE = ColArgReduceRules(
+    src_types=types_named("f16", "ui16", "f32", "ui32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16, 4: INT32},
+    value_form_src_blayouts=("row_major", "col_major"),
+    tmp_same_type=True,
+    implicit_tmp=TmpAdded.LIKE_SRC,
+    note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
+    "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
+    "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
+    "255 valid cols with a [1, 32] tmp, needs no more).",
+)
+"""TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -53,16 +67,5 @@ RULES = {
         note="Index form checks width (b16/b32), so bf16 and unsigned types are accepted "
         "where PTOAS lists only i16/i32/f16/f32.",
     ),
-    TCOLARGMIN: ColArgReduceRules(
-        src_types=types_named("f16", "ui16", "f32", "ui32"),
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT16, 4: INT32},
-        value_form_src_blayouts=("row_major", "col_major"),
-        tmp_same_type=True,
-        implicit_tmp=TmpAdded.LIKE_SRC,
-        note="Only f16/u16/f32/u32 (compared as fp16/fp32 bit patterns); PTOAS accepts any "
-        "1/2/4-byte type, the A2/A3 code does not. A tmp with src's valid shape is always "
-        "legal; otherwise its width follows PTOAS's formula (the spec's own f32 example, "
-        "255 valid cols with a [1, 32] tmp, needs no more).",
-    ),
+    TCOLARGMIN: COLUMN_ARG_REDUCE,
 }

@@ -33,6 +33,18 @@ TRANSFER = TransferRules(
     "padCount with the data select bit always on; pad null/zero leave the pad register, 0).",
 )
 
+COLUMN_ARG_REDUCE = ColArgReduceRules(
+    src_types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32") | FP8,
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16, 4: INT32},
+    value_form_src_blayouts=("row_major", "col_major"),
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="Any 1/2/4-byte type the interpreter can compare (hif8 has no numeric model here "
+    "and is rejected); tmp is accepted but unused.",
+)
+"""TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -67,14 +79,5 @@ RULES = {
         note="Index widths follow the register gather: b8 data takes 16-bit indices, b16 16- or "
         "32-bit, b32/b64 32-bit. tmp is accepted but unused.",
     ),
-    TCOLARGMIN: ColArgReduceRules(
-        src_types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32") | FP8,
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT16, 4: INT32},
-        value_form_src_blayouts=("row_major", "col_major"),
-        tmp_same_type=False,
-        implicit_tmp=TmpAdded.SMALLEST,
-        note="Any 1/2/4-byte type the interpreter can compare (hif8 has no numeric model here "
-        "and is rejected); tmp is accepted but unused.",
-    ),
+    TCOLARGMIN: COLUMN_ARG_REDUCE,
 }

@@ -21,6 +21,18 @@ TRANSFER = TransferRules(
     "top-left, which is kept as long as the view covers the valid shape.",
 )
 
+COLUMN_ARG_REDUCE = ColArgReduceRules(
+    src_types=STANDARD | INT64,
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
+    value_form_src_blayouts=("row_major",),
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.NONE,
+    note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
+    "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
+)
+"""TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -55,14 +67,5 @@ RULES = {
         "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
         "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
     ),
-    TCOLARGMIN: ColArgReduceRules(
-        src_types=STANDARD | INT64,
-        index_types=INT32,
-        value_index_types_by_src_bytes={2: INT32, 4: INT32, 8: INT32},
-        value_form_src_blayouts=("row_major",),
-        tmp_same_type=False,
-        implicit_tmp=TmpAdded.NONE,
-        note="CPU simulator: any integer (64-bit too), f16, bf16, f32. dstIdx is always "
-        "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
-    ),
+    TCOLARGMIN: COLUMN_ARG_REDUCE,
 }
