@@ -75,14 +75,23 @@ ACCEPTED: dict[tuple[str, str], str] = {
     ("tcolargmin_value", "cpu"): B16_B32,
     ("tcolargmin_value", "a2a3"): "ui16 ui32 f16 f32",
     ("tcolargmin_value", "a5"): B16_B32,
+    # pto-isa TCOLARGMAX: every target's code is TCOLARGMIN's with the comparison reversed (the
+    # simulator's CheckArgTiles, a2a3 TColReduceIdxCheck "f16/u16/f32/u32", a5 "b8/b16/b32")
+    ("tcolargmax_index", "cpu"): STD,
+    ("tcolargmax_index", "a2a3"): "ui16 ui32 f16 f32",
+    ("tcolargmax_index", "a5"): ALL,
+    ("tcolargmax_value", "cpu"): B16_B32,
+    ("tcolargmax_value", "a2a3"): "ui16 ui32 f16 f32",
+    ("tcolargmax_value", "a5"): B16_B32,
 }
 
 DISAGREEMENTS: dict[tuple[str, str, str], str] = {
-    ("tcolargmin_index", "a5", "!pto.hif8"): (
+    (f"{name}_index", "a5", "!pto.hif8"): (
         'semantics.md §3 gives the a5 TCOLARGMIN src dtypes as "any 1/2/4-byte" (code check '
         '"TCOLREDUCEIDX data type must be b8/b16/b32"); the a5 table rejects hif8 '
         '("no numeric model here"), a choice not listed in semantics.md §6'
-    ),
+    )
+    for name in ("tcolargmin", "tcolargmax")
 }
 
 
@@ -140,17 +149,22 @@ def tgather_compare_eq(t: str, target: str) -> str:
     return func([("s", s), ("k", t), ("t", tmp), ("d", d), ("c", c)], op)
 
 
-def tcolargmin_index(t: str, target: str) -> str:
-    s, tmp, i = tile("16x32", t), tile("16x32", t), tile("1x32", "i32")
-    op = f"pto.tcolargmin ins(%s, %t : {s}, {tmp}) outs(%i : {i})"
-    return func([("s", s), ("t", tmp), ("i", i)], op)
+def col_arg_index(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        s, tmp, i = tile("16x32", t), tile("16x32", t), tile("1x32", "i32")
+        return func([("s", s), ("t", tmp), ("i", i)], f"pto.{name} ins(%s, %t : {s}, {tmp}) outs(%i : {i})")
+
+    return form
 
 
-def tcolargmin_value(t: str, target: str) -> str:
-    it = tcolargmin_value_index_dtype(t, target)
-    s, tmp, v, i = tile("16x32", t), tile("16x32", t), tile("1x32", t), tile("1x32", it)
-    op = f"pto.tcolargmin ins(%s, %t : {s}, {tmp}) outs(%v, %i : {v}, {i})"
-    return func([("s", s), ("t", tmp), ("v", v), ("i", i)], op)
+def col_arg_value(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        it = tcolargmin_value_index_dtype(t, target)
+        s, tmp, v, i = tile("16x32", t), tile("16x32", t), tile("1x32", t), tile("1x32", it)
+        op = f"pto.{name} ins(%s, %t : {s}, {tmp}) outs(%v, %i : {v}, {i})"
+        return func([("s", s), ("t", tmp), ("v", v), ("i", i)], op)
+
+    return form
 
 
 FORMS = {
@@ -159,8 +173,10 @@ FORMS = {
     "tgather_index": tgather_index,
     "tgather_mask_row": tgather_mask_row,
     "tgather_compare_eq": tgather_compare_eq,
-    "tcolargmin_index": tcolargmin_index,
-    "tcolargmin_value": tcolargmin_value,
+    "tcolargmin_index": col_arg_index("tcolargmin"),
+    "tcolargmin_value": col_arg_value("tcolargmin"),
+    "tcolargmax_index": col_arg_index("tcolargmax"),
+    "tcolargmax_value": col_arg_value("tcolargmax"),
 }
 
 

@@ -15,11 +15,12 @@ from xdsl.ir import Attribute, Dialect, Operation
 from pto_dialect.instruction import Instruction
 from pto_dialect.instructions import mgather, tcolargmin, tgather, transfer
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
 from pto_dialect.instructions.transfer import TLOAD, TSTORE
 
-REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN)
+REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN, TCOLARGMAX)
 """Every instruction, in the order docs and reports list them."""
 
 CHOICES: tuple[type[Attribute], ...] = (

@@ -29,9 +29,11 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
     Stride,
 )
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import (
     TCOLARGMIN,
     ArgCompare,
+    ColArgReduceBase,
     ColArgReduceOp,
     NanPolicy,
     RowCounter,
@@ -129,6 +131,11 @@ class A2A3TColArgMinOp(TColArgMinBase):
     name = "pto_a2a3.tcolargmin"
 
 
+@irdl_op_definition
+class A2A3TColArgMaxOp(TColArgMaxBase):
+    name = "pto_a2a3.tcolargmax"
+
+
 DIALECT = Dialect(
     "pto_a2a3",
     [
@@ -142,6 +149,7 @@ DIALECT = Dialect(
         A2A3TGatherMaskOp,
         A2A3TGatherCompareOp,
         A2A3TColArgMinOp,
+        A2A3TColArgMaxOp,
     ],
 )
 
@@ -182,7 +190,7 @@ def _tgather(op: TGatherOp) -> Lowered:
             }
 
 
-def _col_arg_reduce(lowered: type[TColArgMinBase]):  # noqa: ANN202
+def _col_arg_reduce(lowered: type[ColArgReduceBase]):  # noqa: ANN202
     def choose(op: ColArgReduceOp) -> Lowered:
         src = op.src.type
         assert isinstance(src, TileTypeBase)
@@ -205,5 +213,6 @@ LOWERING = TargetLowering(
         MGATHER: _mgather,
         TGATHER: _tgather,
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
+        TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
     },
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pto_dialect.attributes import GmLayout
 from pto_dialect.facts import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
@@ -68,4 +69,5 @@ RULES = {
         "where PTOAS lists only i16/i32/f16/f32.",
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
+    TCOLARGMAX: COLUMN_ARG_REDUCE,
 }

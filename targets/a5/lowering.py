@@ -28,6 +28,7 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
     Stride,
 )
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import (
     TGATHER,
@@ -137,6 +138,11 @@ class A5TColArgMinOp(TColArgMinBase):
     name = "pto_a5.tcolargmin"
 
 
+@irdl_op_definition
+class A5TColArgMaxOp(TColArgMaxBase):
+    name = "pto_a5.tcolargmax"
+
+
 DIALECT = Dialect(
     "pto_a5",
     [
@@ -152,6 +158,7 @@ DIALECT = Dialect(
         A5TGatherMaskOp,
         A5TGatherCompareOp,
         A5TColArgMinOp,
+        A5TColArgMaxOp,
     ],
 )
 
@@ -235,6 +242,7 @@ LOWERING = TargetLowering(
         MGATHER: _mgather,
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
+        TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

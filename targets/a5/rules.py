@@ -16,6 +16,7 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
@@ -80,4 +81,5 @@ RULES = {
         "32-bit, b32/b64 32-bit. tmp is accepted but unused.",
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
+    TCOLARGMAX: COLUMN_ARG_REDUCE,
 }

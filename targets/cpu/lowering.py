@@ -23,6 +23,7 @@ from pto_dialect.instructions.mgather import (
     MGatherRowBase,
     Stride,
 )
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import (
     TGATHER,
@@ -70,8 +71,14 @@ class CpuTColArgMinOp(TColArgMinBase):
     name = "pto_cpu.tcolargmin"
 
 
+@irdl_op_definition
+class CpuTColArgMaxOp(TColArgMaxBase):
+    name = "pto_cpu.tcolargmax"
+
+
 DIALECT = Dialect(
-    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp]
+    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
+     CpuTColArgMaxOp]
 )
 
 
@@ -105,5 +112,6 @@ LOWERING = TargetLowering(
         MGATHER: _mgather,
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
+        TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
     },
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pto_dialect.attributes import GmLayout
 from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
@@ -68,4 +69,5 @@ RULES = {
         "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
+    TCOLARGMAX: COLUMN_ARG_REDUCE,
 }

@@ -25,11 +25,11 @@ R, C = 8, 16
 """The data tiles' shape."""
 X_ROWS, OUT_ROWS, TABLE_ROWS, IDS_ROWS = 32, 176, 12, 32
 
-INSTRUCTIONS = ("mgather_row", "mgather_elem", "tgather_index", "tgather_mask", "tcolargmin")
+INSTRUCTIONS = ("mgather_row", "mgather_elem", "tgather_index", "tgather_mask", "tcolargmin", "tcolargmax")
 
 
 def _dst_shape(instruction: str) -> tuple[tuple[int, int], str]:
-    if instruction == "tcolargmin":
+    if instruction in ("tcolargmin", "tcolargmax"):
         return (1, C), "i32"
     if instruction == "tgather_mask":
         return (R, C // 2), "f32"
@@ -73,7 +73,7 @@ def loop_kernel(instruction: str, target: str, bounds: tuple[int, int, int], loa
         elif instruction == "tgather_mask":
             instr = f'pto.tgather ins(%st, {{maskPattern = #pto.mask_pattern<P0101>}} : {data_t}, "row") outs(%dt : {dst_t})'
         else:
-            instr = f"pto.tcolargmin ins(%st : {data_t}) outs(%dt : {dst_t})"
+            instr = f"pto.{instruction} ins(%st : {data_t}) outs(%dt : {dst_t})"
     out_view = view((dr, dc), dt)
     early = [f"pto.tstore ins(%dt : {dst_t}) outs(%ep : {out_view})"] if early_store else []
     store_row = "%w" if carried else "%wr"

@@ -141,4 +141,12 @@ template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn,
 RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
                        WaitEvents&... events);
 
+// TCOLARGMAX: the same two forms.
+template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
+RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);
+template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
+          typename... WaitEvents>
+RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
+                       WaitEvents&... events);
+
 }  // namespace pto

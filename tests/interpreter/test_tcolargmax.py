@@ -1,0 +1,244 @@
+"""
+TCOLARGMAX on every target, against formulas written here from pto-isa's code (never from
+pto_dialect/instructions/): the CPU simulator's TColReduceIdxImpl with `>`
+(include/pto/cpu/TReduceIdx.hpp), a2a3's TColReduceIdx with vcmp_ge / vmax, a5's with
+vcmp_gt.
+
+    idx[0, j] = first i < vr with src[i, j] maximal;  val[0, j] = src[idx[0, j], j]
+
+cpu / a5 compare natively (a NaN in row 0 sticks, later NaNs never win). a2a3 views
+16/32-bit patterns as fp16/fp32 with denormals flushed to zero (the choice TCOLARGMIN
+makes) and runs
+  cur = x[0]; idx = 0; for i >= 1: if not (cur >= x[i]): idx = i; cur = vmax(cur, x[i])
+with vmax propagating NaN; its 2-byte index-only row counter goes through fp16.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from pto_dialect import PtoError
+from tests.interpreter.harness import (FP8, NP, TARGETS, assert_bits_equal, bits, func, random_values, run, seed, tile)  # noqa: E501
+
+COVERS = ("pto.tcolargmax",)
+"""The instructions whose results these tests check against their own formulas, per target
+(tests/test_registry.py: every instruction is covered on every target)."""
+
+SENTINEL = -77
+
+# the simulator's CheckArgTiles; a2a3 TColReduceIdxCheck; a5 TColReduceIdx (1/2/4-byte)
+SRC_TYPES = {
+    "cpu": ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32"),
+    "a2a3": ("f16", "ui16", "f32", "ui32"),
+    "a5": ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32", *FP8),
+}
+
+
+def a2a3_keys(x: np.ndarray) -> np.ndarray:
+    """16/32-bit patterns read as fp16 / fp32, denormals (exponent field 0) flushed to 0."""
+    b = bits(x).astype(np.int64)
+    exp_mask, as_float = (0x7C00, bits(x).view(np.float16)) if x.dtype.itemsize == 2 else (
+        0x7F800000, bits(x).view(np.float32))
+    return np.where((b & exp_mask) == 0, 0.0, as_float.astype(np.float64))
+
+
+def scan_native(column: list) -> int:
+    """First maximum with a typed `>`."""
+    cur, idx = column[0], 0
+    for i in range(1, len(column)):
+        if column[i] > cur:
+            cur, idx = column[i], i
+    return idx
+
+
+def scan_a2a3(column: list) -> int:
+    cur, idx = column[0], 0
+    for i in range(1, len(column)):
+        v = column[i]
+        if not (cur >= v):
+            idx = i
+        cur = math.nan if (math.isnan(cur) or math.isnan(v)) else max(cur, v)
+    return idx
+
+
+def f16_row_counter(i: int) -> int:
+    """An integer through fp16: exact up to 2048, then rounded to nearest-even."""
+    if i <= 2048:
+        return i
+    spacing = 2 ** (int(math.log2(i)) - 10)
+    return spacing * round(i / spacing)
+
+
+def golden_argmax(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
+    xv = x[:vr, :vc]
+    if target == "a2a3":
+        keys = a2a3_keys(xv)
+        idx = [scan_a2a3([float(v) for v in keys[:, j]]) for j in range(vc)]
+        if x.dtype.itemsize == 2 and not value_form:
+            idx = [f16_row_counter(i) for i in idx]
+    else:
+        conv = int if x.dtype.kind in "iu" else float
+        idx = [scan_native([conv(v) for v in xv[:, j]]) for j in range(vc)]
+    return np.array(idx, dtype=np.int64)
+
+
+def argmax_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
+    args = [("s", src)] + ([("t", tmp)] if tmp else []) + [(f"o{n}", t) for n, t in enumerate(outs)]
+    ins, ins_types = "%s" + (", %t" if tmp else ""), src + (f", {tmp}" if tmp else "")
+    out_names = ", ".join(f"%o{n}" for n in range(len(outs)))
+    return func(args, f"pto.tcolargmax ins({ins} : {ins_types}) outs({out_names} : {', '.join(outs)})")
+
+
+def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
+    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
+
+
+def run_columns(target: str, dtype: str, x: np.ndarray) -> np.ndarray:
+    """x: rows x n (n <= one 32-byte row); returns idx[0, :n]."""
+    rows, n = x.shape
+    cols = 32 // NP[dtype].itemsize
+    src = np.zeros((rows, cols), NP[dtype])
+    src[:, :n] = x
+    src_t, dst_t = tile((rows, cols), dtype, valid=(rows, n)), tile((1, 8), "i32", valid=(1, n))
+    return run(argmax_kernel(src_t, [dst_t]), target, [src, filled((1, 8), "i32")])[-1][0, :n]
+
+
+def from_bits(columns: list[list[int]], dtype: str) -> np.ndarray:
+    return np.array(columns, dtype=f"u{NP[dtype].itemsize}").T.copy().view(NP[dtype])
+
+
+# ---------------------------------------------------------------------------
+# ties, NaN, signed zero, bit patterns
+
+
+@pytest.mark.parametrize("target,dtype", [(t, d) for t in TARGETS for d in SRC_TYPES[t] if t != "a2a3" or d[0] == "f"])
+def test_first_maximum_wins(target, dtype):
+    columns = [[1, 3, 3, 2], [2, 2, 2, 2], [1, 2, 3, 4]]
+    assert list(run_columns(target, dtype, np.array(columns, np.float64).T.astype(NP[dtype]))) == [1, 0, 3]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ("f32", "f16"))
+def test_nans(target, dtype):
+    """{NaN,5,1,2} -> 0 on cpu / a5 (row 0 sticks), 3 on a2a3 (every row after the NaN
+    replaces); {5,NaN,1,2} -> 0 vs 3; {5,NaN,1,7} -> 3 everywhere."""
+    columns = [[math.nan, 5, 1, 2], [5, math.nan, 1, 2], [5, math.nan, 1, 7]]
+    out = run_columns(target, dtype, np.array(columns, np.float64).T.astype(NP[dtype]))
+    assert list(out) == ([3, 3, 3] if target == "a2a3" else [0, 0, 3])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_signed_zeros_tie(target):
+    """-0 and +0 compare equal: the first row is kept, and its bits are the value."""
+    x = np.array([[-0.0, 0.0], [0.0, -0.0]], np.float32)
+    src_t = tile((2, 8), "f32", valid=(2, 2))
+    val_t, idx_t = tile((1, 8), "f32", valid=(1, 2)), tile((1, 8), "i32", valid=(1, 2))
+    src = np.zeros((2, 8), np.float32)
+    src[:, :2] = x
+    val, idx = run(argmax_kernel(src_t, [val_t, idx_t]), target, [src, filled((1, 8), "f32"), filled((1, 8), "i32")])[-2:]
+    assert list(idx[0, :2]) == [0, 0]
+    assert_bits_equal(val[0, :2], x[0])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_u16_sign_bit_patterns_lose_on_a2a3(target):
+    """u16 {0x0400, 0x8400, 0x7C00}: cpu / a5 -> 1 (0x8400 is the largest u16); a2a3 reads
+    6.1e-5, -6.1e-5, +inf -> 2. {0x0000, 0x8000}: 1 vs 0 (+0 and -0 tie on a2a3)."""
+    x = from_bits([[0x0400, 0x8400, 0x7C00], [0x0000, 0x8000, 0x0000]], "ui16")
+    want = [2, 0] if target == "a2a3" else [1, 1]
+    assert list(run_columns(target, "ui16", x)) == want
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_u32_sign_bit_patterns_lose_on_a2a3(target):
+    x = from_bits([[0x00800000, 0x80800000, 0x7F800000], [0x00000000, 0x80000000, 0x00000000]], "ui32")
+    assert list(run_columns(target, "ui32", x)) == ([2, 0] if target == "a2a3" else [1, 1])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype,pair", (("f16", (0x0001, 0x0002)), ("f32", (0x00000002, 0x00000300))))
+def test_denormals_flush_on_a2a3(target, dtype, pair):
+    """a2a3 flushes denormals to zero: equal, first row kept; cpu / a5: the second is larger."""
+    assert list(run_columns(target, dtype, from_bits([list(pair)], dtype))) == [0 if target == "a2a3" else 1]
+
+
+# ---------------------------------------------------------------------------
+# random data against the formulas, every source type, both forms
+
+SHAPES = [(1, 1, 256, 255), (16, 16, 128, 127), (16, 15, 256, 255), (8, 5, 64, 10)]
+
+
+def random_src(rng: np.random.Generator, target: str, dtype: str, shape) -> np.ndarray:
+    dt = NP[dtype]
+    if target == "a2a3" and dtype in ("ui16", "ui32"):  # normal fp16 / fp32 patterns, with ties
+        base = 0x3C00 if dtype == "ui16" else 0x3F800000
+        return rng.integers(base, base + 16, size=shape).astype(dt)
+    if dt.kind == "i":
+        return rng.integers(-100, 100, size=shape).astype(dt)
+    if dt.kind == "u":
+        return rng.integers(0, 10, size=shape).astype(dt)
+    return random_values(rng, dtype, shape)
+
+
+def index_type(target: str, dtype: str, value_form: bool) -> str:
+    return "i16" if value_form and target != "cpu" and NP[dtype].itemsize == 2 else "i32"
+
+
+@pytest.mark.parametrize("target,dtype", [(t, d) for t in TARGETS for d in SRC_TYPES[t]])
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("value_form", (False, True))
+def test_random(target, dtype, shape, value_form):
+    if value_form and NP[dtype].itemsize == 1:
+        pytest.skip("no 1-byte source in value+index form")
+    rows, vr, cols, vc = shape
+    rng = np.random.default_rng(seed("tcolargmax", target, dtype, shape, value_form))
+    x = random_src(rng, target, dtype, (rows, cols))
+    it = index_type(target, dtype, value_form)
+    src_t, idx_t, val_t = tile((rows, cols), dtype, valid=(vr, vc)), tile((1, cols), it, valid=(1, vc)), \
+        tile((1, cols), dtype, valid=(1, vc))
+    outs, args = ([val_t, idx_t], [x, filled((1, cols), dtype), filled((1, cols), it)]) if value_form else \
+        ([idx_t], [x, filled((1, cols), it)])
+    res = run(argmax_kernel(src_t, outs), target, args)
+    want = golden_argmax(target, x, vr, vc, value_form)
+    expected = filled((1, cols), it)
+    expected[0, :vc] = want
+    assert_bits_equal(res[-1], expected)
+    if value_form:
+        expected_val = filled((1, cols), dtype)
+        expected_val[0, :vc] = x[want, np.arange(vc)]
+        assert_bits_equal(res[-2], expected_val)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_col_major_src(target):
+    """cpu / a5 read a DN src through its layout; a2a3 addresses it row-major."""
+    rows, cols = 8, 16
+    x = np.random.default_rng(9).permutation(rows * cols).astype(np.float32).reshape(rows, cols)
+    src_t, dst_t = tile((rows, cols), "f32", blayout="col_major"), tile((1, cols), "i32")
+    out = run(argmax_kernel(src_t, [dst_t]), target, [x, filled((1, cols), "i32")])[-1]
+    seen = x.T.ravel().reshape(rows, cols) if target == "a2a3" else x
+    assert_bits_equal(out, golden_argmax(target, seen, rows, cols, False).astype(np.int32)[None, :])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_row_counter_beyond_2048_rows(target):
+    """a2a3 2-byte index-only: the row index goes through fp16 (2049 -> 2048, 2051 -> 2052)."""
+    rows, cols = 2056, 16
+    dtype = "f16"
+    maxima = [2049, 2051, 2050, 2048, 3, 2055, 2053, 0]
+    x = np.full((rows, cols), 1.0, np.float16)
+    for j, r in enumerate(maxima):
+        x[r, j] = 2.0
+    src_t, dst_t = tile((rows, cols), dtype, valid=(rows, 8)), tile((1, cols), "i32", valid=(1, 8))
+    out = run(argmax_kernel(src_t, [dst_t]), target, [x, filled((1, cols), "i32")])[-1]
+    assert list(out[0, :8]) == [f16_row_counter(r) if target == "a2a3" else r for r in maxima]
+
+
+@pytest.mark.parametrize("dtype", ("i32", "i16", "bf16"))
+def test_a2a3_rejects_other_src_types(dtype):
+    src_t, dst_t = tile((4, 32), dtype), tile((1, 32), "i32")
+    with pytest.raises(PtoError, match="'pto.tcolargmax' op expects src element type to be ui16/ui32/f16/f32, got "):
+        run(argmax_kernel(src_t, [dst_t]), "a2a3", [np.zeros((4, 32), NP[dtype]), np.zeros((1, 32), np.int32)])
