@@ -2,7 +2,9 @@
 Target choices: how a target executes an instruction where targets differ. Each kind of
 choice is an enum whose members carry their meaning in words (for the cross-target
 report), and an attribute that records it on a lowered op, printed
-`#pto_choice<kind value>`. Each instruction module declares the choices it records.
+`#pto_choice<kind value>`. Instructions that behave alike share kinds (a row and a column
+arg-reduction, a gather and a scatter), so every kind is declared here, grouped by the
+instruction that first needed it; each lowered op names the ones it records.
 """
 
 from __future__ import annotations
@@ -62,3 +64,181 @@ def choices_of(op: Operation) -> dict[str, Choice]:
         for name, value in (*op.properties.items(), *op.attributes.items())
         if isinstance(value, ChoiceAttr)
     }
+
+
+# ---------------------------------------------------------------------------
+# TLOAD
+
+
+class PadFill(Choice):
+    """What a TLOAD writes beyond the tile's valid region (docs/tload-padding.md)."""
+
+    WHOLE_TILE = "whole_tile", "TLOAD fills the whole tile with the pad value first"
+    BLOCK_TAIL = "block_tail", "TLOAD pads each valid row to its 32-byte boundary (pad != null)"
+    NOTHING = "nothing", "TLOAD writes nothing beyond the valid region"
+
+
+PadFillAttr = choice_attr(PadFill, "pad_fill")
+
+
+class PadValue(Choice):
+    """The value a TLOAD pads with."""
+
+    TILE_PAD = "tile_pad", "pad value from the tile's pad (null: 0)"
+    ALWAYS_ZERO = "always_zero", "pad value 0 for this element type"
+
+
+PadValueAttr = choice_attr(PadValue, "pad_value")
+
+
+# ---------------------------------------------------------------------------
+# MGATHER
+
+
+class IndexRead(Choice):
+    """How an index is widened before the bounds check."""
+
+    SIGNED_64 = "signed_64", "index read as 64-bit signed"
+    UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
+
+
+IndexReadAttr = choice_attr(IndexRead, "index_read")
+
+
+class Capacity(Choice):
+    """Which table extent bounds an index (Shape<S0..S4> of the GM view)."""
+
+    S3 = "s3", "index bounded by Shape[3]"
+    S0_TO_S3 = "s0_to_s3", "index bounded by Shape[0]*...*Shape[3]"
+    ALL_ELEMENTS = "all_elements", "index bounded by all table elements"
+    NZ_ROWS = "nz_rows", "index bounded by the NZ table's logical rows"
+    NZ_ELEMENTS = "nz_elements", "index bounded by the NZ table's logical elements"
+
+
+CapacityAttr = choice_attr(Capacity, "capacity")
+
+
+class Stride(Choice):
+    """An element stride of a table row read."""
+
+    T3 = "t3", "the view's Stride[3]"
+    T4 = "t4", "the view's Stride[4]"
+    VALID_COLS = "valid_cols", "dst valid cols (packed rows)"
+    ONE = "one", "1"
+
+
+StrideAttr = choice_attr(Stride, "stride")
+
+
+# ---------------------------------------------------------------------------
+# TGATHER
+
+
+class OutOfRange(Choice):
+    """An index-form offset past src's storage."""
+
+    ZERO = "zero", "out-of-range offset reads 0"
+    FAULT = "fault", "out-of-range offset faults"
+
+
+OutOfRangeAttr = choice_attr(OutOfRange, "out_of_range")
+
+
+class TmpUse(Choice):
+    """What the index form writes into its tmp tile."""
+
+    NONE = "none", "tmp unused"
+    B16_BYTE_OFFSETS = "b16_byte_offsets", "tmp receives byte offsets (index * 2) for 2-byte data"
+
+
+TmpUseAttr = choice_attr(TmpUse, "tmp_use")
+
+
+class Packing(Choice):
+    """How the mask form packs what it keeps."""
+
+    DENSE = "dense", "kept elements packed densely"
+    PER_ROW = "per_row", "dst row r starts at r * Cols / period (8-byte data)"
+
+
+PackingAttr = choice_attr(Packing, "packing")
+
+
+class IndexNumbering(Choice):
+    """How the compare form numbers the columns it reports."""
+
+    SRC_COLS = "src_cols", "matches numbered by src column"
+    LANE_CHUNKS_64 = "lane_chunks_64", "matches numbered within 64-lane chunks"
+    LANE_CHUNKS_128 = "lane_chunks_128", "matches numbered within 128-lane chunks"
+
+
+IndexNumberingAttr = choice_attr(IndexNumbering, "index_numbering")
+
+
+class CompareSpan(Choice):
+    """Which columns of a src row the compare form compares."""
+
+    VALID_COLS = "valid_cols", "the valid columns are compared"
+    WHOLE_CHUNKS = "whole_chunks", "whole lane chunks are compared, up to src's cols (an all-true mask)"
+
+
+CompareSpanAttr = choice_attr(CompareSpan, "compare_span")
+
+
+class CompareKind(Choice):
+    """How the compare form compares src with its threshold."""
+
+    NUMERIC = "numeric", "numeric comparison in src's type"
+    UNSIGNED_AFTER_ROUND = "unsigned_after_round", "unsigned comparison after rounding"
+
+
+CompareKindAttr = choice_attr(CompareKind, "compare")
+
+
+class ThresholdRead(Choice):
+    """How the compare form reads a threshold tile (one threshold per row)."""
+
+    RAW = "raw", "threshold tile values compared as they are"
+    CONVERTED = "converted", "threshold tile integers converted to src's type"
+    LOW_16_BITS_SIGNED = "low_16_bits_signed", "threshold tile's low 16 bits read as int16, then converted to src's type"
+
+
+ThresholdReadAttr = choice_attr(ThresholdRead, "threshold_read")
+
+
+# ---------------------------------------------------------------------------
+# TCOLARGMIN and TCOLARGMAX
+
+
+class ArgCompare(Choice):
+    """What an arg-reduction compares."""
+
+    NATIVE = "native", "typed comparison"
+    FP_BITS = "fp_bits", "bits compared as fp16/fp32, denormals flushed"
+
+
+ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
+
+
+class NanPolicy(Choice):
+    FIRST_STICKS = "first_sticks", "a NaN in row 0 sticks, later NaNs never win"
+    PROPAGATES = "propagates", "every NaN replaces the index"
+
+
+NanPolicyAttr = choice_attr(NanPolicy, "nan")
+
+
+class RowCounter(Choice):
+    EXACT = "exact", "exact row index"
+    F16 = "f16", "row index counted in fp16 (rounds beyond 2048 rows)"
+
+
+RowCounterAttr = choice_attr(RowCounter, "row_counter")
+
+
+class SrcRead(Choice):
+    LAYOUT = "layout", "src read through its layout"
+    ROW_MAJOR_STORAGE = "row_major_storage", "a DN src read as row-major storage"
+
+
+SrcReadAttr = choice_attr(SrcRead, "src_read")

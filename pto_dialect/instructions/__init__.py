@@ -10,10 +10,11 @@ its rule row and lowering in each target's folder (targets/<name>/rules.py, lowe
 
 from __future__ import annotations
 
-from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.ir import Dialect, Operation
 
 from pto_dialect.instruction import Instruction
-from pto_dialect.instructions import mgather, tcolargmin, tgather, transfer
+from pto_dialect.choices import ChoiceAttr
+from pto_dialect.instructions import tgather
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
@@ -23,10 +24,6 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE
 REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN, TCOLARGMAX)
 """Every instruction, in the order docs and reports list them."""
 
-CHOICES: tuple[type[Attribute], ...] = (
-    *transfer.CHOICES, *mgather.CHOICES, *tgather.CHOICES, *tcolargmin.CHOICES,
-)
-"""Every kind of target choice, `#pto_choice<kind value>`."""
 
 _BY_OP: dict[type[Operation], Instruction] = {i.op: i for i in REGISTRY}
 
@@ -44,10 +41,10 @@ def by_mnemonic(mnemonic: str) -> Instruction | None:
     return next((i for i in REGISTRY if i.mnemonic == mnemonic), None)
 
 
-PTO_CHOICE = Dialect("pto_choice", [], list(CHOICES))
+PTO_CHOICE = Dialect("pto_choice", [], list(ChoiceAttr.KINDS.values()))
 """The choice attributes, shared by every target dialect."""
 
 LOWERING_DIALECTS = (PTO_CHOICE, tgather.PTO_REG)
 """The dialects of lowered IR that every target shares."""
 
-__all__ = ["CHOICES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]
+__all__ = ["LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]

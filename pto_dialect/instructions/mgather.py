@@ -29,7 +29,7 @@ from pto_dialect.attributes import (
     GatherOobAttr,
     GmLayout,
 )
-from pto_dialect.choices import Choice, choice_attr
+from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
 from pto_dialect.facts import (
     INT32,
     INTEGERS,
@@ -173,8 +173,6 @@ class MGatherRules:
     """`gatherExec` chooses the elem GM->L1 executor."""
     note: str
     """Why this row differs from the others or from PTOAS, for the docs."""
-
-
 
 
 def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -361,41 +359,6 @@ def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
 
 # ---------------------------------------------------------------------------
 # The choices a target makes
-
-
-class IndexRead(Choice):
-    """How an index is widened before the bounds check."""
-
-    SIGNED_64 = "signed_64", "index read as 64-bit signed"
-    UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
-
-
-IndexReadAttr = choice_attr(IndexRead, "index_read")
-
-
-class Capacity(Choice):
-    """Which table extent bounds an index (Shape<S0..S4> of the GM view)."""
-
-    S3 = "s3", "index bounded by Shape[3]"
-    S0_TO_S3 = "s0_to_s3", "index bounded by Shape[0]*...*Shape[3]"
-    ALL_ELEMENTS = "all_elements", "index bounded by all table elements"
-    NZ_ROWS = "nz_rows", "index bounded by the NZ table's logical rows"
-    NZ_ELEMENTS = "nz_elements", "index bounded by the NZ table's logical elements"
-
-
-CapacityAttr = choice_attr(Capacity, "capacity")
-
-
-class Stride(Choice):
-    """An element stride of a table row read."""
-
-    T3 = "t3", "the view's Stride[3]"
-    T4 = "t4", "the view's Stride[4]"
-    VALID_COLS = "valid_cols", "dst valid cols (packed rows)"
-    ONE = "one", "1"
-
-
-StrideAttr = choice_attr(Stride, "stride")
 
 
 # ---------------------------------------------------------------------------
@@ -752,4 +715,3 @@ MGATHER = Instruction(
     form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
 )
 
-CHOICES: tuple[type[Attribute], ...] = (IndexReadAttr, CapacityAttr, StrideAttr)

@@ -19,12 +19,12 @@ from functools import partial
 from math import ceil
 from typing import ClassVar
 
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from pto_dialect.choices import Choice, choice_attr
+from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -229,40 +229,6 @@ def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | 
 # The choices a target makes
 
 
-class ArgCompare(Choice):
-    """What an arg-reduction compares."""
-
-    NATIVE = "native", "typed comparison"
-    FP_BITS = "fp_bits", "bits compared as fp16/fp32, denormals flushed"
-
-
-ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
-
-
-class NanPolicy(Choice):
-    FIRST_STICKS = "first_sticks", "a NaN in row 0 sticks, later NaNs never win"
-    PROPAGATES = "propagates", "every NaN replaces the index"
-
-
-NanPolicyAttr = choice_attr(NanPolicy, "nan")
-
-
-class RowCounter(Choice):
-    EXACT = "exact", "exact row index"
-    F16 = "f16", "row index counted in fp16 (rounds beyond 2048 rows)"
-
-
-RowCounterAttr = choice_attr(RowCounter, "row_counter")
-
-
-class SrcRead(Choice):
-    LAYOUT = "layout", "src read through its layout"
-    ROW_MAJOR_STORAGE = "row_major_storage", "a DN src read as row-major storage"
-
-
-SrcReadAttr = choice_attr(SrcRead, "src_read")
-
-
 TYPED_COMPARISON: dict[str, Choice] = {
     "compare": ArgCompare.NATIVE,
     "nan": NanPolicy.FIRST_STICKS,
@@ -402,5 +368,3 @@ TCOLARGMIN = Instruction(
     asm=AsmForm(),
 )
 
-CHOICES: tuple[type[Attribute], ...] = (ArgCompareAttr, NanPolicyAttr, RowCounterAttr, SrcReadAttr)
-"""The choice kinds TCOLARGMIN and TCOLARGMAX record."""

@@ -42,7 +42,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
-from pto_dialect.choices import Choice, choice_attr
+from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -318,7 +318,6 @@ class TGatherRules:
 NO_TYPES: frozenset[str] = frozenset()
 
 
-
 def check(rules: TGatherRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     """The rules of the op's form (told by its operands' roles)."""
     if "indices" in operands:
@@ -481,78 +480,6 @@ def implicit_tmp(op: TGatherOp, rules: TGatherRules) -> AllocTileOp | None:
 
 # ---------------------------------------------------------------------------
 # The choices a target makes
-
-
-class OutOfRange(Choice):
-    """An index-form offset past src's storage."""
-
-    ZERO = "zero", "out-of-range offset reads 0"
-    FAULT = "fault", "out-of-range offset faults"
-
-
-OutOfRangeAttr = choice_attr(OutOfRange, "out_of_range")
-
-
-class TmpUse(Choice):
-    """What the index form writes into its tmp tile."""
-
-    NONE = "none", "tmp unused"
-    B16_BYTE_OFFSETS = "b16_byte_offsets", "tmp receives byte offsets (index * 2) for 2-byte data"
-
-
-TmpUseAttr = choice_attr(TmpUse, "tmp_use")
-
-
-class Packing(Choice):
-    """How the mask form packs what it keeps."""
-
-    DENSE = "dense", "kept elements packed densely"
-    PER_ROW = "per_row", "dst row r starts at r * Cols / period (8-byte data)"
-
-
-PackingAttr = choice_attr(Packing, "packing")
-
-
-class IndexNumbering(Choice):
-    """How the compare form numbers the columns it reports."""
-
-    SRC_COLS = "src_cols", "matches numbered by src column"
-    LANE_CHUNKS_64 = "lane_chunks_64", "matches numbered within 64-lane chunks"
-    LANE_CHUNKS_128 = "lane_chunks_128", "matches numbered within 128-lane chunks"
-
-
-IndexNumberingAttr = choice_attr(IndexNumbering, "index_numbering")
-
-
-class CompareSpan(Choice):
-    """Which columns of a src row the compare form compares."""
-
-    VALID_COLS = "valid_cols", "the valid columns are compared"
-    WHOLE_CHUNKS = "whole_chunks", "whole lane chunks are compared, up to src's cols (an all-true mask)"
-
-
-CompareSpanAttr = choice_attr(CompareSpan, "compare_span")
-
-
-class CompareKind(Choice):
-    """How the compare form compares src with its threshold."""
-
-    NUMERIC = "numeric", "numeric comparison in src's type"
-    UNSIGNED_AFTER_ROUND = "unsigned_after_round", "unsigned comparison after rounding"
-
-
-CompareKindAttr = choice_attr(CompareKind, "compare")
-
-
-class ThresholdRead(Choice):
-    """How the compare form reads a threshold tile (one threshold per row)."""
-
-    RAW = "raw", "threshold tile values compared as they are"
-    CONVERTED = "converted", "threshold tile integers converted to src's type"
-    LOW_16_BITS_SIGNED = "low_16_bits_signed", "threshold tile's low 16 bits read as int16, then converted to src's type"
-
-
-ThresholdReadAttr = choice_attr(ThresholdRead, "threshold_read")
 
 
 # ---------------------------------------------------------------------------
@@ -957,6 +884,3 @@ TGATHER = Instruction(
     form=lambda op: op.form.value,
 )
 
-CHOICES: tuple[type[Attribute], ...] = (
-    OutOfRangeAttr, TmpUseAttr, PackingAttr, IndexNumberingAttr, CompareSpanAttr, CompareKindAttr, ThresholdReadAttr,
-)

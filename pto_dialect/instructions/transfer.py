@@ -24,7 +24,7 @@ from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, choice_attr
+from pto_dialect.choices import Choice, PadFill, PadValue
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, Tile, np, valid_rect
@@ -33,27 +33,6 @@ from pto_dialect.types import TileTypeBase
 
 # ---------------------------------------------------------------------------
 # What TLOAD writes beyond the valid region: a target choice
-
-
-class PadFill(Choice):
-    """What a TLOAD writes beyond the tile's valid region (docs/tload-padding.md)."""
-
-    WHOLE_TILE = "whole_tile", "TLOAD fills the whole tile with the pad value first"
-    BLOCK_TAIL = "block_tail", "TLOAD pads each valid row to its 32-byte boundary (pad != null)"
-    NOTHING = "nothing", "TLOAD writes nothing beyond the valid region"
-
-
-PadFillAttr = choice_attr(PadFill, "pad_fill")
-
-
-class PadValue(Choice):
-    """The value a TLOAD pads with."""
-
-    TILE_PAD = "tile_pad", "pad value from the tile's pad (null: 0)"
-    ALWAYS_ZERO = "always_zero", "pad value 0 for this element type"
-
-
-PadValueAttr = choice_attr(PadValue, "pad_value")
 
 
 # ---------------------------------------------------------------------------
@@ -314,4 +293,3 @@ def _transfer(op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, 
 TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2)
 TSTORE = _transfer(TStoreOp, check_tstore, emit_tstore, Pipe.MTE3)
 
-CHOICES = (PadFillAttr, PadValueAttr)

@@ -14,46 +14,28 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, NanPolicy, OutOfRange, Packing, RowCounter, SrcRead, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
     MGATHER,
-    Capacity,
-    IndexRead,
     MGatherElemBase,
     MGatherElemL1Base,
     MGatherNzBase,
     MGatherOp,
     MGatherRowBase,
     MGatherRowL1Base,
-    Stride,
 )
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
-from pto_dialect.instructions.tcolargmin import (
-    TCOLARGMIN,
-    ArgCompare,
-    ColArgReduceBase,
-    ColArgReduceOp,
-    NanPolicy,
-    RowCounter,
-    SrcRead,
-    TColArgMinBase,
-)
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceBase, ColArgReduceOp, TColArgMinBase
 from pto_dialect.instructions.tgather import (
     TGATHER,
-    CompareKind,
-    CompareSpan,
-    IndexNumbering,
-    OutOfRange,
-    Packing,
     TGatherCompareBase,
     TGatherForm,
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
-    ThresholdRead,
-    TmpUse,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.lowered import Launch

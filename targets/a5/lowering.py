@@ -15,29 +15,22 @@ from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
+from pto_dialect.choices import Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, OutOfRange, Packing, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import (
     MGATHER,
-    Capacity,
-    IndexRead,
     MGatherElemBase,
     MGatherElemL1Base,
     MGatherOp,
     MGatherRowBase,
     MGatherRowL1Base,
-    Stride,
 )
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import (
     TGATHER,
-    CompareKind,
-    CompareSpan,
-    IndexNumbering,
     LoadIndexVectorBase,
-    OutOfRange,
-    Packing,
     RegisterGatherBase,
     RegisterStoreBase,
     TGatherCompareBase,
@@ -45,8 +38,6 @@ from pto_dialect.instructions.tgather import (
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
-    ThresholdRead,
-    TmpUse,
     VRegType,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pto_dialect.choices import PadFill
 from pto_dialect.attributes import GmLayout
 from pto_dialect.facts import (
     FP8,
@@ -19,7 +20,7 @@ from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, PadFill, ShapeMatch, TransferRules
+from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,

@@ -12,29 +12,13 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
+from pto_dialect.choices import Capacity, IndexRead, OutOfRange, Packing, Stride, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
-from pto_dialect.instructions.mgather import (
-    MGATHER,
-    Capacity,
-    IndexRead,
-    MGatherElemBase,
-    MGatherOp,
-    MGatherRowBase,
-    Stride,
-)
+from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
-from pto_dialect.instructions.tgather import (
-    TGATHER,
-    OutOfRange,
-    Packing,
-    TGatherForm,
-    TGatherIndexBase,
-    TGatherMaskBase,
-    TGatherOp,
-    TmpUse,
-)
+from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import TRANSFER
