@@ -24,19 +24,13 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.instruction import AsmForm, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import (
-    IN_PLACE,
     ColArgReduceBase,
     ColArgReduceOp,
-    ColArgReduceRules,
     Extreme,
-    check,
     col_arg_reduce,
-    describe,
-    emit,
+    col_arg_reduce_kernel,
     footprint,
-    implicit_tmp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 
@@ -50,19 +44,8 @@ class TColArgMaxOp(ColArgReduceOp):
 
 class TColArgMaxBase(ColArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMaxOp
-    KERNEL = staticmethod(partial(col_arg_reduce, extreme=Extreme.MAX))
+    KERNEL = staticmethod(partial(col_arg_reduce_kernel, extreme=Extreme.MAX))
     FOOTPRINT = staticmethod(footprint)
 
 
-TCOLARGMAX = Instruction(
-    op=TColArgMaxOp,
-    rules=ColArgReduceRules,
-    check=check,
-    describe=describe,
-    lowered=(TColArgMaxBase,),
-    emit=emit,
-    pipe=Pipe.VECTOR,
-    in_place=IN_PLACE,
-    implicit_tmp=implicit_tmp,
-    asm=AsmForm(),
-)
+TCOLARGMAX = col_arg_reduce(TColArgMaxOp, TColArgMaxBase)

@@ -265,7 +265,7 @@ def _src_values(src: Tile, src_read: SrcRead) -> np.ndarray:
             return src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
 
 
-def col_arg_reduce(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
+def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
                    src_read: SrcRead) -> None:
     """Per column: the row of the minimum (maximum), rows being axis -2 (a leading iteration
     axis rides along)."""
@@ -331,7 +331,7 @@ class ColArgReduceBase(LoweredOp):
 
 class TColArgMinBase(ColArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
-    KERNEL = staticmethod(partial(col_arg_reduce, extreme=Extreme.MIN))
+    KERNEL = staticmethod(partial(col_arg_reduce_kernel, extreme=Extreme.MIN))
     FOOTPRINT = staticmethod(footprint)
 
 
@@ -355,16 +355,20 @@ IN_PLACE = {
 }
 
 
-TCOLARGMIN = Instruction(
-    op=TColArgMinOp,
-    rules=ColArgReduceRules,
-    check=check,
-    describe=describe,
-    lowered=(TColArgMinBase,),
-    emit=emit,
-    pipe=Pipe.VECTOR,
-    in_place=IN_PLACE,
-    implicit_tmp=implicit_tmp,
-    asm=AsmForm(),
-)
+def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) -> Instruction:
+    """TCOLARGMIN's declaration for a column arg-reduction op and its lowered op."""
+    return Instruction(
+        op=op,
+        rules=ColArgReduceRules,
+        check=check,
+        describe=describe,
+        lowered=(lowered,),
+        emit=emit,
+        pipe=Pipe.VECTOR,
+        in_place=IN_PLACE,
+        implicit_tmp=implicit_tmp,
+        asm=AsmForm(),
+    )
 
+
+TCOLARGMIN = col_arg_reduce(TColArgMinOp, TColArgMinBase)

@@ -7,6 +7,7 @@ formula, written from pto-isa's per-target code.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Sequence
 
@@ -108,3 +109,44 @@ def random_values(rng: np.random.Generator, dtype: str, shape) -> np.ndarray:
 def seed(*parts: object) -> int:
     """A stable RNG seed from a test's parameters (str hashes vary between runs)."""
     return zlib.crc32(repr(parts).encode())
+
+
+def a2a3_float_keys(x: np.ndarray) -> np.ndarray:
+    """16/32-bit patterns read as fp16 / fp32, denormals (exponent field 0) flushed to 0: how
+    a2a3 compares column arg-reduction sources (float64 keys)."""
+    b = bits(x).astype(np.int64)
+    exp_mask, as_float = (0x7C00, bits(x).view(np.float16)) if x.dtype.itemsize == 2 else (
+        0x7F800000, bits(x).view(np.float32))
+    return np.where((b & exp_mask) == 0, 0.0, as_float.astype(np.float64))
+
+
+def through_f16(i: int) -> int:
+    """An integer through fp16: exact up to 2048, then rounded to nearest-even."""
+    if i <= 2048:
+        return i
+    spacing = 2 ** (int(math.log2(i)) - 10)
+    return spacing * round(i / spacing)
+
+
+def column_golden(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool, scan_native, scan_a2a3) -> np.ndarray:  # noqa: ANN001
+    """A column arg-reduction's index per column j < vc over rows i < vr, from a test's own
+    scans of one column: typed values on cpu / a5, a2a3's float keys and its fp16 row counter
+    (2-byte index-only) on a2a3."""
+    xv = x[:vr, :vc]
+    if target == "a2a3":
+        keys = a2a3_float_keys(xv)
+        idx = [scan_a2a3([float(v) for v in keys[:, j]]) for j in range(vc)]
+        if x.dtype.itemsize == 2 and not value_form:
+            idx = [through_f16(i) for i in idx]
+    else:
+        conv = int if x.dtype.kind in "iu" else float
+        idx = [scan_native([conv(v) for v in xv[:, j]]) for j in range(vc)]
+    return np.array(idx, dtype=np.int64)
+
+
+def column_kernel(op: str, src: str, outs: list[str], tmp: str | None = None) -> str:
+    """`pto.<op> ins(%s[, %t]) outs(%o0[, %o1])` in a function of those tiles."""
+    args = [("s", src)] + ([("t", tmp)] if tmp else []) + [(f"o{n}", t) for n, t in enumerate(outs)]
+    ins, ins_types = "%s" + (", %t" if tmp else ""), src + (f", {tmp}" if tmp else "")
+    out_names = ", ".join(f"%o{n}" for n in range(len(outs)))
+    return func(args, f"pto.{op} ins({ins} : {ins_types}) outs({out_names} : {', '.join(outs)})")

@@ -21,28 +21,14 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, TARGETS, assert_bits_equal, bits, func, random_values, run, seed, tile)  # noqa: E501
+from tests.interpreter.test_tcolargmin import SENTINEL, SRC_TYPES
+from tests.interpreter.harness import (column_golden, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, random_values, run, seed, tile)  # noqa: E501
 
 COVERS = ("pto.tcolargmax",)
 """The instructions whose results these tests check against their own formulas, per target
 (tests/test_registry.py: every instruction is covered on every target)."""
 
-SENTINEL = -77
-
-# the simulator's CheckArgTiles; a2a3 TColReduceIdxCheck; a5 TColReduceIdx (1/2/4-byte)
-SRC_TYPES = {
-    "cpu": ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32"),
-    "a2a3": ("f16", "ui16", "f32", "ui32"),
-    "a5": ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32", *FP8),
-}
-
-
-def a2a3_keys(x: np.ndarray) -> np.ndarray:
-    """16/32-bit patterns read as fp16 / fp32, denormals (exponent field 0) flushed to 0."""
-    b = bits(x).astype(np.int64)
-    exp_mask, as_float = (0x7C00, bits(x).view(np.float16)) if x.dtype.itemsize == 2 else (
-        0x7F800000, bits(x).view(np.float32))
-    return np.where((b & exp_mask) == 0, 0.0, as_float.astype(np.float64))
+# the sources each target takes: TCOLARGMIN's (the same checks in every target's code)
 
 
 def scan_native(column: list) -> int:
@@ -64,32 +50,12 @@ def scan_a2a3(column: list) -> int:
     return idx
 
 
-def f16_row_counter(i: int) -> int:
-    """An integer through fp16: exact up to 2048, then rounded to nearest-even."""
-    if i <= 2048:
-        return i
-    spacing = 2 ** (int(math.log2(i)) - 10)
-    return spacing * round(i / spacing)
-
-
 def golden_argmax(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    xv = x[:vr, :vc]
-    if target == "a2a3":
-        keys = a2a3_keys(xv)
-        idx = [scan_a2a3([float(v) for v in keys[:, j]]) for j in range(vc)]
-        if x.dtype.itemsize == 2 and not value_form:
-            idx = [f16_row_counter(i) for i in idx]
-    else:
-        conv = int if x.dtype.kind in "iu" else float
-        idx = [scan_native([conv(v) for v in xv[:, j]]) for j in range(vc)]
-    return np.array(idx, dtype=np.int64)
+    return column_golden(target, x, vr, vc, value_form, scan_native, scan_a2a3)
 
 
 def argmax_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
-    args = [("s", src)] + ([("t", tmp)] if tmp else []) + [(f"o{n}", t) for n, t in enumerate(outs)]
-    ins, ins_types = "%s" + (", %t" if tmp else ""), src + (f", {tmp}" if tmp else "")
-    out_names = ", ".join(f"%o{n}" for n in range(len(outs)))
-    return func(args, f"pto.tcolargmax ins({ins} : {ins_types}) outs({out_names} : {', '.join(outs)})")
+    return column_kernel("tcolargmax", src, outs, tmp)
 
 
 def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
@@ -234,7 +200,7 @@ def test_row_counter_beyond_2048_rows(target):
         x[r, j] = 2.0
     src_t, dst_t = tile((rows, cols), dtype, valid=(rows, 8)), tile((1, cols), "i32", valid=(1, 8))
     out = run(argmax_kernel(src_t, [dst_t]), target, [x, filled((1, cols), "i32")])[-1]
-    assert list(out[0, :8]) == [f16_row_counter(r) if target == "a2a3" else r for r in maxima]
+    assert list(out[0, :8]) == [through_f16(r) if target == "a2a3" else r for r in maxima]
 
 
 @pytest.mark.parametrize("dtype", ("i32", "i16", "bf16"))

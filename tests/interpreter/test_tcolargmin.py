@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (column_golden, column_kernel, through_f16, FP8, NP, NPU, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.tcolargmin',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -36,16 +36,6 @@ SRC_TYPES = {
 
 # ---------------------------------------------------------------------------
 # the independent golden model
-
-
-def a2a3_keys(x: np.ndarray) -> np.ndarray:
-    """16/32-bit patterns read as fp16 / fp32, denormals (exponent field 0) flushed to 0."""
-    b = bits(x).astype(np.int64)
-    if x.dtype.itemsize == 2:
-        exp_mask, as_float = 0x7C00, bits(x).view(np.float16)
-    else:
-        exp_mask, as_float = 0x7F800000, bits(x).view(np.float32)
-    return np.where((b & exp_mask) == 0, 0.0, as_float.astype(np.float64))
 
 
 def scan_native(column: list) -> int:
@@ -67,26 +57,8 @@ def scan_a2a3(column: list) -> int:
     return idx
 
 
-def f16_row_counter(i: int) -> int:
-    """An integer through fp16: exact up to 2048, then rounded to nearest-even."""
-    if i <= 2048:
-        return i
-    spacing = 2 ** (int(math.log2(i)) - 10)
-    return spacing * round(i / spacing)
-
-
 def golden_argmin(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    """The index per column j < vc over rows i < vr."""
-    xv = x[:vr, :vc]
-    if target == "a2a3":
-        keys = a2a3_keys(xv)
-        idx = [scan_a2a3([float(v) for v in keys[:, j]]) for j in range(vc)]
-        if x.dtype.itemsize == 2 and not value_form:
-            idx = [f16_row_counter(i) for i in idx]
-    else:
-        conv = int if x.dtype.kind in "iu" else float
-        idx = [scan_native([conv(v) for v in xv[:, j]]) for j in range(vc)]
-    return np.array(idx, dtype=np.int64)
+    return column_golden(target, x, vr, vc, value_form, scan_native, scan_a2a3)
 
 
 # ---------------------------------------------------------------------------
@@ -94,11 +66,7 @@ def golden_argmin(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool
 
 
 def argmin_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
-    args = [("s", src)] + ([("t", tmp)] if tmp else []) + [(f"o{n}", t) for n, t in enumerate(outs)]
-    ins = "%s" + (", %t" if tmp else "")
-    ins_types = src + (f", {tmp}" if tmp else "")
-    out_names = ", ".join(f"%o{n}" for n in range(len(outs)))
-    return func(args, f"pto.tcolargmin ins({ins} : {ins_types}) outs({out_names} : {', '.join(outs)})")
+    return column_kernel("tcolargmin", src, outs, tmp)
 
 
 def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
@@ -316,7 +284,7 @@ def test_row_counter_beyond_2048_rows(target, dtype, value_form):
     else:
         res = run(argmin_kernel(src_t, [dst_t]), target, [x, filled((1, cols), it)])
     rounding = target == "a2a3" and NP[dtype].itemsize == 2 and not value_form
-    want = [f16_row_counter(r) if rounding else r for r in MIN_ROWS]
+    want = [through_f16(r) if rounding else r for r in MIN_ROWS]
     if rounding:
         assert want[:3] == [2048, 2052, 2050] and want[5] == 2056
     assert list(res[-1][0, :8]) == want

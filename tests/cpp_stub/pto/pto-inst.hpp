@@ -133,20 +133,15 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
 RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                     uint32_t offset, WaitEvents&... events);
 
-// TCOLARGMIN: index only, and value + index.
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
-RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);
-template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents>
-RecordEvent TCOLARGMIN(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
-                       WaitEvents&... events);
-
-// TCOLARGMAX: the same two forms.
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>
-RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);
-template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp,
-          typename... WaitEvents>
-RecordEvent TCOLARGMAX(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,
-                       WaitEvents&... events);
+// TCOLARGMIN and TCOLARGMAX: index only, and value + index.
+#define PTO_COLUMN_ARG_REDUCTION(NAME)                                                                    \
+    template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>   \
+    RecordEvent NAME(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);        \
+    template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp, \
+              typename... WaitEvents>                                                                     \
+    RecordEvent NAME(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,   \
+                     WaitEvents&... events);
+PTO_COLUMN_ARG_REDUCTION(TCOLARGMIN)
+PTO_COLUMN_ARG_REDUCTION(TCOLARGMAX)
 
 }  // namespace pto
