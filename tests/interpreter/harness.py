@@ -128,6 +128,28 @@ def through_f16(i: int) -> int:
     return spacing * round(i / spacing)
 
 
+def first_extreme(column: list, better) -> int:  # noqa: ANN001
+    """The first row whose value is `better` (`<`: minimum) than every earlier one's, in a
+    typed scan: a NaN at row 0 sticks, later NaNs never win (no comparison with NaN holds)."""
+    cur, idx = column[0], 0
+    for i in range(1, len(column)):
+        if better(column[i], cur):
+            cur, idx = column[i], i
+    return idx
+
+
+def running_extreme(column: list, keeps, extreme) -> int:  # noqa: ANN001
+    """a2a3's vector scan: cur = x[0]; for i >= 1: if not keeps(cur, x[i]): idx = i;
+    cur = extreme(cur, x[i]), a NaN propagating through `extreme`."""
+    cur, idx = column[0], 0
+    for i in range(1, len(column)):
+        v = column[i]
+        if not keeps(cur, v):
+            idx = i
+        cur = math.nan if (math.isnan(cur) or math.isnan(v)) else extreme(cur, v)
+    return idx
+
+
 def column_golden(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool, scan_native, scan_a2a3) -> np.ndarray:  # noqa: ANN001
     """A column arg-reduction's index per column j < vc over rows i < vr, from a test's own
     scans of one column: typed values on cpu / a5, a2a3's float keys and its fp16 row counter

@@ -46,7 +46,7 @@ V64 = tile((1, 64), "i32")
 TGATHER = func(
     [("src", "!pto.ptr<i32>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<i32>")],
     constants(0, 1, 64)
-    + f"""
+    + """
 %a0 = arith.constant 0 : i64
 %a256 = arith.constant 256 : i64
 %a512 = arith.constant 512 : i64

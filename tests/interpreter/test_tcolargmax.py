@@ -16,13 +16,14 @@ with vmax propagating NaN; its 2-byte index-only row counter goes through fp16.
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import pytest
 
 from pto_dialect import PtoError
 from tests.interpreter.test_tcolargmin import SENTINEL, SRC_TYPES
-from tests.interpreter.harness import (column_golden, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, random_values, run, seed, tile)  # noqa: E501
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, random_values, run, seed, tile)  # noqa: E501
 
 COVERS = ("pto.tcolargmax",)
 """The instructions whose results these tests check against their own formulas, per target
@@ -31,27 +32,11 @@ COVERS = ("pto.tcolargmax",)
 # the sources each target takes: TCOLARGMIN's (the same checks in every target's code)
 
 
-def scan_native(column: list) -> int:
-    """First maximum with a typed `>`."""
-    cur, idx = column[0], 0
-    for i in range(1, len(column)):
-        if column[i] > cur:
-            cur, idx = column[i], i
-    return idx
-
-
-def scan_a2a3(column: list) -> int:
-    cur, idx = column[0], 0
-    for i in range(1, len(column)):
-        v = column[i]
-        if not (cur >= v):
-            idx = i
-        cur = math.nan if (math.isnan(cur) or math.isnan(v)) else max(cur, v)
-    return idx
-
-
 def golden_argmax(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    return column_golden(target, x, vr, vc, value_form, scan_native, scan_a2a3)
+    return column_golden(
+        target, x, vr, vc, value_form,
+        lambda column: first_extreme(column, operator.gt), lambda column: running_extreme(column, operator.ge, max),
+    )
 
 
 def argmax_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:

@@ -14,12 +14,13 @@ with vmin propagating NaN; its 2-byte index-only row counter goes through fp16
 from __future__ import annotations
 
 import math
+import operator
 
 import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (column_golden, column_kernel, through_f16, FP8, NP, NPU, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.tcolargmin',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -38,27 +39,11 @@ SRC_TYPES = {
 # the independent golden model
 
 
-def scan_native(column: list) -> int:
-    """First minimum with a typed `<`: a NaN at row 0 sticks, later NaNs never win."""
-    cur, idx = column[0], 0
-    for i in range(1, len(column)):
-        if column[i] < cur:
-            cur, idx = column[i], i
-    return idx
-
-
-def scan_a2a3(column: list) -> int:
-    cur, idx = column[0], 0
-    for i in range(1, len(column)):
-        v = column[i]
-        if not (cur <= v):
-            idx = i
-        cur = math.nan if (math.isnan(cur) or math.isnan(v)) else min(cur, v)
-    return idx
-
-
 def golden_argmin(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    return column_golden(target, x, vr, vc, value_form, scan_native, scan_a2a3)
+    return column_golden(
+        target, x, vr, vc, value_form,
+        lambda column: first_extreme(column, operator.lt), lambda column: running_extreme(column, operator.le, min),
+    )
 
 
 # ---------------------------------------------------------------------------
