@@ -1,11 +1,18 @@
-"""docs/verification.md is generated from the rule tables and must be current."""
+"""docs/verification.md and docs/instructions.md are generated from the code and must be current."""
 
 from pathlib import Path
 
+from targets import instructions_doc
 from targets.rules.docs import render
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "verification.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
 def test_verification_doc_is_generated_from_rule_tables():
-    assert DOC.read_text() == render(), "run: python -m targets.rules.docs > docs/verification.md"
+    assert (DOCS / "verification.md").read_text() == render(), "run: python -m targets.rules.docs > docs/verification.md"
+
+
+def test_instructions_doc_is_generated_from_the_registry():
+    assert (DOCS / "instructions.md").read_text() == instructions_doc.render(), (
+        "run: python -m targets.instructions_doc > docs/instructions.md"
+    )
