@@ -67,10 +67,14 @@ def _parse_value_list(parser: Parser, keyword: str) -> list[UnresolvedOperand]:
     )
 
 
-def _print_value_list(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
-    printer.print_string(f"{keyword} = [")
-    printer.print_list(values, printer.print_ssa_value)
-    printer.print_string("]")
+def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAValue]) -> None:
+    """` %src, keyword = [%a, %b], ...`: a view op's operands."""
+    printer.print_string(" ")
+    printer.print_ssa_value(source)
+    for keyword, values in lists.items():
+        printer.print_string(f", {keyword} = [")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_string("]")
 
 
 @irdl_op_definition
@@ -133,12 +137,7 @@ class MakeTensorViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.ptr)
-        printer.print_string(", ")
-        _print_value_list(printer, "shape", self.shape)
-        printer.print_string(", ")
-        _print_value_list(printer, "strides", self.strides)
+        _print_view_head(printer, self.ptr, shape=self.shape, strides=self.strides)
         attrs = dict(self.attributes)
         if self.layout is not None:
             attrs["layout"] = self.layout
@@ -213,12 +212,7 @@ class PartitionViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_string(", ")
-        _print_value_list(printer, "offsets", self.offsets)
-        printer.print_string(", ")
-        _print_value_list(printer, "sizes", self.sizes)
+        _print_view_head(printer, self.source, offsets=self.offsets, sizes=self.sizes)
         if self.attributes:
             printer.print_string(" ")
             printer.print_attr_dict(self.attributes)
