@@ -549,7 +549,10 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):
         peak = max(b.addr + b.size for b in buffers if b.space == space and b.addr is not None)
-        limit, _ = graph.limit(f, space)
+        # the planner budgets UB and L1; a hand-placed tile elsewhere (L0A, BT, FB, ...) is
+        # measured against its memory's size
+        on_chip = space in graph.target.on_chip_bytes
+        limit = graph.limit(f, space)[0] if on_chip else graph.target.tile_capacity_bytes[space]
         lines.append(f"peak {MEMORY_NAMES.get(space, space)} use: {peak} of {limit} bytes")
     return "\n".join(lines) + "\n"
 
