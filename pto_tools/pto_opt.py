@@ -294,6 +294,10 @@ class PtoOptMain(xDSLOptMain):
 
         self.pipeline = replace(self.pipeline, callback=verify_between)
         passes = self.pipeline.passes
+        flag = self.args.pto_target
+        self.named_target = targets.named_target(
+            [(flag, f"--target {flag}"), *(_target_named_by(p) for p in passes)]
+        )
         ends_with_cpp = bool(passes) and isinstance(passes[-1], EmitCppPass)
         self.args.target = self.args.output_format or ("cpp" if ends_with_cpp else "mlir")
 
@@ -327,7 +331,7 @@ class PtoOptMain(xDSLOptMain):
                 self.verdicts, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
                 self.rejected |= not accepted
                 return module
-            self.target = targets.resolve(None, self.args.pto_target, module)
+            self.target = targets.resolution(self.named_target, module).target
             if not self.args.disable_verify:
                 verify_target(module, self.target)
                 check_manual_addresses(module, self.target)
@@ -406,6 +410,14 @@ class PtoOptMain(xDSLOptMain):
                 print(problem, file=sys.stderr)
                 self.failed = True
         self.expected, self.diagnostics = None, []
+
+
+def _target_named_by(p: ModulePass) -> tuple[str | None, str]:
+    """(the target a pass names, how), for `targets.named_target`: its `target` option, or
+    the target of a `convert-pto-to-T`."""
+    if (option := getattr(p, "target", None)) is not None:
+        return option, f"{p.name}{{target={option}}}"
+    return getattr(p, "names_target", None), p.name
 
 
 def _located(e: ParseError | DiagnosticException, name: str) -> PtoError:

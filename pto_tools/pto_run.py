@@ -109,17 +109,19 @@ def _run(args: argparse.Namespace) -> None:
     import interpreter
 
     module = _load_kernel(args.kernel)
-    target = _lowered_for(module, args.target) or args.target
-    arrays = [read_npy(path) for path in args.arrays]
     if args.targets is not None:
-        _compare(interpreter, module, arrays, args)
+        _compare(interpreter, module, [read_npy(path) for path in args.arrays], args)
         return
+    chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
+    arrays = [read_npy(path) for path in args.arrays]
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
-        finals, results = interpreter.run_with_results(module, target, arrays, args.entry, listeners=progress.listeners)
+        finals, results = interpreter.run_with_results(
+            module, chosen.target, arrays, args.entry, listeners=progress.listeners
+        )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
-    elif not args.print:
+    if not args.out and not args.print:
         for name, array in named:
             print(f"{name}: {array.dtype} {list(array.shape)} {_preview(array)}")
     if args.print:
@@ -145,20 +147,6 @@ def _load_kernel(path: str) -> ModuleOp:
     module = read_asm(ctx, text, path, Path(path).stem)
     verify_located(module)
     return module
-
-
-def _lowered_for(module: ModuleOp, flag: str | None) -> targets.TargetInfo | None:
-    """The target whose dialect the module's ops are in, if it was lowered already."""
-    dialects = {t.dialect_name: t for t in targets.REGISTRY}
-    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
-    if lowered is None:
-        return None
-    target = dialects[lowered.dialect_name()]
-    if flag is not None and targets.get(flag) != target:
-        raise PtoError.at_op(
-            lowered, f"is lowered for {target}; run it with --target {target}, or run the kernel before pto-lower"
-        )
-    return target
 
 
 def _as_2d(module: ModuleOp, name: str, array: np.ndarray) -> str:

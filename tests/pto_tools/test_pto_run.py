@@ -63,7 +63,10 @@ def test_lowered_ir_runs_for_its_target(tmp_path, capsys):
     code, _, err = call(pto_run.main, [str(lowered), "--target", "a5", *WRAP_INPUTS], capsys)
     assert code == 1
     assert err.startswith(f"{lowered}:")
-    assert "'pto_a2a3.mgather_row_dma' op is lowered for a2a3; run it with --target a2a3" in err
+    assert (
+        "'pto_a2a3.mgather_row_dma' op is lowered for a2a3 and runs on that target only, not on a5 (--target a5); "
+        "give a5 the kernel from before pto-lower"
+    ) in err
 
 
 def test_asm_kernel_errors_are_located(tmp_path, capsys):
