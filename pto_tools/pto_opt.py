@@ -15,8 +15,11 @@ Built on xDSL's `xDSLOptMain`, whose run loop drives it (and brings `-p`, `-o`,
   `--version` is pto-frontend's; PTOAS's and mlir-opt's spellings of our flags
   are accepted (`--pto-arch`, `--mlir-print-ir-after-all`, ...);
 - `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
-  otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
-  output-format option of that name is not offered;
+  otherwise comes from a pass option (`-p 'pto-lower{target=a5}'`), else the
+  module's `pto.target_arch`, else a2a3; one invocation has one target (two
+  different ones are a usage error), and a target it names is written back into
+  the printed module's `pto.target_arch`, as PTOAS does; xDSL's own output-format
+  option of that name is not offered;
 - `--from=mlir|asm` names the input's syntax (default: `asm` for a `.ptoasm` file,
   else MLIR text); `--to=mlir|asm|cpp` the output's (default: `cpp` when the
   pipeline ends with `pto-emit-cpp`, else MLIR text). An assembly file becomes a
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.target import Target
@@ -196,8 +199,8 @@ class PtoOptMain(xDSLOptMain):
             dest="pto_target",
             choices=list(targets.SPELLINGS),
             default=None,
-            help="hardware target (a2 and a3 mean a2a3); default: the module's "
-            "pto.target_arch attribute, else a2a3",
+            help="hardware target (a2 and a3 mean a2a3), written into the printed module's "
+            "pto.target_arch; default: a pass option's target, else the module's pto.target_arch, else a2a3",
         )
         arg_parser.set_defaults(target="mlir")
         arg_parser.add_argument(
@@ -332,6 +335,8 @@ class PtoOptMain(xDSLOptMain):
                 self.rejected |= not accepted
                 return module
             self.target = targets.resolution(self.named_target, module).target
+            if self.named_target is not None:  # as PTOAS does: the output says which target it is for
+                module.attributes["pto.target_arch"] = StringAttr(self.target.name)
             if not self.args.disable_verify:
                 verify_target(module, self.target)
                 check_manual_addresses(module, self.target)

@@ -7,6 +7,8 @@
 KERNEL is what pto-opt reads: a `.pto` file (DPS or SSA form, or the lowered IR that
 `pto-opt -p pto-lower` prints) or a `.ptoasm` file. Without --target, the target
 the lowered IR is for, else the module's pto.target_arch, else a2a3, as in pto-opt.
+The first line of output, once the run succeeded, names the target and why
+(`target: a5 (--target a5)`).
 
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
@@ -50,6 +52,7 @@ argument binding:
   argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
 
 outputs:
+  first line     the target it ran for and why: the flag, the module's attribute, or the default
   without --out  one line per argument (argI) and result (resultK): dtype, shape, first 8 elements
   --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
   --print        every argument the kernel may write, and every result, as a 2-D array
@@ -121,6 +124,7 @@ def _run(args: argparse.Namespace) -> None:
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
+    print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
     if not args.out and not args.print:
         for name, array in named:
             print(f"{name}: {array.dtype} {list(array.shape)} {_preview(array)}")
