@@ -331,6 +331,7 @@ class PtoOptMain(xDSLOptMain):
             if not self.args.disable_verify:
                 verify_located(module)
             if self.args.pto_targets is not None:
+                targets.check_comparable(module)
                 self.verdicts, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
                 self.rejected |= not accepted
                 return module
