@@ -199,7 +199,7 @@ def compare(
         report.outputs[target.name], report.results[target.name] = outputs, results
         recorded[target.name] = recorder.writes
     if report.outputs:
-        scratch = _scratch_arguments(entry_function(module, entry))
+        scratch = scratch_arguments(entry_function(module, entry))
         for i, finals in enumerate(zip(*report.outputs.values())):
             per_target = dict(zip(report.outputs, finals))
             report.differences.append(
@@ -212,8 +212,9 @@ def compare(
     return report
 
 
-def _scratch_arguments(function: func.FuncOp) -> dict[int, str]:
-    """The arguments used only as instructions' workspace, each with what uses it."""
+def scratch_arguments(function: func.FuncOp) -> dict[int, str]:
+    """The arguments used only as instructions' workspace (`tmp`, `scratch`), each with what
+    uses it: `the tmp of pto.tgather at k.pto:3:5`."""
     out = {}
     for i, arg in enumerate(function.args):
         roles = [(_role(use), use.operation) for use in arg.uses]
@@ -304,4 +305,4 @@ def _grouped(phrases: dict[str, str]) -> str:
     return " / ".join(parts)
 
 
-__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare"]
+__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "scratch_arguments"]

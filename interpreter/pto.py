@@ -98,7 +98,10 @@ class PtoFunctions(InterpreterFunctions):
         tile, view = args
         with fault_at(op):
             _recheck_transfer(interpreter, op, view, tile)
-            view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
+            rows, cols = slice(0, tile.valid_row), slice(0, tile.valid_col)
+            view.write2d(rows, cols, tile.read_valid())
+            if (writes := run_state(interpreter).gm_writes) is not None:
+                writes.mark(view, rows, cols)
         return ()
 
     @impl(pto.SectionVectorOp)
