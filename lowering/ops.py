@@ -62,7 +62,9 @@ class Choice(StrEnum):
 
 
 class IndexRead(Choice):
-    """How an MGATHER index is widened before the bounds check."""
+    """How an MGATHER index is widened before the bounds check, which compares it as an
+    unsigned number: `signed_64` sign-extends an i32 to 64 bits (-1 becomes 2^64 - 1),
+    `unsigned_32` reads its 32 bits (-1 becomes 2^32 - 1)."""
 
     SIGNED_64 = "signed_64"
     UNSIGNED_32 = "unsigned_32"
@@ -177,7 +179,7 @@ PHRASES: dict[Choice, str] = {
     PadFill.NOTHING: "TLOAD writes nothing beyond the valid region",
     PadValue.TILE_PAD: "pad value from the tile's pad (null: 0)",
     PadValue.ALWAYS_ZERO: "pad value 0 for this element type",
-    IndexRead.SIGNED_64: "index read as 64-bit signed",
+    IndexRead.SIGNED_64: "index sign-extended to 64 bits, then bounds-checked as unsigned",
     IndexRead.UNSIGNED_32: "index read as 32-bit unsigned",
     Capacity.S3: "index bounded by Shape[3]",
     Capacity.S0_TO_S3: "index bounded by Shape[0]*...*Shape[3]",

@@ -66,8 +66,10 @@ def test_compare_reports_the_divergent_op_and_choice():
     position, values = out.positions[0]
     assert position == (64,) and values == {"cpu": 615.0, "a2a3": 295.0, "a5": 295.0}
     op = report.first_divergent_op
-    assert op is not None and op.location.endswith("wrap_negative_index.pto:22:5") and op.name == "pto.mgather"
-    assert op.choices[0] == "index read as 64-bit signed (cpu) / 32-bit unsigned (a2a3, a5)"
+    assert op is not None and op.location.endswith("wrap_negative_index.pto:23:5") and op.name == "pto.mgather"
+    assert op.choices[0] == (
+        "index sign-extended to 64 bits, then bounds-checked as unsigned (cpu) / read as 32-bit unsigned (a2a3, a5)"
+    )
     assert not report.agree
 
 
@@ -78,7 +80,10 @@ def test_pto_run_targets_all_names_the_op_and_writes_each_target(tmp_path, capsy
     assert code == 1
     assert "arg2: 64 elements differ" in text
     assert "[64]: cpu=615.0, a2a3=295.0, a5=295.0" in text
-    assert "wrap_negative_index.pto:22:5 pto.mgather: index read as 64-bit signed (cpu) / 32-bit unsigned (a2a3, a5)" in text
+    assert (
+        "wrap_negative_index.pto:23:5 pto.mgather: index sign-extended to 64 bits, then bounds-checked as unsigned "
+        "(cpu) / read as 32-bit unsigned (a2a3, a5)"
+    ) in text
     for target, bits in (("cpu", 64), ("a2a3", 32), ("a5", 32)):
         np.testing.assert_array_equal(np.load(out_dir / target / "arg2.npy"), expected_rows(wrap_inputs()[1], bits))
 

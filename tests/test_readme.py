@@ -67,5 +67,8 @@ def test_example_script_shows_targets_differ():
     report = done.stdout.split("== pto-run examples/embedding_wrap.pto --targets all")[1]
     assert "arg2: 48 elements differ" in report
     assert "[16]: cpu=0.0, a2a3=7.0, a5=0.0" in report
-    assert "first divergent op: examples/embedding_wrap.pto:27:7 pto.mgather: index read as 64-bit signed (cpu)" in report
+    assert (
+        "first divergent op: examples/embedding_wrap.pto:29:7 pto.mgather: index sign-extended to 64 bits, "
+        "then bounds-checked as unsigned (cpu) / read as 32-bit unsigned (a2a3, a5)"
+    ) in report
     assert "(pto-run exited 1: 0 when every target agrees, 1 when they differ)" in report
