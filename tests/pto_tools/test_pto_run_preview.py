@@ -171,3 +171,36 @@ def test_stored_elements_are_the_same_batched_or_not(batch_loops):
     expected[8:24] = True
     assert stored.per_argument[0] is not None and not stored.per_argument[0].any()
     np.testing.assert_array_equal(stored.per_argument[1].reshape(32, 64), expected)
+
+
+def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
+    """A col-major (DN) and an NZ tile argument take, and give back, the logical [r, c] array."""
+    from tests.interpreter.harness import func, tile
+    from tests.interpreter.test_mgather import nz_image, nz_kernel
+
+    rng = np.random.default_rng(18)
+    # col-major src of tcolargmin on cpu: the index of each column's minimum, by logical [r, c]
+    src = rng.permutation(8 * 16).astype(np.float32).reshape(8, 16)
+    src_t, dst_t = tile((8, 16), "f32", blayout="col_major"), tile((1, 16), "i32")
+    argmin = func([("s", src_t), ("d", dst_t)], f"pto.tcolargmin ins(%s : {src_t}) outs(%d : {dst_t})")
+    # NZ dst of a row MGATHER on a2a3 (a 32 x 16 f32 table laid out NZ): dst[r, :] = table[ids[r], :]
+    table = rng.standard_normal((32, 16)).astype(np.float32)
+    ids = rng.integers(0, 32, (1, 16)).astype(np.int32)
+    gather = nz_kernel("f32", (1, 2, 2), (16, 16), "row", "clamp", (1, 16))
+    cases = [
+        ("argmin", argmin, "cpu", [src, np.zeros((1, 16), np.int32)], 1, src.argmin(axis=0)[None, :]),
+        ("gather", gather, "a2a3", [nz_image(table, 8), ids, np.zeros((16, 16), np.float32)], 2, table[ids[0]]),
+    ]
+    for name, text, target, arrays, written, expected in cases:
+        (tmp_path / f"{name}.pto").write_text(text)
+        paths = []
+        for i, array in enumerate(arrays):
+            np.save(tmp_path / f"{name}{i}.npy", array)
+            paths.append(str(tmp_path / f"{name}{i}.npy"))
+        code, _, err = run_installed(
+            "pto-run", str(tmp_path / f"{name}.pto"), "--target", target, "--out", str(tmp_path / name), *paths
+        )
+        assert (code, err) == (0, ""), name
+        np.testing.assert_array_equal(np.load(tmp_path / name / f"arg{written}.npy"), expected)
+        if name == "argmin":  # an argument only read comes back as given
+            np.testing.assert_array_equal(np.load(tmp_path / name / "arg0.npy"), src)
