@@ -30,8 +30,7 @@ import pto_dialect
 
 TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
 
-KERNEL = f"""
-func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>) {{
+VIEWS = f"""
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cids = arith.constant {IDS} : index
@@ -43,8 +42,9 @@ func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<
   %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
   %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
-  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
-  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+"""
+
+LOOP = f"""
   scf.for %t = %c0 to %ctiles step %c1 {{
     %base = arith.muli %t, %cids : index
     %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
@@ -54,43 +54,33 @@ func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<
                 outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
     pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
   }}
+"""
+
+SIGNATURE = "func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>)"
+
+KERNEL = f"""
+{SIGNATURE} {{
+{VIEWS}
+  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
+  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+{LOOP}
   return
 }}
 """
 
-
 PTOAS_KERNEL = f"""
 module {{
-  func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>)
-      attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %cids = arith.constant {IDS} : index
-    %ccols = arith.constant {COLS} : index
-    %crows = arith.constant {ROWS} : index
-    %ctiles = arith.constant {TILES} : index
-    %nids = arith.constant {TILES * IDS} : index
-    %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
-    %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
-    %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
-    %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
-    pto.section.vector {{
-      %a0 = arith.constant 0 : i64
-      %a256 = arith.constant 256 : i64
-      %idx = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x{IDS}xi32>
-      %rows = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
-      scf.for %t = %c0 to %ctiles step %c1 {{
-        %base = arith.muli %t, %cids : index
-        %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
-        %op = pto.partition_view %outv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
-        pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : !pto.tile_buf<vec, 1x{IDS}xi32>)
-        pto.mgather ins(%tp, %idx : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
-                    outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
-        pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
-      }}
-    }}
-    return
+{SIGNATURE} attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+{VIEWS}
+  pto.section.vector {{
+    %a0 = arith.constant 0 : i64
+    %a256 = arith.constant 256 : i64
+    %idx = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x{IDS}xi32>
+    %rows = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+{LOOP}
   }}
+  return
+}}
 }}
 """
 
