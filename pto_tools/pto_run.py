@@ -28,10 +28,10 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from pto_dialect.diagnostics import PtoError
@@ -41,6 +41,9 @@ from pto_tools.usage import VersionAction, one_line_errors
 from pto_tools.exits import run_main
 from pto_tools.outputs import StagedOutputs
 from pto_tools.progress import ProgressBar
+
+if TYPE_CHECKING:
+    from xdsl.dialects import func
 
 EPILOG = """\
 argument binding:
