@@ -1,14 +1,19 @@
 """
-Interpreter speed on an embedding lookup (issue: per-target lowering and the interpreter):
-an scf.for over 1024 tiles, each: tload 64 ids, row-mode MGATHER of 64 rows x 128 f16 from a
-100,000-row table with clamp, tstore. Reports, side by side in one process, the time of
-interpreter.run on an already parsed module (lowering included) with the loop batched (its
-iterations are independent: interpreter/batch.py) and iteration by iteration, against a bare
-NumPy loop doing the same per-tile np.take and one np.take over all tiles; the interpreter's
-overhead per executed op (iteration by iteration); and the peak memory (tracemalloc) of a
-batched run against the size of its arrays.
+Interpreter speed on an embedding lookup: an scf.for over 1024 tiles, each: tload 64 ids,
+row-mode MGATHER of 64 rows x 128 f16 from a 100,000-row table with clamp, tstore. Two
+spellings of the kernel: tiles allocated before the loop without addresses (KERNEL), and as
+PTOAS writes it, the tiles allocated with `addr =` inside `pto.section.vector` (PTOAS_KERNEL).
 
-    .venv/bin/python bench/run.py [--target a2a3]
+Reports, side by side in one process: interpreter.run on an already parsed module (pipeline,
+lowering and its copy of the written output included) for each spelling, with the loop batched
+(its iterations are independent: interpreter/batch.py), and the plain one iteration by
+iteration; against a bare NumPy loop doing the same per-tile np.take into a given output
+array, the same loop into a copy of it (the copy interpreter.run makes of a written
+argument), and one np.take over all tiles; the interpreter's overhead per executed op
+(iteration by iteration); and the peak memory (tracemalloc) of a batched run against the size
+of its arrays.
+
+    .venv/bin/python bench/run.py [--target a2a3] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -25,8 +30,7 @@ import pto_dialect
 
 TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
 
-KERNEL = f"""
-func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>) {{
+VIEWS = f"""
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cids = arith.constant {IDS} : index
@@ -38,8 +42,9 @@ func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<
   %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
   %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
-  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
-  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+"""
+
+LOOP = f"""
   scf.for %t = %c0 to %ctiles step %c1 {{
     %base = arith.muli %t, %cids : index
     %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
@@ -49,7 +54,33 @@ func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<
                 outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
     pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
   }}
+"""
+
+SIGNATURE = "func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>)"
+
+KERNEL = f"""
+{SIGNATURE} {{
+{VIEWS}
+  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
+  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+{LOOP}
   return
+}}
+"""
+
+PTOAS_KERNEL = f"""
+module {{
+{SIGNATURE} attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+{VIEWS}
+  pto.section.vector {{
+    %a0 = arith.constant 0 : i64
+    %a256 = arith.constant 256 : i64
+    %idx = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x{IDS}xi32>
+    %rows = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
+{LOOP}
+  }}
+  return
+}}
 }}
 """
 
@@ -109,20 +140,24 @@ def main() -> None:
     ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)
     out = np.zeros(TILES * IDS * COLS, np.float16)
     module = pto_dialect.parse(KERNEL, "embedding.pto")
+    ptoas = pto_dialect.parse(PTOAS_KERNEL, "embedding_ptoas.pto")
 
     expected = out.copy()
     bare_numpy(table, ids, expected)
-    for batch_loops in (True, False):
-        result = interpreter.run(module, args.target, [table, ids, out], batch_loops=batch_loops)[2]
+    for kernel, batch_loops in ((module, True), (module, False), (ptoas, True)):
+        result = interpreter.run(kernel, args.target, [table, ids, out], batch_loops=batch_loops)[2]
         assert np.array_equal(result, expected), "interpreter result differs from NumPy"
 
     counter = Counter()
     interpreter.run(module, args.target, [table, ids, out], listeners=(counter,))
+    given = out.copy()
     t_batched = best_of(args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out]))
+    t_ptoas = best_of(args.repeat, lambda: interpreter.run(ptoas, args.target, [table, ids, out]))
     t_serial = best_of(
         args.repeat, lambda: interpreter.run(module, args.target, [table, ids, out], batch_loops=False)
     )
     t_bare = best_of(args.repeat, lambda: bare_numpy(table, ids, out.copy()))
+    t_bare_given = best_of(args.repeat, lambda: bare_numpy(table, ids, given))
     t_take = best_of(args.repeat, lambda: take_all(table, ids, out.copy()))
     t_lower = best_of(args.repeat, lambda: interpreter.lower_for(module, args.target))
     work = t_bare  # the NumPy work the interpreter cannot avoid
@@ -130,13 +165,15 @@ def main() -> None:
     peak = peak_bytes(lambda: interpreter.run(module, args.target, [table, ids, out]))
     arrays = table.nbytes + ids.nbytes + out.nbytes
     print(
-        "| target | batched | iteration by iteration | bare NumPy loop | one np.take | batched / bare "
-        "| iteration by iteration / bare | overhead per op (iteration by iteration) | peak memory (batched) |"
+        "| target | batched | PTOAS style, batched | iteration by iteration | per-tile np.take loop "
+        "| same, into a copy of out | one np.take | PTOAS style / loop | batched / loop into a copy "
+        "| iteration by iteration / loop into a copy | overhead per op (iteration by iteration) | peak memory (batched) |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     print(
-        f"| {args.target} | {t_batched * 1e3:.1f} ms | {t_serial * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms "
-        f"| {t_take * 1e3:.1f} ms | {t_batched / t_bare:.2f}x | {t_serial / t_bare:.2f}x "
+        f"| {args.target} | {t_batched * 1e3:.1f} ms | {t_ptoas * 1e3:.1f} ms | {t_serial * 1e3:.1f} ms "
+        f"| {t_bare_given * 1e3:.1f} ms | {t_bare * 1e3:.1f} ms | {t_take * 1e3:.1f} ms "
+        f"| {t_ptoas / t_bare_given:.2f}x | {t_batched / t_bare:.2f}x | {t_serial / t_bare:.2f}x "
         f"| {overhead_us:.2f} us ({counter.ops} ops) | {peak / 2**20:.1f} MiB = {peak / arrays:.2f}x arrays "
         f"({arrays / 2**20:.1f} MiB) |"
     )

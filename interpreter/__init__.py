@@ -34,7 +34,7 @@ from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
 from pto_dialect.machine import GmView, Tile
 from interpreter.pto import PtoFunctions
-from interpreter.state import RunState, located_failure, set_run_state
+from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 import targets
 
 CALL_DEPTH_FRAMES = 8000
@@ -196,9 +196,11 @@ def run_with_results(
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
+    gm_writes: GmWrites | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
-    scalar as a 0-d array of its type."""
+    scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
+    argument bound to GM, which of its elements the run stored to (flat; None for others)."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -215,8 +217,8 @@ def run_with_results(
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
     given = [_declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
     arrays = [
-        _read_only_view(a) if _only_read(arg) and not isinstance(ty, TileBufType) else np.array(a, copy=True, order="C")
-        for a, arg, ty in zip(given, function.args, arg_types)
+        _read_only_view(a) if _only_read(arg) else np.array(a, copy=True, order="C")
+        for a, arg in zip(given, function.args)
     ]
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
@@ -224,7 +226,7 @@ def run_with_results(
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
         interpreter.register_implementations(functions)
-    set_run_state(interpreter, RunState(t, batch_loops))
+    set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:
@@ -238,8 +240,13 @@ def run_with_results(
     finally:
         sys.setrecursionlimit(limit)
     for i, value in enumerate(values):
-        if isinstance(value, Tile):
+        if isinstance(value, Tile) and arrays[i].flags.writeable:
             arrays[i][...] = value.values
+    if gm_writes is not None:
+        gm_writes.per_argument = [
+            gm_writes.of(v.buffer if isinstance(v, GmView) else v) if isinstance(v, GmView | np.ndarray) else None
+            for v in values
+        ]
     result_types = function.function_type.outputs.data
     return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
 
@@ -270,6 +277,6 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
-from interpreter.compare import Report, compare  # noqa: E402 (compare runs `run`)
+from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
-__all__ = ["Report", "compare", "lower_for", "run", "run_with_results"]
+__all__ = ["GmWrites", "Report", "compare", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]

@@ -43,7 +43,7 @@ from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
 from pto_dialect.ops import PartitionViewOp
 
 from interpreter.lowered import kernel_call
-from interpreter.state import located_failure
+from interpreter.state import located_failure, run_state
 
 SLICE_TRIPS = 1 << 16
 """Iterations batched at a time: a longer loop runs slice after slice, in order (its index
@@ -268,9 +268,9 @@ def _elements_disjoint(accesses: list[tuple[GmView, bool]], count: int) -> bool:
 
 def _store_target(
     use: _TileUse, data: list[Any], prints: list[Footprint], count: int
-) -> tuple[np.ndarray, int] | None:
-    """Per-iteration storage for a tile that lives in the GM windows a tstore copies it to, and
-    that tstore's position (it then has nothing left to do); None when that would differ.
+) -> tuple[np.ndarray, int, GmView] | None:
+    """Per-iteration storage for a tile that lives in the GM windows a tstore copies it to, that
+    tstore's position (it then has nothing left to do) and its view; None when that would differ.
 
     Holds when the tile (ND, valid = shape) is written whole before any read in an iteration,
     every write precedes the tstore, the windows are evenly spaced and each is the tile's
@@ -298,7 +298,7 @@ def _store_target(
         windows = view.array()
         if windows is None:
             return None
-        return np.reshape(windows, (count, tile.flat.size), copy=False), store
+        return np.reshape(windows, (count, tile.flat.size), copy=False), store, view
     except (RuntimeFault, ValueError):  # out of bounds (the tstore reports it), or not contiguous
         return None
 
@@ -383,7 +383,7 @@ def run_batched(
 
 
 def _run_chunk(interpreter: Interpreter, data: list[Any], written: list[_TileUse],
-               forwarded: dict[int, tuple[np.ndarray, int] | None], slots: list[Any], batched: list[bool],
+               forwarded: dict[int, tuple[np.ndarray, int, GmView] | None], slots: list[Any], batched: list[bool],
                start: int, stop: int) -> _Fault | None:
     """Iterations start..stop-1 of the data ops, each op once; the fault the serial run meets first, if any."""
     count = stop - start
@@ -394,6 +394,8 @@ def _run_chunk(interpreter: Interpreter, data: list[Any], written: list[_TileUse
         if target is not None:
             storage = target[0][start:stop]
             skipped.add(target[1])
+            if (writes := run_state(interpreter).gm_writes) is not None:  # the skipped tstore's windows, whole
+                writes.mark(_iterations(target[2], start, stop), slice(None), slice(None))
         else:
             storage = np.empty((count, tile.flat.size), tile.flat.dtype)
         if use.read_first.any():

@@ -8,27 +8,33 @@ Each target that accepts the kernel runs it on copies of the same arguments. The
 report holds each target's verdict and outputs, per argument whether all targets
 agree bit for bit (NaN equal to NaN) and where they differ, and the first op, in
 execution order, whose writes differ between targets, with the lowered choices
-that differ for it (read from the lowered ops' `#pto_choice` attributes).
+that differ for it (read from the lowered ops' `#pto_choice` attributes). A tile
+argument the kernel uses only as an instruction's scratch space (`tmp`, `scratch`)
+holds each target's own intermediate data: it is reported as scratch, not compared.
+The kernel must be from before pto-lower: lowered IR runs on its own target only.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Use
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.choices import choices_of
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.machine import GmView, Tile
+from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
+from targets import check_comparable
 from targets import get as get_target
 from targets import parse_list
 
@@ -52,9 +58,12 @@ class Difference:
 
     name: str
     differing: int
-    """Elements whose value is not the same on every target (0: all agree)."""
+    """Elements whose value is not the same on every target (0: all agree, or scratch)."""
     positions: list[tuple[tuple[int, ...], dict[str, object]]]
     """The first differing positions, each with every target's value."""
+    scratch: str | None = None
+    """For a scratch tile argument, what uses it (`the tmp of pto.tgather at k.pto:3:5`):
+    its contents are each target's own, not compared."""
 
 
 @dataclass(frozen=True)
@@ -65,9 +74,12 @@ class DivergentOp:
     name: str
     choices: list[str]
     """Each lowered choice that differs for it, as `phrase (targets) / phrase (targets)`."""
+    how: str = ""
+    """How its writes differ when not in their valid region: `outside the valid region`, or
+    `runs on some targets only` (the targets ran different numbers of writing ops)."""
 
     def text(self) -> str:
-        head = f"{self.location} {self.name}"
+        head = f"{self.location} {self.name}" + (f" ({self.how})" if self.how else "")
         if not self.choices:
             return f"{head} (no lowered choice differs)"
         return "\n".join([f"{head}: {self.choices[0]}", *(f"  and {c}" for c in self.choices[1:])])
@@ -85,7 +97,7 @@ class Report:
 
     @property
     def agree(self) -> bool:
-        """Every target ran and all outputs agree."""
+        """Every target ran and all outputs (scratch arguments aside) agree."""
         return all(v.ran for v in self.verdicts.values()) and not any(d.differing for d in self.differences)
 
     def text(self) -> str:
@@ -94,6 +106,9 @@ class Report:
             lines.append(f"{v.target}: ran" if v.ran else f"{v.target}: did not run: {v.error}")
         ran = [t for t, v in self.verdicts.items() if v.ran]
         for d in self.differences:
+            if d.scratch is not None:
+                lines.append(f"{d.name}: scratch ({d.scratch}): each target's own contents, not compared")
+                continue
             if not d.differing:
                 lines.append(f"{d.name}: all targets agree ({', '.join(ran)})")
                 continue
@@ -104,17 +119,21 @@ class Report:
         if self.first_divergent_op is not None:
             lines.append(f"first divergent op: {self.first_divergent_op.text()}")
         if len(ran) > 1 and not any(d.differing for d in self.differences):
-            lines.append(f"the targets that ran agree bit for bit ({', '.join(ran)})")
+            but = " (scratch arguments aside)" if any(d.scratch for d in self.differences) else ""
+            lines.append(f"the targets that ran agree bit for bit ({', '.join(ran)}){but}")
         return "\n".join(lines) + "\n"
 
 
 @dataclass
 class _Write:
-    """One executed op that writes memory: where it is, and a digest of what it wrote."""
+    """One executed op that writes memory: where it is, and digests of what it wrote."""
 
     location: str
     name: str
     digest: bytes
+    """Of the valid region of each tile (each GM window) it wrote."""
+    whole_digest: bytes
+    """Of the whole storage of each tile it wrote, padding included."""
     op: Operation
 
 
@@ -132,12 +151,17 @@ class _WriteRecorder(Interpreter.Listener):
         written = _written(op, self._pending)
         if written is None:
             return
-        digest = hashlib.blake2b(digest_size=16)
+        valid, whole = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
         for value in written:
-            data = value.read_valid() if isinstance(value, Tile) else value.read2d()
-            digest.update(str(data.shape).encode())
-            digest.update(np.ascontiguousarray(data).tobytes())
-        self.writes.append(_Write(op_location(op) or "?", source_name(op), digest.digest(), op))
+            for digest, data in (
+                (valid, value.read_valid() if isinstance(value, Tile) else value.read2d()),
+                (whole, value.values if isinstance(value, Tile) else value.read2d()),
+            ):
+                digest.update(str(data.shape).encode())
+                digest.update(np.ascontiguousarray(data).tobytes())
+        self.writes.append(
+            _Write(op_location(op) or "?", source_name(op), valid.digest(), whole.digest(), op)
+        )
 
 
 def _written(op: Operation, args: PythonValues) -> list[Tile | GmView] | None:
@@ -159,9 +183,10 @@ def compare(
     entry: str | None = None,
 ) -> Report:
     """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare."""
-    from interpreter import run_with_results
+    from interpreter import entry_function, run_with_results
 
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
+    check_comparable(module)
     chosen = parse_list(targets) if isinstance(targets, str) else tuple(get_target(t) for t in targets)
     report = Report({})
     recorded: dict[str, list[_Write]] = {}
@@ -175,13 +200,37 @@ def compare(
         report.verdicts[target.name] = Verdict(target.name, True)
         report.outputs[target.name], report.results[target.name] = outputs, results
         recorded[target.name] = recorder.writes
-    for kind, per_target in (("arg", report.outputs), ("result", report.results)):
-        if per_target:
-            count = len(next(iter(per_target.values())))
-            report.differences += [_difference(f"{kind}{i}", {t: o[i] for t, o in per_target.items()}) for i in range(count)]
+    if report.outputs:
+        scratch = scratch_arguments(entry_function(module, entry))
+        for i, finals in enumerate(zip(*report.outputs.values())):
+            per_target = dict(zip(report.outputs, finals))
+            report.differences.append(
+                Difference(f"arg{i}", 0, [], scratch[i]) if i in scratch else _difference(f"arg{i}", per_target)
+            )
+        for k, results in enumerate(zip(*report.results.values())):
+            report.differences.append(_difference(f"result{k}", dict(zip(report.results, results))))
     if len(recorded) > 1:
-        report.first_divergent_op = _first_divergent_op(recorded)
+        report.first_divergent_op = _first_divergent_op(recorded, any(d.differing for d in report.differences))
     return report
+
+
+def scratch_arguments(function: func.FuncOp) -> dict[int, str]:
+    """The arguments used only as instructions' workspace (`tmp`, `scratch`), each with what
+    uses it: `the tmp of pto.tgather at k.pto:3:5`."""
+    out = {}
+    for i, arg in enumerate(function.args):
+        roles = [(_role(use), use.operation) for use in arg.uses]
+        if roles and all(role is not None and role in op.WORKSPACE for role, op in roles):
+            out[i] = ", ".join(f"the {role} of {op.name} at {op_location(op) or '?'}" for role, op in roles)
+    return out
+
+
+def _role(use: Use) -> str | None:
+    """The role of the operand `use` in its instruction (None: not an instruction's operand)."""
+    op = use.operation
+    if not isinstance(op, PtoInstructionOp) or use.index >= len(op.ins):
+        return None
+    return op.role_lists()[0][use.index]
 
 
 def _difference(name: str, per_target: dict[str, np.ndarray]) -> Difference:
@@ -206,14 +255,28 @@ def _same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return same
 
 
-def _first_divergent_op(recorded: dict[str, list[_Write]]) -> DivergentOp | None:
+def _first_divergent_op(recorded: dict[str, list[_Write]], outputs_differ: bool) -> DivergentOp | None:
+    """The first write whose valid region (or GM window) differs between the targets. When the
+    outputs differ and no such write does: the first whose whole tile differs, else the first
+    write that some targets make and others do not."""
     sequences = list(recorded.values())
-    for writes in zip(*sequences):
-        if len({w.digest for w in writes}) > 1 or len({w.location for w in writes}) > 1:
-            first = writes[0]
-            ops = {t: seq_write.op for t, seq_write in zip(recorded, writes)}
-            return DivergentOp(first.location, first.name, _differing_choices(ops))
-    return None
+
+    def first_where(differs: Callable[[tuple[_Write, ...]], bool], how: str = "") -> DivergentOp | None:
+        for writes in zip(*sequences):
+            if differs(writes) or len({w.location for w in writes}) > 1:
+                ops = {t: seq_write.op for t, seq_write in zip(recorded, writes)}
+                return DivergentOp(writes[0].location, writes[0].name, _differing_choices(ops), how)
+        return None
+
+    found = first_where(lambda writes: len({w.digest for w in writes}) > 1)
+    if found is not None or not outputs_differ:
+        return found
+    found = first_where(lambda writes: len({w.whole_digest for w in writes}) > 1, "outside the valid region")
+    if found is not None:
+        return found
+    common = min(len(s) for s in sequences)
+    extra = next((s[common] for s in sequences if len(s) > common), None)
+    return None if extra is None else DivergentOp(extra.location, extra.name, [], "runs on some targets only")
 
 
 def _differing_choices(ops: dict[str, Operation]) -> list[str]:
@@ -246,4 +309,4 @@ def _grouped(phrases: dict[str, str]) -> str:
     return " / ".join(parts)
 
 
-__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare"]
+__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "scratch_arguments"]

@@ -189,11 +189,23 @@ def source_name(op: Operation) -> str:
     return source.name if source is not None else op.name
 
 
+@_per_op
+def written_operands(op: Operation) -> tuple[int, ...]:
+    """The operands the op declares it writes (its memory effects)."""
+    return tuple(i for i, v in enumerate(op.operands) if writes(op, v))
+
+
 def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-    """Run an op through its kernel; faults are located at the op, named after its pto op."""
+    """Run an op through its kernel; faults are located at the op, named after its pto op.
+    A run that records what it stores to GM (pto-run's preview) marks each GM window the op
+    writes."""
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
         results = kernel_call(op, args).run()
+    if (stored := run_state(interpreter).gm_writes) is not None:
+        for i in written_operands(op):
+            if isinstance(args[i], GmView):
+                stored.mark(args[i], slice(None), slice(None))
     return results if results is not None else ()  # pyright: ignore[reportReturnType]
 
 

@@ -11,7 +11,29 @@ from xdsl.ir import Operation
 from pto_dialect.diagnostics import PtoError
 from targets import TargetInfo
 
-from pto_dialect.machine import RuntimeFault
+from pto_dialect.machine import GmView, RuntimeFault
+
+
+class GmWrites:
+    """Which elements of each GM buffer a run stores to (what pto-run shows of an argument)."""
+
+    def __init__(self) -> None:
+        self._masks: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        """id(buffer) -> (the buffer, one flag per element: stored to)."""
+        self.per_argument: list[np.ndarray | None] = []
+        """After `interpreter.run_with_results`: each argument's flags (None: not bound to GM)."""
+
+    def mark(self, view: GmView, rows: slice, cols: slice) -> None:
+        """rows x cols of the (batched) window were stored to."""
+        entry = self._masks.get(id(view.buffer))
+        if entry is None:
+            entry = self._masks[id(view.buffer)] = (view.buffer, np.zeros(view.buffer.size, bool))
+        GmView(entry[1], view.offset, view.shape, view.strides).write2d(rows, cols, np.True_)
+
+    def of(self, buffer: np.ndarray) -> np.ndarray:
+        """The flags of a buffer (all False if nothing was stored to it)."""
+        entry = self._masks.get(id(buffer))
+        return entry[1] if entry is not None and entry[0] is buffer else np.zeros(buffer.size, bool)
 
 
 @dataclass
@@ -20,6 +42,8 @@ class RunState:
     batch_loops: bool = True
     """Run independent scf.for iterations as one batched operation each (interpreter/batch.py)."""
     memories: dict[str, np.ndarray] = field(default_factory=dict)
+    gm_writes: GmWrites | None = None
+    """Where it is asked for: the GM elements the run stores to."""
 
     def memory(self, loc: str) -> np.ndarray | None:
         """The byte array of an on-chip space (None: tiles there get private storage)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -32,7 +33,7 @@ class LowerPass(ModulePass):
 
         target = targets.resolve(self.target, None, op)
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier(patterns(target.lowering)),
+            GreedyRewritePatternApplier(patterns(target.lowering), dce_enabled=False),  # lowering keeps every op it does not rewrite
             apply_recursively=False,
         )
         walker.rewrite_module(op)
@@ -45,6 +46,8 @@ def convert_pto_to(target: targets.TargetInfo) -> type[ModulePass]:
     class ConvertPtoToTarget(ModulePass):
         __doc__ = f"`pto-lower{{target={target.name}}}` under xDSL's naming habit."
         name = f"convert-pto-to-{target.name}"
+        names_target: ClassVar[str] = target.name
+        """The target this pass names for its invocation (as a `target` option would)."""
 
         def apply(self, ctx: Context, op: ModuleOp) -> None:
             LowerPass(target.name).apply(ctx, op)

@@ -5,12 +5,14 @@ Where tiles live in on-chip memory: live ranges, the planner behind
 
 A tile's bytes are live from the first op that may write it (an instruction's
 `outs`, or an op whose effect is not known here, such as a call; a tile only read
-is live from its first use) to its last use; a use inside a region (a section,
-an `scf.for` body) counts as a use by the op holding that region, in the block
-where the tile was allocated (from its start, to its end). So PTOAS-style
-kernels that declare every tile up front at reused addresses are accepted as
-long as no byte is read after another tile overwrote it. Positions are the ops'
-indices in a pre-order walk of the function.
+is live from its first use) to its last use, at op granularity wherever those ops
+are nested (a section runs its body once), except that a loop (`scf.for`,
+`scf.while`) counts as a whole where the tile lives across its iterations: some
+use in the body may read it before that iteration's own unconditional write. So
+kernels that declare every tile up front, before a section, at reused addresses
+(as PTOAS, PyPTO and ptodsl write them) are accepted as long as no byte is read
+after another tile overwrote it. Positions are the ops' indices in a pre-order
+walk of the function.
 
 A tile also stays live through every value it lives on as (`CallGraph.aliases`):
 a call result that returns it, an scf result that yields it, the next loop
@@ -22,6 +24,7 @@ calls between functions that reach tiles must be acyclic.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from xdsl.dialects import func, scf
@@ -34,6 +37,7 @@ from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
+from pto_dialect.ops.memory import SectionOp
 from targets.rules.aliasing import exact_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
@@ -69,6 +73,9 @@ class Buffer:
     """The op at `start`: the first that may write the tile (or a loop carrying it)."""
     reader: Operation | None = None
     """The op at `end`: the last that uses the tile (or a loop carrying it)."""
+    read_across: Operation | None = None
+    """The loop that `reader` is in and the tile lives across: the read may come in a later
+    iteration than a write the loop's body makes after it."""
 
     @property
     def name(self) -> str:
@@ -101,13 +108,19 @@ def _op_at(op: Operation | None) -> str:
     return f"{op.name} at {where}" if where else op.name
 
 
+def _walks_before(a: Operation | None, b: Operation | None, f: func.FuncOp) -> bool:
+    """`a` comes before `b` in a pre-order walk of `f` (for messages)."""
+    order = {op: i for i, op in enumerate(f.walk())}
+    return a in order and b in order and order[a] < order[b]
+
+
 def _may_write(use: Use) -> bool:
-    """Whether the op may write the tile used by `use`: an instruction says so by its
-    memory effects (it writes its outs and its workspace, such as a tmp); an op whose effect
-    is not known here (a call, a loop's iter_args, ...) may write it."""
+    """Whether the op may write the tile used by `use`: an instruction says so by its memory
+    effects (it writes its outs and its scratch, such as a tmp, and reads its other ins); an
+    op whose effect is not known here (a call, a loop's iter_args, ...) may write it."""
     op = use.operation
     if op.has_trait(OperandEffects):
-        return declares_write(op, op.operands[use.index])
+        return _writes(use)
     return not isinstance(op, TAssignOp) and not op.has_trait(IsTerminator)
 
 
@@ -231,35 +244,39 @@ class CallGraph:
         for op in reversed(ordered):  # nested ops come after their parent in pre-order
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
 
-        def live_until(value: SSAValue, op: Operation, names: list[SSAValue]) -> tuple[int, Operation]:
-            """The last position using `value`, or a value it lives on as (`names`), seen
-            from the block of `op` (a use in a nested region: the end of the op holding it),
-            with the op using it there."""
-            end, reader = position[op], op
-            for v in names:
-                block = op.parent_block() if v is value else _defining_block(v)
-                for use in v.uses:
-                    held = _ancestor_in(block, use.operation) if block is not None else None
-                    if held is None or last_inside[held] < end:
-                        continue
-                    if last_inside[held] > end or reader is op or not _may_write(use):  # name a read if one is last
-                        end, reader = last_inside[held], use.operation
-            return end, reader
+        def span(user: Operation, crossed: set[Operation]) -> tuple[int, int, Operation | None]:
+            """The positions an access by `user` keeps a tile live over: its own, or those of
+            the outermost loop around it across whose iterations the tile lives (`crossed`,
+            returned too)."""
+            loop = next((loop for loop in _enclosing_loops(user, f) if loop in crossed), None)
+            held = loop or user
+            return position[held], last_inside[held], loop
 
-        def written_from(value: SSAValue, op: Operation) -> tuple[int, Operation]:
-            """Where the tile's bytes start to matter: the first op (seen from the block of
-            `op`) that may write it, or else the first that uses it; `op` if none does."""
-            block = op.parent_block()
-            first: tuple[int, Operation] | None = None
+        def live_range(
+            names: list[SSAValue], op: Operation
+        ) -> tuple[tuple[int, Operation], tuple[int, Operation, Operation | None]]:
+            """(start, the op writing there), (end, the op reading there, the loop it reads
+            across) of the tile known by `names`: from the first op that may write it (else
+            the first that uses it; else `op`) to the last that uses it, each at op
+            granularity, or the whole of a loop the tile lives across (_lives_across)."""
+            accesses = [use for v in names for use in v.uses]
+            loops = {loop for use in accesses for loop in _enclosing_loops(use.operation, f)}
+            crossed = {loop for loop in loops if _lives_across(loop, accesses)}
+            start: tuple[int, Operation] | None = None
             for writes in (True, False):
-                for use in value.uses:
-                    held = _ancestor_in(block, use.operation) if block is not None else None
-                    if held is not None and (not writes or _may_write(use)):
-                        if first is None or position[held] < first[0]:
-                            first = (position[held], use.operation)
-                if first is not None:
-                    return first
-            return position[op], op
+                for use in accesses:
+                    if not writes or _may_write(use):
+                        at = span(use.operation, crossed)[0]
+                        if start is None or at < start[0]:
+                            start = (at, use.operation)
+                if start is not None:
+                    break
+            end, reader, across = position[op], op, None
+            for use in accesses:
+                _, at, loop = span(use.operation, crossed)
+                if at > end or (at == end and (reader is op or not _may_write(use))):  # name a read if one is last
+                    end, reader, across = at, use.operation, loop
+            return start or (position[op], op), (end, reader, across)
 
         out: list[Buffer] = []
         by_value: dict[SSAValue, Buffer] = {}
@@ -268,10 +285,12 @@ class CallGraph:
                 if with_calls and op in self.callee:
                     for inner in self.footprint(self.callee[op]):
                         value = op.results[inner.returned] if inner.returned is not None else None
-                        end, reader = live_until(value, op, self.aliases(value)) if value is not None else (position[op], op)
+                        end, reader, across = (
+                            live_range(self.aliases(value), op)[1] if value is not None else (position[op], op, None)
+                        )
                         out.append(
                             Buffer(op, inner.space, inner.size, position[op], end, inner.addr, inner.label,
-                                   value=value, writer=op, reader=reader)
+                                   value=value, writer=op, reader=reader, read_across=across)
                         )
                 continue
             if not isinstance(op, AllocTileOp | TAssignOp):
@@ -283,15 +302,15 @@ class CallGraph:
             hint = op.result.name_hint
             label = f"%{hint}" if hint else f"tile at {_where(op)}"
             names = self.aliases(op.result)
-            (start, writer), (end, reader) = written_from(op.result, op), live_until(op.result, op, names)
+            (start, writer), (end, reader, across) = live_range(names, op)
             for loop, _ in _carried_args(names):  # read as the carried tile of the next iteration
                 if position[loop] < start:
                     start, writer = position[loop], loop
                 if last_inside[loop] > end:
-                    end, reader = last_inside[loop], loop
+                    end, reader, across = last_inside[loop], loop, None
             buffer = Buffer(
                 op, tile.loc.data, tile.size_bytes, start, end, addr, label, moved,
-                value=op.result, writer=writer, reader=reader,
+                value=op.result, writer=writer, reader=reader, read_across=across,
             )
             by_value[op.result] = buffer
             out.append(buffer)
@@ -339,10 +358,10 @@ class CallGraph:
             self._limits[f, space] = min([*own, *callers], key=lambda b: b[0])
         return self._limits[f, space]
 
-    def launches_simt_mgather(self, f: func.FuncOp) -> bool:
+    def launches_simt(self, f: func.FuncOp) -> bool:
         """f, or a function it calls, runs a SIMT MGATHER launch."""
         if f not in self._simt:
-            self._simt[f] = _launches_simt(f, self.target) or any(self.launches_simt_mgather(c) for _, c in self.calls[f])
+            self._simt[f] = _launches_simt(f, self.target) or any(self.launches_simt(c) for _, c in self.calls[f])
         return self._simt[f]
 
 
@@ -351,9 +370,56 @@ def _runs_at_least_once(loop: scf.ForOp) -> bool:
     return lb is not None and ub is not None and ub > lb
 
 
-def _defining_block(value: SSAValue) -> Block | None:
-    owner = value.owner
-    return owner if isinstance(owner, Block) else owner.parent_block()
+def _enclosing_loops(op: Operation, f: func.FuncOp) -> list[Operation]:
+    """The loops (scf.for, scf.while) around `op` inside `f`, outermost first."""
+    loops = []
+    parent = op.parent_op()
+    while parent is not None and parent is not f:
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            loops.append(parent)
+        parent = parent.parent_op()
+    return loops[::-1]
+
+
+def _lives_across(loop: Operation, accesses: list[Use]) -> bool:
+    """Whether a tile (used by `accesses`) may hold a value from one iteration of `loop` that a
+    later one reads: some use in its body may read the tile before one iteration's own
+    unconditional write (an instruction's outs, not inside an scf.if or an inner loop that may
+    run no iteration; a section runs its body once). A tile written first in each iteration
+    is live there from that write only."""
+    by_op: dict[Operation, list[Use]] = {}
+    for use in accesses:
+        by_op.setdefault(use.operation, []).append(use)
+    inside = {o for o in by_op if o is not loop and loop.is_ancestor(o)}
+    if not inside:
+        return False
+
+    def reads_before_writing(region_ops: Iterable[Operation], written: bool) -> tuple[bool, bool]:
+        """(a use may read before a write, written afterwards) over ops run once, in order."""
+        for o in region_ops:
+            if o in inside:
+                uses = by_op[o]
+                if not written and any(not _writes(u) for u in uses):
+                    return True, written
+                written = written or any(_writes(u) for u in uses)
+            once = isinstance(o, SectionOp)
+            for region in o.regions:
+                for block in region.blocks:
+                    read_first, after = reads_before_writing(block.ops, written)
+                    if read_first:
+                        return True, written
+                    if once:
+                        written = after
+        return False, written
+
+    return any(reads_before_writing(block.ops, False)[0] for region in loop.regions for block in region.blocks)
+
+
+def _writes(use: Use) -> bool:
+    """The op certainly writes the tile used by `use` before reading it there: an instruction's
+    out, or its scratch space (a `tmp`), as its memory effects say."""
+    op = use.operation
+    return op.has_trait(OperandEffects) and declares_write(op, op.operands[use.index])
 
 
 def _carried_args(names: list[SSAValue]) -> list[tuple[scf.ForOp, BlockArgument]]:
@@ -421,7 +487,7 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
     MGATHER in a callee counts as the function's own."""
     total = target.on_chip_bytes[space]
     simt = target.simt_budget
-    if space != "vec" or simt is None or not graph.launches_simt_mgather(f):
+    if space != "vec" or simt is None or not graph.launches_simt(f):
         return total, f"the {MEMORY_NAMES[space]} of target {target} ({total} bytes)"
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
@@ -479,17 +545,23 @@ def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> Non
                 if late.writer is not None and late.writer is early.reader and late.start == early.end:
                     _check_in_place(late, early, graph.target)  # one op reads one and writes the other
                     continue
+                later = (
+                    f" in a later iteration of the {_op_at(early.read_across)}"
+                    if early.read_across is not None and _walks_before(early.reader, late.writer, f)
+                    else ""
+                )
                 raise PtoError.at_op(
                     late.op,
                     f"{late.name} at bytes [{late.addr}, {late.addr + late.size}) overlaps {early.name} "
                     f"at [{early.addr}, {early.addr + early.size}) while both are live: "
-                    f"{_op_at(late.writer)} writes {late.label} before {_op_at(early.reader)} reads {early.label}",
+                    f"{_op_at(late.writer)} writes {late.label} before {_op_at(early.reader)} reads {early.label}"
+                    f"{later}",
                 )
 
 
 def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
     """One op reads `read` and writes `written` over its bytes: fine where the target computes
-    that op in place (targets/rules/aliasing.py), else an error saying why."""
+    that op in place (passes/rules/aliasing.py), else an error saying why."""
     op = written.writer
     assert op is not None and written.addr is not None and read.addr is not None
     w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None
@@ -550,7 +622,10 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):
         peak = max(b.addr + b.size for b in buffers if b.space == space and b.addr is not None)
-        limit, _ = graph.limit(f, space)
+        # the planner budgets UB and L1; a hand-placed tile elsewhere (L0A, BT, FB, ...) is
+        # measured against its memory's size
+        on_chip = space in graph.target.on_chip_bytes
+        limit = graph.limit(f, space)[0] if on_chip else graph.target.tile_capacity_bytes[space]
         lines.append(f"peak {MEMORY_NAMES.get(space, space)} use: {peak} of {limit} bytes")
     return "\n".join(lines) + "\n"
 

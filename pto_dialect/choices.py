@@ -96,9 +96,11 @@ PadValueAttr = choice_attr(PadValue, "pad_value")
 
 
 class IndexRead(Choice):
-    """How an index is widened before the bounds check."""
+    """How an index is widened before the bounds check, which compares it as an unsigned
+    number: `signed_64` sign-extends an i32 to 64 bits (-1 becomes 2^64 - 1), `unsigned_32`
+    reads its 32 bits (-1 becomes 2^32 - 1)."""
 
-    SIGNED_64 = "signed_64", "index read as 64-bit signed"
+    SIGNED_64 = "signed_64", "index sign-extended to 64 bits, then bounds-checked as unsigned"
     UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
 
 

@@ -15,8 +15,11 @@ Built on xDSL's `xDSLOptMain`, whose run loop drives it (and brings `-p`, `-o`,
   `--version` is pto-frontend's; PTOAS's and mlir-opt's spellings of our flags
   are accepted (`--pto-arch`, `--mlir-print-ir-after-all`, ...);
 - `--target cpu|a2a3|a5` (aliases a2, a3) selects the hardware target, which
-  otherwise comes from the module's `pto.target_arch`, else a2a3; xDSL's own
-  output-format option of that name is not offered;
+  otherwise comes from a pass option (`-p 'pto-lower{target=a5}'`), else the
+  module's `pto.target_arch`, else a2a3; one invocation has one target (two
+  different ones are a usage error), and a target it names is written back into
+  the printed module's `pto.target_arch`, as PTOAS does; xDSL's own output-format
+  option of that name is not offered;
 - `--from=mlir|asm` names the input's syntax (default: `asm` for a `.ptoasm` file,
   else MLIR text); `--to=mlir|asm|cpp` the output's (default: `cpp` when the
   pipeline ends with `pto-emit-cpp`, else MLIR text). An assembly file becomes a
@@ -39,7 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError, VerifyException
 from xdsl.utils.target import Target
@@ -196,7 +199,8 @@ class PtoOptMain(xDSLOptMain):
             dest="pto_target",
             choices=list(targets.SPELLINGS),
             default=None,
-            help=f"hardware target ({targets.help_text()})",
+            help=f"hardware target, written into the printed module's pto.target_arch ({targets.help_text()}); "
+            "a pass option naming a target sets it too",
         )
         arg_parser.set_defaults(target="mlir")
         arg_parser.add_argument(
@@ -293,6 +297,10 @@ class PtoOptMain(xDSLOptMain):
 
         self.pipeline = replace(self.pipeline, callback=verify_between)
         passes = self.pipeline.passes
+        flag = self.args.pto_target
+        self.named_target = targets.named_target(
+            [(flag, f"--target {flag}"), *(_target_named_by(p) for p in passes)]
+        )
         ends_with_cpp = bool(passes) and isinstance(passes[-1], EmitCppPass)
         self.args.target = self.args.output_format or ("cpp" if ends_with_cpp else "mlir")
 
@@ -323,10 +331,13 @@ class PtoOptMain(xDSLOptMain):
             if not self.args.disable_verify:
                 verify_located(module)
             if self.args.pto_targets is not None:
+                targets.check_comparable(module)
                 self.verdicts, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
                 self.rejected |= not accepted
                 return module
-            self.target = targets.resolve(None, self.args.pto_target, module)
+            self.target = targets.resolution(self.named_target, module).target
+            if self.named_target is not None:  # as PTOAS does: the output says which target it is for
+                module.attributes["pto.target_arch"] = StringAttr(self.target.name)
             if not self.args.disable_verify:
                 verify_target(module, self.target)
                 check_manual_addresses(module, self.target)
@@ -407,6 +418,14 @@ class PtoOptMain(xDSLOptMain):
                 print(problem, file=sys.stderr)
                 self.failed = True
         self.expected, self.diagnostics = None, []
+
+
+def _target_named_by(p: ModulePass) -> tuple[str | None, str]:
+    """(the target a pass names, how), for `targets.named_target`: its `target` option, or
+    the target of a `convert-pto-to-T`."""
+    if (option := getattr(p, "target", None)) is not None:
+        return option, f"{p.name}{{target={option}}}"
+    return getattr(p, "names_target", None), p.name
 
 
 def _located(e: ParseError | DiagnosticException, name: str) -> PtoError:

@@ -1,12 +1,14 @@
 """
 `pto-run`: execute a PTO kernel on NumPy arrays with a target's exact semantics.
 
-    pto-run KERNEL [--target cpu|a2a3|a5] [--entry NAME] [--out DIR] [--print] ARG0.npy ARG1.npy ...
+    pto-run KERNEL [--target cpu|a2a3|a5] [--entry NAME] [--out DIR] [--print[=all]] ARG0.npy ARG1.npy ...
     pto-run KERNEL --targets all [--out DIR] ARG0.npy ...     (every target, compared)
 
 KERNEL is what pto-opt reads: a `.pto` file (DPS or SSA form, or the lowered IR that
 `pto-opt -p pto-lower` prints) or a `.ptoasm` file. Without --target, the target
 the lowered IR is for, else the module's pto.target_arch, else a2a3, as in pto-opt.
+The first line of output, once the run succeeded, names the target and why
+(`target: a5 (--target a5)`).
 
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
@@ -26,6 +28,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -39,6 +42,9 @@ from pto_tools.exits import run_main
 from pto_tools.outputs import StagedOutputs
 from pto_tools.progress import ProgressBar
 
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+
 EPILOG = """\
 argument binding:
   !pto.ptr<T>                      an array of dtype exactly T (any shape; used flattened, row-major)
@@ -50,6 +56,7 @@ argument binding:
   argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
 
 outputs:
+  first line     the target it ran for and why: the flag, the module's attribute, or the default
   without --out  one line per argument (argI) and result (resultK): dtype, shape, first 8 elements
   --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
   --print        every argument the kernel may write, and every result, as a 2-D array
@@ -62,7 +69,7 @@ example:
 def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pto-run",
-        usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print] [ARG.npy ...]",
+        usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print[=all]] [ARG.npy ...]",
         description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -84,7 +91,14 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--out", help="directory for argI.npy (each argument's final contents) and resultK.npy (each result)"
     )
-    p.add_argument("--print", action="store_true", help="print written arguments and results as 2-D arrays")
+    p.add_argument(
+        "--print", action="store_const", const="written",
+        help="print every argument the kernel may write, and every result, whole, as 2-D arrays",
+    )
+    p.add_argument(
+        "--print=all", dest="print", action="store_const", const="all",
+        help="... and the arguments it only reads too",
+    )
     p.add_argument(
         "-q", "--quiet", action="store_true",
         help="no progress bar (shown on a terminal for runs longer than a couple of seconds)",
@@ -109,23 +123,34 @@ def _run(args: argparse.Namespace) -> None:
     import interpreter
 
     module = _load_kernel(args.kernel)
-    target = _lowered_for(module, args.target) or args.target
-    arrays = [read_npy(path) for path in args.arrays]
     if args.targets is not None:
-        _compare(interpreter, module, arrays, args)
+        _compare(interpreter, module, [read_npy(path) for path in args.arrays], args)
         return
+    chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
+    arrays = [read_npy(path) for path in args.arrays]
+    stored = interpreter.GmWrites()
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
-        finals, results = interpreter.run_with_results(module, target, arrays, args.entry, listeners=progress.listeners)
+        finals, results = interpreter.run_with_results(
+            module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored
+        )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
-    elif not args.print:
-        for name, array in named:
-            print(f"{name}: {array.dtype} {list(array.shape)} {_preview(array)}")
-    if args.print:
-        for name, array in named:
-            if array.flags.writeable:  # the kernel's inputs are read-only views
-                print(f"{name}: {array.dtype} {list(array.shape)}\n{_as_2d(module, name, array)}")
+    print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
+    function = interpreter.entry_function(module, args.entry)
+    scratch = interpreter.scratch_arguments(function)
+    shown = [
+        _Shown(f"arg{i}", a, _view_shape(function, i), stored.per_argument[i], scratch.get(i))
+        for i, a in enumerate(finals)
+    ] + [_Shown(f"result{k}", r) for k, r in enumerate(results)]
+    if args.print is not None:
+        for s in shown:
+            if s.array.flags.writeable or args.print == "all":  # the kernel's inputs are read-only views
+                print(f"{s.header}\n{_printed(s.grid)}")
+    elif not args.out:
+        for s in shown:
+            if s.array.flags.writeable:
+                print(s.preview())
 
 
 def _load_kernel(path: str) -> ModuleOp:
@@ -147,47 +172,59 @@ def _load_kernel(path: str) -> ModuleOp:
     return module
 
 
-def _lowered_for(module: ModuleOp, flag: str | None) -> targets.TargetInfo | None:
-    """The target whose dialect the module's ops are in, if it was lowered already."""
-    dialects = {t.dialect_name: t for t in targets.REGISTRY}
-    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
-    if lowered is None:
-        return None
-    target = dialects[lowered.dialect_name()]
-    if flag is not None and targets.get(flag) != target:
-        raise PtoError.at_op(
-            lowered, f"is lowered for {target}; run it with --target {target}, or run the kernel before pto-lower"
-        )
-    return target
+class _Shown:
+    """An argument or result as pto-run prints it: 2-D (a flat buffer takes the shape of the
+    tensor view the kernel makes of it), with what the run stored to it when it is GM."""
+
+    def __init__(
+        self, name: str, array: np.ndarray, view_shape: tuple[int, ...] | None = None,
+        stored: np.ndarray | None = None, scratch: str | None = None,
+    ):
+        self.name, self.array, self.scratch = name, array, scratch
+        reshaped = view_shape is not None and array.ndim == 1 and math.prod(view_shape) == array.size
+        self.grid = _as_2d(array.reshape(view_shape) if reshaped else array)
+        self.stored = None if stored is None else stored.reshape(self.grid.shape)
+        as_grid = f", as {self.grid.shape[0]} x {self.grid.shape[1]}" if self.grid.shape != array.shape else ""
+        self.header = f"{name}: {array.dtype} {list(array.shape)}{as_grid}"
+
+    def preview(self) -> str:
+        """What the kernel wrote: a GM argument's stored region (the rows and columns that hold
+        every stored element), a tile argument or a result whole."""
+        if self.scratch is not None:
+            return f"{self.name}: scratch ({self.scratch}): not shown"
+        if self.stored is None:
+            return f"{self.header}\n{_printed(self.grid)}"
+        rows, cols = np.nonzero(self.stored.any(axis=1))[0], np.nonzero(self.stored.any(axis=0))[0]
+        if rows.size == 0:
+            return f"{self.header}; nothing stored to it"
+        r0, r1, c0, c1 = rows[0], rows[-1] + 1, cols[0], cols[-1] + 1
+        whole = (r0, c0, r1, c1) == (0, 0, *self.grid.shape)
+        region = "all of it" if whole else f"[{r0}:{r1}, {c0}:{c1}]"
+        return f"{self.header}; stored to: {region}\n{_printed(self.grid[r0:r1, c0:c1])}"
 
 
-def _as_2d(module: ModuleOp, name: str, array: np.ndarray) -> str:
-    """NumPy's printing (summarised when large) of the array as rows x columns: an
-    argument's flat buffer takes the shape of the tensor view the kernel makes of it."""
-    if array.ndim == 1 and name.startswith("arg"):
-        shape = _view_shape(module, int(name[3:]))
-        if shape is not None and int(np.prod(shape)) == array.size:
-            array = array.reshape(-1, shape[-1])
-    if array.ndim != 2:
-        array = array.reshape(-1, array.shape[-1]) if array.ndim > 2 else array.reshape(1, -1)
+def _as_2d(array: np.ndarray) -> np.ndarray:
+    """Rows x columns: leading dims folded into rows; a vector is one row; a scalar stays 0-d."""
+    if array.ndim == 0 or array.ndim == 2:
+        return array
+    return array.reshape(-1, array.shape[-1]) if array.ndim > 2 else array.reshape(1, -1)
+
+
+def _printed(array: np.ndarray) -> str:
+    """NumPy's printing, summarised when large."""
     return np.array2string(array, threshold=200, edgeitems=3)
 
 
-def _view_shape(module: ModuleOp, index: int) -> list[int] | None:
-    from xdsl.dialects import func
-
+def _view_shape(function: func.FuncOp, index: int) -> tuple[int, ...] | None:
+    """The static shape of the first tensor view the function makes of argument `index`."""
     from pto_dialect.ops import MakeTensorViewOp
     from pto_dialect.ops.memory import constant_index
 
-    functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
-    for f in functions:
-        if index >= len(f.args):
-            continue
-        for use in f.args[index].uses:
-            if isinstance(use.operation, MakeTensorViewOp):
-                shape = [constant_index(d) for d in use.operation.shape]
-                if len(shape) >= 2 and None not in shape:
-                    return shape
+    for use in function.args[index].uses:
+        if isinstance(use.operation, MakeTensorViewOp):
+            shape = [constant_index(d) for d in use.operation.shape]
+            if len(shape) >= 2 and None not in shape:
+                return tuple(shape)  # type: ignore[arg-type]
     return None
 
 
@@ -250,12 +287,6 @@ def read_npy(path: str) -> np.ndarray:
             f"but the file holds {data_bytes} bytes of data"
         )
     return np.load(path, allow_pickle=False)
-
-
-def _preview(array: np.ndarray) -> str:
-    flat = array.reshape(-1)
-    head = np.array2string(flat[:8], separator=", ")
-    return head[:-1] + ", ...]" if flat.size > 8 else head
 
 
 if __name__ == "__main__":

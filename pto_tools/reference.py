@@ -18,7 +18,8 @@ HEADER = """\
 # pto-frontend user reference
 
 Generated from the code by `python -m pto_tools.reference`; do not edit. The target rules
-each op is checked against are in `verification.md`; how to run things is in the README.
+each op is checked against are in `verification.md`; how to run things is in the README and
+`usage.md`.
 """
 
 # (parameter, legacy key, compact spelling, values)

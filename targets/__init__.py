@@ -1,13 +1,17 @@
 """
 The target registry: one `TargetInfo` per hardware target (targets/<name>/),
-and `resolve()`, the one way every pass, CLI and API call decides its target: the pass
-option, else the command line's `--target`, else the module's `pto.target_arch` (or a
-`pto.device-spec` a target claims), else the default.
+and `resolve()`, the one way every pass, CLI and API call decides its target: the target
+the invocation names (a pass option, the command line's `--target`: one target per
+invocation), else the module's own: the target it is lowered for, its `pto.target_arch`
+(or a `pto.device-spec` a target claims), else the default.
 
 Adding a target is one folder under targets/ and one entry in `REGISTRY`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
@@ -60,34 +64,124 @@ def parse_list(text: str) -> tuple[TargetInfo, ...]:
     return tuple(t for t in REGISTRY if t in chosen)
 
 
-def module_target(module: Operation) -> TargetInfo:
-    """The module's own target: `pto.target_arch`, or an A5 `pto.device-spec`; else a2a3.
+class TargetConflict(ValueError):
+    """One invocation naming two different targets (a usage error)."""
+
+
+class Resolution(NamedTuple):
+    """A target and why it is the one: `--target a5`, `the module's pto.target_arch = "a5"`, ..."""
+
+    target: TargetInfo
+    why: str
+
+
+def named_target(given: Iterable[tuple[str | TargetInfo | None, str]]) -> Resolution | None:
+    """The one target an invocation names, from its (spelling, where named) pairs, such as
+    `("a5", "--target a5")` or `("a3", "pto-lower{target=a3}")`; unnamed (None) ones are
+    skipped. None if none names one; TargetConflict if two name different targets."""
+    chosen: Resolution | None = None
+    for spelling, where in given:
+        if spelling is None:
+            continue
+        target = get(spelling)
+        if chosen is not None and chosen.target is not target:
+            raise TargetConflict(
+                f"two targets in one invocation: {chosen.target} ({chosen.why}) and {target} ({where}); "
+                "an invocation has one target"
+            )
+        chosen = chosen or Resolution(target, where)
+    return chosen
+
+
+def lowered_for(module: Operation) -> tuple[TargetInfo, Operation] | None:
+    """The target whose dialect the module's ops are in, with the first such op, if the module
+    was lowered already (`pto-lower`, `pto-pipeline`)."""
+    dialects = {t.dialect_name: t for t in REGISTRY}
+    for op in module.walk():
+        target = dialects.get(op.name.partition(".")[0])
+        if target is not None:
+            return target, op
+    return None
+
+
+def module_resolution(module: Operation) -> Resolution:
+    """The module's own target and why: the target it is lowered for, else `pto.target_arch`,
+    else an A5 `pto.device-spec`, else a2a3.
 
     As in PTOAS, an unknown `pto.target_arch` value means a2a3, and names match
     case-insensitively."""
-    if not isinstance(module, ModuleOp):
-        module = module.get_toplevel_object()
+    module = _toplevel(module)
+    return _own(module, lowered_for(module))
+
+
+def module_target(module: Operation) -> TargetInfo:
+    """The module's own target (`module_resolution`)."""
+    return module_resolution(module).target
+
+
+def resolution(named: Resolution | None, module: Operation) -> Resolution:
+    """The target an invocation runs for: the one it names, else the module's own. Lowered IR
+    runs on the target it was lowered for only: naming another one is an error at its first
+    lowered op."""
+    module = _toplevel(module)
+    lowered = lowered_for(module)
+    if named is None:
+        return _own(module, lowered)
+    if lowered is not None and lowered[0] is not named.target:
+        from pto_dialect.diagnostics import PtoError
+
+        raise PtoError.at_op(
+            lowered[1],
+            f"is lowered for {lowered[0]} and runs on that target only, not on {named.target} ({named.why}); "
+            f"give {named.target} the kernel from before pto-lower",
+        )
+    return named
+
+
+def check_comparable(module: Operation) -> None:
+    """Comparing targets (`--targets`) needs a kernel from before pto-lower: lowered IR runs on
+    the target it is lowered for only (an error at its first lowered op)."""
+    lowered = lowered_for(_toplevel(module))
+    if lowered is not None:
+        from pto_dialect.diagnostics import PtoError
+
+        raise PtoError.at_op(
+            lowered[1],
+            f"is lowered for {lowered[0]} and runs on that target only; comparing targets needs "
+            "the kernel from before pto-lower",
+        )
+
+
+def _toplevel(op: Operation) -> Operation:
+    return op if isinstance(op, ModuleOp) else op.get_toplevel_object()
+
+
+def _own(module: Operation, lowered: tuple[TargetInfo, Operation] | None) -> Resolution:
+    if lowered is not None:
+        return Resolution(lowered[0], f"the kernel is lowered for {lowered[0]}")
     arch = module.attributes.get("pto.target_arch")
     if isinstance(arch, StringAttr):
-        return SPELLINGS.get(arch.data.lower(), DEFAULT)
+        named = SPELLINGS.get(arch.data.lower())
+        if named is None:
+            return Resolution(DEFAULT, f'the module\'s pto.target_arch = "{arch.data}", not a target name: {DEFAULT}, as in PTOAS')
+        return Resolution(named, f'the module\'s pto.target_arch = "{arch.data}"')
     spec = module.attributes.get("pto.device-spec")
     if isinstance(spec, StringAttr):
         for target in REGISTRY:
             if target.device_spec_prefixes and spec.data.startswith(target.device_spec_prefixes):
-                return target
-    return DEFAULT
+                return Resolution(target, f'the module\'s pto.device-spec = "{spec.data}"')
+    return Resolution(DEFAULT, "the default: the module names no target")
 
 
 def resolve(option: str | TargetInfo | None, cli_flag: str | None, module: Operation) -> TargetInfo:
     """The target a pass, CLI or API call runs for: its own option, else the command
-    line's flag, else the module's attribute, else a2a3."""
-    for given in (option, cli_flag):
-        if given is not None:
-            return get(given)
-    return module_target(module)
+    line's flag (the two must agree), else the module's own target (`resolution`)."""
+    named = named_target([(option, f"target={option}"), (cli_flag, f"--target {cli_flag}")])
+    return resolution(named, module).target
 
 
 __all__ = [
-    "REGISTRY", "DEFAULT", "TargetInfo", "UnknownTarget", "get", "help_text", "module_target", "names", "parse_list",
-    "resolve",
+    "REGISTRY", "DEFAULT", "Resolution", "TargetConflict", "TargetInfo", "UnknownTarget", "check_comparable", "get",
+    "help_text", "lowered_for", "module_resolution", "module_target", "named_target", "names", "parse_list",
+    "resolution", "resolve",
 ]

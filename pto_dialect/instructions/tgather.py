@@ -303,6 +303,8 @@ class TGatherRules:
     """Mask form: src / dst element types (equal sizes)."""
     mask_col_axis_types: frozenset[str]
     """Mask form, col axis: element types (b64 is row-only on a5)."""
+    mask_col_axis_dst_full: bool
+    """Mask form, col axis: dst valid rows (= the selected src rows) must be dst's Rows."""
     compare: bool
     """The compare form exists on this target."""
     compare_src_types: frozenset[str]
@@ -374,6 +376,12 @@ def _check_mask(rules: TGatherRules, pattern: MaskPattern, axis: str, src: TileF
         pairs = (("rows", src.valid_row, dst.valid_row, 1), ("cols", src.valid_col, dst.valid_col, t))
     else:
         pairs = (("cols", src.valid_col, dst.valid_col, 1), ("rows", src.valid_row, dst.valid_row, t))
+    if axis == "col" and rules.mask_col_axis_dst_full and known(dst.valid_row):
+        require(
+            dst.valid_row == dst.rows,
+            f"expects dst valid_shape[0] (the selected src rows) to equal dst rows for col direction, "
+            f"got {dst.valid_row} and {dst.rows}",
+        )
     for name, s, d, factor in pairs:
         if known(s, d):
             if factor == 1:
@@ -461,6 +469,7 @@ def describe(t: dict[str, TGatherRules]) -> list[tuple[str, dict[str, str]]]:
         ("mask: src/dst element type (row axis)", lambda r: spell(r.mask_types)),
         ("mask: src/dst element type (col axis)", lambda r: spell(r.mask_col_axis_types)),
         ("mask: vec, row-major ND, dst valid cols == cols, valid shapes match the pattern factor", lambda r: "yes"),
+        ("mask, col axis: dst valid rows == dst rows", lambda r: "required" if r.mask_col_axis_dst_full else "no"),
         ("compare form", lambda r: "supported" if r.compare else "rejected (no implementation)"),
         ("compare: cmpMode", lambda r: "eq, gt" if r.compare else "-"),
         ("compare: src element type", lambda r: (spell(r.compare_src_types) + (f"; {spell(r.compare_src_types_eq_only)} with eq" if r.compare_src_types_eq_only else "")) if r.compare else "-"),

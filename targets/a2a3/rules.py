@@ -61,6 +61,7 @@ RULES = {
         implicit_index_tmp=False,
         mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
         mask_col_axis_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        mask_col_axis_dst_full=False,
         compare=True,
         compare_src_types=F16_F32,
         compare_src_types_eq_only=SIGNED32,

@@ -73,6 +73,7 @@ RULES = {
         implicit_index_tmp=True,
         mask_types=STANDARD | FP8 | HIF8 | INT64,
         mask_col_axis_types=STANDARD | FP8 | HIF8,
+        mask_col_axis_dst_full=False,
         compare=True,
         compare_src_types=INT8 | INT16 | INT32 | F16_F32,
         compare_src_types_eq_only=NO_TYPES,

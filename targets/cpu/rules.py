@@ -60,6 +60,7 @@ RULES = {
         implicit_index_tmp=False,
         mask_types=STANDARD | INT64,
         mask_col_axis_types=STANDARD | INT64,
+        mask_col_axis_dst_full=True,
         compare=False,
         compare_src_types=NO_TYPES,
         compare_src_types_eq_only=NO_TYPES,
@@ -67,7 +68,8 @@ RULES = {
         compare_tmp_layout=False,
         note="CPU simulator: any data type of the common list or 64-bit (dst = src type, mask "
         "form any same-size pair), 4-byte indices whatever the data width; out-of-range "
-        "indices read 0. It has no compare form (it does not compile), so that form is rejected.",
+        "indices read 0; mask form, col axis: it asserts dst valid rows == selected src rows == dst "
+        "Rows. It has no compare form (it does not compile), so that form is rejected.",
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,

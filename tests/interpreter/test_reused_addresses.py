@@ -48,3 +48,49 @@ def test_tiles_declared_up_front_share_bytes_one_after_the_other(target: str) ->
     assert_bits_equal(outs[0], x)
     assert_bits_equal(outs[1], y)
     assert_bits_equal(outs[2], x)
+
+
+R = tile((1, 64), "f32")
+RV = view((1, 64), "f32")
+SECTION_LOOP_KERNEL = func(
+    [("x", "!pto.ptr<f32>"), ("y", "!pto.ptr<f32>"), ("o0", "!pto.ptr<f32>"), ("o1", "!pto.ptr<f32>")],
+    constants(0, 1, 8, 64)
+    + f"""
+%a0 = arith.constant 0 : i64
+%a = pto.alloc_tile addr = %a0 : {R}
+%b = pto.alloc_tile addr = %a0 : {R}
+"""
+    + "".join(
+        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>\n"
+        for n in ("x", "y", "o0", "o1")
+    )
+    + "pto.section.vector {\n  scf.for %i = %c0 to %c8 step %c1 {\n"
+    + "".join(
+        f"    %{n}p = pto.partition_view %{n}v, offsets = [%i, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>\n"
+        for n in ("x", "y", "o0", "o1")
+    )
+    + f"""
+    pto.tload ins(%xp : {RV}) outs(%a : {R})
+    pto.tstore ins(%a : {R}) outs(%o0p : {RV})
+    pto.tload ins(%yp : {RV}) outs(%b : {R})
+    pto.tstore ins(%b : {R}) outs(%o1p : {RV})
+  }}
+}}
+""",
+)
+
+
+@pytest.mark.parametrize("batch_loops", [True, False])
+@pytest.mark.parametrize("target", TARGETS)
+def test_tiles_declared_before_a_section_share_bytes_in_each_loop_iteration(target: str, batch_loops: bool) -> None:
+    """As PyPTO and ptodsl write kernels: both tiles allocated before the section at address 0,
+    each iteration loads and stores one, then the other."""
+    import interpreter
+    import pto_dialect
+
+    x = np.arange(512, dtype=np.float32).reshape(8, 64)
+    y = -np.arange(512, dtype=np.float32).reshape(8, 64) - 1
+    module = pto_dialect.parse(SECTION_LOOP_KERNEL, "k.pto")
+    outs = interpreter.run(module, target, [x, y, np.zeros_like(x), np.zeros_like(x)], batch_loops=batch_loops)[2:]
+    assert_bits_equal(outs[0], x)
+    assert_bits_equal(outs[1], y)

@@ -248,6 +248,42 @@ def test_mask_col_literal_example(target, pattern, rows):
     assert_bits_equal(out, x[rows])
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_mask_col_dst_valid_rows_below_rows(target):
+    """dst 8x8 with valid 4x8 under P0101: the NPUs write the 4 selected rows and leave the
+    rest; the CPU simulator asserts dst valid rows == selected rows == dst Rows."""
+    src_t, dst_t = tile((8, 8), "f32"), tile((8, 8), "f32", valid=(4, 8))
+    x = (10 * np.arange(8)[:, None] + np.arange(8)).astype(np.float32)
+    dst = filled((8, 8), "f32")
+    if target == "cpu":
+        with pytest.raises(PtoError, match=r"expects dst valid_shape\[0\] \(the selected src rows\) to equal dst rows for col direction, got 4 and 8 \(target cpu\)"):
+            run(mask_kernel(src_t, dst_t, "P0101", "col"), target, [x, dst])
+        return
+    out = run(mask_kernel(src_t, dst_t, "P0101", "col"), target, [x, dst])[-1]
+    expected = dst.copy()
+    expected[:4] = x[0::2]
+    assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("dst_rows", (4, 8))
+def test_mask_col_cpu_checks_dst_valid_rows_at_run_time(dst_rows):
+    """dst valid rows known at run time only (4, the rows P0101 selects of 8): cpu takes them
+    in a 4-row dst and refuses them in an 8-row one."""
+    src_t, dst_t = tile((8, 8), "f32"), tile((dst_rows, 8), "f32", valid=("?", 8))
+    body = f"""
+%d = pto.alloc_tile valid_row = %n : {dst_t}
+pto.tgather ins(%s, {{maskPattern = #pto.mask_pattern<P0101>}} : {src_t}, "col") outs(%d : {dst_t})
+"""
+    text = func([("s", src_t), ("n", "index")], body)
+    args = [np.arange(64, dtype=np.float32).reshape(8, 8), np.array(4)]
+    if dst_rows == 4:
+        run(text, "cpu", args)
+        return
+    with pytest.raises(PtoError, match=r"expects dst valid_shape\[0\] \(the selected src rows\) to equal dst rows "
+                       r"for col direction, got 4 and 8 \(target cpu, run-time shapes\)"):
+        run(text, "cpu", args)
+
+
 def mask_types(target: str, axis: str) -> tuple[str, ...]:
     """§2.2 data: cpu any same-size pair; a2a3 2 or 4 bytes; a5 1, 2, 4 (8 row only, tested apart)."""
     if target == "a2a3":

@@ -12,14 +12,12 @@ For each kernel and target the test asserts, after
 `pto-materialize-implicit-tmp{target=T}, pto-plan-memory{target=T}`:
 
 - Every tile has an address, a multiple of 32; hand-placed tiles keep theirs.
-- Tiles live at the same time never share a byte. Liveness is computed here from
-  the generated program (not with passes/memory_plan.py's `buffers_of`): a tile
-  is live from the first op that writes it (an op's outs; a tile never written:
-  its first use; a tile never used: its `pto.alloc_tile`) to its last use, where
-  a use inside a region (section or loop body) that does not hold the alloc counts
-  as a use by the region op of the alloc's block that contains it, from its start
-  to its end (a tile used in a loop is needed by the next iteration). An implicit
-  tmp lives at its instruction.
+- No op overwrites bytes of a tile whose value is still to be read. This is
+  checked here on the program's execution trace (every loop unrolled to its trip
+  count; not with passes/memory_plan.py's `buffers_of`): after each op, a tile holds
+  a live value if a later op reads it before any op writes it again; an op that
+  writes a tile (its outs, or its scratch tmp) must not share a byte with another
+  tile holding a live value, and the tiles one op touches never share a byte.
 - Budget, in the planner's simple greedy sense: the planner is first fit (each
   unaddressed tile, in program order, goes to the lowest 32-byte aligned address
   free over its whole live range), so every tile it places ends at most at
@@ -124,6 +122,8 @@ class Node:
     """alloc: the tile allocated; op: every tile it reads or writes."""
     writes: tuple[Tile, ...] = ()
     """op: the tiles it writes (its outs)."""
+    scratch: tuple[Tile, ...] = ()
+    """op: the tiles it uses as scratch space (a tmp): written, then read, by it alone."""
     body: list[Node] = field(default_factory=list)
     parent: Node | None = None
     trips: int = 1
@@ -225,8 +225,8 @@ class Builder:
 
     # -- instructions --------------------------------------------------------
 
-    def op(self, text: str, *tiles: Tile, writes: tuple[Tile, ...] = ()) -> None:
-        self.add(Node("op", text=text, tiles=tiles, writes=writes))
+    def op(self, text: str, *tiles: Tile, writes: tuple[Tile, ...] = (), scratch: tuple[Tile, ...] = ()) -> None:
+        self.add(Node("op", text=text, tiles=tiles, writes=writes, scratch=scratch))
         self.written.update(id(t) for t in writes)
 
     def tload(self, t: Tile) -> None:
@@ -245,26 +245,28 @@ class Builder:
         elif self.target == "a5":  # implicit: the smallest tile
             tmp = self.new_tile(1, 32 // BYTES[src.dtype], src.dtype, implicit=True)
         text = f"pto.tcolargmin ins(%{src.name} : {src.type}) outs(%{dst.name} : {dst.type})"
-        self.op(text, *(t for t in (src, dst, tmp) if t is not None), writes=(dst,))
+        scratch = (tmp,) if tmp is not None else ()
+        self.op(text, src, dst, *scratch, writes=(dst,), scratch=scratch)
 
     def tgather_index(self, src: Tile, idx: Tile) -> None:
         dst = self.new_tile(idx.rows, idx.cols, src.dtype, index_safe=src.index_safe, may_place=False)
         used = [src, idx, dst]
         explicit = None
+        scratch: tuple[Tile, ...] = ()
         if self.target == "a2a3":  # tmp required: the indices' shape and type
             explicit = self.new_tile(idx.rows, idx.cols, "i32", may_place=False)
         elif self.target == "a5":
             if self.draw(st.booleans()):
                 explicit = self.new_tile(1, 8, "i32", may_place=False)
             else:  # implicit: the smallest tile of the indices' type
-                used.append(self.new_tile(1, 8, "i32", implicit=True))
+                scratch = (self.new_tile(1, 8, "i32", implicit=True),)
         ins = [src, idx] + ([explicit] if explicit else [])
-        used += [explicit] if explicit else []
+        scratch += (explicit,) if explicit else ()
         text = (
             f"pto.tgather ins({', '.join('%' + t.name for t in ins)} : {', '.join(t.type for t in ins)}) "
             f"outs(%{dst.name} : {dst.type})"
         )
-        self.op(text, *used, writes=(dst,))
+        self.op(text, *used, *scratch, writes=(dst,), scratch=scratch)
 
     def tgather_mask(self, src: Tile) -> None:
         factors = [f for f in (1, 2, 4) if src.cols % f == 0 and (src.cols // f) * BYTES[src.dtype] % 32 == 0]
@@ -398,48 +400,50 @@ def render(p: Program) -> str:
 # Liveness, computed from the generated program
 
 
-def live_ranges(p: Program) -> dict[int, tuple[int, int]]:
-    """id(tile) -> (first, last) position, positions in a pre-order walk of the program."""
-    position: dict[int, int] = {}
-    subtree_end: dict[int, int] = {}
+def execution(p: Program) -> list[Node]:
+    """The ops in the order a run executes them: each loop body `trips` times, a section once."""
+    out: list[Node] = []
 
-    def walk(n: Node, counter: list[int]) -> None:
-        position[id(n)] = counter[0]
-        counter[0] += 1
-        for c in n.body:
-            walk(c, counter)
-        subtree_end[id(n)] = counter[0] - 1
+    def run(nodes: list[Node]) -> None:
+        for n in nodes:
+            if n.kind == "op":
+                out.append(n)
+            elif n.kind != "alloc":
+                for _ in range(n.trips):
+                    run(n.body)
 
-    walk(p.root, [0])
-    alloc_of: dict[int, Node] = {}
-    uses: dict[int, list[Node]] = {id(t): [] for t in p.tiles}
+    run(p.root.body)
+    return out
 
-    def collect(n: Node) -> None:
-        for c in n.body:
-            if c.kind == "alloc":
-                alloc_of[id(c.tiles[0])] = c
-            elif c.kind == "op":
-                for t in c.tiles:
-                    uses[id(t)].append(c)
-            collect(c)
 
-    collect(p.root)
-    ranges = {}
+def clobbered(p: Program, addr: dict[int, int]) -> str | None:
+    """The first op of the execution that writes bytes of a tile holding a live value (one a
+    later op reads before any op writes it again), or touches two tiles sharing bytes."""
+    steps = execution(p)
+    live_after: dict[int, list[bool]] = {}
     for t in p.tiles:
-        alloc = alloc_of[id(t)]
-        holders = []  # (the op of the alloc's block holding the use, whether the use writes t)
-        for use in uses[id(t)]:
-            holder = use
-            while holder.parent is not alloc.parent:
-                assert holder.parent is not None
-                holder = holder.parent
-            holders.append((holder, any(w is t for w in use.writes)))
-        if not holders:
-            ranges[id(t)] = (position[id(alloc)], position[id(alloc)])
-            continue
-        starts = [position[id(h)] for h, writes in holders if writes] or [position[id(h)] for h, _ in holders]
-        ranges[id(t)] = (min(starts), max(subtree_end[id(h)] for h, _ in holders))
-    return ranges
+        needed, flags = False, [False] * len(steps)
+        for k in range(len(steps) - 1, -1, -1):
+            flags[k] = needed
+            op = steps[k]
+            if any(u is t for u in op.tiles):
+                written = any(u is t for u in (*op.writes, *op.scratch))
+                needed = not written  # read here (the generator never reads and writes one tile in one op)
+        live_after[id(t)] = flags
+
+    def share(a: Tile, b: Tile) -> bool:
+        return addr[id(a)] < addr[id(b)] + b.size and addr[id(b)] < addr[id(a)] + a.size
+
+    for k, op in enumerate(steps):
+        for i, u in enumerate(op.tiles):
+            for t in op.tiles[i + 1 :]:
+                if t is not u and share(t, u):
+                    return f"step {k} ({op.text}) touches %{u.name} and %{t.name}, which share bytes"
+        for u in (*op.writes, *op.scratch):
+            for t in p.tiles:
+                if t is not u and live_after[id(t)][k] and not any(v is t for v in op.tiles) and share(t, u):
+                    return f"step {k} ({op.text}) writes %{u.name} over %{t.name}, which a later op reads"
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -570,16 +574,8 @@ def check_properties(p: Program, seed: int) -> None:
         if t.addr is not None:
             assert a == t.addr, f"hand-placed %{t.name} moved from {t.addr} to {a}"
 
-    ranges = live_ranges(p)
-    for i, a in enumerate(p.tiles):
-        for b in p.tiles[i + 1 :]:
-            (s1, e1), (s2, e2) = ranges[id(a)], ranges[id(b)]
-            if s1 <= e2 and s2 <= e1:
-                lo1, lo2 = addr[id(a)], addr[id(b)]
-                assert lo1 + a.size <= lo2 or lo2 + b.size <= lo1, (
-                    f"%{a.name} [{lo1}, {lo1 + a.size}) and %{b.name} [{lo2}, {lo2 + b.size}) "
-                    f"overlap while both are live ({s1}..{e1}, {s2}..{e2})\n{p.text}"
-                )
+    problem = clobbered(p, addr)
+    assert problem is None, f"{problem}\n{p.text}"
 
     # deterministic, idempotent
     assert addresses(plan(module, p.target)) == placed
@@ -636,28 +632,38 @@ def test_unplanned_run_keeps_tiles_apart() -> None:
     assert np.array_equal(run_unplanned(aliased, "a2a3", [x, y, z])[2], y)
 
 
-def test_live_ranges_model() -> None:
-    """live_ranges on a hand-built program: a tile used in a loop body (allocated
-    outside it) is live over the whole loop; one allocated in the body is live
-    within the body from its first write; an unused tile only at its alloc; a tile
-    written after the loop from that write."""
+def test_clobber_model() -> None:
+    """clobbered() on a hand-built program: %a, loaded before a 2-trip loop and read in
+    each iteration, must keep its bytes for the whole loop; %b, written then read within
+    one iteration, and %c, written after %b's read, may share bytes; %d, written and
+    read after the loop, may take %a's."""
     f32 = {"rows": 1, "cols": 8, "dtype": "f32"}
     a, b, c, d = (Tile(n, **f32) for n in "abcd")
     root = Node("section")
     loop = Node("for", trips=2)
-    nodes = [Node("alloc", tiles=(a,)), Node("alloc", tiles=(d,)), loop, Node("op", tiles=(d,), writes=(d,))]
-    body = [Node("op", tiles=(a,)), Node("alloc", tiles=(b,)), Node("op", tiles=(b,), writes=(b,)), Node("alloc", tiles=(c,))]
+    nodes = [Node("op", text="load a", tiles=(a,), writes=(a,)), loop,
+             Node("op", text="load d", tiles=(d,), writes=(d,)), Node("op", text="store d", tiles=(d,))]
+    body = [Node("op", text="store a", tiles=(a,)), Node("op", text="load b", tiles=(b,), writes=(b,)),
+            Node("op", text="store b", tiles=(b,)), Node("op", text="load c", tiles=(c,), writes=(c,)),
+            Node("op", text="store c", tiles=(c,))]
     for n in nodes:
         n.parent = root
     for n in body:
         n.parent = loop
     root.body, loop.body = nodes, body
-    ranges = live_ranges(Program("a2a3", root, [a, b, c, d], {}, []))
-    # positions: root 0, alloc a 1, alloc d 2, for 3, use a 4, alloc b 5, use b 6, alloc c 7, use d 8
-    assert ranges[id(a)] == (3, 7)
-    assert ranges[id(b)] == (6, 6)
-    assert ranges[id(c)] == (7, 7)
-    assert ranges[id(d)] == (8, 8)
+    p = Program("a2a3", root, [a, b, c, d], {}, [])
+    assert [n.text for n in execution(p)] == ["load a", *[n.text for n in body] * 2, "load d", "store d"]
+    assert clobbered(p, {id(a): 0, id(b): 32, id(c): 32, id(d): 0}) is None
+    assert clobbered(p, {id(a): 0, id(b): 0, id(c): 32, id(d): 64}) == "step 2 (load b) writes %b over %a, which a later op reads"
+    # %c over %b would be fine; over %a it is not, even in the last iteration's... first one
+    assert clobbered(p, {id(a): 0, id(b): 32, id(c): 0, id(d): 64}) == "step 4 (load c) writes %c over %a, which a later op reads"
+    # one op touching two tiles that share bytes
+    e = Tile("e", **f32)
+    same_op = Node("op", text="gather", tiles=(a, e), writes=(e,), parent=root)
+    root.body = [nodes[0], same_op]
+    assert clobbered(Program("a2a3", root, [a, e], {}, []), {id(a): 0, id(e): 16}) == (
+        "step 1 (gather) touches %a and %e, which share bytes"
+    )
 
 
 # ---------------------------------------------------------------------------

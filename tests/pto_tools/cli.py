@@ -19,3 +19,13 @@ def call(main: Callable[[Sequence[str]], None], args: Sequence[str], capsys: pyt
         code = e.code if isinstance(e.code, int) else 1
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def run_installed(tool: str, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
+    """(exit code, stdout, stderr) of the installed console script, in a process of its own."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).parent / tool
+    done = subprocess.run([str(script), *args], capture_output=True, text=True, timeout=120, check=False, cwd=cwd)
+    return done.returncode, done.stdout, done.stderr

@@ -35,10 +35,13 @@ def test_results_are_written_and_previewed(tmp_path, capsys):
     src = np.load(DATA / "argmin_src.npy")
     code, out, err = call(pto_run.main, [ARGMIN, "--target", "a5", str(DATA / "argmin_src.npy")], capsys)
     assert (code, err) == (0, "")
-    assert [line.split(":")[0] for line in out.splitlines()] == ["arg0", "result0", "result1"]
-    assert out.splitlines()[2].startswith("result1: int32 [1, 16] [0, 2, 5, 0, 3, 6, 1, 4, ...]")
+    lines = out.splitlines()  # the source tile is only read: not shown
+    assert lines[0] == "target: a5 (--target a5)"
+    assert lines[1] == "result0: float32 [1, 16]"
+    assert lines[3] == "result1: int32 [1, 16]"
+    assert lines[4] == "[[0 2 5 0 3 6 1 4 6 2 4 0 2 5 0 3]]"
     code, out, _ = call(pto_run.main, [ARGMIN, "--out", str(tmp_path), str(DATA / "argmin_src.npy")], capsys)
-    assert (code, out) == (0, "")
+    assert (code, out) == (0, "target: a2a3 (the default: the module names no target)\n")
     np.testing.assert_array_equal(np.load(tmp_path / "result0.npy"), src.min(axis=0, keepdims=True))
     np.testing.assert_array_equal(np.load(tmp_path / "result1.npy"), src.argmin(axis=0, keepdims=True).astype(np.int32))
     np.testing.assert_array_equal(np.load(tmp_path / "arg0.npy"), src)
@@ -47,8 +50,9 @@ def test_results_are_written_and_previewed(tmp_path, capsys):
 def test_print_shows_written_arguments_and_results_as_2d(capsys):
     code, out, _ = call(pto_run.main, [WRAP, "--target", "a5", "--print", *WRAP_INPUTS], capsys)
     assert code == 0
-    header, printed = out.split("\n", 1)
-    assert header == "arg2: float32 [64]"  # the table and ids are only read: not shown
+    target, header, printed = out.split("\n", 2)
+    assert target == "target: a5 (--target a5)"
+    assert header == "arg2: float32 [64], as 8 x 8"  # the table and ids are only read: not shown
     rows = [[float(x) for x in line.strip("[] ").split()] for line in printed.splitlines()]
     np.testing.assert_array_equal(rows, np.repeat([[0], [6], [0], [3], [6], [3], [2], [4]], 8, axis=1))
 
@@ -59,11 +63,15 @@ def test_lowered_ir_runs_for_its_target(tmp_path, capsys):
     assert "pto_a2a3.mgather_row_dma" in lowered.read_text()
     _, direct, _ = call(pto_run.main, [WRAP, "--target", "a2a3", *WRAP_INPUTS], capsys)
     code, out, err = call(pto_run.main, [str(lowered), *WRAP_INPUTS], capsys)
-    assert (code, err, out) == (0, "", direct)
+    assert (code, err) == (0, "")
+    assert out == direct.replace("(--target a2a3)", "(the kernel is lowered for a2a3)")
     code, _, err = call(pto_run.main, [str(lowered), "--target", "a5", *WRAP_INPUTS], capsys)
     assert code == 1
     assert err.startswith(f"{lowered}:")
-    assert "'pto_a2a3.mgather_row_dma' op is lowered for a2a3; run it with --target a2a3" in err
+    assert (
+        "'pto_a2a3.mgather_row_dma' op is lowered for a2a3 and runs on that target only, not on a5 (--target a5); "
+        "give a5 the kernel from before pto-lower"
+    ) in err
 
 
 def test_asm_kernel_errors_are_located(tmp_path, capsys):
