@@ -42,7 +42,7 @@ PRINT = TPrintRules(
     view_layouts=(GmLayout.ND, GmLayout.DN, GmLayout.NZ),
     element_types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
     print_region=PrintRegion.WHOLE,
-    note="npu/a2a3/TPrint.hpp: a Vec tile (other memories need a GM tmp, a form pto.tprint does "
+    note="npu/a2a3/TPrint.hpp (a5's includes it): a Vec tile (other memories need a GM tmp, a form pto.tprint does "
     "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
     "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
 )

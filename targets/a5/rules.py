@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pto_dialect.choices import PadFill, PrintRegion
+from pto_dialect.choices import PadFill
 from pto_dialect.attributes import GmLayout
 from pto_dialect.facts import (
     FP8,
@@ -20,8 +20,9 @@ from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
-from pto_dialect.instructions.tprint import TPRINT, TPrintRules
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from targets.a2a3.rules import PRINT as A2A3_PRINT
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -48,15 +49,8 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
 
-PRINT = TPrintRules(
-    tile_locs=frozenset({"vec"}),
-    view_layouts=(GmLayout.ND, GmLayout.DN, GmLayout.NZ),
-    element_types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
-    print_region=PrintRegion.WHOLE,
-    note="npu/a5/TPrint.hpp (it includes a2a3's): a Vec tile (other memories need a GM tmp, a form pto.tprint does "
-    "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
-    "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
-)
+PRINT = A2A3_PRINT
+"""TPRINT: a5's TPrint.hpp is a2a3's (it includes it), so is its row."""
 
 RULES = {
     TLOAD: TRANSFER,

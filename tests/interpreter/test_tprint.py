@@ -18,18 +18,23 @@ COVERS = ("pto.tprint",)
 """The instructions whose results these tests check against their own formulas, per target
 (tests/test_registry.py: every instruction is covered on every target)."""
 
-PARTIAL = tile((4, 8), "f32", valid=(2, 5))
-KERNEL = func(
-    [("x", "!pto.ptr<f32>")],
-    constants(0, 1, 2, 4, 5, 8)
-    + f"""
-%xv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : {tensor_view(2, "f32")}
-%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c2, %c5] : {tensor_view(2, "f32")}
-%t = pto.alloc_tile : {PARTIAL}
-pto.tload ins(%xp : {view((2, 5), "f32")}) outs(%t : {PARTIAL})
-pto.tprint ins(%t : {PARTIAL})
+def load_and_print(dtype: str, gm: tuple[int, int], window: tuple[int, int], shape: tuple[int, int]) -> str:
+    """A kernel loading the top-left `window` of a `gm`-shaped matrix into a tile of `shape`
+    (valid: the window), then printing the tile."""
+    t = tile(shape, dtype, valid=window)
+    return func(
+        [("x", f"!pto.ptr<{dtype}>")],
+        constants(0, 1, *gm, *window) + f"""
+%xv = pto.make_tensor_view %x, shape = [%c{gm[0]}, %c{gm[1]}], strides = [%c{gm[1]}, %c1] : {tensor_view(2, dtype)}
+%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c{window[0]}, %c{window[1]}] : {tensor_view(2, dtype)}
+%t = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(window, dtype)}) outs(%t : {t})
+pto.tprint ins(%t : {t})
 """,
-)
+    )
+
+
+KERNEL = load_and_print("f32", (4, 8), (2, 5), (4, 8))
 TPRINT_LINE = 12  # k.pto line of the pto.tprint
 
 X = np.arange(32, dtype=np.float32) / 2  # row r of the 4 x 8 view: 4r, 4r + 0.5, ...
@@ -125,18 +130,7 @@ def test_a_gm_view_prints_on_the_npus_only(target: str, capsys: pytest.CaptureFi
 def test_a_large_tile_is_summarised_as_numpy_does(capsys: pytest.CaptureFixture[str]) -> None:
     """64 x 64 (more than NumPy's 1000-element threshold): three rows and columns at each
     edge; the valid 2 x 62 region's bar lands among the last columns."""
-    big = tile((64, 64), "i16", valid=(2, 62))
-    kernel = func(
-        [("x", "!pto.ptr<i16>")],
-        constants(0, 1, 2, 62, 64)
-        + f"""
-%xv = pto.make_tensor_view %x, shape = [%c2, %c64], strides = [%c64, %c1] : {tensor_view(2, "i16")}
-%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c2, %c62] : {tensor_view(2, "i16")}
-%t = pto.alloc_tile : {big}
-pto.tload ins(%xp : {view((2, 62), "i16")}) outs(%t : {big})
-pto.tprint ins(%t : {big})
-""",
-    )
+    kernel = load_and_print("i16", (2, 64), (2, 62), (64, 64))
     run(kernel, "a5", [np.arange(128, dtype=np.int16)])
     lines = capsys.readouterr().err.splitlines()
     assert lines[1:] == [
