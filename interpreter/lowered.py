@@ -87,13 +87,14 @@ given at each run, not read from the op."""
 @_per_op
 def kernel_params(op: Operation) -> dict[str, object]:
     """The kernel's keyword arguments, read once from the op: each keyword-only parameter of
-    KERNEL (but `site`) is the op's property (or attribute) of that name; a class may add its
-    own (`kernel_params`)."""
+    KERNEL is the op's property (or attribute) of that name, but `site` (None here, given at
+    each run); a class may add its own (`kernel_params`)."""
     kernel = type(op).KERNEL  # pyright: ignore[reportAttributeAccessIssue]
     params: dict[str, object] = {}
     accessors = op.get_irdl_definition().accessor_names
     for name, parameter in _keyword_parameters(kernel).items():
         if name == SITE:
+            params[SITE] = None  # given at each run (run_kernel)
             continue
         ir_name = accessors.get(name, (name,))[0]
         attr = op.properties.get(ir_name, op.attributes.get(ir_name))
@@ -222,7 +223,7 @@ def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> P
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
         call = kernel_call(op, args)
-        if reads_site(op):
+        if SITE in call.params:
             call = call._replace(params={**call.params, SITE: site_of(interpreter, op)})
         results = call.run()
     return results if results is not None else ()  # pyright: ignore[reportReturnType]
