@@ -105,13 +105,14 @@ class Kernel:
             self._module = self._build()
         return self._module
 
-    def _where(self) -> str:
-        code = self.function.__code__
-        return f"{code.co_filename}:{code.co_firstlineno}:1"
-
     def _location(self) -> FileLineColLoc:
+        """Where the kernel's function is defined (its first decorator's line)."""
         code = self.function.__code__
         return FileLineColLoc(StringAttr(code.co_filename), IntAttr(code.co_firstlineno), IntAttr(1))
+
+    def _where(self) -> str:
+        loc = self._location()
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
     def _build(self) -> ModuleOp:
         types: list[Attribute] = [p.attr for p in self.parameters.values()]

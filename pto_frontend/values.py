@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.ir import Attribute, SSAValue
 
 from pto_dialect.dtypes import ELEMENT_TYPES
-from pto_dialect.types import PartitionTensorViewType, PtrType, TensorViewType, TileBufType, TileTypeBase
+from pto_dialect.types import PartitionTensorViewType, PtrType, TensorViewType, TileTypeBase
 
 from pto_frontend.trace import current, located
 
