@@ -32,7 +32,7 @@ from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
 from pto_frontend.kernel import Kernel, compare, kernel, run
 from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector  # noqa: A004
-from pto_frontend.values import DTYPES, DType, index, ptr
+from pto_frontend.values import DTYPES, DType, Value, index, ptr
 
 TARGETS: tuple[str, ...] = _targets.names()
 """Every target's name (`cpu`, `a2a3`, `a5`); aliases (`a2`, `a3`) are accepted wherever one is."""
@@ -41,7 +41,7 @@ globals().update(DTYPES)
 globals().update(FUNCTIONS)
 
 __all__ = [
-    "DType", "Kernel", "PtoError", "TARGETS", "alloc_tile", "compare", "constant", "index", "kernel", "load", "make_tensor_view",
+    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "index", "kernel", "load", "make_tensor_view",
     "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "testing",
     *DTYPES, *FUNCTIONS,
 ]

@@ -122,7 +122,7 @@ class Kernel:
             arg.name_hint = name
         module = ModuleOp([function])
         module.location = self._location()
-        with tracing(Trace(function.body.block)):
+        with tracing(Trace(function.body.block, self.function.__code__)):
             result = self.function(*(wrap(a) for a in function.args))
         if result is not None:
             raise PtoError(f"{self._where()}: error: kernel {self.name} returns {result!r}: a kernel writes its results into its arguments")

@@ -25,7 +25,7 @@ from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
-from pto_frontend.trace import current, located, user_frame
+from pto_frontend.trace import current, located
 from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, index, index_operand
 
 
@@ -106,7 +106,7 @@ def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Sca
     counter = Scalar(body.args[0])
     with trace.inside(body):
         yield counter
-        trace.name_values(user_frame())
+        trace.name_values()
     body.add_op(scf.YieldOp())
     body.last_op.location = loop.location  # pyright: ignore[reportOptionalMemberAccess]
 

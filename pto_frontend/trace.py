@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import islice
-from types import FrameType
+from types import CodeType, FrameType
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, StringAttr
@@ -53,8 +53,10 @@ def located(message: str) -> PtoError:
 class Trace:
     """The kernel being built: where ops go, and the constants made so far."""
 
-    def __init__(self, entry: Block):
+    def __init__(self, entry: Block, kernel: CodeType):
         self.entry = entry
+        self.kernel = kernel
+        """The code of the kernel's function: the outermost frame whose variables name values."""
         self.blocks = [entry]
         self._constants: dict[tuple[object, Attribute], SSAValue] = {}
         self._last_constant: Operation | None = None
@@ -71,7 +73,7 @@ class Trace:
         if not op.regions:
             verify_op(op)  # before it ends a block that wants a terminator
         self.block.add_op(op)
-        self.name_values(user_frame())
+        self.name_values()
         return op
 
     def constant(self, value: int | float, type_: Attribute) -> SSAValue:
@@ -106,16 +108,21 @@ class Trace:
         finally:
             self.blocks.pop()
 
-    def name_values(self, frame: FrameType) -> None:
+    def name_values(self) -> None:
         """Give the values the user's variables hold their names (`idx = pto.alloc_tile(...)`
-        prints as `%idx`), at the first builder call after the assignment."""
+        prints as `%idx`), at the first builder call after the assignment; the kernel
+        function's own names first, then those of the helpers it calls."""
         from pto_frontend.values import Value
 
-        for name, value in frame.f_locals.items():
-            if isinstance(value, Value) and value.ssa not in self.named and value.ssa.name_hint is None:
-                self.named.add(value.ssa)
-                if not name.startswith("_"):
-                    value.ssa.name_hint = name
+        frames = [frame := user_frame()]
+        while frame.f_code is not self.kernel and frame.f_back is not None:
+            frames.append(frame := frame.f_back)
+        for frame in reversed(frames):
+            for name, value in frame.f_locals.items():
+                if isinstance(value, Value) and value.ssa not in self.named and value.ssa.name_hint is None:
+                    self.named.add(value.ssa)
+                    if not name.startswith("_"):
+                        value.ssa.name_hint = name
 
 
 def current(what: str) -> Trace:

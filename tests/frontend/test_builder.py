@@ -123,3 +123,19 @@ def test_every_element_type_and_the_scalar_types_are_there() -> None:
         pass
 
     assert "func.func @scalars(%i : index, %k : i32, %x : f32)".replace(" :", ":") in scalars.to_pto()
+
+
+def _store(tile: pto.Value, view: pto.Value) -> None:
+    pto.tstore(tile, view)
+
+
+@pto.kernel
+def stored_through_a_helper(x: pto.ptr(pto.f32)):
+    t = pto.alloc_tile(shape=[1, 8], dtype=pto.f32)
+    window = pto.partition_view(pto.make_tensor_view(x, shape=[1, 8], strides=[8, 1]), offsets=[0, 0], sizes=[1, 8])
+    _store(t, window)
+
+
+def test_values_take_the_kernel_s_names_before_a_helper_s() -> None:
+    text = stored_through_a_helper.to_pto()
+    assert "pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%window : !pto.partition_tensor_view<1x8xf32>)" in text
