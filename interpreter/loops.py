@@ -28,6 +28,7 @@ from pto_dialect.diagnostics import PtoError
 from interpreter import batch
 from interpreter.batch import int_width as _width
 from interpreter.batch import signed as _signed
+from interpreter.lowered import reads_site
 from pto_dialect.machine import RuntimeFault
 from interpreter.state import located_failure, run_state
 
@@ -53,11 +54,11 @@ class _LoopPlan(NamedTuple):
 
 
 def _prepare(interpreter: Interpreter, body: Block) -> _LoopPlan | None:
-    """The plan of `body`, or None when an op has regions (their walk needs the scoped
-    environment) or no registered implementation."""
+    """The plan of `body`, or None when an op has regions or reports where it runs (their
+    walk needs the scoped environment) or has no registered implementation."""
     ops = list(body.ops)
     *straight, terminator = ops
-    if not isinstance(terminator, scf.YieldOp) or any(op.regions for op in straight):
+    if not isinstance(terminator, scf.YieldOp) or any(op.regions or reads_site(op) for op in straight):
         return None
     impls = interpreter._impls._impl_dict  # pyright: ignore[reportPrivateUsage]
     if any(type(op) not in impls for op in straight):

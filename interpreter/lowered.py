@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import NamedTuple, TypeVar
 from weakref import WeakKeyDictionary
 
+from xdsl.dialects import scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, StringAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
@@ -23,7 +24,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, inferred_strides, static_facts
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import GmView, RuntimeFault, Tile
+from pto_dialect.diagnostics import op_location
+from pto_dialect.machine import GmView, RuntimeFault, Site, Tile
 from pto_dialect.ops.common import PtoInstructionOp, writes
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 from targets.rules import check_instruction
@@ -77,15 +79,23 @@ def _value(attr: Attribute) -> object:
     return attr
 
 
+SITE = "site"
+"""The keyword parameter of a kernel that reports where it runs (pto_dialect/machine.py Site):
+given at each run, not read from the op."""
+
+
 @_per_op
 def kernel_params(op: Operation) -> dict[str, object]:
     """The kernel's keyword arguments, read once from the op: each keyword-only parameter of
-    KERNEL is the op's property (or attribute) of that name; a class may add its own
-    (`kernel_params`)."""
+    KERNEL is the op's property (or attribute) of that name, but `site` (None here, given at
+    each run); a class may add its own (`kernel_params`)."""
     kernel = type(op).KERNEL  # pyright: ignore[reportAttributeAccessIssue]
     params: dict[str, object] = {}
     accessors = op.get_irdl_definition().accessor_names
     for name, parameter in _keyword_parameters(kernel).items():
+        if name == SITE:
+            params[SITE] = None  # given at each run (run_kernel)
+            continue
         ir_name = accessors.get(name, (name,))[0]
         attr = op.properties.get(ir_name, op.attributes.get(ir_name))
         if attr is not None:
@@ -195,13 +205,35 @@ def written_operands(op: Operation) -> tuple[int, ...]:
     return tuple(i for i, v in enumerate(op.operands) if writes(op, v))
 
 
+def reads_site(op: Operation) -> bool:
+    """Whether the op's kernel reports where it runs (its loops then run through xDSL's
+    region walk, which keeps each induction variable in the interpreter's environment)."""
+    return runs_kernel(op) and SITE in _keyword_parameters(type(op).KERNEL)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def site_of(interpreter: Interpreter, op: Operation) -> Site:
+    """The op's location and the current value of each enclosing scf.for's induction variable."""
+    loops = []
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            variable = parent.body.block.args[0]
+            name = f"%{variable.name_hint}" if variable.name_hint else f"loop {op_location(parent) or '?'}"
+            loops.append((name, interpreter._ctx[variable]))  # pyright: ignore[reportPrivateUsage]
+        parent = parent.parent_op()
+    return Site(op_location(op) or "?", tuple(reversed(loops)))
+
+
 def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
     """Run an op through its kernel; faults are located at the op, named after its pto op.
     A run that records what it stores to GM (pto-run's preview) marks each GM window the op
     writes."""
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
-        results = kernel_call(op, args).run()
+        call = kernel_call(op, args)
+        if SITE in call.params:
+            call = call._replace(params={**call.params, SITE: site_of(interpreter, op)})
+        results = call.run()
     if (stored := run_state(interpreter).gm_writes) is not None:
         for i in written_operands(op):
             if isinstance(args[i], GmView):

@@ -244,3 +244,17 @@ class SrcRead(Choice):
 
 
 SrcReadAttr = choice_attr(SrcRead, "src_read")
+
+
+# ---------------------------------------------------------------------------
+# TPRINT
+
+
+class PrintRegion(Choice):
+    """What a TPRINT of a tile prints."""
+
+    VALID = "valid", "the valid region"
+    WHOLE = "whole", "the whole tile, the valid region marked"
+
+
+PrintRegionAttr = choice_attr(PrintRegion, "print_region")

@@ -44,6 +44,8 @@ class Pipe(StrEnum):
     """Vector unit."""
     MTE3 = "PIPE_MTE3"
     """On-chip -> GM transfers."""
+    SCALAR = "PIPE_S"
+    """Scalar unit."""
 
 
 def camel(word: str) -> str:
@@ -56,6 +58,11 @@ class Emission(Protocol):
 
     def issue(self, pipe: Pipe, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
         """Write `statement` on `pipe`, after the flags its reads and writes need."""
+        ...
+
+    def synchronised(self, statement: str) -> None:
+        """Write `statement`, which waits for every pipe itself (pipe_barrier(PIPE_ALL)):
+        no flags before it, none owed after it."""
         ...
 
     def call(self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()) -> str:

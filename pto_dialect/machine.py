@@ -58,6 +58,15 @@ class RuntimeFault(Exception):
         self.iteration = iteration
 
 
+class Site(NamedTuple):
+    """Where an op runs, for a kernel that reports it (TPRINT takes it as its `site`
+    parameter): the op's location and the induction variable of each enclosing loop,
+    outermost first, as (name, value)."""
+
+    location: str
+    loops: tuple[tuple[str, int], ...]
+
+
 def first_failing(bad: np.ndarray, batch_dims: int) -> tuple[int | None, tuple[int, ...]]:
     """(iteration, position) of the first True of `bad`, whose leading `batch_dims` (0 or 1)
     axes index iterations: row-major order is serial order."""

@@ -113,13 +113,18 @@ def verify_located(module: Operation) -> None:
         signature = _signature(op)
         if signature is not None and signature in verified:
             continue
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as e:
-            raise PtoError.at_op(op, _strip_op_prefix(str(e), op)) from e
+        verify_op(op)
         if signature is not None:
             verified.add(signature)
     _check_dominance(module, set())
+
+
+def verify_op(op: Operation) -> None:
+    """Verify one op (not the ops it holds); a PtoError located at it."""
+    try:
+        op.verify(verify_nested_ops=False)
+    except VerifyException as e:
+        raise PtoError.at_op(op, _strip_op_prefix(str(e), op)) from e
 
 
 def _signature(op: Operation) -> tuple[object, ...] | None:

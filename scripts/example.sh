@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled kernels: parse, verify and print one for each target, run it with
-# pto-run on each target (table rows gathered for 32 ids, some past the table's end), then run a
-# kernel whose results differ between targets on all of them at once (ids wrapping around a small
-# table): pto-run --targets all reports where the targets differ and why.
+# pto-run on each target (table rows gathered for 32 ids, some past the table's end), run the same
+# kind of kernel written in Python (examples/python/embedding.py), then run a kernel whose results
+# differ between targets on all of them at once (ids wrapping around a small table): pto-run
+# --targets all reports where the targets differ and why.
 # Usage: bash scripts/example.sh [KERNEL.pto]   (PYTHON=python3.12 picks the Python; see venv.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 kernel="${1:-examples/embedding_lookup.pto}"
@@ -25,6 +26,9 @@ PY
     echo "== pto-run $kernel --target $target table.npy ids.npy out.npy"
     pto-run "$kernel" --target "$target" "$inputs/table.npy" "$inputs/ids.npy" "$inputs/out.npy"
   done
+  echo
+  echo "== python examples/python/embedding.py   (an embedding lookup written in Python with pto_frontend)"
+  python examples/python/embedding.py || exit 1
   echo
   echo "Where targets differ: examples/embedding_wrap.pto wraps ids around a 14-row table seen as"
   echo "2 x 7 x 8 (row k of the table holds k); ids: $(python -c 'import numpy as np; print(np.load("examples/data/wrap_ids.npy"))')"

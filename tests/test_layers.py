@@ -18,6 +18,7 @@ LAYERS = {
     "interpreter": 5,
     "backends": 5,
     "pto_tools": 6,  # the CLIs
+    "pto_frontend": 6,  # the Python API users import
 }
 
 

@@ -100,12 +100,3 @@ def test_example_script_shows_targets_differ():
         "then bounds-checked as unsigned (cpu) / read as 32-bit unsigned (a2a3, a5)"
     ) in report
     assert "(pto-run exited 1: 0 when every target agrees, 1 when they differ)" in report
-
-
-def test_readme_python_example_runs(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    (code,) = re.findall(r"```python\n(.*?)```", README, re.S)
-    scope: dict[str, object] = {}
-    exec(compile(code, "README.md", "exec"), scope)  # noqa: S102 (the README's own example)
-    assert scope["report"].agree  # type: ignore[attr-defined]
-    assert not scope["table"].flags.writeable and scope["out"].flags.writeable  # type: ignore[attr-defined]

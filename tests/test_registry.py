@@ -3,7 +3,8 @@ The instruction registry and the target registry are complete: every instruction
 every piece each layer reads, every target has a rule row and a lowering for it, every
 op a lowering can produce has a kernel, and every (instruction, target) pair has
 interpreter tests that check it against an independent formula (`COVERS` in the test
-modules of tests/interpreter/, parametrized over the target registry).
+modules of tests/interpreter/, parametrized over the target registry), and every
+instruction has its builder function (pto_frontend).
 """
 
 from __future__ import annotations
@@ -71,6 +72,24 @@ def test_every_instruction_is_declared_whole(instruction: Instruction):
     for base in instruction.lowered:
         assert base.SOURCE is instruction.op  # pyright: ignore[reportAttributeAccessIssue]
         assert callable(base.KERNEL), f"{base.__name__} names no kernel"  # pyright: ignore[reportAttributeAccessIssue]
+
+
+@pytest.mark.parametrize("instruction", INSTRUCTIONS)
+def test_every_instruction_has_a_builder_function(instruction: Instruction):
+    """pto_frontend's `pto.<mnemonic>(...)`, made from the op's forms (FORMS, operand_roles)
+    and properties: every operand role and property is one of its arguments."""
+    import inspect
+
+    import pto_frontend
+    from pto_frontend.instructions import argument_name
+
+    op = instruction.op
+    assert op.FORMS, f"{instruction.name} declares no FORMS (the ins and outs counts of its forms)"
+    function = getattr(pto_frontend, instruction.mnemonic, None)
+    assert callable(function), f"pto_frontend has no {instruction.mnemonic}()"
+    roles = {argument_name(op, r) for counts in op.FORMS for group in op.operand_roles(*counts) for r in group}
+    properties = {py for py, (_, kind) in op.get_irdl_definition().accessor_names.items() if kind == "property"}
+    assert set(inspect.signature(function).parameters) == roles | properties
 
 
 @pytest.mark.parametrize("instruction", INSTRUCTIONS)

@@ -276,6 +276,10 @@ class _Emitter:
             self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
         self.line(statement)
 
+    def synchronised(self, statement: str) -> None:
+        self.line(statement)
+        self.sync = PipeSync()
+
     def barrier(self) -> None:
         if not self.sync.idle:
             self.line("pipe_barrier(PIPE_ALL);")

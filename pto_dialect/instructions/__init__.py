@@ -19,9 +19,10 @@ from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE
 
-REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN, TCOLARGMAX)
+REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN, TCOLARGMAX, TPRINT)
 """Every instruction, in the order docs and reports list them."""
 
 

@@ -82,6 +82,9 @@ class MGatherOp(PtoInstructionOp):
         "gatherExec": GatherExecAttr(GatherExec.SCALAR),
     }
 
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1), (3, 1))
+    BUILDER_NAMES: ClassVar[dict[str, str]] = {"mem": "table_view", "idx": "idx_tile", "dst": "dst_tile"}
+
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("mem", "idx", "scratch")[:n_ins], ("dst",)

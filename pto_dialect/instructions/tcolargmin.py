@@ -42,6 +42,9 @@ class ColArgReduceOp(PtoInstructionOp):
 
     WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
 
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1), (1, 2), (2, 2))
+    BUILDER_NAMES: ClassVar[dict[str, str]] = {"dst": "dst_idx"}  # the index output, with or without dstVal
+
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("src", "tmp")[:n_ins], ("dstVal", "dstIdx") if n_outs == 2 else ("dst",)

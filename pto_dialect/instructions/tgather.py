@@ -96,6 +96,9 @@ class TGatherOp(PtoInstructionOp):
         "offset": IntegerAttr(0, 32),
     }
 
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1), (3, 1), (3, 2))
+    BUILDER_NAMES: ClassVar[dict[str, str]] = {"threshold": "k_value"}  # PTOAS's kValue
+
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         if n_ins == 1:  # mask form

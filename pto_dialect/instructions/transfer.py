@@ -214,6 +214,8 @@ def tstore_footprint(o: dict) -> Footprint:
 class TransferOp(PtoInstructionOp):
     """A copy from `src` to `dst`."""
 
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("src",), ("dst",)
@@ -237,6 +239,7 @@ class TLoadOp(TransferOp):
     """
 
     name = "pto.tload"
+    BUILDER_NAMES: ClassVar[dict[str, str]] = {"src": "view", "dst": "tile"}
 
     KERNEL: ClassVar = staticmethod(tload)
     FOOTPRINT: ClassVar = staticmethod(tload_footprint)
@@ -259,6 +262,7 @@ class TStoreOp(TransferOp):
     """
 
     name = "pto.tstore"
+    BUILDER_NAMES: ClassVar[dict[str, str]] = {"src": "tile", "dst": "view"}
 
     KERNEL: ClassVar = staticmethod(tstore)
     FOOTPRINT: ClassVar = staticmethod(tstore_footprint)

@@ -160,6 +160,14 @@ class PtoInstructionOp(IRDLOperation):
         form (results in place of outs), the DPS form and every lowered op."""
         raise NotImplementedError(cls.name)
 
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ()
+    """The (ins, outs) counts of each of its forms: with `operand_roles`, the roles every
+    form has and those only some have (the builder's positional and keyword arguments)."""
+
+    BUILDER_NAMES: ClassVar[Mapping[str, str]] = {}
+    """The builder's argument name of a role, where it is not the role in snake_case (PTOAS
+    ptodsl's names; two roles of one name are one argument in different forms)."""
+
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ()
     """Properties printed inside `ins(...)` in DPS form rather than in the attr-dict."""
 

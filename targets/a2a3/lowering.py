@@ -37,10 +37,11 @@ from pto_dialect.instructions.tgather import (
     TGatherMaskBase,
     TGatherOp,
 )
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
-from targets.a2a3.rules import TRANSFER
+from targets.a2a3.rules import PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -196,5 +197,6 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
+        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
 )

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from pto_dialect.choices import PadFill
+from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import GmLayout
-from pto_dialect.facts import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
+from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
+from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 
 TRANSFER = TransferRules(
@@ -35,6 +36,16 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "255 valid cols with a [1, 32] tmp, needs no more).",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+PRINT = TPrintRules(
+    tile_locs=frozenset({"vec"}),
+    view_layouts=(GmLayout.ND, GmLayout.DN, GmLayout.NZ),
+    element_types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
+    print_region=PrintRegion.WHOLE,
+    note="npu/a2a3/TPrint.hpp (a5's includes it): a Vec tile (other memories need a GM tmp, a form pto.tprint does "
+    "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
+    "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
+)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -72,4 +83,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TPRINT: PRINT,
 }

@@ -40,10 +40,11 @@ from pto_dialect.instructions.tgather import (
     TGatherOp,
     VRegType,
 )
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
-from targets.a5.rules import TRANSFER
+from targets.a5.rules import PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -234,6 +235,7 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
+        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

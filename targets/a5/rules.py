@@ -20,7 +20,9 @@ from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from targets.a2a3.rules import PRINT as A2A3_PRINT
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -46,6 +48,9 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "and is rejected); tmp is accepted but unused.",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+PRINT = A2A3_PRINT
+"""TPRINT: a5's TPrint.hpp is a2a3's (it includes it), so is its row."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -84,4 +89,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TPRINT: PRINT,
 }

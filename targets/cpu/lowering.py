@@ -19,9 +19,10 @@ from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
+from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.lowered import Launch
-from targets.cpu.rules import TRANSFER
+from targets.cpu.rules import PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -97,5 +98,6 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
+        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
 )

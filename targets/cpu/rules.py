@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from pto_dialect.choices import PadFill
+from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import GmLayout
-from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
+from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
+from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.types import TILE_LOCS
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -34,6 +36,16 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+PRINT = TPrintRules(
+    tile_locs=frozenset(TILE_LOCS),
+    view_layouts=(),
+    element_types=INTEGERS | types_named("f32"),
+    print_region=PrintRegion.VALID,
+    note="CPU simulator (cpu/TPrint.hpp): the valid region of a tile of any memory, after a "
+    "`TPRINT RxC` header; a GlobalTensor has no valid shape to print; half and bfloat16 do not "
+    "compile (ambiguous operator<< for _Float16 with g++ 12 and clang 19).",
+)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -73,4 +85,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TPRINT: PRINT,
 }

@@ -1,6 +1,6 @@
 // A stand-in for pto-isa's <pto/pto-inst.hpp>, for tests only: the declarations that
 // the C++ emitted by `pto-opt --to=cpp` uses, with the signatures of the spec files'
-// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md) and of pto-isa's Tile,
+// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md, pto-isa's TPRINT.md) and of pto-isa's Tile,
 // GlobalTensor and pipe flags. Declarations only: tests/test_emit_cpp.py compiles the
 // emitted kernels with `g++ -std=c++17 -fsyntax-only` against it.
 #pragma once
@@ -40,6 +40,7 @@ enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
 enum class MaskPattern { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
 enum class GatherAxis { GATHER_ROW, GATHER_COL };
 enum class CmpMode { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
+enum class PrintFormat : uint8_t { Width8_Precision4 = 0, Width8_Precision2 = 1, Width10_Precision6 = 2 };
 
 struct RecordEvent {};
 
@@ -143,5 +144,9 @@ RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDa
                      WaitEvents&... events);
 PTO_COLUMN_ARG_REDUCTION(TCOLARGMIN)
 PTO_COLUMN_ARG_REDUCTION(TCOLARGMAX)
+
+// TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
+template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>
+void TPRINT(TileData& src);
 
 }  // namespace pto

@@ -1,0 +1,47 @@
+"""
+pto-frontend's Python API: write PTO kernels in Python, print the `.pto` PTOAS reads, and
+run them on NumPy with each target's exact semantics.
+
+    import pto_frontend as pto
+
+    @pto.kernel
+    def copy(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
+        sv = pto.make_tensor_view(src, shape=[16, 64], strides=[64, 1])
+        dv = pto.make_tensor_view(dst, shape=[16, 64], strides=[64, 1])
+        t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
+        pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[16, 64]), t)
+        pto.tstore(t, pto.partition_view(dv, offsets=[0, 0], sizes=[16, 64]))
+
+    copy.to_pto(target="a5")                    # .pto text
+    x, y = copy.run(x, y, target="a5")          # arrays after the run
+
+- `load`, `run`, `compare`: a `.pto` file's module, its run, its report across targets
+  (the interpreter's; `run` and `compare` also take a kernel).
+- The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
+  `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
+  `section_cube`, `constant`, and one function per instruction of the registry (`tload`,
+  `mgather`, ...; pto_frontend/instructions.py).
+- `PtoError`: every failure, `FILE:LINE:COL: error: ...` (a kernel's: at the user's call).
+- `testing`: assertions for users' own test suites.
+"""
+
+import targets as _targets
+from pto_dialect import load
+from pto_dialect.diagnostics import PtoError
+from pto_frontend import testing
+from pto_frontend.instructions import FUNCTIONS
+from pto_frontend.kernel import Kernel, compare, kernel, run
+from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector  # noqa: A004
+from pto_frontend.values import DTYPES, DType, Value, index, ptr
+
+TARGETS: tuple[str, ...] = _targets.names()
+"""Every target's name (`cpu`, `a2a3`, `a5`); aliases (`a2`, `a3`) are accepted wherever one is."""
+
+globals().update(DTYPES)
+globals().update(FUNCTIONS)
+
+__all__ = [
+    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "index", "kernel", "load", "make_tensor_view",
+    "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "testing",
+    *DTYPES, *FUNCTIONS,
+]

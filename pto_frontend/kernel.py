@@ -1,0 +1,271 @@
+"""
+`@pto.kernel`: a Python function that builds a PTO kernel, and what users do with it.
+
+    @pto.kernel                     # or @pto.kernel(target="a5", name="embed")
+    def embed(table: pto.ptr(pto.f16), ids: pto.ptr(pto.i32), out: pto.ptr(pto.f16)): ...
+
+    embed.to_pto(target="a5")                   # the .pto text, pto.target_arch set
+    embed.run(table, ids, out, target="a5")     # every argument's array after the run
+    embed.run_all(table, ids, out)              # {target: that list}
+    embed.compare(table, ids, out)              # interpreter.compare's report
+
+The function runs once, when the kernel is first needed, with builder values for its
+arguments: each builder call appends an op located at the call (pto_frontend/trace.py).
+Everything the verifier rejects, for the target asked for, is a PtoError starting with that
+`FILE:LINE:COL`, then pto-opt's message. `run` checks each argument against its annotation
+(dtype; size and shape against the tensor views made of a pointer) and names the parameter;
+it never writes into the caller's arrays unless `inplace=True`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from io import StringIO
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.ir import Attribute
+from xdsl.printer import Printer
+
+import interpreter
+import targets
+from interpreter.compare import Report
+from passes.verify_target import verify_target
+from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.dtypes import element_info
+from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
+from pto_dialect.parser import verify_located
+
+from pto_frontend.trace import Trace, located, tracing
+from pto_frontend.values import DType, Ptr, wrap
+
+
+@dataclass(frozen=True)
+class _ViewOfArgument:
+    """A tensor view made of a pointer argument, with static dims and strides."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    where: str
+
+    @property
+    def extent(self) -> int:
+        """Elements from the pointer to the view's last element, inclusive."""
+        return 1 + sum((d - 1) * s for d, s in zip(self.shape, self.strides))
+
+
+class Kernel:
+    """A PTO kernel built by a Python function (`@pto.kernel`)."""
+
+    def __init__(self, function: Callable[..., Any], target: str | None = None, name: str | None = None):
+        self.function = function
+        self.name = name or function.__name__
+        self.target = target
+        """The target `to_pto` and `run` use when not told (None: targets.DEFAULT)."""
+        self._module: ModuleOp | None = None
+        self._views: dict[str, list[_ViewOfArgument]] = {}
+        functools.update_wrapper(self, function)
+
+    def __repr__(self) -> str:
+        return f"<pto kernel {self.name}>"
+
+    # -- building ---------------------------------------------------------------------
+
+    @functools.cached_property
+    def parameters(self) -> dict[str, Ptr | DType]:
+        """Each argument's annotation, by name."""
+        try:
+            annotations = inspect.get_annotations(self.function, eval_str=True)
+        except NameError as e:  # `from __future__ import annotations` keeps them as text
+            raise PtoError(
+                f"{self._where()}: error: kernel {self.name}: its argument types name {e.name!r}, which is not a "
+                "module-level name (with `from __future__ import annotations`, they are evaluated there)"
+            ) from e
+        out: dict[str, Ptr | DType] = {}
+        for name in inspect.signature(self.function).parameters:
+            annotation = annotations.get(name)
+            if not isinstance(annotation, Ptr) and not (isinstance(annotation, DType)):
+                raise PtoError(
+                    f"{self._where()}: error: kernel {self.name}: argument '{name}' needs a type: "
+                    f"pto.ptr(dtype), pto.index or a scalar type (pto.i32, ...), got {annotation!r}"
+                )
+            out[name] = annotation
+        return out
+
+    @property
+    def module(self) -> ModuleOp:
+        """The kernel, built once and verified (structure; the target's rules come with a target)."""
+        if self._module is None:
+            self._module = self._build()
+        return self._module
+
+    def _location(self) -> FileLineColLoc:
+        """Where the kernel's function is defined (its first decorator's line)."""
+        code = self.function.__code__
+        return FileLineColLoc(StringAttr(code.co_filename), IntAttr(code.co_firstlineno), IntAttr(1))
+
+    def _where(self) -> str:
+        loc = self._location()
+        return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
+
+    def _build(self) -> ModuleOp:
+        types: list[Attribute] = [p.attr for p in self.parameters.values()]
+        function = func.FuncOp(self.name, (types, []))
+        function.location = self._location()
+        for arg, name in zip(function.args, self.parameters):
+            arg.name_hint = name
+        module = ModuleOp([function])
+        module.location = self._location()
+        with tracing(Trace(function.body.block, self.function.__code__)):
+            result = self.function(*(wrap(a) for a in function.args))
+        if result is not None:
+            raise PtoError(f"{self._where()}: error: kernel {self.name} returns {result!r}: a kernel writes its results into its arguments")
+        ret = func.ReturnOp()
+        ret.location = self._location()
+        function.body.block.add_op(ret)
+        verify_located(module)
+        self._views = self._views_of_arguments(function)
+        return module
+
+    def _views_of_arguments(self, function: func.FuncOp) -> dict[str, list[_ViewOfArgument]]:
+        views: dict[str, list[_ViewOfArgument]] = {}
+        for op in function.walk():
+            if isinstance(op, MakeTensorViewOp) and op.ptr in function.args:
+                dims = [constant_index(v) for v in (*op.shape, *op.strides)]
+                if None not in dims:
+                    rank = len(op.shape)
+                    view = _ViewOfArgument(tuple(dims[:rank]), tuple(dims[rank:]), op_location(op) or "?")  # pyright: ignore[reportArgumentType]
+                    views.setdefault(list(self.parameters)[function.args.index(op.ptr)], []).append(view)
+        return views
+
+    # -- using ------------------------------------------------------------------------
+
+    def _target(self, target: str | None) -> targets.TargetInfo:
+        try:
+            return targets.get(target or self.target or targets.DEFAULT)
+        except targets.UnknownTarget as e:
+            raise located(str(e)) from e
+
+    def to_pto(self, target: str | None = None) -> str:
+        """The kernel's `.pto` text, verified for `target`, with `pto.target_arch` set to it."""
+        chosen = self._target(target)
+        module = self.module.clone()
+        module.attributes["pto.target_arch"] = StringAttr(chosen.name)
+        verify_target(module, chosen)
+        text = StringIO()
+        Printer(stream=text).print_op(module)
+        return text.getvalue() + "\n"
+
+    def run(self, *arrays: object, target: str | None = None, inplace: bool = False) -> list[np.ndarray]:
+        """Run on `target`: every argument's contents after the run, as pto-run writes them
+        (an argument the kernel only reads comes back as a read-only view of the one given).
+        With `inplace=True` the results are also written into the arrays given."""
+        chosen = self._target(target)
+        given = self._arguments(arrays, "run")
+        outputs = interpreter.run(self.module, chosen.name, given)
+        if not inplace:
+            return outputs
+        return [self._write_back(name, a, out) for name, a, out in zip(self.parameters, arrays, outputs)]
+
+    def run_all(self, *arrays: object, targets: str | Sequence[str] = "all") -> dict[str, list[np.ndarray]]:
+        """`run` on each target (`"all"`, `"cpu,a5"` or a list of names)."""
+        return {t.name: self.run(*arrays, target=t.name) for t in _targets(targets)}
+
+    def compare(self, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
+        """interpreter.compare's report: verdicts, outputs and differences per target, and the
+        first op whose writes differ (`report.text()` prints it)."""
+        names = [t.name for t in _targets(targets)]
+        return interpreter.compare(self.module, names, self._arguments(arrays, "compare"))
+
+    # -- arguments ----------------------------------------------------------------------
+
+    def _arguments(self, arrays: Sequence[object], method: str) -> list[np.ndarray]:
+        names = list(self.parameters)
+        self.module  # noqa: B018 (built first: the views its pointers need)
+        if len(arrays) != len(names):
+            raise located(f"{self.name}.{method}() takes {len(names)} arrays ({', '.join(names)}), got {len(arrays)}")
+        return [self._argument(f"{self.name}.{method}()", n, a) for n, a in zip(names, arrays)]
+
+    def _argument(self, call: str, name: str, value: object) -> np.ndarray:
+        annotation = self.parameters[name]
+        what = f"{call}: argument '{name}' ({annotation!r})"
+        if isinstance(annotation, DType):
+            return _scalar(what, annotation, value)
+        if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
+            raise located(f"{what}: expected a NumPy array (or an object with __array__), got {type(value).__name__}")
+        array = np.asarray(value)
+        want = _numpy(annotation.dtype)
+        raw = array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize
+        if array.dtype != want and not raw:
+            raise located(f"{what}: expected dtype {want}, got {array.dtype}")
+        views = self._views.get(name, [])
+        if views and array.ndim > 1 and tuple(array.shape) not in {v.shape for v in views}:
+            shapes = " or ".join(str(list(v.shape)) for v in views)
+            raise located(f"{what}: expected shape {shapes} (its tensor view) or a flat array, got {list(array.shape)}")
+        if views and array.size < (widest := max(views, key=lambda v: v.extent)).extent:
+            raise located(
+                f"{what}: expected at least {widest.extent} elements (the tensor view of shape {list(widest.shape)} "
+                f"and strides {list(widest.strides)} at {widest.where}), got {array.size}"
+            )
+        return array
+
+    def _write_back(self, name: str, given: object, output: np.ndarray) -> np.ndarray:
+        if not output.flags.writeable or isinstance(self.parameters[name], DType):  # only read
+            return output
+        if not isinstance(given, np.ndarray) or not given.flags.writeable:
+            raise located(f"{self.name}.run(inplace=True): argument '{name}' is written by the kernel but is not a writable NumPy array")
+        given.view(output.dtype)[...] = output.reshape(given.shape)
+        return given
+
+
+def _numpy(dtype: DType) -> np.dtype:
+    info = element_info(dtype.attr)
+    assert info is not None, dtype
+    return info.numpy
+
+
+def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:
+    """A scalar argument as the 0-d array interpreter.run binds."""
+    array = np.asarray(value) if isinstance(value, int | float | np.generic | np.ndarray) else None
+    integral = isinstance(annotation.attr, IndexType | IntegerType)
+    if array is None or array.shape != () or array.dtype.kind not in ("iu" if integral else "iuf"):
+        kind = "a Python int or a 0-d integer array" if integral else "a Python number or a 0-d array"
+        raise located(f"{what}: expected {kind}, got {value!r}")
+    return array
+
+
+def _targets(chosen: str | Sequence[str]) -> tuple[targets.TargetInfo, ...]:
+    try:
+        return targets.parse_list(chosen) if isinstance(chosen, str) else tuple(targets.get(t) for t in chosen)
+    except targets.UnknownTarget as e:
+        raise located(str(e)) from e
+
+
+def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None):  # noqa: ANN201
+    """`@pto.kernel` or `@pto.kernel(target="a5", name="k")`: the function builds a PTO kernel."""
+    if function is None:
+        return lambda f: Kernel(f, target, name)
+    return Kernel(function, target, name)
+
+
+def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:  # noqa: ANN401
+    """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
+    if isinstance(kernel_or_module, Kernel):
+        return kernel_or_module.run(*args, target=target, **options)
+    return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
+
+
+def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
+    """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
+    if isinstance(kernel_or_module, Kernel):
+        return kernel_or_module.compare(*args, targets=targets)
+    return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
+
+
+__all__ = ["Kernel", "compare", "kernel", "run"]

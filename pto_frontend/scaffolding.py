@@ -1,0 +1,146 @@
+"""
+The kernel scaffolding as PTOAS's ptodsl spells it: GM views, tiles, loops and sections.
+
+    tv = pto.make_tensor_view(table, shape=[1000, 128], strides=[128, 1])
+    tp = pto.partition_view(tv, offsets=[0, 0], sizes=[1000, 128])
+    idx = pto.alloc_tile(shape=[1, 64], dtype=pto.i32)
+    for t in pto.range(16):               # scf.for %t = 0 to 16 step 1
+        ...
+    with pto.section_vector():            # pto.section.vector { ... }
+        ...
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+
+from xdsl.dialects import scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i64
+from xdsl.ir import Block, Region
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.attributes import GmLayout, GmLayoutAttr
+from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
+from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
+
+from pto_frontend.trace import current, located
+from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, index, index_operand
+
+
+def make_tensor_view(ptr: Pointer, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
+    """A GM tensor over a pointer argument; its type's dims are the Python ints of `shape`
+    (`?` for index values)."""
+    trace = current("pto.make_tensor_view()")
+    if not isinstance(ptr, Pointer):
+        raise located(f"pto.make_tensor_view() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
+    shape_ssa = [index_operand(d, "pto.make_tensor_view(shape=...)") for d in shape]
+    stride_ssa = [index_operand(s, "pto.make_tensor_view(strides=...)") for s in strides]
+    dims = [c if (c := constant_index(v)) is not None else DYNAMIC_INDEX for v in shape_ssa]
+    view = TensorViewType.get(dims, ptr.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
+    props = {"layout": GmLayoutAttr(_enum(GmLayout, layout, "layout"))} if layout is not None else {}
+    op = MakeTensorViewOp.build(operands=[ptr.ssa, shape_ssa, stride_ssa], result_types=[view], properties=props)
+    return TensorView(trace.append(op).results[0])
+
+
+def partition_view(view: TensorView, offsets: Sequence[int | Scalar], sizes: Sequence[int | Scalar]) -> PartitionView:
+    """A window of a tensor view; its type's dims are the Python ints of `sizes`."""
+    trace = current("pto.partition_view()")
+    if not isinstance(view, TensorView) or isinstance(view, PartitionView):
+        raise located(f"pto.partition_view() takes a tensor view (pto.make_tensor_view), got {view!r}")
+    offset_ssa = [index_operand(o, "pto.partition_view(offsets=...)") for o in offsets]
+    size_ssa = [index_operand(s, "pto.partition_view(sizes=...)") for s in sizes]
+    result: PartitionTensorViewType = PartitionViewOp.inferred_type(view.type, size_ssa)  # pyright: ignore[reportArgumentType]
+    op = PartitionViewOp.build(operands=[view.ssa, offset_ssa, size_ssa], result_types=[result])
+    return PartitionView(trace.append(op).results[0])
+
+
+def alloc_tile(
+    shape: Sequence[int],
+    dtype: DType,
+    loc: str = "vec",
+    valid: Sequence[int | Scalar] | None = None,
+    blayout: str | None = None,
+    slayout: str | None = None,
+    pad: int | str | None = None,
+    addr: int | Scalar | None = None,
+) -> Tile:
+    """A tile buffer: `valid` may hold index values (a dynamic valid dim), `pad` is 0-3 or
+    its name (null, zero, max, min), `addr` a byte address (else pto-plan-memory places it)."""
+    trace = current("pto.alloc_tile()")
+    if not isinstance(dtype, DType):
+        raise located(f"pto.alloc_tile() takes dtype=pto.f16, pto.i32, ..., got {dtype!r}")
+    valid = list(shape) if valid is None else list(valid)
+    if len(valid) != 2:
+        raise located(f"pto.alloc_tile() takes valid=[rows, cols], got {valid!r}")
+    static = [v if isinstance(v, int) and not isinstance(v, bool) else DYNAMIC_INDEX for v in valid]
+    dynamic = [index_operand(v, "pto.alloc_tile(valid=...)") if s == DYNAMIC_INDEX else None for v, s in zip(valid, static)]
+    layout: dict[str, str | int] = {k: v for k, v in (("blayout", blayout), ("slayout", slayout)) if v is not None}
+    if pad is not None:
+        names = {name: code for code, name in PADS.items()}
+        layout["pad"] = names.get(pad, pad) if isinstance(pad, str) else pad
+    try:
+        tile = TileBufType.get(loc, tuple(shape), dtype.attr, valid=static, **layout)
+    except (VerifyException, ValueError, TypeError) as e:
+        raise located(f"pto.alloc_tile(): {e}") from e
+    if addr is None or (isinstance(addr, Scalar) and addr.type == i64):
+        address = addr.ssa if addr is not None else None
+    elif isinstance(addr, int) and not isinstance(addr, bool):
+        address = trace.constant(addr, i64)
+    else:
+        raise located(f"pto.alloc_tile() takes addr as a Python int or an i64 value, got {addr!r}")
+    op = AllocTileOp(tile, address, *dynamic)
+    return Tile(trace.append(op).results[0])
+
+
+def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:  # noqa: A001
+    """`scf.for`: `for i in pto.range(n)` or `pto.range(start, stop, step)`; the body, traced
+    once, is the loop's body, and `i` its index."""
+    trace = current("pto.range()")
+    if stop is None:
+        start, stop = 0, start
+    bounds = [index_operand(v, "pto.range()") for v in (start, stop, step)]
+    body = Block(arg_types=[IndexType()])
+    loop = trace.append(scf.ForOp(*bounds, [], body))
+    counter = Scalar(body.args[0])
+    with trace.inside(body):
+        yield counter
+        trace.name_values()
+    body.add_op(scf.YieldOp())
+    body.last_op.location = loop.location  # pyright: ignore[reportOptionalMemberAccess]
+
+
+@contextmanager
+def _section(kind: type[SectionOp], name: str) -> Iterator[None]:
+    trace = current(f"pto.{name}()")
+    body = Block()
+    trace.append(kind.create(regions=[Region(body)]))
+    with trace.inside(body):
+        yield
+
+
+def section_vector():  # noqa: ANN201
+    """`with pto.section_vector():` code for the vector core (`pto.section.vector`)."""
+    return _section(SectionVectorOp, "section_vector")
+
+
+def section_cube():  # noqa: ANN201
+    """`with pto.section_cube():` code for the cube core (`pto.section.cube`)."""
+    return _section(SectionCubeOp, "section_cube")
+
+
+def constant(value: int | float, dtype: DType = index) -> Scalar:
+    """An `arith.constant` of `dtype` (index by default): a value where a Python number would
+    be folded into the type, such as a dynamic valid dim that starts at a known size."""
+    return Scalar(current("pto.constant()").constant(value, dtype.attr))
+
+
+def _enum(kind: type, value: str, what: str):  # noqa: ANN202
+    try:
+        return kind(value)
+    except ValueError:
+        raise located(f"{what} must be one of {', '.join(builtins.map(str, kind))}, got {value!r}") from None
+
+
+__all__ = ["alloc_tile", "constant", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector"]

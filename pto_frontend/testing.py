@@ -1,0 +1,93 @@
+"""
+Assertions for kernel authors' own test suites (pytest or any other): each raises an
+AssertionError whose message is the difference report.
+
+    from pto_frontend.testing import assert_matches, assert_targets_agree
+
+    def test_embedding():
+        assert_matches(embed, table, ids, out, expected={"out": table[ids]}, target="a5")
+        assert_targets_agree(embed, table, ids, out)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from interpreter.compare import Report
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
+
+from pto_frontend.kernel import Kernel
+
+SHOWN = 5
+"""Differing elements listed per argument."""
+
+
+def assert_targets_agree(kernel: Kernel, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
+    """Every target runs the kernel and all give the same outputs, bit for bit (NaN equal to
+    NaN); else the report of `kernel.compare` (which targets ran, what differs, the first
+    op whose writes differ and the lowered choices behind it)."""
+    report = kernel.compare(*arrays, targets=targets)
+    if not report.agree:
+        raise AssertionError(f"{kernel.name}: the targets do not agree\n{report.text()}")
+    return report
+
+
+def assert_matches(
+    kernel: Kernel,
+    *arrays: object,
+    expected: Mapping[str | int, object] | Sequence[object | None],
+    target: str | None = None,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> list[np.ndarray]:
+    """The kernel's outputs on `target` equal `expected`: by argument name or position (a
+    mapping), or one entry per argument (a sequence; None skips one). Bitwise (NaN equal to
+    NaN) unless `rtol` or `atol` is given. An expected array is compared in the output's
+    shape and dtype. Returns the outputs."""
+    outputs = kernel.run(*arrays, target=target)
+    names = list(kernel.parameters)
+    wanted = dict(expected) if isinstance(expected, Mapping) else dict(enumerate(expected))
+    problems = []
+    for key, value in wanted.items():
+        if value is None:
+            continue
+        position = names.index(key) if isinstance(key, str) else key
+        problems += _differences(names[position], outputs[position], value, rtol, atol)
+    if problems:
+        where = f"{kernel.name}.run(target={kernel._target(target).name})"  # noqa: SLF001
+        raise AssertionError("\n".join([where + ": outputs differ from the expected ones", *problems]))
+    return outputs
+
+
+def _differences(name: str, output: np.ndarray, expected: object, rtol: float | None, atol: float | None) -> list[str]:
+    want = np.asarray(expected)
+    if want.size != output.size:
+        return [f"argument '{name}': expected {want.size} elements, the kernel's output has {output.size}"]
+    want = want.reshape(output.shape).astype(output.dtype)
+    if rtol is None and atol is None:
+        same, how = _same_bits(output, want), "bitwise"
+    else:
+        same = np.isclose(output.astype(np.float64), want.astype(np.float64), rtol=rtol or 0.0, atol=atol or 0.0, equal_nan=True)
+        how = f"rtol={rtol or 0}, atol={atol or 0}"
+    where = np.argwhere(~same)
+    if not len(where):
+        return []
+    lines = [f"argument '{name}': {len(where)} of {output.size} elements differ ({how})"]
+    for p in where[:SHOWN]:
+        at = tuple(int(i) for i in p)
+        lines.append(f"  [{', '.join(map(str, at))}]: got {output[at]}, expected {want[at]}")
+    return lines
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Equal bit patterns, or both NaN."""
+    bits = np.dtype(f"u{a.dtype.itemsize}")
+    same = a.view(bits) == b.view(bits)
+    if a.dtype.name in FLOAT_DTYPE_NAMES:
+        same |= np.isnan(a.astype(np.float32)) & np.isnan(b.astype(np.float32))
+    return same
+
+
+__all__ = ["assert_matches", "assert_targets_agree"]
