@@ -22,7 +22,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, inferred_strides, static_facts
 from pto_dialect.instructions import REGISTRY, instruction_of
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, operand_roles
 from pto_dialect.machine import GmView, RuntimeFault, Tile
 from pto_dialect.ops.common import PtoInstructionOp, writes
 from pto_dialect.types import ShapedViewBase, TileTypeBase
@@ -52,16 +52,8 @@ def runs_kernel(op: Operation) -> bool:
     return getattr(op, "KERNEL", None) is not None
 
 
-@_per_op
-def roles_of(op: Operation) -> tuple[str, ...]:
-    """The name of each operand: its role (an instruction's op), else its definition's name
-    (a register step), worked out once (reading the operand groups costs ~10 us)."""
-    if isinstance(op, LoweredOp):
-        return op.roles
-    if isinstance(op, PtoInstructionOp):
-        ins_roles, out_roles = op.role_lists()
-        return (*ins_roles, *out_roles)
-    return tuple(name for name, _ in op.get_irdl_definition().operands)
+roles_of = _per_op(operand_roles)
+"""operand_roles, worked out once per op (reading the operand groups costs ~10 us)."""
 
 
 def _value(attr: Attribute) -> object:
@@ -132,6 +124,11 @@ def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts
     return static_facts(role, value)
 
 
+def instruction_facts(op: Operation, args: PythonValues) -> dict[str, TileFacts | ViewFacts | str]:
+    """The rule facts of each operand of a running op, by role, with its actual shapes."""
+    return {r: _facts(r, v, a) for r, v, a in zip(roles_of(op), op.operands, args)}
+
+
 def _shapes(args: PythonValues) -> tuple:
     """What the rules read of the actual operands: valid shapes, view shapes and strides."""
     return tuple(
@@ -154,9 +151,8 @@ def recheck_rules(interpreter: Interpreter, op: Operation, args: PythonValues) -
     if key in checked:
         return
     target = run_state(interpreter).target
-    operands = {r: _facts(r, v, a) for r, v, a in zip(roles_of(op), op.operands, args)}
     try:
-        check_instruction(instruction, target, operands, op.properties)
+        check_instruction(instruction, target, instruction_facts(op, args), op.properties)
     except RuleViolation as e:
         raise RuntimeFault(f"{e} (target {target}, run-time shapes)") from e
     checked.add(key)
@@ -193,6 +189,8 @@ def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> P
     """Run an op through its kernel; faults are located at the op, named after its pto op."""
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
+        if (profiler := run_state(interpreter).profiler) is not None:
+            profiler.record(op, args)
         results = kernel_call(op, args).run()
     return results if results is not None else ()  # pyright: ignore[reportReturnType]
 
