@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.interpreter import InterpretationError, Interpreter
@@ -13,6 +14,9 @@ from targets import TargetInfo
 
 from pto_dialect.machine import RuntimeFault
 
+if TYPE_CHECKING:
+    from interpreter.profile import Profiler
+
 
 @dataclass
 class RunState:
@@ -20,6 +24,8 @@ class RunState:
     batch_loops: bool = True
     """Run independent scf.for iterations as one batched operation each (interpreter/batch.py)."""
     memories: dict[str, np.ndarray] = field(default_factory=dict)
+    profiler: Profiler | None = None
+    """`pto-run --profile`: told about each op before its kernel runs (interpreter/profile.py)."""
 
     def memory(self, loc: str) -> np.ndarray | None:
         """The byte array of an on-chip space (None: tiles there get private storage)."""
