@@ -113,6 +113,34 @@ class CostReport:
         return "\n".join(lines) + "\n"
 
 
+def side_by_side(reports: list[CostReport]) -> str:
+    """Several targets' reports as one table: per op, each target's cycles, count and total,
+    then each target's serial and bound cycles and the models its numbers come from."""
+    if not reports:
+        return "no target accepts the kernel\n"
+    keys: dict[tuple[str | None, str], None] = {}
+    for report in reports:
+        keys.update(dict.fromkeys((r.loc, r.op) for r in report.ops))
+    by_target = [{(r.loc, r.op): r for r in report.ops} for report in reports]
+    head = ["loc", "op"] + [f"{report.target} {what}" for report in reports for what in ("cycles", "count", "total")]
+    lines = []
+    for loc, op in keys:
+        cells = [_text(loc), op]
+        for rows in by_target:
+            row = rows.get((loc, op))
+            cells += ["-", "-", "-"] if row is None else [_text(row.cycles), _text(row.count), _text(row.total)]
+        lines.append(cells)
+    for name, value in (("serial cycles", lambda r: r.serial_cycles), ("bound cycles", lambda r: r.bound_cycles)):
+        lines.append([name, ""] + [c for report in reports for c in ("", "", _text(value(report)))])
+    widths = [max(len(line[i]) for line in (head, *lines)) for i in range(len(head))]
+    out = [f"{reports[0].what} side by side (cycles per execution; total = cycles x count)"]
+    for line in (head, *lines):
+        out.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    for report in reports:
+        out.append(f"{report.target}: {', '.join(dict.fromkeys(r.model for r in report.ops)) or '-'}")
+    return "\n".join(out) + "\n"
+
+
 def _sum(values: list[int | float | None]) -> int | float | None:
     return None if None in values else sum(values)  # type: ignore[arg-type]
 
@@ -131,11 +159,25 @@ def estimate(module: ModuleOp, target: str | targets.TargetInfo) -> CostReport:
 
     info = targets.get(target)
     lowered = module.clone()
-    PipelinePass(info.name).apply(Context(), lowered)
+    if not _lowered_for(lowered, info):
+        PipelinePass(info.name).apply(Context(), lowered)
     report = CostReport(info.name)
     for op, count in counted_ops(lowered):
         _add(report, op, static_cost(op, info), count, info.costs.model)
     return report
+
+
+def _lowered_for(module: ModuleOp, target: targets.TargetInfo) -> bool:
+    """Whether the module was lowered already (an op of a target dialect): for `target`, or
+    a located error."""
+    dialects = {t.dialect_name: t for t in targets.REGISTRY}
+    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
+    if lowered is None:
+        return False
+    if dialects[lowered.dialect_name()] is not target:
+        found = dialects[lowered.dialect_name()]
+        raise PtoError.at_op(lowered, f"is lowered for {found}; estimate it for {found}, or before pto-lower")
+    return True
 
 
 def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str) -> None:
