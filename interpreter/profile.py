@@ -61,7 +61,7 @@ class Profiler:
             priced = self._prices.get(key)
             if priced is None:
                 cost = price(op, self.target, facts, work)
-                priced = self._prices[key] = (cost.pipe.value, cost.model, cost.cycles, cost.bytes)
+                priced = self._prices[key] = (cost.pipe.short, cost.model, cost.cycles, cost.bytes)
             pipe, model, cycles, nbytes = priced
             if totals is None:
                 totals = self._ops[op] = _Totals(op, pipe, model)

@@ -192,9 +192,9 @@ def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | No
         last.bytes = None if last.bytes is None or cost is None else last.bytes + cost.bytes
         return
     if cost is None:  # a dynamic shape: the pipe the instruction issues on, the machine's model
-        row = OpRow(instruction.name, loc, instruction.pipe.value.removeprefix("PIPE_"), None, None, count, model)
+        row = OpRow(instruction.name, loc, instruction.pipe.short, None, None, count, model)
     else:
-        row = OpRow(instruction.name, loc, cost.pipe.value, cost.bytes, cost.cycles, count, cost.model)
+        row = OpRow(instruction.name, loc, cost.pipe.short, cost.bytes, cost.cycles, count, cost.model)
     report.ops.append(row)
 
 

@@ -26,18 +26,7 @@ from typing import Any
 
 from xdsl.utils.str_enum import StrEnum
 
-
-class CostPipe(StrEnum):
-    """The unit an op keeps busy (pto-isa's PIPE_* names without the prefix)."""
-
-    MTE2 = "MTE2"
-    """GM -> UB / L1 transfers."""
-    MTE3 = "MTE3"
-    """UB / L1 -> GM transfers."""
-    V = "V"
-    """The vector unit (SIMT launches included)."""
-    S = "S"
-    """The scalar unit."""
+from pto_dialect.instruction import Pipe
 
 
 class DmaPath(StrEnum):
@@ -76,7 +65,7 @@ class OpCost:
     """One execution of an op: the unit it keeps busy, the bytes its transfers move (GM <->
     UB/L1 and UB <-> UB; 0 for vector work), and its cycles."""
 
-    pipe: CostPipe
+    pipe: Pipe
     bytes: int
     cycles: int
     model: str
@@ -107,6 +96,21 @@ class DmaTable:
 
 
 @dataclass(frozen=True)
+class IdleFallback:
+    """What the cost model reports for an instruction its mocks charge nothing (a transfer
+    too small for one cycle): its lightweight fallback `base + elements * per // every`,
+    `elements` the first tile argument's valid ones (perf_sim FallbackCycles)."""
+
+    base: int
+    per: int
+    every: int
+    source: str
+
+    def cycles(self, elements: int) -> int:
+        return self.base + elements * self.per // self.every
+
+
+@dataclass(frozen=True)
 class CceMachine:
     """pto-isa's a2a3 cost model: the a2a3 headers run with every CCE intrinsic replaced by a
     mock that charges cycles (include/pto/costmodel/a2a3/cce_costmodel/)."""
@@ -122,6 +126,10 @@ class CceMachine:
     """Each vector intrinsic a sequence issues."""
     scalar_line_bytes: Param
     """The GM line a scalar read fills (elem-mode gathers)."""
+    idle_transfer: IdleFallback
+    """TLOAD / TSTORE (a GM-access pipe stage)."""
+    idle_vector: IdleFallback
+    """Any other instruction (the vector stage)."""
 
     def trace(self) -> CceTrace:
         return CceTrace(self)
@@ -176,17 +184,12 @@ class CceTrace:
         self.cycles += (self.cycles - start[0]) * (trips - 2)
         self.bytes += (self.bytes - start[1]) * (trips - 2)
 
-    def cost(self, pipe: CostPipe, exact: bool) -> OpCost:
+    def cost(self, pipe: Pipe, exact: bool, idle: IdleFallback | None = None, elements: int = 0) -> OpCost:
+        """The instruction's cost; `idle` says what the cost model reports when the mocks
+        charged nothing (`elements`: its first tile's valid elements)."""
         model = self.machine.model if exact else self.machine.derived_model
-        return OpCost(pipe, self.bytes, self.cycles, model)
-
-
-@dataclass(frozen=True)
-class VfOp:
-    """A vector-function instruction on a5: cycles per execution, and where that comes from."""
-
-    cycles: int
-    source: str
+        cycles = idle.cycles(elements) if self.cycles == 0 and idle is not None else self.cycles
+        return OpCost(pipe, self.bytes, cycles, model)
 
 
 @dataclass(frozen=True)
@@ -201,19 +204,20 @@ class VfMachine:
     """A configuration intrinsic (set_loop_size_outtoub, set_mov_pad_val, ...)."""
     vf_startup: Param
     vf_drain: Param
-    vf_ops: Mapping[str, VfOp]
+    vf_ops: Mapping[str, Param]
+    """Each vector-function instruction's cycles per execution."""
     warp_lanes: Param
     burst_bytes: Param
 
     def issue(self, body: Mapping[str, int]) -> int:
         """Executing each instruction of `body` that many times."""
-        return sum(self.vf_ops[name].cycles * count for name, count in body.items())
+        return sum(int(self.vf_ops[name].value) * count for name, count in body.items())
 
     def vector_function(self, body: Mapping[str, int]) -> int:
         """One vector function: startup, `body`, drain."""
         return int(self.vf_startup.value) + self.issue(body) + int(self.vf_drain.value)
 
-    def cost(self, pipe: CostPipe, nbytes: int, cycles: int) -> OpCost:
+    def cost(self, pipe: Pipe, nbytes: int, cycles: int) -> OpCost:
         return OpCost(pipe, nbytes, cycles, self.model)
 
 
@@ -225,7 +229,7 @@ class SimulatorMachine:
 
     model: str
 
-    def cost(self, pipe: CostPipe, nbytes: int, steps: int) -> OpCost:
+    def cost(self, pipe: Pipe, nbytes: int, steps: int) -> OpCost:
         return OpCost(pipe, nbytes, steps, self.model)
 
 
@@ -238,6 +242,20 @@ CostFn = Callable[[Any, dict[str, Any], Any, Work], OpCost]
 MeasureFn = Callable[[Any, dict[str, Any], Any], dict[str, Any]]
 """(the op, its run-time operands by role, the machine) -> each data-dependent count, an int
 or (in a batched loop) one int per iteration; called before the op runs."""
+
+
+def by_op(*cases: tuple[type, CostFn]) -> CostFn:
+    """A cost function choosing by the op's class (the first case it is an instance of),
+    documented by its cases' docstrings."""
+
+    def cost(op: Any, o: dict[str, Any], machine: Any, work: Work) -> OpCost:  # noqa: ANN401
+        for kind, price in cases:
+            if isinstance(op, kind):
+                return price(op, o, machine, work)
+        raise NoCostModel(f"{op.name} on the {machine.model} machine")
+
+    cost.__doc__ = "\n".join(price.__doc__ or "" for _, price in cases)
+    return cost
 
 
 @dataclass(frozen=True)

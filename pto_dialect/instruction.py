@@ -47,6 +47,13 @@ class Pipe(StrEnum):
     """Vector unit."""
     MTE3 = "PIPE_MTE3"
     """On-chip -> GM transfers."""
+    SCALAR = "PIPE_S"
+    """The scalar unit (a scalar loop's work)."""
+
+    @property
+    def short(self) -> str:
+        """`MTE2`, `V`, ...: the name reports print."""
+        return self.value.removeprefix("PIPE_")
 
 
 def camel(word: str) -> str:

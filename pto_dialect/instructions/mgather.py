@@ -33,7 +33,6 @@ from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr
 from pto_dialect.cost import (
     CceMachine,
     CceTrace,
-    CostPipe,
     DmaPath,
     InstructionCost,
     OpCost,
@@ -713,27 +712,28 @@ def _cce(op: MGatherBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     vr, vc = dst.valid_shape
     size = dst.elem.bytes
     rows = work.get("rows_read", vr)
+    idle = {"idle": machine.idle_vector, "elements": vr * vc}
     match op:
         case MGatherRowBase():
             t.dma(DmaPath.GM_TO_UB, vc * size, times=rows)
-            return t.cost(CostPipe.MTE2, exact=op.gather_oob.data == GatherOob.UNDEFINED)
+            return t.cost(Pipe.MTE2, exact=op.gather_oob.data == GatherOob.UNDEFINED, **idle)
         case MGatherNzBase() if _row_mode(op):
             s0, s1 = table.shape5[:2]
             t.dma(DmaPath.GM_TO_UB, s1 * C0_BYTES, times=rows * s0)
-            return t.cost(CostPipe.MTE2, exact=False)
+            return t.cost(Pipe.MTE2, exact=False, **idle)
         case MGatherRowL1Base():
             if op.gather_oob.data == GatherOob.ZERO:  # pto_create_cbuf_matrix
                 t.dma(DmaPath.L1_FILL, dst.rows * dst.cols * size)
             t.dma(DmaPath.GM_TO_L1, vc * size, times=rows)
-            return t.cost(CostPipe.MTE2, exact=False)
+            return t.cost(Pipe.MTE2, exact=False, **idle)
         case MGatherElemL1Base():
             t.call(dst.rows * dst.cols)  # zeroing the GM scratch
             _scalar_reads(t, vr * vc, work, machine)
             t.call()  # dsb
             t.dma(DmaPath.GM_TO_L1, dst.rows * dst.cols * size)
-            return t.cost(CostPipe.MTE2, exact=False)
+            return t.cost(Pipe.MTE2, exact=False)
     _scalar_reads(t, vr * vc, work, machine)  # MGatherElemBase, elem-mode MGatherNzBase
-    return t.cost(CostPipe.S, exact=False)
+    return t.cost(Pipe.SCALAR, exact=False)
 
 
 def _scalar_reads(t: CceTrace, elements: int, work: Work, machine: CceMachine) -> None:
@@ -757,7 +757,7 @@ def _vf(op: MGatherBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
     match op:
         case MGatherRowL1Base():
             rows = work.get("rows_read", vr)
-            return machine.cost(CostPipe.MTE2, rows * vc * size, machine.dma.cycles(DmaPath.GM_TO_L1, vc * size) * rows)
+            return machine.cost(Pipe.MTE2, rows * vc * size, machine.dma.cycles(DmaPath.GM_TO_L1, vc * size) * rows)
         case MGatherRowBase():
             segments = work.get("segments", work.get("rows_read", vr) * -(-vc * size // burst))
             cycles = machine.dma.cycles(DmaPath.GM_TO_UB, segments * burst)
@@ -766,15 +766,15 @@ def _vf(op: MGatherBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
             cycles = machine.dma.cycles(DmaPath.GM_TO_UB, segments * burst)
             if isinstance(op, MGatherElemL1Base):
                 tile = dst.rows * dst.cols * size
-                return machine.cost(CostPipe.MTE2, segments * burst + tile, cycles + machine.dma.cycles(DmaPath.GM_TO_L1, tile))
-    return machine.cost(CostPipe.V, segments * burst, cycles)
+                return machine.cost(Pipe.MTE2, segments * burst + tile, cycles + machine.dma.cycles(DmaPath.GM_TO_L1, tile))
+    return machine.cost(Pipe.VECTOR, segments * burst, cycles)
 
 
 def _simulated(op: MGatherBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
     """pto-isa cpu/MGather.hpp: a loop over every dst valid element."""
     dst = o["dst"]
     elements = dst.valid_row * dst.valid_col
-    return machine.cost(CostPipe.V, elements * dst.elem.bytes, elements)
+    return machine.cost(Pipe.VECTOR, elements * dst.elem.bytes, elements)
 
 
 def _rows_read(op: MGatherBase, o: dict) -> np.ndarray | int:

@@ -24,7 +24,7 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from pto_dialect.cost import CceMachine, CostPipe, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
@@ -393,7 +393,7 @@ def _cce(op: ColArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCo
     t.loop(full, lambda: block(partial=False))
     if rest:
         block(partial=True)
-    return t.cost(CostPipe.V, exact=False)
+    return t.cost(Pipe.VECTOR, exact=False)
 
 
 def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
@@ -417,13 +417,13 @@ def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     for counts, times in ((per_chunk, chunks), (per_row, rows)):
         for name, n in counts.items():
             body[name] = body.get(name, 0) + n * times
-    return machine.cost(CostPipe.V, 0, machine.vector_function(body))
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
 def _simulated(op: ColArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
     """pto-isa cpu/TColArgMin.hpp: a loop over every src valid element."""
     src = o["src"]
-    return machine.cost(CostPipe.V, 0, src.valid_row * src.valid_col)
+    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
 
 
 COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})

@@ -43,7 +43,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
 from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
-from pto_dialect.cost import CceMachine, CostPipe, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -819,21 +819,22 @@ def _cce_index(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     t.call()  # set_mask_count
     t.loop(o["dst"].valid_row, row)
     t.call(2)  # set_mask_norm, set_vector_mask
-    return t.cost(CostPipe.V, exact=True)
+    return t.cost(Pipe.VECTOR, exact=True)
 
 
 def _cce_mask(op: TGatherMaskBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/TGather.hpp TGather (mask form): one vreducev2 of a repeat per src valid row,
-    or (col axis) one vcopy per src valid row."""
+    or (col axis, which the cost model's wrapper cannot express) one vcopy per src valid row."""
     t = machine.trace()
     rows = o["src"].valid_row
+    col_axis = op.axis.data == "col"
     t.call(2)  # set_mask_count, set_vector_mask
-    if op.axis.data == "col":
+    if col_axis:
         t.loop(rows, lambda: t.vector("vcopy"))
     else:
         t.vector("vreducev2", repeat=rows)
     t.call(2)  # set_mask_norm, set_vector_mask
-    return t.cost(CostPipe.V, exact=True)
+    return t.cost(Pipe.VECTOR, exact=not col_axis)
 
 
 def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -857,7 +858,7 @@ def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Wor
     t.call(2)  # set_mask_count, set_vector_mask
     t.loop(rows, lambda: t.vector("vreducev2"))
     t.call(2)  # set_mask_norm, set_vector_mask
-    return t.cost(CostPipe.V, exact=False)
+    return t.cost(Pipe.VECTOR, exact=False)
 
 
 def _chunks(valid_col: int, lane_bytes: int) -> int:
@@ -884,7 +885,7 @@ def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost
         case _:  # TGatherIndexBase: the b16 data / 32-bit index variant, one op
             n = o["dst"].valid_row * _chunks(o["dst"].valid_col, o["indices"].elem.bytes)
             cycles = machine.vector_function({"plt": n, "vlds": n, "vgather2_bc": n, "vsts": n})
-    return machine.cost(CostPipe.V, 0, cycles)
+    return machine.cost(Pipe.VECTOR, 0, cycles)
 
 
 def _lane_bytes(tile: TileFacts) -> int:
@@ -907,7 +908,7 @@ def _vf_mask(op: TGatherMaskBase, o: dict, machine: VfMachine, work: Work) -> Op
             body = {"plt": n, "vlds": n, "vsts": n}
         else:
             body = {"pset": 1, "sprclr": 1, "plt": n, "vlds": n, "pand": n, "vsqz": n, "vstur": n, "vstar": 1}
-    return machine.cost(CostPipe.V, 0, machine.vector_function(body))
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
 def _vf_compare(op: TGatherCompareBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
@@ -921,37 +922,23 @@ def _vf_compare(op: TGatherCompareBase, o: dict, machine: VfMachine, work: Work)
             "vstur": n, "vadd": n, "vstar": rows, "sprsts": rows}
     if src.elem.mlir.startswith(("f", "bf")):
         body["vcvt"] = n
-    return machine.cost(CostPipe.V, 0, machine.vector_function(body))
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
 def _simulated(op: Operation, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
     """pto-isa cpu/TGather.hpp: a loop over dst valid elements (index form) or src valid
     elements (mask form)."""
     tile = o["src"] if isinstance(op, TGatherMaskBase) else o["dst"]
-    return machine.cost(CostPipe.V, 0, tile.valid_row * tile.valid_col)
+    return machine.cost(Pipe.VECTOR, 0, tile.valid_row * tile.valid_col)
 
 
-def _cce(op: Operation, o: dict, machine: CceMachine, work: Work) -> OpCost:
-    match op:
-        case TGatherIndexBase():
-            return _cce_index(op, o, machine, work)
-        case TGatherMaskBase():
-            return _cce_mask(op, o, machine, work)
-        case TGatherCompareBase():
-            return _cce_compare(op, o, machine, work)
-    raise NoCostModel(f"{op.name} on the {machine.model} machine")
-
-
-def _vf(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    match op:
-        case TGatherMaskBase():
-            return _vf_mask(op, o, machine, work)
-        case TGatherCompareBase():
-            return _vf_compare(op, o, machine, work)
-    return _vf_gather(op, o, machine, work)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(
+    on={
+        CceMachine: by_op((TGatherIndexBase, _cce_index), (TGatherMaskBase, _cce_mask), (TGatherCompareBase, _cce_compare)),
+        VfMachine: by_op((TGatherMaskBase, _vf_mask), (TGatherCompareBase, _vf_compare), (Operation, _vf_gather)),
+        SimulatorMachine: _simulated,
+    },
+)
 
 
 # ---------------------------------------------------------------------------

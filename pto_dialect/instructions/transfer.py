@@ -28,7 +28,6 @@ from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
 from pto_dialect.cost import (
     CceMachine,
     CceTrace,
-    CostPipe,
     DmaPath,
     InstructionCost,
     NoCostModel,
@@ -326,7 +325,7 @@ def _cce_transfer(trace: CceTrace, path: DmaPath, view: ViewFacts, tile: TileFac
 
 
 def _transfer_cost(
-    role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: CostPipe, loads: bool
+    role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: Pipe, loads: bool
 ) -> Callable[[PtoInstructionOp, dict, CceMachine, Work], OpCost]:
     def cost(op: PtoInstructionOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
         tile, trace = o[role_tile], machine.trace()
@@ -336,12 +335,13 @@ def _transfer_cost(
                 f"{op.name} between a {(o[role_view].layout or GmLayout.ND).value} view and a "
                 f"{_storage(tile)} {tile.loc} tile"
             )
-        return trace.cost(pipe, exact=True)
+        return trace.cost(pipe, exact=True, idle=machine.idle_transfer, elements=tile.valid_row * tile.valid_col)
 
+    cost.__doc__ = _cce_transfer.__doc__
     return cost
 
 
-def _simulated_copy(role: str, pipe: CostPipe) -> Callable[[PtoInstructionOp, dict, SimulatorMachine, Work], OpCost]:
+def _simulated_copy(role: str, pipe: Pipe) -> Callable[[PtoInstructionOp, dict, SimulatorMachine, Work], OpCost]:
     """The simulator's TLoad / TStore: a loop over the valid elements (pto-isa cpu/TLoad.hpp,
     TStore.hpp); a TLOAD that fills the whole tile first also visits every element."""
 
@@ -353,13 +353,15 @@ def _simulated_copy(role: str, pipe: CostPipe) -> Callable[[PtoInstructionOp, di
         fill = tile.rows * tile.cols if fills_tile else 0
         return machine.cost(pipe, valid * tile.elem.bytes, valid + fill)
 
+    cost.__doc__ = _simulated_copy.__doc__
     return cost
 
 
-def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: CostPipe, loads: bool):  # noqa: ANN202
+def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: Pipe, loads: bool):  # noqa: ANN202
     """a5 (include/pto/common/arch/register/tload_common.hpp, npu/a5/TLoad.hpp, TStore.hpp):
     the DMA repeats S1 x S2 in hardware loops (set_loop*_outtoub, three configuration calls
-    and one to reset) and is issued once per S0."""
+    and one to reset) and is issued once per S0; each issue costs a call besides its bytes,
+    a pad value one more."""
 
     def cost(op: PtoInstructionOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
         view, tile = o[role_view], o[role_tile]
@@ -371,9 +373,11 @@ def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe
         if _storage(tile) == "nz":
             per_call = s1 * tile.valid_row * 32
         configs = (4 if s1 * s2 != 1 and _storage(tile) != "nz" else 0) + (loads and tile.pad != 0)
-        cycles = machine.dma.cycles(path, per_call) * s0 + int(machine.config_call.value) * configs
+        call = int(machine.config_call.value)
+        cycles = (machine.dma.cycles(path, per_call) + call) * s0 + call * configs
         return machine.cost(pipe, per_call * s0, cycles)
 
+    cost.__doc__ = _vf_transfer.__doc__
     return cost
 
 
@@ -382,16 +386,16 @@ TSTORE_PATHS = {"vec": DmaPath.UB_TO_GM, "mat": DmaPath.L1_TO_GM}
 
 TLOAD_COST = InstructionCost(
     on={
-        CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, CostPipe.MTE2, loads=True),
-        VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, CostPipe.MTE2, loads=True),
-        SimulatorMachine: _simulated_copy("dst", CostPipe.MTE2),
+        CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
+        VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
+        SimulatorMachine: _simulated_copy("dst", Pipe.MTE2),
     },
 )
 TSTORE_COST = InstructionCost(
     on={
-        CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, CostPipe.MTE3, loads=False),
-        VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, CostPipe.MTE3, loads=False),
-        SimulatorMachine: _simulated_copy("src", CostPipe.MTE3),
+        CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
+        VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
+        SimulatorMachine: _simulated_copy("src", Pipe.MTE3),
     },
 )
 
