@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.interpreter import PythonValues
 from xdsl.ir import Operation
 
-from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.diagnostics import op_location
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
 from passes.estimate import CostReport, OpRow, cost_function, price
@@ -122,4 +122,4 @@ def _cases(counts: dict[str, object], iterations: int) -> list[tuple[dict[str, i
     return [({n: int(v) for n, v in zip(names, row)}, int(t)) for row, t in zip(distinct, times)]
 
 
-__all__ = ["Profiler", "PtoError"]
+__all__ = ["Profiler"]

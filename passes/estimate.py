@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 import targets
-from pto_dialect.cost import NoCostModel, OpCost
+from pto_dialect.cost import CostFn, NoCostModel, OpCost
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
 from pto_dialect.instructions import instruction_of
@@ -198,7 +198,7 @@ def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | No
     report.ops.append(row)
 
 
-def cost_function(op: Operation, target: targets.TargetInfo):  # noqa: ANN201
+def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
     """The function pricing `op` on `target`'s machine; a located error where there is none."""
     instruction = instruction_of(op)
     assert instruction is not None

@@ -36,7 +36,7 @@ other), `bound_cycles` is the busiest pipe's (the pipes fully overlapped): the k
 the two. A value that depends on something not static is `null` (`?` in the table), and so is a
 total it enters. `--profile` has the same schema; its `count` is the executions that ran, its
 `cycles` and `bytes` the mean per execution (an integer when all cost the same), and its totals
-the exact sums. A kernel that does not verify, or an op without a cost model on the target, is a
+the exact sums; it lists the ops that ran, in the order they first ran. A kernel that does not verify, or an op without a cost model on the target, is a
 located error (exit 1), never a 0.
 
 `model` says where the numbers come from:

@@ -787,14 +787,25 @@ def _rows_read(op: MGatherBase, o: dict) -> np.ndarray | int:
 
 
 def _elem_addresses(op: MGatherBase, o: dict) -> np.ndarray:
-    """The byte address each elem-mode read reads, in loop order (..., vr * vc); a lane the
+    """The byte address each elem-mode read reads, in loop order (..., vr * vc): row by row,
+    an NZ table's by blocks of C0 columns (MGatherElemNzImpl) at its NZ offsets; a lane the
     zero mode skips counts as reading element 0."""
     table, idx, dst = o["mem"], o["idx"], o["dst"]
     vr, vc = dst.valid_shape
     flat, _ = remap(widen(elem_indices(idx, vr, vc), op.index_read.data), table_capacity(op.capacity.data, table),
                     op.gather_oob.data, 2)
-    offset = np.asarray(table.offset).reshape(-1, *([1] * 2)) if np.ndim(table.offset) else table.offset
-    return ((offset + flat.astype(np.int64)) * table.buffer.itemsize).reshape(*flat.shape[:-2], vr * vc)
+    flat = flat.astype(np.int64)
+    if isinstance(op, MGatherNzBase):
+        s = table.shape5
+        c0 = C0_BYTES // table.buffer.itemsize
+        flat = nz_offset(*np.divmod(flat, s[0] * s[1] * c0), s[2] * FRACTAL_NZ_ROW, c0)
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        order = np.lexsort(((c % c0).ravel(), r.ravel(), (c // c0).ravel()))
+    else:
+        order = np.arange(vr * vc)
+    offset = np.asarray(table.offset).reshape(-1, 1, 1) if np.ndim(table.offset) else table.offset
+    addresses = ((offset + flat) * table.buffer.itemsize).reshape(*flat.shape[:-2], vr * vc)
+    return addresses[..., order]
 
 
 def _measure_cce(op: MGatherBase, o: dict, machine: CceMachine) -> dict[str, object]:

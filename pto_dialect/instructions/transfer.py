@@ -297,9 +297,11 @@ def _storage(tile: TileFacts) -> str:
 
 
 def _cce_transfer(trace: CceTrace, path: DmaPath, view: ViewFacts, tile: TileFacts, with_pad: bool) -> bool:
-    """The a2a3 transfer calls between `view` and `tile` (include/pto/common/arch/memory/
-    tload_common.hpp, tstore_common.hpp); False for a pairing the code has no path for.
-    Bursts count bytes on UB (lenBurst in bytes), 32-byte blocks on L1."""
+    """include/pto/common/arch/memory/tload_common.hpp, tstore_common.hpp: ND and DN one
+    transfer call per (S0, S1, S2) of S3 (ND) or S4 (DN) bursts (on L1 whole 32-byte blocks),
+    after one set_mov_pad_val when a UB tile has a pad value; NZ one call per S0 of S1 bursts
+    of validRow 32-byte rows; an ND (DN) view into an L1 NZ (ZN) tile, or a one-row (one-col)
+    L1 tile, one ND2NZ move."""
     s0, s1, s2, s3, s4 = view.shape5
     size = tile.elem.bytes
     layout = view.layout or GmLayout.ND
@@ -320,7 +322,7 @@ def _cce_transfer(trace: CceTrace, path: DmaPath, view: ViewFacts, tile: TileFac
         case ("nz", GmLayout.ND) | ("zn", GmLayout.DN) if on_l1 and with_pad:  # TLoadGm2L1Nd2nz / Dn2zn
             trace.dma(path, s3 * s4 * size)
         case _:
-            return False
+            return False  # no path in the code for this pairing
     return True
 
 

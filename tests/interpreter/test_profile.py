@@ -135,3 +135,29 @@ def test_compare_profiles_every_target_that_ran():
     report = interpreter.compare(parse(row_gather_loop(trips, rows, vc, table_rows, "wrap"), "k.pto"), "all", args, profile=True)
     assert list(report.profiles) == ["cpu", "a2a3", "a5"]
     assert all(r.ops[1].count == trips for r in report.profiles.values())
+
+
+def test_a2a3_nz_elem_gather_reads_block_by_block():
+    """MGatherElemNzImpl walks C0-column blocks, rows within a block: each read at its NZ offset."""
+    c0, s1, s2 = 8, 2, 2  # f32: a [1, 2, 2, 16, 8] NZ table of 32 x 16 logical elements
+    rows, cols = 16, 16
+    table = 16 * s2 * s1 * c0
+    i, d = tile((rows, cols), "i32"), tile((rows, cols), "f32", blayout="col_major", slayout="row_major")
+    body = f"""
+    {constants(0, 1, s1, s2, 16, c0, s2 * 16 * c0, 16 * c0, table)}
+    %tv = pto.make_tensor_view %tab, shape = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}], strides = [%c{table}, %c{s2 * 16 * c0}, %c{16 * c0}, %c{c0}, %c1] {{layout = #pto.layout<nz>}} : {tensor_view(5, "f32")}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}] : {tensor_view(5, "f32")}
+    pto.mgather ins(%tp, %i : {view((1, s1, s2, 16, c0), "f32")}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}
+    """
+    text = 'module attributes {pto.target_arch = "a2a3"} {\n' + func([("tab", "!pto.ptr<f32, gm>"), ("i", i), ("d", d)], body) + "}\n"
+    ids = np.random.default_rng(5).integers(0, table, (rows, cols)).astype(np.int32)
+    (gather,) = profile(text, "a2a3", [np.ones(table, np.float32), ids, np.zeros((rows, cols), np.float32)]).ops
+    logical_cols = s1 * c0
+    order = [(r, c) for b in range(cols // c0) for r in range(rows) for c in range(b * c0, b * c0 + c0)]
+    offsets = []
+    for r, c in order:  # logical (x, y) of the table -> NZ offset (y // C0) * rows*C0 + x * C0 + y % C0
+        x, y = divmod(int(ids[r, c]), logical_cols)
+        offsets.append((y // c0) * (s2 * 16) * c0 + x * c0 + y % c0)
+    lines = [o * 4 // 64 for o in offsets]
+    fills = 1 + sum(a != b for a, b in zip(lines, lines[1:]))
+    assert gather.counted_total == rows * cols + fills * dma(64, "100.9")
