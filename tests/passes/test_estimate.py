@@ -203,6 +203,18 @@ def test_a_dynamic_trip_count_is_null_and_so_are_the_totals_it_enters():
     assert (data["pipes"], data["serial_cycles"], data["bound_cycles"]) == ({"MTE2": None}, None, None)
 
 
+def test_an_op_under_a_condition_has_no_static_count():
+    t = tile((8, 64), "f32")
+    body = f"""
+    %t = pto.alloc_tile : {t}
+    scf.if %p {{
+      pto.tgather ins(%t, {{maskPattern = #pto.mask_pattern<P1111>}} : {t}, "row") outs(%t : {t})
+    }}
+    """
+    (op,) = report(kernel(func([("p", "i1")], body))).json()["ops"]
+    assert (op["count"], op["cycles"] is not None) == (None, True)
+
+
 def test_calls_add_their_counts():
     t = tile((8, 64), "f32")
     callee = func([("t", t)], f"pto.tgather ins(%t, {{maskPattern = #pto.mask_pattern<P1111>}} : {t}, \"row\") outs(%t : {t})", "g")
