@@ -33,6 +33,7 @@ from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
 from pto_dialect.machine import GmView, Tile
+from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 import targets
@@ -197,10 +198,12 @@ def run_with_results(
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
     gm_writes: GmWrites | None = None,
+    profiler: Profiler | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
-    argument bound to GM, which of its elements the run stored to (flat; None for others)."""
+    argument bound to GM, which of its elements the run stored to (flat; None for others).
+    A `profiler` (interpreter/profile.py, for the same target) counts what runs."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -212,6 +215,9 @@ def run_with_results(
         raise PtoError(f"error: {e}") from e
     lowered = lower_for(module, t)
     function = entry_function(lowered, entry)
+    if profiler is not None:  # an op without a cost model fails before anything runs
+        for op in lowered.walk():
+            profiler.check(op)
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
@@ -226,7 +232,7 @@ def run_with_results(
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
         interpreter.register_implementations(functions)
-    set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes))
+    set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:
@@ -279,4 +285,4 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
 
 from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
-__all__ = ["GmWrites", "Report", "compare", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]
+__all__ = ["GmWrites", "Profiler", "Report", "compare", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]

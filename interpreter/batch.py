@@ -407,8 +407,11 @@ def _run_chunk(interpreter: Interpreter, data: list[Any], written: list[_TileUse
                 slots[s], batched[s] = own, True
 
     limit, fault = count, None
+    profiler = run_state(interpreter).profiler
     for position, step in enumerate(data):
-        if position in skipped:
+        if position in skipped:  # a store the loop's tiles were written straight into
+            if profiler is not None:
+                profiler.record(step.op, tuple(slots[s] for s in step.operands))
             continue
         while limit:
             args = tuple(_iterations(slots[s], 0, limit) if batched[s] and limit < count else slots[s]

@@ -39,6 +39,7 @@ from targets import get as get_target
 from targets import parse_list
 
 from interpreter.lowered import runs_kernel, source_name
+from passes.estimate import CostReport
 
 SHOWN_POSITIONS = 5
 """Differing positions listed per argument."""
@@ -94,6 +95,8 @@ class Report:
     """Each target's function results."""
     differences: list[Difference] = field(default_factory=list)
     first_divergent_op: DivergentOp | None = None
+    profiles: dict[str, CostReport] = field(default_factory=dict)
+    """With `profile`: what ran on each target that ran (interpreter/profile.py)."""
 
     @property
     def agree(self) -> bool:
@@ -181,9 +184,12 @@ def compare(
     targets: str | Sequence[str] = "all",
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
+    profile: bool = False,
 ) -> Report:
-    """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare."""
+    """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare;
+    with `profile`, also count what runs on each (`Report.profiles`)."""
     from interpreter import entry_function, run_with_results
+    from interpreter.profile import Profiler
 
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     check_comparable(module)
@@ -192,11 +198,14 @@ def compare(
     recorded: dict[str, list[_Write]] = {}
     for target in chosen:
         recorder = _WriteRecorder()
+        profiler = Profiler(target) if profile else None
         try:
-            outputs, results = run_with_results(module, target.name, args, entry, listeners=[recorder])
+            outputs, results = run_with_results(module, target.name, args, entry, listeners=[recorder], profiler=profiler)
         except PtoError as e:
             report.verdicts[target.name] = Verdict(target.name, False, e.text)
             continue
+        if profiler is not None:
+            report.profiles[target.name] = profiler.report()
         report.verdicts[target.name] = Verdict(target.name, True)
         report.outputs[target.name], report.results[target.name] = outputs, results
         recorded[target.name] = recorder.writes

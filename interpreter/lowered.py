@@ -23,7 +23,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, inferred_strides, static_facts
 from pto_dialect.instructions import REGISTRY, instruction_of
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, operand_roles
 from pto_dialect.diagnostics import op_location
 from pto_dialect.machine import GmView, RuntimeFault, Site, Tile
 from pto_dialect.ops.common import PtoInstructionOp, writes
@@ -54,16 +54,8 @@ def runs_kernel(op: Operation) -> bool:
     return getattr(op, "KERNEL", None) is not None
 
 
-@_per_op
-def roles_of(op: Operation) -> tuple[str, ...]:
-    """The name of each operand: its role (an instruction's op), else its definition's name
-    (a register step), worked out once (reading the operand groups costs ~10 us)."""
-    if isinstance(op, LoweredOp):
-        return op.roles
-    if isinstance(op, PtoInstructionOp):
-        ins_roles, out_roles = op.role_lists()
-        return (*ins_roles, *out_roles)
-    return tuple(name for name, _ in op.get_irdl_definition().operands)
+roles_of = _per_op(operand_roles)
+"""operand_roles, worked out once per op (reading the operand groups costs ~10 us)."""
 
 
 def _value(attr: Attribute) -> object:
@@ -142,6 +134,11 @@ def _facts(role: str, value: SSAValue, runtime: object) -> TileFacts | ViewFacts
     return static_facts(role, value)
 
 
+def instruction_facts(op: Operation, args: PythonValues) -> dict[str, TileFacts | ViewFacts | str]:
+    """The rule facts of each operand of a running op, by role, with its actual shapes."""
+    return {r: _facts(r, v, a) for r, v, a in zip(roles_of(op), op.operands, args)}
+
+
 def _shapes(args: PythonValues) -> tuple:
     """What the rules read of the actual operands: valid shapes, view shapes and strides."""
     return tuple(
@@ -164,9 +161,8 @@ def recheck_rules(interpreter: Interpreter, op: Operation, args: PythonValues) -
     if key in checked:
         return
     target = run_state(interpreter).target
-    operands = {r: _facts(r, v, a) for r, v, a in zip(roles_of(op), op.operands, args)}
     try:
-        check_instruction(instruction, target, operands, op.properties)
+        check_instruction(instruction, target, instruction_facts(op, args), op.properties)
     except RuleViolation as e:
         raise RuntimeFault(f"{e} (target {target}, run-time shapes)") from e
     checked.add(key)
@@ -230,6 +226,8 @@ def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> P
     writes."""
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
+        if (profiler := run_state(interpreter).profiler) is not None:
+            profiler.record(op, args)
         call = kernel_call(op, args)
         if SITE in call.params:
             call = call._replace(params={**call.params, SITE: site_of(interpreter, op)})

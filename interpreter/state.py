@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from xdsl.interpreter import InterpretationError, Interpreter
@@ -35,6 +36,9 @@ class GmWrites:
         entry = self._masks.get(id(buffer))
         return entry[1] if entry is not None and entry[0] is buffer else np.zeros(buffer.size, bool)
 
+if TYPE_CHECKING:
+    from interpreter.profile import Profiler
+
 
 @dataclass
 class RunState:
@@ -44,6 +48,8 @@ class RunState:
     memories: dict[str, np.ndarray] = field(default_factory=dict)
     gm_writes: GmWrites | None = None
     """Where it is asked for: the GM elements the run stores to."""
+    profiler: Profiler | None = None
+    """`pto-run --profile`: told about each op before its kernel runs (interpreter/profile.py)."""
 
     def memory(self, loc: str) -> np.ndarray | None:
         """The byte array of an on-chip space (None: tiles there get private storage)."""

@@ -16,6 +16,8 @@ layer needs of one PTO instruction, declared once in the instruction's module.
     in_place     per form, which input an output may exactly alias
     implicit_tmp the tmp tile `pto-materialize-implicit-tmp` adds when the op omits it
     asm          its PTO assembly form, if it has one
+    cost         what a lowered op (or a pto op that stays) costs on each machine model
+                 (pto_dialect/cost.py); each target's folder holds its machine's numbers
 
 A target's folder holds, per instruction, its rule row (`RULES`) and how it lowers it
 (`LOWERING`); a target missing either fails when the target's tables are first read.
@@ -31,6 +33,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
 
 if TYPE_CHECKING:
+    from pto_dialect.cost import InstructionCost
     from pto_dialect.facts import TileFacts, ViewFacts
     from pto_dialect.ops.common import PtoInstructionOp
     from pto_dialect.ops.memory import AllocTileOp
@@ -45,7 +48,12 @@ class Pipe(StrEnum):
     MTE3 = "PIPE_MTE3"
     """On-chip -> GM transfers."""
     SCALAR = "PIPE_S"
-    """Scalar unit."""
+    """The scalar unit (a scalar loop's work)."""
+
+    @property
+    def short(self) -> str:
+        """`MTE2`, `V`, ...: the name reports print."""
+        return self.value.removeprefix("PIPE_")
 
 
 def camel(word: str) -> str:
@@ -133,6 +141,8 @@ class Instruction:
     form: Callable[[Any], str] = lambda op: ""
     """The op's form, where the instruction has several (`index`, `mask`, ...): messages
     and the in-place table name it."""
+    cost: InstructionCost | None = None
+    """Its cost per machine model; None fails tests/test_registry.py and any estimate."""
 
     @property
     def name(self) -> str:

@@ -83,3 +83,14 @@ class LoweredOp(IRDLOperation):
     def role(self, name: str) -> SSAValue | None:
         roles = self.roles
         return self.operands[roles.index(name)] if name in roles else None
+
+
+def operand_roles(op: Operation) -> tuple[str, ...]:
+    """The name of each operand of an instruction's op: its role (a pto op or a lowered op),
+    else its definition's name (a register step)."""
+    if isinstance(op, LoweredOp):
+        return op.roles
+    if isinstance(op, PtoInstructionOp):
+        ins_roles, out_roles = op.role_lists()
+        return (*ins_roles, *out_roles)
+    return tuple(name for name, _ in op.get_irdl_definition().operands)  # pyright: ignore[reportAttributeAccessIssue]

@@ -33,6 +33,7 @@ about as fast as `xdsl-opt` (bench/startup.py).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -59,7 +60,7 @@ from pto_tools.expected_diagnostics import Expected, has_annotations
 from pto_tools.expected_diagnostics import check as check_expected
 from pto_tools.expected_diagnostics import expectations
 from pto_tools.outputs import StagedOutputs
-from pto_tools.usage import VersionAction, build_pipeline, one_line_errors, passes_help
+from pto_tools.usage import VersionAction, bare_flag_value, build_pipeline, one_line_errors, passes_help
 
 DESCRIPTION = """\
 Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
@@ -75,6 +76,8 @@ examples:
   pto-opt kernel.ptoasm                    read the PTO assembly form (also --from=asm)
   pto-opt kernel.pto --to=asm              print SSA instructions in the PTO assembly form
   pto-opt kernel.pto -p pto-emit-cpp       print a DPS kernel as pto-isa C++ (also --to=cpp)
+  pto-opt kernel.pto --target a2a3 --estimate[=json]
+                                           each op's pipe, bytes and cycles, and the kernel's totals
 """
 
 
@@ -160,7 +163,8 @@ class PtoOptMain(xDSLOptMain):
     """The current chunk's annotations (when checked), and the diagnostics it gave."""
 
     def __init__(self, args: Sequence[str] | None = None):
-        super().__init__(description=DESCRIPTION, args=args)
+        argv = bare_flag_value(sys.argv[1:] if args is None else args, "--estimate", "table")
+        super().__init__(description=DESCRIPTION, args=argv)
 
     # -- registration -----------------------------------------------------------
 
@@ -225,6 +229,15 @@ class PtoOptMain(xDSLOptMain):
             default=None,
             help="output: MLIR text, the PTO assembly form or pto-isa C++; default: cpp when the "
             "pipeline ends with pto-emit-cpp, else mlir",
+        )
+        arg_parser.add_argument(
+            "--estimate",
+            choices=["table", "json"],
+            metavar="[=json]",
+            default=None,
+            help="instead of the IR, each op's cost on the target (pipe, bytes moved, cycles of one "
+            "execution, executions through static loop trip counts) and the kernel's totals; "
+            "=json: as JSON; with --targets, every accepting target side by side (docs/cost.md)",
         )
         arg_parser.add_argument(
             "--print-memory-plan",
@@ -332,8 +345,11 @@ class PtoOptMain(xDSLOptMain):
                 verify_located(module)
             if self.args.pto_targets is not None:
                 targets.check_comparable(module)
-                self.verdicts, accepted = verdict_matrix(module, targets.parse_list(self.args.pto_targets))
+                chosen = targets.parse_list(self.args.pto_targets)
+                self.verdicts, accepted = verdict_matrix(module, chosen)
                 self.rejected |= not accepted
+                if self.args.estimate is not None:
+                    self.verdicts = self.estimates(module, chosen)
                 return module
             self.target = targets.resolution(self.named_target, module).target
             if self.named_target is not None:  # as PTOAS does: the output says which target it is for
@@ -376,6 +392,8 @@ class PtoOptMain(xDSLOptMain):
         if self.args.pto_targets is not None:
             return self.verdicts
         with self.diagnosing():
+            if self.args.estimate is not None:
+                return self.estimates(prog, (self.target,))
             output = super().output_resulting_program(prog)
             if self.args.print_memory_plan:
                 from passes.memory_plan import memory_plan_report
@@ -388,6 +406,21 @@ class PtoOptMain(xDSLOptMain):
                     print(plan, end="")  # never inside -o's file
             return output
         return ""
+
+    def estimates(self, module: ModuleOp, chosen: Sequence[targets.TargetInfo]) -> str:
+        """`--estimate`: the module's cost on one target, or on each target of `--targets`
+        that accepts it (side by side; the verdict matrix goes to stderr)."""
+        from passes.estimate import estimate, side_by_side
+        from passes.verify_target import rejections
+
+        accepting = [t for t in chosen if len(chosen) == 1 or not rejections(module, t)]
+        if len(chosen) > 1:
+            print(self.verdicts, end="", file=sys.stderr)
+        reports = [estimate(module, t) for t in accepting]
+        if self.args.estimate == "json":
+            found = [r.json() for r in reports]
+            return json.dumps(found[0] if len(chosen) == 1 else found, indent=2) + "\n"
+        return reports[0].table() if len(chosen) == 1 else side_by_side(reports)
 
     @contextmanager
     def diagnosing(self) -> Iterator[None]:

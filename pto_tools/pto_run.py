@@ -3,6 +3,7 @@
 
     pto-run KERNEL [--target cpu|a2a3|a5] [--entry NAME] [--out DIR] [--print[=all]] ARG0.npy ARG1.npy ...
     pto-run KERNEL --targets all [--out DIR] ARG0.npy ...     (every target, compared)
+    pto-run KERNEL --profile[=json] ARG0.npy ...              (and what the run cost, docs/cost.md)
 
 KERNEL is what pto-opt reads: a `.pto` file (DPS or SSA form, or the lowered IR that
 `pto-opt -p pto-lower` prints) or a `.ptoasm` file. Without --target, the target
@@ -23,6 +24,7 @@ terminal, a run longer than a couple of seconds shows a progress bar on stderr
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -36,7 +38,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from pto_dialect.diagnostics import PtoError
 import targets
-from pto_tools.usage import VersionAction, one_line_errors
+from pto_tools.usage import VersionAction, bare_flag_value, one_line_errors
 
 from pto_tools.exits import run_main
 from pto_tools.outputs import StagedOutputs
@@ -69,7 +71,8 @@ example:
 def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pto-run",
-        usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print[=all]] [ARG.npy ...]",
+        usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print[=all]] "
+        "[--profile[=json]] [ARG.npy ...]",
         description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -100,6 +103,11 @@ def make_parser() -> argparse.ArgumentParser:
         help="... and the arguments it only reads too",
     )
     p.add_argument(
+        "--profile", choices=["table", "json"], metavar="[=json]",
+        help="after the run, each op's cost as pto-opt --estimate prices it, counting what really ran "
+        "(executions, rows gathered, bursts); =json: only the JSON on stdout; with --targets, side by side",
+    )
+    p.add_argument(
         "-q", "--quiet", action="store_true",
         help="no progress bar (shown on a terminal for runs longer than a couple of seconds)",
     )
@@ -108,7 +116,7 @@ def make_parser() -> argparse.ArgumentParser:
 
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = make_parser()
-    args = parser.parse_intermixed_args(argv)
+    args = parser.parse_intermixed_args(bare_flag_value(sys.argv[1:] if argv is None else argv, "--profile", "table"))
     if args.targets is not None and args.target is not None:
         parser.error("--target and --targets exclude each other")
     return args
@@ -129,13 +137,18 @@ def _run(args: argparse.Namespace) -> None:
     chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
     arrays = [read_npy(path) for path in args.arrays]
     stored = interpreter.GmWrites()
+    profiler = interpreter.Profiler(chosen.target) if args.profile else None
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
-            module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored
+            module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
+            profiler=profiler,
         )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
+    if profiler is not None and args.profile == "json":  # stdout holds the JSON only (its "target" says which)
+        print(json.dumps(profiler.report().json(), indent=2))
+        return
     print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
     function = interpreter.entry_function(module, args.entry)
     scratch = interpreter.scratch_arguments(function)
@@ -151,6 +164,8 @@ def _run(args: argparse.Namespace) -> None:
         for s in shown:
             if s.array.flags.writeable:
                 print(s.preview())
+    if profiler is not None:
+        print(profiler.report().table(), end="")
 
 
 def _load_kernel(path: str) -> ModuleOp:
@@ -229,9 +244,12 @@ def _view_shape(function: func.FuncOp, index: int) -> tuple[int, ...] | None:
 
 
 def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:  # noqa: ANN001
-    """`--targets`: print the report, write each target's outputs, exit 1 unless all agree."""
+    """`--targets`: print the report (and the profiles side by side), write each target's
+    outputs, exit 1 unless all agree."""
+    from passes.estimate import side_by_side
+
     try:
-        report = interpreter.compare(module, args.targets, arrays, args.entry)
+        report = interpreter.compare(module, args.targets, arrays, args.entry, profile=args.profile is not None)
     except targets.UnknownTarget as e:
         raise PtoError(f"pto-run: error: {e}") from e
     if args.out:
@@ -244,7 +262,14 @@ def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Names
                 for i, array in enumerate(arrays)
             },
         )
-    print(report.text(), end="")
+    profiles = list(report.profiles.values())
+    if args.profile == "json":  # stdout holds the JSON only
+        print(report.text(), end="", file=sys.stderr)
+        print(json.dumps([p.json() for p in profiles], indent=2))
+    else:
+        print(report.text(), end="")
+        if args.profile:
+            print(side_by_side(profiles), end="")
     if not report.agree:
         sys.exit(1)
 

@@ -50,6 +50,12 @@ def one_line_errors(parser: argparse.ArgumentParser) -> None:
     parser.error = error  # argparse reports every usage error through this method
 
 
+def bare_flag_value(argv: Sequence[str], flag: str, value: str) -> list[str]:
+    """`--flag` alone as `--flag=value`: a flag whose value is optional (`--estimate`,
+    `--estimate=json`) then never takes the next argument (the kernel, an .npy) for its value."""
+    return [f"{flag}={value}" if a == flag else a for a in argv]
+
+
 # -- the pass pipeline ----------------------------------------------------------------
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
 
+    from pto_dialect.cost import Machine
+
 MEMORY_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C", "bias": "BT", "scaling": "FB"}
 """The hardware's name of the memory behind each tile loc (for messages)."""
 
@@ -51,7 +53,8 @@ def _per_instruction(module: str, name: str, what: str) -> property:
 @dataclass(frozen=True, eq=False)  # one object per target: compared and hashed by identity
 class TargetInfo:
     """One target: names and memories here; per instruction, its rule row (`<package>.rules`)
-    and its lowering with the lowered dialect (`<package>.lowering`), imported on first use
+    and its lowering with the lowered dialect (`<package>.lowering`); its cost parameters
+    (`<package>.costs`), imported on first use
     so that a command that needs none of them does not pay for them.
 
     The interpreter runs the ops of `dialect` (each subclasses a lowered-op base of its
@@ -78,6 +81,12 @@ class TargetInfo:
     """Each instruction's rule row (an instance of the instruction's `rules` type)."""
     lowering = _per_instruction("lowering", "LOWERING", "lowering")
     """How each instruction lowers (lowering/convert.py TargetLowering)."""
+
+    @property
+    def costs(self) -> Machine:
+        """The machine model pricing its ops, with every number and its source
+        (`<package>.costs`; pto_dialect/cost.py)."""
+        return import_module(f"{self.package}.costs").MACHINE
 
     @property
     def dialect(self) -> Dialect:

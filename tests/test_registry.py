@@ -99,6 +99,28 @@ def test_every_target_has_a_row_and_a_lowering(instruction: Instruction, target:
     assert instruction in target.lowering.table
 
 
+@pytest.mark.parametrize("instruction", INSTRUCTIONS)
+@pytest.mark.parametrize("target", TARGETS)
+def test_every_instruction_has_a_cost_model_on_every_target(instruction: Instruction, target: targets.TargetInfo):
+    machine = target.costs
+    assert instruction.cost is not None, f"{instruction.name} declares no cost (Instruction.cost, pto_dialect/cost.py)"
+    assert type(machine) in instruction.cost.on, (
+        f"{instruction.name} has no cost model on {target.name}'s machine ({type(machine).__name__}, "
+        f"{target.package}.costs)"
+    )
+
+
+def test_the_cost_check_sees_a_missing_model():
+    from dataclasses import replace
+
+    from pto_dialect.instructions.transfer import TLOAD
+
+    assert TLOAD.cost is not None
+    for stripped in (replace(TLOAD, cost=None), replace(TLOAD, cost=replace(TLOAD.cost, on={}))):
+        with pytest.raises(AssertionError, match="cost"):
+            test_every_instruction_has_a_cost_model_on_every_target(stripped, targets.get("a2a3"))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_every_lowered_op_runs_a_kernel_of_its_instruction(target: targets.TargetInfo):
     bases = {base for i in REGISTRY for base in i.lowered}

@@ -30,6 +30,16 @@ from pto_dialect.attributes import (
     GmLayout,
 )
 from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
+from pto_dialect.cost import (
+    CceMachine,
+    CceTrace,
+    DmaPath,
+    InstructionCost,
+    OpCost,
+    SimulatorMachine,
+    VfMachine,
+    Work,
+)
 from pto_dialect.facts import (
     INT32,
     INTEGERS,
@@ -680,6 +690,169 @@ class MGatherElemL1Base(MGatherBase):
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+#
+# Data-dependent counts (Work), measured by `pto-run --profile`:
+#   rows_read  rows whose transfer is issued: all but the out-of-range ones in zero mode
+#              (estimate: every dst valid row)
+#   lines      (a2a3 scalar gathers) GM lines the loop's reads move to, in loop order: each
+#              read leaving the line of the read before fills a new one (estimate: every element)
+#   segments   (a5 SIMT gathers) 128-byte GM segments the warps read: per 32 consecutive
+#              lanes, the distinct segments (row mode: the segments each read row spans)
+#              (estimate: every element one; row mode: aligned rows)
+
+
+def _row_mode(op: MGatherBase) -> bool:
+    return op.coalesce.data == Coalesce.ROW
+
+
+def _cce(op: MGatherBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/MGather.hpp: one copy_gm_to_ubuf per read row (ND), gShape0 multi-burst
+    copies per read row (NZ), an ND2NZ copy_gm_to_cbuf per read row (GM->L1, a zero mode first
+    clears the tile); elem mode is a scalar loop (GM->L1: into zeroed GM scratch, then one
+    copy). Its pipe flags cost nothing in the cost model (they resolve to the CPU stub's)."""
+    dst, table, t = o["dst"], o["mem"], machine.trace()
+    vr, vc = dst.valid_shape
+    size = dst.elem.bytes
+    rows = work.get("rows_read", vr)
+    idle = {"idle": machine.idle_vector, "elements": vr * vc}
+    match op:
+        case MGatherRowBase():
+            t.dma(DmaPath.GM_TO_UB, vc * size, times=rows)
+            return t.cost(Pipe.MTE2, exact=op.gather_oob.data == GatherOob.UNDEFINED, **idle)
+        case MGatherNzBase() if _row_mode(op):
+            s0, s1 = table.shape5[:2]
+            t.dma(DmaPath.GM_TO_UB, s1 * C0_BYTES, times=rows * s0)
+            return t.cost(Pipe.MTE2, exact=False, **idle)
+        case MGatherRowL1Base():
+            if op.gather_oob.data == GatherOob.ZERO:  # pto_create_cbuf_matrix
+                t.dma(DmaPath.L1_FILL, dst.rows * dst.cols * size)
+            t.dma(DmaPath.GM_TO_L1, vc * size, times=rows)
+            return t.cost(Pipe.MTE2, exact=False, **idle)
+        case MGatherElemL1Base():
+            t.call(dst.rows * dst.cols)  # zeroing the GM scratch
+            _scalar_reads(t, vr * vc, work, machine)
+            t.call()  # dsb
+            t.dma(DmaPath.GM_TO_L1, dst.rows * dst.cols * size)
+            return t.cost(Pipe.MTE2, exact=False)
+    _scalar_reads(t, vr * vc, work, machine)  # MGatherElemBase, elem-mode MGatherNzBase
+    return t.cost(Pipe.SCALAR, exact=False)
+
+
+def _scalar_reads(t: CceTrace, elements: int, work: Work, machine: CceMachine) -> None:
+    """A scalar loop reading `elements` table elements: one scalar cycle each (the mocks'
+    price of a scalar call; the cost model charges the loop nothing), and each GM line it
+    moves to filled at the GM->UB bandwidth (its bytes: the lines')."""
+    t.call(elements)
+    lines = work.get("lines", elements)
+    line = int(machine.scalar_line_bytes.value)
+    t.dma(DmaPath.GM_TO_UB, line, times=lines)
+
+
+def _vf(op: MGatherBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/MGather.hpp: a SIMT launch whose warps' reads coalesce into 128-byte GM
+    bursts (the (1, 1) elem case: one scalar read); GM->L1 row mode an ND2NZ copy per read
+    row, elem mode a gather into GM scratch then one copy of the tile."""
+    dst = o["dst"]
+    vr, vc = dst.valid_shape
+    size = dst.elem.bytes
+    burst = int(machine.burst_bytes.value)
+    match op:
+        case MGatherRowL1Base():
+            rows = work.get("rows_read", vr)
+            return machine.cost(Pipe.MTE2, rows * vc * size, machine.dma.cycles(DmaPath.GM_TO_L1, vc * size) * rows)
+        case MGatherRowBase():
+            segments = work.get("segments", work.get("rows_read", vr) * -(-vc * size // burst))
+            cycles = machine.dma.cycles(DmaPath.GM_TO_UB, segments * burst)
+        case _:
+            segments = work.get("segments", vr * vc)
+            cycles = machine.dma.cycles(DmaPath.GM_TO_UB, segments * burst)
+            if isinstance(op, MGatherElemL1Base):
+                tile = dst.rows * dst.cols * size
+                return machine.cost(Pipe.MTE2, segments * burst + tile, cycles + machine.dma.cycles(DmaPath.GM_TO_L1, tile))
+    return machine.cost(Pipe.VECTOR, segments * burst, cycles)
+
+
+def _simulated(op: MGatherBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/MGather.hpp: a loop over every dst valid element."""
+    dst = o["dst"]
+    elements = dst.valid_row * dst.valid_col
+    return machine.cost(Pipe.VECTOR, elements * dst.elem.bytes, elements)
+
+
+def _rows_read(op: MGatherBase, o: dict) -> np.ndarray | int:
+    table, idx, dst = o["mem"], o["idx"], o["dst"]
+    vr = dst.valid_row
+    if op.gather_oob.data != GatherOob.ZERO:
+        return vr
+    u = widen(row_indices(idx, vr), op.index_read.data)
+    return (u < table_capacity(op.capacity.data, table)).sum(axis=-1)
+
+
+def _elem_addresses(op: MGatherBase, o: dict) -> np.ndarray:
+    """The byte address each elem-mode read reads, in loop order (..., vr * vc): row by row,
+    an NZ table's by blocks of C0 columns (MGatherElemNzImpl) at its NZ offsets; a lane the
+    zero mode skips counts as reading element 0."""
+    table, idx, dst = o["mem"], o["idx"], o["dst"]
+    vr, vc = dst.valid_shape
+    flat, _ = remap(widen(elem_indices(idx, vr, vc), op.index_read.data), table_capacity(op.capacity.data, table),
+                    op.gather_oob.data, 2)
+    flat = flat.astype(np.int64)
+    if isinstance(op, MGatherNzBase):
+        s = table.shape5
+        c0 = C0_BYTES // table.buffer.itemsize
+        flat = nz_offset(*np.divmod(flat, s[0] * s[1] * c0), s[2] * FRACTAL_NZ_ROW, c0)
+        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+        order = np.lexsort(((c % c0).ravel(), r.ravel(), (c // c0).ravel()))
+    else:
+        order = np.arange(vr * vc)
+    offset = np.asarray(table.offset).reshape(-1, 1, 1) if np.ndim(table.offset) else table.offset
+    addresses = ((offset + flat) * table.buffer.itemsize).reshape(*flat.shape[:-2], vr * vc)
+    return addresses[..., order]
+
+
+def _measure_cce(op: MGatherBase, o: dict, machine: CceMachine) -> dict[str, object]:
+    if _row_mode(op):
+        return {"rows_read": _rows_read(op, o)}
+    lines = _elem_addresses(op, o) // int(machine.scalar_line_bytes.value)
+    if lines.shape[-1] == 0:
+        return {"lines": 0}
+    return {"lines": 1 + (lines[..., 1:] != lines[..., :-1]).sum(axis=-1)}
+
+
+def _measure_vf(op: MGatherBase, o: dict, machine: VfMachine) -> dict[str, object]:
+    burst, lanes = int(machine.burst_bytes.value), int(machine.warp_lanes.value)
+    if isinstance(op, MGatherRowL1Base):
+        return {"rows_read": _rows_read(op, o)}
+    if isinstance(op, MGatherRowBase):
+        table, idx, dst = o["mem"], o["idx"], o["dst"]
+        vr, vc = dst.valid_shape
+        rows, keep = remap(widen(row_indices(idx, vr), op.index_read.data), table_capacity(op.capacity.data, table),
+                           op.gather_oob.data, 1)
+        offset = np.asarray(table.offset).reshape(-1, 1) if np.ndim(table.offset) else table.offset
+        size = table.buffer.itemsize
+        start = (offset + rows.astype(np.int64) * stride(op.row_stride.data, table, dst)) * size
+        spans = (start + vc * size - 1) // burst - start // burst + 1
+        return {"segments": (spans if keep is None else np.where(keep, spans, 0)).sum(axis=-1) if vc else 0}
+    segments = _elem_addresses(op, o) // burst
+    n = segments.shape[-1]
+    if n == 0:
+        return {"segments": 0}
+    pad = -n % lanes
+    if pad:  # the last warp's idle lanes repeat its last read
+        segments = np.concatenate([segments, np.repeat(segments[..., -1:], pad, axis=-1)], axis=-1)
+    warps = np.sort(segments.reshape(*segments.shape[:-1], -1, lanes), axis=-1)
+    distinct = 1 + (warps[..., 1:] != warps[..., :-1]).sum(axis=-1)
+    return {"segments": distinct.sum(axis=-1)}
+
+
+COST = InstructionCost(
+    on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated},
+    measure={CceMachine: _measure_cce, VfMachine: _measure_vf},
+)
+
+
+# ---------------------------------------------------------------------------
 # C++ and the registry entry
 
 
@@ -716,5 +889,6 @@ MGATHER = Instruction(
     },
     asm=AsmForm(implied={"coalesce": CoalesceAttr(Coalesce.ROW)}),
     form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
+    cost=COST,
 )
 

@@ -24,6 +24,7 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
@@ -339,6 +340,99 @@ class TColArgMinBase(ColArgReduceBase):
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+
+
+def _compare_and_keep(extreme: Extreme) -> tuple[str, str]:
+    match extreme:
+        case Extreme.MIN:
+            return "vcmp_le", "vmin"
+        case Extreme.MAX:
+            return "vcmp_ge", "vmax"
+
+
+def _cce(op: ColArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TColReduceIdx.hpp ProcessSingleBlock, per repeat-wide block of columns (the
+    last one partial, in counter mode): two vector_dup, the first row copied (UB->UB; vcopy
+    for the partial block), then per further row vadds, a compare, a barrier, vsel, the
+    running extreme and a barrier; a 2-byte index-only src converts the indices (two vconv),
+    a value+index form copies the values out."""
+    src, t = o["src"], machine.trace()
+    per_repeat = REPEAT_BYTES // src.elem.bytes
+    compare, keep = _compare_and_keep(op.KERNEL.keywords["extreme"])
+    with_values = o.get("dstVal") is not None
+
+    def block(partial: bool) -> None:
+        if partial:
+            t.call(2)  # set_mask_count, set_vector_mask
+        t.vector("vector_dup")
+        t.vector("vector_dup")
+        copy = (lambda: t.vector("vcopy")) if partial else (lambda: t.dma(DmaPath.UB_TO_UB, REPEAT_BYTES))
+        copy()
+        t.barrier()
+
+        def row() -> None:
+            t.vector("vadds")
+            t.vector(compare)
+            t.barrier()
+            t.vector("vsel")
+            t.vector(keep)
+            t.barrier()
+
+        t.loop(src.valid_row - 1, row)
+        if src.elem.bytes == 2 and not with_values:
+            t.vector("vconv_s162f16a")
+            t.barrier()
+            t.vector("vconv_f162s32a", repeat=2)
+            t.barrier()
+        if with_values:
+            copy()
+            t.barrier()
+        if partial:
+            t.call(2)  # set_mask_norm, set_vector_mask
+            t.barrier()
+
+    full, rest = divmod(src.valid_col, per_repeat)
+    t.loop(full, lambda: block(partial=False))
+    if rest:
+        block(partial=True)
+    return t.cost(Pipe.VECTOR, exact=False)
+
+
+def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TColReduceIdx.hpp, one vector function: per register of columns a predicate,
+    two vdup and the first row's vlds; per further row vadds, vlds, a compare and two vsel;
+    then the index store (a 2-byte index-only src converts it in two parts; 1-byte data
+    works on even and odd halves)."""
+    src = o["src"]
+    chunks = -(-src.valid_col // (REPEAT_BYTES // src.elem.bytes))
+    rows = chunks * (src.valid_row - 1)
+    with_values = o.get("dstVal") is not None
+    if src.elem.bytes == 1:
+        per_chunk = {"plt": 4, "vdup": 4, "vlds": 1, "vcvt": 6, "vintlv": 3, "vsts": 4}
+        per_row = {"vadds": 2, "vlds": 1, "vcvt": 2, "vcmp": 2, "vsel": 4}
+    else:
+        per_chunk = {"plt": 1, "vdup": 2, "vlds": 1, "vsts": 1 + with_values}
+        if src.elem.bytes == 2 and not with_values:
+            per_chunk |= {"plt": 2, "vcvt": 2, "vintlv": 1, "vsts": 2}
+        per_row = {"vadds": 1, "vlds": 1, "vcmp": 1, "vsel": 2}
+    body = {"pset": 1}
+    for counts, times in ((per_chunk, chunks), (per_row, rows)):
+        for name, n in counts.items():
+            body[name] = body.get(name, 0) + n * times
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: ColArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TColArgMin.hpp: a loop over every src valid element."""
+    src = o["src"]
+    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
+
+
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+
+
+# ---------------------------------------------------------------------------
 # C++
 
 
@@ -371,6 +465,7 @@ def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) ->
         in_place=IN_PLACE,
         implicit_tmp=implicit_tmp,
         asm=AsmForm(),
+        cost=COST,
     )
 
 

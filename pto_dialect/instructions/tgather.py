@@ -43,6 +43,7 @@ from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
 from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -808,6 +809,151 @@ class RegisterStoreBase(IRDLOperation):
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+
+VECTOR_BYTES = 256
+"""One vector repeat (REPEAT_BYTE) or register (CCE_VL) of pto-isa."""
+TCMPS_REPEAT_MAX = 240
+"""The a2a3 compare-form loop's most repeats per vcmpvs (npu/a2a3/TCmps.hpp)."""
+
+
+def _cce_index(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TGather.hpp TGather (index form), per dst valid row: byte offsets by vmuls,
+    a barrier, one vgather (counter mode)."""
+    t = machine.trace()
+
+    def row() -> None:
+        t.call()  # set_vector_mask
+        t.vector("vmuls")
+        t.barrier()
+        t.vector("vgather")
+
+    t.call()  # set_mask_count
+    t.loop(o["dst"].valid_row, row)
+    t.call(2)  # set_mask_norm, set_vector_mask
+    return t.cost(Pipe.VECTOR, exact=True)
+
+
+def _cce_mask(op: TGatherMaskBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TGather.hpp TGather (mask form): one vreducev2 of a repeat per src valid row,
+    or (col axis, which the cost model's wrapper cannot express) one vcopy per src valid row."""
+    t = machine.trace()
+    rows = o["src"].valid_row
+    col_axis = op.axis.data == "col"
+    t.call(2)  # set_mask_count, set_vector_mask
+    if col_axis:
+        t.loop(rows, lambda: t.vector("vcopy"))
+    else:
+        t.vector("vreducev2", repeat=rows)
+    t.call(2)  # set_mask_norm, set_vector_mask
+    return t.cost(Pipe.VECTOR, exact=not col_axis)
+
+
+def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TGather.hpp TGather_cmp: the thresholds converted (vconv; i32 src: a scalar
+    copy), per src valid row the vcmpvs of its repeats (at most 240 a call), a barrier, then
+    per row one vreducev2 in counter mode. A scalar threshold has no conversion (the a2a3 code
+    takes a tile)."""
+    src, k, t = o["src"], o["threshold"], machine.trace()
+    rows = src.valid_row
+    if isinstance(k, TileFacts) and src.elem.mlir in ("f16", "f32"):
+        per_repeat = VECTOR_BYTES // k.elem.bytes
+        t.vector("vconv_s162f16" if src.elem.bytes == 2 else "vconv_s322f32", repeat=ceil(rows / per_repeat))
+    repeats = ceil(src.valid_col / (VECTOR_BYTES // src.elem.bytes))
+    full, rest = divmod(repeats, TCMPS_REPEAT_MAX)
+    compare = {CmpMode.EQ: "vcmpvs_eq", CmpMode.GT: "vcmpvs_gt"}[op.cmp_mode.data]
+    t.call(2)  # set_mask_norm, set_vector_mask
+    t.loop(rows * full, lambda: t.vector(compare, repeat=TCMPS_REPEAT_MAX))
+    if rest:
+        t.loop(rows, lambda: t.vector(compare, repeat=rest))
+    t.barrier()
+    t.call(2)  # set_mask_count, set_vector_mask
+    t.loop(rows, lambda: t.vector("vreducev2"))
+    t.call(2)  # set_mask_norm, set_vector_mask
+    return t.cost(Pipe.VECTOR, exact=False)
+
+
+def _chunks(valid_col: int, lane_bytes: int) -> int:
+    """Registers per row: a5 loops j < ceil(validCol / (CCE_VL / lane bytes))."""
+    return ceil(valid_col / (VECTOR_BYTES // lane_bytes))
+
+
+def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TGather.hpp TGather_b32 / _b16 / _b16_bc / _b8, one vector function: per dst
+    valid row and register of indices, a predicate, vlds, vgather2, vsts. Lowered as three
+    register steps, the load carries the function's startup, the store its drain."""
+    match op:
+        case LoadIndexVectorBase():
+            idx = o["indices"]
+            n = idx.valid_row * _chunks(idx.valid_col, idx.elem.bytes)
+            cycles = int(machine.vf_startup.value) + machine.issue({"plt": n, "vlds": n})
+        case RegisterGatherBase():
+            mask = o["mask"]
+            cycles = machine.issue({"vgather2": mask.valid_row * _chunks(mask.valid_col, _lane_bytes(o["base"]))})
+        case RegisterStoreBase():
+            dst = o["dst"]
+            n = dst.valid_row * _chunks(dst.valid_col, _lane_bytes(dst))
+            cycles = machine.issue({"vsts": n}) + int(machine.vf_drain.value)
+        case _:  # TGatherIndexBase: the b16 data / 32-bit index variant, one op
+            n = o["dst"].valid_row * _chunks(o["dst"].valid_col, o["indices"].elem.bytes)
+            cycles = machine.vector_function({"plt": n, "vlds": n, "vgather2_bc": n, "vsts": n})
+    return machine.cost(Pipe.VECTOR, 0, cycles)
+
+
+def _lane_bytes(tile: TileFacts) -> int:
+    """The index lane of a register gather: 16-bit for 1- and 2-byte data, else 32-bit."""
+    return 2 if tile.elem.bytes <= 2 else 4
+
+
+def _vf_mask(op: TGatherMaskBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TGather.hpp TGather (mask form), per src valid row and register: row axis a
+    predicate, vlds, pand, vsqz and an unaligned store (vstur), then vstar; col axis vlds and
+    vsts. b64 data (Int64GatherPattern): per row two vgather2 of the 32-bit halves."""
+    src = o["src"]
+    rows = src.valid_row
+    if op.packing.data == Packing.PER_ROW:
+        body = {"plt": rows, "vci": rows, "vmuls": rows, "vadds": 2 * rows, "vadd": rows, "vgather2": 2 * rows,
+                "vsts": rows}
+    else:
+        n = rows * _chunks(src.valid_col, src.elem.bytes)
+        if op.axis.data == "col":
+            body = {"plt": n, "vlds": n, "vsts": n}
+        else:
+            body = {"pset": 1, "sprclr": 1, "plt": n, "vlds": n, "pand": n, "vsqz": n, "vstur": n, "vstar": 1}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _vf_compare(op: TGatherCompareBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TGather.hpp TGather_float_gt and its siblings: per src valid row and register a
+    vlds, (float src) a vcvt to s32, a predicate, vcmps, vsqz of the running index, vstur and
+    vadd; per row vstar and the count's special-register store; once the index vector (vci)."""
+    src = o["src"]
+    rows = src.valid_row
+    n = rows * _chunks(src.valid_col, src.elem.bytes)
+    body = {"pset": 1, "vci": 1, "sprclr": 1 + rows, "vbr": 1, "vlds": n, "plt": n, "vcmps": n, "vsqz": n,
+            "vstur": n, "vadd": n, "vstar": rows, "sprsts": rows}
+    if src.elem.mlir.startswith(("f", "bf")):
+        body["vcvt"] = n
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: Operation, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TGather.hpp: a loop over dst valid elements (index form) or src valid
+    elements (mask form)."""
+    tile = o["src"] if isinstance(op, TGatherMaskBase) else o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, tile.valid_row * tile.valid_col)
+
+
+COST = InstructionCost(
+    on={
+        CceMachine: by_op((TGatherIndexBase, _cce_index), (TGatherMaskBase, _cce_mask), (TGatherCompareBase, _cce_compare)),
+        VfMachine: by_op((TGatherMaskBase, _vf_mask), (TGatherCompareBase, _vf_compare), (Operation, _vf_gather)),
+        SimulatorMachine: _simulated,
+    },
+)
+
+
+# ---------------------------------------------------------------------------
 # C++, the assembly form and the registry entry
 
 
@@ -894,5 +1040,6 @@ TGATHER = Instruction(
     implicit_tmp=implicit_tmp,
     asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
     form=lambda op: op.form.value,
+    cost=COST,
 )
 

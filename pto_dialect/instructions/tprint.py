@@ -30,6 +30,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import PrintRegion
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.facts import TileFacts, ViewFacts, per_target, require, require_type, spell
 from pto_dialect.instruction import Emission, Instruction, Pipe
@@ -221,6 +222,30 @@ class TPrintOp(PtoInstructionOp):
 
 
 # ---------------------------------------------------------------------------
+# What it costs: the wait for every pipe; the prints themselves are debug output no
+# machine model prices.
+
+
+def _cce(op: TPrintOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TPrint.hpp: one pipe_barrier(PIPE_ALL), then printf calls, which the cost
+    model's mocks charge nothing (cce_costmodel_debug.hpp)."""
+    trace = machine.trace()
+    trace.call()
+    return trace.cost(Pipe.SCALAR, exact=False)
+
+
+def _vf(op: TPrintOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TPrint.hpp (a2a3's code): one pipe_barrier(PIPE_ALL); the prints unpriced."""
+    return machine.cost(Pipe.SCALAR, 0, int(machine.config_call.value))
+
+
+def _simulated(op: TPrintOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TPrint.hpp: a loop over the tile's valid elements."""
+    src = o["src"]
+    return machine.cost(Pipe.SCALAR, 0, src.valid_row * src.valid_col)
+
+
+# ---------------------------------------------------------------------------
 # C++ and the registry entry
 
 
@@ -237,5 +262,6 @@ TPRINT = Instruction(
     lowered=(),
     emit=emit,
     pipe=Pipe.SCALAR,
+    cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated}),
 )
 """Stays a pto op when lowered; each target records what it prints (`print_region`)."""

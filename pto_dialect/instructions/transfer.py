@@ -24,7 +24,18 @@ from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, PadFill, PadValue
+from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
+from pto_dialect.cost import (
+    CceMachine,
+    CceTrace,
+    DmaPath,
+    InstructionCost,
+    NoCostModel,
+    OpCost,
+    SimulatorMachine,
+    VfMachine,
+    Work,
+)
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, Tile, np, valid_rect
@@ -278,6 +289,124 @@ class TStoreOp(TransferOp):
 
 
 # ---------------------------------------------------------------------------
+# What they cost
+
+
+def _storage(tile: TileFacts) -> str:
+    """The tile's storage as pto-isa's transfer code tells them apart: nd, dn, nz or zn."""
+    boxed = tile.slayout != "none_box"
+    if tile.is_row_major:
+        return "zn" if boxed else "nd"
+    return "nz" if boxed else "dn"
+
+
+def _cce_transfer(trace: CceTrace, path: DmaPath, view: ViewFacts, tile: TileFacts, with_pad: bool) -> bool:
+    """include/pto/common/arch/memory/tload_common.hpp, tstore_common.hpp: ND and DN one
+    transfer call per (S0, S1, S2) of S3 (ND) or S4 (DN) bursts (on L1 whole 32-byte blocks),
+    after one set_mov_pad_val when a UB tile has a pad value; NZ one call per S0 of S1 bursts
+    of validRow 32-byte rows; an ND (DN) view into an L1 NZ (ZN) tile, or a one-row (one-col)
+    L1 tile, one ND2NZ move."""
+    s0, s1, s2, s3, s4 = view.shape5
+    size = tile.elem.bytes
+    layout = view.layout or GmLayout.ND
+    on_l1 = tile.loc == "mat"
+    match _storage(tile), layout:
+        case "nd", GmLayout.ND if on_l1 and tile.rows == 1:  # TLoadGm2L1VectorInND: one ND2NZ move
+            trace.dma(path, s3 * s4 * size)
+        case "dn", GmLayout.DN if on_l1 and tile.cols == 1:  # TLoadGm2L1VectorInDn
+            trace.dma(path, s3 * s4 * size)
+        case ("nd", GmLayout.ND) | ("dn", GmLayout.DN):  # one call per (S0, S1, S2), S3 (ND) / S4 (DN) bursts
+            bursts, length = (s3, tile.valid_col) if layout == GmLayout.ND else (s4, tile.valid_row)
+            if with_pad and not on_l1 and tile.pad != 0:
+                trace.call()  # pto_set_tload_pad_val
+            burst_bytes = length * size if not on_l1 else (length * size) >> 5 << 5
+            trace.dma(path, bursts * burst_bytes, times=s0 * s1 * s2)
+        case "nz", GmLayout.NZ:  # one call per S0: S1 bursts of validRow 32-byte rows
+            trace.dma(path, s1 * tile.valid_row * 32, times=s0)
+        case ("nz", GmLayout.ND) | ("zn", GmLayout.DN) if on_l1 and with_pad:  # TLoadGm2L1Nd2nz / Dn2zn
+            trace.dma(path, s3 * s4 * size)
+        case _:
+            return False  # no path in the code for this pairing
+    return True
+
+
+def _transfer_cost(
+    role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: Pipe, loads: bool
+) -> Callable[[PtoInstructionOp, dict, CceMachine, Work], OpCost]:
+    def cost(op: PtoInstructionOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+        tile, trace = o[role_tile], machine.trace()
+        path = paths.get(tile.loc)
+        if path is None or not _cce_transfer(trace, path, o[role_view], tile, with_pad=loads):
+            raise NoCostModel(
+                f"{op.name} between a {(o[role_view].layout or GmLayout.ND).value} view and a "
+                f"{_storage(tile)} {tile.loc} tile"
+            )
+        return trace.cost(pipe, exact=True, idle=machine.idle_transfer, elements=tile.valid_row * tile.valid_col)
+
+    cost.__doc__ = _cce_transfer.__doc__
+    return cost
+
+
+def _simulated_copy(role: str, pipe: Pipe) -> Callable[[PtoInstructionOp, dict, SimulatorMachine, Work], OpCost]:
+    """The simulator's TLoad / TStore: a loop over the valid elements (pto-isa cpu/TLoad.hpp,
+    TStore.hpp); a TLOAD that fills the whole tile first also visits every element."""
+
+    def cost(op: PtoInstructionOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+        tile = o[role]
+        valid = tile.valid_row * tile.valid_col
+        fill_choice = op.attributes.get("pad_fill")
+        fills_tile = isinstance(fill_choice, PadFillAttr) and fill_choice.data == PadFill.WHOLE_TILE
+        fill = tile.rows * tile.cols if fills_tile else 0
+        return machine.cost(pipe, valid * tile.elem.bytes, valid + fill)
+
+    cost.__doc__ = _simulated_copy.__doc__
+    return cost
+
+
+def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: Pipe, loads: bool):  # noqa: ANN202
+    """a5 (include/pto/common/arch/register/tload_common.hpp, npu/a5/TLoad.hpp, TStore.hpp):
+    the DMA repeats S1 x S2 in hardware loops (set_loop*_outtoub, three configuration calls
+    and one to reset) and is issued once per S0; each issue costs a call besides its bytes,
+    a pad value one more."""
+
+    def cost(op: PtoInstructionOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+        view, tile = o[role_view], o[role_tile]
+        path = paths.get(tile.loc)
+        if path is None:
+            raise NoCostModel(f"{op.name} of a {tile.loc} tile")
+        s0, s1, s2, s3, s4 = view.shape5
+        per_call = s1 * s2 * s3 * s4 * tile.elem.bytes
+        if _storage(tile) == "nz":
+            per_call = s1 * tile.valid_row * 32
+        configs = (4 if s1 * s2 != 1 and _storage(tile) != "nz" else 0) + (loads and tile.pad != 0)
+        call = int(machine.config_call.value)
+        cycles = (machine.dma.cycles(path, per_call) + call) * s0 + call * configs
+        return machine.cost(pipe, per_call * s0, cycles)
+
+    cost.__doc__ = _vf_transfer.__doc__
+    return cost
+
+
+TLOAD_PATHS = {"vec": DmaPath.GM_TO_UB, "mat": DmaPath.GM_TO_L1}
+TSTORE_PATHS = {"vec": DmaPath.UB_TO_GM, "mat": DmaPath.L1_TO_GM}
+
+TLOAD_COST = InstructionCost(
+    on={
+        CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
+        VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
+        SimulatorMachine: _simulated_copy("dst", Pipe.MTE2),
+    },
+)
+TSTORE_COST = InstructionCost(
+    on={
+        CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
+        VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
+        SimulatorMachine: _simulated_copy("src", Pipe.MTE3),
+    },
+)
+
+
+# ---------------------------------------------------------------------------
 # C++ and the registry entries
 
 
@@ -289,11 +418,16 @@ def emit_tstore(e: Emission, op: TStoreOp) -> None:
     e.issue(Pipe.MTE3, [op.src], [], e.call("TSTORE", [op.dst, op.src]))
 
 
-def _transfer(op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, TransferOp], None], pipe: Pipe) -> Instruction:
+def _transfer(
+    op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, TransferOp], None], pipe: Pipe,
+    cost: InstructionCost,
+) -> Instruction:
     """TLOAD and TSTORE share their rules and stay pto ops when lowered."""
-    return Instruction(op=op, rules=TransferRules, check=check, describe=describe, lowered=(), emit=emit, pipe=pipe)
+    return Instruction(
+        op=op, rules=TransferRules, check=check, describe=describe, lowered=(), emit=emit, pipe=pipe, cost=cost
+    )
 
 
-TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2)
-TSTORE = _transfer(TStoreOp, check_tstore, emit_tstore, Pipe.MTE3)
+TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2, TLOAD_COST)
+TSTORE = _transfer(TStoreOp, check_tstore, emit_tstore, Pipe.MTE3, TSTORE_COST)
 

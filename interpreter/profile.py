@@ -1,0 +1,125 @@
+"""
+`pto-run --profile`: what really ran, priced as `pto-opt --estimate` prices it (passes/estimate.py).
+
+The interpreter tells the profiler about each op it runs through a kernel (a batched loop:
+once, with every iteration), before the kernel runs; the profiler prices one execution from
+the operands' actual shapes and, where the instruction measures some (rows an out-of-range
+mode skips, the GM lines or bursts an element gather reads), the data's counts, iteration by
+iteration. A report row is one source op: its executions, and its mean cycles and bytes per
+execution (an integer when every execution cost the same).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.interpreter import PythonValues
+from xdsl.ir import Operation
+
+from pto_dialect.diagnostics import op_location
+from pto_dialect.instructions import instruction_of
+from pto_dialect.machine import GmView, Tile
+from passes.estimate import CostReport, OpRow, cost_function, price
+import targets
+
+from interpreter.lowered import instruction_facts, roles_of
+
+
+@dataclass
+class _Totals:
+    op: Operation
+    pipe: str
+    model: str
+    count: int = 0
+    cycles: int = 0
+    bytes: int = 0
+
+
+class Profiler:
+    """Counts, per op, its executions and their cycles and bytes on one target."""
+
+    def __init__(self, target: str | targets.TargetInfo):
+        self.target = targets.get(target)
+        self.machine = self.target.costs
+        self._ops: dict[Operation, _Totals] = {}
+        self._prices: dict[tuple, tuple[str, str, int, int]] = {}
+
+    def record(self, op: Operation, args: PythonValues) -> None:
+        """`op` is about to run on `args` (each iteration of a batched loop at once)."""
+        if instruction_of(op) is None:
+            return
+        iterations = _iterations(args)
+        operands = dict(zip(roles_of(op), args))
+        facts = instruction_facts(op, args)
+        shapes = tuple(sorted((role, repr(f)) for role, f in facts.items()))
+        measure = instruction_of(op).cost.measure.get(type(self.machine))  # pyright: ignore[reportOptionalMemberAccess]
+        counts = measure(op, operands, self.machine) if measure is not None else {}
+        totals = self._ops.get(op)
+        for work, times in _cases(counts, iterations):
+            key = (op, shapes, tuple(sorted(work.items())))
+            priced = self._prices.get(key)
+            if priced is None:
+                cost = price(op, self.target, facts, work)
+                priced = self._prices[key] = (cost.pipe.short, cost.model, cost.cycles, cost.bytes)
+            pipe, model, cycles, nbytes = priced
+            if totals is None:
+                totals = self._ops[op] = _Totals(op, pipe, model)
+            totals.count += times
+            totals.cycles += cycles * times
+            totals.bytes += nbytes * times
+
+    def check(self, op: Operation) -> None:
+        """Fail before running when `op` has no cost model on the target."""
+        if instruction_of(op) is not None:
+            cost_function(op, self.target)
+
+    def report(self) -> CostReport:
+        """One row per source op, in the order they first ran."""
+        report = CostReport(self.target.name, what="profile")
+        rows: dict[object, OpRow] = {}
+        sums: dict[object, list[int]] = {}
+        for t in self._ops.values():
+            instruction = instruction_of(t.op)
+            assert instruction is not None
+            loc = op_location(t.op)
+            key = (loc, instruction.name) if loc is not None else t.op
+            if key not in rows:
+                rows[key] = OpRow(instruction.name, loc, t.pipe, 0, 0, t.count, t.model)
+                sums[key] = [0, 0]
+                report.ops.append(rows[key])
+            sums[key][0] += t.cycles
+            sums[key][1] += t.bytes
+        for key, row in rows.items():
+            cycles, nbytes = sums[key]
+            row.cycles, row.bytes, row.counted_total = _mean(cycles, row.count), _mean(nbytes, row.count), cycles
+        return report
+
+
+def _mean(total: int, count: int | None) -> int | float:
+    if not count:
+        return 0
+    return total // count if total % count == 0 else round(total / count, 2)
+
+
+def _iterations(args: PythonValues) -> int:
+    """How many iterations the op runs for: a batched loop's leading axis, else 1."""
+    for a in args:
+        if isinstance(a, Tile) and a.flat.ndim > 1:
+            return a.flat.shape[0]
+        if isinstance(a, GmView) and isinstance(a.offset, np.ndarray):
+            return a.offset.shape[0]
+    return 1
+
+
+def _cases(counts: dict[str, object], iterations: int) -> list[tuple[dict[str, int], int]]:
+    """The distinct data-dependent counts among the iterations, each with how many had it."""
+    if not counts:
+        return [({}, iterations)]
+    names = list(counts)
+    columns = np.stack([np.broadcast_to(np.asarray(counts[n], dtype=np.int64), (iterations,)) for n in names], axis=1)
+    distinct, times = np.unique(columns, axis=0, return_counts=True)
+    return [({n: int(v) for n, v in zip(names, row)}, int(t)) for row, t in zip(distinct, times)]
+
+
+__all__ = ["Profiler"]

@@ -1,0 +1,324 @@
+"""
+`pto-opt --estimate`: what a kernel costs on a target, op by op, before it runs.
+
+The kernel is lowered for the target (on a copy, as pto-run does); each op of an
+instruction is priced by its instruction's cost on the target's machine (pto_dialect/cost.py,
+targets/<name>/costs.py) from its operands' static shapes, and counted through static
+`scf.for` trip counts and calls. The same report serves `pto-run --profile`
+(interpreter/profile.py), which counts what really ran.
+
+    report.json()   {"target", "ops": [{"op", "loc", "pipe", "bytes", "cycles", "count", "model"}],
+                     "pipes": {PIPE: cycles}, "serial_cycles", "bound_cycles"}
+    report.table()  the same, one op a line, then the totals
+
+`cycles` and `bytes` are one execution's, `count` the executions; null where a shape or a
+trip count is not static. `serial_cycles` adds cycles x count over the ops (the pipes one
+after the other), `bound_cycles` is the busiest pipe's (the pipes fully overlapped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import func, scf
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+import targets
+from pto_dialect.cost import CostFn, NoCostModel, OpCost
+from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
+from pto_dialect.instructions import instruction_of
+from pto_dialect.lowered import operand_roles
+from pto_dialect.ops.memory import AllocTileOp, constant_index
+
+
+@dataclass
+class OpRow:
+    """One pto op of the source (its lowered ops together): one execution's cost, and how often."""
+
+    op: str
+    loc: str | None
+    pipe: str
+    bytes: int | float | None
+    cycles: int | float | None
+    count: int | None
+    model: str
+    counted_total: int | None = None
+    """A profile's exact sum of its executions' cycles (its `cycles` is their mean)."""
+
+    @property
+    def total(self) -> int | float | None:
+        if self.counted_total is not None:
+            return self.counted_total
+        return None if self.cycles is None or self.count is None else self.cycles * self.count
+
+
+@dataclass
+class CostReport:
+    target: str
+    ops: list[OpRow] = field(default_factory=list)
+    what: str = "estimate"
+    """`estimate` (static) or `profile` (counted while running)."""
+
+    def pipes(self) -> dict[str, int | float | None]:
+        totals: dict[str, int | float | None] = {}
+        for row in self.ops:
+            before = totals.get(row.pipe, 0)
+            totals[row.pipe] = None if before is None or row.total is None else before + row.total
+        return totals
+
+    @property
+    def serial_cycles(self) -> int | float | None:
+        return _sum([row.total for row in self.ops])
+
+    @property
+    def bound_cycles(self) -> int | float | None:
+        pipes = list(self.pipes().values())
+        return None if None in pipes else max(pipes, default=0)  # type: ignore[type-var]
+
+    def json(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "ops": [
+                {"op": r.op, "loc": r.loc, "pipe": r.pipe, "bytes": r.bytes, "cycles": r.cycles, "count": r.count,
+                 "model": r.model}
+                for r in self.ops
+            ],
+            "pipes": self.pipes(),
+            "serial_cycles": self.serial_cycles,
+            "bound_cycles": self.bound_cycles,
+        }
+
+    def table(self) -> str:
+        """One line per op, then the pipes, the serial and the bound cycles."""
+        head = ("loc", "op", "pipe", "bytes", "cycles", "count", "total", "model")
+        rows = [tuple(_text(v) for v in (r.loc, r.op, r.pipe, r.bytes, r.cycles, r.count, r.total, r.model)) for r in self.ops]
+        widths = [max(len(line[i]) for line in (head, *rows)) for i in range(len(head))]
+        numeric = {3, 4, 5, 6}
+        lines = [f"{self.what} for target {self.target} (cycles and bytes per execution; total = cycles x count)"]
+        for line in (head, *rows):
+            cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))]
+            lines.append("  ".join(cells).rstrip())
+        pipes = self.pipes()
+        busiest = max((p for p in pipes if pipes[p] is not None), key=lambda p: pipes[p], default=None)  # type: ignore[arg-type, return-value]
+        lines.append("pipes: " + (", ".join(f"{p} {_text(c)}" for p, c in pipes.items()) or "-"))
+        lines.append(f"serial cycles: {_text(self.serial_cycles)}")
+        bound = _text(self.bound_cycles) + (f" ({busiest})" if self.bound_cycles is not None and busiest else "")
+        lines.append(f"bound cycles (busiest pipe): {bound}")
+        if any(r.total is None for r in self.ops):
+            lines.append("?: not static (a dynamic shape, or a loop without a static trip count)")
+        return "\n".join(lines) + "\n"
+
+
+def side_by_side(reports: list[CostReport]) -> str:
+    """Several targets' reports as one table: per op, each target's cycles, count and total,
+    then each target's serial and bound cycles and the models its numbers come from."""
+    if not reports:
+        return "no target accepts the kernel\n"
+    keys: dict[tuple[str | None, str], None] = {}
+    for report in reports:
+        keys.update(dict.fromkeys((r.loc, r.op) for r in report.ops))
+    by_target = [{(r.loc, r.op): r for r in report.ops} for report in reports]
+    head = ["loc", "op"] + [f"{report.target} {what}" for report in reports for what in ("cycles", "count", "total")]
+    lines = []
+    for loc, op in keys:
+        cells = [_text(loc), op]
+        for rows in by_target:
+            row = rows.get((loc, op))
+            cells += ["-", "-", "-"] if row is None else [_text(row.cycles), _text(row.count), _text(row.total)]
+        lines.append(cells)
+    for name, value in (("serial cycles", lambda r: r.serial_cycles), ("bound cycles", lambda r: r.bound_cycles)):
+        lines.append([name, ""] + [c for report in reports for c in ("", "", _text(value(report)))])
+    widths = [max(len(line[i]) for line in (head, *lines)) for i in range(len(head))]
+    out = [f"{reports[0].what} side by side (cycles per execution; total = cycles x count)"]
+    for line in (head, *lines):
+        out.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    for report in reports:
+        out.append(f"{report.target}: {', '.join(dict.fromkeys(r.model for r in report.ops)) or '-'}")
+    return "\n".join(out) + "\n"
+
+
+def _sum(values: list[int | float | None]) -> int | float | None:
+    return None if None in values else sum(values)  # type: ignore[arg-type]
+
+
+def _text(value: object) -> str:
+    if value is None:
+        return "?"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def estimate(module: ModuleOp, target: str | targets.TargetInfo) -> CostReport:
+    """The cost report of `module` on `target`: lowered on a copy, priced statically."""
+    from passes.pipeline import PipelinePass
+
+    info = targets.get(target)
+    lowered = module.clone()
+    if not _lowered_for(lowered, info):
+        PipelinePass(info.name).apply(Context(), lowered)
+    report = CostReport(info.name)
+    for op, count in counted_ops(lowered):
+        _add(report, op, static_cost(op, info), count, info.costs.model)
+    return report
+
+
+def _lowered_for(module: ModuleOp, target: targets.TargetInfo) -> bool:
+    """Whether the module was lowered already (an op of a target dialect): for `target`, or
+    a located error."""
+    dialects = {t.dialect_name: t for t in targets.REGISTRY}
+    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
+    if lowered is None:
+        return False
+    if dialects[lowered.dialect_name()] is not target:
+        found = dialects[lowered.dialect_name()]
+        raise PtoError.at_op(lowered, f"is lowered for {found}; estimate it for {found}, or before pto-lower")
+    return True
+
+
+def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str) -> None:
+    """One lowered op's row; the lowered ops of one source op (same place, same instruction,
+    one after the other) share it."""
+    instruction = instruction_of(op)
+    assert instruction is not None
+    loc = op_location(op)
+    last = report.ops[-1] if report.ops else None
+    if last is not None and loc is not None and (last.loc, last.op, last.count) == (loc, instruction.name, count):
+        last.cycles = None if last.cycles is None or cost is None else last.cycles + cost.cycles
+        last.bytes = None if last.bytes is None or cost is None else last.bytes + cost.bytes
+        return
+    if cost is None:  # a dynamic shape: the pipe the instruction issues on, the machine's model
+        row = OpRow(instruction.name, loc, instruction.pipe.short, None, None, count, model)
+    else:
+        row = OpRow(instruction.name, loc, cost.pipe.short, cost.bytes, cost.cycles, count, cost.model)
+    report.ops.append(row)
+
+
+def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
+    """The function pricing `op` on `target`'s machine; a located error where there is none."""
+    instruction = instruction_of(op)
+    assert instruction is not None
+    machine = target.costs
+    try:
+        if instruction.cost is None:
+            raise NoCostModel("its instruction declares no cost")
+        return instruction.cost.of(machine)
+    except NoCostModel as e:
+        raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
+
+
+def price(op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int]) -> OpCost:
+    """One execution of `op` with these operand facts and data-dependent counts."""
+    try:
+        return cost_function(op, target)(op, facts, target.costs, work)
+    except NoCostModel as e:
+        raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
+
+
+def static_cost(op: Operation, target: targets.TargetInfo) -> OpCost | None:
+    """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
+    constants its alloc_tile names); None when a shape is dynamic."""
+    facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
+    cost_function(op, target)  # an op without a cost model fails even when its shapes are dynamic
+    if any(_dynamic(f) for f in facts.values()):
+        return None
+    return price(op, target, facts, {})
+
+
+def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
+    facts = static_facts(role, value)
+    owner = value.owner
+    if isinstance(facts, TileFacts) and UNKNOWN in facts.valid_shape and isinstance(owner, AllocTileOp):
+        row, col = (
+            static if static != UNKNOWN else _constant_or_unknown(operand)
+            for static, operand in ((facts.valid_row, owner.valid_row), (facts.valid_col, owner.valid_col))
+        )
+        facts = facts.with_valid(row, col)
+    return facts
+
+
+def _constant_or_unknown(value: SSAValue | None) -> int:
+    found = None if value is None else constant_index(value)
+    return UNKNOWN if found is None else found
+
+
+def _dynamic(facts: object) -> bool:
+    if isinstance(facts, TileFacts):
+        return UNKNOWN in facts.valid_shape
+    if isinstance(facts, ViewFacts):
+        return UNKNOWN in facts.shape
+    return False
+
+
+# ---------------------------------------------------------------------------
+# How often each op runs
+
+
+def counted_ops(module: ModuleOp) -> Iterator[tuple[Operation, int | None]]:
+    """Each op of an instruction in program order, with how often it runs: the product of
+    its enclosing loops' static trip counts, summed over the calls of its function (None
+    where a count is not static). Functions no call names are the kernels, run once each."""
+    functions = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks}
+    called = {c.callee.root_reference.data for c in module.walk() if isinstance(c, func.CallOp)}
+    calls = _function_counts(functions, [name for name in functions if name not in called])
+    for name, function in functions.items():
+        for op, count in _ops_in(function.body.blocks[0], 1):
+            yield op, _times(calls.get(name, 0), count)
+
+
+def _function_counts(functions: dict[str, func.FuncOp], roots: list[str]) -> dict[str, int | None]:
+    """How often each function runs when each root runs once (None: not static, or recursive)."""
+    counts: dict[str, int | None] = dict.fromkeys(roots, 1)
+
+    def visit(name: str, times: int | None, path: tuple[str, ...]) -> None:
+        for call, count in _calls_in(functions[name].body.blocks[0], 1):
+            callee = call.callee.root_reference.data
+            if callee not in functions:
+                continue
+            runs = None if callee in path else _times(times, count)
+            before = counts.get(callee, 0)
+            counts[callee] = None if before is None or runs is None else before + runs
+            if callee not in path:
+                visit(callee, runs, (*path, callee))
+
+    for root in roots:
+        visit(root, 1, (root,))
+    return counts
+
+
+def _times(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a * b
+
+
+def _walk(block: Block, count: int | None) -> Iterator[tuple[Operation, int | None]]:
+    """Every op in `block` and the blocks nested in it, with its count relative to the block."""
+    for op in block.ops:
+        yield op, count
+        inner = count
+        if isinstance(op, scf.ForOp):
+            inner = _times(count, trip_count(op))
+        elif isinstance(op, scf.IfOp | scf.WhileOp):
+            inner = None
+        for region in op.regions:
+            for nested in region.blocks:
+                yield from _walk(nested, inner)
+
+
+def _ops_in(block: Block, count: int | None) -> Iterator[tuple[Operation, int | None]]:
+    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None)
+
+
+def _calls_in(block: Block, count: int | None) -> Iterator[tuple[func.CallOp, int | None]]:
+    return ((op, c) for op, c in _walk(block, count) if isinstance(op, func.CallOp))
+
+
+def trip_count(loop: scf.ForOp) -> int | None:
+    """The loop's trip count when its bounds and step are constants."""
+    lower, upper, step = (constant_index(v) for v in (loop.lb, loop.ub, loop.step))
+    if lower is None or upper is None or step is None or step <= 0:
+        return None
+    return max(0, -(-(upper - lower) // step))

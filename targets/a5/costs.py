@@ -1,0 +1,53 @@
+"""
+Ascend 950's cost parameters: a documented model, not a reproduction. pto-isa's a5 cost
+model prices vector functions with VfSim (include/pto/costmodel/a5/VfSim/params/) and, for
+programs VfSim cannot simulate (a gather, a squeeze, an unaligned store), with a per-instruction
+table (a5/cce_costmodel/vec_cycle_generated.hpp); it has no DMA mock. Here an instruction costs
+its VfSim throughput where VfSim has a row for it, else that table's cycles; a vector function
+adds VfSim's startup and drain; transfers use the only bandwidth table the cost model has.
+Paths below are in pto-isa's include/pto/costmodel/.
+"""
+
+from __future__ import annotations
+
+from pto_dialect.cost import Param, VfMachine
+from targets.a2a3.costs import DMA  # the cost model's only bandwidth table (it has no a5 DMA mock)
+from targets.a2a3.costs import MACHINE as A2A3
+
+VFSIM = "a5/VfSim/params/isa.csv throughput"
+FALLBACK = "a5/cce_costmodel/vec_cycle_generated.hpp VecCycle (no VfSim row)"
+
+MACHINE = VfMachine(
+    model="a5-vf-model",
+    dma=DMA,
+    config_call=A2A3.scalar_call,  # no a5 mock: the a2a3 mocks' price of a call
+    vf_startup=Param(23, "a5/VfSim/params/isa_defaults.csv vf_startup_cost"),
+    vf_drain=Param(12, "a5/VfSim/params/isa_defaults.csv vf_drain_cost"),
+    vf_ops={
+        "vlds": Param(1, f"{VFSIM} VLDS"),
+        "vsts": Param(1, f"{VFSIM} VSTS"),
+        "vadd": Param(2, f"{VFSIM} VADD"),
+        "vadds": Param(1, f"{VFSIM} VADDS"),
+        "vmuls": Param(1, f"{VFSIM} VMULS"),
+        "vdup": Param(1, f"{VFSIM} VDUP"),
+        "vsel": Param(1, f"{VFSIM} VSEL"),
+        "vbr": Param(1, f"{VFSIM} VBR"),
+        "vcmp": Param(1, f"{VFSIM} VCMP_EQ (its only compare)"),
+        "vcmps": Param(1, f"{VFSIM} VCMP_EQ (its only compare)"),
+        "vcvt": Param(1, f"{VFSIM} VCVT_F32_TO_S32"),
+        "plt": Param(2, FALLBACK),
+        "pset": Param(2, FALLBACK),
+        "pand": Param(6, FALLBACK),
+        "vgather2": Param(5, FALLBACK),
+        "vgather2_bc": Param(5, FALLBACK),
+        "vsqz": Param(5, FALLBACK),
+        "vstur": Param(5, FALLBACK),
+        "vstar": Param(5, FALLBACK),
+        "vci": Param(5, FALLBACK),
+        "vintlv": Param(5, FALLBACK),
+        "sprclr": Param(5, FALLBACK),
+        "sprsts": Param(5, FALLBACK),
+    },
+    warp_lanes=Param(32, "pto-isa docs/isa/MGATHER.md (A5: dim3{32, warps})"),
+    burst_bytes=Param(128, "pto-isa docs/isa/MGATHER.md (A5: lanes coalesce into 128 B GM bursts)"),
+)

@@ -1,0 +1,114 @@
+"""
+Print docs/cost.md from the cost tables, so the docs cannot drift from the estimator:
+`python -m targets.cost_docs > docs/cost.md` (tests/passes/test_estimate.py checks it is current).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Iterator, Mapping
+from dataclasses import fields, is_dataclass
+
+import targets
+from pto_dialect.cost import IdleFallback, Linear, Param
+from pto_dialect.instructions import REGISTRY
+
+HEADER = """\
+# Cost estimates
+
+Generated from the cost tables (each instruction's `cost` in `pto_dialect/instructions/`, each
+target's machine in `targets/<name>/costs.py`) by `python -m targets.cost_docs`; do not edit.
+
+    pto-opt K.pto --target T --estimate[=json]     before running: static shapes and trip counts
+    pto-run K.pto ARGS... --target T --profile[=json]  what really ran (--targets all: side by side)
+
+Each source op gets one row (the lowered ops it became count together): its pipe, the bytes its
+transfers move (GM <-> UB/L1 and UB <-> UB; 0 for vector work), the cycles of one execution, and
+its executions (`count`: static `scf.for` trip counts times the calls of its function; `null` where
+not static). `--estimate=json` prints exactly
+
+    {"target": T, "ops": [{"op": "pto.mgather", "loc": "FILE:LINE:COL", "pipe": "MTE2", "bytes": B,
+      "cycles": C, "count": N, "model": "..."}], "pipes": {PIPE: cycles}, "serial_cycles": S,
+      "bound_cycles": M}
+
+`pipes` adds cycles x count per pipe, `serial_cycles` over every op (the pipes one after the
+other), `bound_cycles` is the busiest pipe's (the pipes fully overlapped): the kernel takes between
+the two. A value that depends on something not static is `null` (`?` in the table), and so is a
+total it enters. `--profile` has the same schema; its `count` is the executions that ran, its
+`cycles` and `bytes` the mean per execution (an integer when all cost the same), and its totals
+the exact sums; it lists the ops that ran, in the order they first ran. A kernel that does not verify, or an op without a cost model on the target, is a
+located error (exit 1), never a 0.
+
+`model` says where the numbers come from:
+- `pto-isa-costmodel`: equal to pto-isa's own cost model (`include/pto/costmodel/`, built with
+  `-D__COSTMODEL -D__NPU_ARCH__=2201`) for every shape and type it builds: a2a3 TLOAD and TSTORE
+  (vec ND/DN/NZ, mat NZ), index-form TGATHER, row-mode MGATHER without an out-of-range mode.
+  When its mocks charge an instruction nothing (a transfer under one cycle), the cost model
+  reports its lightweight fallback instead, and so does the estimate.
+- `a2a3-header-sequence`: the a2a3 header's intrinsic sequence priced with the same mocks, for
+  the forms the cost model cannot build as PTOAS writes them: it has no TCOLARGMIN / TCOLARGMAX
+  wrapper nor a mock for `vcmp_le` / `vcmp_ge` (priced as its `vcmpv_le` / `vcmpv_ge`), its
+  MGATHER wrapper takes no coalesce or out-of-range mode, its mask-form TGATHER no axis, its
+  compare-form TGATHER has pto-isa's older signature and, built anyway, writes through a null
+  pointer (its `get_imm` stub returns 0). Run through the same `*_IMPL` code (a scratch shim per
+  missing wrapper), the cost model gives these numbers for mask and compare TGATHER, TCOLARGMIN /
+  TCOLARGMAX and row MGATHER in every mode. Elem-mode MGATHER is a scalar loop the mocks charge
+  nothing (the cost model then reports its fallback, 2 + elements / 32, blind to the data): here
+  each element costs one scalar cycle and each GM line the loop moves to one line transfer.
+- `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
+  mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
+- `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
+
+What depends on the data is counted by `--profile` and assumed by `--estimate`: the rows a
+zero out-of-range mode skips (estimate: none skipped), the GM lines an a2a3 elem gather reads
+(estimate: one per element), the 128-byte bursts an a5 SIMT gather's warps issue (estimate: one
+per element; row mode: aligned rows).
+"""
+
+
+def _paragraph(doc: str | None) -> str:
+    return " ".join(inspect.cleandoc(doc or "").split())
+
+
+def parameters(value: object, name: str = "") -> Iterator[tuple[str, str, str]]:
+    """(name, value, source) of every number of a machine."""
+    match value:
+        case Param(value=v, source=source):
+            yield name, _number(v), source
+        case Linear(head=head, slope=slope, tail=tail, source=source):
+            yield name, f"head {head}, slope {slope} per repeat, tail {tail}", source
+        case IdleFallback(base=base, per=per, every=every, source=source):
+            yield name, f"{base} + elements x {per} / {every}", source
+        case Mapping():
+            for key, item in value.items():
+                yield from parameters(item, f"{name}.{key}")
+        case _ if is_dataclass(value):
+            for f in fields(value):
+                yield from parameters(getattr(value, f.name), f"{name}.{f.name}".lstrip("."))
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
+
+
+def render() -> str:
+    out = [HEADER]
+    for target in targets.REGISTRY:
+        machine = target.costs
+        out.append(f"\n## {target.name}: `{machine.model}` ({type(machine).__name__})\n")
+        out.append(_paragraph(type(machine).__doc__) + "\n")
+        rows = list(parameters(machine))
+        if rows:
+            out.append("| parameter | value | source |")
+            out.append("|---|---|---|")
+            out += [f"| {n} | {v} | {s} |" for n, v, s in rows]
+        out.append("")
+        for instruction in REGISTRY:
+            assert instruction.cost is not None
+            charge = instruction.cost.on.get(type(machine))
+            out.append(f"- `{instruction.name}`: " + (_paragraph(charge.__doc__) if charge else "no cost model"))
+    return "\n".join(out) + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

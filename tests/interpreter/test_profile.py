@@ -1,0 +1,163 @@
+"""
+`pto-run --profile` (interpreter/profile.py): what really ran, with the data-dependent work.
+
+Each expected figure is written here from the mocks' formulas (a transfer: floor(bytes / 2^30 /
+GiB/s * 1.85e9) cycles) and from the rule each count follows (docs/cost.md), never from
+pto_dialect/instructions/.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import interpreter
+from interpreter.profile import Profiler
+from passes.estimate import estimate
+from pto_dialect import parse
+from tests.interpreter.harness import constants, func, tensor_view, tile, view
+
+GIB, HZ = 1 << 30, Fraction(1_850_000_000)
+
+
+def dma(nbytes: int, gib_per_s: str) -> int:
+    return int(Fraction(nbytes) / GIB / Fraction(gib_per_s) * HZ)
+
+
+def profile(text: str, target: str, args: list[np.ndarray], batch_loops: bool = True):  # noqa: ANN201
+    profiler = Profiler(target)
+    interpreter.run_with_results(parse(text, "k.pto"), target, args, profiler=profiler, batch_loops=batch_loops)
+    return profiler.report()
+
+
+def row_gather_loop(trips: int, rows: int, vc: int, table_rows: int, oob: str) -> str:
+    """Per trip: load `rows` indices, gather those table rows (f32), store them."""
+    i, d = tile((1, rows), "i32"), tile((rows, vc), "f32")
+    body = f"""
+    {constants(0, 1, rows, vc, table_rows, trips * rows)}
+    %tv = pto.make_tensor_view %tab, shape = [%c{table_rows}, %c{vc}], strides = [%c{vc}, %c1] : {tensor_view(2, "f32")}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c{table_rows}, %c{vc}] : {tensor_view(2, "f32")}
+    %iv = pto.make_tensor_view %ids, shape = [%c1, %c{trips * rows}], strides = [%c{trips * rows}, %c1] : {tensor_view(2, "i32")}
+    %ov = pto.make_tensor_view %out, shape = [%c{trips * rows}, %c{vc}], strides = [%c{vc}, %c1] : {tensor_view(2, "f32")}
+    %i = pto.alloc_tile : {i}
+    %d = pto.alloc_tile : {d}
+    scf.for %b = %c0 to %c{trips * rows} step %c{rows} {{
+      %ip = pto.partition_view %iv, offsets = [%c0, %b], sizes = [%c1, %c{rows}] : {tensor_view(2, "i32")}
+      %op = pto.partition_view %ov, offsets = [%b, %c0], sizes = [%c{rows}, %c{vc}] : {tensor_view(2, "f32")}
+      pto.tload ins(%ip : {view((1, rows), "i32")}) outs(%i : {i})
+      pto.mgather ins(%tp, %i : {view((table_rows, vc), "f32")}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob {oob}>}}
+      pto.tstore ins(%d : {d}) outs(%op : {view((rows, vc), "f32")})
+    }}
+    """
+    args = [("tab", "!pto.ptr<f32, gm>"), ("ids", "!pto.ptr<i32, gm>"), ("out", "!pto.ptr<f32, gm>")]
+    return 'module attributes {pto.target_arch = "a2a3"} {\n' + func(args, body) + "}\n"
+
+
+@pytest.mark.parametrize("batch_loops", [True, False])
+def test_zero_mode_row_gather_counts_the_rows_it_reads(batch_loops):
+    trips, rows, vc, table_rows = 6, 16, 64, 100
+    rng = np.random.default_rng(19)
+    ids = rng.integers(0, 2 * table_rows, trips * rows).astype(np.int32)  # about half out of range
+    table = rng.standard_normal((table_rows, vc)).astype(np.float32)
+    out = np.zeros((trips * rows, vc), np.float32)
+    text = row_gather_loop(trips, rows, vc, table_rows, "zero")
+    report = profile(text, "a2a3", [table, ids, out], batch_loops)
+    load, gather, store = report.ops
+    read = int((ids < table_rows).sum())
+    assert (gather.op, gather.count, gather.counted_total) == ("pto.mgather", trips, read * dma(vc * 4, "100.9"))
+    assert gather.bytes == round(read * vc * 4 / trips, 2)  # a mean: to two decimals
+    assert (load.count, store.count) == (trips, trips)  # the loop's store included when it is batched
+    static = {r.op: r for r in estimate(parse(text, "k.pto"), "a2a3").ops}
+    assert (load.cycles, store.cycles) == (static["pto.tload"].cycles, static["pto.tstore"].cycles)
+    assert static["pto.mgather"].cycles == rows * dma(vc * 4, "100.9")  # the estimate reads every row
+
+
+def elem_gather(rows: int, cols: int, table: int, dtype: str, target: str) -> str:
+    i, d = tile((rows, cols), "i32"), tile((rows, cols), dtype)
+    body = f"""
+    {constants(0, 1, table)}
+    %tv = pto.make_tensor_view %tab, shape = [%c1, %c{table}], strides = [%c{table}, %c1] : {tensor_view(2, dtype)}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c1, %c{table}] : {tensor_view(2, dtype)}
+    pto.mgather ins(%tp, %i : {view((1, table), dtype)}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}
+    """
+    args = [("tab", f"!pto.ptr<{dtype}, gm>"), ("i", i), ("d", d)]
+    return f'module attributes {{pto.target_arch = "{target}"}} {{\n' + func(args, body) + "}\n"
+
+
+INDICES = {
+    "consecutive": lambda rng, n, table: np.arange(n) % table,
+    "strided": lambda rng, n, table: (np.arange(n) * 37) % table,
+    "random": lambda rng, n, table: rng.integers(0, table, n),
+    "repeated": lambda rng, n, table: np.full(n, 5),
+}
+
+
+@pytest.mark.parametrize("pattern", INDICES)
+def test_a2a3_elem_gather_reads_a_line_each_time_it_moves_to_another(pattern):
+    rows, cols, table = 8, 64, 4096
+    ids = INDICES[pattern](np.random.default_rng(3), rows * cols, table).astype(np.int32)
+    text = elem_gather(rows, cols, table, "f32", "a2a3")
+    (gather,) = profile(text, "a2a3", [np.ones(table, np.float32), ids.reshape(rows, cols), np.zeros((rows, cols), np.float32)]).ops
+    lines = [i * 4 // 64 for i in ids]  # loop order: row by row
+    fills = 1 + sum(a != b for a, b in zip(lines, lines[1:]))
+    # one scalar cycle per element, one 64-byte line transfer per fill
+    assert gather.counted_total == rows * cols + fills * dma(64, "100.9")
+    assert gather.bytes == fills * 64
+
+
+@pytest.mark.parametrize("pattern", INDICES)
+def test_a5_elem_gather_issues_the_distinct_bursts_of_each_warp(pattern):
+    rows, cols, table = 4, 40, 4096  # 160 lanes: 5 warps of 32
+    ids = INDICES[pattern](np.random.default_rng(4), rows * cols, table).astype(np.int32)
+    text = elem_gather(rows, cols, table, "f32", "a5")
+    (gather,) = profile(text, "a5", [np.ones(table, np.float32), ids.reshape(rows, cols), np.zeros((rows, cols), np.float32)]).ops
+    bursts = sum(len({int(i) * 4 // 128 for i in ids[w : w + 32]}) for w in range(0, rows * cols, 32))
+    assert gather.counted_total == dma(bursts * 128, "100.9")
+    assert gather.bytes == bursts * 128
+
+
+def test_a_profile_of_data_independent_ops_is_the_estimate_times_what_ran():
+    trips, rows, vc, table_rows = 5, 8, 32, 64
+    ids = np.arange(trips * rows, dtype=np.int32) % table_rows
+    args = [np.zeros((table_rows, vc), np.float32), ids, np.zeros((trips * rows, vc), np.float32)]
+    text = row_gather_loop(trips, rows, vc, table_rows, "clamp")
+    for target in ("cpu", "a2a3", "a5"):
+        static = estimate(parse(text, "k.pto"), target).json()
+        ran = profile(text, target, args).json()
+        assert ran == static, target
+
+
+def test_compare_profiles_every_target_that_ran():
+    trips, rows, vc, table_rows = 2, 8, 32, 64
+    args = [np.zeros((table_rows, vc), np.float32), np.zeros(trips * rows, np.int32), np.zeros((trips * rows, vc), np.float32)]
+    report = interpreter.compare(parse(row_gather_loop(trips, rows, vc, table_rows, "wrap"), "k.pto"), "all", args, profile=True)
+    assert list(report.profiles) == ["cpu", "a2a3", "a5"]
+    assert all(r.ops[1].count == trips for r in report.profiles.values())
+
+
+def test_a2a3_nz_elem_gather_reads_block_by_block():
+    """MGatherElemNzImpl walks C0-column blocks, rows within a block: each read at its NZ offset."""
+    c0, s1, s2 = 8, 2, 2  # f32: a [1, 2, 2, 16, 8] NZ table of 32 x 16 logical elements
+    rows, cols = 16, 16
+    table = 16 * s2 * s1 * c0
+    i, d = tile((rows, cols), "i32"), tile((rows, cols), "f32", blayout="col_major", slayout="row_major")
+    body = f"""
+    {constants(0, 1, s1, s2, 16, c0, s2 * 16 * c0, 16 * c0, table)}
+    %tv = pto.make_tensor_view %tab, shape = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}], strides = [%c{table}, %c{s2 * 16 * c0}, %c{16 * c0}, %c{c0}, %c1] {{layout = #pto.layout<nz>}} : {tensor_view(5, "f32")}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}] : {tensor_view(5, "f32")}
+    pto.mgather ins(%tp, %i : {view((1, s1, s2, 16, c0), "f32")}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}
+    """
+    text = 'module attributes {pto.target_arch = "a2a3"} {\n' + func([("tab", "!pto.ptr<f32, gm>"), ("i", i), ("d", d)], body) + "}\n"
+    ids = np.random.default_rng(5).integers(0, table, (rows, cols)).astype(np.int32)
+    (gather,) = profile(text, "a2a3", [np.ones(table, np.float32), ids, np.zeros((rows, cols), np.float32)]).ops
+    logical_cols = s1 * c0
+    order = [(r, c) for b in range(cols // c0) for r in range(rows) for c in range(b * c0, b * c0 + c0)]
+    offsets = []
+    for r, c in order:  # logical (x, y) of the table -> NZ offset (y // C0) * rows*C0 + x * C0 + y % C0
+        x, y = divmod(int(ids[r, c]), logical_cols)
+        offsets.append((y // c0) * (s2 * 16) * c0 + x * c0 + y % c0)
+    lines = [o * 4 // 64 for o in offsets]
+    fills = 1 + sum(a != b for a, b in zip(lines, lines[1:]))
+    assert gather.counted_total == rows * cols + fills * dma(64, "100.9")
