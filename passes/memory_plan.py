@@ -337,6 +337,8 @@ class CallGraph:
         theirs, transitively): the planner keeps the function's tiles off them."""
         out: dict[func.FuncOp, dict[Operation, Buffer]] = {f: {} for f in self.functions}
         for g in reversed(self.callees_first):  # callers first
+            if not self.calls[g]:
+                continue
             name = g.sym_name.data
             own = [
                 Buffer(b.op, b.space, b.size, b.start, b.end, b.addr, f"{b.label} of @{name}")
@@ -584,7 +586,10 @@ def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
 def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> list[Buffer]:
     """Give every unaddressed tile the lowest aligned address free for its whole live range,
     off the `reserved` tiles (callers' tiles live across calls to f) and within the budget
-    of f and of its callers."""
+    of f and of its callers. A function with no tile to place has nothing to do here:
+    check_manual_addresses has checked its hand-placed ones."""
+    if not any(isinstance(op, AllocTileOp) and op.addr is None for op in f.walk()):
+        return []
     buffers = graph.buffers_of(f)
     whole = [Buffer(r.op, r.space, r.size, 0, len(buffers) and max(b.end for b in buffers), r.addr, r.label) for r in reserved]
     placed = [b for b in buffers if b.addr is not None] + whole
