@@ -221,8 +221,12 @@ ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
 
 
 class NanPolicy(Choice):
-    FIRST_STICKS = "first_sticks", "a NaN in row 0 sticks, later NaNs never win"
+    """How an arg-reduction's search meets a NaN."""
+
+    FIRST_STICKS = "first_sticks", "a NaN in the first position sticks, later NaNs never win"
     PROPAGATES = "propagates", "every NaN replaces the index"
+    FIRST_NAN_WINS = "first_nan_wins", "the first NaN wins (a NaN-propagating reduction)"
+    NAN_CHUNK_SKIPPED = "nan_chunk_skipped", "a 256-byte chunk holding a NaN never wins (per-chunk reduction, strict compare across chunks)"
 
 
 NanPolicyAttr = choice_attr(NanPolicy, "nan")

@@ -265,6 +265,66 @@ def _src_values(src: Tile, src_read: SrcRead) -> np.ndarray:
             return src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
 
 
+def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
+    """What a target compares, ordered so that the extreme wanted is the minimum: the values
+    (or their fp16/fp32 reading), negated for a maximum (~k = -k - 1 never overflows)."""
+    match compare:
+        case ArgCompare.NATIVE:
+            keys = x
+        case ArgCompare.FP_BITS:
+            keys = flush_to_fp(x)
+    if extreme == Extreme.MAX:
+        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
+    return keys
+
+
+def first_minimum(keys: np.ndarray, nan: NanPolicy) -> tuple[np.ndarray, np.ndarray]:
+    """(index, found) of the minimum along the last axis, as the target's search finds it;
+    `found` is False where the search keeps its initial value (index 0, a NaN-free start)."""
+    n = keys.shape[-1]
+    found = np.ones(keys.shape[:-1], dtype=bool)
+    if n == 1:
+        return np.zeros(keys.shape[:-1], dtype=np.int64), found
+    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
+    match nan:
+        case NanPolicy.PROPAGATES:
+            # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
+            running = np.minimum.accumulate(keys, axis=-1)
+            replaces = ~(running[..., :-1] <= keys[..., 1:])
+            idx = np.where(replaces.any(axis=-1), n - 1 - np.argmax(replaces[..., ::-1], axis=-1), 0)
+        case NanPolicy.FIRST_STICKS if floats:
+            idx = np.where(np.isnan(keys[..., 0]), 0, np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-1))
+        case NanPolicy.FIRST_NAN_WINS if floats:
+            nans = np.isnan(keys)
+            idx = np.where(nans.any(axis=-1), np.argmax(nans, axis=-1), np.argmin(np.where(nans, np.inf, keys), axis=-1))
+        case NanPolicy.NAN_CHUNK_SKIPPED:
+            idx, found = _chunked_minimum(keys)
+        case NanPolicy.FIRST_STICKS | NanPolicy.FIRST_NAN_WINS:
+            idx = np.argmin(keys, axis=-1)
+    return idx, found
+
+
+def _chunked_minimum(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a5's row search: each 256-byte chunk reduced on its own (a NaN in it makes its result
+    NaN), then `best = chunk` only where the chunk's minimum is strictly below the best so far,
+    starting from the type's top (+inf, the integer maximum)."""
+    n = keys.shape[-1]
+    chunk = REPEAT_BYTES // keys.itemsize
+    chunks = -(-n // chunk)
+    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
+    top = np.inf if floats else np.iinfo(keys.dtype).max
+    padded = np.full((*keys.shape[:-1], chunks * chunk), top, dtype=keys.dtype)
+    padded[..., :n] = keys
+    blocks = padded.reshape(*keys.shape[:-1], chunks, chunk)
+    minima = blocks.min(axis=-1)  # NaN where the chunk holds one: never strictly below the best
+    eligible = ~np.isnan(minima) if floats else np.ones(minima.shape, bool)
+    best = np.where(eligible, minima, top).min(axis=-1)
+    found = best < top
+    first_chunk = np.argmax(eligible & (minima == best[..., None]), axis=-1)
+    chosen = np.take_along_axis(blocks, first_chunk[..., None, None], axis=-2)[..., 0, :]
+    return np.where(found, first_chunk * chunk + np.argmin(chosen, axis=-1), 0), found
+
+
 def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
                    src_read: SrcRead) -> None:
     """Per column: the row of the minimum (maximum), rows being axis -2 (a leading iteration
@@ -273,28 +333,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     dst_idx = o.get("dstIdx", o.get("dst"))
     x = _src_values(src, src_read)
     vr, vc = x.shape[-2:]
-    match compare:
-        case ArgCompare.NATIVE:
-            keys = x
-        case ArgCompare.FP_BITS:
-            keys = flush_to_fp(x)
-    if extreme == Extreme.MAX:  # the minimum of the keys in reversed order; ~k = -k - 1 never overflows
-        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
-    if vr == 1:
-        idx = np.zeros((*x.shape[:-2], vc), dtype=np.int64)
-    else:
-        match nan:
-            case NanPolicy.PROPAGATES:
-                # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
-                running = np.minimum.accumulate(keys, axis=-2)
-                replaces = ~(running[..., :-1, :] <= keys[..., 1:, :])
-                idx = np.where(replaces.any(axis=-2), vr - 1 - np.argmax(replaces[..., ::-1, :], axis=-2), 0)
-            case NanPolicy.FIRST_STICKS if keys.dtype.name in FLOAT_DTYPE_NAMES:
-                first_nan = np.isnan(keys[..., 0, :])
-                idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-2)
-                idx = np.where(first_nan, 0, idx)
-            case NanPolicy.FIRST_STICKS:
-                idx = np.argmin(keys, axis=-2)
+    idx, _ = first_minimum(extreme_keys(x, extreme, compare).swapaxes(-1, -2), nan)
     match row_counter:
         case RowCounter.EXACT:
             pass
