@@ -14,6 +14,7 @@ instruction with the comparison reversed: this module holds what they share.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from math import ceil
@@ -94,19 +95,25 @@ class TmpAdded(StrEnum):
 
 
 @dataclass(frozen=True)
-class ColArgReduceRules:
-    """One target's TCOLARGMIN / TCOLARGMAX rules."""
+class ArgReduceTypes:
+    """What one target's rule row of an arg-reduction (row or column) says on element types and tmp."""
 
     src_types: frozenset[str]
     index_types: frozenset[str]
     """dstIdx element types, index-only form."""
     value_index_types_by_src_bytes: dict[int, frozenset[str]]
     """dstIdx element types with a dstVal, per src element width (absent width: rejected)."""
+    implicit_tmp: TmpAdded
+    note: str
+
+
+@dataclass(frozen=True)
+class ColArgReduceRules(ArgReduceTypes):
+    """One target's TCOLARGMIN / TCOLARGMAX rules."""
+
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
     """tmp holds src-typed values and must be large enough (a2a3)."""
-    implicit_tmp: TmpAdded
-    note: str
 
 
 REPEAT_BYTES = 256
@@ -132,13 +139,7 @@ def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) 
     for t in outs:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
-        if known(t.valid_row):
-            require(t.valid_row == 1, f"expects {t.role} valid_shape[0] to be 1, got {t.valid_row}")
-        if known(t.valid_col, src.valid_col):
-            require(
-                t.valid_col == src.valid_col,
-                f"expects src and {t.role} to have the same valid_shape[1], got {src.valid_col} and {t.valid_col}",
-            )
+        check_output_shape(t, src, kept=1)
     if known(src.valid_row):
         require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
     if known(src.valid_col):
@@ -146,25 +147,53 @@ def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) 
     if dst_val is None:
         require_type(dst_idx.role, dst_idx.elem, rules.index_types)
     else:
-        by_width = rules.value_index_types_by_src_bytes
-        allowed = by_width.get(src.elem.bytes)
-        require(
-            allowed is not None,
-            f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
-            f"got {src.elem.mlir} ({src.elem.bytes} byte)",
-        )
-        assert allowed is not None
-        require(
-            dst_idx.elem.mlir in allowed,
-            f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
-            f"in value+index mode, got {dst_idx.elem.mlir}",
-        )
+        check_value_index_types(rules.value_index_types_by_src_bytes, src, dst_idx)
         require(
             src.blayout in rules.value_form_src_blayouts,
             f"expects src to use blayout {' or '.join(rules.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
         )
     if tmp is not None:
         _check_tmp(rules, src, tmp)
+
+
+def check_output_shape(out: TileFacts, src: TileFacts, kept: int) -> None:
+    """An arg-reduction output's valid shape: src's along dim `kept` (0: rows, 1: columns), 1 along the other."""
+    reduced = 1 - kept
+    dims, src_dims = (out.valid_row, out.valid_col), (src.valid_row, src.valid_col)
+    if known(dims[reduced]):
+        require(dims[reduced] == 1, f"expects {out.role} valid_shape[{reduced}] to be 1, got {dims[reduced]}")
+    if known(dims[kept], src_dims[kept]):
+        require(
+            dims[kept] == src_dims[kept],
+            f"expects src and {out.role} to have the same valid_shape[{kept}], got {src_dims[kept]} and {dims[kept]}",
+        )
+
+
+def check_value_index_types(by_width: dict[int, frozenset[str]], src: TileFacts, dst_idx: TileFacts) -> None:
+    """A value+index form's src width and index type (an arg-reduction's rule row lists them)."""
+    allowed = by_width.get(src.elem.bytes)
+    require(
+        allowed is not None,
+        f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
+        f"got {src.elem.mlir} ({src.elem.bytes} byte)",
+    )
+    assert allowed is not None
+    require(
+        dst_idx.elem.mlir in allowed,
+        f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
+        f"in value+index mode, got {dst_idx.elem.mlir}",
+    )
+
+
+def require_tmp_width(src: TileFacts, tmp: TileFacts) -> None:
+    """a2a3's tmp row: at least PTOAS's stride (min_tmp_cols) when both widths are known."""
+    need = min_tmp_cols(src)
+    if known(tmp.valid_col, src.valid_col):
+        require(
+            tmp.valid_col >= need,
+            f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
+            f"{src.valid_col}, got {tmp.valid_col}",
+        )
 
 
 def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None:
@@ -184,31 +213,37 @@ def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None
     if same_valid or not known(src.valid_col, tmp.valid_row, tmp.valid_col):
         return
     require(tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
-    need = min_tmp_cols(src)
-    require(
-        tmp.valid_col >= need,
-        f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
-        f"{src.valid_col}, got {tmp.valid_col}",
-    )
+    require_tmp_width(src, tmp)
+
+
+TMP_ADDED = {
+    TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
+    TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
+    TmpAdded.NONE: "none",
+}
+"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
+
+
+def type_cells(src_layout: str) -> list[tuple[str, Callable[..., str]]]:
+    """The docs rows on an arg-reduction's element types (its rule row's fields)."""
+    return [
+        ("src element type", lambda r: spell(r.src_types)),
+        ("src layout", lambda r: src_layout),
+        ("dst (index-only) element type", lambda r: spell(r.index_types)),
+        ("value+index: dstIdx element type per src width",
+         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items()))
+         + "; other widths: rejected"),
+    ]
 
 
 def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
-    added = {
-        TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
-        TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
-        TmpAdded.NONE: "none (unused)",
-    }
     return per_target(t, [
-        ("src element type", lambda r: spell(r.src_types)),
-        ("src layout", lambda r: "vec, none_box, row- or col-major"),
-        ("dst (index-only) element type", lambda r: spell(r.index_types)),
-        ("value+index: dstIdx element type per src width",
-         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items())) + "; 1 B: rejected"),
+        *type_cells("vec, none_box, row- or col-major"),
         ("value+index: src blayout", lambda r: ", ".join(r.value_form_src_blayouts)),
         ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", lambda r: "yes"),
         ("tmp", lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src"
          if r.tmp_same_type else "vec, row_major; unused"),
-        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: added[r.implicit_tmp]),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
     ])
 
