@@ -14,6 +14,8 @@ the rule tables (`targets/`):
               (mask: cpu any same-size pair, a2a3 2/4 bytes, a5 1/2/4/8 bytes),
               §2.3 (compare: no cpu form; a2a3 f16/f32, i32 with EQ; a5
               i8/u8/i16/u16/i32/u32/f16/f32).
+  trowargmin  pto-isa's TROWARGMIN.md (a2a3 half/float/int16/int32, a5 any 2/4-byte) and the
+              simulator's CheckArgTiles (any integer, half, bfloat16, float; both forms).
   tcolargmin  semantics.md §3 (cpu any integer/f16/bf16/f32, a2a3 f16/u16/f32/u32,
               a5 any 1/2/4-byte; value+index: no 1-byte src, 2-byte src takes
               16-bit indices on the NPUs and 32-bit ones on cpu); spec/tcolargmin.md.
@@ -83,6 +85,10 @@ ACCEPTED: dict[tuple[str, str], str] = {
     ("tcolargmax_value", "cpu"): B16_B32,
     ("tcolargmax_value", "a2a3"): "ui16 ui32 f16 f32",
     ("tcolargmax_value", "a5"): B16_B32,
+    # TROWARGMIN.md: "half, float, int32_t, int16_t (A2A3). On A5 any 2-/4-byte source"; the
+    # simulator's CheckArgTiles: "integral, half, bfloat16_t, or float" (no width rule in either form)
+    **{(f"trowargmin_{form}", target): types for form in ("index", "value")
+       for target, types in (("cpu", STD), ("a2a3", "i16 i32 f16 f32"), ("a5", B16_B32))},
 }
 
 DISAGREEMENTS: dict[tuple[str, str, str], str] = {
@@ -167,6 +173,23 @@ def col_arg_value(name: str):  # noqa: ANN201
     return form
 
 
+def row_arg_index(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        s, i = tile("16x32", t), tile("16x1", "i32", ", blayout=col_major")
+        return func([("s", s), ("i", i)], f"pto.{name} ins(%s : {s}) outs(%i : {i})")
+
+    return form
+
+
+def row_arg_value(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        it = tcolargmin_value_index_dtype(t, target) if BYTES[t] != 1 else "i32"
+        s, v, i = tile("16x32", t), tile("16x1", t, ", blayout=col_major"), tile("16x1", it, ", blayout=col_major")
+        return func([("s", s), ("v", v), ("i", i)], f"pto.{name} ins(%s : {s}) outs(%v, %i : {v}, {i})")
+
+    return form
+
+
 FORMS = {
     "mgather_row": mgather_row,
     "mgather_elem": mgather_elem,
@@ -177,6 +200,8 @@ FORMS = {
     "tcolargmin_value": col_arg_value("tcolargmin"),
     "tcolargmax_index": col_arg_index("tcolargmax"),
     "tcolargmax_value": col_arg_value("tcolargmax"),
+    "trowargmin_index": row_arg_index("trowargmin"),
+    "trowargmin_value": row_arg_value("trowargmin"),
 }
 
 

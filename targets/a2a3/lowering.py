@@ -4,7 +4,7 @@ DMA burst per row, bounded by the product of Shape[0..3] and addressed with the 
 row stride; elem mode is a scalar loop; an NZ table has its own path; TGATHER faults on
 out-of-range offsets (our choice), numbers compare-form matches by src.Cols and converts
 a threshold tile to src's type; TCOLARGMIN compares 16/32-bit sources as fp16/fp32 bit
-patterns.
+patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pto_dialect.instructions.tgather import (
     TGatherOp,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import TRANSFER
@@ -118,6 +119,13 @@ class A2A3TColArgMaxOp(TColArgMaxBase):
     name = "pto_a2a3.tcolargmax"
 
 
+@irdl_op_definition
+class A2A3TRowArgMinOp(TRowArgMinBase):
+    """vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."""
+
+    name = "pto_a2a3.trowargmin"
+
+
 DIALECT = Dialect(
     "pto_a2a3",
     [
@@ -132,6 +140,7 @@ DIALECT = Dialect(
         A2A3TGatherCompareOp,
         A2A3TColArgMinOp,
         A2A3TColArgMaxOp,
+        A2A3TRowArgMinOp,
     ],
 )
 
@@ -187,6 +196,17 @@ def _col_arg_reduce(lowered: type[ColArgReduceBase]):  # noqa: ANN202
     return choose
 
 
+def _row_arg_reduce(lowered: type[RowArgReduceBase]):  # noqa: ANN202
+    def choose(op: ColArgReduceOp) -> Lowered:
+        src = op.src.type
+        assert isinstance(src, TileTypeBase)
+        # vcmax / vcmin: fp16/fp32 with denormals flushed (TCOLARGMIN's choice), integers typed
+        floats = src.element.mlir in ("f16", "f32")
+        return lowered, {"compare": ArgCompare.FP_BITS if floats else ArgCompare.NATIVE, "nan": NanPolicy.FIRST_NAN_WINS}
+
+    return choose
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -196,5 +216,6 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
+        TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
     },
 )

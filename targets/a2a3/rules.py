@@ -10,6 +10,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -35,6 +36,21 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "255 valid cols with a [1, 32] tmp, needs no more).",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16 | INT32, 4: INT32},
+    column_dst=True,
+    tmp_workspace=True,
+    implicit_tmp=TmpAdded.LIKE_SRC,
+    note="TRowReduceCheck (a2a3/TRowReduceOps.hpp): half, float, int16, int32; outputs row-major or a "
+    "one-column DN tile. vcmax/vcmin keep the first extreme (fp16/fp32 with denormals flushed, "
+    "TCOLARGMIN's a2a3 choice); a NaN propagates through every stage, so the first NaN wins (choice: "
+    "the code does not say). tmp: what the code writes (TRowReduceIdxOps.hpp), which is less than "
+    "PTOAS's one-repeat layouts ask for (an index-only row of one repeat does not use tmp).",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -71,4 +87,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TROWARGMIN: ROW_ARG_REDUCE,
 }

@@ -15,7 +15,7 @@ from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, OutOfRange, Packing, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, NanPolicy, OutOfRange, Packing, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import (
@@ -41,6 +41,7 @@ from pto_dialect.instructions.tgather import (
     VRegType,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import TRANSFER
@@ -134,6 +135,13 @@ class A5TColArgMaxOp(TColArgMaxBase):
     name = "pto_a5.tcolargmax"
 
 
+@irdl_op_definition
+class A5TRowArgMinOp(TRowArgMinBase):
+    """vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."""
+
+    name = "pto_a5.trowargmin"
+
+
 DIALECT = Dialect(
     "pto_a5",
     [
@@ -150,10 +158,13 @@ DIALECT = Dialect(
         A5TGatherCompareOp,
         A5TColArgMinOp,
         A5TColArgMaxOp,
+        A5TRowArgMinOp,
     ],
 )
 
 SIMT_GRID = (32, 32)
+CHUNK_SEARCH = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.NAN_CHUNK_SKIPPED}
+"""The row arg-reductions' search: typed vcmax/vcmin per 256-byte chunk, then a strict compare."""
 U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
@@ -234,6 +245,7 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
+        TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

@@ -21,6 +21,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -46,6 +47,21 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "and is rejected); tmp is accepted but unused.",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16 | INT32, 4: INT32},
+    column_dst=True,
+    tmp_workspace=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="TROWARGMIN.md: any 2/4-byte src (PTOAS lists only i16/i32/f16/f32; TRowReduceCheck checks "
+    "no type). Per 256-byte chunk vcmax/vcmin, then a strict compare with the best so far, from "
+    "-inf/+inf or the integer limit (a5/TRowReduceIdx.hpp): ties keep the first; a chunk holding a "
+    "NaN is never taken (choice: vcmax propagates it) and a row with no chunk taken gives index 0 "
+    "and -inf/+inf. tmp is accepted but unused.",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -83,4 +99,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TROWARGMIN: ROW_ARG_REDUCE,
 }

@@ -2,7 +2,7 @@
 `pto_cpu`: the pto-isa CPU simulator's execution of each instruction. The simulator
 loops over valid elements in C++: indices are widened to 64 bits (an i32 sign-extends),
 row mode bounds an index by Shape[3] and reads rows at the view's strides, TGATHER's
-out-of-range offsets read 0, TCOLARGMIN compares natively.
+out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import Capacity, IndexRead, OutOfRange, Packing, Stride, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, IndexRead, NanPolicy, OutOfRange, Packing, Stride, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
@@ -20,6 +20,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import TRANSFER
 
@@ -60,9 +61,17 @@ class CpuTColArgMaxOp(TColArgMaxBase):
     name = "pto_cpu.tcolargmax"
 
 
+@irdl_op_definition
+class CpuTRowArgMinOp(TRowArgMinBase):
+    name = "pto_cpu.trowargmin"
+
+
+ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
+"""The simulator's row scan: a typed strict comparison from column 0."""
+
 DIALECT = Dialect(
     "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
-     CpuTColArgMaxOp]
+     CpuTColArgMaxOp, CpuTRowArgMinOp]
 )
 
 
@@ -97,5 +106,6 @@ LOWERING = TargetLowering(
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
+        TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
     },
 )

@@ -10,6 +10,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -34,6 +35,19 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
     "i32/ui32, so a 2-byte value+index kernel cannot satisfy cpu and the NPUs at once.",
 )
 """TCOLARGMIN's and TCOLARGMAX's rules: one code path with the comparison reversed."""
+
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=STANDARD | INT64,
+    index_types=INT32,
+    value_index_types_by_src_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
+    column_dst=False,
+    tmp_workspace=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="CPU simulator (cpu/TReduceIdx.hpp, CheckRowArgTiles): any integer, f16, bf16, f32 in both "
+    "forms, dstIdx i32/ui32; an output may be any non-boxed tile (element (i, 0) is written through "
+    "its layout). tmp is unused, but the C++ call takes one: an omitted tmp becomes the smallest tile.",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -71,4 +85,5 @@ RULES = {
     ),
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
+    TROWARGMIN: ROW_ARG_REDUCE,
 }

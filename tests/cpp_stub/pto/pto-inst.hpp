@@ -1,6 +1,6 @@
 // A stand-in for pto-isa's <pto/pto-inst.hpp>, for tests only: the declarations that
 // the C++ emitted by `pto-opt --to=cpp` uses, with the signatures of the spec files'
-// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md) and of pto-isa's Tile,
+// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md, pto-isa's docs/isa for the others) and of pto-isa's Tile,
 // GlobalTensor and pipe flags. Declarations only: tests/test_emit_cpp.py compiles the
 // emitted kernels with `g++ -std=c++17 -fsyntax-only` against it.
 #pragma once
@@ -133,15 +133,16 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
 RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                     uint32_t offset, WaitEvents&... events);
 
-// TCOLARGMIN and TCOLARGMAX: index only, and value + index.
-#define PTO_COLUMN_ARG_REDUCTION(NAME)                                                                    \
+// TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX: index only, and value + index.
+#define PTO_ARG_REDUCTION(NAME)                                                                    \
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>   \
     RecordEvent NAME(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);        \
     template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp, \
               typename... WaitEvents>                                                                     \
     RecordEvent NAME(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,   \
                      WaitEvents&... events);
-PTO_COLUMN_ARG_REDUCTION(TCOLARGMIN)
-PTO_COLUMN_ARG_REDUCTION(TCOLARGMAX)
+PTO_ARG_REDUCTION(TCOLARGMIN)
+PTO_ARG_REDUCTION(TCOLARGMAX)
+PTO_ARG_REDUCTION(TROWARGMIN)
 
 }  // namespace pto
