@@ -87,7 +87,7 @@ ACCEPTED: dict[tuple[str, str], str] = {
     ("tcolargmax_value", "a5"): B16_B32,
     # TROWARGMIN.md: "half, float, int32_t, int16_t (A2A3). On A5 any 2-/4-byte source"; the
     # simulator's CheckArgTiles: "integral, half, bfloat16_t, or float" (no width rule in either form)
-    **{(f"trowargmin_{form}", target): types for form in ("index", "value")
+    **{(f"{name}_{form}", target): types for name in ("trowargmin", "trowargmax") for form in ("index", "value")
        for target, types in (("cpu", STD), ("a2a3", "i16 i32 f16 f32"), ("a5", B16_B32))},
 }
 
@@ -202,6 +202,8 @@ FORMS = {
     "tcolargmax_value": col_arg_value("tcolargmax"),
     "trowargmin_index": row_arg_index("trowargmin"),
     "trowargmin_value": row_arg_value("trowargmin"),
+    "trowargmax_index": row_arg_index("trowargmax"),
+    "trowargmax_value": row_arg_value("trowargmax"),
 }
 
 

@@ -38,6 +38,7 @@ from pto_dialect.instructions.tgather import (
     TGatherOp,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
@@ -126,6 +127,13 @@ class A2A3TRowArgMinOp(TRowArgMinBase):
     name = "pto_a2a3.trowargmin"
 
 
+@irdl_op_definition
+class A2A3TRowArgMaxOp(TRowArgMaxBase):
+    """vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."""
+
+    name = "pto_a2a3.trowargmax"
+
+
 DIALECT = Dialect(
     "pto_a2a3",
     [
@@ -141,6 +149,7 @@ DIALECT = Dialect(
         A2A3TColArgMinOp,
         A2A3TColArgMaxOp,
         A2A3TRowArgMinOp,
+        A2A3TRowArgMaxOp,
     ],
 )
 
@@ -217,5 +226,6 @@ LOWERING = TargetLowering(
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
         TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
+        TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
     },
 )

@@ -41,6 +41,7 @@ from pto_dialect.instructions.tgather import (
     VRegType,
 )
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -142,6 +143,13 @@ class A5TRowArgMinOp(TRowArgMinBase):
     name = "pto_a5.trowargmin"
 
 
+@irdl_op_definition
+class A5TRowArgMaxOp(TRowArgMaxBase):
+    """vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."""
+
+    name = "pto_a5.trowargmax"
+
+
 DIALECT = Dialect(
     "pto_a5",
     [
@@ -159,6 +167,7 @@ DIALECT = Dialect(
         A5TColArgMinOp,
         A5TColArgMaxOp,
         A5TRowArgMinOp,
+        A5TRowArgMaxOp,
     ],
 )
 
@@ -246,6 +255,7 @@ LOWERING = TargetLowering(
         TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
         TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
+        TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

@@ -20,6 +20,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import TRANSFER
@@ -66,12 +67,17 @@ class CpuTRowArgMinOp(TRowArgMinBase):
     name = "pto_cpu.trowargmin"
 
 
+@irdl_op_definition
+class CpuTRowArgMaxOp(TRowArgMaxBase):
+    name = "pto_cpu.trowargmax"
+
+
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
 DIALECT = Dialect(
     "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
-     CpuTColArgMaxOp, CpuTRowArgMinOp]
+     CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp]
 )
 
 
@@ -107,5 +113,6 @@ LOWERING = TargetLowering(
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
         TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
+        TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
     },
 )

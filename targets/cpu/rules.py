@@ -10,6 +10,7 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
 
 TRANSFER = TransferRules(
@@ -86,4 +87,5 @@ RULES = {
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TROWARGMIN: ROW_ARG_REDUCE,
+    TROWARGMAX: ROW_ARG_REDUCE,
 }

@@ -1,8 +1,8 @@
 """
-TROWARGMIN on every target, against Python formulas written here from pto-isa's code per
+TROWARGMIN and TROWARGMAX (the comparison reversed) on every target, against Python formulas written here from pto-isa's code per
 target (never from pto_dialect/instructions/trowargmin.py).
 
-    idx[i, 0] = the column of row i's minimum as the target searches;  val[i, 0] = that value
+    idx[i, 0] = the column of row i's minimum (maximum) as the target searches;  val[i, 0] = that value
 
 cpu (cpu/TReduceIdx.hpp): best = x[0]; for j >= 1: if x[j] < best: best, idx = x[j], j
   (a NaN in column 0 sticks, later NaNs never win).
@@ -10,7 +10,7 @@ a2a3 (a2a3/TRowReduceIdxOps.hpp): vcmin per repeat, then over the repeats' resul
   minimum; fp16/fp32 with denormals flushed; a NaN propagates, so the first NaN wins (choice).
 a5 (a5/TRowReduceIdx.hpp): vcmin per 256-byte chunk, then best = chunk where the chunk's
   minimum < best, from best = +inf (the integer maximum): a chunk holding a NaN reduces to NaN
-  (choice) and is never taken; no chunk taken: index 0, value +inf.
+  (choice) and is never taken; no chunk taken: index 0, value +inf (-inf).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import pytest
 from tests.interpreter.harness import (NP, TARGETS, a2a3_float_keys, assert_bits_equal, column_kernel, first_extreme, random_values,
                                        run, seed, tile)
 
-COVERS = ("pto.trowargmin",)
+COVERS = ("pto.trowargmin", "pto.trowargmax")
 """The instructions whose results these tests check against their own formulas, per target
 (tests/test_registry.py: every instruction is covered on every target)."""
 
-OPS = {"trowargmin": operator.lt}
+OPS = {"trowargmin": operator.lt, "trowargmax": operator.gt}
 """Each row arg-reduction and the comparison by which a later value replaces the best one."""
 
 SENTINEL = -77
