@@ -100,6 +100,7 @@ class IndexRead(Choice):
 
     SIGNED_64 = "signed_64", "index read as 64-bit signed"
     UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
+    UNSIGNED_OWN_WIDTH = "unsigned_own_width", "index read as unsigned of its own width"
 
 
 IndexReadAttr = choice_attr(IndexRead, "index_read")

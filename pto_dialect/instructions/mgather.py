@@ -366,11 +366,13 @@ def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
 
 
 def widen(idx: np.ndarray, read: IndexRead) -> np.ndarray:
-    """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend) or
-    reinterpreted as uint32."""
+    """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend), or
+    reinterpreted as uint32 or as unsigned of their own width."""
     match read:
         case IndexRead.SIGNED_64:
             return idx.astype(np.int64).view(np.uint64)
+        case IndexRead.UNSIGNED_OWN_WIDTH:
+            return idx.view(f"u{idx.dtype.itemsize}")
         case IndexRead.UNSIGNED_32 if idx.dtype.itemsize == 4:
             return idx.view(np.uint32)
         case IndexRead.UNSIGNED_32:

@@ -291,13 +291,15 @@ def flush_to_fp(bits: np.ndarray) -> np.ndarray:
     return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
 
 
-def _src_values(src: Tile, src_read: SrcRead) -> np.ndarray:
+def valid_values(tile: Tile, src_read: SrcRead) -> np.ndarray:
+    """A tile's valid region as the target reads it: through its layout, or its storage
+    addressed as if it were row-major (a2a3 reads a DN src so)."""
     match src_read:
         case SrcRead.LAYOUT:
-            return src.read_valid()
-        case SrcRead.ROW_MAJOR_STORAGE:  # a2a3 addresses a DN src as if it were row-major
-            rows, cols = src.type.shape
-            return src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
+            return tile.read_valid()
+        case SrcRead.ROW_MAJOR_STORAGE:
+            rows, cols = tile.type.shape
+            return tile.flat.reshape(*tile.flat.shape[:-1], rows, cols)[..., : tile.valid_row, : tile.valid_col]
 
 
 def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
@@ -366,7 +368,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     axis rides along)."""
     src, dst_val = o["src"], o.get("dstVal")
     dst_idx = o.get("dstIdx", o.get("dst"))
-    x = _src_values(src, src_read)
+    x = valid_values(src, src_read)
     vr, vc = x.shape[-2:]
     idx, _ = first_minimum(extreme_keys(x, extreme, compare).swapaxes(-1, -2), nan)
     match row_counter:
