@@ -247,3 +247,37 @@ class SrcRead(Choice):
 
 
 SrcReadAttr = choice_attr(SrcRead, "src_read")
+
+
+# ---------------------------------------------------------------------------
+# TSCATTER
+
+
+class DstFill(Choice):
+    """What a scatter writes into its dst tile besides the scattered elements."""
+
+    WHOLE_TILE_ZERO = "whole_tile_zero", "the whole dst tile is zeroed first"
+    NONE = "none", "only the scattered elements (and the mask form's zeros between them) are written"
+
+
+DstFillAttr = choice_attr(DstFill, "dst_fill")
+
+
+class ScatterWinner(Choice):
+    """Which write survives where scattered indices collide."""
+
+    LAST_IN_ORDER = "last_in_order", "the last write in row-major order wins"
+    LOWEST_LANE = "lowest_lane", "the lowest lane of a vscatter wins, later vscatters overwrite"
+
+
+ScatterWinnerAttr = choice_attr(ScatterWinner, "scatter_winner")
+
+
+class MaskSource(Choice):
+    """Which src elements a row-axis mask scatter places in each dst row."""
+
+    ROW = "row", "dst row i takes src row i"
+    STORAGE_STREAM = "storage_stream", "dst rows take src's storage in order, padding columns included"
+
+
+MaskSourceAttr = choice_attr(MaskSource, "mask_source")

@@ -16,6 +16,8 @@ the rule tables (`targets/`):
               i8/u8/i16/u16/i32/u32/f16/f32).
   trowargmin  pto-isa's TROWARGMIN.md (a2a3 half/float/int16/int32, a5 any 2/4-byte) and the
               simulator's CheckArgTiles (any integer, half, bfloat16, float; both forms).
+  tscatter    pto-isa's TSCATTER.md (index and mask forms: the 1/2/4-byte list; 16-bit indexes
+              for 1/2-byte data), the simulator's TScatter.hpp (mask form 2/4-byte only).
   tcolargmin  semantics.md §3 (cpu any integer/f16/bf16/f32, a2a3 f16/u16/f32/u32,
               a5 any 1/2/4-byte; value+index: no 1-byte src, 2-byte src takes
               16-bit indices on the NPUs and 32-bit ones on cpu); spec/tcolargmin.md.
@@ -89,6 +91,11 @@ ACCEPTED: dict[tuple[str, str], str] = {
     # simulator's CheckArgTiles: "integral, half, bfloat16_t, or float" (no width rule in either form)
     **{(f"{name}_{form}", target): types for name in ("trowargmin", "trowargmax") for form in ("index", "value")
        for target, types in (("cpu", STD), ("a2a3", "i16 i32 f16 f32"), ("a5", B16_B32))},
+    # TSCATTER.md "Implementation checks": index and mask forms "int32_t, int16_t, int8_t, half,
+    # float32_t, uint32_t, uint16_t, uint8_t, bfloat16_t" (a5 also 64-bit); the simulator's mask
+    # form "src element type must be 16 or 32-bit wide", its index form any type
+    **{("tscatter_index", target): STD for target in ("cpu", "a2a3", "a5")},
+    **{("tscatter_mask_row", target): types for target, types in (("cpu", B16_B32), ("a2a3", STD), ("a5", STD))},
 }
 
 DISAGREEMENTS: dict[tuple[str, str, str], str] = {
@@ -190,6 +197,19 @@ def row_arg_value(name: str):  # noqa: ANN201
     return form
 
 
+def tscatter_index(t: str, target: str) -> str:
+    """16-bit indexes for 1/2-byte data, 32-bit for 4-byte (TSCATTER.md)."""
+    it = "i16" if BYTES[t] <= 2 else "i32"
+    s, i, d = tile("8x32", t), tile("8x32", it), tile("8x32", t)
+    return func([("s", s), ("i", i), ("d", d)], f"pto.tscatter ins(%s, %i : {s}, {i}) outs(%d : {d})")
+
+
+def tscatter_mask_row(t: str, target: str) -> str:
+    s, d = tile("8x32", t), tile("8x64", t)
+    op = f'pto.tscatter ins(%s, {{maskPattern = #pto.mask_pattern<P0101>}} : {s}, "row") outs(%d : {d})'
+    return func([("s", s), ("d", d)], op)
+
+
 FORMS = {
     "mgather_row": mgather_row,
     "mgather_elem": mgather_elem,
@@ -204,6 +224,8 @@ FORMS = {
     "trowargmin_value": row_arg_value("trowargmin"),
     "trowargmax_index": row_arg_index("trowargmax"),
     "trowargmax_value": row_arg_value("trowargmax"),
+    "tscatter_index": tscatter_index,
+    "tscatter_mask_row": tscatter_mask_row,
 }
 
 

@@ -14,7 +14,7 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, NanPolicy, OutOfRange, Packing, RowCounter, SrcRead, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
@@ -40,6 +40,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import TRANSFER
@@ -134,6 +135,18 @@ class A2A3TRowArgMaxOp(TRowArgMaxBase):
     name = "pto_a2a3.trowargmax"
 
 
+@irdl_op_definition
+class A2A3TScatterIndexOp(TScatterIndexBase):
+    """A scalar loop after zeroing dst."""
+
+    name = "pto_a2a3.tscatter_index"
+
+
+@irdl_op_definition
+class A2A3TScatterMaskOp(TScatterMaskBase):
+    name = "pto_a2a3.tscatter_mask"
+
+
 DIALECT = Dialect(
     "pto_a2a3",
     [
@@ -150,6 +163,8 @@ DIALECT = Dialect(
         A2A3TColArgMaxOp,
         A2A3TRowArgMinOp,
         A2A3TRowArgMaxOp,
+        A2A3TScatterIndexOp,
+        A2A3TScatterMaskOp,
     ],
 )
 
@@ -216,6 +231,14 @@ def _row_arg_reduce(lowered: type[RowArgReduceBase]):  # noqa: ANN202
     return choose
 
 
+ZEROED = {"dst_fill": DstFill.WHOLE_TILE_ZERO}
+SCALAR_LOOP = {"src_read": SrcRead.ROW_MAJOR_STORAGE, "index_read": IndexRead.SIGNED_64, "winner": ScatterWinner.LAST_IN_ORDER}
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (A2A3TScatterIndexOp, ZEROED | SCALAR_LOOP),
+    TScatterForm.MASK: (A2A3TScatterMaskOp, ZEROED | {"mask_source": MaskSource.ROW}),
+}
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -227,5 +250,6 @@ LOWERING = TargetLowering(
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
         TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
         TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
     },
 )

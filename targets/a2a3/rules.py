@@ -12,6 +12,7 @@ from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -90,4 +91,14 @@ RULES = {
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TROWARGMIN: ROW_ARG_REDUCE,
     TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD,
+        index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32},
+        mask_types=STANDARD,
+        b64_max_cols=None,
+        note="a2a3/TScatter.hpp: the whole dst tile zeroed, then a scalar loop over the indexes' valid "
+        "shape (the last write in row-major order wins) reading src and indexes as row-major storage, a "
+        "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
+        "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
+    ),
 }

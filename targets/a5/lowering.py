@@ -15,7 +15,7 @@ from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, NanPolicy, OutOfRange, Packing, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import (
@@ -43,6 +43,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import TRANSFER
@@ -150,6 +151,18 @@ class A5TRowArgMaxOp(TRowArgMaxBase):
     name = "pto_a5.trowargmax"
 
 
+@irdl_op_definition
+class A5TScatterIndexOp(TScatterIndexBase):
+    """vscatter per register of indices after zeroing dst (8-byte data: two 32-bit halves)."""
+
+    name = "pto_a5.tscatter_index"
+
+
+@irdl_op_definition
+class A5TScatterMaskOp(TScatterMaskBase):
+    name = "pto_a5.tscatter_mask"
+
+
 DIALECT = Dialect(
     "pto_a5",
     [
@@ -168,6 +181,8 @@ DIALECT = Dialect(
         A5TColArgMaxOp,
         A5TRowArgMinOp,
         A5TRowArgMaxOp,
+        A5TScatterIndexOp,
+        A5TScatterMaskOp,
     ],
 )
 
@@ -214,6 +229,15 @@ def _tgather(op: TGatherOp) -> Lowered:
             return A5GatherB16ByU32Op, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
 
 
+VSCATTER = {"dst_fill": DstFill.WHOLE_TILE_ZERO, "src_read": SrcRead.ROW_MAJOR_STORAGE,
+            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": ScatterWinner.LOWEST_LANE}
+"""TSCATTER's index form: zero dst, then per row a vscatter per register of indices."""
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (A5TScatterIndexOp, VSCATTER),
+    TScatterForm.MASK: (A5TScatterMaskOp, {"dst_fill": DstFill.WHOLE_TILE_ZERO, "mask_source": MaskSource.ROW}),
+}
+
+
 def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
     """(lane type, index lane type) of the UB register gather for data of this tile type."""
     width = data.element.bytes
@@ -256,6 +280,7 @@ LOWERING = TargetLowering(
         TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
         TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
         TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

@@ -23,6 +23,7 @@ from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGather
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -102,4 +103,14 @@ RULES = {
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TROWARGMIN: ROW_ARG_REDUCE,
     TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32, 8: INT32},
+        mask_types=STANDARD | INT64,
+        b64_max_cols=64,
+        note="a5/TScatter.hpp: the whole dst tile zeroed, then per row one vscatter per register of "
+        "indices (128 lanes of 16-bit, 64 of 32-bit ones, read unsigned), src and indexes read as "
+        "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
+        "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
+    ),
 }

@@ -12,7 +12,7 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import ArgCompare, Capacity, IndexRead, NanPolicy, OutOfRange, Packing, Stride, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, DstFill, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
@@ -22,6 +22,7 @@ from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexB
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import TRANSFER
 
@@ -72,12 +73,22 @@ class CpuTRowArgMaxOp(TRowArgMaxBase):
     name = "pto_cpu.trowargmax"
 
 
+@irdl_op_definition
+class CpuTScatterIndexOp(TScatterIndexBase):
+    name = "pto_cpu.tscatter_index"
+
+
+@irdl_op_definition
+class CpuTScatterMaskOp(TScatterMaskBase):
+    name = "pto_cpu.tscatter_mask"
+
+
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
 DIALECT = Dialect(
     "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
-     CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp]
+     CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp, CpuTScatterIndexOp, CpuTScatterMaskOp]
 )
 
 
@@ -103,6 +114,14 @@ def _tgather(op: TGatherOp) -> Lowered:
             return None  # the simulator has no compare form
 
 
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (CpuTScatterIndexOp, {"dst_fill": DstFill.NONE, "src_read": SrcRead.LAYOUT,
+                                              "index_read": IndexRead.UNSIGNED_32, "winner": ScatterWinner.LAST_IN_ORDER}),
+    TScatterForm.MASK: (CpuTScatterMaskOp, {"dst_fill": DstFill.NONE, "mask_source": MaskSource.STORAGE_STREAM}),
+}
+"""The simulator's element loops: nothing else written, tiles read through their layouts."""
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -114,5 +133,6 @@ LOWERING = TargetLowering(
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
         TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
     },
 )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pto_dialect.choices import PadFill
 from pto_dialect.attributes import GmLayout
-from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
+from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
@@ -12,6 +12,7 @@ from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -88,4 +89,14 @@ RULES = {
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TROWARGMIN: ROW_ARG_REDUCE,
     TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INTEGERS, 2: INTEGERS, 4: INTEGERS, 8: INTEGERS},
+        mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        b64_max_cols=None,
+        note="CPU simulator (cpu/TScatter.hpp): any integer index, read as 32-bit unsigned, into dst's "
+        "storage; tiles read through their layouts; nothing but the scattered elements is written. Mask "
+        "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
+        "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
+    ),
 }

@@ -39,6 +39,7 @@ enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
 enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
 enum class MaskPattern { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
 enum class GatherAxis { GATHER_ROW, GATHER_COL };
+enum class ScatterAxis { SCATTER_ROW, SCATTER_COL };
 enum class CmpMode { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
 
 struct RecordEvent {};
@@ -132,6 +133,13 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
           CmpMode cmpMode, typename... WaitEvents>
 RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                     uint32_t offset, WaitEvents&... events);
+
+// TSCATTER: index and mask-pattern forms.
+template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
+RecordEvent TSCATTER(TileDataD& dst, TileDataS& src, TileDataI& indexes, WaitEvents&... events);
+template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
+          typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
 
 // TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX: index only, and value + index.
 #define PTO_ARG_REDUCTION(NAME)                                                                    \
