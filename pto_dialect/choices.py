@@ -266,8 +266,9 @@ DstFillAttr = choice_attr(DstFill, "dst_fill")
 class ScatterWinner(Choice):
     """Which write survives where scattered indices collide."""
 
-    LAST_IN_ORDER = "last_in_order", "the last write in row-major order wins"
+    LAST_IN_ORDER = "last_in_order", "the last write in the target's order wins"
     LOWEST_LANE = "lowest_lane", "the lowest lane of a vscatter wins, later vscatters overwrite"
+    UNORDERED = "unordered", "colliding writes of one call are a run-time error: the winner is up to the warp scheduler"
 
 
 ScatterWinnerAttr = choice_attr(ScatterWinner, "scatter_winner")
@@ -281,3 +282,27 @@ class MaskSource(Choice):
 
 
 MaskSourceAttr = choice_attr(MaskSource, "mask_source")
+
+
+# ---------------------------------------------------------------------------
+# MSCATTER
+
+
+class WriteOrder(Choice):
+    """The order in which a scatter's writes (and atomic updates) reach the table."""
+
+    ROW_MAJOR = "row_major", "writes in row-major order of src"
+    BLOCK_COLUMNS = "block_columns", "writes by column blocks of C0 elements, row-major inside a block"
+
+
+WriteOrderAttr = choice_attr(WriteOrder, "write_order")
+
+
+class ExtremeRead(Choice):
+    """What an atomic max / min compares src with."""
+
+    DESTINATION = "destination", "max/min against the destination element"
+    ROW_INDEX_ELEMENT = "row_index_element", "row-mode max/min against the table element at the row index (the simulator's base[idx])"
+
+
+ExtremeReadAttr = choice_attr(ExtremeRead, "extreme_read")

@@ -16,6 +16,8 @@ the rule tables (`targets/`):
               i8/u8/i16/u16/i32/u32/f16/f32).
   trowargmin  pto-isa's TROWARGMIN.md (a2a3 half/float/int16/int32, a5 any 2/4-byte) and the
               simulator's CheckArgTiles (any integer, half, bfloat16, float; both forms).
+  mscatter    pto-isa's MSCATTER.md "Supported data types" (cpu and a2a3 the 1/2/4-byte list, a5 also
+              fp8/hif8).
   tscatter    pto-isa's TSCATTER.md (index and mask forms: the 1/2/4-byte list; 16-bit indexes
               for 1/2-byte data), the simulator's TScatter.hpp (mask form 2/4-byte only).
   tcolargmin  semantics.md §3 (cpu any integer/f16/bf16/f32, a2a3 f16/u16/f32/u32,
@@ -95,6 +97,10 @@ ACCEPTED: dict[tuple[str, str], str] = {
     # float32_t, uint32_t, uint16_t, uint8_t, bfloat16_t" (a5 also 64-bit); the simulator's mask
     # form "src element type must be 16 or 32-bit wide", its index form any type
     **{("tscatter_index", target): STD for target in ("cpu", "a2a3", "a5")},
+    # MSCATTER.md "Supported data types": CPU and A2/A3 "int8_t ... bfloat16_t, float"; A5 the same
+    # "+ hifloat8_t, float8_e4m3_t, float8_e5m2_t"
+    **{(f"mscatter_{mode}", target): types for mode in ("row", "elem")
+       for target, types in (("cpu", STD), ("a2a3", STD), ("a5", ALL))},
     **{("tscatter_mask_row", target): types for target, types in (("cpu", B16_B32), ("a2a3", STD), ("a5", STD))},
 }
 
@@ -197,6 +203,16 @@ def row_arg_value(name: str):  # noqa: ANN201
     return form
 
 
+def mscatter(mode: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        s, i = tile("8x32", t), tile("1x8", "i32") if mode == "row" else tile("8x32", "i32")
+        m = f"!pto.partition_tensor_view<64x32x{t}>" if mode == "row" else f"!pto.partition_tensor_view<1x2048x{t}>"
+        op = f"pto.mscatter ins(%s, %i : {s}, {i}) outs(%m : {m}) {{coalesce = #pto<coalesce {mode}>}}"
+        return func([("s", s), ("i", i), ("m", m)], op)
+
+    return form
+
+
 def tscatter_index(t: str, target: str) -> str:
     """16-bit indexes for 1/2-byte data, 32-bit for 4-byte (TSCATTER.md)."""
     it = "i16" if BYTES[t] <= 2 else "i32"
@@ -224,6 +240,8 @@ FORMS = {
     "trowargmin_value": row_arg_value("trowargmin"),
     "trowargmax_index": row_arg_index("trowargmax"),
     "trowargmax_value": row_arg_value("trowargmax"),
+    "mscatter_row": mscatter("row"),
+    "mscatter_elem": mscatter("elem"),
     "tscatter_index": tscatter_index,
     "tscatter_mask_row": tscatter_mask_row,
 }

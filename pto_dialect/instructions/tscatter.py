@@ -217,7 +217,7 @@ def _write_ranks(shape: tuple[int, ...], winner: ScatterWinner, index_bytes: int
     i = np.arange(rows)[:, None]
     j = np.arange(cols)[None, :]
     match winner:
-        case ScatterWinner.LAST_IN_ORDER:
+        case ScatterWinner.LAST_IN_ORDER | ScatterWinner.UNORDERED:  # (TSCATTER has no unordered kernel)
             rank = i * cols + j
         case ScatterWinner.LOWEST_LANE:  # vscatter by vscatter in order; the lowest lane within one
             lanes = REPEAT_BYTES // index_bytes

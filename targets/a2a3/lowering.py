@@ -14,7 +14,7 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
@@ -26,6 +26,14 @@ from pto_dialect.instructions.mgather import (
     MGatherOp,
     MGatherRowBase,
     MGatherRowL1Base,
+)
+from pto_dialect.instructions.mscatter import (
+    MSCATTER,
+    MScatterElemBase,
+    MScatterNzBase,
+    MScatterOp,
+    MScatterRowBase,
+    coalesce_of,
 )
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceBase, ColArgReduceOp, TColArgMinBase
@@ -43,7 +51,7 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TR
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
-from targets.a2a3.rules import TRANSFER
+from targets.a2a3.rules import MEMORY_SCATTER, TRANSFER
 
 
 @irdl_op_definition
@@ -91,6 +99,38 @@ class A2A3MGatherElemL1Op(MGatherElemL1Base):
     """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
 
     name = "pto_a2a3.mgather_elem_l1"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3MScatterRowDmaOp(MScatterRowBase):
+    """One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add."""
+
+    name = "pto_a2a3.mscatter_row_dma"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MScatterElemScalarOp(MScatterElemBase):
+    """A scalar UB -> GM store (or read-add-write) per element, one thread (ND table)."""
+
+    name = "pto_a2a3.mscatter_elem_scalar"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3MScatterRowNzOp(MScatterNzBase):
+    """An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block."""
+
+    name = "pto_a2a3.mscatter_row_nz"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MScatterElemNzOp(MScatterNzBase):
+    """An NZ tile into an NZ table, element by element, column block by column block."""
+
+    name = "pto_a2a3.mscatter_elem_nz"
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
@@ -156,6 +196,10 @@ DIALECT = Dialect(
         A2A3MGatherElemNzOp,
         A2A3MGatherRowL1Op,
         A2A3MGatherElemL1Op,
+        A2A3MScatterRowDmaOp,
+        A2A3MScatterElemScalarOp,
+        A2A3MScatterRowNzOp,
+        A2A3MScatterElemNzOp,
         A2A3TGatherIndexOp,
         A2A3TGatherMaskOp,
         A2A3TGatherCompareOp,
@@ -185,6 +229,23 @@ def _mgather(op: MGatherOp) -> Lowered:
     if row:
         return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
     return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+
+
+def _mscatter(op: MScatterOp) -> Lowered:
+    coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
+    row = coalesce == Coalesce.ROW
+    chosen = U32 | recorded
+    if inferred_layout(op.mem) == GmLayout.NZ:
+        if row:
+            return A2A3MScatterRowNzOp, chosen | {"capacity": Capacity.NZ_ROWS, "write_order": WriteOrder.ROW_MAJOR}
+        return A2A3MScatterElemNzOp, chosen | {"capacity": Capacity.NZ_ELEMENTS, "write_order": WriteOrder.BLOCK_COLUMNS}
+    chosen |= {"winner": ScatterWinner.LAST_IN_ORDER}
+    if row:
+        return A2A3MScatterRowDmaOp, chosen | {
+            "capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE,
+            "extreme_read": ExtremeRead.DESTINATION,
+        }
+    return A2A3MScatterElemScalarOp, chosen | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _tgather(op: TGatherOp) -> Lowered:
@@ -245,6 +306,7 @@ LOWERING = TargetLowering(
         TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
         TSTORE: lambda op: (None, {}),
         MGATHER: _mgather,
+        MSCATTER: _mscatter,
         TGATHER: _tgather,
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),

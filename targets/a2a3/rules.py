@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
@@ -54,9 +55,30 @@ ROW_ARG_REDUCE = RowArgReduceRules(
 )
 """TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD,
+    index_types=INT32,
+    atomic_types={ScatterAtomicOp.ADD: types_named("i8", "si8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32")},
+    table_layouts=(GmLayout.ND, GmLayout.NZ),
+    src_blayouts=("row_major",),
+    index_blayouts=("row_major",),
+    row_index_shapes=("1xR",),
+    packed_table_rows=False,
+    nonempty_src=False,
+    conflict=ConflictPolicy.ABSENT,
+    default_coalesce=Coalesce.ROW,
+    note="a2a3/MScatter.hpp (MScatterCheck): atomic add only, signed integers and floats (PTOAS lists "
+    "i32/ui32/f16/f32: the code wins); ND table with an ND src or NZ table with an NZ src. Row mode: one "
+    "DMA per row at the view's row stride, bounded by Shape[0..3] (MTE3's atomic add); elem mode: a "
+    "scalar loop (an NZ table: column block by column block). One serial loop: the last write wins, "
+    "adds round to the element type in that order.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD,
         index_types=INT32,

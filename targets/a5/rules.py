@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import (
     FP8,
     HIF8,
@@ -17,6 +17,7 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
@@ -65,9 +66,35 @@ ROW_ARG_REDUCE = RowArgReduceRules(
 )
 """TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD | FP8 | HIF8,
+    index_types=INT32,
+    atomic_types={
+        ScatterAtomicOp.ADD: INT32 | types_named("f16", "bf16", "f32"),
+        ScatterAtomicOp.MAX: INT32 | types_named("f32"),
+        ScatterAtomicOp.MIN: INT32 | types_named("f32"),
+    },
+    table_layouts=(GmLayout.ND,),
+    src_blayouts=("row_major", "col_major"),
+    index_blayouts=("row_major", "col_major"),
+    row_index_shapes=("1xR", "Rx1"),
+    packed_table_rows=True,
+    nonempty_src=True,
+    conflict=ConflictPolicy.CHOSEN,
+    default_coalesce=Coalesce.ROW,
+    note="a5/MScatter.hpp: SIMT kernels addressing UB through tile_offset_2d (either src layout); row "
+    "mode writes packed rows (stride = src valid cols) bounded by Shape[3]. SIMT atomics (add: "
+    "i32/u32/f16/bf16/f32, max/min: i32/u32/f32) are applied in row-major order and max/min as "
+    "std::max/min (choice: the code leaves the order open; it shows in f16/bf16/f32 rounding). "
+    "scatterConflict = last (the default) keeps the largest flat index; default: colliding indices are a "
+    "run-time error.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD | FP8 | HIF8,
         index_types=INT32,

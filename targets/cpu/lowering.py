@@ -12,10 +12,11 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import ArgCompare, Capacity, DstFill, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
+from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
@@ -24,7 +25,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
-from targets.cpu.rules import TRANSFER
+from targets.cpu.rules import MEMORY_SCATTER, TRANSFER
 
 
 @irdl_op_definition
@@ -40,6 +41,22 @@ class CpuMGatherElemOp(MGatherElemBase):
     """Element gather in the simulator's loop over validRow * validCol."""
 
     name = "pto_cpu.mgather_elem"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuMScatterRowOp(MScatterRowBase):
+    """Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx])."""
+
+    name = "pto_cpu.mscatter_row"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuMScatterElemOp(MScatterElemBase):
+    """Element scatter in the simulator's loop over validRow * validCol."""
+
+    name = "pto_cpu.mscatter_elem"
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
@@ -87,7 +104,7 @@ ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
 DIALECT = Dialect(
-    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
+    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuMScatterRowOp, CpuMScatterElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
      CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp, CpuTScatterIndexOp, CpuTScatterMaskOp]
 )
 
@@ -102,6 +119,17 @@ def _mgather(op: MGatherOp) -> Lowered:
             "col_stride": Stride.T4,
         }
     return CpuMGatherElemOp, {"index_read": IndexRead.SIGNED_64, "capacity": Capacity.ALL_ELEMENTS}
+
+
+def _mscatter(op: MScatterOp) -> Lowered:
+    coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
+    serial = {"index_read": IndexRead.SIGNED_64, "winner": ScatterWinner.LAST_IN_ORDER, **recorded}
+    if coalesce == Coalesce.ROW:
+        return CpuMScatterRowOp, serial | {
+            "capacity": Capacity.S3, "row_stride": Stride.T3, "col_stride": Stride.T4,
+            "extreme_read": ExtremeRead.ROW_INDEX_ELEMENT,
+        }
+    return CpuMScatterElemOp, serial | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _tgather(op: TGatherOp) -> Lowered:
@@ -128,6 +156,7 @@ LOWERING = TargetLowering(
         TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
         TSTORE: lambda op: (None, {}),
         MGATHER: _mgather,
+        MSCATTER: _mscatter,
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
@@ -51,9 +52,30 @@ ROW_ARG_REDUCE = RowArgReduceRules(
 )
 """TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
 
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD,
+    index_types=INTEGERS,
+    atomic_types={ScatterAtomicOp.ADD: STANDARD, ScatterAtomicOp.MAX: STANDARD, ScatterAtomicOp.MIN: STANDARD},
+    table_layouts=(GmLayout.ND,),
+    src_blayouts=("row_major", "col_major"),
+    index_blayouts=("row_major", "col_major"),
+    row_index_shapes=("1xR", "Rx1"),
+    packed_table_rows=False,
+    nonempty_src=False,
+    conflict=ConflictPolicy.IGNORED,
+    default_coalesce=Coalesce.ELEM,
+    note="CPU simulator (cpu/MScatter.hpp): any integer index, tiles read through their layouts, one "
+    "row-major loop (the last write wins). It applies the atomic add/max/min, on any type (MSCATTER.md "
+    "says it runs a plain store: the code wins); row-mode max/min compare src with table[idx], the "
+    "element at the row index (reproduced). Row mode: index bounded by Shape[3], writes at the view's "
+    "strides. Without coalesce its untemplated MSCATTER is elem mode.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD,
         index_types=INTEGERS,

@@ -37,6 +37,9 @@ enum class Layout { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 3, MX_B_NN = 4 };
 enum class Coalesce : uint8_t { Row = 0, Elem = 1 };
 enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
 enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
+enum class ScatterAtomicOp : uint8_t { None = 0, Add = 1, Max = 2, Min = 3 };
+enum class ScatterOOB : uint8_t { Undefined = 0, Skip = 1, Clamp = 2, Wrap = 3 };
+enum class ScatterConflict : uint8_t { Last = 0, Default = 1 };
 enum class MaskPattern { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
 enum class GatherAxis { GATHER_ROW, GATHER_COL };
 enum class ScatterAxis { SCATTER_ROW, SCATTER_COL };
@@ -122,6 +125,16 @@ RecordEvent MGATHER(MatTileDst& dst, GlobalTable& table, GlobalIdx& idx, GlobalS
 template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename MatTileDst, typename GlobalTable,
           typename GlobalIdx, typename GlobalScratch>
 RecordEvent MGATHER(MatTileDst& dst, GlobalTable& table, GlobalIdx& idx, GlobalScratch& scratch);
+
+// MSCATTER: UB -> GM through an index tile (without template arguments: each build's default mode).
+template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, typename GlobalData, typename TileSrc,
+          typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, ScatterConflict Conflict, typename GlobalData,
+          typename TileSrc, typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
 
 // TGATHER: index, mask-pattern and compare forms.
 template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp, typename... WaitEvents>
