@@ -247,13 +247,14 @@ def tscatter_index(o: dict, *, dst_fill: DstFill, src_read: SrcRead, index_read:
             dst.flat[...] = 0
         case DstFill.NONE:
             pass
-    iterations = int(np.prod(offsets.shape[:-2], dtype=np.int64))
-    flat = dst.flat.reshape(iterations, size)
-    dest = (offsets.reshape(iterations, -1).astype(np.int64) + (np.arange(iterations) * size)[:, None]).reshape(-1)
-    rank = _write_ranks(offsets.shape, winner, idx.flat.itemsize).reshape(iterations, -1)
-    rank = (rank + (np.arange(iterations) * rank.size)[:, None]).reshape(-1)
+    batch = np.broadcast_shapes(offsets.shape[:-2], values.shape[:-2], dst.flat.shape[:-1])
+    shape = (*batch, *offsets.shape[-2:])
+    iteration = np.arange(int(np.prod(batch, dtype=np.int64)), dtype=np.int64).reshape(*batch, 1, 1)
+    dest = (iteration * size + offsets.astype(np.int64)).reshape(-1)  # each iteration its own storage
+    rank = (iteration * (shape[-2] * shape[-1]) + _write_ranks(shape, winner, idx.flat.itemsize)).reshape(-1)
     where, which = surviving_writes(dest, rank)
-    flat.reshape(-1)[where] = values.reshape(-1)[which]
+    # indexing the (iteration, element) pairs writes through dst's storage, strided or not
+    dst.flat[np.unravel_index(where, (*batch, size))] = np.broadcast_to(values, shape).reshape(-1)[which]
 
 
 def tscatter_mask(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: DstFill, mask_source: MaskSource) -> None:
