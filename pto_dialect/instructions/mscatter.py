@@ -313,18 +313,20 @@ def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cells
     """a5 `default`: colliding writes of one call have no defined winner. `dest` is iterations x
     writes; `cells` names each write (its src row or idx element)."""
     n = dest.shape[-1]
-    for iteration, row in enumerate(dest.reshape(-1, n)):
-        kept = np.arange(n) if keep is None else np.flatnonzero(keep.reshape(-1, n)[iteration])
-        order = kept[np.argsort(row[kept], kind="stable")]
-        same = np.flatnonzero(row[order][1:] == row[order][:-1])
-        if same.size:
-            a, b = sorted((int(order[same[0]]), int(order[same[0] + 1])))
-            batched = dest.ndim > 1
-            raise RuntimeFault(
-                f"{cells[a]} and {cells[b]} both write {what} {int(row[a])}: with scatterConflict = default the "
-                "stored value is up to the warp scheduler (use scatterConflict = last, or distinct indices)",
-                iteration if batched else None,
-            )
+    places = dest.reshape(-1)
+    kept = np.ones(places.size, bool) if keep is None else keep.reshape(-1)
+    iteration, position = np.divmod(np.arange(places.size), n)
+    order = np.lexsort((position, places, ~kept, iteration))  # per iteration: kept writes by place
+    first, second = order[:-1], order[1:]
+    same = np.flatnonzero((iteration[first] == iteration[second]) & kept[first] & kept[second]
+                          & (places[first] == places[second]))
+    if same.size:
+        a, b = first[same[0]], second[same[0]]
+        raise RuntimeFault(
+            f"{cells[position[a]]} and {cells[position[b]]} both write {what} {int(places[a])}: with scatterConflict = "
+            "default the stored value is up to the warp scheduler (use scatterConflict = last, or distinct indices)",
+            int(iteration[a]) if dest.ndim > 1 else None,
+        )
 
 
 def _check_span(buffer: np.ndarray, dest: np.ndarray) -> None:
@@ -411,6 +413,16 @@ def _base(table: GmView, batch: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(np.asarray(table.offset, dtype=np.int64), batch) if batch else np.asarray(table.offset, np.int64)
 
 
+def _per_iteration(table: GmView, src: Tile, indices: np.ndarray, keep: np.ndarray | None, index_dims: int
+                   ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray | None, np.ndarray]:
+    """The iteration axis of a batched call (whichever of idx, src and the table's offset has
+    it), with the indices, their keep mask and src's valid values spread along it."""
+    batch = np.broadcast_shapes(indices.shape[: indices.ndim - index_dims], src.flat.shape[:-1], np.shape(table.offset))
+    indices = np.broadcast_to(indices.astype(np.int64), (*batch, *indices.shape[indices.ndim - index_dims :]))
+    keep = None if keep is None else np.broadcast_to(keep, indices.shape)
+    return batch, indices, keep, np.broadcast_to(src.read_valid(), (*batch, *src.valid_shape))
+
+
 def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: ScatterOob, index_read: IndexRead,
                  capacity: Capacity, row_stride: Stride, col_stride: Stride, winner: ScatterWinner,
                  extreme_read: ExtremeRead) -> None:
@@ -421,15 +433,12 @@ def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: Sc
         return
     cap = table_capacity(capacity, table)
     raw = row_indices(idx, vr)
-    rows, keep = _remapped(widen(raw, index_read), cap, scatter_oob, 1)
-    batch = rows.shape[:-1]
-    rows = rows.astype(np.int64)
+    batch, rows, keep, values = _per_iteration(table, src, *_remapped(widen(raw, index_read), cap, scatter_oob, 1), 1)
     rs, cs = stride(row_stride, table, src), stride(col_stride, table, src)
     base = _base(table, batch)[..., None]
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
         _collision_error(rows, keep, "table row", [f"src row {r}" for r in range(vr)])
     starts = base + rows * rs  # iterations x rows
-    values = src.read_valid()
     dest = starts[..., None] + np.arange(vc, dtype=np.int64) * cs  # iterations x rows x cols
     kept = np.ones(rows.shape, bool) if keep is None else keep
     _check_span(table.buffer, np.where(kept[..., None], dest, 0))
@@ -470,15 +479,15 @@ def mscatter_elem(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: S
     vr, vc = src.valid_shape
     if vr == 0 or vc == 0:
         return
-    flat, keep = _remapped(widen(elem_indices(idx, vr, vc), index_read), table_capacity(capacity, table), scatter_oob, 2)
-    batch = flat.shape[:-2]
-    flat = flat.astype(np.int64).reshape(*batch, vr * vc)
+    remapped = _remapped(widen(elem_indices(idx, vr, vc), index_read), table_capacity(capacity, table), scatter_oob, 2)
+    batch, flat, keep, values = _per_iteration(table, src, *remapped, 2)
+    flat = flat.reshape(*batch, vr * vc)
     kept = np.ones(flat.shape, bool) if keep is None else keep.reshape(flat.shape)
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
         _collision_error(flat, kept, "table element", [f"idx[{k // vc}, {k % vc}]" for k in range(vr * vc)])
     dest = _base(table, batch)[..., None] + flat
     _check_span(table.buffer, np.where(kept, dest, 0))
-    values = src.read_valid().reshape(*batch, vr * vc)
+    values = values.reshape(*batch, vr * vc)
     apply_writes(table.buffer, dest[kept], values[kept], scatter_atomic_op)
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pto_dialect import PtoError
+import interpreter
+from pto_dialect import PtoError, parse
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, run, seed, tensor_view, tile, view
 
 COVERS = ("pto.mscatter",)
@@ -387,3 +388,18 @@ def test_a2a3_nz_elem_walks_column_blocks():
                 want[idx[r, c]] = src[r, c]
     assert want[7] == src[0, c0]
     assert_bits_equal(out, nz_image(want.reshape(lr, lc), c0))
+
+
+def test_compare_sees_the_table_written():
+    """`--targets all` (interpreter.compare) records MSCATTER as the op writing the table: its
+    effects declare the GM write, so a divergence between targets is traced to it."""
+    text = scatter_kernel(tile((2, 8), "f32"), tile((1, 8), "i32", valid=(1, 2)), view((4, 8), "f32"),
+                          attrs("row", "max", "skip"))
+    src = np.arange(16, dtype=np.float32).reshape(2, 8)
+    idx = np.array([[1, 1, 0, 0, 0, 0, 0, 0]], np.int32)
+    table = np.zeros((4, 8), np.float32)
+    table[1, 0], table[0, 1] = 100, 50  # cpu's max reads table[1] = 50, a5's the row's own elements
+    report = interpreter.compare(parse(text, "k.pto"), "all", [src, idx, table])
+    assert report.first_divergent_op is not None
+    assert "k.pto:2:3 pto.mscatter" in report.text()
+    assert [d.differing for d in report.differences] == [0, 0, 8]
