@@ -348,12 +348,33 @@ def accumulate(target: np.ndarray, dest: np.ndarray, values: np.ndarray) -> None
     rank = np.empty(dest.size, dtype=np.int64)
     rank[order] = np.arange(dest.size) - np.repeat(starts, np.diff(np.r_[starts, dest.size]))
     rounds = int(rank.max(initial=-1)) + 1
-    if rounds > 32 and values.ndim == 1:
+    if rounds > 32 and values.ndim == 1 and not _has_nan(values):  # no NaN meets a NaN sum: no choice between NaNs
         np.add.at(target, dest, values)
         return
     for k in range(rounds):
         at = rank == k
-        target[dest[at]] = target[dest[at]] + values[at]
+        target[dest[at]] = _sum(target[dest[at]], values[at])
+
+
+def _has_nan(values: np.ndarray) -> bool:
+    with np.errstate(invalid="ignore"):  # ml_dtypes' isnan warns on a signalling NaN
+        return values.dtype.name in FLOAT_DTYPE_NAMES and bool(np.isnan(values).any())
+
+
+def _sum(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """old + new in their type; a NaN operand gives that NaN, quieted, old's first: x86's addss,
+    which the simulator's `dst += src` runs on (NumPy's f16 and bf16 adds take the other one).
+    The NPUs' NaN bits are not documented: the same taken."""
+    with np.errstate(invalid="ignore"):
+        total = old + new
+        if not _has_nan(old) and not _has_nan(new):
+            return total
+        old_nan, new_nan = np.isnan(old), np.isnan(new)
+    picked = np.where(old_nan, old, new)
+    bits = picked.view(f"u{picked.dtype.itemsize}")
+    infinity = int(np.array(np.inf, picked.dtype).view(bits.dtype))
+    quiet = (bits | ((infinity & -infinity) >> 1)).view(picked.dtype)  # the top mantissa bit
+    return np.where(old_nan | new_nan, quiet, total)
 
 
 def fold_extremes(buffer: np.ndarray, dest: np.ndarray, read: np.ndarray, values: np.ndarray, keep_max: bool) -> None:

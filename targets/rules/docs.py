@@ -42,6 +42,9 @@ block), and on a5 (whose SIMT atomics leave the order open: a choice); a5 with
 run-time error naming them. Each f16/bf16 atomic add rounds to the element type
 (round-to-nearest-even), one write after the other in that order, as the simulator's
 `+=`, a2a3's MTE3 atomic unit and scalar read-add-write, and (choice) a5's atomicAdd do.
+A NaN sum is the first NaN operand, quieted, the table's before src's (x86's addss, which the
+simulator's `+=` runs on; inf + -inf the negative default NaN); the NPUs' NaN bits are not
+documented, and the same is taken.
 
 Deliberate divergences from PTOAS's verdict on its own lit inputs (`test/lit/pto/`
 and `test/lit/vpto/` kernels that use only the ops implemented here), where the

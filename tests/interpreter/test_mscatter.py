@@ -44,10 +44,23 @@ def combine(op: str, old, new, dtype: np.dtype):  # noqa: ANN001, ANN201
     if op == "none":
         return new
     if op == "add":
-        return (np.array([old], dtype) + np.array([new], dtype))[0]
+        with np.errstate(invalid="ignore"):
+            if np.isnan(old) or np.isnan(new):  # x86's addss: the first NaN operand, quieted
+                return quieted(old if np.isnan(old) else new)
+            return (np.array([old], dtype) + np.array([new], dtype))[0]
     if op == "max":
         return new if old < new else old  # a NaN on either side keeps the table's value
     return new if new < old else old
+
+
+def quieted(nan):  # noqa: ANN001, ANN201
+    """A NaN with its top mantissa bit set."""
+    dtype = np.asarray(nan).dtype
+    bits = np.array([nan], dtype).view(f"u{dtype.itemsize}")
+    return (bits | np.array(QUIET_BIT[dtype.name], bits.dtype)).view(dtype)[0]
+
+
+QUIET_BIT = {"float16": 0x0200, "bfloat16": 0x0040, "float32": 0x0040_0000}
 
 
 def remapped(raw: int, cap: int, oob: str, target: str) -> int | None:
@@ -171,6 +184,28 @@ def test_f16_add_accumulates_in_row_order(target):
     out = run_row(target, "add", "undefined", src, [1, 1, 1], table, "f16", valid_rows=3)
     assert out[1].tolist() == [2048.0] * 16
     assert_bits_equal(out, row_golden(target, "add", "undefined", src[:3], [1, 1, 1], table))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ("f16", "bf16", "f32"))
+def test_add_nan_keeps_the_tables_nan(target, dtype):
+    """A NaN sum is the first NaN operand, quieted: the table's (x86's addss under the
+    simulator's `+=`), whatever NaN src adds; inf + -inf the negative default NaN."""
+    neg, pos, signalling, inf, minus_inf = {
+        "f16": (0xFE00, 0x7E00, 0x7D01, 0x7C00, 0xFC00),
+        "bf16": (0xFFC0, 0x7FC0, 0x7FA1, 0x7F80, 0xFF80),
+        "f32": (0xFFC0_0000, 0x7FC0_0000, 0x7FA0_0001, 0x7F80_0000, 0xFF80_0000),
+    }[dtype]
+    dt = NP[dtype]
+    cols, uint = 32 // dt.itemsize, f"u{dt.itemsize}"
+    table_bits, src_bits = np.zeros((4, cols), uint), np.zeros((8, cols), uint)
+    table_bits[0, :4] = [neg, pos, inf, 0]
+    src_bits[0, :4] = [pos, neg, minus_inf, signalling]
+    src_bits[1, :4] = [pos, pos, pos, neg]  # a second write to each NaN sum
+    table, src = table_bits.view(dt), src_bits.view(dt)
+    out = run_row(target, "add", "undefined", src, [0, 0], table, dtype, valid_rows=2)
+    assert out.view(uint)[0, :4].tolist() == [neg, pos, neg, signalling | QUIET_BIT[dt.name]]
+    assert_bits_equal(out, row_golden(target, "add", "undefined", src[:2], [0, 0], table))
 
 
 @pytest.mark.parametrize("target", ("cpu", "a5"))
