@@ -339,33 +339,41 @@ def _check_span(buffer: np.ndarray, dest: np.ndarray) -> None:
 
 
 def accumulate(target: np.ndarray, dest: np.ndarray, values: np.ndarray) -> None:
-    """target[dest[k]] += values[k] in order k: rounds of distinct destinations (the k-th write
-    to a place in round k), each rounding to the element type as a serial loop does; with many
-    writes to one place, ufunc.at (the same order, element by element)."""
+    """target[dest[k]] += values[k] (scalars, or rows of a 2-D target) in order k: rounds of
+    distinct destinations (the k-th write to a place in round k), each rounding to the element
+    type as a serial loop does; with many writes to one place, ufunc.at (the same order, one
+    write after the other)."""
     order = np.argsort(dest, kind="stable")
     ordered = dest[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
     rank = np.empty(dest.size, dtype=np.int64)
     rank[order] = np.arange(dest.size) - np.repeat(starts, np.diff(np.r_[starts, dest.size]))
     rounds = int(rank.max(initial=-1)) + 1
-    if rounds > 32 and values.ndim == 1 and not _has_nan(values):  # no NaN meets a NaN sum: no choice between NaNs
+    if rounds > 32 and not _has_nan(values):  # no NaN meets a NaN sum: no choice between NaNs
         np.add.at(target, dest, values)
         return
-    for k in range(rounds):
-        at = rank == k
+    by_round = np.argsort(rank, kind="stable")
+    ends = np.cumsum(np.bincount(rank, minlength=rounds))
+    for start, end in zip(np.r_[0, ends[:-1]], ends):
+        at = by_round[start:end]
         target[dest[at]] = _sum(target[dest[at]], values[at])
 
 
 def _has_nan(values: np.ndarray) -> bool:
-    with np.errstate(invalid="ignore"):  # ml_dtypes' isnan warns on a signalling NaN
-        return values.dtype.name in FLOAT_DTYPE_NAMES and bool(np.isnan(values).any())
+    """Whether a float array holds a NaN: a magnitude above infinity's bits (the element types
+    with an atomic add all have infinities)."""
+    if values.dtype.name not in FLOAT_DTYPE_NAMES:
+        return False
+    bits = values.view(f"u{values.dtype.itemsize}")
+    magnitude = (1 << (8 * values.dtype.itemsize - 1)) - 1
+    return bool(((bits & bits.dtype.type(magnitude)) > int(np.array(np.inf, values.dtype).view(bits.dtype))).any())
 
 
 def _sum(old: np.ndarray, new: np.ndarray) -> np.ndarray:
     """old + new in their type; a NaN operand gives that NaN, quieted, old's first: x86's addss,
     which the simulator's `dst += src` runs on (NumPy's f16 and bf16 adds take the other one).
     The NPUs' NaN bits are not documented: the same taken."""
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore"):  # inf + -inf; ml_dtypes' isnan warns on a signalling NaN
         total = old + new
         if not _has_nan(old) and not _has_nan(new):
             return total
@@ -460,16 +468,22 @@ def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: Sc
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
         _collision_error(rows, keep, "table row", [f"src row {r}" for r in range(vr)])
     starts = base + rows * rs  # iterations x rows
-    dest = starts[..., None] + np.arange(vc, dtype=np.int64) * cs  # iterations x rows x cols
     kept = np.ones(rows.shape, bool) if keep is None else keep
-    _check_span(table.buffer, np.where(kept[..., None], dest, 0))
+    ends = starts + (vc - 1) * cs
+
+    def dest() -> np.ndarray:  # iterations x rows x cols
+        return starts[..., None] + np.arange(vc, dtype=np.int64) * cs
+
+    if (kept & ((np.minimum(starts, ends) < 0) | (np.maximum(starts, ends) >= table.buffer.size))).any():
+        _check_span(table.buffer, np.where(kept[..., None], dest(), 0))  # the first element outside
+    if scatter_atomic_op in (ScatterAtomicOp.NONE, ScatterAtomicOp.ADD) and cs == 1 and rs >= vc:
+        _rows_in_place(table, starts[kept], values[kept], scatter_atomic_op, rs)
+        return
+    writes = dest()
     read = None
     if scatter_atomic_op in (ScatterAtomicOp.MAX, ScatterAtomicOp.MIN) and extreme_read == ExtremeRead.ROW_INDEX_ELEMENT:
-        read = np.broadcast_to((base + rows)[..., None], dest.shape)[kept].reshape(-1)
-    if scatter_atomic_op in (ScatterAtomicOp.NONE, ScatterAtomicOp.ADD) and cs == 1 and rs >= vc and keep is None:
-        _rows_in_place(table, starts.reshape(-1), values.reshape(-1, vc), scatter_atomic_op, rs)
-        return
-    apply_writes(table.buffer, dest[kept].reshape(-1), values[kept].reshape(-1), scatter_atomic_op, read)
+        read = np.broadcast_to((base + rows)[..., None], writes.shape)[kept].reshape(-1)
+    apply_writes(table.buffer, writes[kept].reshape(-1), values[kept].reshape(-1), scatter_atomic_op, read)
 
 
 def _rows_in_place(table: GmView, starts: np.ndarray, values: np.ndarray, atomic: ScatterAtomicOp, rs: int) -> None:

@@ -187,6 +187,29 @@ def test_f16_add_accumulates_in_row_order(target):
 
 
 @pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ("row", "elem"))
+@pytest.mark.parametrize("with_nan", (False, True))
+def test_f16_add_many_writes_to_one_place(target, mode, with_nan):
+    """48 writes to each of two places (more than the kernel's rounds of distinct places): each
+    add still rounds in order; a NaN in src, the table's NaN keeps its bits."""
+    rng = np.random.default_rng(seed("mscatter-many", target, mode, with_nan))
+    src = (rng.standard_normal((48, 16)) * 300).astype(np.float16)
+    if with_nan:
+        src[5, 3], src[9, 3] = np.array([0x7E01, 0xFE02], np.uint16).view(np.float16)
+    table = (rng.standard_normal((4, 16)) * 1000).astype(np.float16)
+    if mode == "row":
+        ids = [1, 3] * 24
+        out = run_row(target, "add", "undefined", src, ids, table, "f16")
+        assert_bits_equal(out, row_golden(target, "add", "undefined", src, ids, table))
+        return
+    idx = np.broadcast_to(np.array([17, 50] * 8, np.int32), (48, 16)).copy()
+    text = scatter_kernel(tile((48, 16), "f16"), tile((48, 16), "i32"), view((4, 16), "f16"),
+                          attrs("elem", "add", "undefined"))
+    out = run(text, target, [src, idx, table])[-1]
+    assert_bits_equal(out, elem_golden(target, "add", "undefined", src, idx, table))
+
+
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", ("f16", "bf16", "f32"))
 def test_add_nan_keeps_the_tables_nan(target, dtype):
     """A NaN sum is the first NaN operand, quieted: the table's (x86's addss under the
