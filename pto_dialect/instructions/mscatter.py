@@ -60,7 +60,7 @@ from pto_dialect.choices import (
 )
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, camel
+from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
 from pto_dialect.instructions.mgather import (
     C0_BYTES,
     FRACTAL_NZ_ROW,
@@ -637,5 +637,6 @@ MSCATTER = Instruction(
     emit=emit,
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset(), how="", refused="MSCATTER writes GM only: no tile output to alias.")},
+    asm=AsmForm(operand_order=(2, 0, 1)),  # `mscatter %mem, %src, %idx : Tm, Ts, Ti`, the docs' type order
     form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
 )
