@@ -25,8 +25,12 @@ import pto_dialect
 
 TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
 
-KERNEL = f"""
-func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>) {{
+def embedding_kernel(name: str, rows: str, body: str) -> str:
+    """A loop over TILES tiles of a table, ids and a GM buffer `rows` of TILES * IDS rows: each
+    iteration loads its IDS ids into %idx, then runs `body` on them, its rows window %rp and
+    the tile %rows."""
+    return f"""
+func.func @{name}(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %{rows}: !pto.ptr<f16>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cids = arith.constant {IDS} : index
@@ -36,22 +40,26 @@ func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<
   %nids = arith.constant {TILES * IDS} : index
   %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
-  %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
+  %rowsv = pto.make_tensor_view %{rows}, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
   %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
   %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
   scf.for %t = %c0 to %ctiles step %c1 {{
     %base = arith.muli %t, %cids : index
     %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
-    %op = pto.partition_view %outv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
+    %rp = pto.partition_view %rowsv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
     pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : !pto.tile_buf<vec, 1x{IDS}xi32>)
-    pto.mgather ins(%tp, %idx : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
-                outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
-    pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
+{body}
   }}
   return
 }}
 """
+
+
+KERNEL = embedding_kernel("embedding", "out", f"""\
+    pto.mgather ins(%tp, %idx : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
+                outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
+    pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%rp : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)""")
 
 
 class Counter(Interpreter.Listener):
@@ -99,11 +107,15 @@ def best_of(n: int, f) -> float:  # noqa: ANN001
     return min(times)
 
 
-def main() -> None:
+def options() -> argparse.Namespace:
     p = argparse.ArgumentParser()
     p.add_argument("--target", default="a2a3")
     p.add_argument("--repeat", type=int, default=5)
-    args = p.parse_args()
+    return p.parse_args()
+
+
+def main() -> None:
+    args = options()
     rng = np.random.default_rng(0)
     table = rng.standard_normal(ROWS * COLS).astype(np.float16)
     ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)

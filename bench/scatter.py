@@ -13,44 +13,17 @@ tiles; each with the copy of the table that interpreter.run also makes.
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
 
 import interpreter
 import pto_dialect
-from run import best_of
+from run import COLS, IDS, ROWS, TILES, best_of, embedding_kernel, options
 
-TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
-
-KERNEL = f"""
-func.func @embedding_backward(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %grads: !pto.ptr<f16>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cids = arith.constant {IDS} : index
-  %ccols = arith.constant {COLS} : index
-  %crows = arith.constant {ROWS} : index
-  %ctiles = arith.constant {TILES} : index
-  %nids = arith.constant {TILES * IDS} : index
-  %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
-  %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
-  %gv = pto.make_tensor_view %grads, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
-  %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
-  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
-  %grad = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
-  scf.for %t = %c0 to %ctiles step %c1 {{
-    %base = arith.muli %t, %cids : index
-    %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
-    %gp = pto.partition_view %gv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
-    pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : !pto.tile_buf<vec, 1x{IDS}xi32>)
-    pto.tload ins(%gp : !pto.partition_tensor_view<{IDS}x{COLS}xf16>) outs(%grad : !pto.tile_buf<vec, {IDS}x{COLS}xf16>)
-    pto.mscatter ins(%grad, %idx : !pto.tile_buf<vec, {IDS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
+KERNEL = embedding_kernel("embedding_backward", "grads", f"""\
+    pto.tload ins(%rp : !pto.partition_tensor_view<{IDS}x{COLS}xf16>) outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>)
+    pto.mscatter ins(%rows, %idx : !pto.tile_buf<vec, {IDS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
                  outs(%tp : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>)
-                 {{coalesce = #pto<coalesce row>, scatterAtomicOp = #pto<scatter_atomic_op add>}}
-  }}
-  return
-}}
-"""
+                 {{coalesce = #pto<coalesce row>, scatterAtomicOp = #pto<scatter_atomic_op add>}}""")
 
 
 def bare_numpy(table: np.ndarray, ids: np.ndarray, grads: np.ndarray) -> np.ndarray:
@@ -69,10 +42,7 @@ def add_at_all(table: np.ndarray, ids: np.ndarray, grads: np.ndarray) -> np.ndar
 
 
 def main() -> None:
-    p = argparse.ArgumentParser()
-    p.add_argument("--target", default="a2a3")
-    p.add_argument("--repeat", type=int, default=5)
-    args = p.parse_args()
+    args = options()
     rng = np.random.default_rng(0)
     table = rng.standard_normal(ROWS * COLS).astype(np.float16)
     ids = rng.integers(0, ROWS, TILES * IDS).astype(np.int32)
