@@ -487,9 +487,12 @@ def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: Sc
 
 
 def _rows_in_place(table: GmView, starts: np.ndarray, values: np.ndarray, atomic: ScatterAtomicOp, rs: int) -> None:
-    """Whole rows at once, through a strided view of the table (the common case: no skipped
-    row, unit column stride, rows that do not overlap): rows are the units of collision and
-    accumulation. `starts` / `values`: every row written, in serial order (iterations first)."""
+    """Whole rows at once, through a strided view of the table (the common case: unit column
+    stride, rows that do not overlap): rows are the units of collision and accumulation.
+    `starts` / `values`: every row written (skipped ones left out), in serial order (iterations
+    first)."""
+    if starts.size == 0:
+        return
     vc = values.shape[-1]
     low, high = int(starts.min()), int(starts.max())
     if ((starts - low) % rs).any():  # iterations on different row grids: element by element

@@ -161,6 +161,16 @@ def test_row_store_collisions_last_wins(target, oob):
     assert_bits_equal(out[3], src[2])
 
 
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", ("none", "add"))
+def test_row_every_index_skipped(target, op):
+    """scatterOob = skip with every index out of range: nothing is written."""
+    src = np.ones((4, 8), np.float32)
+    table = np.full((6, 8), 0.25, np.float32)
+    out = run_row(target, op, "skip", src, [6, 9, -1, 100], table, "f32")
+    assert_bits_equal(out, table)
+
+
 @pytest.mark.parametrize("target,op,dtype", [(t, o, d) for t in TARGETS for o, ds in ATOMIC_TYPES[t].items() for d in ds])
 def test_row_atomic(target, op, dtype):
     """Every atomic op and type each target takes, with repeated rows (an f16 / bf16 add rounds
