@@ -30,7 +30,32 @@ import pto_dialect
 
 TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
 
-VIEWS = f"""
+def embedding_kernel(name: str, rows: str, body: str, ptoas: bool = False) -> str:
+    """A loop over TILES tiles of a table, ids and a GM buffer `rows` of TILES * IDS rows: each
+    iteration loads its IDS ids into %idx, then runs `body` on them, its rows window %rp and
+    the tile %rows. `ptoas`: as PTOAS writes it, the tiles allocated with `addr =` inside
+    `pto.section.vector`; else before the loop, without addresses."""
+    idx, tile = f"!pto.tile_buf<vec, 1x{IDS}xi32>", f"!pto.tile_buf<vec, {IDS}x{COLS}xf16>"
+    allocs = (
+        f"  %a0 = arith.constant 0 : i64\n  %a256 = arith.constant 256 : i64\n"
+        f"  %idx = pto.alloc_tile addr = %a0 : {idx}\n  %rows = pto.alloc_tile addr = %a256 : {tile}"
+        if ptoas
+        else f"  %idx = pto.alloc_tile : {idx}\n  %rows = pto.alloc_tile : {tile}"
+    )
+    loop = f"""\
+  scf.for %t = %c0 to %ctiles step %c1 {{
+    %base = arith.muli %t, %cids : index
+    %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
+    %rp = pto.partition_view %rowsv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
+    pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : {idx})
+{body}
+  }}"""
+    section = f"{allocs}\n{loop}"
+    if ptoas:
+        section = "  pto.section.vector {\n" + section + "\n  }"
+    kind = " attributes {pto.kernel_kind = #pto.kernel_kind<vector>}" if ptoas else ""
+    return f"""
+func.func @{name}(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %{rows}: !pto.ptr<f16>){kind} {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %cids = arith.constant {IDS} : index
@@ -40,49 +65,20 @@ VIEWS = f"""
   %nids = arith.constant {TILES * IDS} : index
   %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
-  %outv = pto.make_tensor_view %out, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
+  %rowsv = pto.make_tensor_view %{rows}, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %tp = pto.partition_view %tab, offsets = [%c0, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf16>
+{section}
+  return
+}}
 """
 
-LOOP = f"""
-  scf.for %t = %c0 to %ctiles step %c1 {{
-    %base = arith.muli %t, %cids : index
-    %ip = pto.partition_view %idv, offsets = [%c0, %base], sizes = [%c1, %cids] : !pto.tensor_view<?x?xi32>
-    %op = pto.partition_view %outv, offsets = [%base, %c0], sizes = [%cids, %ccols] : !pto.tensor_view<?x?xf16>
-    pto.tload ins(%ip : !pto.partition_tensor_view<1x{IDS}xi32>) outs(%idx : !pto.tile_buf<vec, 1x{IDS}xi32>)
+
+GATHER = f"""\
     pto.mgather ins(%tp, %idx : !pto.partition_tensor_view<{ROWS}x{COLS}xf16>, !pto.tile_buf<vec, 1x{IDS}xi32>)
                 outs(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob clamp>}}
-    pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%op : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)
-  }}
-"""
-
-SIGNATURE = "func.func @embedding(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f16>)"
-
-KERNEL = f"""
-{SIGNATURE} {{
-{VIEWS}
-  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x{IDS}xi32>
-  %rows = pto.alloc_tile : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
-{LOOP}
-  return
-}}
-"""
-
-PTOAS_KERNEL = f"""
-module {{
-{SIGNATURE} attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
-{VIEWS}
-  pto.section.vector {{
-    %a0 = arith.constant 0 : i64
-    %a256 = arith.constant 256 : i64
-    %idx = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 1x{IDS}xi32>
-    %rows = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, {IDS}x{COLS}xf16>
-{LOOP}
-  }}
-  return
-}}
-}}
-"""
+    pto.tstore ins(%rows : !pto.tile_buf<vec, {IDS}x{COLS}xf16>) outs(%rp : !pto.partition_tensor_view<{IDS}x{COLS}xf16>)"""
+KERNEL = embedding_kernel("embedding", "out", GATHER)
+PTOAS_KERNEL = embedding_kernel("embedding", "out", GATHER, ptoas=True)
 
 
 class Counter(Interpreter.Listener):
@@ -130,11 +126,15 @@ def best_of(n: int, f) -> float:  # noqa: ANN001
     return min(times)
 
 
-def main() -> None:
+def options() -> argparse.Namespace:
     p = argparse.ArgumentParser()
     p.add_argument("--target", default="a2a3")
     p.add_argument("--repeat", type=int, default=5)
-    args = p.parse_args()
+    return p.parse_args()
+
+
+def main() -> None:
+    args = options()
     rng = np.random.default_rng(0)
     table = rng.standard_normal(ROWS * COLS).astype(np.float16)
     ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)

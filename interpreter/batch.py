@@ -6,7 +6,11 @@ Independent, decided at run time from the actual addresses of every iteration:
 - no `iter_args`: the induction variable is the only value that changes between iterations;
 - GM: no element one iteration writes is read or written by another (iteration windows with
   disjoint spans, else compared element by element); a buffer read at data-dependent places
-  (an MGATHER table) is not written in the loop;
+  (an MGATHER table) is not written in the loop; a buffer written at data-dependent places (an
+  MSCATTER table) is touched by nothing else in the loop (no other access, no other buffer
+  sharing its memory): its one op then takes every iteration's writes and applies them in the
+  serial order, iteration after iteration, so colliding writes of different iterations land
+  (or accumulate, rounding after each add) as they would one iteration at a time;
 - UB: an element an iteration reads before writing it is written by no iteration (so each
   iteration sees its pre-loop value), and the tiles the loop writes overlap no other tile it uses.
 Anything else (another op in the body, a view whose shape varies, a fault in the index math)
@@ -203,13 +207,14 @@ def _gm_independent(prints: list[Footprint], count: int) -> bool:
     """No GM element one iteration writes is read or written by another."""
     accesses: dict[int, list[tuple[GmView, bool]]] = {}
     gathered: set[int] = set()
+    scattered: set[int] = set()
     for fp in prints:
         for view, write, at_data in fp.views:
-            if at_data and isinstance(view.offset, np.ndarray):
+            if at_data and not write and isinstance(view.offset, np.ndarray):
                 return False  # a gather table that moves: its kernels take one base
             accesses.setdefault(id(view.buffer), []).append((view, write))
             if at_data:
-                gathered.add(id(view.buffer))
+                (scattered if write else gathered).add(id(view.buffer))
     buffers = {key: views[0][0].buffer for key, views in accesses.items()}
     for key, views in accesses.items():
         if not any(write for _, write in views):
@@ -218,7 +223,26 @@ def _gm_independent(prints: list[Footprint], count: int) -> bool:
             return False
         if any(k != key and np.may_share_memory(buffers[key], other) for k, other in buffers.items()):
             return False
+        if key in scattered:
+            if len(views) > 1:
+                return False  # another op's accesses would move relative to the scatter's
+            continue  # its kernel applies the writes in serial order, iterations outermost
         if not _windows_disjoint(views, count):
+            return False
+    return True
+
+
+def _scatters_see_iterations(prints: list[Footprint], uses: list[_TileUse]) -> bool:
+    """Every op writing GM at data-dependent places gets an operand with the iteration axis (a
+    tile the loop writes, or a view that moves), so its one call applies every iteration's
+    writes; one that scatters the same tile to the same place each time runs serially."""
+    written = {id(use.tile) for use in uses if use.written.any()}
+    for fp in prints:
+        if not any(write and at_data for _, write, at_data in fp.views):
+            continue
+        if not any(isinstance(v.offset, np.ndarray) for v, _, _ in fp.views) and not any(
+            id(t) in written for t, _, _ in fp.tiles
+        ):
             return False
     return True
 
@@ -363,7 +387,7 @@ def run_batched(
                 batched[s] = varying
         prints = [_footprint(step.op, [slots[s] for s in step.operands]) for step in data]
         uses = _tile_uses(prints)
-        if uses is None or not _gm_independent(prints, count):
+        if uses is None or not _gm_independent(prints, count) or not _scatters_see_iterations(prints, uses):
             return False
         written = [use for use in uses if use.written.any()]
         forwarded = {id(use): _store_target(use, data, prints, count) for use in written}

@@ -56,6 +56,25 @@ class GatherExec(StrEnum):
     SIMT = "simt"
 
 
+class ScatterAtomicOp(StrEnum):
+    NONE = "none"
+    ADD = "add"
+    MAX = "max"
+    MIN = "min"
+
+
+class ScatterOob(StrEnum):
+    UNDEFINED = "undefined"
+    SKIP = "skip"
+    CLAMP = "clamp"
+    WRAP = "wrap"
+
+
+class ScatterConflict(StrEnum):
+    DEFAULT = "default"
+    LAST = "last"
+
+
 class CmpMode(StrEnum):
     EQ = "eq"
     NE = "ne"
@@ -132,6 +151,27 @@ class GatherExecAttr(EnumAttribute[GatherExec], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_attr_definition
+class ScatterAtomicOpAttr(EnumAttribute[ScatterAtomicOp], SpacedOpaqueSyntaxAttribute):
+    """`#pto<scatter_atomic_op none|add|max|min>`: how MSCATTER combines with the table."""
+
+    name = "pto.scatter_atomic_op"
+
+
+@irdl_attr_definition
+class ScatterOobAttr(EnumAttribute[ScatterOob], SpacedOpaqueSyntaxAttribute):
+    """`#pto<scatter_oob undefined|skip|clamp|wrap>`: MSCATTER's out-of-bounds policy."""
+
+    name = "pto.scatter_oob"
+
+
+@irdl_attr_definition
+class ScatterConflictAttr(EnumAttribute[ScatterConflict], SpacedOpaqueSyntaxAttribute):
+    """`#pto<scatter_conflict default|last>`: which of MSCATTER's colliding writes survives (a5)."""
+
+    name = "pto.scatter_conflict"
+
+
+@irdl_attr_definition
 class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
     """`#pto<cmp eq|ne|lt|le|gt|ge>`: compare-form TGATHER's comparison."""
 
@@ -164,6 +204,9 @@ ATTRIBUTES = [
     CoalesceAttr,
     GatherOobAttr,
     GatherExecAttr,
+    ScatterAtomicOpAttr,
+    ScatterOobAttr,
+    ScatterConflictAttr,
     CmpModeAttr,
     GmLayoutAttr,
     KernelKindAttr,

@@ -102,6 +102,7 @@ class IndexRead(Choice):
 
     SIGNED_64 = "signed_64", "index sign-extended to 64 bits, then bounds-checked as unsigned"
     UNSIGNED_32 = "unsigned_32", "index read as 32-bit unsigned"
+    UNSIGNED_OWN_WIDTH = "unsigned_own_width", "index read as unsigned of its own width"
 
 
 IndexReadAttr = choice_attr(IndexRead, "index_read")
@@ -223,8 +224,12 @@ ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
 
 
 class NanPolicy(Choice):
-    FIRST_STICKS = "first_sticks", "a NaN in row 0 sticks, later NaNs never win"
+    """How an arg-reduction's search meets a NaN."""
+
+    FIRST_STICKS = "first_sticks", "a NaN in the first position sticks, later NaNs never win"
     PROPAGATES = "propagates", "every NaN replaces the index"
+    FIRST_NAN_WINS = "first_nan_wins", "the first NaN wins (a NaN-propagating reduction)"
+    NAN_CHUNK_SKIPPED = "nan_chunk_skipped", "a 256-byte chunk holding a NaN never wins (per-chunk reduction, strict compare across chunks)"
 
 
 NanPolicyAttr = choice_attr(NanPolicy, "nan")
@@ -258,3 +263,59 @@ class PrintRegion(Choice):
 
 
 PrintRegionAttr = choice_attr(PrintRegion, "print_region")
+# TSCATTER
+
+
+class DstFill(Choice):
+    """What a scatter writes into its dst tile besides the scattered elements."""
+
+    WHOLE_TILE_ZERO = "whole_tile_zero", "the whole dst tile is zeroed first"
+    NONE = "none", "only the scattered elements (and the mask form's zeros between them) are written"
+
+
+DstFillAttr = choice_attr(DstFill, "dst_fill")
+
+
+class ScatterWinner(Choice):
+    """Which write survives where scattered indices collide."""
+
+    LAST_IN_ORDER = "last_in_order", "the last write in the target's order wins"
+    LOWEST_LANE = "lowest_lane", "the lowest lane of a vscatter wins, later vscatters overwrite"
+    UNORDERED = "unordered", "colliding writes of one call are a run-time error: the winner is up to the warp scheduler"
+
+
+ScatterWinnerAttr = choice_attr(ScatterWinner, "scatter_winner")
+
+
+class MaskSource(Choice):
+    """Which src elements a row-axis mask scatter places in each dst row."""
+
+    ROW = "row", "dst row i takes src row i"
+    STORAGE_STREAM = "storage_stream", "dst rows take src's storage in order, padding columns included"
+
+
+MaskSourceAttr = choice_attr(MaskSource, "mask_source")
+
+
+# ---------------------------------------------------------------------------
+# MSCATTER
+
+
+class WriteOrder(Choice):
+    """The order in which a scatter's writes (and atomic updates) reach the table."""
+
+    ROW_MAJOR = "row_major", "writes in row-major order of src"
+    BLOCK_COLUMNS = "block_columns", "writes by column blocks of C0 elements, row-major inside a block"
+
+
+WriteOrderAttr = choice_attr(WriteOrder, "write_order")
+
+
+class ExtremeRead(Choice):
+    """What an atomic max / min compares src with."""
+
+    DESTINATION = "destination", "max/min against the destination element"
+    ROW_INDEX_ELEMENT = "row_index_element", "row-mode max/min against the table element at the row index (the simulator's base[idx])"
+
+
+ExtremeReadAttr = choice_attr(ExtremeRead, "extreme_read")

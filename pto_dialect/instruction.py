@@ -117,6 +117,9 @@ class AsmForm:
     or None where the spelling does not apply."""
     omits_operand_type: Callable[[PtoInstructionOp], bool] | None = None
     """Whether the printer may use that short spelling for an op."""
+    operand_order: tuple[int, ...] = ()
+    """The SSA spelling's operands in the order the assembly form writes them (their
+    positions in the SSA list); empty: the same order."""
 
 
 CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]

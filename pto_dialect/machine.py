@@ -286,7 +286,9 @@ class Footprint(NamedTuple):
     tiles: list[tuple[Tile, bool, np.ndarray | None]]
     """(tile, written?, storage elements; None = any element), reads before writes."""
     views: list[tuple[GmView, bool, bool]]
-    """(view, written?, read at data-dependent places of its whole buffer?)."""
+    """(view, written?, read or written at data-dependent places of its whole buffer?). A
+    kernel that writes at data-dependent places takes a leading iteration axis as the outer
+    serial order (interpreter/batch.py)."""
 
 
 def rect(tile: Tile, rows: int, cols: int) -> np.ndarray:

@@ -14,6 +14,7 @@ from pto_dialect import make_context
 from pto_dialect.asm import print_asm, read_asm
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.instructions.mgather import MGatherOp
+from pto_dialect.instructions.mscatter import MScatterOp
 from pto_dialect.parser import verify_located
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,6 +34,19 @@ def test_reader_fills_in_the_short_form():
     (op,) = [o for o in module.walk() if isinstance(o, MGatherOp)]
     assert op.coalesce is not None and op.coalesce.data == "row" and op.gather_oob is None
     assert [a.name_hint for a in op.parent_block().args] == ["m", "i"]
+
+
+def test_reader_takes_mscatter_table_first():
+    """`mscatter %t, %s, %i : Tt, Ts, Ti` (the docs' type order) is `pto.mscatter %s, %i, %t`:
+    no result, no `->`, and the function returns nothing."""
+    module = read(
+        "mscatter %t, %s, %i {coalesce = #pto<coalesce row>} : !pto.memref<64x32xf16>, !pto.tile<vec, 8x32xf16>, "
+        "!pto.tile<vec, 1x8xi32>\n"
+    )
+    (op,) = [o for o in module.walk() if isinstance(o, MScatterOp)]
+    assert [v.name_hint for v in (op.src, op.idx, op.mem)] == ["s", "i", "t"] and not op.results
+    assert [a.name_hint for a in op.parent_block().args] == ["t", "s", "i"]
+    assert print_asm(module).startswith("mscatter %t, %s, %i {coalesce = #pto<coalesce row>} : !pto.memref<64x32xf16>")
 
 
 def test_canonical_file_round_trips():

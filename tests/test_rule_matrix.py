@@ -14,6 +14,12 @@ the rule tables (`targets/`):
               (mask: cpu any same-size pair, a2a3 2/4 bytes, a5 1/2/4/8 bytes),
               §2.3 (compare: no cpu form; a2a3 f16/f32, i32 with EQ; a5
               i8/u8/i16/u16/i32/u32/f16/f32).
+  trowargmin  pto-isa's TROWARGMIN.md (a2a3 half/float/int16/int32, a5 any 2/4-byte) and the
+              simulator's CheckArgTiles (any integer, half, bfloat16, float; both forms).
+  mscatter    pto-isa's MSCATTER.md "Supported data types" (cpu and a2a3 the 1/2/4-byte list, a5 also
+              fp8/hif8).
+  tscatter    pto-isa's TSCATTER.md (index and mask forms: the 1/2/4-byte list; 16-bit indexes
+              for 1/2-byte data), the simulator's TScatter.hpp (mask form 2/4-byte only).
   tcolargmin  semantics.md §3 (cpu any integer/f16/bf16/f32, a2a3 f16/u16/f32/u32,
               a5 any 1/2/4-byte; value+index: no 1-byte src, 2-byte src takes
               16-bit indices on the NPUs and 32-bit ones on cpu); spec/tcolargmin.md.
@@ -83,6 +89,19 @@ ACCEPTED: dict[tuple[str, str], str] = {
     ("tcolargmax_value", "cpu"): B16_B32,
     ("tcolargmax_value", "a2a3"): "ui16 ui32 f16 f32",
     ("tcolargmax_value", "a5"): B16_B32,
+    # TROWARGMIN.md: "half, float, int32_t, int16_t (A2A3). On A5 any 2-/4-byte source"; the
+    # simulator's CheckArgTiles: "integral, half, bfloat16_t, or float" (no width rule in either form)
+    **{(f"{name}_{form}", target): types for name in ("trowargmin", "trowargmax") for form in ("index", "value")
+       for target, types in (("cpu", STD), ("a2a3", "i16 i32 f16 f32"), ("a5", B16_B32))},
+    # TSCATTER.md "Implementation checks": index and mask forms "int32_t, int16_t, int8_t, half,
+    # float32_t, uint32_t, uint16_t, uint8_t, bfloat16_t" (a5 also 64-bit); the simulator's mask
+    # form "src element type must be 16 or 32-bit wide", its index form any type
+    **{("tscatter_index", target): STD for target in ("cpu", "a2a3", "a5")},
+    # MSCATTER.md "Supported data types": CPU and A2/A3 "int8_t ... bfloat16_t, float"; A5 the same
+    # "+ hifloat8_t, float8_e4m3_t, float8_e5m2_t"
+    **{(f"mscatter_{mode}", target): types for mode in ("row", "elem")
+       for target, types in (("cpu", STD), ("a2a3", STD), ("a5", ALL))},
+    **{("tscatter_mask_row", target): types for target, types in (("cpu", B16_B32), ("a2a3", STD), ("a5", STD))},
 }
 
 DISAGREEMENTS: dict[tuple[str, str, str], str] = {
@@ -167,6 +186,46 @@ def col_arg_value(name: str):  # noqa: ANN201
     return form
 
 
+def row_arg_index(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        s, i = tile("16x32", t), tile("16x1", "i32", ", blayout=col_major")
+        return func([("s", s), ("i", i)], f"pto.{name} ins(%s : {s}) outs(%i : {i})")
+
+    return form
+
+
+def row_arg_value(name: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        it = tcolargmin_value_index_dtype(t, target) if BYTES[t] != 1 else "i32"
+        s, v, i = tile("16x32", t), tile("16x1", t, ", blayout=col_major"), tile("16x1", it, ", blayout=col_major")
+        return func([("s", s), ("v", v), ("i", i)], f"pto.{name} ins(%s : {s}) outs(%v, %i : {v}, {i})")
+
+    return form
+
+
+def mscatter(mode: str):  # noqa: ANN201
+    def form(t: str, target: str) -> str:
+        s, i = tile("8x32", t), tile("1x8", "i32") if mode == "row" else tile("8x32", "i32")
+        m = f"!pto.partition_tensor_view<64x32x{t}>" if mode == "row" else f"!pto.partition_tensor_view<1x2048x{t}>"
+        op = f"pto.mscatter ins(%s, %i : {s}, {i}) outs(%m : {m}) {{coalesce = #pto<coalesce {mode}>}}"
+        return func([("s", s), ("i", i), ("m", m)], op)
+
+    return form
+
+
+def tscatter_index(t: str, target: str) -> str:
+    """16-bit indexes for 1/2-byte data, 32-bit for 4-byte (TSCATTER.md)."""
+    it = "i16" if BYTES[t] <= 2 else "i32"
+    s, i, d = tile("8x32", t), tile("8x32", it), tile("8x32", t)
+    return func([("s", s), ("i", i), ("d", d)], f"pto.tscatter ins(%s, %i : {s}, {i}) outs(%d : {d})")
+
+
+def tscatter_mask_row(t: str, target: str) -> str:
+    s, d = tile("8x32", t), tile("8x64", t)
+    op = f'pto.tscatter ins(%s, {{maskPattern = #pto.mask_pattern<P0101>}} : {s}, "row") outs(%d : {d})'
+    return func([("s", s), ("d", d)], op)
+
+
 FORMS = {
     "mgather_row": mgather_row,
     "mgather_elem": mgather_elem,
@@ -177,6 +236,14 @@ FORMS = {
     "tcolargmin_value": col_arg_value("tcolargmin"),
     "tcolargmax_index": col_arg_index("tcolargmax"),
     "tcolargmax_value": col_arg_value("tcolargmax"),
+    "trowargmin_index": row_arg_index("trowargmin"),
+    "trowargmin_value": row_arg_value("trowargmin"),
+    "trowargmax_index": row_arg_index("trowargmax"),
+    "trowargmax_value": row_arg_value("trowargmax"),
+    "mscatter_row": mscatter("row"),
+    "mscatter_elem": mscatter("elem"),
+    "tscatter_index": tscatter_index,
+    "tscatter_mask_row": tscatter_mask_row,
 }
 
 

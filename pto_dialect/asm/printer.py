@@ -61,7 +61,7 @@ def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
             op, f"has no PTO assembly form (which has the SSA instructions {_INSTRUCTIONS}){_fitting(function)}"
         )
     assert isinstance(op, PtoInstructionOp)
-    if op.is_dps:
+    if op.outs:
         raise PtoError.at_op(op, "is in DPS form; the PTO assembly form writes instructions in SSA form")
     return op
 
@@ -83,17 +83,16 @@ def _instruction(op: PtoInstructionOp, names: _Names) -> str:
     assert form is not None
     attrs = {k: v for k, v in op.printed_attributes().items() if form.implied.get(k) != v}
     short = form.omits_operand_type is not None and form.omits_operand_type(op)
-    in_types = [op.ins[0].type] if short else [v.type for v in op.ins]
+    ins = [op.ins[k] for k in form.operand_order] if form.operand_order else list(op.ins)
+    in_types = [ins[0].type] if short else [v.type for v in ins]
     results = ", ".join(names(r) for r in op.results)  # names in order of appearance
-    text = f"{results} = {mnemonic} " + ", ".join(names(v) for v in op.ins)
+    text = (f"{results} = " if results else "") + f"{mnemonic} " + ", ".join(names(v) for v in ins)
     if attrs:
         text += " " + _attr_dict(attrs)
-    return (
-        f"{text} : "
-        + ", ".join(spell_type(t) for t in in_types)
-        + " -> "
-        + ", ".join(spell_type(r.type) for r in op.results)
-    )
+    text += " : " + ", ".join(spell_type(t) for t in in_types)
+    if op.results:
+        text += " -> " + ", ".join(spell_type(r.type) for r in op.results)
+    return text
 
 
 def _attr_dict(attrs: dict[str, Attribute]) -> str:

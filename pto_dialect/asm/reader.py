@@ -5,7 +5,9 @@ A file becomes one `func.func`, named after the file (`function_name`, by defaul
 - its arguments are the names used before they are defined, in order of first use,
   typed by the instruction that first uses them;
 - each instruction becomes its SSA op: `%d = mgather %m, %i : Tm, Ti -> Td` is
-  `%d = pto.mgather %m, %i {coalesce = #pto<coalesce row>} : (Tm, Ti) -> Td`;
+  `%d = pto.mgather %m, %i {coalesce = #pto<coalesce row>} : (Tm, Ti) -> Td`, and
+  `mscatter %m, %s, %i : Tm, Ts, Ti` is `pto.mscatter %s, %i, %m : (Ts, Ti, Tm) -> ()`
+  (operands reordered as its AsmForm says);
 - it returns the results that no later instruction uses, in order of definition.
 
 Short spellings are filled in as forms.py says. Types and attribute values are
@@ -113,6 +115,8 @@ class _Reader:
         message = f"expected {_describe(expected)}, found {found}"
         if self.input.content.startswith("pto.", start):
             message += " (the assembly form writes instructions without the `pto.` prefix)"
+        elif found == "'->'":  # only an instruction without results stops before `->`
+            message += " (an instruction without results names no result types)"
         return self.error(start, end, message)
 
     # -- reading ----------------------------------------------------------------
@@ -136,31 +140,36 @@ class _Reader:
         return ModuleOp([function])
 
     def instruction(self, tree: Tree) -> None:
-        results, opcode, operands, *rest = tree.children
-        attributes = rest[0] if len(rest) == 3 else None
-        operand_types, result_types = rest[-2:]
-        assert isinstance(results, Tree) and isinstance(opcode, Token)
-        assert isinstance(operands, Tree) and isinstance(operand_types, Tree)
-        assert isinstance(result_types, Tree)
+        children = {child.data: child for child in tree.children if isinstance(child, Tree)}
+        (opcode,) = [child for child in tree.children if isinstance(child, Token)]
+        operands = children["operands"]
+        operand_types = children.get("operand_types") or children["written_types"]
+        attributes = children.get("attributes")
 
-        result_tokens = _tokens(results)
+        result_tokens = _tokens(children["results"]) if "results" in children else []
         operand_tokens = _tokens(operands)
-        out_types = [self.type(t) for t in _tokens(result_types)]
-        if len(out_types) != len(result_tokens):
-            raise self.error_at(
-                _tokens(result_types)[0],
-                f"expected {_count(len(result_tokens), 'result type')}, one per result, found {len(out_types)}",
-            )
+        out_types = []
+        if "result_types" in children:
+            out_types = [self.type(t) for t in _tokens(children["result_types"])]
+            if len(out_types) != len(result_tokens):
+                raise self.error_at(
+                    _tokens(children["result_types"])[0],
+                    f"expected {_count(len(result_tokens), 'result type')}, one per result, found {len(out_types)}",
+                )
         form = INSTRUCTIONS[str(opcode)].asm
         assert form is not None
         attrs = dict(form.implied)
         if attributes is not None:
             attrs |= self.attribute_dict(attributes)
         in_types = self.operand_types(str(opcode), operand_tokens, _tokens(operand_types), out_types, attrs)
-        ins = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types, strict=True)]
+        written = [self.use(name, type_) for name, type_ in zip(operand_tokens, in_types, strict=True)]
+        ins = written
+        if form.operand_order and len(written) == len(form.operand_order):
+            ins = [written[form.operand_order.index(k)] for k in range(len(written))]
 
         op = INSTRUCTIONS[str(opcode)].op.from_parts(ins, [], out_types, attrs)
-        op.location = self.location(result_tokens[0].line, result_tokens[0].column)
+        first = result_tokens[0] if result_tokens else opcode
+        op.location = self.location(first.line, first.column)
         self.block.add_op(op)
         for token, result in zip(result_tokens, op.results, strict=True):
             self.define(token, result)

@@ -16,13 +16,19 @@ from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE
+from pto_dialect.instructions.tscatter import TSCATTER
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN
 
-REGISTRY: tuple[Instruction, ...] = (TLOAD, TSTORE, MGATHER, TGATHER, TCOLARGMIN, TCOLARGMAX, TPRINT)
+REGISTRY: tuple[Instruction, ...] = (
+    TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
+)
 """Every instruction, in the order docs and reports list them."""
 
 

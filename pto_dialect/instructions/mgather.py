@@ -225,7 +225,7 @@ def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], t
         f"got {layout.value}",
     )
     if layout == GmLayout.NZ:
-        _check_nz_table(dst, table)
+        check_nz_table(dst, table)
     else:
         require(
             dst.blayout in rules.dst_blayouts and dst.slayout == "none_box",
@@ -238,7 +238,7 @@ def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], t
             if known(dim):
                 require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
     if coalesce == Coalesce.ROW:
-        _check_row_index(rules, dst, idx)
+        check_row_index(rules, dst, idx)
         if rules.packed_table_rows and known(table.shape5[4], dst.valid_col):
             require(
                 table.shape5[4] == dst.valid_col,
@@ -253,7 +253,7 @@ def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], t
                 f"for {table.shape[-1]} cols",
             )
     else:
-        _check_elem_index(dst, idx)
+        check_elem_index(dst, idx)
 
 
 def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
@@ -266,7 +266,7 @@ def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
     )
 
 
-def _check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> None:
+def check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> None:
     """[1, R] in a row-major tile or [R, 1] in a col-major one (as each target allows)."""
     r, ir, ic = dst.valid_row, idx.valid_row, idx.valid_col
     forms = {"1xR": ("row_major", ir, ic, f"[1, {dim_text(r)}]"), "Rx1": ("col_major", ic, ir, f"[{dim_text(r)}, 1]")}
@@ -276,10 +276,10 @@ def _check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> Non
     for blayout, one, length, _ in allowed:
         if idx.blayout == blayout and (not known(one) or one == 1) and (not known(length, r) or length == r):
             return
-    raise RuleViolation(f"expects row-coalesce idx valid shape {wanted} (R = dst valid rows), got {found}")
+    raise RuleViolation(f"expects row-coalesce idx valid shape {wanted} (R = {dst.role} valid rows), got {found}")
 
 
-def _check_elem_index(dst: TileFacts, idx: TileFacts | ViewFacts) -> None:
+def check_elem_index(dst: TileFacts, idx: TileFacts | ViewFacts) -> None:
     if isinstance(idx, ViewFacts):
         ir, ic = idx.shape5[3], idx.shape5[4]
     else:
@@ -288,15 +288,15 @@ def _check_elem_index(dst: TileFacts, idx: TileFacts | ViewFacts) -> None:
         if known(i, d):
             require(
                 i == d,
-                f"expects elem-coalesce idx valid {name} to equal dst valid {name}, got {i} and {d}",
+                f"expects elem-coalesce idx valid {name} to equal {dst.role} valid {name}, got {i} and {d}",
             )
 
 
-def _check_nz_table(dst: TileFacts, table: ViewFacts) -> None:
+def check_nz_table(dst: TileFacts, table: ViewFacts) -> None:
     c0 = C0_BYTES // dst.elem.bytes
     require(
         dst.loc == "vec" and dst.is_nz,
-        "expects dst to be NZ (blayout=col_major, slayout=row_major, fractal=512) "
+        f"expects {dst.role} to be NZ (blayout=col_major, slayout=row_major, fractal=512) "
         f"for an NZ table, got {dst.layout_text()}",
     )
     s3, s4 = table.shape5[3], table.shape5[4]
@@ -310,11 +310,11 @@ def _check_nz_table(dst: TileFacts, table: ViewFacts) -> None:
 def _check_nz_tile(dst: TileFacts, c0: int) -> None:
     require(
         dst.cols % c0 == 0,
-        f"expects dst padded cols to be a multiple of {c0} (C0 = 32 / sizeof(T)), got {dst.cols}",
+        f"expects {dst.role} padded cols to be a multiple of {c0} (C0 = 32 / sizeof(T)), got {dst.cols}",
     )
     require(
         dst.rows % FRACTAL_NZ_ROW == 0,
-        f"expects dst padded rows to be a multiple of {FRACTAL_NZ_ROW} (FRACTAL_NZ_ROW), got {dst.rows}",
+        f"expects {dst.role} padded rows to be a multiple of {FRACTAL_NZ_ROW} (FRACTAL_NZ_ROW), got {dst.rows}",
     )
 
 
@@ -345,7 +345,7 @@ def _check_gm_to_l1(
                 have >= need,
                 f"expects GM->L1 mgather scratch to hold at least Rows * Cols = {need} elements, got {have}",
             )
-        _check_elem_index(dst, idx)
+        check_elem_index(dst, idx)
     else:
         require(scratch is None, "expects GM->L1 mgather with coalesce=row to omit the scratch operand")
 
@@ -379,11 +379,13 @@ def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
 
 
 def widen(idx: np.ndarray, read: IndexRead) -> np.ndarray:
-    """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend) or
-    reinterpreted as uint32."""
+    """Indices as the target reads them, unsigned: 64-bit (signed values sign-extend), or
+    reinterpreted as uint32 or as unsigned of their own width."""
     match read:
         case IndexRead.SIGNED_64:
             return idx.astype(np.int64).view(np.uint64)
+        case IndexRead.UNSIGNED_OWN_WIDTH:
+            return idx.view(f"u{idx.dtype.itemsize}")
         case IndexRead.UNSIGNED_32 if idx.dtype.itemsize == 4:
             return idx.view(np.uint32)
         case IndexRead.UNSIGNED_32:
@@ -410,13 +412,15 @@ def table_capacity(which: Capacity, table: GmView) -> int:
 _UNSIGNED_MAX = {4: 0xFFFFFFFF, 8: 0xFFFFFFFFFFFFFFFF}
 
 
-def remap(u: np.ndarray, cap: int, oob: GatherOob, entry_dims: int) -> tuple[np.ndarray, np.ndarray | None]:
+def remap(u: np.ndarray, cap: int, oob: GatherOob, entry_dims: int, tile: str = "dst",
+          policy: str = "gatherOob") -> tuple[np.ndarray, np.ndarray | None]:
     """Apply the OOB policy: (in-range indices, mask of entries to keep; None = all).
 
-    `u` has `entry_dims` trailing axes: 1 (row mode: one index per dst row) or 2 (elem
-    mode: idx[r, c]), after an iteration axis when batched."""
+    `u` has `entry_dims` trailing axes: 1 (row mode: one index per row of the data tile,
+    `tile`) or 2 (elem mode: idx[r, c]), after an iteration axis when batched; `policy` names
+    the attribute in the message (MSCATTER's scatterOob)."""
     if cap <= 0:
-        raise RuntimeFault("the table has no rows to gather from (capacity 0)")
+        raise RuntimeFault("the table has no rows (capacity 0)")
     if cap > _UNSIGNED_MAX[u.dtype.itemsize]:  # every index is in range
         return u, None
     cap_u = u.dtype.type(cap)
@@ -433,11 +437,11 @@ def remap(u: np.ndarray, cap: int, oob: GatherOob, entry_dims: int) -> tuple[np.
     inside = u < cap_u
     if not inside.all():
         iteration, where = first_failing(~inside, u.ndim - entry_dims)
-        place = f"for dst row {where[0]}" if entry_dims == 1 else f"at idx[{where[0]}, {where[1]}]"
+        place = f"for {tile} row {where[0]}" if entry_dims == 1 else f"at idx[{where[0]}, {where[1]}]"
         value = u[(iteration, *where) if iteration is not None else where]
         raise RuntimeFault(
             f"index {int(value)} {place} is out of bounds for a table capacity of {cap} "
-            "(gatherOob = undefined)",
+            f"({policy} = undefined)",
             iteration,
         )
     return u, None

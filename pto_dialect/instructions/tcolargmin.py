@@ -14,6 +14,7 @@ instruction with the comparison reversed: this module holds what they share.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from math import ceil
@@ -98,19 +99,25 @@ class TmpAdded(StrEnum):
 
 
 @dataclass(frozen=True)
-class ColArgReduceRules:
-    """One target's TCOLARGMIN / TCOLARGMAX rules."""
+class ArgReduceTypes:
+    """What one target's rule row of an arg-reduction (row or column) says on element types and tmp."""
 
     src_types: frozenset[str]
     index_types: frozenset[str]
     """dstIdx element types, index-only form."""
     value_index_types_by_src_bytes: dict[int, frozenset[str]]
     """dstIdx element types with a dstVal, per src element width (absent width: rejected)."""
+    implicit_tmp: TmpAdded
+    note: str
+
+
+@dataclass(frozen=True)
+class ColArgReduceRules(ArgReduceTypes):
+    """One target's TCOLARGMIN / TCOLARGMAX rules."""
+
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
     """tmp holds src-typed values and must be large enough (a2a3)."""
-    implicit_tmp: TmpAdded
-    note: str
 
 
 REPEAT_BYTES = 256
@@ -136,13 +143,7 @@ def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) 
     for t in outs:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
-        if known(t.valid_row):
-            require(t.valid_row == 1, f"expects {t.role} valid_shape[0] to be 1, got {t.valid_row}")
-        if known(t.valid_col, src.valid_col):
-            require(
-                t.valid_col == src.valid_col,
-                f"expects src and {t.role} to have the same valid_shape[1], got {src.valid_col} and {t.valid_col}",
-            )
+        check_output_shape(t, src, kept=1)
     if known(src.valid_row):
         require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
     if known(src.valid_col):
@@ -150,25 +151,53 @@ def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) 
     if dst_val is None:
         require_type(dst_idx.role, dst_idx.elem, rules.index_types)
     else:
-        by_width = rules.value_index_types_by_src_bytes
-        allowed = by_width.get(src.elem.bytes)
-        require(
-            allowed is not None,
-            f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
-            f"got {src.elem.mlir} ({src.elem.bytes} byte)",
-        )
-        assert allowed is not None
-        require(
-            dst_idx.elem.mlir in allowed,
-            f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
-            f"in value+index mode, got {dst_idx.elem.mlir}",
-        )
+        check_value_index_types(rules.value_index_types_by_src_bytes, src, dst_idx)
         require(
             src.blayout in rules.value_form_src_blayouts,
             f"expects src to use blayout {' or '.join(rules.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
         )
     if tmp is not None:
         _check_tmp(rules, src, tmp)
+
+
+def check_output_shape(out: TileFacts, src: TileFacts, kept: int) -> None:
+    """An arg-reduction output's valid shape: src's along dim `kept` (0: rows, 1: columns), 1 along the other."""
+    reduced = 1 - kept
+    dims, src_dims = (out.valid_row, out.valid_col), (src.valid_row, src.valid_col)
+    if known(dims[reduced]):
+        require(dims[reduced] == 1, f"expects {out.role} valid_shape[{reduced}] to be 1, got {dims[reduced]}")
+    if known(dims[kept], src_dims[kept]):
+        require(
+            dims[kept] == src_dims[kept],
+            f"expects src and {out.role} to have the same valid_shape[{kept}], got {src_dims[kept]} and {dims[kept]}",
+        )
+
+
+def check_value_index_types(by_width: dict[int, frozenset[str]], src: TileFacts, dst_idx: TileFacts) -> None:
+    """A value+index form's src width and index type (an arg-reduction's rule row lists them)."""
+    allowed = by_width.get(src.elem.bytes)
+    require(
+        allowed is not None,
+        f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
+        f"got {src.elem.mlir} ({src.elem.bytes} byte)",
+    )
+    assert allowed is not None
+    require(
+        dst_idx.elem.mlir in allowed,
+        f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
+        f"in value+index mode, got {dst_idx.elem.mlir}",
+    )
+
+
+def require_tmp_width(src: TileFacts, tmp: TileFacts) -> None:
+    """a2a3's tmp row: at least PTOAS's stride (min_tmp_cols) when both widths are known."""
+    need = min_tmp_cols(src)
+    if known(tmp.valid_col, src.valid_col):
+        require(
+            tmp.valid_col >= need,
+            f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
+            f"{src.valid_col}, got {tmp.valid_col}",
+        )
 
 
 def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None:
@@ -188,31 +217,37 @@ def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None
     if same_valid or not known(src.valid_col, tmp.valid_row, tmp.valid_col):
         return
     require(tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
-    need = min_tmp_cols(src)
-    require(
-        tmp.valid_col >= need,
-        f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
-        f"{src.valid_col}, got {tmp.valid_col}",
-    )
+    require_tmp_width(src, tmp)
+
+
+TMP_ADDED = {
+    TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
+    TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
+    TmpAdded.NONE: "none",
+}
+"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
+
+
+def type_cells(src_layout: str) -> list[tuple[str, Callable[..., str]]]:
+    """The docs rows on an arg-reduction's element types (its rule row's fields)."""
+    return [
+        ("src element type", lambda r: spell(r.src_types)),
+        ("src layout", lambda r: src_layout),
+        ("dst (index-only) element type", lambda r: spell(r.index_types)),
+        ("value+index: dstIdx element type per src width",
+         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items()))
+         + "; other widths: rejected"),
+    ]
 
 
 def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
-    added = {
-        TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
-        TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
-        TmpAdded.NONE: "none (unused)",
-    }
     return per_target(t, [
-        ("src element type", lambda r: spell(r.src_types)),
-        ("src layout", lambda r: "vec, none_box, row- or col-major"),
-        ("dst (index-only) element type", lambda r: spell(r.index_types)),
-        ("value+index: dstIdx element type per src width",
-         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items())) + "; 1 B: rejected"),
+        *type_cells("vec, none_box, row- or col-major"),
         ("value+index: src blayout", lambda r: ", ".join(r.value_form_src_blayouts)),
         ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", lambda r: "yes"),
         ("tmp", lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src"
          if r.tmp_same_type else "vec, row_major; unused"),
-        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: added[r.implicit_tmp]),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
     ])
 
@@ -260,13 +295,75 @@ def flush_to_fp(bits: np.ndarray) -> np.ndarray:
     return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
 
 
-def _src_values(src: Tile, src_read: SrcRead) -> np.ndarray:
+def valid_values(tile: Tile, src_read: SrcRead) -> np.ndarray:
+    """A tile's valid region as the target reads it: through its layout, or its storage
+    addressed as if it were row-major (a2a3 reads a DN src so)."""
     match src_read:
         case SrcRead.LAYOUT:
-            return src.read_valid()
-        case SrcRead.ROW_MAJOR_STORAGE:  # a2a3 addresses a DN src as if it were row-major
-            rows, cols = src.type.shape
-            return src.flat.reshape(*src.flat.shape[:-1], rows, cols)[..., : src.valid_row, : src.valid_col]
+            return tile.read_valid()
+        case SrcRead.ROW_MAJOR_STORAGE:
+            rows, cols = tile.type.shape
+            return tile.flat.reshape(*tile.flat.shape[:-1], rows, cols)[..., : tile.valid_row, : tile.valid_col]
+
+
+def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
+    """What a target compares, ordered so that the extreme wanted is the minimum: the values
+    (or their fp16/fp32 reading), negated for a maximum (~k = -k - 1 never overflows)."""
+    match compare:
+        case ArgCompare.NATIVE:
+            keys = x
+        case ArgCompare.FP_BITS:
+            keys = flush_to_fp(x)
+    if extreme == Extreme.MAX:
+        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
+    return keys
+
+
+def first_minimum(keys: np.ndarray, nan: NanPolicy) -> tuple[np.ndarray, np.ndarray]:
+    """(index, found) of the minimum along the last axis, as the target's search finds it;
+    `found` is False where the search keeps its initial value (index 0, a NaN-free start)."""
+    n = keys.shape[-1]
+    found = np.ones(keys.shape[:-1], dtype=bool)
+    if n == 1:
+        return np.zeros(keys.shape[:-1], dtype=np.int64), found
+    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
+    match nan:
+        case NanPolicy.PROPAGATES:
+            # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
+            running = np.minimum.accumulate(keys, axis=-1)
+            replaces = ~(running[..., :-1] <= keys[..., 1:])
+            idx = np.where(replaces.any(axis=-1), n - 1 - np.argmax(replaces[..., ::-1], axis=-1), 0)
+        case NanPolicy.FIRST_STICKS if floats:
+            idx = np.where(np.isnan(keys[..., 0]), 0, np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-1))
+        case NanPolicy.FIRST_NAN_WINS if floats:
+            nans = np.isnan(keys)
+            idx = np.where(nans.any(axis=-1), np.argmax(nans, axis=-1), np.argmin(np.where(nans, np.inf, keys), axis=-1))
+        case NanPolicy.NAN_CHUNK_SKIPPED:
+            idx, found = _chunked_minimum(keys)
+        case NanPolicy.FIRST_STICKS | NanPolicy.FIRST_NAN_WINS:
+            idx = np.argmin(keys, axis=-1)
+    return idx, found
+
+
+def _chunked_minimum(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """a5's row search: each 256-byte chunk reduced on its own (a NaN in it makes its result
+    NaN), then `best = chunk` only where the chunk's minimum is strictly below the best so far,
+    starting from the type's top (+inf, the integer maximum)."""
+    n = keys.shape[-1]
+    chunk = REPEAT_BYTES // keys.itemsize
+    chunks = -(-n // chunk)
+    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
+    top = np.inf if floats else np.iinfo(keys.dtype).max
+    padded = np.full((*keys.shape[:-1], chunks * chunk), top, dtype=keys.dtype)
+    padded[..., :n] = keys
+    blocks = padded.reshape(*keys.shape[:-1], chunks, chunk)
+    minima = blocks.min(axis=-1)  # NaN where the chunk holds one: never strictly below the best
+    eligible = ~np.isnan(minima) if floats else np.ones(minima.shape, bool)
+    best = np.where(eligible, minima, top).min(axis=-1)
+    found = best < top
+    first_chunk = np.argmax(eligible & (minima == best[..., None]), axis=-1)
+    chosen = np.take_along_axis(blocks, first_chunk[..., None, None], axis=-2)[..., 0, :]
+    return np.where(found, first_chunk * chunk + np.argmin(chosen, axis=-1), 0), found
 
 
 def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
@@ -275,30 +372,9 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     axis rides along)."""
     src, dst_val = o["src"], o.get("dstVal")
     dst_idx = o.get("dstIdx", o.get("dst"))
-    x = _src_values(src, src_read)
+    x = valid_values(src, src_read)
     vr, vc = x.shape[-2:]
-    match compare:
-        case ArgCompare.NATIVE:
-            keys = x
-        case ArgCompare.FP_BITS:
-            keys = flush_to_fp(x)
-    if extreme == Extreme.MAX:  # the minimum of the keys in reversed order; ~k = -k - 1 never overflows
-        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
-    if vr == 1:
-        idx = np.zeros((*x.shape[:-2], vc), dtype=np.int64)
-    else:
-        match nan:
-            case NanPolicy.PROPAGATES:
-                # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
-                running = np.minimum.accumulate(keys, axis=-2)
-                replaces = ~(running[..., :-1, :] <= keys[..., 1:, :])
-                idx = np.where(replaces.any(axis=-2), vr - 1 - np.argmax(replaces[..., ::-1, :], axis=-2), 0)
-            case NanPolicy.FIRST_STICKS if keys.dtype.name in FLOAT_DTYPE_NAMES:
-                first_nan = np.isnan(keys[..., 0, :])
-                idx = np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-2)
-                idx = np.where(first_nan, 0, idx)
-            case NanPolicy.FIRST_STICKS:
-                idx = np.argmin(keys, axis=-2)
+    idx, _ = first_minimum(extreme_keys(x, extreme, compare).swapaxes(-1, -2), nan)
     match row_counter:
         case RowCounter.EXACT:
             pass

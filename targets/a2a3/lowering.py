@@ -4,7 +4,7 @@ DMA burst per row, bounded by the product of Shape[0..3] and addressed with the 
 row stride; elem mode is a scalar loop; an NZ table has its own path; TGATHER faults on
 out-of-range offsets (our choice), numbers compare-form matches by src.Cols and converts
 a threshold tile to src's type; TCOLARGMIN compares 16/32-bit sources as fp16/fp32 bit
-patterns.
+patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, NanPolicy, OutOfRange, Packing, RowCounter, SrcRead, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
@@ -26,6 +26,14 @@ from pto_dialect.instructions.mgather import (
     MGatherOp,
     MGatherRowBase,
     MGatherRowL1Base,
+)
+from pto_dialect.instructions.mscatter import (
+    MSCATTER,
+    MScatterElemBase,
+    MScatterNzBase,
+    MScatterOp,
+    MScatterRowBase,
+    coalesce_of,
 )
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceBase, ColArgReduceOp, TColArgMinBase
@@ -39,9 +47,12 @@ from pto_dialect.instructions.tgather import (
 )
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
-from targets.a2a3.rules import PRINT, TRANSFER
+from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -93,6 +104,38 @@ class A2A3MGatherElemL1Op(MGatherElemL1Base):
 
 
 @irdl_op_definition
+class A2A3MScatterRowDmaOp(MScatterRowBase):
+    """One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add."""
+
+    name = "pto_a2a3.mscatter_row_dma"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MScatterElemScalarOp(MScatterElemBase):
+    """A scalar UB -> GM store (or read-add-write) per element, one thread (ND table)."""
+
+    name = "pto_a2a3.mscatter_elem_scalar"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A2A3MScatterRowNzOp(MScatterNzBase):
+    """An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block."""
+
+    name = "pto_a2a3.mscatter_row_nz"
+    LAUNCH: ClassVar[Launch] = Launch.DMA
+
+
+@irdl_op_definition
+class A2A3MScatterElemNzOp(MScatterNzBase):
+    """An NZ tile into an NZ table, element by element, column block by column block."""
+
+    name = "pto_a2a3.mscatter_elem_nz"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
 class A2A3TGatherIndexOp(TGatherIndexBase):
     """vgather; b16 data goes through tmp as byte offsets."""
 
@@ -119,6 +162,32 @@ class A2A3TColArgMaxOp(TColArgMaxBase):
     name = "pto_a2a3.tcolargmax"
 
 
+@irdl_op_definition
+class A2A3TRowArgMinOp(TRowArgMinBase):
+    """vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."""
+
+    name = "pto_a2a3.trowargmin"
+
+
+@irdl_op_definition
+class A2A3TRowArgMaxOp(TRowArgMaxBase):
+    """vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."""
+
+    name = "pto_a2a3.trowargmax"
+
+
+@irdl_op_definition
+class A2A3TScatterIndexOp(TScatterIndexBase):
+    """A scalar loop after zeroing dst."""
+
+    name = "pto_a2a3.tscatter_index"
+
+
+@irdl_op_definition
+class A2A3TScatterMaskOp(TScatterMaskBase):
+    name = "pto_a2a3.tscatter_mask"
+
+
 DIALECT = Dialect(
     "pto_a2a3",
     [
@@ -128,11 +197,19 @@ DIALECT = Dialect(
         A2A3MGatherElemNzOp,
         A2A3MGatherRowL1Op,
         A2A3MGatherElemL1Op,
+        A2A3MScatterRowDmaOp,
+        A2A3MScatterElemScalarOp,
+        A2A3MScatterRowNzOp,
+        A2A3MScatterElemNzOp,
         A2A3TGatherIndexOp,
         A2A3TGatherMaskOp,
         A2A3TGatherCompareOp,
         A2A3TColArgMinOp,
         A2A3TColArgMaxOp,
+        A2A3TRowArgMinOp,
+        A2A3TRowArgMaxOp,
+        A2A3TScatterIndexOp,
+        A2A3TScatterMaskOp,
     ],
 )
 
@@ -153,6 +230,23 @@ def _mgather(op: MGatherOp) -> Lowered:
     if row:
         return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
     return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+
+
+def _mscatter(op: MScatterOp) -> Lowered:
+    coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
+    row = coalesce == Coalesce.ROW
+    chosen = U32 | recorded
+    if inferred_layout(op.mem) == GmLayout.NZ:
+        if row:
+            return A2A3MScatterRowNzOp, chosen | {"capacity": Capacity.NZ_ROWS, "write_order": WriteOrder.ROW_MAJOR}
+        return A2A3MScatterElemNzOp, chosen | {"capacity": Capacity.NZ_ELEMENTS, "write_order": WriteOrder.BLOCK_COLUMNS}
+    chosen |= {"winner": ScatterWinner.LAST_IN_ORDER}
+    if row:
+        return A2A3MScatterRowDmaOp, chosen | {
+            "capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE,
+            "extreme_read": ExtremeRead.DESTINATION,
+        }
+    return A2A3MScatterElemScalarOp, chosen | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _tgather(op: TGatherOp) -> Lowered:
@@ -188,15 +282,38 @@ def _col_arg_reduce(lowered: type[ColArgReduceBase]):  # noqa: ANN202
     return choose
 
 
+def _row_arg_reduce(lowered: type[RowArgReduceBase]):  # noqa: ANN202
+    def choose(op: ColArgReduceOp) -> Lowered:
+        src = op.src.type
+        assert isinstance(src, TileTypeBase)
+        # vcmax / vcmin: fp16/fp32 with denormals flushed (TCOLARGMIN's choice), integers typed
+        floats = src.element.mlir in ("f16", "f32")
+        return lowered, {"compare": ArgCompare.FP_BITS if floats else ArgCompare.NATIVE, "nan": NanPolicy.FIRST_NAN_WINS}
+
+    return choose
+
+
+ZEROED = {"dst_fill": DstFill.WHOLE_TILE_ZERO}
+SCALAR_LOOP = {"src_read": SrcRead.ROW_MAJOR_STORAGE, "index_read": IndexRead.SIGNED_64, "winner": ScatterWinner.LAST_IN_ORDER}
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (A2A3TScatterIndexOp, ZEROED | SCALAR_LOOP),
+    TScatterForm.MASK: (A2A3TScatterMaskOp, ZEROED | {"mask_source": MaskSource.ROW}),
+}
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
         TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
         TSTORE: lambda op: (None, {}),
         MGATHER: _mgather,
+        MSCATTER: _mscatter,
         TGATHER: _tgather,
         TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
         TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
+        TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
+        TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
 )

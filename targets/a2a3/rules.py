@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill, PrintRegion
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -46,10 +50,45 @@ PRINT = TPrintRules(
     "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
     "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
 )
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16 | INT32, 4: INT32},
+    column_dst=True,
+    tmp_workspace=True,
+    implicit_tmp=TmpAdded.LIKE_SRC,
+    note="TRowReduceCheck (a2a3/TRowReduceOps.hpp): half, float, int16, int32; outputs row-major or a "
+    "one-column DN tile. vcmax/vcmin keep the first extreme (fp16/fp32 with denormals flushed, "
+    "TCOLARGMIN's a2a3 choice); a NaN propagates through every stage, so the first NaN wins (choice: "
+    "the code does not say). tmp: what the code writes (TRowReduceIdxOps.hpp), which is less than "
+    "PTOAS's one-repeat layouts ask for (an index-only row of one repeat does not use tmp).",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
+
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD,
+    index_types=INT32,
+    atomic_types={ScatterAtomicOp.ADD: types_named("i8", "si8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32")},
+    table_layouts=(GmLayout.ND, GmLayout.NZ),
+    src_blayouts=("row_major",),
+    index_blayouts=("row_major",),
+    row_index_shapes=("1xR",),
+    packed_table_rows=False,
+    nonempty_src=False,
+    conflict=ConflictPolicy.ABSENT,
+    default_coalesce=Coalesce.ROW,
+    note="a2a3/MScatter.hpp (MScatterCheck): atomic add only, signed integers and floats (PTOAS lists "
+    "i32/ui32/f16/f32: the code wins); ND table with an ND src or NZ table with an NZ src. Row mode: one "
+    "DMA per row at the view's row stride, bounded by Shape[0..3] (MTE3's atomic add); elem mode: a "
+    "scalar loop (an NZ table: column block by column block). One serial loop: the last write wins, "
+    "adds round to the element type in that order.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD,
         index_types=INT32,
@@ -84,4 +123,16 @@ RULES = {
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TPRINT: PRINT,
+    TROWARGMIN: ROW_ARG_REDUCE,
+    TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD,
+        index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32},
+        mask_types=STANDARD,
+        b64_max_cols=None,
+        note="a2a3/TScatter.hpp: the whole dst tile zeroed, then a scalar loop over the indexes' valid "
+        "shape (the last write in row-major order wins) reading src and indexes as row-major storage, a "
+        "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
+        "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
+    ),
 }

@@ -15,9 +15,9 @@ from xdsl.ir import Attribute, Dialect
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import Capacity, CompareKind, CompareSpan, IndexNumbering, IndexRead, OutOfRange, Packing, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
 from lowering.convert import Lowered, TargetLowering
-from pto_dialect.attributes import Coalesce
+from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterConflict
 from pto_dialect.instructions.mgather import (
     MGATHER,
     MGatherElemBase,
@@ -26,6 +26,7 @@ from pto_dialect.instructions.mgather import (
     MGatherRowBase,
     MGatherRowL1Base,
 )
+from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import (
@@ -42,9 +43,12 @@ from pto_dialect.instructions.tgather import (
 )
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
+from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
-from targets.a5.rules import PRINT, TRANSFER
+from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -86,6 +90,32 @@ class A5MGatherElemL1Op(MGatherElemL1Base):
     """Elem GM -> L1 through GM scratch; `gatherExec`: cube scalar loop or AIV SIMT kernel."""
 
     name = "pto_a5.mgather_elem_l1"
+    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+
+
+@irdl_op_definition
+class A5MScatterRowSimtOp(MScatterRowBase):
+    """SIMT launch: warps own rows (non-`last`), or lanes own table rows and scan back (`last`)."""
+
+    name = "pto_a5.mscatter_row_simt"
+    LAUNCH: ClassVar[Launch] = Launch.SIMT
+    grid = prop_def(DenseArrayBase)
+
+
+@irdl_op_definition
+class A5MScatterElemSimtOp(MScatterElemBase):
+    """SIMT launch: a lane per element (non-`last`), or per table element scanning back (`last`)."""
+
+    name = "pto_a5.mscatter_elem_simt"
+    LAUNCH: ClassVar[Launch] = Launch.SIMT
+    grid = prop_def(DenseArrayBase)
+
+
+@irdl_op_definition
+class A5MScatterElemScalarOp(MScatterElemBase):
+    """MScatterScalarImpl on the AIV core: the degenerate (1, 1) elem scatter."""
+
+    name = "pto_a5.mscatter_elem_scalar"
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
@@ -135,6 +165,32 @@ class A5TColArgMaxOp(TColArgMaxBase):
     name = "pto_a5.tcolargmax"
 
 
+@irdl_op_definition
+class A5TRowArgMinOp(TRowArgMinBase):
+    """vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."""
+
+    name = "pto_a5.trowargmin"
+
+
+@irdl_op_definition
+class A5TRowArgMaxOp(TRowArgMaxBase):
+    """vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."""
+
+    name = "pto_a5.trowargmax"
+
+
+@irdl_op_definition
+class A5TScatterIndexOp(TScatterIndexBase):
+    """vscatter per register of indices after zeroing dst (8-byte data: two 32-bit halves)."""
+
+    name = "pto_a5.tscatter_index"
+
+
+@irdl_op_definition
+class A5TScatterMaskOp(TScatterMaskBase):
+    name = "pto_a5.tscatter_mask"
+
+
 DIALECT = Dialect(
     "pto_a5",
     [
@@ -143,6 +199,9 @@ DIALECT = Dialect(
         A5MGatherElemScalarOp,
         A5MGatherRowL1Op,
         A5MGatherElemL1Op,
+        A5MScatterRowSimtOp,
+        A5MScatterElemSimtOp,
+        A5MScatterElemScalarOp,
         A5LoadIndexVectorOp,
         A5GatherOp,
         A5StoreOp,
@@ -151,10 +210,16 @@ DIALECT = Dialect(
         A5TGatherCompareOp,
         A5TColArgMinOp,
         A5TColArgMaxOp,
+        A5TRowArgMinOp,
+        A5TRowArgMaxOp,
+        A5TScatterIndexOp,
+        A5TScatterMaskOp,
     ],
 )
 
 SIMT_GRID = (32, 32)
+CHUNK_SEARCH = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.NAN_CHUNK_SKIPPED}
+"""The row arg-reductions' search: typed vcmax/vcmin per 256-byte chunk, then a strict compare."""
 U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
@@ -177,6 +242,24 @@ def _mgather(op: MGatherOp) -> Lowered:
     return A5MGatherElemSimtOp, U32 | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
 
 
+def _mscatter(op: MScatterOp) -> Lowered:
+    coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
+    unordered = op.atomic == ScatterAtomicOp.NONE and op.scatter_conflict is not None and \
+        op.scatter_conflict.data == ScatterConflict.DEFAULT  # without it: ScatterConflict::Last
+    chosen = U32 | recorded | {"winner": ScatterWinner.UNORDERED if unordered else ScatterWinner.LAST_IN_ORDER}
+    grid = DenseArrayBase.from_list(i64, SIMT_GRID)
+    if coalesce == Coalesce.ROW:
+        return A5MScatterRowSimtOp, chosen | {
+            "capacity": Capacity.S3, "row_stride": Stride.VALID_COLS, "col_stride": Stride.ONE,
+            "extreme_read": ExtremeRead.DESTINATION, "grid": grid,
+        }
+    src = op.src.type
+    assert isinstance(src, TileTypeBase)
+    if src.valid_shape == (1, 1):
+        return A5MScatterElemScalarOp, chosen | {"capacity": Capacity.ALL_ELEMENTS}
+    return A5MScatterElemSimtOp, chosen | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
+
+
 def _tgather(op: TGatherOp) -> Lowered:
     src = op.src.type
     assert isinstance(src, TileTypeBase)
@@ -193,6 +276,15 @@ def _tgather(op: TGatherOp) -> Lowered:
             }
         case TGatherForm.INDEX:  # b16 data with 32-bit indices (the other index forms: the pattern below)
             return A5GatherB16ByU32Op, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
+
+
+VSCATTER = {"dst_fill": DstFill.WHOLE_TILE_ZERO, "src_read": SrcRead.ROW_MAJOR_STORAGE,
+            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": ScatterWinner.LOWEST_LANE}
+"""TSCATTER's index form: zero dst, then per row a vscatter per register of indices."""
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (A5TScatterIndexOp, VSCATTER),
+    TScatterForm.MASK: (A5TScatterMaskOp, {"dst_fill": DstFill.WHOLE_TILE_ZERO, "mask_source": MaskSource.ROW}),
+}
 
 
 def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
@@ -232,9 +324,13 @@ LOWERING = TargetLowering(
         TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
         TSTORE: lambda op: (None, {}),
         MGATHER: _mgather,
+        MSCATTER: _mscatter,
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
+        TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
+        TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import (
     FP8,
     HIF8,
@@ -17,12 +17,16 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from targets.a2a3.rules import PRINT as A2A3_PRINT
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -51,10 +55,50 @@ COLUMN_ARG_REDUCE = ColArgReduceRules(
 
 PRINT = A2A3_PRINT
 """TPRINT: a5's TPrint.hpp is a2a3's (it includes it), so is its row."""
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    index_types=INT32,
+    value_index_types_by_src_bytes={2: INT16 | INT32, 4: INT32},
+    column_dst=True,
+    tmp_workspace=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="TROWARGMIN.md: any 2/4-byte src (PTOAS lists only i16/i32/f16/f32; TRowReduceCheck checks "
+    "no type). Per 256-byte chunk vcmax/vcmin, then a strict compare with the best so far, from "
+    "-inf/+inf or the integer limit (a5/TRowReduceIdx.hpp): ties keep the first; a chunk holding a "
+    "NaN is never taken (choice: vcmax propagates it) and a row with no chunk taken gives index 0 "
+    "and -inf/+inf. tmp is accepted but unused.",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
+
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD | FP8 | HIF8,
+    index_types=INT32,
+    atomic_types={
+        ScatterAtomicOp.ADD: INT32 | types_named("f16", "bf16", "f32"),
+        ScatterAtomicOp.MAX: INT32 | types_named("f32"),
+        ScatterAtomicOp.MIN: INT32 | types_named("f32"),
+    },
+    table_layouts=(GmLayout.ND,),
+    src_blayouts=("row_major", "col_major"),
+    index_blayouts=("row_major", "col_major"),
+    row_index_shapes=("1xR", "Rx1"),
+    packed_table_rows=True,
+    nonempty_src=True,
+    conflict=ConflictPolicy.CHOSEN,
+    default_coalesce=Coalesce.ROW,
+    note="a5/MScatter.hpp: SIMT kernels addressing UB through tile_offset_2d (either src layout); row "
+    "mode writes packed rows (stride = src valid cols) bounded by Shape[3]. SIMT atomics (add: "
+    "i32/u32/f16/bf16/f32, max/min: i32/u32/f32) are applied in row-major order and max/min as "
+    "std::max/min (choice: the code leaves the order open; it shows in f16/bf16/f32 rounding). "
+    "scatterConflict = last (the default) keeps the largest flat index; default: colliding indices are a "
+    "run-time error.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD | FP8 | HIF8,
         index_types=INT32,
@@ -90,4 +134,16 @@ RULES = {
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TPRINT: PRINT,
+    TROWARGMIN: ROW_ARG_REDUCE,
+    TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32, 8: INT32},
+        mask_types=STANDARD | INT64,
+        b64_max_cols=64,
+        note="a5/TScatter.hpp: the whole dst tile zeroed, then per row one vscatter per register of "
+        "indices (128 lanes of 16-bit, 64 of 32-bit ones, read unsigned), src and indexes read as "
+        "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
+        "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
+    ),
 }

@@ -2,7 +2,7 @@
 `pto_cpu`: the pto-isa CPU simulator's execution of each instruction. The simulator
 loops over valid elements in C++: indices are widened to 64 bits (an i32 sign-extends),
 row mode bounds an index by Shape[3] and reads rows at the view's strides, TGATHER's
-out-of-range offsets read 0, TCOLARGMIN compares natively.
+out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 """
 
 from __future__ import annotations
@@ -12,17 +12,21 @@ from typing import ClassVar
 from xdsl.ir import Dialect
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.choices import Capacity, IndexRead, OutOfRange, Packing, Stride, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
 from lowering.convert import Lowered, TargetLowering
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
+from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
+from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.lowered import Launch
-from targets.cpu.rules import PRINT, TRANSFER
+from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
 @irdl_op_definition
@@ -38,6 +42,22 @@ class CpuMGatherElemOp(MGatherElemBase):
     """Element gather in the simulator's loop over validRow * validCol."""
 
     name = "pto_cpu.mgather_elem"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuMScatterRowOp(MScatterRowBase):
+    """Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx])."""
+
+    name = "pto_cpu.mscatter_row"
+    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+
+
+@irdl_op_definition
+class CpuMScatterElemOp(MScatterElemBase):
+    """Element scatter in the simulator's loop over validRow * validCol."""
+
+    name = "pto_cpu.mscatter_elem"
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
@@ -61,9 +81,32 @@ class CpuTColArgMaxOp(TColArgMaxBase):
     name = "pto_cpu.tcolargmax"
 
 
+@irdl_op_definition
+class CpuTRowArgMinOp(TRowArgMinBase):
+    name = "pto_cpu.trowargmin"
+
+
+@irdl_op_definition
+class CpuTRowArgMaxOp(TRowArgMaxBase):
+    name = "pto_cpu.trowargmax"
+
+
+@irdl_op_definition
+class CpuTScatterIndexOp(TScatterIndexBase):
+    name = "pto_cpu.tscatter_index"
+
+
+@irdl_op_definition
+class CpuTScatterMaskOp(TScatterMaskBase):
+    name = "pto_cpu.tscatter_mask"
+
+
+ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
+"""The simulator's row scan: a typed strict comparison from column 0."""
+
 DIALECT = Dialect(
-    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
-     CpuTColArgMaxOp]
+    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuMScatterRowOp, CpuMScatterElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
+     CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp, CpuTScatterIndexOp, CpuTScatterMaskOp]
 )
 
 
@@ -79,6 +122,17 @@ def _mgather(op: MGatherOp) -> Lowered:
     return CpuMGatherElemOp, {"index_read": IndexRead.SIGNED_64, "capacity": Capacity.ALL_ELEMENTS}
 
 
+def _mscatter(op: MScatterOp) -> Lowered:
+    coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
+    serial = {"index_read": IndexRead.SIGNED_64, "winner": ScatterWinner.LAST_IN_ORDER, **recorded}
+    if coalesce == Coalesce.ROW:
+        return CpuMScatterRowOp, serial | {
+            "capacity": Capacity.S3, "row_stride": Stride.T3, "col_stride": Stride.T4,
+            "extreme_read": ExtremeRead.ROW_INDEX_ELEMENT,
+        }
+    return CpuMScatterElemOp, serial | {"capacity": Capacity.ALL_ELEMENTS}
+
+
 def _tgather(op: TGatherOp) -> Lowered:
     match op.form:
         case TGatherForm.MASK:
@@ -89,15 +143,27 @@ def _tgather(op: TGatherOp) -> Lowered:
             return None  # the simulator has no compare form
 
 
+TSCATTER_FORMS = {
+    TScatterForm.INDEX: (CpuTScatterIndexOp, {"dst_fill": DstFill.NONE, "src_read": SrcRead.LAYOUT,
+                                              "index_read": IndexRead.UNSIGNED_32, "winner": ScatterWinner.LAST_IN_ORDER}),
+    TScatterForm.MASK: (CpuTScatterMaskOp, {"dst_fill": DstFill.NONE, "mask_source": MaskSource.STORAGE_STREAM}),
+}
+"""The simulator's element loops: nothing else written, tiles read through their layouts."""
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
         TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
         TSTORE: lambda op: (None, {}),
         MGATHER: _mgather,
+        MSCATTER: _mscatter,
         TGATHER: _tgather,
         TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
         TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
+        TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
+        TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
+        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
     },
 )

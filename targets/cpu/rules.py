@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from pto_dialect.choices import PadFill, PrintRegion
-from pto_dialect.attributes import GmLayout
-from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD, types_named
+from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
+from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
+from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.types import TILE_LOCS
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
     tload=ShapeMatch.EQUAL,
@@ -46,10 +50,43 @@ PRINT = TPrintRules(
     "`TPRINT RxC` header; a GlobalTensor has no valid shape to print; half and bfloat16 do not "
     "compile (ambiguous operator<< for _Float16 with g++ 12 and clang 19).",
 )
+ROW_ARG_REDUCE = RowArgReduceRules(
+    src_types=STANDARD | INT64,
+    index_types=INT32,
+    value_index_types_by_src_bytes={1: INT32, 2: INT32, 4: INT32, 8: INT32},
+    column_dst=False,
+    tmp_workspace=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="CPU simulator (cpu/TReduceIdx.hpp, CheckRowArgTiles): any integer, f16, bf16, f32 in both "
+    "forms, dstIdx i32/ui32; an output may be any non-boxed tile (element (i, 0) is written through "
+    "its layout). tmp is unused, but the C++ call takes one: an omitted tmp becomes the smallest tile.",
+)
+"""TROWARGMIN's and TROWARGMAX's rules: one code path with the comparison reversed."""
+
+MEMORY_SCATTER = MScatterRules(
+    data_types=STANDARD,
+    index_types=INTEGERS,
+    atomic_types={ScatterAtomicOp.ADD: STANDARD, ScatterAtomicOp.MAX: STANDARD, ScatterAtomicOp.MIN: STANDARD},
+    table_layouts=(GmLayout.ND,),
+    src_blayouts=("row_major", "col_major"),
+    index_blayouts=("row_major", "col_major"),
+    row_index_shapes=("1xR", "Rx1"),
+    packed_table_rows=False,
+    nonempty_src=False,
+    conflict=ConflictPolicy.IGNORED,
+    default_coalesce=Coalesce.ELEM,
+    note="CPU simulator (cpu/MScatter.hpp): any integer index, tiles read through their layouts, one "
+    "row-major loop (the last write wins). It applies the atomic add/max/min, on any type (MSCATTER.md "
+    "says it runs a plain store: the code wins); row-mode max/min compare src with table[idx], the "
+    "element at the row index (reproduced). Row mode: index bounded by Shape[3], writes at the view's "
+    "strides. Without coalesce its untemplated MSCATTER is elem mode.",
+)
+"""MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
+    MSCATTER: MEMORY_SCATTER,
     MGATHER: MGatherRules(
         data_types=STANDARD,
         index_types=INTEGERS,
@@ -86,4 +123,16 @@ RULES = {
     TCOLARGMIN: COLUMN_ARG_REDUCE,
     TCOLARGMAX: COLUMN_ARG_REDUCE,
     TPRINT: PRINT,
+    TROWARGMIN: ROW_ARG_REDUCE,
+    TROWARGMAX: ROW_ARG_REDUCE,
+    TSCATTER: TScatterRules(
+        index_data_types=STANDARD | INT64,
+        index_types_by_data_bytes={1: INTEGERS, 2: INTEGERS, 4: INTEGERS, 8: INTEGERS},
+        mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
+        b64_max_cols=None,
+        note="CPU simulator (cpu/TScatter.hpp): any integer index, read as 32-bit unsigned, into dst's "
+        "storage; tiles read through their layouts; nothing but the scattered elements is written. Mask "
+        "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
+        "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
+    ),
 }

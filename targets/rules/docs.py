@@ -28,10 +28,23 @@ Rules on dimensions that are dynamic (`?`) are skipped statically and checked
 again by the interpreter on the actual valid shapes, through the same functions.
 
 Also applied, on every target: fp8 and hif8 exist only in AI Core builds, so the
-cpu target rejects them everywhere; the a2a3/a5 `tcolargmin` tmp is optional (a
-missing one is added by `pto-materialize-implicit-tmp`); a DPS mask-form
-`tgather` without an axis string means the row axis, as in pto-isa and the spec's
-own DPS example (PTOAS requires the string).
+cpu target rejects them everywhere; the `tcolargmin`, `tcolargmax`, `trowargmin` and
+`trowargmax` tmp is optional (a missing one is added by `pto-materialize-implicit-tmp`);
+a DPS mask-form `tgather` or `tscatter` without an axis string means the row axis, as in
+pto-isa and the spec's own DPS example (PTOAS requires the string); an `mscatter` without
+`coalesce` takes the mode of the target's untemplated C++ call (the simulator: elem; a2a3,
+a5: row).
+
+MSCATTER's colliding writes and atomic updates reach the table in each target's serial
+order: row-major on the simulator and a2a3 (a2a3's NZ elem path column block by column
+block), and on a5 (whose SIMT atomics leave the order open: a choice); a5 with
+`scatterConflict = default` has no defined winner, so a run with colliding indices is a
+run-time error naming them. Each f16/bf16 atomic add rounds to the element type
+(round-to-nearest-even), one write after the other in that order, as the simulator's
+`+=`, a2a3's MTE3 atomic unit and scalar read-add-write, and (choice) a5's atomicAdd do.
+A NaN sum is the first NaN operand, quieted, the table's before src's (x86's addss, which the
+simulator's `+=` runs on; inf + -inf the negative default NaN); the NPUs' NaN bits are not
+documented, and the same is taken.
 
 Deliberate divergences from PTOAS's verdict on its own lit inputs (`test/lit/pto/`
 and `test/lit/vpto/` kernels that use only the ops implemented here), where the
@@ -40,7 +53,14 @@ hardware code is stricter than PTOAS's verifier:
   bitmap, an index table and the converted thresholds in tmp, so a smaller tmp is
   rejected (the spec's minimum is not enough);
 - a5 index-form `tgather` of 1-byte data with 32-bit indices: the a5 register gather
-  reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected.
+  reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected;
+- `mscatter` without `coalesce` on a2a3 (an [R, 1] row-major index) and a5 (an index
+  shaped like src): PTOAS accepts either shape, but the untemplated MSCATTER of the NPU
+  builds is row mode, whose static_assert asks for a [1, R] (a5 also [R, 1]) index, and
+  which reads the index tile's storage elements 0..R-1: both are rejected;
+- a5 `trowargmin`/`trowargmax` with a tmp as large as src (PTOAS issue 558): verification
+  accepts it, but the memory planner places the tmp a5's code does not use, so a kernel
+  whose src and tmp together overflow UB fails at planning.
 """
 
 

@@ -19,21 +19,41 @@ import interpreter
 from interpreter import batch
 from pto_dialect import PtoError, parse
 
-from tests.interpreter.harness import TARGETS, bits, constants, func, tensor_view, tile, view
+from tests.interpreter.harness import TARGETS, bits, constants, func, seed, tensor_view, tile, view
 
 R, C = 8, 16
 """The data tiles' shape."""
 X_ROWS, OUT_ROWS, TABLE_ROWS, IDS_ROWS = 32, 176, 12, 32
 
-INSTRUCTIONS = ("mgather_row", "mgather_elem", "tgather_index", "tgather_mask", "tcolargmin", "tcolargmax")
+INSTRUCTIONS = ("mgather_row", "mgather_elem", "tgather_index", "tgather_mask", "tcolargmin", "tcolargmax",
+                "trowargmin", "trowargmax", "tscatter_index", "tscatter_mask")
+INDEXED = ("tgather_index", "tscatter_index")
+"""Instructions whose indices address the R x C data tile."""
+
+
+KEEPS_DST = {("tscatter_index", "cpu")}
+"""The simulator's TSCATTER (index form) leaves the dst elements it does not scatter to as they were: each
+iteration reads the last one's dst, so the loop runs serially."""
 
 
 def _dst_shape(instruction: str) -> tuple[tuple[int, int], str]:
+    """dst's valid shape (the GM windows it is stored to) and element type."""
     if instruction in ("tcolargmin", "tcolargmax"):
         return (1, C), "i32"
+    if instruction in ("trowargmin", "trowargmax"):
+        return (R, 1), "i32"
     if instruction == "tgather_mask":
         return (R, C // 2), "f32"
+    if instruction == "tscatter_mask":
+        return (R, 2 * C), "f32"
     return (R, C), "f32"
+
+
+def _dst_tile(instruction: str) -> str:
+    (dr, dc), dt = _dst_shape(instruction)
+    if instruction in ("trowargmin", "trowargmax"):
+        return tile((dr, 8), dt, valid=(dr, dc))  # a row-major column: 32-byte rows
+    return tile((dr, dc), dt)
 
 
 def loop_kernel(instruction: str, target: str, bounds: tuple[int, int, int], load: tuple[int, int],
@@ -46,7 +66,7 @@ def loop_kernel(instruction: str, target: str, bounds: tuple[int, int, int], loa
     (a, b), (c, d) = load, store
     (dr, dc), dt = _dst_shape(instruction)
     data_t, ids_t = tile((R, C), "f32"), tile((1, R) if instruction == "mgather_row" else (R, C), "i32")
-    dst_t = tile((dr, dc), dt)
+    dst_t = _dst_tile(instruction)
     ids_rows, ids_cols = (1, R) if instruction == "mgather_row" else (R, C)
     source = "%out" if in_place else "%x"
     tiles = [("dt", dst_t, (dr, dc), dt)]
@@ -62,16 +82,19 @@ def loop_kernel(instruction: str, target: str, bounds: tuple[int, int, int], loa
     else:
         tiles.append(("st", data_t, (R, C), "f32"))
         body += [f"pto.tload ins(%sp : {view((R, C), 'f32')}) outs(%st : {data_t})"]
-        if instruction == "tgather_index":
+        if instruction in INDEXED:
             tiles.append(("it", ids_t, (R, C), "i32"))
             body += [f"pto.tload ins(%ip : {view((R, C), 'i32')}) outs(%it : {ids_t})"]
-            if target == "a2a3":
+            if instruction == "tscatter_index":
+                instr = f"pto.tscatter ins(%st, %it : {data_t}, {ids_t}) outs(%dt : {dst_t})"
+            elif target == "a2a3":
                 tiles.append(("tt", tile((R, C), "i32"), (R, C), "i32"))
                 instr = f"pto.tgather ins(%st, %it, %tt : {data_t}, {ids_t}, {tile((R, C), 'i32')}) outs(%dt : {dst_t})"
             else:
                 instr = f"pto.tgather ins(%st, %it : {data_t}, {ids_t}) outs(%dt : {dst_t})"
-        elif instruction == "tgather_mask":
-            instr = f'pto.tgather ins(%st, {{maskPattern = #pto.mask_pattern<P0101>}} : {data_t}, "row") outs(%dt : {dst_t})'
+        elif instruction in ("tgather_mask", "tscatter_mask"):
+            op = instruction.removesuffix("_mask")
+            instr = f'pto.{op} ins(%st, {{maskPattern = #pto.mask_pattern<P0101>}} : {data_t}, "row") outs(%dt : {dst_t})'
         else:
             instr = f"pto.{instruction} ins(%st : {data_t}) outs(%dt : {dst_t})"
     out_view = view((dr, dc), dt)
@@ -124,7 +147,7 @@ def kernel_inputs(text: str, instruction: str, in_place: bool, rng: np.random.Ge
     (dr, dc), dt = _dst_shape(instruction)
     np_dt = np.float32 if dt == "f32" else np.int32
     high = TABLE_ROWS if instruction == "mgather_row" else (OUT_ROWS if in_place else TABLE_ROWS) * C
-    if instruction == "tgather_index":
+    if instruction in INDEXED:
         high = R * C
     if instruction == "mgather_row" and in_place:
         high = OUT_ROWS
@@ -141,7 +164,7 @@ def kernel_inputs(text: str, instruction: str, in_place: bool, rng: np.random.Ge
     function = parse(text, "k.pto").body.block.first_op
     for arg in function.args[len(arrays):]:
         shape_dtype = np.float32 if "f32" in str(arg.type) else np.int32
-        arrays.append(np.full(R * C, -7, shape_dtype))
+        arrays.append(np.full(R * 2 * C, -7, shape_dtype))  # room for the largest tile (tscatter_mask dst)
     return arrays
 
 
@@ -256,10 +279,25 @@ def test_which_loops_run_batched(target, instruction, store, carried, early_stor
     arrays = kernel_inputs(text, instruction, False, np.random.default_rng(1))
     arrays[2] = np.abs(arrays[2]) % (R * C if instruction == "tgather_index" else TABLE_ROWS)
     dst_rows = _dst_shape(instruction)[0][0]
-    batched = store[0] >= dst_rows and not early_store
+    batched = store[0] >= dst_rows and not early_store and (instruction, target) not in KEEPS_DST
     expected = [batched] if not carried else []  # a loop with iter_args is never tried
     assert batched_outcomes(text, target, arrays) == expected
     run_both(text, target, arrays, not carried)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scatter_indexes_loaded_before_the_loop(target) -> None:  # noqa: ANN001
+    """TSCATTER by indexes loaded once, before the loop: every iteration scatters its own src
+    by them, into a dst stored to strided windows."""
+    lines = loop_kernel("tscatter_index", target, (0, 4, 1), (1, 0), (2 * R, 1), False, False, False, "clamp").splitlines()
+    ids_lines = [line for line in lines if "%ip = pto.partition_view" in line or "pto.tload ins(%ip" in line]
+    lines = [line for line in lines if line not in ids_lines]
+    loop = next(n for n, line in enumerate(lines) if "scf.for" in line)
+    text = "\n".join([*lines[:loop], *(line.replace("[%r,", "[%c0,") for line in ids_lines), *lines[loop:]])
+    arrays = kernel_inputs(text, "tscatter_index", False, np.random.default_rng(6))
+    arrays[2] = np.abs(arrays[2]) % (R * C)
+    assert batched_outcomes(text, target, arrays) == [("tscatter_index", target) not in KEEPS_DST]
+    run_both(text, target, arrays)
 
 
 def test_gather_table_written_in_the_loop_runs_serially() -> None:
@@ -345,3 +383,150 @@ def test_fault_in_a_later_slice_names_its_iteration(monkeypatch) -> None:
     """The iteration a fault names counts from the loop's first, not the slice's."""
     monkeypatch.setattr(batch, "SLICE_TRIPS", 2)
     test_fault_names_its_iteration()
+
+
+# ---------------------------------------------------------------------------
+# MSCATTER: GM written at data-dependent places
+
+SCATTER_ROWS = 6
+"""The MSCATTER table's rows: few, so that iterations collide."""
+
+
+def scatter_loop(target: str, mode: str, op: str, dtype: str, trips: int, oob: str = "skip",
+                 inside: tuple[bool, bool] = (True, True), read_table: bool = False, conflict: str = "last") -> str:
+    """trips x MSCATTER of an R x C block of %x (block i) by ids (row i of %ids) into the
+    table; `inside`: src, idx loaded in the loop (else once before it); `read_table`: each
+    iteration also loads the table's first rows (stored after the loop)."""
+    src_t = tile((R, C), dtype)
+    ids_shape = (1, R) if mode == "row" else (R, C)
+    idx_t = tile(ids_shape, "i32")
+    table_t = view((SCATTER_ROWS, C), dtype)
+    attr_text = f"coalesce = #pto<coalesce {mode}>, scatterOob = #pto<scatter_oob {oob}>"
+    if op != "none":
+        attr_text += f", scatterAtomicOp = #pto<scatter_atomic_op {op}>"
+    if target == "a5" and op == "none":
+        attr_text += f", scatterConflict = #pto<scatter_conflict {conflict}>"
+    ids_rows = ids_shape[0] * trips
+    loads = {
+        "src": f"pto.tload ins(%sp : {view((R, C), dtype)}) outs(%st : {src_t})",
+        "idx": f"pto.tload ins(%ip : {view(ids_shape, 'i32')}) outs(%it : {idx_t})",
+    }
+    views = {
+        "src": lambda at: f"%sp = pto.partition_view %xv, offsets = [{at}, %c0], "
+                          f"sizes = [%c{R}, %c{C}] : {tensor_view(2, dtype)}",
+        "idx": lambda at: f"%ip = pto.partition_view %idsv, offsets = [{at}, %c0], "
+                          f"sizes = [%c{ids_shape[0]}, %c{ids_shape[1]}] : {tensor_view(2, 'i32')}",
+    }
+    body, before = [], []
+    for name, in_loop, at in zip(("src", "idx"), inside, ("%r", "%q")):
+        if in_loop:
+            body.extend([views[name](at), loads[name]])
+        else:
+            before.extend([views[name]("%c0"), loads[name]])
+    if read_table:
+        body.append(f"pto.tload ins(%rp : {view((2, C), dtype)}) outs(%rt : {tile((2, C), dtype)})")
+    body.append(f"pto.mscatter ins(%st, %it : {src_t}, {idx_t}) outs(%tp : {table_t}) {{{attr_text}}}")
+    index_math = ["%r = arith.muli %i, %cR : index", f"%q = arith.muli %i, %c{ids_shape[0]} : index"]
+    prologue = [
+        constants(0, 1, 2, R, C, SCATTER_ROWS, trips, ids_rows, ids_shape[0], ids_shape[1], R * trips),
+        f"%cR = arith.constant {R} : index",
+        f"%xv = pto.make_tensor_view %x, shape = [%c{R * trips}, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, dtype)}",
+        f"%idsv = pto.make_tensor_view %ids, shape = [%c{ids_rows}, %c{ids_shape[1]}], "
+        f"strides = [%c{ids_shape[1]}, %c1] : {tensor_view(2, 'i32')}",
+        f"%tv = pto.make_tensor_view %tab, shape = [%c{SCATTER_ROWS}, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, dtype)}",
+        f"%tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c{SCATTER_ROWS}, %c{C}] : {tensor_view(2, dtype)}",
+        f"%rp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c2, %c{C}] : {tensor_view(2, dtype)}",
+        f"%st = pto.alloc_tile : {src_t}",
+        f"%it = pto.alloc_tile : {idx_t}",
+        f"%rt = pto.alloc_tile : {tile((2, C), dtype)}",
+    ]
+    loop = "\n".join([f"scf.for %i = %c0 to %c{trips} step %c1 {{", *index_math, *body, "}"])
+    after = [
+        f"%ov = pto.make_tensor_view %o, shape = [%c2, %c{C}], strides = [%c{C}, %c1] : {tensor_view(2, dtype)}",
+        f"%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c2, %c{C}] : {tensor_view(2, dtype)}",
+        f"pto.tstore ins(%rt : {tile((2, C), dtype)}) outs(%op : {view((2, C), dtype)})",
+    ]
+    args = [("x", f"!pto.ptr<{dtype}>"), ("ids", "!pto.ptr<i32>"), ("tab", f"!pto.ptr<{dtype}>"),
+            ("o", f"!pto.ptr<{dtype}>")]
+    return func(args, "\n".join([*prologue, *before, loop, *after]))
+
+
+def scatter_inputs(mode: str, dtype: str, trips: int, rng: np.random.Generator, bad: int = 0) -> list[np.ndarray]:
+    """Random data (f16 values whose sums round), indices colliding within and across
+    iterations; `bad` indices out of range (negative or past the table)."""
+    np_dt = np.float16 if dtype == "f16" else np.float32
+    high = SCATTER_ROWS if mode == "row" else SCATTER_ROWS * C
+    per_iteration = R if mode == "row" else R * C
+    ids = rng.integers(0, high, trips * per_iteration).astype(np.int32)
+    for where in rng.choice(ids.size, bad, replace=False):
+        ids[where] = rng.choice([-1, high, high + 5])
+    return [
+        (rng.standard_normal(trips * R * C) * 3).astype(np_dt),
+        ids,
+        (rng.standard_normal(SCATTER_ROWS * C) * 100).astype(np_dt),
+        np.zeros(2 * C, np_dt),
+    ]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("mode", ["row", "elem"])
+@pytest.mark.parametrize("op", ["none", "add"])
+@pytest.mark.parametrize("dtype", ["f16", "f32"])
+def test_scatter_loops_run_batched_in_serial_order(target, mode, op, dtype) -> None:  # noqa: ANN001
+    """A loop of MSCATTERs into one table runs batched: colliding writes of different
+    iterations land (or accumulate, an f16 sum rounding after each add) as one iteration after
+    the other; out-of-range indices skipped."""
+    rng = np.random.default_rng(seed("batch-scatter", target, mode, op, dtype))
+    text = scatter_loop(target, mode, op, dtype, 5)
+    arrays = scatter_inputs(mode, dtype, 5, rng, bad=3)
+    assert batched_outcomes(text, target, arrays) == [True]
+    assert not run_both(text, target, arrays)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_scatter_fault_names_its_iteration(target) -> None:  # noqa: ANN001
+    """scatterOob = undefined: the writes of the iterations before the bad index are made, as
+    in the serial run, and the fault names the iteration."""
+    rng = np.random.default_rng(seed("batch-scatter-fault", target))
+    text = scatter_loop(target, "row", "add", "f32", 5, oob="undefined")
+    arrays = scatter_inputs("row", "f32", 5, rng)
+    arrays[1][3 * R + 4] = SCATTER_ROWS + 2  # iteration 3, src row 4
+    assert run_both(text, target, arrays)
+    with pytest.raises(PtoError, match=r"index 8 for src row 4 is out of bounds .* \(iteration 3 of the scf\.for"):
+        interpreter.run(parse(text, "k.pto"), target, arrays)
+
+
+def test_scatter_conflict_names_its_iteration() -> None:
+    """a5 scatterConflict = default: the first iteration whose indices collide faults, after
+    the earlier iterations' writes."""
+    rng = np.random.default_rng(seed("batch-scatter-conflict"))
+    text = scatter_loop("a5", "row", "none", "f32", 4, conflict="default")
+    arrays = scatter_inputs("row", "f32", 4, rng)
+    arrays[1][:] = np.tile(np.where(np.arange(R) < SCATTER_ROWS, np.arange(R), -1), 4)  # -1: skipped
+    arrays[1][2 * R + 5] = 3  # iteration 2: src rows 3 and 5
+    assert run_both(text, "a5", arrays)
+    with pytest.raises(PtoError, match=r"src row 3 and src row 5 both write table row 3: .* \(iteration 2 of the scf"):
+        interpreter.run(parse(text, "k.pto"), "a5", arrays)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("inside,read_table", [((False, False), False), ((True, True), True)])
+def test_scatter_loops_that_run_serially(target, inside, read_table) -> None:  # noqa: ANN001
+    """Serial: the same tiles scattered by every iteration (no operand carries the iteration:
+    one batched call would add them once), or a loop that also reads the table."""
+    rng = np.random.default_rng(seed("batch-scatter-serial", target, inside, read_table))
+    text = scatter_loop(target, "row", "add", "f32", 4, inside=inside, read_table=read_table)
+    arrays = scatter_inputs("row", "f32", 4, rng)
+    assert batched_outcomes(text, target, arrays) == [False]
+    run_both(text, target, arrays)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("inside", [(True, False), (False, True)])
+def test_scatter_with_one_operand_loaded_in_the_loop(target, inside) -> None:  # noqa: ANN001
+    """Only src or only idx changes per iteration: the other is spread along the iterations."""
+    rng = np.random.default_rng(seed("batch-scatter-one", target, inside))
+    text = scatter_loop(target, "row", "add", "f16", 4, inside=inside)
+    arrays = scatter_inputs("row", "f16", 4, rng)
+    assert batched_outcomes(text, target, arrays) == [True]
+    run_both(text, target, arrays)

@@ -29,7 +29,7 @@ def test_to_asm_on_a_whole_kernel_says_how_to_fit_the_form(capsys):
     assert code == 1
     assert err == (
         f"{kernel}:11:5: error: 'arith.constant' op has no PTO assembly form (which has the SSA instructions "
-        "mgather, tgather, tcolargmin and tcolargmax); to print instructions (here: line 24), put them in a func.func that "
+        "mgather, mscatter, tgather, tcolargmin, tcolargmax, trowargmin, trowargmax and tscatter); to print instructions (here: line 24), put them in a func.func that "
         "takes their operands as arguments and holds nothing else (examples/embedding_rows.ptoasm is such a "
         "function of examples/embedding_rows.pto)\n"
     )

@@ -1,6 +1,6 @@
 // A stand-in for pto-isa's <pto/pto-inst.hpp>, for tests only: the declarations that
 // the C++ emitted by `pto-opt --to=cpp` uses, with the signatures of the spec files'
-// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md, pto-isa's TPRINT.md) and of pto-isa's Tile,
+// "C++ Built-in APIs" (spec/{mgather,tgather,tcolargmin}.md, pto-isa's docs/isa for the others) and of pto-isa's Tile,
 // GlobalTensor and pipe flags. Declarations only: tests/test_emit_cpp.py compiles the
 // emitted kernels with `g++ -std=c++17 -fsyntax-only` against it.
 #pragma once
@@ -37,8 +37,12 @@ enum class Layout { ND = 0, DN = 1, NZ = 2, MX_A_ZZ = 3, MX_B_NN = 4 };
 enum class Coalesce : uint8_t { Row = 0, Elem = 1 };
 enum class GatherOOB : uint8_t { Undefined = 0, Clamp = 1, Wrap = 2, Zero = 3 };
 enum class GatherExec : uint8_t { Scalar = 0, Simt = 1 };
+enum class ScatterAtomicOp : uint8_t { None = 0, Add = 1, Max = 2, Min = 3 };
+enum class ScatterOOB : uint8_t { Undefined = 0, Skip = 1, Clamp = 2, Wrap = 3 };
+enum class ScatterConflict : uint8_t { Last = 0, Default = 1 };
 enum class MaskPattern { P0101 = 1, P1010 = 2, P0001 = 3, P0010 = 4, P0100 = 5, P1000 = 6, P1111 = 7 };
 enum class GatherAxis { GATHER_ROW, GATHER_COL };
+enum class ScatterAxis { SCATTER_ROW, SCATTER_COL };
 enum class CmpMode { EQ = 0, NE = 1, LT = 2, LE = 3, GT = 4, GE = 5 };
 enum class PrintFormat : uint8_t { Width8_Precision4 = 0, Width8_Precision2 = 1, Width10_Precision6 = 2 };
 
@@ -123,6 +127,16 @@ template <Coalesce CMode, GatherOOB Oob, GatherExec Exec, typename MatTileDst, t
           typename GlobalIdx, typename GlobalScratch>
 RecordEvent MGATHER(MatTileDst& dst, GlobalTable& table, GlobalIdx& idx, GlobalScratch& scratch);
 
+// MSCATTER: UB -> GM through an index tile (without template arguments: each build's default mode).
+template <typename GlobalData, typename TileSrc, typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, typename GlobalData, typename TileSrc,
+          typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, ScatterConflict Conflict, typename GlobalData,
+          typename TileSrc, typename TileInd, typename... WaitEvents>
+RecordEvent MSCATTER(GlobalData& dst, TileSrc& src, TileInd& indexes, WaitEvents&... events);
+
 // TGATHER: index, mask-pattern and compare forms.
 template <typename TileDataD, typename TileDataS0, typename TileDataS1, typename TileDataTmp, typename... WaitEvents>
 RecordEvent TGATHER(TileDataD& dst, TileDataS0& src0, TileDataS1& src1, TileDataTmp& tmp, WaitEvents&... events);
@@ -134,16 +148,25 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
 RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                     uint32_t offset, WaitEvents&... events);
 
-// TCOLARGMIN and TCOLARGMAX: index only, and value + index.
-#define PTO_COLUMN_ARG_REDUCTION(NAME)                                                                    \
+// TSCATTER: index and mask-pattern forms.
+template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
+RecordEvent TSCATTER(TileDataD& dst, TileDataS& src, TileDataI& indexes, WaitEvents&... events);
+template <MaskPattern maskPattern = MaskPattern::P1111, auto ScatterType = ScatterAxis::SCATTER_ROW,
+          typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TSCATTER(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
+
+// TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX: index only, and value + index.
+#define PTO_ARG_REDUCTION(NAME)                                                                    \
     template <typename TileDataOut, typename TileDataIn, typename TileDataTmp, typename... WaitEvents>   \
     RecordEvent NAME(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp, WaitEvents&... events);        \
     template <typename TileDataOutVal, typename TileDataOutIdx, typename TileDataIn, typename TileDataTmp, \
               typename... WaitEvents>                                                                     \
     RecordEvent NAME(TileDataOutVal& dstVal, TileDataOutIdx& dstIdx, TileDataIn& src, TileDataTmp& tmp,   \
                      WaitEvents&... events);
-PTO_COLUMN_ARG_REDUCTION(TCOLARGMIN)
-PTO_COLUMN_ARG_REDUCTION(TCOLARGMAX)
+PTO_ARG_REDUCTION(TCOLARGMIN)
+PTO_ARG_REDUCTION(TCOLARGMAX)
+PTO_ARG_REDUCTION(TROWARGMIN)
+PTO_ARG_REDUCTION(TROWARGMAX)
 
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>

@@ -1,0 +1,213 @@
+"""
+TROWARGMIN: the column index of each row's minimum, optionally with the minimum (pto-isa's
+TROWARGMIN.md). TROWARGMAX (trowargmax.py) is the same instruction with the comparison
+reversed: this module holds what they share. Their operands are the column
+arg-reductions' (tcolargmin.py), the result being a column instead of a row.
+
+      dstIdx[i, 0] = argmin_{j < vc} src[i, j]        i < vr
+      dstVal[i, 0] = min_{j < vc} src[i, j]           (value+index form)
+
+        pto.trowargmin ins(%src[, %tmp] : Ts[, Tt]) outs(%dst : Ti)
+        pto.trowargmin ins(%src[, %tmp] : Ts[, Tt]) outs(%dstVal, %dstIdx : Tv, Ti)
+        %i = pto.trowargmin %src[, %tmp] : (Ts[, Tt]) -> Ti
+        %v, %i = pto.trowargmin %src[, %tmp] : (Ts[, Tt]) -> (Tv, Ti)
+
+Per target (pto-isa's code): the simulator scans each row with a typed strict comparison
+(cpu/TReduceIdx.hpp); a2a3 reduces each row with `vcmax`/`vcmin` in up to three stages
+through tmp (a2a3/TRowReduceIdxOps.hpp); a5 reduces each 256-byte chunk with `vcmax`/`vcmin`
+and keeps a chunk's result only where it is strictly better than the best so far, starting
+from -inf/+inf or the integer limit (a5/TRowReduceIdx.hpp).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import ClassVar
+
+from xdsl.irdl import irdl_op_definition, prop_def
+
+from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type
+from pto_dialect.instruction import InPlace, Instruction
+from pto_dialect.instructions.tcolargmin import (
+    REPEAT_BYTES,
+    ArgReduceTypes,
+    ColArgReduceOp,
+    Extreme,
+    TMP_ADDED,
+    TmpAdded,
+    check_output_shape,
+    check_value_index_types,
+    col_arg_reduce,
+    extreme_keys,
+    first_minimum,
+    require_tmp_width,
+    type_cells,
+)
+from pto_dialect.lowered import LoweredOp
+from pto_dialect.machine import Footprint, np, rect, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp
+
+# ---------------------------------------------------------------------------
+# The op: the column arg-reductions' operands and structural checks
+
+
+@irdl_op_definition
+class TRowArgMinOp(ColArgReduceOp):
+    """Column index of each row's minimum (first minimum wins), optionally with the value."""
+
+    name = "pto.trowargmin"
+
+
+# ---------------------------------------------------------------------------
+# What each target accepts
+
+
+@dataclass(frozen=True)
+class RowArgReduceRules(ArgReduceTypes):
+    """One target's TROWARGMIN / TROWARGMAX rules."""
+
+    column_dst: bool
+    """Each output is row-major, or col-major with one column (TRowReduceCheck); else any
+    non-boxed layout (the simulator writes element (i, 0) through the layout)."""
+    tmp_workspace: bool
+    """tmp holds src-typed partial results (a2a3): same type, large enough; else unused."""
+
+
+def check(rules: RowArgReduceRules, operands: dict, attrs: object, target: str) -> None:
+    src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
+    dst_idx = operands.get("dstIdx", operands.get("dst"))
+    require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
+    require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
+    require_type("src", src.elem, rules.src_types)
+    if known(src.valid_row):
+        require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
+    if known(src.valid_col):
+        require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
+    for t in [dst_idx] if dst_val is None else [dst_val, dst_idx]:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        require(t.slayout == "none_box", f"expects {t.role} to use the none_box slayout, got {t.slayout}")
+        if rules.column_dst and t.blayout == "col_major":
+            require(t.cols == 1, f"expects a col-major (DN) {t.role} to have shape[1] == 1, got {t.cols}")
+        check_output_shape(t, src, kept=0)
+    if dst_val is None:
+        require_type(dst_idx.role, dst_idx.elem, rules.index_types)
+    else:
+        check_value_index_types(rules.value_index_types_by_src_bytes, src, dst_idx)
+    if tmp is not None:
+        require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
+        if rules.tmp_workspace:
+            _check_tmp(src, tmp, value_form=dst_val is not None)
+
+
+def _check_tmp(src: TileFacts, tmp: TileFacts, value_form: bool) -> None:
+    """What a2a3's code writes into tmp: nothing for an index-only row of at most one repeat;
+    for one repeat with a value, (value, index) pairs packed from tmp's start; beyond one repeat,
+    per row i from tmp row i: the partial (value, index) pairs of each repeat and their indices
+    (PTOAS's stride formula covers both stages)."""
+    require(
+        tmp.elem.mlir == src.elem.mlir,
+        f"expects src and tmp to have the same element type, got {src.elem.mlir} and {tmp.elem.mlir}",
+    )
+    if (tmp.valid_row, tmp.valid_col) == (src.valid_row, src.valid_col) or not known(src.valid_col, src.valid_row):
+        return
+    if src.valid_col <= REPEAT_BYTES // src.elem.bytes:
+        if value_form:
+            need = 2 * src.valid_row
+            require(
+                tmp.rows * tmp.cols >= need,
+                f"expects tmp to hold a (value, index) pair per src row, {need} elements, got {tmp.rows * tmp.cols}",
+            )
+        return
+    if known(tmp.valid_row):
+        require(
+            tmp.valid_row >= src.valid_row,
+            f"expects tmp valid_shape[0] to cover the src valid rows, got {tmp.valid_row} for {src.valid_row}",
+        )
+    require_tmp_width(src, tmp)
+
+
+def describe(t: dict[str, RowArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        *type_cells("vec, row-major ND"),
+        ("outputs: vec, none_box, valid [src valid rows, 1]; src valid dims non-zero", lambda r: "yes"),
+        ("outputs: row-major, or col-major with one column", lambda r: "yes" if r.column_dst else "no (any)"),
+        ("tmp", lambda r: "vec, src's type; one repeat: a (value, index) pair per row (value form); more: "
+         "valid rows >= src's, valid cols >= PTOAS's stride, unless same valid shape as src"
+         if r.tmp_workspace else "vec; unused"),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
+        ("why", lambda r: r.note),
+    ])
+
+
+# ---------------------------------------------------------------------------
+# The kernel
+
+
+def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy) -> None:
+    """Per row: the column of the minimum (maximum); where the search keeps its start (a5,
+    every chunk NaN), index 0 and the start value (-inf / +inf for a maximum / minimum)."""
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx", o.get("dst"))
+    x = src.read_valid()
+    vr = x.shape[-2]
+    idx, found = first_minimum(extreme_keys(x, extreme, compare), nan)
+    dst_idx.write(vr, 1, idx.astype(dst_idx.flat.dtype)[..., None])
+    if dst_val is not None:
+        values = np.take_along_axis(x, idx[..., None], axis=-1)
+        if not found.all() and x.dtype.name in FLOAT_DTYPE_NAMES:
+            start = x.dtype.type(-np.inf if extreme == Extreme.MAX else np.inf)
+            values = np.where(found[..., None], values, start)
+        dst_val.write(vr, 1, values)
+
+
+def footprint(o: dict, **_: object) -> Footprint:
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx", o.get("dst"))
+    vr = src.valid_row
+    tiles = [(src, False, valid_rect(src)), (dst_idx, True, rect(dst_idx, vr, 1))]
+    if dst_val is not None:
+        tiles.append((dst_val, True, rect(dst_val, vr, 1)))
+    return Footprint(tiles, [])
+
+
+class RowArgReduceBase(LoweredOp):
+    """idx[i, 0] = the column of row i's extreme, as the target searches; val[i, 0] = that value."""
+
+    FOOTPRINT = staticmethod(footprint)
+    compare = prop_def(ArgCompareAttr)
+    nan = prop_def(NanPolicyAttr)
+
+
+def lowered_base(op: type[ColArgReduceOp], extreme: Extreme) -> type[RowArgReduceBase]:
+    """The lowered-op base of a row arg-reduction: its op and the extreme it searches."""
+    kernel = staticmethod(partial(row_arg_reduce_kernel, extreme=extreme))
+    name = op.__name__.removesuffix("Op") + "Base"
+    namespace = {"SOURCE": op, "KERNEL": kernel, "__module__": op.__module__, "__qualname__": name,
+                 "__annotations__": {"SOURCE": ClassVar[type[PtoInstructionOp]]}}
+    return type(name, (RowArgReduceBase,), namespace)
+
+
+TRowArgMinBase = lowered_base(TRowArgMinOp, Extreme.MIN)
+
+
+# ---------------------------------------------------------------------------
+# The registry entry (C++, like TCOLARGMIN's: `TROWARGMIN(dst, src, tmp)`, `TROWARGMIN(dstVal, dstIdx, src, tmp)`)
+
+
+NO_EXACT_ALIAS = "an output holds one column per src row, so it never has src's shape: no exact alias."
+IN_PLACE = {"": InPlace(frozenset(), how="", refused=NO_EXACT_ALIAS)}
+
+
+def row_arg_reduce(op: type[ColArgReduceOp], lowered: type[RowArgReduceBase]) -> Instruction:
+    """TCOLARGMIN's declaration (operands, C++ call, tmp, assembly form) with the row rules."""
+    return replace(
+        col_arg_reduce(op, lowered),  # pyright: ignore[reportArgumentType]
+        rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE,
+        cost=None,  # the column reduction's cost is not a row reduction's: its own is to be declared
+    )
+
+
+TROWARGMIN = row_arg_reduce(TRowArgMinOp, TRowArgMinBase)
