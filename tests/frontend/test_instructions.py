@@ -177,13 +177,78 @@ pto.tstore ins(%hit : {tile((16, 64), "i32")}) outs(%hitsp : {view((16, 64), "i3
     (RNG.standard_normal(1024).astype(np.float32), np.zeros(1024, np.int32)),
 )
 
-# -- tcolargmin, tcolargmax -----------------------------------------------------------------
+# -- mscatter ------------------------------------------------------------------------------
 
 
-def _column_kernel(name: str, build: Callable[..., None]) -> pto.Kernel:
+@pto.kernel
+def scatter_rows(src: pto.ptr(pto.f32), ids: pto.ptr(pto.i32), tab: pto.ptr(pto.f32)):
+    srcp, idsp, tabp = _parts([(src, (8, 32)), (ids, (1, 8)), (tab, (64, 32))])
+    rows = pto.alloc_tile(shape=[8, 32], dtype=pto.f32)
+    idx = pto.alloc_tile(shape=[1, 8], dtype=pto.i32)
+    pto.tload(srcp, rows)
+    pto.tload(idsp, idx)
+    pto.mscatter(rows, idx, tabp, coalesce="row", scatter_atomic_op="add")
+
+
+SCATTER_ROWS = Sample(
+    scatter_rows,
+    func([("src", "!pto.ptr<f32>"), ("ids", "!pto.ptr<i32>"), ("tab", "!pto.ptr<f32>")], constants(0, 1, 8, 32, 64) + f"""
+{_views([("src", "f32", (8, 32)), ("ids", "i32", (1, 8)), ("tab", "f32", (64, 32))])}
+%rows = pto.alloc_tile : {tile((8, 32), "f32")}
+%idx = pto.alloc_tile : {tile((1, 8), "i32")}
+pto.tload ins(%srcp : {view((8, 32), "f32")}) outs(%rows : {tile((8, 32), "f32")})
+pto.tload ins(%idsp : {view((1, 8), "i32")}) outs(%idx : {tile((1, 8), "i32")})
+pto.mscatter ins(%rows, %idx : {tile((8, 32), "f32")}, {tile((1, 8), "i32")}) outs(%tabp : {view((64, 32), "f32")}) {{coalesce = #pto<coalesce row>, scatterAtomicOp = #pto<scatter_atomic_op add>}}
+""", "scatter_rows"),
+    (RNG.standard_normal(8 * 32).astype(np.float32), np.array([0, 3, 63, 5, 3, 9, 1, 2], np.int32),  # row 3 twice: added
+     RNG.standard_normal(64 * 32).astype(np.float32)),
+)
+
+# -- tscatter: index and mask forms ---------------------------------------------------------
+
+
+@pto.kernel
+def scatter_in_tile(x: pto.ptr(pto.f32), pos: pto.ptr(pto.i32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp, posp, yp, zp = _parts([(x, (8, 32)), (pos, (8, 32)), (y, (16, 32)), (z, (8, 64))])
+    src, idx, yt, zt = _tiles(((8, 32), pto.f32), ((8, 32), pto.i32), ((16, 32), pto.f32), ((8, 64), pto.f32))
+    pto.tload(xp, src)
+    pto.tload(posp, idx)
+    pto.tscatter(src, yt, indexes=idx)
+    pto.tscatter(src, zt, mask_pattern="P0101")
+    pto.tstore(yt, yp)
+    pto.tstore(zt, zp)
+
+
+S = {name: tile(shape, dtype) for name, shape, dtype in (
+    ("src", (8, 32), "f32"), ("idx", (8, 32), "i32"), ("yt", (16, 32), "f32"), ("zt", (8, 64), "f32"))}
+SCATTER_IN_TILE = Sample(
+    scatter_in_tile,
+    func([("x", "!pto.ptr<f32>"), ("pos", "!pto.ptr<i32>"), ("y", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16, 32, 64) + f"""
+{_views([("x", "f32", (8, 32)), ("pos", "i32", (8, 32)), ("y", "f32", (16, 32)), ("z", "f32", (8, 64))])}
+""" + "\n".join(f"%{n} = pto.alloc_tile : {t}" for n, t in S.items()) + f"""
+pto.tload ins(%xp : {view((8, 32), "f32")}) outs(%src : {S["src"]})
+pto.tload ins(%posp : {view((8, 32), "i32")}) outs(%idx : {S["idx"]})
+pto.tscatter ins(%src, %idx : {S["src"]}, {S["idx"]}) outs(%yt : {S["yt"]})
+pto.tscatter ins(%src, {{maskPattern = #pto.mask_pattern<P0101>}} : {S["src"]}) outs(%zt : {S["zt"]})
+pto.tstore ins(%yt : {S["yt"]}) outs(%yp : {view((16, 32), "f32")})
+pto.tstore ins(%zt : {S["zt"]}) outs(%zp : {view((8, 64), "f32")})
+""", "scatter_in_tile"),
+    (RNG.standard_normal(256).astype(np.float32), RNG.permutation(16 * 32)[:256].astype(np.int32),
+     np.zeros(512, np.float32), np.zeros(512, np.float32)),
+)
+
+# -- tcolargmin, tcolargmax, trowargmin, trowargmax ---------------------------------------
+
+ARG_SRC = (16, 32)
+"""The arg-reductions' src; a column reduction writes one row of 32, a row reduction one
+column of 16 (a 16x8 row-major tile, valid 16x1)."""
+
+
+def _arg_kernel(name: str, build: Callable[..., None], out: tuple[int, int], valid: tuple[int, int]) -> pto.Kernel:
     def kernel(x: pto.ptr(pto.f32), vi: pto.ptr(pto.i32), ii: pto.ptr(pto.i32)):
-        xp, vip, iip = _parts([(x, (16, 32)), (vi, (1, 32)), (ii, (1, 32))])
-        src, tmp, val, vidx, iidx = _tiles(((16, 32), pto.f32), ((16, 32), pto.f32), ((1, 32), pto.f32), ((1, 32), pto.i32), ((1, 32), pto.i32))
+        xp, vip, iip = _parts([(x, ARG_SRC), (vi, valid), (ii, valid)])
+        src, tmp = _tiles((ARG_SRC, pto.f32), (ARG_SRC, pto.f32))
+        val, vidx, iidx = (pto.alloc_tile(shape=list(out), dtype=d, valid=list(valid)) for d in (pto.f32, pto.i32, pto.i32))
         pto.tload(xp, src)
         build(src, iidx, tmp=tmp)
         build(src, vidx, dst_val=val, tmp=tmp)
@@ -194,27 +259,30 @@ def _column_kernel(name: str, build: Callable[..., None]) -> pto.Kernel:
     return pto.kernel(kernel)
 
 
-def _column_sample(mnemonic: str) -> Sample:
-    src, tmp, val, idx = tile((16, 32), "f32"), tile((16, 32), "f32"), tile((1, 32), "f32"), tile((1, 32), "i32")
-    text = func([("x", "!pto.ptr<f32>"), ("vi", "!pto.ptr<i32>"), ("ii", "!pto.ptr<i32>")], constants(0, 1, 16, 32) + f"""
-{_views([("x", "f32", (16, 32)), ("vi", "i32", (1, 32)), ("ii", "i32", (1, 32))])}
+def _arg_sample(mnemonic: str) -> Sample:
+    out, valid = ((1, 32), (1, 32)) if mnemonic.startswith("tcol") else ((16, 8), (16, 1))
+    src, val, idx = tile(ARG_SRC, "f32"), tile(out, "f32", valid=valid), tile(out, "i32", valid=valid)
+    text = func([("x", "!pto.ptr<f32>"), ("vi", "!pto.ptr<i32>"), ("ii", "!pto.ptr<i32>")], constants(0, 1, 16, 32, *valid) + f"""
+{_views([("x", "f32", ARG_SRC), ("vi", "i32", valid), ("ii", "i32", valid)])}
 %src = pto.alloc_tile : {src}
-%tmp = pto.alloc_tile : {tmp}
+%tmp = pto.alloc_tile : {src}
 %val = pto.alloc_tile : {val}
 %vidx = pto.alloc_tile : {idx}
 %iidx = pto.alloc_tile : {idx}
-pto.tload ins(%xp : {view((16, 32), "f32")}) outs(%src : {src})
-pto.{mnemonic} ins(%src, %tmp : {src}, {tmp}) outs(%iidx : {idx})
-pto.{mnemonic} ins(%src, %tmp : {src}, {tmp}) outs(%val, %vidx : {val}, {idx})
-pto.tstore ins(%vidx : {idx}) outs(%vip : {view((1, 32), "i32")})
-pto.tstore ins(%iidx : {idx}) outs(%iip : {view((1, 32), "i32")})
+pto.tload ins(%xp : {view(ARG_SRC, "f32")}) outs(%src : {src})
+pto.{mnemonic} ins(%src, %tmp : {src}, {src}) outs(%iidx : {idx})
+pto.{mnemonic} ins(%src, %tmp : {src}, {src}) outs(%val, %vidx : {val}, {idx})
+pto.tstore ins(%vidx : {idx}) outs(%vip : {view(valid, "i32")})
+pto.tstore ins(%iidx : {idx}) outs(%iip : {view(valid, "i32")})
 """, mnemonic)
-    x = RNG.integers(-20, 20, 16 * 32).astype(np.float32)  # ties: the first extreme wins
-    return Sample(_column_kernel(mnemonic, getattr(pto, mnemonic)), text,
-                  (x, np.zeros(32, np.int32), np.zeros(32, np.int32)))
+    x = RNG.integers(-20, 20, ARG_SRC[0] * ARG_SRC[1]).astype(np.float32)  # ties: the first extreme wins
+    n = valid[0] * valid[1]
+    return Sample(_arg_kernel(mnemonic, getattr(pto, mnemonic), out, valid), text, (x, np.zeros(n, np.int32), np.zeros(n, np.int32)))
 
 
-SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, _column_sample("tcolargmin"), _column_sample("tcolargmax")]
+SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
+    _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
+]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
@@ -270,3 +338,6 @@ def test_signatures_are_ptodsl_s() -> None:
                                   "cmp_mode=None, offset=None)")
     assert spelled("tcolargmin") == "(src, dst_idx, *, tmp=None, dst_val=None)"
     assert spelled("tprint") == "(src)"
+    assert spelled("mscatter") == "(src_tile, idx_tile, table_view, *, coalesce=None, scatter_atomic_op=None, scatter_oob=None, scatter_conflict=None)"
+    assert spelled("tscatter") == "(src, dst, *, indexes=None, mask_pattern=None, axis=None)"  # ptodsl's
+    assert spelled("trowargmin") == spelled("trowargmax") == "(src, dst_idx, *, tmp=None, dst_val=None)"
