@@ -19,7 +19,7 @@ import interpreter
 import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
-from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, tensor_view, tile, view
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
 @dataclass(frozen=True)
@@ -30,19 +30,8 @@ class Sample:
     inputs: tuple[np.ndarray, ...]
 
 
-def _views(names: list[tuple[str, str, tuple[int, int]]]) -> str:
-    """`%<n>v = make_tensor_view` and `%<n>p = partition_view` lines: (argument, dtype, shape)."""
-    lines = []
-    for name, dtype, (rows, cols) in names:
-        lines += [
-            f"%{name}v = pto.make_tensor_view %{name}, shape = [%c{rows}, %c{cols}], strides = [%c{cols}, %c1] : {tensor_view(2, dtype)}",
-            f"%{name}p = pto.partition_view %{name}v, offsets = [%c0, %c0], sizes = [%c{rows}, %c{cols}] : {tensor_view(2, dtype)}",
-        ]
-    return "\n".join(lines)
-
-
 def _parts(args: list[tuple[pto.Value, tuple[int, int]]]) -> list[pto.Value]:
-    """The builder's `_views`: a whole-tensor partition view of each pointer."""
+    """The builder's `gm_views`: a whole-tensor partition view of each pointer."""
     parts = []
     for arg, (rows, cols) in args:
         tv = pto.make_tensor_view(arg, shape=[rows, cols], strides=[cols, 1])
@@ -102,7 +91,7 @@ def gather_rows(tab: pto.ptr(pto.f16), ids: pto.ptr(pto.i32), out: pto.ptr(pto.f
 GATHER_ROWS = Sample(
     gather_rows,
     func([("tab", "!pto.ptr<f16>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<f16>")], constants(0, 1, 8, 32, 64) + f"""
-{_views([("tab", "f16", (64, 32)), ("ids", "i32", (1, 8)), ("out", "f16", (8, 32))])}
+{gm_views([("tab", "f16", (64, 32)), ("ids", "i32", (1, 8)), ("out", "f16", (8, 32))])}
 %idx = pto.alloc_tile : {tile((1, 8), "i32")}
 %rows = pto.alloc_tile : {tile((8, 32), "f16")}
 pto.tload ins(%idsp : {view((1, 8), "i32")}) outs(%idx : {tile((1, 8), "i32")})
@@ -134,7 +123,7 @@ T = {name: tile(shape, dtype) for name, shape, dtype in (
 GATHER_IN_TILE = Sample(
     gather_in_tile,
     func([("x", "!pto.ptr<f32>"), ("perm", "!pto.ptr<i32>"), ("y", "!pto.ptr<f32>"), ("h", "!pto.ptr<f32>")], constants(0, 1, 16, 32, 64) + f"""
-{_views([("x", "f32", (16, 64)), ("perm", "i32", (16, 64)), ("y", "f32", (16, 64)), ("h", "f32", (16, 32))])}
+{gm_views([("x", "f32", (16, 64)), ("perm", "i32", (16, 64)), ("y", "f32", (16, 64)), ("h", "f32", (16, 32))])}
 """ + "\n".join(f"%{n} = pto.alloc_tile : {t}" for n, t in T.items()) + f"""
 pto.tload ins(%xp : {view((16, 64), "f32")}) outs(%src : {T["src"]})
 pto.tload ins(%permp : {view((16, 64), "i32")}) outs(%idx : {T["idx"]})
@@ -165,7 +154,7 @@ COMPARE_HITS = Sample(
     compare_hits,
     func([("x", "!pto.ptr<f32>"), ("hits", "!pto.ptr<i32>")], constants(0, 1, 16, 64) + f"""
 %cst = arith.constant 5.000000e-01 : f32
-{_views([("x", "f32", (16, 64)), ("hits", "i32", (16, 64))])}
+{gm_views([("x", "f32", (16, 64)), ("hits", "i32", (16, 64))])}
 %src = pto.alloc_tile : {tile((16, 64), "f32")}
 %ctmp = pto.alloc_tile : {tile((16, 128), "i32")}
 %hit = pto.alloc_tile : {tile((16, 64), "i32")}
@@ -193,7 +182,7 @@ def scatter_rows(src: pto.ptr(pto.f32), ids: pto.ptr(pto.i32), tab: pto.ptr(pto.
 SCATTER_ROWS = Sample(
     scatter_rows,
     func([("src", "!pto.ptr<f32>"), ("ids", "!pto.ptr<i32>"), ("tab", "!pto.ptr<f32>")], constants(0, 1, 8, 32, 64) + f"""
-{_views([("src", "f32", (8, 32)), ("ids", "i32", (1, 8)), ("tab", "f32", (64, 32))])}
+{gm_views([("src", "f32", (8, 32)), ("ids", "i32", (1, 8)), ("tab", "f32", (64, 32))])}
 %rows = pto.alloc_tile : {tile((8, 32), "f32")}
 %idx = pto.alloc_tile : {tile((1, 8), "i32")}
 pto.tload ins(%srcp : {view((8, 32), "f32")}) outs(%rows : {tile((8, 32), "f32")})
@@ -224,7 +213,7 @@ S = {name: tile(shape, dtype) for name, shape, dtype in (
 SCATTER_IN_TILE = Sample(
     scatter_in_tile,
     func([("x", "!pto.ptr<f32>"), ("pos", "!pto.ptr<i32>"), ("y", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16, 32, 64) + f"""
-{_views([("x", "f32", (8, 32)), ("pos", "i32", (8, 32)), ("y", "f32", (16, 32)), ("z", "f32", (8, 64))])}
+{gm_views([("x", "f32", (8, 32)), ("pos", "i32", (8, 32)), ("y", "f32", (16, 32)), ("z", "f32", (8, 64))])}
 """ + "\n".join(f"%{n} = pto.alloc_tile : {t}" for n, t in S.items()) + f"""
 pto.tload ins(%xp : {view((8, 32), "f32")}) outs(%src : {S["src"]})
 pto.tload ins(%posp : {view((8, 32), "i32")}) outs(%idx : {S["idx"]})
@@ -263,7 +252,7 @@ def _arg_sample(mnemonic: str) -> Sample:
     out, valid = ((1, 32), (1, 32)) if mnemonic.startswith("tcol") else ((16, 8), (16, 1))
     src, val, idx = tile(ARG_SRC, "f32"), tile(out, "f32", valid=valid), tile(out, "i32", valid=valid)
     text = func([("x", "!pto.ptr<f32>"), ("vi", "!pto.ptr<i32>"), ("ii", "!pto.ptr<i32>")], constants(0, 1, 16, 32, *valid) + f"""
-{_views([("x", "f32", ARG_SRC), ("vi", "i32", valid), ("ii", "i32", valid)])}
+{gm_views([("x", "f32", ARG_SRC), ("vi", "i32", valid), ("ii", "i32", valid)])}
 %src = pto.alloc_tile : {src}
 %tmp = pto.alloc_tile : {src}
 %val = pto.alloc_tile : {val}

@@ -74,6 +74,18 @@ def constants(*values: int) -> str:
     return "\n".join(f"%c{v} = arith.constant {v} : index" for v in sorted(set(values)))
 
 
+def gm_views(args: Sequence[tuple[str, str, tuple[int, int]]]) -> str:
+    """For each (pointer argument, dtype, (rows, cols)): `%<arg>v`, its row-major rows x cols
+    tensor view, and `%<arg>p`, the partition of all of it (the %cN constants are the kernel's)."""
+    lines = []
+    for name, dtype, (rows, cols) in args:
+        lines += [
+            f"%{name}v = pto.make_tensor_view %{name}, shape = [%c{rows}, %c{cols}], strides = [%c{cols}, %c1] : {tensor_view(2, dtype)}",
+            f"%{name}p = pto.partition_view %{name}v, offsets = [%c0, %c0], sizes = [%c{rows}, %c{cols}] : {tensor_view(2, dtype)}",
+        ]
+    return "\n".join(lines)
+
+
 def run(text: str, target: str, args: Sequence[np.ndarray]) -> list[np.ndarray]:
     """Parse `text` (as file k.pto) and run it on `target`."""
     return interpreter.run(parse(text, "k.pto"), target, list(args))
