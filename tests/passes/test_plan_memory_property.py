@@ -62,6 +62,7 @@ from passes.verify_target import VerifyTargetPass
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.ops import AllocTileOp
 from tests.budgets import examples
+from tests.interpreter.harness import constants, gm_views
 
 TARGETS = targets.names()
 UB_BYTES = {"a2a3": 196608, "a5": 253952, "cpu": 253952}
@@ -593,28 +594,27 @@ def check_properties(p: Program, seed: int) -> None:
 # The helpers themselves
 
 
+def kernel_xyz(rows: int, cols: int) -> str:
+    """The start of @k(%x, %y, %z): rows x cols f32 GM views %xp, %yp, %zp of three pointer arguments."""
+    return f"""
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {{
+{constants(0, 1, rows, cols)}
+{gm_views([(name, "f32", (rows, cols)) for name in "xyz"])}
+"""
+
+
 def test_unplanned_run_keeps_tiles_apart() -> None:
     """The reference run gives unaddressed tiles private storage, and hand-placed tiles
     at one address alias in it (so the comparison of runs can see a bad plan)."""
-    text = """
-    func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
-      %c0 = arith.constant 0 : index
-      %c1 = arith.constant 1 : index
-      %c8 = arith.constant 8 : index
-      %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-      %yv = pto.make_tensor_view %y, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-      %zv = pto.make_tensor_view %z, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-      %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-      %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-      %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-      %a = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
-      %b = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
-      pto.tload ins(%xp : !pto.partition_tensor_view<1x8xf32>) outs(%a : !pto.tile_buf<vec, 1x8xf32>)
-      pto.tload ins(%yp : !pto.partition_tensor_view<1x8xf32>) outs(%b : !pto.tile_buf<vec, 1x8xf32>)
-      pto.tstore ins(%a : !pto.tile_buf<vec, 1x8xf32>) outs(%zp : !pto.partition_tensor_view<1x8xf32>)
-      return
-    }
-    """
+    text = kernel_xyz(1, 8) + """\
+  %a = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  %b = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  pto.tload ins(%xp : !pto.partition_tensor_view<1x8xf32>) outs(%a : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tload ins(%yp : !pto.partition_tensor_view<1x8xf32>) outs(%b : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tstore ins(%a : !pto.tile_buf<vec, 1x8xf32>) outs(%zp : !pto.partition_tensor_view<1x8xf32>)
+  return
+}
+"""
     module = pto_dialect.parse(text, "k.pto")
     x, y, z = np.arange(8, dtype=np.float32), -np.ones(8, np.float32), np.zeros(8, np.float32)
     for target in TARGETS:
@@ -626,7 +626,7 @@ def test_unplanned_run_keeps_tiles_apart() -> None:
     aliased = pto_dialect.parse(
         text.replace("%a = pto.alloc_tile :", "%a = pto.alloc_tile addr = %a0 :")
         .replace("%b = pto.alloc_tile :", "%b = pto.alloc_tile addr = %a0 :")
-        .replace("%c0 = arith.constant 0 : index", "%c0 = arith.constant 0 : index\n      %a0 = arith.constant 0 : i64"),
+        .replace("%c0 = arith.constant 0 : index", "%c0 = arith.constant 0 : index\n%a0 = arith.constant 0 : i64"),
         "k.pto",
     )
     assert np.array_equal(run_unplanned(aliased, "a2a3", [x, y, z])[2], y)
@@ -669,20 +669,7 @@ def test_clobber_model() -> None:
 # ---------------------------------------------------------------------------
 # Kernels the generator does not write: tassign placements and calls
 
-# The start of @k(%x, %y, %z): 8 x 64 f32 GM views %xp, %yp, %zp of three pointer arguments.
-KERNEL_XYZ = """
-func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c64 = arith.constant 64 : index
-  %xv = pto.make_tensor_view %x, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %yv = pto.make_tensor_view %y, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %zv = pto.make_tensor_view %z, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-  %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-"""
+KERNEL_XYZ = kernel_xyz(8, 64)
 
 TASSIGN = KERNEL_XYZ + """\
   %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
