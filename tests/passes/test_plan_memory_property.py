@@ -671,6 +671,18 @@ def test_clobber_model() -> None:
 
 KERNEL_XYZ = kernel_xyz(8, 64)
 
+
+def assert_z_gets_x(text: str, target: str) -> ModuleOp:
+    """Runs @k of `text` on x = 0..511, y = -1, z = 0 (f32), unplanned and planned: z gets x both
+    times. Returns the parsed module."""
+    module = pto_dialect.parse(text, "k.pto")
+    x = np.arange(512, dtype=np.float32)
+    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
+    assert np.array_equal(run_unplanned(module, target, args)[2], x)
+    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+    return module
+
+
 TASSIGN = KERNEL_XYZ + """\
   %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
   %a = arith.constant 4096 : i64
@@ -693,11 +705,7 @@ def test_planner_avoids_tassign_tiles(target: str) -> None:
     """%t2, placed by tassign at [4096, 6144) and live until its tstore, is not
     overwritten by a planned tile (regression: the planner put %w at 4096, so z got
     y's values instead of x's)."""
-    module = pto_dialect.parse(TASSIGN, "k.pto")
-    x = np.arange(512, dtype=np.float32)
-    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
-    assert np.array_equal(run_unplanned(module, target, args)[2], x)
-    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+    assert_z_gets_x(TASSIGN, target)
 
 
 CALL = """
@@ -720,11 +728,7 @@ func.func private @clobber(%xp: !pto.partition_tensor_view<8x64xf32>) {
 def test_planner_keeps_caller_tiles_across_calls(target: str) -> None:
     """%a of @k is live across the call to @clobber, whose %b is written during it: the
     planner keeps them apart (regression: both were planned at 0, so z got y's values)."""
-    module = pto_dialect.parse(CALL, "k.pto")
-    x = np.arange(512, dtype=np.float32)
-    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
-    assert np.array_equal(run_unplanned(module, target, args)[2], x)
-    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+    assert_z_gets_x(CALL, target)
 
 
 RETURNED = """
@@ -755,11 +759,7 @@ def test_planner_keeps_tiles_apart_across_calls(kernel: str, target: str) -> Non
     from y meanwhile) is not planned over it. MANUAL_CALLER: %a, placed at 0 by hand and
     live across the call, is not overwritten by @clobber's planned %b. Either way z gets x,
     and the planned module passes pto-opt's default address checks."""
-    module = pto_dialect.parse(globals()[kernel], "k.pto")
-    x = np.arange(512, dtype=np.float32)
-    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
-    assert np.array_equal(run_unplanned(module, target, args)[2], x)
-    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+    module = assert_z_gets_x(globals()[kernel], target)
     planned = module.clone()
     PlanMemoryPass(target).apply(Context(), planned)
     check_manual_addresses(planned, target)
@@ -845,9 +845,5 @@ def test_planner_keeps_tiles_that_live_on(kernel: str, target: str) -> None:
     """A tile that lives on as another value (returned through two calls, passed into a
     call and returned, returned through scf.if, carried into the next loop iteration) is
     not overwritten by a tile loaded from y meanwhile: z gets x (regressions: z got y)."""
-    module = pto_dialect.parse(globals()[kernel], "k.pto")
-    x = np.arange(512, dtype=np.float32)
-    args = [x, -np.ones(512, np.float32), np.zeros(512, np.float32)]
-    assert np.array_equal(run_unplanned(module, target, args)[2], x)
-    assert np.array_equal(interpreter.run(module, target, args)[2], x)
+    assert_z_gets_x(globals()[kernel], target)
 
