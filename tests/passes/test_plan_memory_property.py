@@ -731,6 +731,15 @@ def test_planner_keeps_caller_tiles_across_calls(target: str) -> None:
     assert_z_gets_x(CALL, target)
 
 
+# The end of @k: %c loaded from y while %r lives on, then %r stored to z.
+LOAD_Y_THEN_STORE_R = """\
+  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
+  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
+  return
+}
+"""
+
 RETURNED = """
 func.func private @make(%xp: !pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32> {
   %b = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
@@ -739,12 +748,7 @@ func.func private @make(%xp: !pto.partition_tensor_view<8x64xf32>) -> !pto.tile_
 }
 """ + KERNEL_XYZ + """\
   %r = func.call @make(%xp) : (!pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
-  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
-  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
-  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
-  return
-}
-"""
+""" + LOAD_Y_THEN_STORE_R
 
 MANUAL_CALLER = CALL.replace(
     "  %a = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>",
@@ -777,12 +781,7 @@ func.func private @g(%xp: !pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf
 }
 """ + KERNEL_XYZ + """\
   %r = func.call @g(%xp) : (!pto.partition_tensor_view<8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
-  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
-  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
-  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
-  return
-}
-"""
+""" + LOAD_Y_THEN_STORE_R
 
 PASS_THROUGH = """
 func.func private @same(%t: !pto.tile_buf<vec, 8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32> {
@@ -792,12 +791,7 @@ func.func private @same(%t: !pto.tile_buf<vec, 8x64xf32>) -> !pto.tile_buf<vec, 
   %a = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
   pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf32>) outs(%a : !pto.tile_buf<vec, 8x64xf32>)
   %r = func.call @same(%a) : (!pto.tile_buf<vec, 8x64xf32>) -> !pto.tile_buf<vec, 8x64xf32>
-  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
-  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
-  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
-  return
-}
-"""
+""" + LOAD_Y_THEN_STORE_R
 
 RETURNED_THROUGH_IF = """
 func.func private @pick(%xp: !pto.partition_tensor_view<8x64xf32>, %flag: i1) -> !pto.tile_buf<vec, 8x64xf32> {
@@ -815,12 +809,7 @@ func.func private @pick(%xp: !pto.partition_tensor_view<8x64xf32>, %flag: i1) ->
 """ + KERNEL_XYZ + """\
   %true = arith.constant true
   %r = func.call @pick(%xp, %true) : (!pto.partition_tensor_view<8x64xf32>, i1) -> !pto.tile_buf<vec, 8x64xf32>
-  %c = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
-  pto.tload ins(%yp : !pto.partition_tensor_view<8x64xf32>) outs(%c : !pto.tile_buf<vec, 8x64xf32>)
-  pto.tstore ins(%r : !pto.tile_buf<vec, 8x64xf32>) outs(%zp : !pto.partition_tensor_view<8x64xf32>)
-  return
-}
-"""
+""" + LOAD_Y_THEN_STORE_R
 
 CARRIED_INTO_NEXT_ITERATION = KERNEL_XYZ + """\
   %c2 = arith.constant 2 : index
