@@ -24,7 +24,7 @@ from pto_dialect.machine import RuntimeFault
 from pto_dialect import PtoError, parse
 
 from tests.budgets import examples
-from tests.interpreter.harness import TARGETS
+from tests.interpreter.harness import TARGETS, constants
 
 BLOCKS = 6
 
@@ -32,10 +32,7 @@ BLOCKS = 6
 # value (iter_args), the y offset index math on the induction variable.
 REVERSE_BLOCKS = f"""
 func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+{constants(0, 1, 8, 16)}
   %nb = arith.constant {BLOCKS} : index
   %last = arith.constant {BLOCKS - 1} : index
   %rows = arith.constant {BLOCKS * 8} : index
@@ -102,21 +99,16 @@ def test_listeners_see_what_xdsl_dispatch_shows(monkeypatch: pytest.MonkeyPatch)
     assert sum(1 for e in ours.events if e[0] == "will") >= BLOCKS * body_ops
 
 
-NESTED = """
-func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c3 = arith.constant 3 : index
-  %c4 = arith.constant 4 : index
-  %c16 = arith.constant 16 : index
+NESTED = f"""
+func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+{constants(0, 1, 2, 3, 4, 16)}
   %rows = arith.constant 12 : index
   %xv = pto.make_tensor_view %x, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %yv = pto.make_tensor_view %y, shape = [%rows, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 2x16xf32>
-  scf.for %i = %c0 to %c3 step %c1 {
+  scf.for %i = %c0 to %c3 step %c1 {{
     %ri = arith.muli %i, %c4 : index
-    scf.for %j = %c0 to %c2 step %c1 {
+    scf.for %j = %c0 to %c2 step %c1 {{
       %rj = arith.muli %j, %c2 : index
       %r = arith.addi %ri, %rj : index
       %s = arith.subi %c2, %rj : index
@@ -125,10 +117,10 @@ func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
       %yp = pto.partition_view %yv, offsets = [%w, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>
       pto.tload ins(%xp : !pto.partition_tensor_view<2x16xf32>) outs(%t : !pto.tile_buf<vec, 2x16xf32>)
       pto.tstore ins(%t : !pto.tile_buf<vec, 2x16xf32>) outs(%yp : !pto.partition_tensor_view<2x16xf32>)
-    }
-  }
+    }}
+  }}
   return
-}
+}}
 """
 
 
@@ -219,9 +211,7 @@ def test_min_max_div_follow_mlir(width, op_type, lhs: int, rhs: int) -> None:  #
 def run_error(body: str, n: int, target: str = "a5") -> str:
     """Run a kernel that copies row %q of an 8x8 x onto itself, %q computed by `body` from %n."""
     text = f"""func.func @k(%n: index, %x: !pto.ptr<f32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
+{constants(0, 1, 8)}
   %xv = pto.make_tensor_view %x, shape = [%c8, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
 {body}
