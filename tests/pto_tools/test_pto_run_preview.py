@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.interpreter.harness import constants, func, tile
 from tests.pto_tools.cli import ROOT, run_installed
 
 DATA = ROOT / "examples" / "data"
@@ -15,14 +16,9 @@ WRAP_INPUTS = [str(DATA / f"wrap_{name}.npy") for name in ("table", "ids", "out"
 
 # stores a 4 x 8 tile of x into rows 2..5, columns 8..15 of the 8 x 16 view of y; z is never
 # stored to (its loop runs no iteration)
-PARTIAL_STORE = """\
-func.func @partial(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+PARTIAL_STORE = f"""\
+func.func @partial(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {{
+{constants(0, 1, 2, 4, 8, 16)}
   %xv = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<4x8xf32>
   %yv = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<8x16xf32>
   %zv = pto.make_tensor_view %z, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<4x8xf32>
@@ -31,12 +27,12 @@ func.func @partial(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %z: !pto.ptr<f32>) {
   %zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<4x8xf32>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 4x8xf32>
   pto.tload ins(%xp : !pto.partition_tensor_view<4x8xf32>) outs(%t : !pto.tile_buf<vec, 4x8xf32>)
-  scf.for %i = %c0 to %c0 step %c1 {
+  scf.for %i = %c0 to %c0 step %c1 {{
     pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%zp : !pto.partition_tensor_view<4x8xf32>)
-  }
+  }}
   pto.tstore ins(%t : !pto.tile_buf<vec, 4x8xf32>) outs(%yp : !pto.partition_tensor_view<4x8xf32>)
   return
-}
+}}
 """
 
 
@@ -133,25 +129,20 @@ def test_scratch_argument_is_named_not_shown(tmp_path):
 
 
 # blocks 1 and 2 of 4 (8 rows each) of a 32 x 64 table copied to the same rows of out
-BLOCK_COPY = """\
-func.func @blocks(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c24 = arith.constant 24 : index
-  %c32 = arith.constant 32 : index
-  %c64 = arith.constant 64 : index
+BLOCK_COPY = f"""\
+func.func @blocks(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {{
+{constants(0, 1, 8, 24, 32, 64)}
   %xv = pto.make_tensor_view %x, shape = [%c32, %c64], strides = [%c64, %c1] : !pto.tensor_view<32x64xf16>
   %yv = pto.make_tensor_view %y, shape = [%c32, %c64], strides = [%c64, %c1] : !pto.tensor_view<32x64xf16>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf16>
-  scf.for %r = %c8 to %c24 step %c8 {
+  scf.for %r = %c8 to %c24 step %c8 {{
     %xp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<32x64xf16>
     %yp = pto.partition_view %yv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<32x64xf16>
     pto.tload ins(%xp : !pto.partition_tensor_view<8x64xf16>) outs(%t : !pto.tile_buf<vec, 8x64xf16>)
     pto.tstore ins(%t : !pto.tile_buf<vec, 8x64xf16>) outs(%yp : !pto.partition_tensor_view<8x64xf16>)
-  }
+  }}
   return
-}
+}}
 """
 
 
@@ -175,7 +166,6 @@ def test_stored_elements_are_the_same_batched_or_not(batch_loops):
 
 def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
     """A col-major (DN) and an NZ tile argument take, and give back, the logical [r, c] array."""
-    from tests.interpreter.harness import func, tile
     from tests.interpreter.test_mgather import nz_image, nz_kernel
 
     rng = np.random.default_rng(18)
