@@ -67,6 +67,14 @@ def no_traceback(*texts: str) -> bool:
     return all("Traceback" not in t and "internal error" not in t for t in texts)
 
 
+def pto_opt_fails(kernel: Path, text: str, *args: str) -> str:
+    """Writes `text` to `kernel` and runs pto-opt on it (with `args`): exit 1; returns stderr."""
+    kernel.write_text(text)
+    code, _, err = call(pto_opt.main, str(kernel), *args)
+    assert code == 1, err
+    return err
+
+
 def listing(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir())
 
@@ -208,9 +216,8 @@ def test_150_nested_regions_parse(tmp_path):
 @pytest.mark.parametrize("kind", sorted(nested_kinds(1)))
 def test_too_deep_nesting_is_a_located_error(kind, tmp_path):
     kernel = tmp_path / "deep.pto"
-    kernel.write_text(nested_kinds(3000)[kind])
-    code, _, err = call(pto_opt.main, str(kernel))
-    assert code == 1 and no_traceback(err)
+    err = pto_opt_fails(kernel, nested_kinds(3000)[kind])
+    assert no_traceback(err)
     assert re.match(rf"{re.escape(str(kernel))}:\d+:\d+: error: nesting too deep to parse", err), err
 
 
@@ -231,9 +238,7 @@ USE_BEFORE_DEF = COPY_KERNEL.replace(ALLOC, "").replace("  return\n", ALLOC + " 
 
 def test_use_before_definition_is_located(tmp_path):
     kernel = tmp_path / "ubd.pto"
-    kernel.write_text(USE_BEFORE_DEF)
-    code, _, err = call(pto_opt.main, str(kernel))
-    assert code == 1
+    err = pto_opt_fails(kernel, USE_BEFORE_DEF)
     assert err.startswith(
         f"{kernel}:9:3: error: 'pto.tload' op operand #1 does not dominate this use "
         f"(%t is defined at {kernel}:11:3)"
@@ -250,12 +255,12 @@ def test_use_before_definition_in_pto_run(tmp_path, copy_inputs):
 
 def test_use_in_nested_region_of_a_later_value(tmp_path):
     kernel = tmp_path / "k.pto"
-    kernel.write_text(
+    err = pto_opt_fails(
+        kernel,
         "func.func @f(%c: i1) {\n  scf.if %c {\n    %y = arith.addi %x, %x : i32\n  }\n"
-        "  %x = arith.constant 1 : i32\n  return\n}\n"
+        "  %x = arith.constant 1 : i32\n  return\n}\n",
     )
-    code, _, err = call(pto_opt.main, str(kernel))
-    assert code == 1 and err.startswith(f"{kernel}:3:5: error: 'arith.addi' op operand #0 does not dominate"), err
+    assert err.startswith(f"{kernel}:3:5: error: 'arith.addi' op operand #0 does not dominate"), err
 
 
 # -- 7: duplicate symbols ------------------------------------------------------------------
@@ -265,10 +270,8 @@ def test_use_in_nested_region_of_a_later_value(tmp_path):
 def test_duplicate_symbol_is_located_at_the_second(wrap, tmp_path):
     body = "func.func @a() {\n  return\n}\nfunc.func @a() {\n  return\n}\n"
     kernel = tmp_path / "dup.pto"
-    kernel.write_text("module {\n" + body + "}\n" if wrap else body)
+    err = pto_opt_fails(kernel, "module {\n" + body + "}\n" if wrap else body)
     line = 5 if wrap else 4
-    code, _, err = call(pto_opt.main, str(kernel))
-    assert code == 1
     assert err.startswith(
         f"{kernel}:{line}:1: error: 'func.func' op redefinition of symbol named 'a' "
         f"(first defined at {kernel}:{line - 3}:1)"
@@ -342,9 +345,8 @@ def test_split_only_on_a_marker_line(tmp_path):
 def test_split_keeps_the_file_columns(tmp_path):
     kernel = tmp_path / "split.pto"
     line = 'func.func @b(%a: i32) attributes {s = "// -----"} { %x = arith.addf %a, %a : i32'
-    kernel.write_text(GOOD + "// -----\n" + line + "\n  return\n}\n")
-    code, _, err = call(pto_opt.main, str(kernel), "--split-input-file")
-    assert code == 1 and err.startswith(f"{kernel}:5:{line.index('%x') + 1}: error: "), err
+    err = pto_opt_fails(kernel, GOOD + "// -----\n" + line + "\n  return\n}\n", "--split-input-file")
+    assert err.startswith(f"{kernel}:5:{line.index('%x') + 1}: error: "), err
 
 
 # -- 11: Ctrl-C and the progress bar ------------------------------------------------------------
@@ -465,9 +467,8 @@ def test_api_missing_file(tmp_path):
 )
 def test_tile_larger_than_its_memory(loc, shape, target, capacity, memory, tmp_path):
     kernel = tmp_path / "big.pto"
-    kernel.write_text(f"func.func @big() {{\n  %a = pto.alloc_tile : !pto.tile_buf<{loc}, {shape}>\n  return\n}}\n")
-    code, _, err = call(pto_opt.main, str(kernel), "--target", target)
-    assert code == 1
+    text = f"func.func @big() {{\n  %a = pto.alloc_tile : !pto.tile_buf<{loc}, {shape}>\n  return\n}}\n"
+    err = pto_opt_fails(kernel, text, "--target", target)
     assert re.match(
         rf"{re.escape(str(kernel))}:2:3: error: 'pto.alloc_tile' op {loc} tile of \d+ bytes exceeds the "
         rf"{capacity} bytes of {memory} on target {target}",
