@@ -40,8 +40,16 @@ NP = {
 }
 """PTO element spelling -> NumPy dtype (syntax.md §2)."""
 
+SENTINEL = -77
+"""What output arrays hold before a run (`filled`), so that elements an op leaves alone show."""
+
 STANDARD = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "f16", "bf16", "f32")
 FP8 = ("f8E4M3FN", "f8E5M2")
+
+
+def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
+    """`value` in every element, of PTO element type `dtype`."""
+    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 def tile(shape: tuple[int, int], dtype: str, loc: str = "vec", valid: tuple | None = None, **keys: str) -> str:

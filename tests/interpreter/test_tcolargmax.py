@@ -22,8 +22,8 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.test_tcolargmin import SENTINEL, SRC_TYPES
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, random_values, run, seed, tile)  # noqa: E501
+from tests.interpreter.test_tcolargmin import SRC_TYPES
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, filled, random_values, run, seed, tile)  # noqa: E501
 
 COVERS = ("pto.tcolargmax",)
 """The instructions whose results these tests check against their own formulas, per target
@@ -41,10 +41,6 @@ def golden_argmax(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool
 
 def argmax_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
     return column_kernel("tcolargmax", src, outs, tmp)
-
-
-def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
-    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 def run_columns(target: str, dtype: str, x: np.ndarray) -> np.ndarray:

@@ -20,13 +20,12 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, SENTINEL, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.tcolargmin',)
 """The instructions whose results these tests check against their own formulas, per target
 (tests/test_registry.py: every instruction is covered on every target)."""
 
-SENTINEL = -77
 
 # semantics.md §3: cpu any integer, f16, bf16, f32; a2a3 f16/u16/f32/u32; a5 any 1/2/4-byte
 SRC_TYPES = {
@@ -52,10 +51,6 @@ def golden_argmin(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool
 
 def argmin_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
     return column_kernel("tcolargmin", src, outs, tmp)
-
-
-def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
-    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 def column_kernel_run(target: str, dtype: str, columns: list[list], idx_type: str = "i32") -> np.ndarray:

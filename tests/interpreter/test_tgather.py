@@ -19,17 +19,12 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, STANDARD, TARGETS, assert_bits_equal, bits, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.tgather',)
 """The instructions whose results these tests check against their own formulas, per target
 (tests/test_registry.py: every instruction is covered on every target)."""
 
-SENTINEL = -77
-
-
-def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
-    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 # ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ import operator
 import numpy as np
 import pytest
 
-from tests.interpreter.harness import (NP, TARGETS, a2a3_float_keys, assert_bits_equal, column_kernel, first_extreme, random_values,
+from tests.interpreter.harness import (NP, SENTINEL, TARGETS, a2a3_float_keys, assert_bits_equal, column_kernel, filled, first_extreme, random_values,
                                        run, seed, tile)
 
 COVERS = ("pto.trowargmin", "pto.trowargmax")
@@ -31,7 +31,6 @@ COVERS = ("pto.trowargmin", "pto.trowargmax")
 OPS = {"trowargmin": operator.lt, "trowargmax": operator.gt}
 """Each row arg-reduction and the comparison by which a later value replaces the best one."""
 
-SENTINEL = -77
 
 # cpu/TReduceIdx.hpp CheckArgTiles; a2a3 TRowReduceCheck; a5: TROWARGMIN.md "any 2-/4-byte source"
 SRC_TYPES = {
@@ -101,10 +100,6 @@ def expected_values(x: np.ndarray, idx: list[int], start_value: list) -> np.ndar
 
 # ---------------------------------------------------------------------------
 # kernels
-
-
-def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
-    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 def column_tile(rows: int, dtype: str, valid_rows: int, col_major: bool, cols: int = 8) -> tuple[str, tuple[int, int]]:
