@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, STANDARD, TARGETS, assert_bits_equal, constants, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (FP8, NP, NPU, STANDARD, TARGETS, assert_bits_equal, constants, func, gm_views, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.mgather',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -525,8 +525,7 @@ def test_elem_dynamic_valid_shape(target):
     it = tile((1, 16), "i32", valid=("?", "?"))
     body = f"""
 {constants(0, 1, 3, 10, 16)}
-%tv = pto.make_tensor_view %tab, shape = [%c3, %c10], strides = [%c10, %c1] : {tensor_view(2, "f32")}
-%tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c3, %c10] : {tensor_view(2, "f32")}
+{gm_views([("tab", "f32", (3, 10))])}
 %iv = pto.make_tensor_view %ids, shape = [%c1, %c16], strides = [%c16, %c1] : {tensor_view(2, "i32")}
 %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c1, %vc] : {tensor_view(2, "i32")}
 %ov = pto.make_tensor_view %out, shape = [%c1, %c16], strides = [%c16, %c1] : {tensor_view(2, "f32")}
@@ -534,7 +533,7 @@ def test_elem_dynamic_valid_shape(target):
 %it = pto.alloc_tile valid_row = %c1 valid_col = %vc : {it}
 %dt = pto.alloc_tile valid_row = %c1 valid_col = %vc : {t}
 pto.tload ins(%ip : {view((1, "?"), "i32")}) outs(%it : {it})
-pto.mgather ins(%tp, %it : {view((3, 10), "f32")}, {it}) outs(%dt : {t}) {attrs("elem", "clamp")}
+pto.mgather ins(%tabp, %it : {view((3, 10), "f32")}, {it}) outs(%dt : {t}) {attrs("elem", "clamp")}
 pto.tstore ins(%dt : {t}) outs(%op : {view((1, "?"), "f32")})
 """
     text = func([("tab", "!pto.ptr<f32>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<f32>"), ("vc", "index")], body)

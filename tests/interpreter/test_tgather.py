@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, bits, constants, filled, func, gm_views, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
 
 COVERS = ('pto.tgather',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -611,19 +611,16 @@ def test_compare_dynamic_valid_cols_scalar_threshold(target):
 %k = arith.constant 5.000000e+00 : f32
 %xv = pto.make_tensor_view %x, shape = [%c2, %c64], strides = [%c64, %c1] : {tensor_view(2, "f32")}
 %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c2, %vc] : {tensor_view(2, "f32")}
-%hv = pto.make_tensor_view %hits, shape = [%c2, %c64], strides = [%c64, %c1] : {tensor_view(2, "i32")}
-%hp = pto.partition_view %hv, offsets = [%c0, %c0], sizes = [%c2, %c64] : {tensor_view(2, "i32")}
-%cv = pto.make_tensor_view %cnt, shape = [%c1, %c8], strides = [%c8, %c1] : {tensor_view(2, "i32")}
-%cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%c1, %c8] : {tensor_view(2, "i32")}
+{gm_views([("hits", "i32", (2, 64)), ("cnt", "i32", (1, 8))])}
 %src = pto.alloc_tile valid_col = %vc : {src_t}
 %tmp = pto.alloc_tile : {tile((4, 64), "i32")}
 %dst = pto.alloc_tile : {tile((2, 64), "i32")}
 %cdst = pto.alloc_tile : {tile((1, 8), "i32")}
-pto.tload ins(%hp : {view((2, 64), "i32")}) outs(%dst : {tile((2, 64), "i32")})
+pto.tload ins(%hitsp : {view((2, 64), "i32")}) outs(%dst : {tile((2, 64), "i32")})
 pto.tload ins(%xp : {view((2, "?"), "f32")}) outs(%src : {src_t})
 pto.tgather ins(%src, %k, %tmp : {src_t}, f32, {tile((4, 64), "i32")}) outs(%dst, %cdst : {tile((2, 64), "i32")}, {tile((1, 8), "i32")}) {{cmpMode = #pto<cmp gt>}}
-pto.tstore ins(%dst : {tile((2, 64), "i32")}) outs(%hp : {view((2, 64), "i32")})
-pto.tstore ins(%cdst : {tile((1, 8), "i32")}) outs(%cp : {view((1, 8), "i32")})
+pto.tstore ins(%dst : {tile((2, 64), "i32")}) outs(%hitsp : {view((2, 64), "i32")})
+pto.tstore ins(%cdst : {tile((1, 8), "i32")}) outs(%cntp : {view((1, 8), "i32")})
 """
     text = func([("x", "!pto.ptr<f32>"), ("hits", "!pto.ptr<i32>"), ("cnt", "!pto.ptr<i32>"), ("vc", "index")], body)
     x = np.zeros((2, 64), np.float32)
