@@ -577,6 +577,8 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--jobs", type=int, default=2, help="batches built at once")
     p.add_argument("--batch", type=int, default=40, help="cases per C++ build")
     args = p.parse_args(argv)
+    if min(args.n, args.jobs, args.batch) < 1:
+        p.error("--n, --jobs and --batch take a positive count")
     unknown = [f for f in args.forms.split(",") if f not in FORMS]
     if unknown:
         p.error(f"unknown forms {', '.join(unknown)}; known: {', '.join(FORMS)}")

@@ -56,3 +56,9 @@ def test_unknown_forms_are_refused(capsys):
     with pytest.raises(SystemExit):
         costmodel_diff.options(["--pto-isa", "x", "--forms", "tload,tgather_scalar"])
     assert "unknown forms tgather_scalar" in capsys.readouterr().err
+
+
+def test_counts_must_be_positive(capsys):
+    with pytest.raises(SystemExit):
+        costmodel_diff.options(["--pto-isa", "x", "--jobs", "0"])
+    assert "--n, --jobs and --batch take a positive count" in capsys.readouterr().err
