@@ -137,32 +137,6 @@ def test_compare_profiles_every_target_that_ran():
     assert all(r.ops[1].count == trips for r in report.profiles.values())
 
 
-def test_a2a3_nz_elem_gather_reads_block_by_block():
-    """MGatherElemNzImpl walks C0-column blocks, rows within a block: each read at its NZ offset."""
-    c0, s1, s2 = 8, 2, 2  # f32: a [1, 2, 2, 16, 8] NZ table of 32 x 16 logical elements
-    rows, cols = 16, 16
-    table = 16 * s2 * s1 * c0
-    i, d = tile((rows, cols), "i32"), tile((rows, cols), "f32", blayout="col_major", slayout="row_major")
-    body = f"""
-    {constants(0, 1, s1, s2, 16, c0, s2 * 16 * c0, 16 * c0, table)}
-    %tv = pto.make_tensor_view %tab, shape = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}], strides = [%c{table}, %c{s2 * 16 * c0}, %c{16 * c0}, %c{c0}, %c1] {{layout = #pto.layout<nz>}} : {tensor_view(5, "f32")}
-    %tp = pto.partition_view %tv, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}] : {tensor_view(5, "f32")}
-    pto.mgather ins(%tp, %i : {view((1, s1, s2, 16, c0), "f32")}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}
-    """
-    text = 'module attributes {pto.target_arch = "a2a3"} {\n' + func([("tab", "!pto.ptr<f32, gm>"), ("i", i), ("d", d)], body) + "}\n"
-    ids = np.random.default_rng(5).integers(0, table, (rows, cols)).astype(np.int32)
-    (gather,) = profile(text, "a2a3", [np.ones(table, np.float32), ids, np.zeros((rows, cols), np.float32)]).ops
-    logical_cols = s1 * c0
-    order = [(r, c) for b in range(cols // c0) for r in range(rows) for c in range(b * c0, b * c0 + c0)]
-    offsets = []
-    for r, c in order:  # logical (x, y) of the table -> NZ offset (y // C0) * rows*C0 + x * C0 + y % C0
-        x, y = divmod(int(ids[r, c]), logical_cols)
-        offsets.append((y // c0) * (s2 * 16) * c0 + x * c0 + y % c0)
-    lines = [o * 4 // 64 for o in offsets]
-    fills = 1 + sum(a != b for a, b in zip(lines, lines[1:]))
-    assert gather.counted_total == rows * cols + fills * dma(64, "100.9")
-
-
 # ---------------------------------------------------------------------------
 # MSCATTER: the rows (elements) it writes, the lines and bursts those writes touch
 
@@ -257,21 +231,29 @@ def test_elem_scatter_lines_and_bursts_count_the_stores_made():
     assert got.counted_total == sum(dma(b * 128, "188.46") for b in bursts)
 
 
-def test_a2a3_nz_elem_scatter_moves_lines_block_by_block_over_the_stores_made():
-    """MScatterElemNzImpl walks C0-column blocks, rows within a block; a skipped index stores nothing."""
+
+@pytest.mark.parametrize(("op", "bandwidth"), [("mgather", "100.9"), ("mscatter", "188.46")])
+def test_a2a3_nz_elem_loops_move_lines_block_by_block(op, bandwidth):
+    """MGatherElemNzImpl / MScatterElemNzImpl walk C0-column blocks, rows within a block, each
+    access at its NZ offset; an index a skip leaves out stores nothing."""
     c0, s1, s2 = 8, 2, 2  # f32: a [1, 2, 2, 16, 8] NZ table of 32 x 16 logical elements
     rows, cols = 16, 16
     table = 16 * s2 * s1 * c0
-    i, s = tile((rows, cols), "i32"), tile((rows, cols), "f32", blayout="col_major", slayout="row_major")
+    i, d = tile((rows, cols), "i32"), tile((rows, cols), "f32", blayout="col_major", slayout="row_major")
+    nz = view((1, s1, s2, 16, c0), "f32")
+    if op == "mgather":
+        line = f"pto.mgather ins(%tp, %i : {nz}, {i}) outs(%d : {d}) {{coalesce = #pto<coalesce elem>}}"
+    else:
+        line = f"pto.mscatter ins(%d, %i : {d}, {i}) outs(%tp : {nz}) {{coalesce = #pto<coalesce elem>, scatterOob = #pto<scatter_oob skip>}}"
     body = f"""
     {constants(0, 1, s1, s2, 16, c0, s2 * 16 * c0, 16 * c0, table)}
     %tv = pto.make_tensor_view %tab, shape = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}], strides = [%c{table}, %c{s2 * 16 * c0}, %c{16 * c0}, %c{c0}, %c1] {{layout = #pto.layout<nz>}} : {tensor_view(5, "f32")}
     %tp = pto.partition_view %tv, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}] : {tensor_view(5, "f32")}
-    pto.mscatter ins(%s, %i : {s}, {i}) outs(%tp : {view((1, s1, s2, 16, c0), "f32")}) {{coalesce = #pto<coalesce elem>, scatterOob = #pto<scatter_oob skip>}}
+    {line}
     """
-    text = 'module attributes {pto.target_arch = "a2a3"} {\n' + func([("tab", "!pto.ptr<f32, gm>"), ("s", s), ("i", i)], body) + "}\n"
-    ids = np.random.default_rng(37).integers(0, table + table // 2, (rows, cols)).astype(np.int32)
-    (scatter,) = profile(text, "a2a3", [np.zeros(table, np.float32), np.zeros((rows, cols), np.float32), ids]).ops
+    text = 'module attributes {pto.target_arch = "a2a3"} {\n' + func([("tab", "!pto.ptr<f32, gm>"), ("i", i), ("d", d)], body) + "}\n"
+    ids = np.random.default_rng(5).integers(0, table + (table // 2 if op == "mscatter" else 0), (rows, cols)).astype(np.int32)
+    (ran,) = profile(text, "a2a3", [np.ones(table, np.float32), ids, np.zeros((rows, cols), np.float32)]).ops
     order = [(r, c) for b in range(cols // c0) for r in range(rows) for c in range(b * c0, b * c0 + c0)]
     lines = []
     for r, c in order:  # logical (x, y) of the table -> NZ offset (y // C0) * rows*C0 + x * C0 + y % C0
@@ -279,5 +261,5 @@ def test_a2a3_nz_elem_scatter_moves_lines_block_by_block_over_the_stores_made():
             x, y = divmod(int(ids[r, c]), s1 * c0)
             lines.append(((y // c0) * (s2 * 16) * c0 + x * c0 + y % c0) * 4 // 64)
     moves = 1 + sum(a != b for a, b in zip(lines, lines[1:]))
-    assert scatter.counted_total == rows * cols + moves * dma(64, "188.46")
-    assert scatter.bytes == moves * 64
+    # one scalar cycle an element, a 64-byte line transfer each time the loop moves to another line
+    assert (ran.counted_total, ran.bytes) == (rows * cols + moves * dma(64, bandwidth), moves * 64)
