@@ -709,6 +709,9 @@ def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
     vc)), and which are made."""
     table, idx, src = o["mem"], o["idx"], o["src"]
     vr, vc = src.valid_shape
+    if vr == 0 or vc == 0:  # the kernels write nothing and read no index
+        shape = (0,) if _row_mode(op) else (0, 0)
+        return np.zeros(shape, np.uint64), np.zeros(shape, bool)
     cap = table_capacity(op.capacity.data, table)
     if _row_mode(op):
         targets, keep = _remapped(widen(row_indices(idx, vr), op.index_read.data), cap, op.scatter_oob.data, 1)
