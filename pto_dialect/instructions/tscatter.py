@@ -402,11 +402,12 @@ def _cce_mask(op: TScatterMaskBase, o: dict, machine: CceMachine, work: Work) ->
     return t.cost(Pipe.VECTOR, exact=False)
 
 
-def _zero_dst_vf(dst: TileFacts, lane_bytes: int) -> dict[str, int]:
-    """a5 InitUBBuffer (and Int64Scatter's own loop): a zero register, a predicate and vsts per
-    register of dst's storage, two memory barriers (Int64*: none)."""
+def _zero_dst_vf(dst: TileFacts) -> dict[str, int]:
+    """a5 InitUBBuffer: a zero register, a predicate and vsts per register of dst's storage,
+    two memory barriers; 8-byte data (Int64Scatter*'s own loop): no barrier, then the
+    predicate of the valid columns."""
     n = -(-dst.rows * dst.cols * dst.elem.bytes // REPEAT_BYTES)
-    if lane_bytes == 8:
+    if dst.elem.bytes == 8:
         return {"vbr": 1, "plt": n + 1, "vsts": n}
     return {"vbr": 1, "plt": n, "vsts": n, "mem_bar": 2}
 
@@ -418,7 +419,7 @@ def _vf_index(op: TScatterIndexBase, o: dict, machine: VfMachine, work: Work) ->
     vadds of the word offsets, two vscatter of the 32-bit halves."""
     idx, dst = o["indexes"], o["dst"]
     rows = idx.valid_row
-    body = _zero_dst_vf(dst, dst.elem.bytes)
+    body = _zero_dst_vf(dst)
     if dst.elem.bytes == 8:
         body |= {"vlds": 2 * rows, "vadd": rows, "vadds": rows, "vscatter": 2 * rows}
     else:
@@ -444,10 +445,10 @@ def _vf_mask(op: TScatterMaskBase, o: dict, machine: VfMachine, work: Work) -> O
         n = min(rows, dst.valid_row) * -(-min(src.valid_col, dst.valid_col) // (REPEAT_BYTES // size))
         body = {"plt": n, "vlds": n, "vsts": n}
     elif size == 8:
-        body = _zero_dst_vf(dst, 8) | {"vci": 1, "vmuls": 1, "vadds": 2, "vadd": 1, "vlds": rows}
+        body = _zero_dst_vf(dst) | {"vci": 1, "vmuls": 1, "vadds": 2, "vadd": 1, "vlds": rows}
         body |= {"vsts": body["vsts"] + rows} if col else {"vscatter": 2 * rows}
     else:
-        body = _zero_dst_vf(dst, size)
+        body = _zero_dst_vf(dst)
         body["vbr"] += 1  # the zeros interleaved
         stores = n if col else n * period
         body |= {"plt": body["plt"] + stores, "vlds": n, "vsts": body["vsts"] + stores}
