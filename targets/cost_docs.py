@@ -42,27 +42,36 @@ located error (exit 1), never a 0.
 `model` says where the numbers come from:
 - `pto-isa-costmodel`: equal to pto-isa's own cost model (`include/pto/costmodel/`, built with
   `-D__COSTMODEL -D__NPU_ARCH__=2201`) for every shape and type it builds: a2a3 TLOAD and TSTORE
-  (vec ND/DN/NZ, mat NZ), index-form TGATHER, row-mode MGATHER without an out-of-range mode.
-  When its mocks charge an instruction nothing (a transfer under one cycle), the cost model
-  reports its lightweight fallback instead, and so does the estimate.
+  (vec ND/DN/NZ, mat NZ), index-form TGATHER, row-mode MGATHER without an out-of-range mode,
+  row-mode MSCATTER without an atomic op or out-of-range mode (ND and NZ tables), index-only
+  TROWARGMIN / TROWARGMAX of at most one repeat per row. When its mocks charge an instruction
+  nothing (a transfer under one cycle), the cost model reports its lightweight fallback
+  instead, and so does the estimate.
 - `a2a3-header-sequence`: the a2a3 header's intrinsic sequence priced with the same mocks, for
   the forms the cost model cannot build as PTOAS writes them: it has no TCOLARGMIN / TCOLARGMAX
-  wrapper nor a mock for `vcmp_le` / `vcmp_ge` (priced as its `vcmpv_le` / `vcmpv_ge`), its
-  MGATHER wrapper takes no coalesce or out-of-range mode, its mask-form TGATHER no axis, its
+  wrapper nor a mock for `vcmp_le` / `vcmp_ge` (priced as its `vcmpv_le` / `vcmpv_ge`), no
+  value+index TROWARGMIN / TROWARGMAX nor mask-form TSCATTER wrapper, its MGATHER and MSCATTER
+  wrappers take no coalesce, atomic or out-of-range mode, its mask-form TGATHER no axis, its
   compare-form TGATHER has pto-isa's older signature and, built anyway, writes through a null
   pointer (its `get_imm` stub returns 0). Run through the same `*_IMPL` code (a scratch shim per
   missing wrapper), the cost model gives these numbers for mask and compare TGATHER, TCOLARGMIN /
-  TCOLARGMAX and row MGATHER in every mode. Elem-mode MGATHER is a scalar loop the mocks charge
-  nothing (the cost model then reports its fallback, 2 + elements / 32, blind to the data): here
-  each element costs one scalar cycle and each GM line the loop moves to one line transfer.
+  TCOLARGMAX, row MGATHER and MSCATTER in every mode, mask-form TSCATTER on the col axis and
+  P1111, and the other TSCATTER forms and TROWARGMIN / TROWARGMAX up to their scalar loops. A
+  scalar loop the mocks charge nothing (elem-mode MGATHER and MSCATTER, TSCATTER's index and
+  row-axis mask forms, the loops writing TROWARGMIN / TROWARGMAX's results from tmp) costs here
+  one scalar cycle per element it handles, a lower bound; the cost model charges it nothing
+  (and reports its fallback, 2 + elements / 32, blind to the data, when nothing else is
+  charged). An elem-mode MGATHER (MSCATTER) also costs each GM line its loop moves to: one line
+  transfer GM->UB (a store's UB->GM, an atomic add's both).
 - `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
   mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
 - `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
 
 What depends on the data is counted by `--profile` and assumed by `--estimate`: the rows a
-zero out-of-range mode skips (estimate: none skipped), the GM lines an a2a3 elem gather reads
-(estimate: one per element), the 128-byte bursts an a5 SIMT gather's warps issue (estimate: one
-per element; row mode: aligned rows).
+zero (skip) out-of-range mode leaves out of a gather (scatter) (estimate: none), the GM lines an
+a2a3 elem gather (scatter) reads (writes) (estimate: one per element), the 128-byte bursts an a5
+SIMT gather's (scatter's) warps issue (estimate: one per element; row mode: aligned rows; a
+scatter with scatterConflict = last, whose lanes own table rows: one per element).
 """
 
 

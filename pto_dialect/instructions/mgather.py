@@ -735,22 +735,24 @@ def _cce(op: MGatherBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
             return t.cost(Pipe.MTE2, exact=False, **idle)
         case MGatherElemL1Base():
             t.call(dst.rows * dst.cols)  # zeroing the GM scratch
-            _scalar_reads(t, vr * vc, work, machine)
+            scalar_loop(t, vr * vc, work, DmaPath.GM_TO_UB)
             t.call()  # dsb
             t.dma(DmaPath.GM_TO_L1, dst.rows * dst.cols * size)
             return t.cost(Pipe.MTE2, exact=False)
-    _scalar_reads(t, vr * vc, work, machine)  # MGatherElemBase, elem-mode MGatherNzBase
+    scalar_loop(t, vr * vc, work, DmaPath.GM_TO_UB)  # MGatherElemBase, elem-mode MGatherNzBase
     return t.cost(Pipe.SCALAR, exact=False)
 
 
-def _scalar_reads(t: CceTrace, elements: int, work: Work, machine: CceMachine) -> None:
-    """A scalar loop reading `elements` table elements: one scalar cycle each (the mocks'
-    price of a scalar call; the cost model charges the loop nothing), and each GM line it
-    moves to filled at the GM->UB bandwidth (its bytes: the lines')."""
+def scalar_loop(t: CceTrace, elements: int, work: Work, *line_paths: DmaPath) -> None:
+    """A scalar loop over `elements` table elements: one scalar cycle each (the mocks' price
+    of a scalar call; the cost model charges the loop nothing), and each GM line it moves to
+    (`lines`, estimate: every element) moved along each of `line_paths` (a read fills it
+    GM->UB, a store writes it UB->GM; its bytes: the lines')."""
     t.call(elements)
     lines = work.get("lines", elements)
-    line = int(machine.scalar_line_bytes.value)
-    t.dma(DmaPath.GM_TO_UB, line, times=lines)
+    line = int(t.machine.scalar_line_bytes.value)
+    for path in line_paths:
+        t.dma(path, line, times=lines)
 
 
 def _vf(op: MGatherBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
@@ -793,35 +795,87 @@ def _rows_read(op: MGatherBase, o: dict) -> np.ndarray | int:
     return (u < table_capacity(op.capacity.data, table)).sum(axis=-1)
 
 
+def in_loop_order(a: np.ndarray, nz_c0: int | None) -> np.ndarray:
+    """Values (..., vr, vc) of the valid region in the order an elem-mode loop visits it
+    (..., vr * vc): row by row, or (`nz_c0`: an NZ table's C0, MGatherElemNzImpl /
+    MScatterElemNzImpl) by blocks of C0 columns, row by row within a block."""
+    vr, vc = a.shape[-2:]
+    flat = a.reshape(*a.shape[:-2], vr * vc)
+    if nz_c0 is None:
+        return flat
+    r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
+    return flat[..., np.lexsort(((c % nz_c0).ravel(), r.ravel(), (c // nz_c0).ravel()))]
+
+
+def nz_c0(table: GmView, nz: bool) -> int | None:
+    """An NZ table's C0 (elements per 32 bytes), None for an ND table."""
+    return C0_BYTES // table.buffer.itemsize if nz else None
+
+
+def elem_addresses(table: GmView, flat: np.ndarray, nz: bool) -> np.ndarray:
+    """The byte address of each elem-mode access of table element `flat` (..., vr, vc), in
+    loop order (..., vr * vc): an NZ table's at its NZ offsets."""
+    flat = flat.astype(np.int64)
+    c0 = nz_c0(table, nz)
+    if c0 is not None:
+        s = table.shape5
+        flat = nz_offset(*np.divmod(flat, s[0] * s[1] * c0), s[2] * FRACTAL_NZ_ROW, c0)
+    offset = np.asarray(table.offset).reshape(-1, 1, 1) if np.ndim(table.offset) else table.offset
+    return in_loop_order((offset + flat) * table.buffer.itemsize, c0)
+
+
+def line_moves(lines: np.ndarray, kept: np.ndarray | None = None) -> np.ndarray:
+    """How often a loop's accesses (..., n) in order move to another GM line: the first kept
+    access, and each kept one on another line than the kept access before it."""
+    n = lines.shape[-1]
+    kept = np.ones(lines.shape, bool) if kept is None else np.broadcast_to(kept, lines.shape)
+    last = np.maximum.accumulate(np.where(kept, np.arange(n), -1), axis=-1)
+    before = np.concatenate([np.full((*lines.shape[:-1], 1), -1), last[..., :-1]], axis=-1)
+    previous = np.take_along_axis(lines, np.maximum(before, 0), axis=-1)
+    return (kept & ((before < 0) | (previous != lines))).sum(axis=-1)
+
+
+def warp_bursts(segments: np.ndarray, lanes: int, kept: np.ndarray | None = None) -> np.ndarray:
+    """The GM segments warps of `lanes` consecutive accesses (..., n) touch: per warp, the
+    distinct segments of its kept lanes."""
+    n = segments.shape[-1]
+    kept = np.ones(segments.shape, bool) if kept is None else np.broadcast_to(kept, segments.shape)
+    pad = [(0, 0)] * (segments.ndim - 1) + [(0, -n % lanes)]  # the last warp's idle lanes touch nothing
+    marked = np.pad(np.where(kept, segments, -1), pad, constant_values=-1)
+    warps = np.sort(marked.reshape(*marked.shape[:-1], -1, lanes), axis=-1)
+    distinct = (warps[..., :1] >= 0).sum(axis=-1) + ((warps[..., 1:] != warps[..., :-1]) & (warps[..., 1:] >= 0)).sum(axis=-1)
+    return distinct.sum(axis=-1)
+
+
+def row_bursts(start: np.ndarray, row_bytes: int, burst: int, keep: np.ndarray | None) -> np.ndarray | int:
+    """The GM segments rows of `row_bytes` bytes at byte addresses `start` (..., rows) span,
+    over the kept rows."""
+    if row_bytes == 0:
+        return 0
+    spans = (start + row_bytes - 1) // burst - start // burst + 1
+    return (spans if keep is None else np.where(keep, spans, 0)).sum(axis=-1)
+
+
+def row_starts(table: GmView, rows: np.ndarray, row_stride: int) -> np.ndarray:
+    """The byte address of table row `rows` (..., R), a batched view's offset per iteration."""
+    offset = np.asarray(table.offset).reshape(-1, 1) if np.ndim(table.offset) else table.offset
+    return (offset + rows.astype(np.int64) * row_stride) * table.buffer.itemsize
+
+
 def _elem_addresses(op: MGatherBase, o: dict) -> np.ndarray:
-    """The byte address each elem-mode read reads, in loop order (..., vr * vc): row by row,
-    an NZ table's by blocks of C0 columns (MGatherElemNzImpl) at its NZ offsets; a lane the
-    zero mode skips counts as reading element 0."""
+    """The byte address each elem-mode read reads, in loop order; a lane the zero mode skips
+    counts as reading element 0."""
     table, idx, dst = o["mem"], o["idx"], o["dst"]
     vr, vc = dst.valid_shape
     flat, _ = remap(widen(elem_indices(idx, vr, vc), op.index_read.data), table_capacity(op.capacity.data, table),
                     op.gather_oob.data, 2)
-    flat = flat.astype(np.int64)
-    if isinstance(op, MGatherNzBase):
-        s = table.shape5
-        c0 = C0_BYTES // table.buffer.itemsize
-        flat = nz_offset(*np.divmod(flat, s[0] * s[1] * c0), s[2] * FRACTAL_NZ_ROW, c0)
-        r, c = np.meshgrid(np.arange(vr), np.arange(vc), indexing="ij")
-        order = np.lexsort(((c % c0).ravel(), r.ravel(), (c // c0).ravel()))
-    else:
-        order = np.arange(vr * vc)
-    offset = np.asarray(table.offset).reshape(-1, 1, 1) if np.ndim(table.offset) else table.offset
-    addresses = ((offset + flat) * table.buffer.itemsize).reshape(*flat.shape[:-2], vr * vc)
-    return addresses[..., order]
+    return elem_addresses(table, flat, isinstance(op, MGatherNzBase))
 
 
 def _measure_cce(op: MGatherBase, o: dict, machine: CceMachine) -> dict[str, object]:
     if _row_mode(op):
         return {"rows_read": _rows_read(op, o)}
-    lines = _elem_addresses(op, o) // int(machine.scalar_line_bytes.value)
-    if lines.shape[-1] == 0:
-        return {"lines": 0}
-    return {"lines": 1 + (lines[..., 1:] != lines[..., :-1]).sum(axis=-1)}
+    return {"lines": line_moves(_elem_addresses(op, o) // int(machine.scalar_line_bytes.value))}
 
 
 def _measure_vf(op: MGatherBase, o: dict, machine: VfMachine) -> dict[str, object]:
@@ -833,21 +887,9 @@ def _measure_vf(op: MGatherBase, o: dict, machine: VfMachine) -> dict[str, objec
         vr, vc = dst.valid_shape
         rows, keep = remap(widen(row_indices(idx, vr), op.index_read.data), table_capacity(op.capacity.data, table),
                            op.gather_oob.data, 1)
-        offset = np.asarray(table.offset).reshape(-1, 1) if np.ndim(table.offset) else table.offset
-        size = table.buffer.itemsize
-        start = (offset + rows.astype(np.int64) * stride(op.row_stride.data, table, dst)) * size
-        spans = (start + vc * size - 1) // burst - start // burst + 1
-        return {"segments": (spans if keep is None else np.where(keep, spans, 0)).sum(axis=-1) if vc else 0}
-    segments = _elem_addresses(op, o) // burst
-    n = segments.shape[-1]
-    if n == 0:
-        return {"segments": 0}
-    pad = -n % lanes
-    if pad:  # the last warp's idle lanes repeat its last read
-        segments = np.concatenate([segments, np.repeat(segments[..., -1:], pad, axis=-1)], axis=-1)
-    warps = np.sort(segments.reshape(*segments.shape[:-1], -1, lanes), axis=-1)
-    distinct = 1 + (warps[..., 1:] != warps[..., :-1]).sum(axis=-1)
-    return {"segments": distinct.sum(axis=-1)}
+        start = row_starts(table, rows, stride(op.row_stride.data, table, dst))
+        return {"segments": row_bursts(start, vc * table.buffer.itemsize, burst, keep)}
+    return {"segments": warp_bursts(_elem_addresses(op, o) // burst, lanes)}
 
 
 COST = InstructionCost(

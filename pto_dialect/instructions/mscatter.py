@@ -58,6 +58,7 @@ from pto_dialect.choices import (
     WriteOrder,
     WriteOrderAttr,
 )
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
@@ -67,12 +68,20 @@ from pto_dialect.instructions.mgather import (
     check_elem_index,
     check_nz_table,
     check_row_index,
+    elem_addresses,
     elem_indices,
+    in_loop_order,
+    line_moves,
+    nz_c0,
     nz_offset,
     remap,
+    row_bursts,
     row_indices,
+    row_starts,
+    scalar_loop,
     stride,
     table_capacity,
+    warp_bursts,
     widen,
 )
 from pto_dialect.instructions.tscatter import surviving_writes
@@ -618,6 +627,151 @@ class MScatterNzBase(MScatterBase):
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+#
+# Data-dependent counts (Work), measured by `pto-run --profile`:
+#   rows_written  (row mode) rows a write is issued for: all but the out-of-range ones under
+#                 skip (estimate: every src valid row)
+#   lines         (a2a3 elem mode) GM lines the store loop moves to, in loop order, over the
+#                 stores it makes: each store leaving the line of the store before (estimate:
+#                 every element)
+#   segments      (a5 SIMT) 128-byte GM segments the warps write: a written row's span, or
+#                 per 32 consecutive lanes the distinct segments of their stores; with
+#                 scatterConflict = last, per 32 consecutive table rows (elements) the
+#                 distinct segments of their winners' stores, column by column (estimate:
+#                 aligned rows; last rows and elements: one per element)
+
+
+def _row_mode(op: MScatterBase) -> bool:
+    return op.coalesce.data == Coalesce.ROW
+
+
+def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/MScatter.hpp: row mode one copy_ubuf_to_gm per written row (ND), gShape0
+    multi-burst copies of gShape1 32-byte blocks per written row (NZ), an atomic add between
+    set_atomic_<type>, set_atomic_add and set_atomic_none; elem mode a scalar loop (an NZ
+    table: column block by column block), each GM line it moves to written back UB->GM (an
+    atomic add reads it too: filled GM->UB). Its pipe flags cost nothing in the cost model
+    (they resolve to the CPU stub's)."""
+    src, table, t = o["src"], o["mem"], machine.trace()
+    vr, vc = src.valid_shape
+    add = op.scatter_atomic_op.data == ScatterAtomicOp.ADD
+    if not _row_mode(op):
+        scalar_loop(t, vr * vc, work, DmaPath.UB_TO_GM, *([DmaPath.GM_TO_UB] if add else []))
+        return t.cost(Pipe.SCALAR, exact=False)
+    rows = work.get("rows_written", vr)
+    if add:
+        t.call(2)  # set_atomic_<type>, set_atomic_add
+    if isinstance(op, MScatterNzBase):
+        s0, s1 = table.shape5[:2]
+        t.dma(DmaPath.UB_TO_GM, s1 * C0_BYTES, times=rows * s0)
+    else:
+        t.dma(DmaPath.UB_TO_GM, vc * src.elem.bytes, times=rows)
+    if add:
+        t.call()  # set_atomic_none
+    exact = not add and op.scatter_oob.data == ScatterOob.UNDEFINED
+    return t.cost(Pipe.MTE3, exact=exact, idle=machine.idle_vector, elements=vr * vc)
+
+
+def _slot_owners(op: MScatterBase) -> bool:
+    """a5 `last` (no atomic op): the kernels give each lane table rows (elements) and store
+    the last writer's values (simt_mscatter_*_last_kernel)."""
+    return op.scatter_atomic_op.data == ScatterAtomicOp.NONE and op.winner.data == ScatterWinner.LAST_IN_ORDER
+
+
+def _vf(op: MScatterBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/MScatter.hpp: a SIMT launch whose warps' stores coalesce into 128-byte GM bursts
+    written at the UB->GM bandwidth (atomic updates priced as stores: no documented atomic
+    cost): row mode warps over 32 columns of a written row; elem mode a lane per element (the
+    (1, 1) case: one scalar store); scatterConflict = last a lane per table row (element) that
+    stores its last writer's row column by column (its element), its reverse scan not priced."""
+    src = o["src"]
+    vr, vc = src.valid_shape
+    burst = int(machine.burst_bytes.value)
+    if _row_mode(op) and not _slot_owners(op):
+        segments = work.get("segments", vr * -(-vc * src.elem.bytes // burst))
+    else:
+        segments = work.get("segments", vr * vc)
+    return machine.cost(Pipe.VECTOR, segments * burst, machine.dma.cycles(DmaPath.UB_TO_GM, segments * burst))
+
+
+def _simulated(op: MScatterBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/MScatter.hpp: elem mode a loop over every src valid element, row mode over
+    the valid columns of each row written."""
+    src = o["src"]
+    vr, vc = src.valid_shape
+    elements = (work.get("rows_written", vr) if _row_mode(op) else vr) * vc
+    return machine.cost(Pipe.VECTOR, elements * src.elem.bytes, elements)
+
+
+def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Each write's remapped table row (row mode, (..., vr)) or element (elem mode, (..., vr,
+    vc)), and which are made."""
+    table, idx, src = o["mem"], o["idx"], o["src"]
+    vr, vc = src.valid_shape
+    if vr == 0 or vc == 0:  # the kernels write nothing and read no index
+        shape = (0,) if _row_mode(op) else (0, 0)
+        return np.zeros(shape, np.uint64), np.zeros(shape, bool)
+    cap = table_capacity(op.capacity.data, table)
+    if _row_mode(op):
+        targets, keep = _remapped(widen(row_indices(idx, vr), op.index_read.data), cap, op.scatter_oob.data, 1)
+    else:
+        targets, keep = _remapped(widen(elem_indices(idx, vr, vc), op.index_read.data), cap, op.scatter_oob.data, 2)
+    return targets, np.ones(targets.shape, bool) if keep is None else keep
+
+
+def _measure_cce(op: MScatterBase, o: dict, machine: CceMachine) -> dict[str, object]:
+    targets, kept = _targets(op, o)
+    if _row_mode(op):
+        return {"rows_written": kept.sum(axis=-1)}
+    table, nz = o["mem"], isinstance(op, MScatterNzBase)
+    lines = elem_addresses(table, targets, nz) // int(machine.scalar_line_bytes.value)
+    return {"lines": line_moves(lines, in_loop_order(kept, nz_c0(table, nz)))}
+
+
+def _measure_simulated(op: MScatterBase, o: dict, machine: SimulatorMachine) -> dict[str, object]:
+    return {"rows_written": _targets(op, o)[1].sum(axis=-1)} if _row_mode(op) else {}
+
+
+def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, object]:
+    table, src = o["mem"], o["src"]
+    vr, vc = src.valid_shape
+    burst, lanes = int(machine.burst_bytes.value), int(machine.warp_lanes.value)
+    size = table.buffer.itemsize
+    targets, kept = _targets(op, o)
+    if _row_mode(op):  # a5's row mode: unit column stride
+        starts = row_starts(table, targets, stride(op.row_stride.data, table, src))
+        if not _slot_owners(op):
+            return {"segments": row_bursts(starts, vc * size, burst, kept)}
+        segments = (starts[..., None] + np.arange(vc) * size) // burst  # (..., rows, columns)
+        keys = [kept[..., None], (targets // lanes)[..., None], np.arange(vc), segments]
+        return {"segments": _distinct(*(np.broadcast_to(k, segments.shape).reshape(*segments.shape[:-2], -1) for k in keys))}
+    segments = elem_addresses(table, targets, nz=False) // burst
+    kept, targets = (a.reshape(*a.shape[:-2], -1) for a in (kept, targets))
+    if not _slot_owners(op):
+        return {"segments": warp_bursts(segments, lanes, kept)}
+    return {"segments": _distinct(kept, targets // lanes, segments)}
+
+
+def _distinct(kept: np.ndarray, *keys: np.ndarray) -> np.ndarray | int:
+    """Per iteration (the leading axes of (..., n) arrays), the distinct tuples of `keys` over
+    the kept entries."""
+    shape = np.broadcast_shapes(kept.shape, *(k.shape for k in keys))
+    iterations = int(np.prod(shape[:-1], dtype=np.int64))
+    iteration = np.broadcast_to(np.arange(iterations).reshape(*shape[:-1], 1), shape)
+    mask = np.broadcast_to(kept, shape)
+    tuples = np.stack([np.broadcast_to(k, shape)[mask].astype(np.int64) for k in (iteration, *keys)], axis=-1)
+    counts = np.bincount(np.unique(tuples, axis=0)[:, 0], minlength=iterations)
+    return counts.reshape(shape[:-1]) if shape[:-1] else int(counts[0])
+
+
+COST = InstructionCost(
+    on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated},
+    measure={CceMachine: _measure_cce, VfMachine: _measure_vf, SimulatorMachine: _measure_simulated},
+)
+
+
+# ---------------------------------------------------------------------------
 # C++ and the registry entry
 
 
@@ -644,4 +798,5 @@ MSCATTER = Instruction(
     in_place={"": InPlace(frozenset(), how="", refused="MSCATTER writes GM only: no tile output to alias.")},
     asm=AsmForm(operand_order=(2, 0, 1)),  # `mscatter %mem, %src, %idx : Tm, Ts, Ti`, the docs' type order
     form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
+    cost=COST,
 )

@@ -28,9 +28,10 @@ from typing import ClassVar
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
+from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
-from pto_dialect.instruction import InPlace, Instruction
+from pto_dialect.instruction import InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import (
     REPEAT_BYTES,
     ArgReduceTypes,
@@ -194,6 +195,121 @@ TRowArgMinBase = lowered_base(TRowArgMinOp, Extreme.MIN)
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+
+REPEAT_MAX = 255
+"""The most repeats one a2a3 vector intrinsic takes (pto-isa common/constants.hpp)."""
+
+
+def _reduction(op: RowArgReduceBase) -> str:
+    match op.KERNEL.keywords["extreme"]:  # pyright: ignore[reportFunctionMemberAccess]
+        case Extreme.MIN:
+            return "vcmin"
+        case Extreme.MAX:
+            return "vcmax"
+
+
+def _cce(op: RowArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TRowReduceIdxOps.hpp, by src valid cols: up to one repeat, one vcmax (vcmin)
+    of every row (counter mode at exactly one repeat, else up to 255 rows a call, a barrier
+    after each), then (value form) the (value, index) pairs split by vreducev2 (a one-column
+    DN output; a 2-byte src with 32-bit indices converts them by two vconv) or a scalar loop;
+    up to as many repeats as a repeat holds elements (two stages) or more (three), per row
+    that many rounds of vcmax, two vreducev2 through tmp and their barriers, a final vcmax,
+    then a scalar loop writing the results. A scalar loop costs one scalar cycle per element
+    it writes (the cost model charges it nothing)."""
+    src, dst_val, t = o["src"], o.get("dstVal"), machine.trace()
+    dst_idx = o.get("dstIdx", o.get("dst"))
+    vr, vc = src.valid_shape
+    per_repeat = REPEAT_BYTES // src.elem.bytes
+    reduce = _reduction(op)
+    if vc > per_repeat:
+        stages = 1 if vc <= per_repeat * per_repeat else 2
+
+        def row() -> None:
+            for _ in range(stages):  # ReduceThenGroupValIdx
+                t.call()  # set_vector_mask
+                t.vector(reduce, repeat=0)  # counter mode
+                t.barrier()
+                t.call()  # set_vector_mask
+                t.vector("vreducev2", repeat=1)
+                t.barrier()
+                t.vector("vreducev2", repeat=1)
+                t.barrier()
+            t.call()  # set_vector_mask
+            t.vector(reduce, repeat=1)
+            t.barrier()
+
+        t.call()  # set_mask_count
+        t.loop(vr, row)
+        t.call(2)  # set_mask_norm, set_vector_mask
+        t.call(vr * (1 if dst_val is None else 2))  # the scalar loop
+        return t.cost(Pipe.VECTOR, exact=False)
+    if vc == per_repeat:
+        t.call(2)  # set_mask_count, set_vector_mask
+        t.vector(reduce, repeat=0)
+        t.barrier()
+    else:
+        t.call(1 if dst_val is not None else 2)  # (index form: set_mask_norm,) SetContinuousMask
+        _row_blocks(t, vr, reduce)
+    if dst_val is None:
+        t.call(2)  # set_mask_norm, set_vector_mask
+        return t.cost(Pipe.VECTOR, exact=True)
+    scalar_outputs = [tile for tile in (dst_val, dst_idx) if tile.cols != 1]
+    if len(scalar_outputs) < 2:  # ExtractValIdxFromTmpColMajor
+        t.call(2)  # set_mask_count, set_vector_mask
+        if dst_val.cols == 1:
+            t.vector("vreducev2", repeat=1)
+            t.barrier()
+        if dst_idx.cols == 1:
+            t.vector("vreducev2", repeat=1)
+            t.barrier()
+            if dst_idx.elem.bytes != src.elem.bytes:
+                t.call()  # set_vector_mask
+                t.vector("vconv_s162f32", repeat=0)
+                t.barrier()
+                t.vector("vconv_f322s32z", repeat=0)
+                t.barrier()
+    t.call(2)  # set_mask_norm, set_vector_mask
+    t.call(vr * len(scalar_outputs))  # the scalar loops
+    return t.cost(Pipe.VECTOR, exact=False)
+
+
+def _row_blocks(t: CceTrace, rows: int, reduce: str) -> None:
+    """OneRepeatProc*'s do-while: a reduction of up to 255 rows and a barrier per call."""
+
+    def block(repeat: int) -> None:
+        t.vector(reduce, repeat=repeat)
+        t.barrier()
+
+    t.loop(rows // REPEAT_MAX, lambda: block(REPEAT_MAX))
+    block(rows % REPEAT_MAX)
+
+
+def _vf(op: RowArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TRowReduceIdx.hpp, one vector function: a zero register and a one-lane
+    predicate; per row the start value (vdup) and two vbr, per 256-byte chunk a predicate,
+    vlds, vcmax (vcmin), vdintlv of the (value, index) pair, vadd of the chunk's offset, a
+    compare, two vsel and vadds; per row the index store (and the value's)."""
+    src = o["src"]
+    vr, vc = src.valid_shape
+    n = vr * -(-vc // (REPEAT_BYTES // src.elem.bytes))
+    stores = vr * (1 if o.get("dstVal") is None else 2)
+    body = {"vbr": 1 + 2 * vr, "plt": 1 + n, "vdup": vr, "vlds": n, _reduction(op): n, "vdintlv": n, "vadd": n,
+            "vcmp": n, "vsel": 2 * n, "vadds": n, "vsts": stores}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: RowArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TReduceIdx.hpp: a loop over every src valid element."""
+    src = o["src"]
+    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
+
+
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+
+
+# ---------------------------------------------------------------------------
 # The registry entry (C++, like TCOLARGMIN's: `TROWARGMIN(dst, src, tmp)`, `TROWARGMIN(dstVal, dstIdx, src, tmp)`)
 
 
@@ -205,8 +321,7 @@ def row_arg_reduce(op: type[ColArgReduceOp], lowered: type[RowArgReduceBase]) ->
     """TCOLARGMIN's declaration (operands, C++ call, tmp, assembly form) with the row rules."""
     return replace(
         col_arg_reduce(op, lowered),  # pyright: ignore[reportArgumentType]
-        rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE,
-        cost=None,  # the column reduction's cost is not a row reduction's: its own is to be declared
+        rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE, cost=COST,
     )
 
 

@@ -44,6 +44,7 @@ from pto_dialect.choices import (
     SrcRead,
     SrcReadAttr,
 )
+from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.mgather import widen
@@ -353,6 +354,126 @@ class TScatterMaskBase(LoweredOp):
 
 
 # ---------------------------------------------------------------------------
+# What it costs
+
+BLOCK_BYTES = 32
+"""One UB block (BLOCK_BYTE_SIZE): a UB->UB copy moves whole blocks."""
+
+
+def _zero_dst(t: CceTrace) -> None:
+    """a2a3 InitUBBuffer: one vector_dup over the whole tile in counter mode."""
+    t.call(2)  # set_mask_count, set_vector_mask
+    t.vector("vector_dup", repeat=0)
+    t.call(2)  # set_mask_norm, set_vector_mask
+
+
+def _cce_index(op: TScatterIndexBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TScatter.hpp TScatterImpl: dst zeroed (InitUBBuffer: one vector_dup in
+    counter mode), then a scalar loop over the indexes' valid elements, one scalar cycle each
+    (the cost model charges it nothing)."""
+    idx, t = o["indexes"], machine.trace()
+    _zero_dst(t)
+    t.call(idx.valid_row * idx.valid_col)
+    return t.cost(Pipe.VECTOR, exact=False)
+
+
+def _cce_mask(op: TScatterMaskBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TScatter.hpp TScatterMaskImpl: dst zeroed, then (col axis) one vcopy per src
+    valid row in counter mode, or (row axis) a scalar loop over src's valid elements, one
+    scalar cycle each; P1111 is TMOV (npu/a2a3/TMov.hpp TMovToVecImpl): one UB->UB copy of the
+    valid rows when dst's valid cols fill its rows, else one per row, of whole 32-byte blocks."""
+    src, dst, t = o["src"], o["dst"], machine.trace()
+    if op.mask_pattern.data.period == 1:
+        rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
+        size = dst.elem.bytes
+        if rows and cols:
+            if (dst.cols == src.cols or dst.rows == 1) and dst.cols == cols:
+                t.dma(DmaPath.UB_TO_UB, -(-dst.cols * rows * size // BLOCK_BYTES) * BLOCK_BYTES)
+            else:
+                t.dma(DmaPath.UB_TO_UB, -(-cols * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+        return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=dst.valid_row * dst.valid_col)
+    _zero_dst(t)
+    if op.axis.data == "col":
+        t.call(2)  # set_mask_count, set_vector_mask
+        t.loop(src.valid_row, lambda: t.vector("vcopy"))
+        t.call(2)  # set_mask_norm, set_vector_mask
+    else:
+        t.call(src.valid_row * src.valid_col)
+    return t.cost(Pipe.VECTOR, exact=False)
+
+
+def _zero_dst_vf(dst: TileFacts) -> dict[str, int]:
+    """a5 InitUBBuffer: a zero register, a predicate and vsts per register of dst's storage,
+    two memory barriers; 8-byte data (Int64Scatter*'s own loop): no barrier, then the
+    predicate of the valid columns."""
+    n = -(-dst.rows * dst.cols * dst.elem.bytes // REPEAT_BYTES)
+    if dst.elem.bytes == 8:
+        return {"vbr": 1, "plt": n + 1, "vsts": n}
+    return {"vbr": 1, "plt": n, "vsts": n, "mem_bar": 2}
+
+
+def _vf_index(op: TScatterIndexBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TScatter.hpp TScatterImpl, one vector function: dst zeroed (InitUBBuffer: vsts
+    per register, two memory barriers), then per indexes valid row and register of indices a
+    predicate, two vlds and a vscatter; 8-byte data (Int64Scatter): per row two vlds, vadd and
+    vadds of the word offsets, two vscatter of the 32-bit halves."""
+    idx, dst = o["indexes"], o["dst"]
+    rows = idx.valid_row
+    body = _zero_dst_vf(dst)
+    if dst.elem.bytes == 8:
+        body |= {"vlds": 2 * rows, "vadd": rows, "vadds": rows, "vscatter": 2 * rows}
+    else:
+        n = rows * -(-idx.valid_col // (REPEAT_BYTES // idx.elem.bytes))
+        body["plt"] += n
+        body |= {"vlds": 2 * n, "vscatter": n}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _vf_mask(op: TScatterMaskBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TScatter.hpp TScatterMaskImpl, one vector function: dst zeroed, then per src
+    valid row and register a vlds and (col axis) a predicate and vsts, (row axis) one vintlv
+    (period 4: three) and a predicate and vsts per register of the interleaved result; P1111
+    is TMOV (TMovVecToVec: per row and register a predicate, vlds, vsts); 8-byte data
+    (Int64ScatterPattern): the lane offsets once (vci, vmuls, vadds, vadd, vadds), per row a
+    vlds and (col) one vsts or (row) two vscatter."""
+    src, dst = o["src"], o["dst"]
+    size, period = src.elem.bytes, op.mask_pattern.data.period
+    rows = src.valid_row
+    n = rows * -(-src.valid_col // (REPEAT_BYTES // size))
+    col = op.axis.data == "col"
+    if period == 1:
+        n = min(rows, dst.valid_row) * -(-min(src.valid_col, dst.valid_col) // (REPEAT_BYTES // size))
+        body = {"plt": n, "vlds": n, "vsts": n}
+    elif size == 8:
+        body = _zero_dst_vf(dst) | {"vci": 1, "vmuls": 1, "vadds": 2, "vadd": 1, "vlds": rows}
+        body |= {"vsts": body["vsts"] + rows} if col else {"vscatter": 2 * rows}
+    else:
+        body = _zero_dst_vf(dst)
+        body["vbr"] += 1  # the zeros interleaved
+        stores = n if col else n * period
+        body |= {"plt": body["plt"] + stores, "vlds": n, "vsts": body["vsts"] + stores}
+        if not col:
+            body["vintlv"] = n * (1 if period == 2 else 3)
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TScatter.hpp: a loop over the indexes' valid elements (index form) or dst's
+    (mask form; P1111: TMOV's over src's, the same)."""
+    tile = o["indexes"] if isinstance(op, TScatterIndexBase) else o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, tile.valid_row * tile.valid_col)
+
+
+COST = InstructionCost(
+    on={
+        CceMachine: by_op((TScatterIndexBase, _cce_index), (TScatterMaskBase, _cce_mask)),
+        VfMachine: by_op((TScatterIndexBase, _vf_index), (TScatterMaskBase, _vf_mask)),
+        SimulatorMachine: _simulated,
+    },
+)
+
+
+# ---------------------------------------------------------------------------
 # C++ and the registry entry
 
 
@@ -390,4 +511,5 @@ TSCATTER = Instruction(
     },
     asm=AsmForm(),
     form=lambda op: op.form.value,
+    cost=COST,
 )

@@ -15,6 +15,7 @@ ARCH = "arch_config.hpp kA2A3ArchConfig"
 FALLBACK = "perf_sim/costmodel_provider.hpp FallbackCycles"
 VCONV = Linear(14, 2, 18, f"{CORE} EstimateVconvCycles (every vconv_*)")
 DEFAULTS = Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPARE} vcmpvs_*, vcmpv_le)")
+REDUCE = Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vcmax, vcmin)")
 
 DMA = DmaTable(
     frequency_hz=Param(1.85e9, "arch_config.hpp kMainFrequencyHz"),
@@ -44,6 +45,8 @@ MACHINE = CceMachine(
         "vcopy": Linear(11, 1, 13, COMPUTE),
         "vector_dup": Linear(11, 1, 13, COMPUTE),
         "vreducev2": Linear(14, 14, 20, COMPUTE),
+        "vcmax": REDUCE,
+        "vcmin": REDUCE,
         "vcmpvs_gt": DEFAULTS,
         "vcmpvs_eq": DEFAULTS,
         # vcmp_le / vcmp_ge (TCOLARGMIN / TCOLARGMAX) have no mock: priced as the mocked compare of the same kind
@@ -53,6 +56,8 @@ MACHINE = CceMachine(
         "vconv_s162f16a": VCONV,
         "vconv_f162s32a": VCONV,
         "vconv_s322f32": VCONV,
+        "vconv_s162f32": VCONV,
+        "vconv_f322s32z": VCONV,
     },
     scalar_line_bytes=Param(64, "pto-isa include/pto/npu/a2a3/MGather.hpp kCacheLineBytes"),
     # pto_instr.hpp RecordInstr: an instruction whose mocks charged nothing reports perf_sim's estimate instead

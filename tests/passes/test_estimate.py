@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GIB = 1 << 30
 HZ = Fraction(1_850_000_000)
 GM_TO_UB, UB_TO_GM = Fraction("100.9"), Fraction("188.46")
-SIZE = {"i8": 1, "f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4}
+SIZE = {"i8": 1, "f16": 2, "bf16": 2, "i16": 2, "f32": 4, "i32": 4, "i64": 8}
 
 
 def dma(nbytes: int, gib_per_s: Fraction) -> int:
@@ -314,3 +314,243 @@ def test_tprint_costs_its_barrier_or_its_simulated_loop(target, expected):
     """
     (op,) = report(kernel(func([], body)).replace('"a2a3"', f'"{target}"'), target).json()["ops"]
     assert (op["pipe"], op["bytes"], op["cycles"], op["model"]) == expected
+
+
+# ---------------------------------------------------------------------------
+# TROWARGMIN / TROWARGMAX, TSCATTER, MSCATTER: each figure from the mocks (a2a3:
+# EstimateLinearCycles' head on an empty vector queue, slope per repeat, tail at the next
+# barrier; EstimateConstCycles 1 a call), VfSim's parameters (a5: startup 23, drain 12, each
+# executed instruction's throughput or VecCycle's fallback) or the simulator's loops (cpu)
+
+A5_FUNCTION = 23 + 12  # vf_startup_cost + vf_drain_cost (a5/VfSim/params/isa_defaults.csv)
+A2A3_VCMAX, A2A3_VREDUCEV2, A2A3_VCONV = (6, 2, 0), (14, 14, 20), (14, 2, 18)  # (head, slope, tail)
+
+
+def on_target(text: str, target: str) -> dict:
+    (op,) = report(text.replace('"a2a3"', f'"{target}"'), target).json()["ops"]
+    return op
+
+
+def row_arg_kernel(op: str, rows: int, cols: int, dtype: str, value: bool, outputs: str, index: str = "i32") -> str:
+    """src [rows, cols] with tmp of its shape; outputs "dn" ([R, 1] col-major) or "nd" (row-major, one valid col)."""
+    s = tile((rows, -(-cols * SIZE[dtype] // 32) * 32 // SIZE[dtype]), dtype, valid=(rows, cols))
+
+    def out(t: str) -> str:
+        if outputs == "dn":
+            return tile((-(-rows * SIZE[t] // 32) * 32 // SIZE[t], 1), t, valid=(rows, 1), blayout="col_major")
+        return tile((rows, 32 // SIZE[t]), t, valid=(rows, 1))
+
+    i, v = out(index), out(dtype)
+    outs = f"%v, %i : {v}, {i}" if value else f"%i : {i}"
+    body = f"""
+    %s = pto.alloc_tile : {s}
+    %t = pto.alloc_tile : {s}
+    %i = pto.alloc_tile : {i}
+    %v = pto.alloc_tile : {v}
+    pto.{op} ins(%s, %t : {s}, {s}) outs({outs})
+    """
+    return kernel(func([], body))
+
+
+def a2a3_row_blocks(rows: int) -> int:
+    """OneRepeatProc*: a vcmax of up to 255 rows (2 cycles a repeat, head 6 on the queue a
+    barrier emptied) and a barrier (tail 0 + 1) per call."""
+    calls = [255] * (rows // 255) + [rows % 255]
+    return sum(6 + 2 * r + 1 for r in calls)
+
+
+A2A3_GROUP = 1 + 6 + 1 + 1 + (14 + 14) + (20 + 1) + (14 + 14) + (20 + 1)
+"""ReduceThenGroupValIdx: set_vector_mask, vcmax of 0 repeats (counter mode), barrier,
+set_vector_mask, two vreducev2 of one repeat, each after an emptied queue, each barrier
+paying its tail 20."""
+A2A3_FINAL = 1 + (6 + 2) + 1
+"""set_vector_mask, the last vcmax (one repeat), barrier."""
+
+
+@pytest.mark.parametrize("op", ["trowargmin", "trowargmax"])
+@pytest.mark.parametrize(("rows", "cols", "dtype", "value", "outputs", "index", "cycles", "model"), [
+    # exactly one repeat: counter mode, one vcmax of 0 repeats; masks set and restored
+    (16, 64, "f32", False, "dn", "i32", 2 + 6 + 1 + 2, "pto-isa-costmodel"),
+    # less than a repeat: 255 rows a vcmax
+    (300, 100, "f16", False, "nd", "i32", 2 + a2a3_row_blocks(300) + 2, "pto-isa-costmodel"),
+    # value form, one-column DN outputs: each split by a vreducev2 of one repeat; 32-bit
+    # indices of 2-byte data converted by two vconv of 0 repeats (set_vector_mask between)
+    (8, 100, "f16", True, "dn", "i32",
+     1 + a2a3_row_blocks(8) + 2 + (28 + 21) + (28 + 21) + 1 + (14 + 19) + (14 + 19) + 2, "a2a3-header-sequence"),
+    # value form, row-major outputs: two scalar loops of one cycle per row
+    (8, 30, "f32", True, "nd", "i32", 1 + a2a3_row_blocks(8) + 2 + 2 * 8, "a2a3-header-sequence"),
+    # two stages, then the scalar loop writing one index a row
+    (6, 197, "i32", False, "nd", "i32", 1 + 6 * (A2A3_GROUP + A2A3_FINAL) + 2 + 6, "a2a3-header-sequence"),
+    # three stages, value form: two elements written a row
+    (3, 5000, "f32", True, "dn", "i32", 1 + 3 * (2 * A2A3_GROUP + A2A3_FINAL) + 2 + 2 * 3, "a2a3-header-sequence"),
+])
+def test_a2a3_row_arg_reduction(op, rows, cols, dtype, value, outputs, index, cycles, model):
+    got = on_target(row_arg_kernel(op, rows, cols, dtype, value, outputs, index), "a2a3")
+    assert (got["pipe"], got["bytes"], got["cycles"], got["model"]) == ("V", 0, cycles, model)
+
+
+@pytest.mark.parametrize(("rows", "cols", "dtype", "value"), [(16, 64, "f32", False), (5, 300, "f16", True), (40, 7, "i32", True)])
+def test_a5_and_cpu_row_arg_reduction(rows, cols, dtype, value):
+    n = rows * -(-cols // (256 // SIZE[dtype]))  # 256-byte chunks
+    stores = rows * (2 if value else 1)
+    # vbr: the zeros, two a row (1 each); plt (2): one-lane predicate and one a chunk; vdup a row (1);
+    # a chunk: vlds 1, vcmax/vcmin 1, vdintlv 5 (no VfSim row), vadd 2, vcmp 1, vsel 2 x 1, vadds 1
+    body = (1 + 2 * rows) + 2 * (1 + n) + rows + n * (1 + 1 + 5 + 2 + 1 + 2 + 1) + stores
+    text = row_arg_kernel("trowargmax", rows, cols, dtype, value, "nd")
+    assert on_target(text, "a5")["cycles"] == A5_FUNCTION + body
+    assert on_target(text, "cpu")["cycles"] == rows * cols
+
+
+def tscatter_kernel(src: str, dst: str, indexes: str | None = None, mask: str = "", axis: str = "row") -> str:
+    if indexes is not None:
+        op = f"pto.tscatter ins(%s, %i : {src}, {indexes}) outs(%d : {dst})"
+    else:
+        op = f'pto.tscatter ins(%s, {{maskPattern = #pto.mask_pattern<{mask}>}} : {src}, "{axis}") outs(%d : {dst})'
+    body = f"""
+    %s = pto.alloc_tile : {src}
+    %i = pto.alloc_tile : {indexes or src}
+    %d = pto.alloc_tile : {dst}
+    {op}
+    """
+    return kernel(func([], body))
+
+
+A2A3_ZERO_FILL = 2 + 11 + 2
+"""InitUBBuffer: set_mask_count, set_vector_mask, vector_dup of 0 repeats (head 11, its tail
+never charged: no barrier follows), set_mask_norm, set_vector_mask."""
+
+
+@pytest.mark.parametrize(("text", "cycles", "nbytes"), [
+    # index form: the scalar loop, one cycle per index
+    (tscatter_kernel(tile((16, 64), "f32", valid=(16, 60)), tile((32, 64), "f32"), tile((16, 64), "i32", valid=(16, 60))),
+     A2A3_ZERO_FILL + 16 * 60, 0),
+    # row axis: a scalar loop over src's valid elements
+    (tscatter_kernel(tile((8, 32), "i16", valid=(8, 30)), tile((8, 64), "i16", valid=(8, 60)), mask="P1010"), A2A3_ZERO_FILL + 8 * 30, 0),
+    # col axis: one vcopy a src row, the queue still busy from vector_dup (no head)
+    (tscatter_kernel(tile((9, 16), "i16", valid=(9, 3)), tile((40, 16), "i16", valid=(36, 3)), mask="P0100", axis="col"),
+     A2A3_ZERO_FILL + 2 + 9 + 2, 0),
+    # P1111, valid cols filling the rows: one UB->UB copy of the valid rows' blocks
+    (tscatter_kernel(tile((64, 256), "f32", valid=(60, 256)), tile((64, 256), "f32", valid=(60, 256)), mask="P1111"),
+     dma(60 * 256 * 4, Fraction(1024)), 60 * 256 * 4),
+    # P1111, partial rows: a copy of 8 blocks a row, under a cycle: the idle fallback 2 + elements / 32
+    (tscatter_kernel(tile((16, 64), "f32", valid=(16, 60)), tile((16, 64), "f32", valid=(16, 60)), mask="P1111"),
+     2 + 16 * 60 // 32, 16 * 256),
+])
+def test_a2a3_tscatter(text, cycles, nbytes):
+    got = on_target(text, "a2a3")
+    assert (got["pipe"], got["bytes"], got["cycles"], got["model"]) == ("V", nbytes, cycles, "a2a3-header-sequence")
+
+
+def a5_zero_fill(dst_bytes: int) -> int:
+    """InitUBBuffer: vbr 1, a predicate (2) and vsts (1) a register, two mem_bar (20 each)."""
+    registers = -(-dst_bytes // 256)
+    return 1 + 3 * registers + 2 * 20
+
+
+@pytest.mark.parametrize(("text", "cycles"), [
+    # index: per row and register of 32-bit indices a predicate (2), two vlds, vscatter (5)
+    (tscatter_kernel(tile((16, 64), "f32"), tile((32, 64), "f32"), tile((16, 64), "i32")),
+     A5_FUNCTION + a5_zero_fill(32 * 64 * 4) + 16 * (2 + 2 + 5)),
+    # 16-bit indices: 128 a register
+    (tscatter_kernel(tile((4, 160), "f16", valid=(4, 150)), tile((8, 160), "f16"), tile((4, 160), "i16", valid=(4, 150))),
+     A5_FUNCTION + a5_zero_fill(8 * 160 * 2) + 4 * 2 * (2 + 2 + 5)),
+    # 8-byte data: Int64Scatter's own zeroing (no mem_bar), a predicate, per row two vlds, vadd 2, vadds 1, two vscatter
+    (tscatter_kernel(tile((4, 8), "i64"), tile((8, 8), "i64"), tile((4, 8), "i32")),
+     A5_FUNCTION + 1 + 3 * 2 + 2 + 4 * (2 + 2 + 1 + 10)),
+    # row axis, period 2: the zeros (vbr), per row and register vlds, vintlv (5), two predicates and vsts
+    (tscatter_kernel(tile((8, 64), "f32"), tile((8, 128), "f32"), mask="P0101"),
+     A5_FUNCTION + a5_zero_fill(8 * 128 * 4) + 1 + 8 * (1 + 5 + 2 * 3)),
+    # col axis, period 4: per row and register a predicate, vlds, vsts
+    (tscatter_kernel(tile((4, 64), "f32"), tile((16, 64), "f32"), mask="P1000", axis="col"),
+     A5_FUNCTION + a5_zero_fill(16 * 64 * 4) + 1 + 4 * (2 + 1 + 1)),
+    # P1111: TMovVecToVec, per row and register a predicate, vlds, vsts
+    (tscatter_kernel(tile((8, 128), "f16"), tile((8, 128), "f16"), mask="P1111"),
+     A5_FUNCTION + 8 * (2 + 1 + 1)),
+])
+def test_a5_tscatter(text, cycles):
+    assert on_target(text, "a5")["cycles"] == cycles
+
+
+def test_cpu_tscatter_counts_the_indexes_or_dst_elements():
+    index = tscatter_kernel(tile((16, 64), "f32", valid=(16, 60)), tile((32, 64), "f32"), tile((16, 64), "i32", valid=(16, 60)))
+    col = tscatter_kernel(tile((9, 16), "i16", valid=(9, 3)), tile((40, 16), "i16", valid=(36, 3)), mask="P0100", axis="col")
+    assert [on_target(t, "cpu")["cycles"] for t in (index, col)] == [16 * 60, 36 * 3]
+
+
+def mscatter_kernel(rows: int, vc: int, dtype: str, attrs: str, table_rows: int = 512, elem: bool = False) -> str:
+    cols = -(-vc * SIZE[dtype] // 32) * 32 // SIZE[dtype]
+    src = tile((rows, cols), dtype, valid=(rows, vc))
+    if elem:
+        idx, shape = tile((rows, -(-vc // 8) * 8), "i32", valid=(rows, vc)), (1, table_rows * vc)
+        attrs = "coalesce = #pto<coalesce elem>" + attrs
+    else:
+        idx, shape = tile((1, -(-rows // 8) * 8), "i32", valid=(1, rows)), (table_rows, vc)
+        attrs = "coalesce = #pto<coalesce row>" + attrs
+    body = f"""
+    {constants(0, 1, *shape)}
+    %tv = pto.make_tensor_view %a, shape = [%c{shape[0]}, %c{shape[1]}], strides = [%c{shape[1]}, %c1] : {tensor_view(2, dtype)}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c{shape[0]}, %c{shape[1]}] : {tensor_view(2, dtype)}
+    %s = pto.alloc_tile : {src}
+    %i = pto.alloc_tile : {idx}
+    pto.mscatter ins(%s, %i : {src}, {idx}) outs(%tp : {view(shape, dtype)}) {{{attrs}}}
+    """
+    return kernel(func([("a", f"!pto.ptr<{dtype}, gm>")], body))
+
+
+ADD = ", scatterAtomicOp = #pto<scatter_atomic_op add>"
+SKIP = ", scatterOob = #pto<scatter_oob skip>"
+
+
+@pytest.mark.parametrize(("text", "pipe", "cycles", "nbytes", "model"), [
+    # a copy_ubuf_to_gm a row: floor(bytes / 2^30 / 188.46 GiB/s * 1.85 GHz)
+    (mscatter_kernel(156, 443, "f16", ""), "MTE3", 156 * dma(443 * 2, UB_TO_GM), 156 * 443 * 2, "pto-isa-costmodel"),
+    # atomic add: set_atomic_f32, set_atomic_add before, set_atomic_none after
+    (mscatter_kernel(16, 64, "f32", ADD), "MTE3", 2 + 16 * dma(256, UB_TO_GM) + 1, 16 * 256, "a2a3-header-sequence"),
+    # rows under a cycle each: the idle fallback 2 + src valid elements / 32
+    (mscatter_kernel(8, 23, "i32", SKIP), "MTE3", 2 + 8 * 23 // 32, 8 * 23 * 4, "a2a3-header-sequence"),
+    # elem mode: one scalar cycle an element; each GM line (64 bytes) written back, under a cycle
+    (mscatter_kernel(18, 15, "i8", "", elem=True), "S", 18 * 15 + 18 * 15 * dma(64, UB_TO_GM), 18 * 15 * 64, "a2a3-header-sequence"),
+    # an atomic add also fills each line GM->UB (1 cycle)
+    (mscatter_kernel(4, 16, "f32", ADD, elem=True), "S", 64 + 64 * (dma(64, UB_TO_GM) + dma(64, GM_TO_UB)), 64 * 128,
+     "a2a3-header-sequence"),
+])
+def test_a2a3_mscatter(text, pipe, cycles, nbytes, model):
+    got = on_target(text, "a2a3")
+    assert (got["pipe"], got["bytes"], got["cycles"], got["model"]) == (pipe, nbytes, cycles, model)
+
+
+def test_a2a3_nz_row_mscatter_copies_each_column_block_of_a_row():
+    c0, s1, s2 = 16, 3, 2  # f16: a [1, 3, 2, 16, 16] NZ table, 32 x 48 logical
+    src = tile((32, 48), "f16", valid=(20, 48), blayout="col_major", slayout="row_major")
+    idx = tile((1, 24), "i32", valid=(1, 20))
+    body = f"""
+    {constants(0, 1, s1, s2, 16, c0, s1 * s2 * 16 * c0, s2 * 16 * c0, 16 * c0)}
+    %tv = pto.make_tensor_view %a, shape = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}], strides = [%c{s1 * s2 * 16 * c0}, %c{s2 * 16 * c0}, %c{16 * c0}, %c{c0}, %c1] {{layout = #pto.layout<nz>}} : {tensor_view(5, "f16")}
+    %tp = pto.partition_view %tv, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c{s2}, %c16, %c{c0}] : {tensor_view(5, "f16")}
+    %s = pto.alloc_tile : {src}
+    %i = pto.alloc_tile : {idx}
+    pto.mscatter ins(%s, %i : {src}, {idx}) outs(%tp : {view((1, s1, s2, 16, c0), "f16")}) {{coalesce = #pto<coalesce row>}}
+    """
+    got = on_target(kernel(func([("a", "!pto.ptr<f16, gm>")], body)), "a2a3")
+    # a multi-burst copy of S1 32-byte blocks a row (S0 = 1): 96 bytes, under a cycle: the fallback
+    assert dma(s1 * 32, UB_TO_GM) == 0
+    assert (got["bytes"], got["cycles"], got["model"]) == (20 * s1 * 32, 2 + 20 * 48 // 32, "pto-isa-costmodel")
+
+
+@pytest.mark.parametrize(("text", "segments"), [
+    # atomic add: warps over a row's columns, each row its aligned 128-byte segments
+    (mscatter_kernel(16, 64, "f32", ADD), 16 * 2),
+    (mscatter_kernel(8, 100, "f16", ADD, table_rows=64), 8 * 2),
+    # no atomic op, scatterConflict last (the default): a lane per table row stores its row column
+    # by column, each store its own segment
+    (mscatter_kernel(16, 64, "f32", SKIP), 16 * 64),
+    # elem mode: a lane an element, each its own segment
+    (mscatter_kernel(4, 40, "f32", ADD, elem=True), 4 * 40),
+])
+def test_a5_mscatter_costs_its_bursts(text, segments):
+    got = on_target(text, "a5")
+    assert (got["pipe"], got["bytes"], got["cycles"]) == ("V", segments * 128, dma(segments * 128, UB_TO_GM))
+
+
+def test_cpu_mscatter_counts_the_elements_its_loops_visit():
+    assert [on_target(mscatter_kernel(16, 64, "f32", SKIP, elem=elem), "cpu")["cycles"] for elem in (False, True)] == [16 * 64] * 2
