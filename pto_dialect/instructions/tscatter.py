@@ -129,6 +129,8 @@ class TScatterRules:
     """Mask form: src / dst element types."""
     b64_max_cols: int | None
     """8-byte data: at most this many valid columns (a5 scatters a row of b64 in one register)."""
+    copy_same_shape: bool
+    """P1111 (a TMOV) needs src and dst of one shape, Rows x Cols (a2a3's TMOV static_assert)."""
     note: str
 
 
@@ -172,6 +174,11 @@ def check(rules: TScatterRules, operands: dict, attrs: Mapping[str, Attribute], 
             f"expects dst valid {names[spread]} to equal src valid {names[spread]} times the mask expansion factor "
             f"({t}) for {axis} direction, got {d[spread]} and {s[spread]}",
         )
+    if pattern.period == 1 and rules.copy_same_shape:
+        require(
+            (src.rows, src.cols) == (dst.rows, dst.cols),
+            f"expects src and dst of the same shape for P1111 (a TMOV), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
+        )
     _check_b64_cols(rules, src, src)
 
 
@@ -193,6 +200,7 @@ def describe(t: dict[str, TScatterRules]) -> list[tuple[str, dict[str, str]]]:
         ("mask: src / dst element type", lambda r: spell(r.mask_types)),
         ("mask: vec, row-major ND; dst valid = src valid x period along the axis, equal along the other",
          lambda r: "yes"),
+        ("mask P1111: src and dst of one shape", lambda r: "yes" if r.copy_same_shape else "no"),
         ("8-byte data: valid columns", lambda r: f"<= {r.b64_max_cols}" if r.b64_max_cols else "any"),
         ("why", lambda r: r.note),
     ])

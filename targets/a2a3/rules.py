@@ -130,6 +130,7 @@ RULES = {
         index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32},
         mask_types=STANDARD,
         b64_max_cols=None,
+        copy_same_shape=True,
         note="a2a3/TScatter.hpp: the whole dst tile zeroed, then a scalar loop over the indexes' valid "
         "shape (the last write in row-major order wins) reading src and indexes as row-major storage, a "
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "

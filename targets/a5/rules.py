@@ -141,6 +141,7 @@ RULES = {
         index_types_by_data_bytes={1: INT16, 2: INT16, 4: INT32, 8: INT32},
         mask_types=STANDARD | INT64,
         b64_max_cols=64,
+        copy_same_shape=False,
         note="a5/TScatter.hpp: the whole dst tile zeroed, then per row one vscatter per register of "
         "indices (128 lanes of 16-bit, 64 of 32-bit ones, read unsigned), src and indexes read as "
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "

@@ -130,6 +130,7 @@ RULES = {
         index_types_by_data_bytes={1: INTEGERS, 2: INTEGERS, 4: INTEGERS, 8: INTEGERS},
         mask_types=INT16 | INT32 | types_named("f16", "bf16", "f32"),
         b64_max_cols=None,
+        copy_same_shape=False,
         note="CPU simulator (cpu/TScatter.hpp): any integer index, read as 32-bit unsigned, into dst's "
         "storage; tiles read through their layouts; nothing but the scattered elements is written. Mask "
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
