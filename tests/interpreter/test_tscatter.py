@@ -213,6 +213,8 @@ def test_mask(target, dtype, pattern, axis):
         src_shape, dst_shape, dvalid = (4, cols_for(dtype, svc)), (5, cols_for(dtype, svc * t)), (svr, svc * t)
     else:
         src_shape, dst_shape, dvalid = (4, cols_for(dtype, svc)), (svr * t + 2, cols_for(dtype, svc)), (svr * t, svc)
+    if pattern == "P1111" and target == "a2a3":
+        dst_shape = src_shape  # a2a3's TMOV takes tiles of one shape (a rule)
     src = random_values(rng, dtype, src_shape)
     dst = filled(dst_shape, dtype)
     out = run(mask_kernel(tile(src_shape, dtype, valid=(svr, svc)), tile(dst_shape, dtype, valid=dvalid), pattern, axis),
