@@ -45,6 +45,8 @@ SIZES = {"i8": 1, "i16": 2, "ui16": 2, "f16": 2, "bf16": 2, "i32": 4, "ui32": 4,
 UB_BYTES = 196608
 BLOCK = 32
 """Bytes of a UB block: a row-major tile's row (a col-major tile's column) is whole blocks."""
+REPEAT = 256
+"""Bytes one repeat of a vector instruction covers."""
 NZ = ", blayout=col_major, slayout=row_major"
 GM_BUFFER_BYTES = 8 << 20
 """Each GM argument's zeroed buffer: more than any generated view spans."""
@@ -485,14 +487,15 @@ def trowarg(rng: random.Random) -> Kernel:
     row-major ones, over up to one repeat of columns, up to a repeat of repeats, or more."""
     dtype = rng.choice(["f16", "f32", "i16", "i32"])
     size = SIZES[dtype]
-    per_repeat = 256 // size
+    per_repeat = REPEAT // size
     op = rng.choice(["trowargmin", "trowargmax"])
     with_values = rng.random() < 0.5
-    reach = rng.choice([per_repeat, per_repeat * per_repeat, 3000])
+    stages = [(1, per_repeat), (per_repeat + 1, per_repeat**2), (per_repeat**2 + 1, per_repeat**2 + 2000)]
+    fewest, most = rng.choice(stages)
     while True:
-        valid = (rng.randint(1, 64), rng.randint(1, reach))
+        valid = (rng.randint(1, 64), rng.randint(fewest, most))
         cols = align(valid[1], BLOCK // size)
-        if fits(valid[0] * cols * size * 2, align(valid[0], 8) * 32 * 2):
+        if fits(valid[0] * cols * size * 2, 2 * align(valid[0], 16) * BLOCK):  # src, tmp of its shape, two outputs
             break
     index_type = rng.choice(["i16", "i32"]) if with_values and size == 2 else "i32"
 
@@ -818,7 +821,7 @@ def main(argv: list[str] | None = None) -> int:
     (work / "disagreements.txt").write_text("\n".join(disagreements))
     (work / "errors.txt").write_text("\n".join(errors))
 
-    print("compared: the estimate against the cost model's cycles, plus (+ scalar) the estimate's charge for scalar loops the cost model's mocks charge nothing")
+    print("compared to: the cost model's cycles, plus (+ scalar) the estimate's charge for scalar loops its mocks charge nothing")
     print(f"{'form':40} {'instruction':12} {'estimate model':22} {'compared to':22} {'agree':>6} {'disagree':>8} {'scalar cycles added':>19}")
     for (label, instruction, model_name, with_scalar), (agree, disagree, scalar) in sorted(tally.items()):
         compared_to = "cost model + scalar" if with_scalar else "cost model"
