@@ -53,11 +53,13 @@ inline void vcmp_ge(auto dst, auto src, auto repeat, auto, auto, auto, auto, aut
 }
 
 // The cost model's list of a2a3 headers (common/pto_instr_impl.hpp, its __COSTMODEL branch)
-// leaves out MGATHER's and TCOLARGMIN/MAX's.
+// leaves out MGATHER's, MSCATTER's, TCOLARGMIN/MAX's and TROWARGMIN/MAX's.
 #define __DAV_CUBE__ // MGather.hpp compiles its GM -> L1 paths only for the cube core
 #include "pto/npu/a2a3/MGather.hpp"
 #undef __DAV_CUBE__
+#include "pto/npu/a2a3/MScatter.hpp"
 #include "pto/npu/a2a3/TColReduceIdx.hpp"
+#include "pto/npu/a2a3/TRowReduceIdxOps.hpp"
 
 namespace pto {
 // The cost model's MGATHER takes no Coalesce / GatherOOB arguments (row mode, undefined only).
@@ -72,6 +74,15 @@ template <Coalesce Mode, GatherOOB Oob, typename TileDst, typename GlobalData, t
 RecordEvent MGATHER(TileDst& dst, GlobalData& src, Idx& indexes, Scratch& scratch)
 {
     MAP_INSTR_IMPL_T(MGATHER, PTO_TEMPLATE_ARGS(Mode, Oob, TileDst, GlobalData, Idx, Scratch), dst, src, indexes, scratch);
+    return {};
+}
+
+// The cost model's MSCATTER takes no Coalesce / ScatterAtomicOp / ScatterOOB arguments (row
+// mode, no atomic op, undefined only).
+template <Coalesce Mode, ScatterAtomicOp Atomic, ScatterOOB Oob, typename GlobalData, typename TileSrc, typename TileInd>
+RecordEvent MSCATTER(GlobalData& table, TileSrc& src, TileInd& indexes)
+{
+    MAP_INSTR_IMPL_T(MSCATTER, PTO_TEMPLATE_ARGS(Mode, Atomic, Oob, GlobalData, TileSrc, TileInd), table, src, indexes);
     return {};
 }
 
@@ -101,6 +112,20 @@ RecordEvent TCOLARGMAX(TileValues& values, TileIndices& indices, TileDataIn& src
     return {};
 }
 
+// The cost model's TROWARGMIN / TROWARGMAX are index only: value + index.
+template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
+RecordEvent TROWARGMIN(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
+{
+    MAP_INSTR_IMPL(TROWARGMIN, values, indices, src, tmp);
+    return {};
+}
+template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
+RecordEvent TROWARGMAX(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
+{
+    MAP_INSTR_IMPL(TROWARGMAX, values, indices, src, tmp);
+    return {};
+}
+
 // The cost model's compare-form TGATHER has pto-isa's older signature (the offset a template
 // argument); pto-opt emits today's (the offset an argument).
 template <typename TileDst, typename TileSrc, typename TileK, typename TileCount, typename TileTmp, CmpMode Mode>
@@ -115,6 +140,13 @@ template <typename TileDst, typename TileSrc, MaskPattern Pattern, auto Axis>
 RecordEvent TGATHER(TileDst& dst, TileSrc& src)
 {
     MAP_INSTR_IMPL_T(TGATHER, PTO_TEMPLATE_ARGS(TileDst, TileSrc, Pattern, Axis), dst, src);
+    return {};
+}
+// The cost model has no mask-form TSCATTER.
+template <MaskPattern Pattern, auto Axis, typename TileDst, typename TileSrc>
+RecordEvent TSCATTER(TileDst& dst, TileSrc& src)
+{
+    MAP_INSTR_IMPL_T(TSCATTER, PTO_TEMPLATE_ARGS(Pattern, Axis, TileDst, TileSrc), dst, src);
     return {};
 }
 } // namespace pto

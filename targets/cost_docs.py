@@ -53,16 +53,19 @@ located error (exit 1), never a 0.
   value+index TROWARGMIN / TROWARGMAX nor mask-form TSCATTER wrapper, its MGATHER and MSCATTER
   wrappers take no coalesce, atomic or out-of-range mode, its mask-form TGATHER no axis, its
   compare-form TGATHER has pto-isa's older signature and, built anyway, writes through a null
-  pointer (its `get_imm` stub returns 0). Run through the same `*_IMPL` code (a scratch shim per
-  missing wrapper), the cost model gives these numbers for mask and compare TGATHER, TCOLARGMIN /
+  pointer (its `get_imm` stub returns 0). Run through the same `*_IMPL` code (a wrapper per
+  missing one in `bench/costmodel_shims.hpp`; `bench/costmodel_diff.py`'s forms `tgather_mask`,
+  `tgather_compare`, `tcolarg`, `mgather_modes`, `mscatter_row`, `tscatter_index`, `tscatter_mask`
+  and `trowarg`), the cost model gives these numbers for mask and compare TGATHER, TCOLARGMIN /
   TCOLARGMAX, row MGATHER and MSCATTER in every mode, mask-form TSCATTER on the col axis and
-  P1111, and the other TSCATTER forms and TROWARGMIN / TROWARGMAX up to their scalar loops. A
-  scalar loop the mocks charge nothing (elem-mode MGATHER and MSCATTER, TSCATTER's index and
-  row-axis mask forms, the loops writing TROWARGMIN / TROWARGMAX's results from tmp) costs here
-  one scalar cycle per element it handles, a lower bound; the cost model charges it nothing
-  (and reports its fallback, 2 + elements / 32, blind to the data, when nothing else is
-  charged). An elem-mode MGATHER (MSCATTER) also costs each GM line its loop moves to: one line
-  transfer GM->UB (a store's UB->GM, an atomic add's both).
+  P1111, and the other TSCATTER forms and TROWARGMIN / TROWARGMAX up to their scalar loops, which
+  that script adds to the cost model's cycles as charged here. A scalar loop the mocks charge
+  nothing (elem-mode MGATHER and MSCATTER, TSCATTER's index and row-axis mask forms, the loops
+  writing TROWARGMIN / TROWARGMAX's results from tmp) costs here one scalar cycle per element it
+  handles, a lower bound; the cost model charges it nothing (and reports its fallback, 2 +
+  elements / 32, blind to the data, when nothing else is charged). An elem-mode MGATHER (MSCATTER)
+  also costs each GM line its loop moves to: one line transfer GM->UB (a store's UB->GM, an atomic
+  add's both).
 - `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
   mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
 - `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
