@@ -86,45 +86,30 @@ RecordEvent MSCATTER(GlobalData& table, TileSrc& src, TileInd& indexes)
     return {};
 }
 
-// The cost model has no TCOLARGMIN / TCOLARGMAX: index only, and value + index.
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
-RecordEvent TCOLARGMIN(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TCOLARGMIN, dst, src, tmp);
-    return {};
-}
-template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>
-RecordEvent TCOLARGMAX(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TCOLARGMAX, dst, src, tmp);
-    return {};
-}
-template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
-RecordEvent TCOLARGMIN(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TCOLARGMIN, values, indices, src, tmp);
-    return {};
-}
-template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
-RecordEvent TCOLARGMAX(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TCOLARGMAX, values, indices, src, tmp);
-    return {};
-}
-
-// The cost model's TROWARGMIN / TROWARGMAX are index only: value + index.
-template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
-RecordEvent TROWARGMIN(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TROWARGMIN, values, indices, src, tmp);
-    return {};
-}
-template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp>
-RecordEvent TROWARGMAX(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp)
-{
-    MAP_INSTR_IMPL(TROWARGMAX, values, indices, src, tmp);
-    return {};
-}
+// The cost model has no TCOLARGMIN / TCOLARGMAX (index only, and value + index), and its
+// TROWARGMIN / TROWARGMAX are index only: the missing arg-reduce wrappers, one shape each.
+#define PTO_SHIM_INDEX_ONLY(NAME)                                                              \
+    template <typename TileDataOut, typename TileDataIn, typename TileDataTmp>                 \
+    RecordEvent NAME(TileDataOut& dst, TileDataIn& src, TileDataTmp& tmp)                      \
+    {                                                                                          \
+        MAP_INSTR_IMPL(NAME, dst, src, tmp);                                                   \
+        return {};                                                                             \
+    }
+#define PTO_SHIM_VALUE_INDEX(NAME)                                                             \
+    template <typename TileValues, typename TileIndices, typename TileDataIn, typename TileDataTmp> \
+    RecordEvent NAME(TileValues& values, TileIndices& indices, TileDataIn& src, TileDataTmp& tmp) \
+    {                                                                                          \
+        MAP_INSTR_IMPL(NAME, values, indices, src, tmp);                                       \
+        return {};                                                                             \
+    }
+PTO_SHIM_INDEX_ONLY(TCOLARGMIN)
+PTO_SHIM_INDEX_ONLY(TCOLARGMAX)
+PTO_SHIM_VALUE_INDEX(TCOLARGMIN)
+PTO_SHIM_VALUE_INDEX(TCOLARGMAX)
+PTO_SHIM_VALUE_INDEX(TROWARGMIN)
+PTO_SHIM_VALUE_INDEX(TROWARGMAX)
+#undef PTO_SHIM_INDEX_ONLY
+#undef PTO_SHIM_VALUE_INDEX
 
 // The cost model's compare-form TGATHER has pto-isa's older signature (the offset a template
 // argument); pto-opt emits today's (the offset an argument).
