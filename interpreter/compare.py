@@ -33,12 +33,11 @@ from pto_dialect.choices import choices_of
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.machine import GmView, Tile
 from pto_dialect.ops.common import PtoInstructionOp
-from pto_dialect.ops.common import writes as declares_write
 from targets import check_comparable
 from targets import get as get_target
 from targets import parse_list
 
-from interpreter.lowered import runs_kernel, source_name
+from interpreter.lowered import roles_of, runs_kernel, source_name, written_operands
 from passes.estimate import CostReport
 
 SHOWN_POSITIONS = 5
@@ -168,13 +167,13 @@ class _WriteRecorder(Interpreter.Listener):
 
 
 def _written(op: Operation, args: PythonValues) -> list[Tile | GmView] | None:
-    """The runtime values an op writes (its outs), or None for an op that writes no memory."""
+    """The runtime values an op writes as its output (a workspace such as tmp is scratch, not
+    an output), or None for an op that writes no memory."""
     if not runs_kernel(op):
         return None
-    first_output = len(getattr(op, "ins", ()))  # a workspace input (tmp) is scratch, not an output
+    workspace, roles = getattr(op, "WORKSPACE", frozenset()), roles_of(op)
     written = [
-        a for i, (v, a) in enumerate(zip(op.operands, args))
-        if i >= first_output and declares_write(op, v) and isinstance(a, Tile | GmView)
+        args[i] for i in written_operands(op) if roles[i] not in workspace and isinstance(args[i], Tile | GmView)
     ]
     return written or None
 

@@ -63,6 +63,10 @@ class LoweredOp(IRDLOperation):
     def WORKSPACE(self) -> frozenset[str]:  # noqa: N802 (OperandEffects reads it as the pto op's)
         return self.SOURCE.WORKSPACE
 
+    @property
+    def WRITTEN_INS(self) -> frozenset[str]:  # noqa: N802 (as WORKSPACE)
+        return self.SOURCE.WRITTEN_INS
+
     @classmethod
     def create_from(
         cls, source: Operation, ins: Sequence[SSAValue], outs: Sequence[SSAValue], **props: Attribute

@@ -189,6 +189,32 @@ def test_scratch_tile_argument_is_reported_as_scratch(tmp_path):
         np.testing.assert_array_equal(np.load(tmp_path / "o" / target / "arg3.npy"), src.reshape(-1)[idx])
 
 
+SSA_SCATTER_TABLE_ARG = """\
+func.func @scatter(%table: !pto.partition_tensor_view<1x1000xf32>, %s: !pto.tile_buf<vec, 1x8xf32>, %p: !pto.tile_buf<vec, 1x8xi32>) {
+  pto.mscatter %s, %p, %table {coalesce = #pto<coalesce elem>, scatterOob = #pto<scatter_oob wrap>} : (!pto.tile_buf<vec, 1x8xf32>, !pto.tile_buf<vec, 1x8xi32>, !pto.partition_tensor_view<1x1000xf32>) -> ()
+  return
+}
+"""
+
+
+def test_table_an_ssa_mscatter_writes_is_compared_not_scratch(tmp_path):
+    """The SSA spelling lists the table among the operands: it is the op's output, compared
+    like one (index -1 wraps to 615 read as 64 bits on cpu, 295 as 32 bits on a2a3 and a5)."""
+    kernel = tmp_path / "k.pto"
+    kernel.write_text(SSA_SCATTER_TABLE_ARG)
+    src = np.arange(1, 9, dtype=np.float32).reshape(1, 8)
+    ids = np.array([[0, 1, 2, 3, 4, 5, 6, -1]], np.int32)
+    report = interpreter.compare(kernel, targets="all", args=[np.zeros((1, 1000), np.float32), src, ids])
+    table = report.differences[0]
+    assert (table.name, table.scratch, table.differing) == ("arg0", None, 2)
+    assert not report.agree
+    assert report.first_divergent_op is not None and report.first_divergent_op.name == "pto.mscatter"
+    for target, column in (("cpu", 615), ("a2a3", 295), ("a5", 295)):
+        expected = np.zeros((1, 1000), np.float32)
+        expected[0, [0, 1, 2, 3, 4, 5, 6, column]] = src[0]
+        np.testing.assert_array_equal(report.outputs[target][0], expected)
+
+
 def test_first_divergent_op_is_named_when_outputs_differ_outside_valid_regions(tmp_path):
     kernel = tmp_path / "k.pto"
     kernel.write_text(PADDED_TILE_ARG)

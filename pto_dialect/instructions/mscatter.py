@@ -103,8 +103,8 @@ class MScatterOp(PtoInstructionOp):
 
     name = "pto.mscatter"
 
-    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"mem"})
-    """The SSA spelling's table operand, which the op writes."""
+    WRITTEN_INS: ClassVar[frozenset[str]] = frozenset({"mem"})
+    """The SSA spelling's table operand: the op's output."""
 
     coalesce = opt_prop_def(CoalesceAttr)
     scatter_atomic_op = opt_prop_def(ScatterAtomicOpAttr, prop_name="scatterAtomicOp")

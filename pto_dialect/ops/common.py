@@ -48,7 +48,8 @@ def is_memory(value: SSAValue) -> bool:
 
 class OperandEffects(MemoryEffect):
     """The memory effects of an op whose operands have roles (`role_lists`): it reads each
-    memory input, writes each memory output, and writes the inputs its `WORKSPACE` names.
+    memory input, writes each memory output, and writes the inputs its `WORKSPACE` and
+    `WRITTEN_INS` name.
     An SSA instruction on value tiles has none, so `dce` drops it when its results are
     unused and `cse` merges two identical ones; a DPS instruction writes its outs, so both
     keep it."""
@@ -56,12 +57,12 @@ class OperandEffects(MemoryEffect):
     @classmethod
     def get_effects(cls, op: Operation) -> set[EffectInstance]:
         ins_roles, _ = op.role_lists()  # pyright: ignore[reportAttributeAccessIssue]
-        workspace = op.WORKSPACE  # pyright: ignore[reportAttributeAccessIssue]
+        written_ins = op.WORKSPACE | op.WRITTEN_INS  # pyright: ignore[reportAttributeAccessIssue]
         effects: set[EffectInstance] = set()
         for role, value in zip(ins_roles, op.ins):  # pyright: ignore[reportAttributeAccessIssue]
             if is_memory(value):
                 effects.add(EffectInstance(MemoryEffectKind.READ, value))
-                if role in workspace:
+                if role in written_ins:
                     effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
         for value in op.outs:  # pyright: ignore[reportAttributeAccessIssue]
             effects.add(EffectInstance(MemoryEffectKind.WRITE, value))
@@ -153,6 +154,9 @@ class PtoInstructionOp(IRDLOperation):
 
     WORKSPACE: ClassVar[frozenset[str]] = frozenset()
     """Input roles the instruction writes as scratch space (not read-only inputs)."""
+
+    WRITTEN_INS: ClassVar[frozenset[str]] = frozenset()
+    """Input roles the instruction writes as its output (an SSA spelling without results)."""
 
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
