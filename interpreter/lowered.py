@@ -139,7 +139,7 @@ def instruction_facts(op: Operation, args: PythonValues) -> dict[str, TileFacts 
     return {r: _facts(r, v, a) for r, v, a in zip(roles_of(op), op.operands, args)}
 
 
-def _shapes(args: PythonValues) -> tuple:
+def actual_shapes(args: PythonValues) -> tuple:
     """What the rules read of the actual operands: valid shapes, view shapes and strides."""
     return tuple(
         a.valid_shape if isinstance(a, Tile) else (a.shape, a.strides) if isinstance(a, GmView) else None for a in args
@@ -156,7 +156,7 @@ def recheck_rules(interpreter: Interpreter, op: Operation, args: PythonValues) -
     instruction = instruction_of(op)
     if instruction is None or not _has_dynamic_dims(op) or not isinstance(op, LoweredOp | PtoInstructionOp):
         return
-    key = _shapes(args)
+    key = actual_shapes(args)
     checked = _CHECKED.setdefault(op, set())
     if key in checked:
         return

@@ -23,7 +23,7 @@ from pto_dialect.machine import GmView, Tile
 from passes.estimate import CostReport, OpRow, cost_function, price
 import targets
 
-from interpreter.lowered import instruction_facts, roles_of
+from interpreter.lowered import actual_shapes, instruction_facts, roles_of
 
 
 @dataclass
@@ -51,8 +51,7 @@ class Profiler:
             return
         iterations = _iterations(args)
         operands = dict(zip(roles_of(op), args))
-        facts = instruction_facts(op, args)
-        shapes = tuple(sorted((role, repr(f)) for role, f in facts.items()))
+        shapes = actual_shapes(args)
         measure = instruction_of(op).cost.measure.get(type(self.machine))  # pyright: ignore[reportOptionalMemberAccess]
         counts = measure(op, operands, self.machine) if measure is not None else {}
         totals = self._ops.get(op)
@@ -60,7 +59,7 @@ class Profiler:
             key = (op, shapes, tuple(sorted(work.items())))
             priced = self._prices.get(key)
             if priced is None:
-                cost = price(op, self.target, facts, work)
+                cost = price(op, self.target, instruction_facts(op, args), work)
                 priced = self._prices[key] = (cost.pipe.short, cost.model, cost.cycles, cost.bytes)
             pipe, model, cycles, nbytes = priced
             if totals is None:
@@ -116,6 +115,8 @@ def _cases(counts: dict[str, object], iterations: int) -> list[tuple[dict[str, i
     """The distinct data-dependent counts among the iterations, each with how many had it."""
     if not counts:
         return [({}, iterations)]
+    if iterations == 1:
+        return [({n: int(np.asarray(v).item()) for n, v in counts.items()}, 1)]
     names = list(counts)
     columns = np.stack([np.broadcast_to(np.asarray(counts[n], dtype=np.int64), (iterations,)) for n in names], axis=1)
     distinct, times = np.unique(columns, axis=0, return_counts=True)
