@@ -419,7 +419,7 @@ def _run_chunk(interpreter: Interpreter, data: list[Any], written: list[_TileUse
             storage = target[0][start:stop]
             skipped.add(target[1])
             if (writes := run_state(interpreter).gm_writes) is not None:  # the skipped tstore's windows, whole
-                writes.mark(_iterations(target[2], start, stop), slice(None), slice(None))
+                writes.mark(_iterations(target[2], start, stop))
         else:
             storage = np.empty((count, tile.flat.size), tile.flat.dtype)
         if use.read_first.any():

@@ -224,18 +224,19 @@ def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> P
     """Run an op through its kernel; faults are located at the op, named after its pto op.
     A run that records what it stores to GM (pto-run's preview) marks each GM window the op
     writes."""
+    state = run_state(interpreter)
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
-        if (profiler := run_state(interpreter).profiler) is not None:
-            profiler.record(op, args)
+        if state.profiler is not None:
+            state.profiler.record(op, args)
         call = kernel_call(op, args)
         if SITE in call.params:
             call = call._replace(params={**call.params, SITE: site_of(interpreter, op)})
         results = call.run()
-    if (stored := run_state(interpreter).gm_writes) is not None:
+    if (stored := state.gm_writes) is not None:
         for i in written_operands(op):
             if isinstance(args[i], GmView):
-                stored.mark(args[i], slice(None), slice(None))
+                stored.mark(args[i])
     return results if results is not None else ()  # pyright: ignore[reportReturnType]
 
 

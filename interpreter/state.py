@@ -24,12 +24,12 @@ class GmWrites:
         self.per_argument: list[np.ndarray | None] = []
         """After `interpreter.run_with_results`: each argument's flags (None: not bound to GM)."""
 
-    def mark(self, view: GmView, rows: slice, cols: slice) -> None:
-        """rows x cols of the (batched) window were stored to."""
+    def mark(self, view: GmView) -> None:
+        """The whole (batched) window was stored to."""
         entry = self._masks.get(id(view.buffer))
         if entry is None:
             entry = self._masks[id(view.buffer)] = (view.buffer, np.zeros(view.buffer.size, bool))
-        GmView(entry[1], view.offset, view.shape, view.strides).write2d(rows, cols, np.True_)
+        GmView(entry[1], view.offset, view.shape, view.strides).write2d(slice(None), slice(None), np.True_)
 
     def of(self, buffer: np.ndarray) -> np.ndarray:
         """The flags of a buffer (all False if nothing was stored to it)."""

@@ -18,7 +18,7 @@ after the other), `bound_cycles` is the busiest pipe's (the pipes fully overlapp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
@@ -96,12 +96,8 @@ class CostReport:
         """One line per op, then the pipes, the serial and the bound cycles."""
         head = ("loc", "op", "pipe", "bytes", "cycles", "count", "total", "model")
         rows = [tuple(_text(v) for v in (r.loc, r.op, r.pipe, r.bytes, r.cycles, r.count, r.total, r.model)) for r in self.ops]
-        widths = [max(len(line[i]) for line in (head, *rows)) for i in range(len(head))]
-        numeric = {3, 4, 5, 6}
         lines = [f"{self.what} for target {self.target} (cycles and bytes per execution; total = cycles x count)"]
-        for line in (head, *rows):
-            cells = [c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))]
-            lines.append("  ".join(cells).rstrip())
+        lines += _aligned([head, *rows], lambda i: i in (3, 4, 5, 6))
         pipes = self.pipes()
         busiest = max((p for p in pipes if pipes[p] is not None), key=lambda p: pipes[p], default=None)  # type: ignore[arg-type, return-value]
         lines.append("pipes: " + (", ".join(f"{p} {_text(c)}" for p, c in pipes.items()) or "-"))
@@ -132,13 +128,21 @@ def side_by_side(reports: list[CostReport]) -> str:
         lines.append(cells)
     for name, value in (("serial cycles", lambda r: r.serial_cycles), ("bound cycles", lambda r: r.bound_cycles)):
         lines.append([name, ""] + [c for report in reports for c in ("", "", _text(value(report)))])
-    widths = [max(len(line[i]) for line in (head, *lines)) for i in range(len(head))]
     out = [f"{reports[0].what} side by side (cycles per execution; total = cycles x count)"]
-    for line in (head, *lines):
-        out.append("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip())
+    out += _aligned([head, *lines], lambda i: i >= 2)
     for report in reports:
         out.append(f"{report.target}: {', '.join(dict.fromkeys(r.model for r in report.ops)) or '-'}")
     return "\n".join(out) + "\n"
+
+
+def _aligned(lines: Sequence[Sequence[str]], right: Callable[[int], bool]) -> list[str]:
+    """Text columns two spaces apart, padded to their widest cell; column i flush right where
+    right(i)."""
+    widths = [max(len(line[i]) for line in lines) for i in range(len(lines[0]))]
+    return [
+        "  ".join(c.rjust(w) if right(i) else c.ljust(w) for i, (c, w) in enumerate(zip(line, widths))).rstrip()
+        for line in lines
+    ]
 
 
 def _sum(values: list[int | float | None]) -> int | float | None:
@@ -170,13 +174,12 @@ def estimate(module: ModuleOp, target: str | targets.TargetInfo) -> CostReport:
 def _lowered_for(module: ModuleOp, target: targets.TargetInfo) -> bool:
     """Whether the module was lowered already (an op of a target dialect): for `target`, or
     a located error."""
-    dialects = {t.dialect_name: t for t in targets.REGISTRY}
-    lowered = next((op for op in module.walk() if op.dialect_name() in dialects), None)
-    if lowered is None:
+    found = targets.lowered_for(module)
+    if found is None:
         return False
-    if dialects[lowered.dialect_name()] is not target:
-        found = dialects[lowered.dialect_name()]
-        raise PtoError.at_op(lowered, f"is lowered for {found}; estimate it for {found}, or before pto-lower")
+    lowered_target, op = found
+    if lowered_target is not target:
+        raise PtoError.at_op(op, f"is lowered for {lowered_target}; estimate it for {lowered_target}, or before pto-lower")
     return True
 
 

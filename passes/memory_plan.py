@@ -563,7 +563,7 @@ def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> Non
 
 def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
     """One op reads `read` and writes `written` over its bytes: fine where the target computes
-    that op in place (passes/rules/aliasing.py), else an error saying why."""
+    that op in place (targets/rules/aliasing.py), else an error saying why."""
     op = written.writer
     assert op is not None and written.addr is not None and read.addr is not None
     w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None

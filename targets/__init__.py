@@ -104,19 +104,13 @@ def lowered_for(module: Operation) -> tuple[TargetInfo, Operation] | None:
     return None
 
 
-def module_resolution(module: Operation) -> Resolution:
-    """The module's own target and why: the target it is lowered for, else `pto.target_arch`,
-    else an A5 `pto.device-spec`, else a2a3.
+def module_target(module: Operation) -> TargetInfo:
+    """The module's own target: the target it is lowered for, else `pto.target_arch`, else an
+    A5 `pto.device-spec`, else a2a3.
 
     As in PTOAS, an unknown `pto.target_arch` value means a2a3, and names match
     case-insensitively."""
-    module = _toplevel(module)
-    return _own(module, lowered_for(module))
-
-
-def module_target(module: Operation) -> TargetInfo:
-    """The module's own target (`module_resolution`)."""
-    return module_resolution(module).target
+    return resolution(None, module).target
 
 
 def resolution(named: Resolution | None, module: Operation) -> Resolution:
@@ -182,6 +176,6 @@ def resolve(option: str | TargetInfo | None, cli_flag: str | None, module: Opera
 
 __all__ = [
     "REGISTRY", "DEFAULT", "Resolution", "TargetConflict", "TargetInfo", "UnknownTarget", "check_comparable", "get",
-    "help_text", "lowered_for", "module_resolution", "module_target", "named_target", "names", "parse_list",
+    "help_text", "lowered_for", "module_target", "named_target", "names", "parse_list",
     "resolution", "resolve",
 ]

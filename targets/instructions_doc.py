@@ -26,10 +26,14 @@ op is printed on the lowered op (`pto-opt K.pto --target T -p pto-lower`), and
 """
 
 
+def _lowered_classes(instruction, target: targets.TargetInfo) -> list[type]:  # noqa: ANN001
+    """The target's lowered ops of the instruction."""
+    return [op for op in target.dialect.operations if issubclass(op, instruction.lowered)]
+
+
 def _lowered_ops(instruction, target: targets.TargetInfo) -> list[str]:  # noqa: ANN001
-    bases = instruction.lowered
-    ops = [op for op in target.dialect.operations if any(issubclass(op, base) for base in bases)]
-    if not bases:
+    ops = _lowered_classes(instruction, target)
+    if not instruction.lowered:
         return [f"`{instruction.name}` stays, recording its choices as attributes"]
     if not ops:
         return ["none (the target rejects it)"]
@@ -62,7 +66,7 @@ def _choices(instruction) -> list[str]:  # noqa: ANN001
 
 def _ops_of(instruction) -> list[type]:  # noqa: ANN001
     """Every target's lowered ops of the instruction."""
-    return [op for t in targets.REGISTRY for op in t.dialect.operations if any(issubclass(op, b) for b in instruction.lowered)]
+    return [op for t in targets.REGISTRY for op in _lowered_classes(instruction, t)]
 
 
 def render() -> str:

@@ -29,7 +29,7 @@ from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import PrintRegion
+from pto_dialect.choices import Choice, PrintRegion
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.facts import TileFacts, ViewFacts, per_target, require, require_type, spell
@@ -54,6 +54,11 @@ class TPrintRules:
     print_region: PrintRegion
     """What it prints of a tile."""
     note: str
+
+
+def print_choices(rules: TPrintRules) -> dict[str, Choice]:
+    """What a target's TPRINT prints, recorded on the pto.tprint its lowering keeps."""
+    return {"print_region": rules.print_region}
 
 
 def check(rules: TPrintRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:

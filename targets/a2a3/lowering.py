@@ -45,7 +45,7 @@ from pto_dialect.instructions.tgather import (
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import TPRINT
+from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
@@ -314,6 +314,6 @@ LOWERING = TargetLowering(
         TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
         TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
+        TPRINT: lambda op: (None, print_choices(PRINT)),
     },
 )

@@ -41,7 +41,7 @@ from pto_dialect.instructions.tgather import (
     TGatherOp,
     VRegType,
 )
-from pto_dialect.instructions.tprint import TPRINT
+from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
@@ -331,7 +331,7 @@ LOWERING = TargetLowering(
         TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
         TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
+        TPRINT: lambda op: (None, print_choices(PRINT)),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
 )

@@ -20,7 +20,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatt
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
-from pto_dialect.instructions.tprint import TPRINT
+from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
@@ -164,6 +164,6 @@ LOWERING = TargetLowering(
         TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, {"print_region": PRINT.print_region}),
+        TPRINT: lambda op: (None, print_choices(PRINT)),
     },
 )
