@@ -361,7 +361,7 @@ class CallGraph:
         return self._limits[f, space]
 
     def launches_simt(self, f: func.FuncOp) -> bool:
-        """f, or a function it calls, runs a SIMT MGATHER launch."""
+        """f, or a function it calls, runs an instruction as a SIMT launch."""
         if f not in self._simt:
             self._simt[f] = _launches_simt(f, self.target) or any(self.launches_simt(c) for _, c in self.calls[f])
         return self._simt[f]
@@ -486,7 +486,7 @@ def _ancestor_in(block: Block, op: Operation) -> Operation | None:
 
 def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> tuple[int, str]:
     """Bytes a function may use in `space` by its own launch, and why (for messages); a SIMT
-    MGATHER in a callee counts as the function's own."""
+    launch in a callee counts as the function's own."""
     total = target.on_chip_bytes[space]
     simt = target.simt_budget
     if space != "vec" or simt is None or not graph.launches_simt(f):
@@ -494,7 +494,7 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
     declared = f.attributes.get(DYN_UBUF_ATTR)
     if declared is None:
         return simt.default_bytes, (
-            f"the {simt.default_bytes} bytes of UB a SIMT MGATHER kernel gets on {target} without "
+            f"the {simt.default_bytes} bytes of UB a kernel with a SIMT launch gets on {target} without "
             f"{DYN_UBUF_ATTR} (at most {simt.max_bytes})"
         )
     if not isinstance(declared, IntegerAttr) or declared.value.data < 0:
@@ -502,13 +502,13 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
     size = declared.value.data
     if size > simt.max_bytes:
         raise PtoError.at_op(
-            f, f"{DYN_UBUF_ATTR} = {size} exceeds the {simt.max_bytes} bytes of UB a SIMT MGATHER kernel can have on {target}"
+            f, f"{DYN_UBUF_ATTR} = {size} exceeds the {simt.max_bytes} bytes of UB a kernel with a SIMT launch can have on {target}"
         )
-    return size, f"the {size} bytes of UB declared by {DYN_UBUF_ATTR} for a SIMT MGATHER kernel on {target}"
+    return size, f"the {size} bytes of UB declared by {DYN_UBUF_ATTR} for a kernel with a SIMT launch on {target}"
 
 
 def _launches_simt(f: func.FuncOp, target: TargetInfo) -> bool:
-    """f runs an instruction as a SIMT launch (a5's MGATHER): the lowered op's class says so,
+    """f runs an instruction as a SIMT launch (a5's MGATHER and MSCATTER): the lowered op's class says so,
     and for a pto op the target's lowering table is asked which op it becomes."""
     for op in f.walk():
         if isinstance(op, PtoInstructionOp) and not op.res:

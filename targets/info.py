@@ -18,7 +18,7 @@ MEMORY_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": 
 
 @dataclass(frozen=True)
 class SimtBudget:
-    """UB a kernel that launches a SIMT MGATHER may use (the rest is the SIMT data cache)."""
+    """UB a kernel with a SIMT launch may use (the rest is the SIMT data cache)."""
 
     max_bytes: int
     default_bytes: int
@@ -72,7 +72,7 @@ class TargetInfo:
     tile_capacity_bytes: Mapping[str, int]
     """Bytes of the memories behind the other tile locs (left, right, acc, bias, scaling)."""
     simt_budget: SimtBudget | None = None
-    """Set where MGATHER can run as a SIMT launch that shrinks the UB."""
+    """Set where an instruction can run as a SIMT launch that shrinks the UB."""
     device_spec_prefixes: tuple[str, ...] = ()
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
 

@@ -66,7 +66,7 @@ from tests.interpreter.harness import constants, gm_views
 
 TARGETS = targets.names()
 UB_BYTES = {"a2a3": 196608, "a5": 253952, "cpu": 253952}
-"""the targets' memory sizes (cpu models a5); no SIMT MGATHER here, so no 128 KiB cap."""
+"""the targets' memory sizes (cpu models a5); no SIMT launch here, so no 128 KiB cap."""
 ALIGN = 32
 BYTES = {"f32": 4, "i32": 4, "f16": 2, "i16": 2}
 NUMPY = {"f32": np.float32, "i32": np.int32, "f16": np.float16, "i16": np.int16}
