@@ -210,7 +210,7 @@ def run_with_results(
         )
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     try:
-        t = targets.resolve(target, None, module)
+        t = targets.resolve(target, module)
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
     lowered = lower_for(module, t)

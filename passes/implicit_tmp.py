@@ -32,7 +32,7 @@ class MaterializeImplicitTmpPass(ModulePass):
         from pto_dialect.instructions import instruction_of  # when the pass runs
         from pto_dialect.ops.common import PtoInstructionOp
 
-        target = targets.resolve(self.target, None, op)
+        target = targets.resolve(self.target, op)
         for inst in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.is_dps]:
             instruction = instruction_of(inst)
             if instruction is None or instruction.implicit_tmp is None:

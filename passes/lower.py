@@ -31,7 +31,7 @@ class LowerPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from lowering.convert import patterns  # imported when the pass runs: --help lists the passes without it
 
-        target = targets.resolve(self.target, None, op)
+        target = targets.resolve(self.target, op)
         walker = PatternRewriteWalker(
             GreedyRewritePatternApplier(patterns(target.lowering), dce_enabled=False),  # lowering keeps every op it does not rewrite
             apply_recursively=False,

@@ -34,7 +34,7 @@ class PipelinePass(ModulePass):
 
     def stages(self, op: ModuleOp) -> tuple[ModulePass, ...]:
         """The passes it runs, each for the target it resolves for `op`."""
-        target = targets.resolve(self.target, None, op).name
+        target = targets.resolve(self.target, op).name
         return (
             VerifyTargetPass(target),
             SsaToDpsPass(),

@@ -36,7 +36,7 @@ class PlanMemoryPass(ModulePass):
         from passes.memory_plan import CallGraph, check_manual_addresses, plan_function  # imported when the pass runs: --help lists the passes without it
         from pto_dialect.ops import AllocTileOp
 
-        target = targets.resolve(self.target, None, op)
+        target = targets.resolve(self.target, op)
         check_manual_addresses(op, target)
         # A caller's plan steps around its callees' tiles, so callees get theirs first,
         # off the hand-placed tiles their callers keep live across the calls.

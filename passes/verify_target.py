@@ -72,7 +72,7 @@ class VerifyTargetPass(ModulePass):
     target: str | None = None
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        verify_target(op, targets.resolve(self.target, None, op))
+        verify_target(op, targets.resolve(self.target, op))
 
 
 def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:

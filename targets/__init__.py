@@ -167,10 +167,11 @@ def _own(module: Operation, lowered: tuple[TargetInfo, Operation] | None) -> Res
     return Resolution(DEFAULT, "the default: the module names no target")
 
 
-def resolve(option: str | TargetInfo | None, cli_flag: str | None, module: Operation) -> TargetInfo:
-    """The target a pass, CLI or API call runs for: its own option, else the command
-    line's flag (the two must agree), else the module's own target (`resolution`)."""
-    named = named_target([(option, f"target={option}"), (cli_flag, f"--target {cli_flag}")])
+def resolve(option: str | TargetInfo | None, module: Operation) -> TargetInfo:
+    """The target a pass or API call runs for: its own option, else the module's own target
+    (`resolution`). The command line's `--target` reaches a pass as its option (pto-opt
+    resolves the invocation's one target with `named_target`)."""
+    named = named_target([(option, f"target={option}")])
     return resolution(named, module).target
 
 

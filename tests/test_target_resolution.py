@@ -55,8 +55,8 @@ def test_pass_resolves_its_target(pass_name, way, option, flags, arch, expected,
     resolved: list[str] = []
     real_resolve = targets.resolve
 
-    def spy(option, cli_flag, module):  # noqa: ANN001, ANN202
-        target = real_resolve(option, cli_flag, module)
+    def spy(option, module):  # noqa: ANN001, ANN202
+        target = real_resolve(option, module)
         resolved.append(target.name)
         return target
 
