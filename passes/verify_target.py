@@ -89,9 +89,11 @@ def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
     return found
 
 
-def verdict_matrix(module: Operation, chosen: Sequence[targets.TargetInfo]) -> tuple[str, bool]:
+def verdict_matrix(
+    module: Operation, chosen: Sequence[targets.TargetInfo]
+) -> tuple[str, list[targets.TargetInfo]]:
     """`pto-opt --targets`: one row per rejected op (where, which op), one column per target,
-    each cell `ok` or the rule's message; and whether every target accepts the module."""
+    each cell `ok` or the rule's message; and the targets that accept the module."""
     names = [t.name for t in chosen]
     rows: dict[tuple[str, str], dict[str, str]] = {}
     for target in chosen:
@@ -101,11 +103,11 @@ def verdict_matrix(module: Operation, chosen: Sequence[targets.TargetInfo]) -> t
             message = error.message.removesuffix(f" (target {target})")
             rows.setdefault((where, what), {})[target.name] = message
     if not rows:
-        return f"accepted by every target ({', '.join(names)})\n", True
+        return f"accepted by every target ({', '.join(names)})\n", list(chosen)
     lines = ["| op | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for (where, what), cells in rows.items():
         lines.append(f"| {where} {what} | " + " | ".join(cells.get(n, "ok").replace("|", "\\|") for n in names) + " |")
     rejecting = [n for n in names if any(n in cells for cells in rows.values())]
     accepting = [n for n in names if n not in rejecting]
     lines.append(f"rejected by: {', '.join(rejecting)}" + (f"; accepted by: {', '.join(accepting)}" if accepting else ""))
-    return "\n".join(lines) + "\n", False
+    return "\n".join(lines) + "\n", [t for t in chosen if t.name in accepting]

@@ -346,10 +346,10 @@ class PtoOptMain(xDSLOptMain):
             if self.args.pto_targets is not None:
                 targets.check_comparable(module)
                 chosen = targets.parse_list(self.args.pto_targets)
-                self.verdicts, accepted = verdict_matrix(module, chosen)
-                self.rejected |= not accepted
+                self.verdicts, accepting = verdict_matrix(module, chosen)
+                self.rejected |= len(accepting) < len(chosen)
                 if self.args.estimate is not None:
-                    self.verdicts = self.estimates(module, chosen)
+                    self.verdicts = self.estimates(module, chosen, accepting)
                 return module
             self.target = targets.resolution(self.named_target, module).target
             if self.named_target is not None:  # as PTOAS does: the output says which target it is for
@@ -393,7 +393,7 @@ class PtoOptMain(xDSLOptMain):
             return self.verdicts
         with self.diagnosing():
             if self.args.estimate is not None:
-                return self.estimates(prog, (self.target,))
+                return self.estimates(prog, (self.target,), (self.target,))
             output = super().output_resulting_program(prog)
             if self.args.print_memory_plan:
                 from passes.memory_plan import memory_plan_report
@@ -407,13 +407,15 @@ class PtoOptMain(xDSLOptMain):
             return output
         return ""
 
-    def estimates(self, module: ModuleOp, chosen: Sequence[targets.TargetInfo]) -> str:
+    def estimates(
+        self, module: ModuleOp, chosen: Sequence[targets.TargetInfo], accepting: Sequence[targets.TargetInfo]
+    ) -> str:
         """`--estimate`: the module's cost on one target, or on each target of `--targets`
         that accepts it (side by side; the verdict matrix goes to stderr)."""
         from passes.estimate import estimate, side_by_side
-        from passes.verify_target import rejections
 
-        accepting = [t for t in chosen if len(chosen) == 1 or not rejections(module, t)]
+        if len(chosen) == 1:  # its own errors, located, rather than no report
+            accepting = chosen
         if len(chosen) > 1:
             print(self.verdicts, end="", file=sys.stderr)
         reports = [estimate(module, t) for t in accepting]
