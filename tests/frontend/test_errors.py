@@ -9,7 +9,6 @@ arrays alone unless `inplace=True`.
 from __future__ import annotations
 
 import inspect
-import subprocess
 
 import numpy as np
 import pytest
@@ -17,6 +16,7 @@ import pytest
 import pto_frontend as pto
 from tests.frontend import row_gather as gathers
 from tests.frontend.row_gather import GATHER_LINE, row_gather
+from tests.pto_tools.cli import run_installed
 
 HERE = __file__
 GATHERS = gathers.__file__
@@ -45,9 +45,9 @@ def test_a_rule_of_the_target_is_located_at_the_call_with_pto_opt_s_message(tmp_
     """cpu reads i16 ids, a2a3 only i32 ones (examples/bad/mgather_a2a3.pto): pto-opt says so of the printed text."""
     text = i16_ids.to_pto(target="cpu")
     (tmp_path / "k.pto").write_text(text)
-    by_pto_opt = subprocess.run(["pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3"], capture_output=True, text=True, check=False)
-    assert by_pto_opt.returncode == 1
-    message = by_pto_opt.stderr.split(": error: ", 1)[1].strip()
+    code, _, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3")
+    assert code == 1
+    message = stderr.split(": error: ", 1)[1].strip()
     assert message.startswith("'pto.mgather' op expects idx element type to be")
     with pytest.raises(pto.PtoError) as e:
         i16_ids.to_pto(target="a2a3")
