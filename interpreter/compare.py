@@ -246,7 +246,7 @@ def _difference(name: str, per_target: dict[str, np.ndarray]) -> Difference:
     arrays = list(per_target.values())
     same = np.ones(arrays[0].shape, dtype=bool)
     for other in arrays[1:]:
-        same &= _same_values(arrays[0], other)
+        same &= same_values(arrays[0], other)
     where = np.argwhere(~same)
     positions = [
         (tuple(int(i) for i in p), {t: a[tuple(p)].item() for t, a in per_target.items()})
@@ -255,7 +255,7 @@ def _difference(name: str, per_target: dict[str, np.ndarray]) -> Difference:
     return Difference(name, int(where.shape[0]), positions)
 
 
-def _same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Equal bit patterns, or both NaN."""
     bits = np.dtype(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
     same = a.view(bits) == b.view(bits) if bits is not None else a == b
@@ -318,4 +318,4 @@ def _grouped(phrases: dict[str, str]) -> str:
     return " / ".join(parts)
 
 
-__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "scratch_arguments"]
+__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "same_values", "scratch_arguments"]
