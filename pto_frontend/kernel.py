@@ -177,11 +177,12 @@ class Kernel:
         """`run` on each target (`"all"`, `"cpu,a5"` or a list of names)."""
         return {t.name: self.run(*arrays, target=t.name) for t in _targets(targets)}
 
-    def compare(self, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
+    def compare(self, *arrays: object, targets: str | Sequence[str] = "all", profile: bool = False) -> Report:
         """interpreter.compare's report: verdicts, outputs and differences per target, and the
-        first op whose writes differ (`report.text()` prints it)."""
+        first op whose writes differ (`report.text()` prints it); with `profile`, also what
+        ran on each target (`report.profiles`)."""
         names = [t.name for t in _targets(targets)]
-        return interpreter.compare(self.module, names, self._arguments(arrays, "compare"))
+        return interpreter.compare(self.module, names, self._arguments(arrays, "compare"), profile=profile)
 
     # -- arguments ----------------------------------------------------------------------
 
@@ -247,6 +248,15 @@ def _targets(chosen: str | Sequence[str]) -> tuple[targets.TargetInfo, ...]:
         raise located(str(e)) from e
 
 
+def _kernel_options(call: str, options: dict[str, Any], accepted: tuple[str, ...]) -> dict[str, Any]:
+    """The options of `pto.run` or `pto.compare` that the kernel's own method takes; any other
+    (`entry`: a kernel has one function) is refused by name."""
+    for name in options:
+        if name not in accepted:
+            raise located(f"pto.{call}() of a kernel takes no option '{name}' (a kernel's: {', '.join(accepted)})")
+    return options
+
+
 def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None):  # noqa: ANN201
     """`@pto.kernel` or `@pto.kernel(target="a5", name="k")`: the function builds a PTO kernel."""
     if function is None:
@@ -257,14 +267,14 @@ def kernel(function: Callable[..., Any] | None = None, *, target: str | None = N
 def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:  # noqa: ANN401
     """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
-        return kernel_or_module.run(*args, target=target, **options)
+        return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
     return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
 
 
 def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
     """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
-        return kernel_or_module.compare(*args, targets=targets)
+        return kernel_or_module.compare(*args, targets=targets, **_kernel_options("compare", options, ("profile",)))
     return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
 
 
