@@ -166,7 +166,8 @@ def test_stored_elements_are_the_same_batched_or_not(batch_loops):
 
 def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
     """A col-major (DN) and an NZ tile argument take, and give back, the logical [r, c] array."""
-    from tests.interpreter.test_mgather import nz_image, nz_kernel
+    from tests.interpreter.harness import nz_image
+    from tests.interpreter.test_mgather import nz_kernel
 
     rng = np.random.default_rng(18)
     # col-major src of tcolargmin on cpu: the index of each column's minimum, by logical [r, c]
