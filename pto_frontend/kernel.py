@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerType, ModuleOp, StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
 
 import interpreter
@@ -69,7 +69,6 @@ class Kernel:
         self.target = target
         """The target `to_pto` and `run` use when not told (None: targets.DEFAULT)."""
         self._module: ModuleOp | None = None
-        self._views: dict[str, list[_ViewOfArgument]] = {}
         functools.update_wrapper(self, function)
 
     def __repr__(self) -> str:
@@ -130,18 +129,23 @@ class Kernel:
         ret.location = self._location()
         function.body.block.add_op(ret)
         verify_located(module)
-        self._views = self._views_of_arguments(function)
         return module
 
-    def _views_of_arguments(self, function: func.FuncOp) -> dict[str, list[_ViewOfArgument]]:
+    @functools.cached_property
+    def _views(self) -> dict[str, list[_ViewOfArgument]]:
+        """The tensor views with static dims and strides made of each pointer argument, by its
+        name (builds the kernel)."""
+        function = self.module.body.block.first_op
+        assert isinstance(function, func.FuncOp)
+        names = list(self.parameters)
         views: dict[str, list[_ViewOfArgument]] = {}
         for op in function.walk():
-            if isinstance(op, MakeTensorViewOp) and op.ptr in function.args:
+            if isinstance(op, MakeTensorViewOp) and isinstance(op.ptr, BlockArgument) and op.ptr.block is function.body.block:
                 dims = [constant_index(v) for v in (*op.shape, *op.strides)]
                 if None not in dims:
                     rank = len(op.shape)
                     view = _ViewOfArgument(tuple(dims[:rank]), tuple(dims[rank:]), op_location(op) or "?")  # pyright: ignore[reportArgumentType]
-                    views.setdefault(list(self.parameters)[function.args.index(op.ptr)], []).append(view)
+                    views.setdefault(names[op.ptr.index], []).append(view)
         return views
 
     # -- using ------------------------------------------------------------------------
@@ -188,12 +192,12 @@ class Kernel:
 
     def _arguments(self, arrays: Sequence[object], method: str) -> list[np.ndarray]:
         names = list(self.parameters)
-        self.module  # noqa: B018 (built first: the views its pointers need)
+        views = self._views  # the kernel built first, then its arguments checked against its views
         if len(arrays) != len(names):
             raise located(f"{self.name}.{method}() takes {len(names)} arrays ({', '.join(names)}), got {len(arrays)}")
-        return [self._argument(f"{self.name}.{method}()", n, a) for n, a in zip(names, arrays)]
+        return [self._argument(f"{self.name}.{method}()", n, a, views.get(n, [])) for n, a in zip(names, arrays)]
 
-    def _argument(self, call: str, name: str, value: object) -> np.ndarray:
+    def _argument(self, call: str, name: str, value: object, views: list[_ViewOfArgument]) -> np.ndarray:
         annotation = self.parameters[name]
         what = f"{call}: argument '{name}' ({annotation!r})"
         if isinstance(annotation, DType):
@@ -205,7 +209,6 @@ class Kernel:
         raw = array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize
         if array.dtype != want and not raw:
             raise located(f"{what}: expected dtype {want}, got {array.dtype}")
-        views = self._views.get(name, [])
         if views and array.ndim > 1 and tuple(array.shape) not in {v.shape for v in views}:
             shapes = " or ".join(str(list(v.shape)) for v in views)
             raise located(f"{what}: expected shape {shapes} (its tensor view) or a flat array, got {list(array.shape)}")

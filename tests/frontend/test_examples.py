@@ -43,7 +43,6 @@ def _inputs(kernel, seed: int) -> list[np.ndarray]:  # noqa: ANN001
     """Random arguments, as large as the kernel's views of them: ids of either sign, in and
     out of the tables."""
     rng = np.random.default_rng(seed)
-    kernel.module  # noqa: B018 (built: the views of its pointers)
     return [
         _random(rng, element_info(annotation.dtype.attr).numpy, max(v.extent for v in kernel._views[name]))  # noqa: SLF001
         for name, annotation in kernel.parameters.items()
