@@ -35,7 +35,6 @@ from pto_dialect.machine import GmView, Tile
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
 from targets import check_comparable
-from targets import get as get_target
 from targets import parse_list
 
 from interpreter.lowered import runs_kernel, source_name
@@ -193,7 +192,7 @@ def compare(
 
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     check_comparable(module)
-    chosen = parse_list(targets) if isinstance(targets, str) else tuple(get_target(t) for t in targets)
+    chosen = parse_list(targets)
     report = Report({})
     recorded: dict[str, list[_Write]] = {}
     for target in chosen:

@@ -246,7 +246,7 @@ def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:
 
 def _targets(chosen: str | Sequence[str]) -> tuple[targets.TargetInfo, ...]:
     try:
-        return targets.parse_list(chosen) if isinstance(chosen, str) else tuple(targets.get(t) for t in chosen)
+        return targets.parse_list(chosen)
     except targets.UnknownTarget as e:
         raise located(str(e)) from e
 
