@@ -38,7 +38,6 @@ import targets
 from interpreter.compare import Report
 from passes.verify_target import verify_target
 from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.dtypes import element_info
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
 from pto_dialect.parser import verify_located
 
@@ -204,10 +203,9 @@ class Kernel:
             return _scalar(what, annotation, value)
         if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
             raise located(f"{what}: expected a NumPy array (or an object with __array__), got {type(value).__name__}")
-        array = np.asarray(value)
-        want = _numpy(annotation.dtype)
-        raw = array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize
-        if array.dtype != want and not raw:
+        array = interpreter.declared_dtype(np.asarray(value), annotation.attr)  # raw data of the element's size: viewed as it
+        want = annotation.attr.element.numpy
+        if array.dtype != want:
             raise located(f"{what}: expected dtype {want}, got {array.dtype}")
         if views and array.ndim > 1 and tuple(array.shape) not in {v.shape for v in views}:
             shapes = " or ".join(str(list(v.shape)) for v in views)
@@ -226,12 +224,6 @@ class Kernel:
             raise located(f"{self.name}.run(inplace=True): argument '{name}' is written by the kernel but is not a writable NumPy array")
         given.view(output.dtype)[...] = output.reshape(given.shape)
         return given
-
-
-def _numpy(dtype: DType) -> np.dtype:
-    info = element_info(dtype.attr)
-    assert info is not None, dtype
-    return info.numpy
 
 
 def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:

@@ -48,7 +48,7 @@ class Ptr:
     space: str = "gm"
 
     @property
-    def attr(self) -> Attribute:
+    def attr(self) -> PtrType:
         return PtrType.get(self.dtype.attr, self.space)
 
     def __repr__(self) -> str:
