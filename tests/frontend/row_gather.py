@@ -17,8 +17,7 @@ def row_gather(name: str, rows: int, cols: int, ids: int, dtype=pto.f32, id_dtyp
         pto.mgather(tp, idx, gathered, **mgather)  # the gather
         pto.tstore(gathered, op)
 
-    kernel.__name__ = kernel.__qualname__ = name
-    return pto.kernel(kernel)
+    return pto.kernel(kernel, name=name)
 
 
 def marked_line(path: str, marker: str) -> int:
