@@ -25,7 +25,7 @@ from io import StringIO
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
@@ -33,9 +33,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerTyp
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
 
-import interpreter
 import targets
-from interpreter.compare import Report
 from passes.verify_target import verify_target
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
@@ -43,6 +41,12 @@ from pto_dialect.parser import verify_located
 
 from pto_frontend.trace import Trace, located, tracing
 from pto_frontend.values import DType, Ptr, wrap
+
+if TYPE_CHECKING:
+    from interpreter.compare import Report
+
+# The interpreter is imported by what runs a kernel (run, compare), not at import: building and
+# printing a kernel do not use it, and it is half of `import pto_frontend`.
 
 
 @dataclass(frozen=True)
@@ -169,6 +173,8 @@ class Kernel:
         """Run on `target`: every argument's contents after the run, as pto-run writes them
         (an argument the kernel only reads comes back as a read-only view of the one given).
         With `inplace=True` the results are also written into the arrays given."""
+        import interpreter
+
         chosen = self._target(target)
         given = self._arguments(arrays, "run")
         outputs = interpreter.run(self.module, chosen.name, given)
@@ -184,6 +190,8 @@ class Kernel:
         """interpreter.compare's report: verdicts, outputs and differences per target, and the
         first op whose writes differ (`report.text()` prints it); with `profile`, also what
         ran on each target (`report.profiles`)."""
+        import interpreter
+
         names = [t.name for t in _targets(targets)]
         return interpreter.compare(self.module, names, self._arguments(arrays, "compare"), profile=profile)
 
@@ -203,7 +211,9 @@ class Kernel:
             return _scalar(what, annotation, value)
         if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
             raise located(f"{what}: expected a NumPy array (or an object with __array__), got {type(value).__name__}")
-        array = interpreter.declared_dtype(np.asarray(value), annotation.attr)  # raw data of the element's size: viewed as it
+        from interpreter import declared_dtype
+
+        array = declared_dtype(np.asarray(value), annotation.attr)  # raw data of the element's size: viewed as it
         want = annotation.attr.element.numpy
         if array.dtype != want:
             raise located(f"{what}: expected dtype {want}, got {array.dtype}")
@@ -263,6 +273,8 @@ def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = N
     """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
+    import interpreter
+
     return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
 
 
@@ -270,6 +282,8 @@ def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Seq
     """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.compare(*args, targets=targets, **_kernel_options("compare", options, ("profile",)))
+    import interpreter
+
     return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
 
 

@@ -12,12 +12,14 @@ AssertionError whose message is the difference report.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from interpreter.compare import SHOWN_POSITIONS, Report, same_values
-
 from pto_frontend.kernel import Kernel
+
+if TYPE_CHECKING:
+    from interpreter.compare import Report
 
 
 def assert_targets_agree(kernel: Kernel, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
@@ -58,6 +60,8 @@ def assert_matches(
 
 
 def _differences(name: str, output: np.ndarray, expected: object, rtol: float | None, atol: float | None) -> list[str]:
+    from interpreter.compare import SHOWN_POSITIONS, same_values  # imported when used (pto_frontend/kernel.py)
+
     want = np.asarray(expected)
     if want.size != output.size:
         return [f"argument '{name}': expected {want.size} elements, the kernel's output has {output.size}"]
