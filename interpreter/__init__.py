@@ -156,7 +156,7 @@ def _as_array(value: object, index: int) -> np.ndarray:
         raise PtoError(f"error: args[{index}] is not a rectangular array: {e}") from e
 
 
-def _declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
+def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
     """Raw void data of the element's size (what np.save / np.load make of ml_dtypes arrays:
     bf16 reads back as |V2) viewed as the declared element type."""
     element = getattr(arg_type, "element", None)
@@ -221,7 +221,7 @@ def run_with_results(
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
-    given = [_declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
+    given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
     arrays = [
         _read_only_view(a) if _only_read(arg) else np.array(a, copy=True, order="C")
         for a, arg in zip(given, function.args)
@@ -285,4 +285,4 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
 
 from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
-__all__ = ["GmWrites", "Profiler", "Report", "compare", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]
+__all__ = ["GmWrites", "Profiler", "Report", "compare", "declared_dtype", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]

@@ -34,7 +34,6 @@ from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.machine import GmView, Tile
 from pto_dialect.ops.common import PtoInstructionOp
 from targets import check_comparable
-from targets import get as get_target
 from targets import parse_list
 
 from interpreter.lowered import roles_of, runs_kernel, source_name, written_operands
@@ -192,7 +191,7 @@ def compare(
 
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     check_comparable(module)
-    chosen = parse_list(targets) if isinstance(targets, str) else tuple(get_target(t) for t in targets)
+    chosen = parse_list(targets)
     report = Report({})
     recorded: dict[str, list[_Write]] = {}
     for target in chosen:
@@ -245,7 +244,7 @@ def _difference(name: str, per_target: dict[str, np.ndarray]) -> Difference:
     arrays = list(per_target.values())
     same = np.ones(arrays[0].shape, dtype=bool)
     for other in arrays[1:]:
-        same &= _same_values(arrays[0], other)
+        same &= same_values(arrays[0], other)
     where = np.argwhere(~same)
     positions = [
         (tuple(int(i) for i in p), {t: a[tuple(p)].item() for t, a in per_target.items()})
@@ -254,7 +253,7 @@ def _difference(name: str, per_target: dict[str, np.ndarray]) -> Difference:
     return Difference(name, int(where.shape[0]), positions)
 
 
-def _same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def same_values(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Equal bit patterns, or both NaN."""
     bits = np.dtype(f"u{a.dtype.itemsize}") if a.dtype.itemsize in (1, 2, 4, 8) else None
     same = a.view(bits) == b.view(bits) if bits is not None else a == b
@@ -317,4 +316,4 @@ def _grouped(phrases: dict[str, str]) -> str:
     return " / ".join(parts)
 
 
-__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "scratch_arguments"]
+__all__ = ["Difference", "DivergentOp", "Report", "Verdict", "compare", "same_values", "scratch_arguments"]

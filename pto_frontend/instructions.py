@@ -42,10 +42,8 @@ def argument_name(op: type[PtoInstructionOp], role: str) -> str:
 
 @dataclass(frozen=True)
 class Form:
-    """One form of an instruction: its operand roles and their argument names."""
+    """One form of an instruction: its operands' argument names (inputs, outputs)."""
 
-    counts: tuple[int, int]
-    roles: tuple[tuple[str, ...], tuple[str, ...]]
     names: tuple[tuple[str, ...], tuple[str, ...]]
 
     @property
@@ -69,7 +67,7 @@ class BuilderSignature:
         for n_ins, n_outs in op.FORMS:
             roles = op.operand_roles(n_ins, n_outs)
             names = (tuple(argument_name(op, r) for r in roles[0]), tuple(argument_name(op, r) for r in roles[1]))
-            forms.append(Form((n_ins, n_outs), roles, names))
+            forms.append(Form(names))
         every = frozenset.intersection(*(f.arguments for f in forms))
         ins = [n for f in forms for n in f.names[0]]
         outs = [n for f in forms for n in f.names[1]]

@@ -25,25 +25,28 @@ from io import StringIO
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerType, ModuleOp, StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
 
-import interpreter
 import targets
-from interpreter.compare import Report
 from passes.verify_target import verify_target
 from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.dtypes import element_info
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
 from pto_dialect.parser import verify_located
 
 from pto_frontend.trace import Trace, located, tracing
 from pto_frontend.values import DType, Ptr, wrap
+
+if TYPE_CHECKING:
+    from interpreter.compare import Report
+
+# The interpreter is imported by what runs a kernel (run, compare), not at import: building and
+# printing a kernel do not use it, and it is half of `import pto_frontend`.
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,6 @@ class Kernel:
         self.target = target
         """The target `to_pto` and `run` use when not told (None: targets.DEFAULT)."""
         self._module: ModuleOp | None = None
-        self._views: dict[str, list[_ViewOfArgument]] = {}
         functools.update_wrapper(self, function)
 
     def __repr__(self) -> str:
@@ -130,18 +132,23 @@ class Kernel:
         ret.location = self._location()
         function.body.block.add_op(ret)
         verify_located(module)
-        self._views = self._views_of_arguments(function)
         return module
 
-    def _views_of_arguments(self, function: func.FuncOp) -> dict[str, list[_ViewOfArgument]]:
+    @functools.cached_property
+    def _views(self) -> dict[str, list[_ViewOfArgument]]:
+        """The tensor views with static dims and strides made of each pointer argument, by its
+        name (builds the kernel)."""
+        function = self.module.body.block.first_op
+        assert isinstance(function, func.FuncOp)
+        names = list(self.parameters)
         views: dict[str, list[_ViewOfArgument]] = {}
         for op in function.walk():
-            if isinstance(op, MakeTensorViewOp) and op.ptr in function.args:
+            if isinstance(op, MakeTensorViewOp) and isinstance(op.ptr, BlockArgument) and op.ptr.block is function.body.block:
                 dims = [constant_index(v) for v in (*op.shape, *op.strides)]
                 if None not in dims:
                     rank = len(op.shape)
                     view = _ViewOfArgument(tuple(dims[:rank]), tuple(dims[rank:]), op_location(op) or "?")  # pyright: ignore[reportArgumentType]
-                    views.setdefault(list(self.parameters)[function.args.index(op.ptr)], []).append(view)
+                    views.setdefault(names[op.ptr.index], []).append(view)
         return views
 
     # -- using ------------------------------------------------------------------------
@@ -166,6 +173,8 @@ class Kernel:
         """Run on `target`: every argument's contents after the run, as pto-run writes them
         (an argument the kernel only reads comes back as a read-only view of the one given).
         With `inplace=True` the results are also written into the arrays given."""
+        import interpreter
+
         chosen = self._target(target)
         given = self._arguments(arrays, "run")
         outputs = interpreter.run(self.module, chosen.name, given)
@@ -177,34 +186,37 @@ class Kernel:
         """`run` on each target (`"all"`, `"cpu,a5"` or a list of names)."""
         return {t.name: self.run(*arrays, target=t.name) for t in _targets(targets)}
 
-    def compare(self, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
+    def compare(self, *arrays: object, targets: str | Sequence[str] = "all", profile: bool = False) -> Report:
         """interpreter.compare's report: verdicts, outputs and differences per target, and the
-        first op whose writes differ (`report.text()` prints it)."""
+        first op whose writes differ (`report.text()` prints it); with `profile`, also what
+        ran on each target (`report.profiles`)."""
+        import interpreter
+
         names = [t.name for t in _targets(targets)]
-        return interpreter.compare(self.module, names, self._arguments(arrays, "compare"))
+        return interpreter.compare(self.module, names, self._arguments(arrays, "compare"), profile=profile)
 
     # -- arguments ----------------------------------------------------------------------
 
     def _arguments(self, arrays: Sequence[object], method: str) -> list[np.ndarray]:
         names = list(self.parameters)
-        self.module  # noqa: B018 (built first: the views its pointers need)
+        views = self._views  # the kernel built first, then its arguments checked against its views
         if len(arrays) != len(names):
             raise located(f"{self.name}.{method}() takes {len(names)} arrays ({', '.join(names)}), got {len(arrays)}")
-        return [self._argument(f"{self.name}.{method}()", n, a) for n, a in zip(names, arrays)]
+        return [self._argument(f"{self.name}.{method}()", n, a, views.get(n, [])) for n, a in zip(names, arrays)]
 
-    def _argument(self, call: str, name: str, value: object) -> np.ndarray:
+    def _argument(self, call: str, name: str, value: object, views: list[_ViewOfArgument]) -> np.ndarray:
         annotation = self.parameters[name]
         what = f"{call}: argument '{name}' ({annotation!r})"
         if isinstance(annotation, DType):
             return _scalar(what, annotation, value)
         if not isinstance(value, np.ndarray) and not hasattr(value, "__array__"):
             raise located(f"{what}: expected a NumPy array (or an object with __array__), got {type(value).__name__}")
-        array = np.asarray(value)
-        want = _numpy(annotation.dtype)
-        raw = array.dtype.kind == "V" and array.dtype.fields is None and array.dtype.itemsize == want.itemsize
-        if array.dtype != want and not raw:
+        from interpreter import declared_dtype
+
+        array = declared_dtype(np.asarray(value), annotation.attr)  # raw data of the element's size: viewed as it
+        want = annotation.attr.element.numpy
+        if array.dtype != want:
             raise located(f"{what}: expected dtype {want}, got {array.dtype}")
-        views = self._views.get(name, [])
         if views and array.ndim > 1 and tuple(array.shape) not in {v.shape for v in views}:
             shapes = " or ".join(str(list(v.shape)) for v in views)
             raise located(f"{what}: expected shape {shapes} (its tensor view) or a flat array, got {list(array.shape)}")
@@ -224,12 +236,6 @@ class Kernel:
         return given
 
 
-def _numpy(dtype: DType) -> np.dtype:
-    info = element_info(dtype.attr)
-    assert info is not None, dtype
-    return info.numpy
-
-
 def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:
     """A scalar argument as the 0-d array interpreter.run binds."""
     array = np.asarray(value) if isinstance(value, int | float | np.generic | np.ndarray) else None
@@ -242,9 +248,18 @@ def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:
 
 def _targets(chosen: str | Sequence[str]) -> tuple[targets.TargetInfo, ...]:
     try:
-        return targets.parse_list(chosen) if isinstance(chosen, str) else tuple(targets.get(t) for t in chosen)
+        return targets.parse_list(chosen)
     except targets.UnknownTarget as e:
         raise located(str(e)) from e
+
+
+def _kernel_options(call: str, options: dict[str, Any], accepted: tuple[str, ...]) -> dict[str, Any]:
+    """The options of `pto.run` or `pto.compare` that the kernel's own method takes; any other
+    (`entry`: a kernel has one function) is refused by name."""
+    for name in options:
+        if name not in accepted:
+            raise located(f"pto.{call}() of a kernel takes no option '{name}' (a kernel's: {', '.join(accepted)})")
+    return options
 
 
 def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None):  # noqa: ANN201
@@ -257,14 +272,18 @@ def kernel(function: Callable[..., Any] | None = None, *, target: str | None = N
 def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:  # noqa: ANN401
     """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
-        return kernel_or_module.run(*args, target=target, **options)
+        return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
+    import interpreter
+
     return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
 
 
 def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
     """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
-        return kernel_or_module.compare(*args, targets=targets)
+        return kernel_or_module.compare(*args, targets=targets, **_kernel_options("compare", options, ("profile",)))
+    import interpreter
+
     return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
 
 

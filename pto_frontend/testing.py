@@ -12,16 +12,14 @@ AssertionError whose message is the difference report.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from interpreter.compare import Report
-from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-
 from pto_frontend.kernel import Kernel
 
-SHOWN = 5
-"""Differing elements listed per argument."""
+if TYPE_CHECKING:
+    from interpreter.compare import Report
 
 
 def assert_targets_agree(kernel: Kernel, *arrays: object, targets: str | Sequence[str] = "all") -> Report:
@@ -62,12 +60,14 @@ def assert_matches(
 
 
 def _differences(name: str, output: np.ndarray, expected: object, rtol: float | None, atol: float | None) -> list[str]:
+    from interpreter.compare import SHOWN_POSITIONS, same_values  # imported when used (pto_frontend/kernel.py)
+
     want = np.asarray(expected)
     if want.size != output.size:
         return [f"argument '{name}': expected {want.size} elements, the kernel's output has {output.size}"]
     want = want.reshape(output.shape).astype(output.dtype)
     if rtol is None and atol is None:
-        same, how = _same_bits(output, want), "bitwise"
+        same, how = same_values(output, want), "bitwise"
     else:
         same = np.isclose(output.astype(np.float64), want.astype(np.float64), rtol=rtol or 0.0, atol=atol or 0.0, equal_nan=True)
         how = f"rtol={rtol or 0}, atol={atol or 0}"
@@ -75,19 +75,10 @@ def _differences(name: str, output: np.ndarray, expected: object, rtol: float | 
     if not len(where):
         return []
     lines = [f"argument '{name}': {len(where)} of {output.size} elements differ ({how})"]
-    for p in where[:SHOWN]:
+    for p in where[:SHOWN_POSITIONS]:
         at = tuple(int(i) for i in p)
         lines.append(f"  [{', '.join(map(str, at))}]: got {output[at]}, expected {want[at]}")
     return lines
-
-
-def _same_bits(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Equal bit patterns, or both NaN."""
-    bits = np.dtype(f"u{a.dtype.itemsize}")
-    same = a.view(bits) == b.view(bits)
-    if a.dtype.name in FLOAT_DTYPE_NAMES:
-        same |= np.isnan(a.astype(np.float32)) & np.isnan(b.astype(np.float32))
-    return same
 
 
 __all__ = ["assert_matches", "assert_targets_agree"]

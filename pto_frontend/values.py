@@ -33,7 +33,10 @@ class DType:
         return f"pto.{self.name}"
 
 
-DTYPES: dict[str, DType] = {info.mlir.removeprefix("!pto."): DType(info.mlir.removeprefix("!pto."), attr) for attr, info in ELEMENT_TYPES.items()}
+_BY_ATTR: dict[Attribute, DType] = {attr: DType(info.mlir.removeprefix("!pto."), attr) for attr, info in ELEMENT_TYPES.items()}
+"""Every element type of the dtype table, by its attribute."""
+
+DTYPES: dict[str, DType] = {dtype.name: dtype for dtype in _BY_ATTR.values()}
 """Every element type of the dtype table, by its PTO spelling (`f16`, `si32`, `f8E4M3FN`, `hif8`)."""
 
 index = DType("index", IndexType())
@@ -48,7 +51,7 @@ class Ptr:
     space: str = "gm"
 
     @property
-    def attr(self) -> Attribute:
+    def attr(self) -> PtrType:
         return PtrType.get(self.dtype.attr, self.space)
 
     def __repr__(self) -> str:
@@ -152,7 +155,7 @@ class Tile(Value):
 
     @property
     def dtype(self) -> DType:
-        return DTYPES[self.type.element.mlir.removeprefix("!pto.")]  # pyright: ignore[reportAttributeAccessIssue]
+        return _BY_ATTR[self.type.element_type]  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def wrap(ssa: SSAValue) -> Value:

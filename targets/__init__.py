@@ -54,8 +54,11 @@ def help_text() -> str:
     return f"{aliases}; default: the module's pto.target_arch attribute, else {DEFAULT.name}"
 
 
-def parse_list(text: str) -> tuple[TargetInfo, ...]:
-    """`cpu,a5` or `all` (for `--targets`), each target once, in registry order."""
+def parse_list(text: str | Iterable[str]) -> tuple[TargetInfo, ...]:
+    """`cpu,a5` or `all` (for `--targets`), each target once, in registry order; a list of
+    names: each one's target, in its order."""
+    if not isinstance(text, str):
+        return tuple(get(name) for name in text)
     if text.strip() == "all":
         return REGISTRY
     chosen = {get(part.strip()) for part in text.split(",") if part.strip()}

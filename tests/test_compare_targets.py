@@ -11,7 +11,7 @@ import pytest
 import interpreter
 import pto_dialect
 from pto_tools import pto_opt, pto_run
-from tests.pto_tools.cli import run_installed
+from tests.pto_tools.cli import run_installed, save
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 WRAP = EXAMPLES / "wrap_negative_index.pto"
@@ -43,14 +43,6 @@ def exit_code(call) -> int:  # noqa: ANN001
     except SystemExit as e:
         return int(e.code or 0)
     return 0
-
-
-def save(tmp_path: Path, arrays: list[np.ndarray]) -> list[str]:
-    paths = []
-    for i, a in enumerate(arrays):
-        np.save(tmp_path / f"in{i}.npy", a)
-        paths.append(str(tmp_path / f"in{i}.npy"))
-    return paths
 
 
 def test_compare_reports_the_divergent_op_and_choice():

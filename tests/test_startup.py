@@ -43,3 +43,10 @@ def test_parse_verify_print_imports_nothing_heavy():
 
 def test_the_probe_sees_heavy_imports():
     assert imported_heavy_modules(str(EXAMPLE), "--to=cpp", "-p", "pto-ssa-to-dps") == ["backends.cpp.emitter"]
+
+
+def test_import_pto_frontend_leaves_the_interpreter_out():
+    """Building and printing a kernel do not run it: the interpreter comes with run/compare."""
+    probe = "import sys, pto_frontend; print(sorted(m for m in sys.modules if m.partition('.')[0] == 'interpreter'))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

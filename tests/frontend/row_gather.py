@@ -17,8 +17,14 @@ def row_gather(name: str, rows: int, cols: int, ids: int, dtype=pto.f32, id_dtyp
         pto.mgather(tp, idx, gathered, **mgather)  # the gather
         pto.tstore(gathered, op)
 
-    kernel.__name__ = kernel.__qualname__ = name
-    return pto.kernel(kernel)
+    return pto.kernel(kernel, name=name)
 
 
-GATHER_LINE = next(i for i, line in enumerate(open(__file__), 1) if line.rstrip().endswith("# the gather"))
+def marked_line(path: str, marker: str) -> int:
+    """The line of the file `path` that ends with the comment `# marker` (exactly one does)."""
+    with open(path) as f:
+        (found,) = [i for i, line in enumerate(f, 1) if line.rstrip().endswith(f"# {marker}")]
+    return found
+
+
+GATHER_LINE = marked_line(__file__, "the gather")

@@ -89,6 +89,18 @@ def test_run_all_and_compare_cover_every_target() -> None:
     assert_bits_equal(pto.run(tiles_of_rows, "cpu", [x, np.zeros(64, np.float32), 2])[1], per["cpu"][1])
 
 
+def test_compare_of_a_kernel_profiles_when_asked_and_run_names_an_option_it_does_not_take() -> None:
+    args = [np.arange(64, dtype=np.float32), np.zeros(64, np.float32), 2]
+    for report in (tiles_of_rows.compare(*args, targets="cpu,a5", profile=True), pto.compare(tiles_of_rows, "cpu,a5", args, profile=True)):
+        assert list(report.profiles) == ["cpu", "a5"]
+        assert all(p.what == "profile" and [(row.op, row.count) for row in p.ops] == [("pto.tload", 4), ("pto.tstore", 4)] for p in report.profiles.values())
+    assert tiles_of_rows.compare(*args, targets="cpu").profiles == {}
+    with pytest.raises(pto.PtoError, match=r"test_builder.py:\d+:\d+: error: pto.run\(\) of a kernel takes no option 'entry' \(a kernel's: inplace\)"):
+        pto.run(tiles_of_rows, "cpu", args, entry="tiles_of_rows")
+    with pytest.raises(pto.PtoError, match=r"error: pto.compare\(\) of a kernel takes no option 'entry' \(a kernel's: profile\)"):
+        pto.compare(tiles_of_rows, "cpu", args, entry="tiles_of_rows")
+
+
 def test_the_python_api_of_pto_files_is_re_exported() -> None:
     from pathlib import Path
 

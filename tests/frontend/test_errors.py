@@ -8,26 +8,16 @@ arrays alone unless `inplace=True`.
 
 from __future__ import annotations
 
-import inspect
-import subprocess
-
 import numpy as np
 import pytest
 
 import pto_frontend as pto
 from tests.frontend import row_gather as gathers
-from tests.frontend.row_gather import GATHER_LINE, row_gather
+from tests.frontend.row_gather import GATHER_LINE, marked_line, row_gather
+from tests.pto_tools.cli import run_installed
 
 HERE = __file__
 GATHERS = gathers.__file__
-
-
-def line_of(marker: str) -> int:
-    """The line of this file holding `marker` (a comment at the call under test)."""
-    lines = inspect.getsource(inspect.getmodule(line_of)).splitlines()  # pyright: ignore[reportArgumentType]
-    (found,) = [i + 1 for i, line in enumerate(lines) if line.rstrip().endswith(f"# {marker}")]
-    return found
-
 
 no_coalesce = row_gather("no_coalesce", 64, 32, 8, gather_oob="clamp")
 
@@ -45,9 +35,9 @@ def test_a_rule_of_the_target_is_located_at_the_call_with_pto_opt_s_message(tmp_
     """cpu reads i16 ids, a2a3 only i32 ones (examples/bad/mgather_a2a3.pto): pto-opt says so of the printed text."""
     text = i16_ids.to_pto(target="cpu")
     (tmp_path / "k.pto").write_text(text)
-    by_pto_opt = subprocess.run(["pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3"], capture_output=True, text=True, check=False)
-    assert by_pto_opt.returncode == 1
-    message = by_pto_opt.stderr.split(": error: ", 1)[1].strip()
+    code, _, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3")
+    assert code == 1
+    message = stderr.split(": error: ", 1)[1].strip()
     assert message.startswith("'pto.mgather' op expects idx element type to be")
     with pytest.raises(pto.PtoError) as e:
         i16_ids.to_pto(target="a2a3")
@@ -99,13 +89,13 @@ def test_errors_of_the_scaffolding_are_located_at_the_call() -> None:
     for kernel, (marker, message) in cases.items():
         with pytest.raises(pto.PtoError) as e:
             kernel.to_pto()
-        assert str(e.value).startswith(f"{HERE}:{line_of(marker)}:9: error: {message}"), str(e.value)
+        assert str(e.value).startswith(f"{HERE}:{marked_line(HERE, marker)}:9: error: {message}"), str(e.value)
 
 
 def test_a_builder_call_outside_a_kernel_says_where_it_belongs() -> None:
     with pytest.raises(pto.PtoError) as e:
         pto.alloc_tile(shape=[8, 8], dtype=pto.f32)  # outside
-    assert str(e.value) == f"{HERE}:{line_of('outside')}:9: error: pto.alloc_tile() builds kernel code: call it inside a @pto.kernel function"
+    assert str(e.value) == f"{HERE}:{marked_line(HERE, 'outside')}:9: error: pto.alloc_tile() builds kernel code: call it inside a @pto.kernel function"
 
 
 def test_an_argument_without_a_type_is_named() -> None:
@@ -150,7 +140,7 @@ X = np.arange(64, dtype=np.float16)
 def test_run_names_the_argument_it_refuses(args: tuple, message: str) -> None:
     with pytest.raises(pto.PtoError) as e:
         scaled_copy.run(*args, target="a5")  # run call
-    assert str(e.value).startswith(f"{HERE}:{line_of('run call')}:9: error: ")
+    assert str(e.value).startswith(f"{HERE}:{marked_line(HERE, 'run call')}:9: error: ")
     assert message in str(e.value)
 
 

@@ -21,6 +21,7 @@ import interpreter
 from pto_dialect import PtoError, load, parse
 from pto_dialect.dtypes import element_info
 from tests.interpreter.harness import TARGETS, assert_bits_equal
+from tests.pto_tools.cli import run_installed
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON_EXAMPLES = ROOT / "examples" / "python"
@@ -42,7 +43,6 @@ def _inputs(kernel, seed: int) -> list[np.ndarray]:  # noqa: ANN001
     """Random arguments, as large as the kernel's views of them: ids of either sign, in and
     out of the tables."""
     rng = np.random.default_rng(seed)
-    kernel.module  # noqa: B018 (built: the views of its pointers)
     return [
         _random(rng, element_info(annotation.dtype.attr).numpy, max(v.extent for v in kernel._views[name]))  # noqa: SLF001
         for name, annotation in kernel.parameters.items()
@@ -85,9 +85,9 @@ def test_pto_opt_prints_the_text_back(tmp_path: Path) -> None:
     path = tmp_path / "embedding_lookup.pto"
     text = KERNELS.embedding_lookup.to_pto(target="a5")
     path.write_text(text)
-    done = subprocess.run(["pto-opt", str(path)], capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.rstrip("\n") == text.rstrip("\n")
+    code, stdout, stderr = run_installed("pto-opt", str(path))
+    assert code == 0, stderr
+    assert stdout.rstrip("\n") == text.rstrip("\n")
 
 
 def test_the_embedding_script_checks_every_target() -> None:

@@ -244,8 +244,7 @@ def _arg_kernel(name: str, build: Callable[..., None], out: tuple[int, int], val
         pto.tstore(vidx, vip)
         pto.tstore(iidx, iip)
 
-    kernel.__name__ = name
-    return pto.kernel(kernel)
+    return pto.kernel(kernel, name=name)
 
 
 def _arg_sample(mnemonic: str) -> Sample:

@@ -52,6 +52,12 @@ def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
     return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
+def nz_image(logical: np.ndarray, c0: int) -> np.ndarray:
+    """A logical R x C table laid out NZ: reshaped to [C/C0, R/16, 16, C0] (semantics.md §1.4), flat."""
+    r, c = logical.shape
+    return logical.reshape(r // 16, 16, c // c0, c0).transpose(2, 0, 1, 3).ravel().copy()
+
+
 def tile(shape: tuple[int, int], dtype: str, loc: str = "vec", valid: tuple | None = None, **keys: str) -> str:
     """`!pto.tile_buf<loc, RxCxT[, valid=..][, key=value]*>`; a valid dim may be '?'."""
     text = f"!pto.tile_buf<{loc}, {shape[0]}x{shape[1]}x{dtype}"

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, STANDARD, TARGETS, assert_bits_equal, constants, func, gm_views, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, constants, filled, func, gm_views, nz_image,  # noqa: E501
+                                      random_values, run, seed, tensor_view, tile, view)
 
 COVERS = ('pto.mgather',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -82,13 +83,6 @@ def mgather_kernel(tab: str, idx: str, dst: str, coalesce: str, oob: str | None,
     ins = "%t, %i" + (", %s" if scratch else "")
     types = f"{tab}, {idx}" + (f", {scratch}" if scratch else "")
     return func(args, f"pto.mgather ins({ins} : {types}) outs(%d : {dst}) {attrs(coalesce, oob)}")
-
-
-SENTINEL = -77
-
-
-def filled(shape, dtype: str, value=SENTINEL) -> np.ndarray:
-    return np.full(shape, value, dtype=np.float32 if NP[dtype].kind == "f" else np.int64).astype(NP[dtype])
 
 
 # ---------------------------------------------------------------------------
@@ -584,12 +578,6 @@ def test_a5_col_major_dst_row_mode():
 
 # ---------------------------------------------------------------------------
 # a2a3 NZ table -> NZ tile (semantics.md §1.4)
-
-
-def nz_image(logical: np.ndarray, c0: int) -> np.ndarray:
-    """ND R x C laid out NZ: reshaped to [C/C0, R/16, 16, C0] (the §1.4 golden), flat."""
-    r, c = logical.shape
-    return logical.reshape(r // 16, 16, c // c0, c0).transpose(2, 0, 1, 3).ravel().copy()
 
 
 def nz_kernel(dtype: str, s: tuple[int, int, int], dst_shape: tuple[int, int], coalesce: str, oob: str,

@@ -21,7 +21,7 @@ import pytest
 
 import interpreter
 from pto_dialect import PtoError, parse
-from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, run, seed, tensor_view, tile, view
+from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, nz_image, run, seed, tensor_view, tile, view
 
 COVERS = ("pto.mscatter",)
 """The instructions whose results these tests check against their own formulas, per target
@@ -386,12 +386,6 @@ def test_ssa_spelling(target):
 
 # ---------------------------------------------------------------------------
 # a2a3: an NZ tile into an NZ table (a2a3/MScatter.hpp MScatterRowNzImpl, MScatterElemNzImpl)
-
-
-def nz_image(logical: np.ndarray, c0: int) -> np.ndarray:
-    """A logical R x C table laid out NZ ([C/C0, R/16, 16, C0]), flat."""
-    r, c = logical.shape
-    return logical.reshape(r // 16, 16, c // c0, c0).transpose(2, 0, 1, 3).ravel().copy()
 
 
 def nz_scatter_kernel(dtype: str, s: tuple[int, int, int], src_shape, idx_shape, attr_text: str, src_valid=None,

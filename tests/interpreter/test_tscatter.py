@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, func, random_values, run, seed, tile
+from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
 
 COVERS = ("pto.tscatter",)
 """The instructions whose results these tests check against their own formulas, per target
@@ -120,10 +120,6 @@ def cols_for(dtype: str, n: int) -> int:
     return -(-n // per) * per
 
 
-def filled(shape, dtype: str) -> np.ndarray:
-    return np.full(shape, SENTINEL, dtype=np.int64).astype(NP[dtype])
-
-
 # ---------------------------------------------------------------------------
 # index form
 
@@ -142,8 +138,8 @@ def test_index_random(target, dtype, idx_type):
     idx[0, :3] = idx[2, 5]  # a collision across rows (and within one)
     src_t, idx_t = tile((rows, cols), dtype, valid=(vr, vc)), tile(idx.shape, idx_type, valid=(vr, vc))
     dst_t = tile(dst_shape, dtype)
-    out = run(index_kernel(src_t, idx_t, dst_t), target, [src, idx, filled(dst_shape, dtype)])[-1]
-    assert_bits_equal(out, index_golden(target, src, idx, (vr, vc), filled(dst_shape, dtype)))
+    out = run(index_kernel(src_t, idx_t, dst_t), target, [src, idx, filled(dst_shape, dtype, SENTINEL)])[-1]
+    assert_bits_equal(out, index_golden(target, src, idx, (vr, vc), filled(dst_shape, dtype, SENTINEL)))
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -153,11 +149,11 @@ def test_index_collisions_within_one_register(target):
     src = np.arange(16, dtype=np.float32).reshape(2, 8) + 1
     idx = np.array([[5, 5, 5, 9, 5, 1, 2, 3], [7, 7, 0, 0, 0, 0, 0, 0]], np.int32)
     out = run(index_kernel(tile((2, 8), "f32", valid=(1, 5)), tile((2, 8), "i32", valid=(1, 5)), tile((2, 8), "f32")),
-              target, [src, idx, filled((2, 8), "f32")])[-1].reshape(-1)
+              target, [src, idx, filled((2, 8), "f32", SENTINEL)])[-1].reshape(-1)
     assert out[5] == (1.0 if target == "a5" else 5.0)
     assert out[9] == 4.0
     out = run(index_kernel(tile((2, 8), "f32"), tile((2, 8), "i32"), tile((2, 8), "f32")), target,
-              [src, np.array([[7] * 8, [7] * 8], np.int32), filled((2, 8), "f32")])[-1].reshape(-1)
+              [src, np.array([[7] * 8, [7] * 8], np.int32), filled((2, 8), "f32", SENTINEL)])[-1].reshape(-1)
     assert out[7] == (9.0 if target == "a5" else 16.0)
 
 
@@ -168,7 +164,7 @@ def test_index_out_of_range_faults(target):
     with pytest.raises(PtoError, match=r"k\.pto:2:3: error: 'pto\.tscatter' op index 16 at indexes\[0, 2\] is outside "
                                        r"dst's storage of 16 elements"):
         run(index_kernel(tile((1, 8), "f32"), tile((1, 8), "i32"), tile((2, 8), "f32")), target,
-            [src, idx, filled((2, 8), "f32")])
+            [src, idx, filled((2, 8), "f32", SENTINEL)])
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -179,7 +175,7 @@ def test_negative_index(target):
     idx = np.array([[0, -1] + [1] * 14], np.int16)
     with pytest.raises(PtoError, match=r"index -1 at indexes\[0, 1\] is outside dst's storage of 512 elements"):
         run(index_kernel(tile((1, 16), "f16"), tile((1, 16), "i16"), tile((16, 32), "f16")), target,
-            [src, idx, filled((16, 32), "f16")])
+            [src, idx, filled((16, 32), "f16", SENTINEL)])
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -189,9 +185,9 @@ def test_index_col_major_src(target):
     idx = np.arange(16, dtype=np.int32).reshape(2, 8)
     src_t = tile((8, 2), "f32", valid=(2, 2), blayout="col_major")
     out = run(index_kernel(src_t, tile((2, 8), "i32", valid=(2, 2)), tile((2, 8), "f32")), target,
-              [logical, idx, filled((2, 8), "f32")])[-1].reshape(-1)
+              [logical, idx, filled((2, 8), "f32", SENTINEL)])[-1].reshape(-1)
     seen = logical if target == "cpu" else logical.T.reshape(-1).reshape(8, 2)
-    want = index_golden(target, seen, idx, (2, 2), filled((2, 8), "f32"))
+    want = index_golden(target, seen, idx, (2, 2), filled((2, 8), "f32", SENTINEL))
     assert_bits_equal(out, want.reshape(-1))
 
 
@@ -216,7 +212,7 @@ def test_mask(target, dtype, pattern, axis):
     if pattern == "P1111" and target == "a2a3":
         dst_shape = src_shape  # a2a3's TMOV takes tiles of one shape (a rule)
     src = random_values(rng, dtype, src_shape)
-    dst = filled(dst_shape, dtype)
+    dst = filled(dst_shape, dtype, SENTINEL)
     out = run(mask_kernel(tile(src_shape, dtype, valid=(svr, svc)), tile(dst_shape, dtype, valid=dvalid), pattern, axis),
               target, [src, dst])[-1]
     assert_bits_equal(out, mask_golden(target, pattern, axis, src, (svr, svc), dst, dvalid))
@@ -227,7 +223,7 @@ def test_mask_row_src_padding_columns(target):
     """src with 4 valid of 8 columns, P0101: the simulator's second dst row takes src's padding
     columns 4..7 of row 0 (its counter wraps at Cols); a2a3 / a5 take src row 1."""
     src = np.arange(16, dtype=np.float32).reshape(2, 8) + 1
-    dst = filled((2, 8), "f32")
+    dst = filled((2, 8), "f32", SENTINEL)
     out = run(mask_kernel(tile((2, 8), "f32", valid=(2, 4)), tile((2, 8), "f32"), "P0101", "row"), target,
               [src, dst])[-1]
     want = [[1, 0, 2, 0, 3, 0, 4, 0], [5, 0, 6, 0, 7, 0, 8, 0]] if target == "cpu" else \
@@ -239,7 +235,7 @@ def test_mask_row_src_padding_columns(target):
 def test_mask_zeroes_the_whole_dst_on_npus(target):
     src = np.ones((1, 8), np.float32)
     out = run(mask_kernel(tile((1, 8), "f32"), tile((4, 16), "f32", valid=(1, 16)), "P1010", "row"), target,
-              [src, filled((4, 16), "f32")])[-1]
+              [src, filled((4, 16), "f32", SENTINEL)])[-1]
     assert (out[1:] == (SENTINEL if target == "cpu" else 0)).all()
     assert out[0].tolist() == [0, 1] * 8
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +20,15 @@ def call(main: Callable[[Sequence[str]], None], args: Sequence[str], capsys: pyt
         code = e.code if isinstance(e.code, int) else 1
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def save(directory: Path, arrays: Sequence[np.ndarray], prefix: str = "in") -> list[str]:
+    """Each array saved as `directory/{prefix}{i}.npy`: the paths, as a command's arguments."""
+    paths = []
+    for i, a in enumerate(arrays):
+        np.save(directory / f"{prefix}{i}.npy", a)
+        paths.append(str(directory / f"{prefix}{i}.npy"))
+    return paths
 
 
 def run_installed(tool: str, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.interpreter.harness import constants, func, tile
-from tests.pto_tools.cli import ROOT, run_installed
+from tests.pto_tools.cli import ROOT, run_installed, save
 
 DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
@@ -60,9 +60,7 @@ def test_default_shows_the_stored_region_only(tmp_path):
     kernel = tmp_path / "partial.pto"
     kernel.write_text(PARTIAL_STORE)
     x = np.arange(32, dtype=np.float32) + 1
-    for name, array in (("x", x), ("y", np.full(128, -1, np.float32)), ("z", np.zeros(32, np.float32))):
-        np.save(tmp_path / f"{name}.npy", array)
-    inputs = [str(tmp_path / f"{n}.npy") for n in "xyz"]
+    inputs = save(tmp_path, [x, np.full(128, -1, np.float32), np.zeros(32, np.float32)])
     code, out, err = run_installed("pto-run", str(kernel), "--target", "cpu", *inputs)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
@@ -115,10 +113,8 @@ def test_scratch_argument_is_named_not_shown(tmp_path):
     )
     src = (np.arange(256) % 97).astype(np.float16).reshape(8, 32)
     idx = ((np.arange(256) * 5) % 256).astype(np.int32).reshape(8, 32)
-    arrays = {"s": src, "i": idx, "t": np.zeros((8, 32), np.int32), "d": np.zeros((8, 32), np.float16)}
-    for name, array in arrays.items():
-        np.save(tmp_path / f"{name}.npy", array)
-    code, out, err = run_installed("pto-run", str(kernel), *(str(tmp_path / f"{n}.npy") for n in arrays))
+    inputs = save(tmp_path, [src, idx, np.zeros((8, 32), np.int32), np.zeros((8, 32), np.float16)])
+    code, out, err = run_installed("pto-run", str(kernel), *inputs)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "target: a2a3 (the default: the module names no target)",
@@ -166,7 +162,8 @@ def test_stored_elements_are_the_same_batched_or_not(batch_loops):
 
 def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
     """A col-major (DN) and an NZ tile argument take, and give back, the logical [r, c] array."""
-    from tests.interpreter.test_mgather import nz_image, nz_kernel
+    from tests.interpreter.harness import nz_image
+    from tests.interpreter.test_mgather import nz_kernel
 
     rng = np.random.default_rng(18)
     # col-major src of tcolargmin on cpu: the index of each column's minimum, by logical [r, c]
@@ -183,10 +180,7 @@ def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
     ]
     for name, text, target, arrays, written, expected in cases:
         (tmp_path / f"{name}.pto").write_text(text)
-        paths = []
-        for i, array in enumerate(arrays):
-            np.save(tmp_path / f"{name}{i}.npy", array)
-            paths.append(str(tmp_path / f"{name}{i}.npy"))
+        paths = save(tmp_path, arrays, prefix=name)
         code, _, err = run_installed(
             "pto-run", str(tmp_path / f"{name}.pto"), "--target", target, "--out", str(tmp_path / name), *paths
         )
