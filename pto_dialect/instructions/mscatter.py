@@ -21,7 +21,7 @@ row-major, a choice the code leaves open); each f16/bf16 add rounds to the eleme
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar
@@ -320,9 +320,9 @@ def _remapped(idx: np.ndarray, cap: int, oob: ScatterOob, entry_dims: int) -> tu
     return remap(idx, cap, OOB[oob], entry_dims, tile="src", policy="scatterOob")
 
 
-def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cells: list[str]) -> None:
+def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cell: Callable[[int], str]) -> None:
     """a5 `default`: colliding writes of one call have no defined winner. `dest` is iterations x
-    writes; `cells` names each write (its src row or idx element)."""
+    writes; `cell` names a write by its position (its src row or idx element)."""
     n = dest.shape[-1]
     places = dest.reshape(-1)
     kept = np.ones(places.size, bool) if keep is None else keep.reshape(-1)
@@ -334,7 +334,7 @@ def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cells
     if same.size:
         a, b = first[same[0]], second[same[0]]
         raise RuntimeFault(
-            f"{cells[position[a]]} and {cells[position[b]]} both write {what} {int(places[a])}: with scatterConflict = "
+            f"{cell(int(position[a]))} and {cell(int(position[b]))} both write {what} {int(places[a])}: with scatterConflict = "
             "default the stored value is up to the warp scheduler (use scatterConflict = last, or distinct indices)",
             int(iteration[a]) if dest.ndim > 1 else None,
         )
@@ -477,7 +477,7 @@ def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: Sc
     rs, cs = stride(row_stride, table, src), stride(col_stride, table, src)
     base = _base(table, batch)[..., None]
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
-        _collision_error(rows, keep, "table row", [f"src row {r}" for r in range(vr)])
+        _collision_error(rows, keep, "table row", lambda r: f"src row {r}")
     starts = base + rows * rs  # iterations x rows
     kept = np.ones(rows.shape, bool) if keep is None else keep
     ends = starts + (vc - 1) * cs
@@ -533,7 +533,7 @@ def mscatter_elem(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: S
     flat = flat.reshape(*batch, vr * vc)
     kept = np.ones(flat.shape, bool) if keep is None else keep.reshape(flat.shape)
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
-        _collision_error(flat, kept, "table element", [f"idx[{k // vc}, {k % vc}]" for k in range(vr * vc)])
+        _collision_error(flat, kept, "table element", lambda k: f"idx[{k // vc}, {k % vc}]")
     dest = _base(table, batch)[..., None] + flat
     _check_span(table.buffer, np.where(kept, dest, 0))
     values = values.reshape(*batch, vr * vc)
