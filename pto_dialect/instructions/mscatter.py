@@ -28,7 +28,6 @@ from typing import ClassVar
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -134,18 +133,6 @@ class MScatterOp(PtoInstructionOp):
     @property
     def oob(self) -> ScatterOob:
         return self.scatter_oob.data if self.scatter_oob else ScatterOob.UNDEFINED
-
-    def print(self, printer: Printer) -> None:
-        if self.outs:
-            return super().print(printer)
-        printer.print_string(" ")
-        printer.print_list(self.ins, printer.print_ssa_value)
-        if attrs := self.printed_attributes():
-            printer.print_string(" ")
-            printer.print_attr_dict(attrs)
-        printer.print_string(" : (")
-        printer.print_list([v.type for v in self.ins], printer.print_attribute)
-        printer.print_string(") -> ()")
 
     def verify_(self) -> None:
         if self.res:
