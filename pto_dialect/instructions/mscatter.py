@@ -549,12 +549,8 @@ def mscatter_nz(o: dict, *, coalesce: Coalesce, scatter_atomic_op: ScatterAtomic
         x, y = np.divmod(flat.astype(np.int64), n_cols)
         values = src.read_valid()
         kept = np.ones((vr, vc), bool) if keep is None else keep
-    match write_order:
-        case WriteOrder.ROW_MAJOR:
-            order = np.arange(kept.size)
-        case WriteOrder.BLOCK_COLUMNS:  # column block, then row, then column in the block
-            r, c = np.meshgrid(np.arange(kept.shape[0]), np.arange(kept.shape[1]), indexing="ij")
-            order = np.lexsort(((c % c0).reshape(-1), r.reshape(-1), (c // c0).reshape(-1)))
+    block_c0 = c0 if write_order == WriteOrder.BLOCK_COLUMNS else None  # column block, then row, then column in it
+    order = in_loop_order(np.arange(kept.size).reshape(kept.shape), block_c0)
     dest = np.broadcast_to(table.offset + nz_offset(x, y, n_rows, c0), kept.shape)
     _check_span(table.buffer, np.where(kept, dest, 0))
     serial = order[kept.reshape(-1)[order]]
