@@ -627,7 +627,7 @@ def _index_read(idx: Tile | GmView, reads: np.ndarray | None) -> Footprint:
     return Footprint([(idx, False, reads)], [])
 
 
-def _row_index_reads(idx: Tile, count: int) -> np.ndarray:
+def row_index_reads(idx: Tile, count: int) -> np.ndarray:
     """What row_indices reads: the index tile's first row (or column), up to `count` entries."""
     if idx.valid_row == 1:
         return rect(idx, 1, min(count, idx.valid_col))
@@ -636,7 +636,7 @@ def _row_index_reads(idx: Tile, count: int) -> np.ndarray:
 
 def mgather_row_footprint(o: dict, **_: object) -> Footprint:
     table, idx, dst = o["mem"], o["idx"], o["dst"]
-    reads = _index_read(idx, _row_index_reads(idx, dst.valid_row) if isinstance(idx, Tile) else None)
+    reads = _index_read(idx, row_index_reads(idx, dst.valid_row) if isinstance(idx, Tile) else None)
     return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
 
 

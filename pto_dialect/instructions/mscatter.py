@@ -75,6 +75,7 @@ from pto_dialect.instructions.mgather import (
     nz_offset,
     remap,
     row_bursts,
+    row_index_reads,
     row_indices,
     row_starts,
     scalar_loop,
@@ -557,19 +558,12 @@ def mscatter_nz(o: dict, *, coalesce: Coalesce, scatter_atomic_op: ScatterAtomic
     apply_writes(table.buffer, dest.reshape(-1)[serial], values.reshape(-1)[serial], scatter_atomic_op)
 
 
-def _idx_reads(idx: Tile, src: Tile, row: bool) -> np.ndarray:
-    if not row:
-        return rect(idx, *src.valid_shape)
-    if idx.valid_row == 1:
-        return rect(idx, 1, min(src.valid_row, idx.valid_col))
-    return rect(idx, min(src.valid_row, idx.valid_row), 1)
-
-
 def mscatter_footprint(o: dict, row: bool, **_: object) -> Footprint:
     """src and idx read; the table written at data-dependent places of its whole buffer, which
     a batched loop may only hold if nothing else in it touches that buffer (interpreter/batch.py)."""
     table, idx, src = o["mem"], o["idx"], o["src"]
-    return Footprint([(src, False, valid_rect(src)), (idx, False, _idx_reads(idx, src, row))], [(table, True, True)])
+    idx_reads = row_index_reads(idx, src.valid_row) if row else rect(idx, *src.valid_shape)
+    return Footprint([(src, False, valid_rect(src)), (idx, False, idx_reads)], [(table, True, True)])
 
 
 class MScatterBase(LoweredOp):
