@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
@@ -706,7 +706,14 @@ class MGatherElemL1Base(MGatherBase):
 #              (estimate: every element one; row mode: aligned rows)
 
 
-def _row_mode(op: MGatherBase) -> bool:
+class Coalesced(Protocol):
+    """A lowered MGATHER or MSCATTER: its mode recorded in `coalesce`."""
+
+    @property
+    def coalesce(self) -> CoalesceAttr: ...
+
+
+def row_mode(op: Coalesced) -> bool:
     return op.coalesce.data == Coalesce.ROW
 
 
@@ -724,7 +731,7 @@ def _cce(op: MGatherBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
         case MGatherRowBase():
             t.dma(DmaPath.GM_TO_UB, vc * size, times=rows)
             return t.cost(Pipe.MTE2, exact=op.gather_oob.data == GatherOob.UNDEFINED, **idle)
-        case MGatherNzBase() if _row_mode(op):
+        case MGatherNzBase() if row_mode(op):
             s0, s1 = table.shape5[:2]
             t.dma(DmaPath.GM_TO_UB, s1 * C0_BYTES, times=rows * s0)
             return t.cost(Pipe.MTE2, exact=False, **idle)
@@ -873,7 +880,7 @@ def _elem_addresses(op: MGatherBase, o: dict) -> np.ndarray:
 
 
 def _measure_cce(op: MGatherBase, o: dict, machine: CceMachine) -> dict[str, object]:
-    if _row_mode(op):
+    if row_mode(op):
         return {"rows_read": _rows_read(op, o)}
     return {"lines": line_moves(_elem_addresses(op, o) // int(machine.scalar_line_bytes.value))}
 

@@ -77,6 +77,7 @@ from pto_dialect.instructions.mgather import (
     row_bursts,
     row_index_reads,
     row_indices,
+    row_mode,
     row_starts,
     scalar_loop,
     stride,
@@ -619,10 +620,6 @@ class MScatterNzBase(MScatterBase):
 #                 aligned rows; last rows and elements: one per element)
 
 
-def _row_mode(op: MScatterBase) -> bool:
-    return op.coalesce.data == Coalesce.ROW
-
-
 def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/MScatter.hpp: row mode one copy_ubuf_to_gm per written row (ND), gShape0
     multi-burst copies of gShape1 32-byte blocks per written row (NZ), an atomic add between
@@ -633,7 +630,7 @@ def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     src, table, t = o["src"], o["mem"], machine.trace()
     vr, vc = src.valid_shape
     add = op.scatter_atomic_op.data == ScatterAtomicOp.ADD
-    if not _row_mode(op):
+    if not row_mode(op):
         scalar_loop(t, vr * vc, work, DmaPath.UB_TO_GM, *([DmaPath.GM_TO_UB] if add else []))
         return t.cost(Pipe.SCALAR, exact=False)
     rows = work.get("rows_written", vr)
@@ -665,7 +662,7 @@ def _vf(op: MScatterBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
     src = o["src"]
     vr, vc = src.valid_shape
     burst = int(machine.burst_bytes.value)
-    if _row_mode(op) and not _slot_owners(op):
+    if row_mode(op) and not _slot_owners(op):
         segments = work.get("segments", vr * -(-vc * src.elem.bytes // burst))
     else:
         segments = work.get("segments", vr * vc)
@@ -677,7 +674,7 @@ def _simulated(op: MScatterBase, o: dict, machine: SimulatorMachine, work: Work)
     the valid columns of each row written."""
     src = o["src"]
     vr, vc = src.valid_shape
-    elements = (work.get("rows_written", vr) if _row_mode(op) else vr) * vc
+    elements = (work.get("rows_written", vr) if row_mode(op) else vr) * vc
     return machine.cost(Pipe.VECTOR, elements * src.elem.bytes, elements)
 
 
@@ -687,10 +684,10 @@ def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
     table, idx, src = o["mem"], o["idx"], o["src"]
     vr, vc = src.valid_shape
     if vr == 0 or vc == 0:  # the kernels write nothing and read no index
-        shape = (0,) if _row_mode(op) else (0, 0)
+        shape = (0,) if row_mode(op) else (0, 0)
         return np.zeros(shape, np.uint64), np.zeros(shape, bool)
     cap = table_capacity(op.capacity.data, table)
-    if _row_mode(op):
+    if row_mode(op):
         targets, keep = _remapped(widen(row_indices(idx, vr), op.index_read.data), cap, op.scatter_oob.data, 1)
     else:
         targets, keep = _remapped(widen(elem_indices(idx, vr, vc), op.index_read.data), cap, op.scatter_oob.data, 2)
@@ -699,7 +696,7 @@ def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
 
 def _measure_cce(op: MScatterBase, o: dict, machine: CceMachine) -> dict[str, object]:
     targets, kept = _targets(op, o)
-    if _row_mode(op):
+    if row_mode(op):
         return {"rows_written": kept.sum(axis=-1)}
     table, nz = o["mem"], isinstance(op, MScatterNzBase)
     lines = elem_addresses(table, targets, nz) // int(machine.scalar_line_bytes.value)
@@ -707,7 +704,7 @@ def _measure_cce(op: MScatterBase, o: dict, machine: CceMachine) -> dict[str, ob
 
 
 def _measure_simulated(op: MScatterBase, o: dict, machine: SimulatorMachine) -> dict[str, object]:
-    return {"rows_written": _targets(op, o)[1].sum(axis=-1)} if _row_mode(op) else {}
+    return {"rows_written": _targets(op, o)[1].sum(axis=-1)} if row_mode(op) else {}
 
 
 def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, object]:
@@ -716,7 +713,7 @@ def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, obje
     burst, lanes = int(machine.burst_bytes.value), int(machine.warp_lanes.value)
     size = table.buffer.itemsize
     targets, kept = _targets(op, o)
-    if _row_mode(op):  # a5's row mode: unit column stride
+    if row_mode(op):  # a5's row mode: unit column stride
         starts = row_starts(table, targets, stride(op.row_stride.data, table, src))
         if not _slot_owners(op):
             return {"segments": row_bursts(starts, vc * size, burst, kept)}
