@@ -306,6 +306,16 @@ def valid_values(tile: Tile, src_read: SrcRead) -> np.ndarray:
             return tile.flat.reshape(*tile.flat.shape[:-1], rows, cols)[..., : tile.valid_row, : tile.valid_col]
 
 
+def valid_reads(tile: Tile, src_read: SrcRead) -> np.ndarray:
+    """The elements valid_values reads, for a Footprint."""
+    match src_read:
+        case SrcRead.LAYOUT:
+            return valid_rect(tile)
+        case SrcRead.ROW_MAJOR_STORAGE:
+            cols = tile.type.shape[1]
+            return (np.arange(tile.valid_row)[:, None] * cols + np.arange(tile.valid_col)[None, :]).reshape(-1)
+
+
 def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
     """What a target compares, ordered so that the extreme wanted is the minimum: the values
     (or their fp16/fp32 reading), negated for a maximum (~k = -k - 1 never overflows)."""
@@ -388,13 +398,8 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
     src, dst_val = o["src"], o.get("dstVal")
     dst_idx = o.get("dstIdx", o.get("dst"))
-    vr, vc = src.valid_shape
-    match src_read:
-        case SrcRead.ROW_MAJOR_STORAGE:
-            read = (np.arange(vr)[:, None] * src.type.shape[1] + np.arange(vc)[None, :]).reshape(-1)
-        case SrcRead.LAYOUT:
-            read = valid_rect(src)
-    tiles = [(src, False, read), (dst_idx, True, rect(dst_idx, 1, vc))]
+    vc = src.valid_col
+    tiles = [(src, False, valid_reads(src, src_read)), (dst_idx, True, rect(dst_idx, 1, vc))]
     if dst_val is not None:
         tiles.append((dst_val, True, rect(dst_val, 1, vc)))
     return Footprint(tiles, [])

@@ -48,10 +48,10 @@ from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpC
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.mgather import widen
-from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, valid_values
+from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, valid_reads, valid_values
 from pto_dialect.instructions.tgather import MaskInsOp
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import Roles, operand_of_role, same_element_type
 
 # ---------------------------------------------------------------------------
@@ -301,21 +301,12 @@ def tscatter_mask(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: Ds
 
 def tscatter_index_footprint(o: dict, *, dst_fill: DstFill, src_read: SrcRead, **_: object) -> Footprint:
     src, idx, dst = o["src"], o["indexes"], o["dst"]
-    reads = [(t, False, _read_elements(t, src_read)) for t in (src, idx)]
+    reads = [(t, False, valid_reads(t, src_read)) for t in (src, idx)]
     match dst_fill:
         case DstFill.WHOLE_TILE_ZERO:
             return Footprint([*reads, (dst, True, None)], [])
         case DstFill.NONE:  # elements not scattered to keep their contents: dst counts as read
             return Footprint([*reads, (dst, False, None), (dst, True, None)], [])
-
-
-def _read_elements(tile: Tile, src_read: SrcRead) -> np.ndarray:
-    match src_read:
-        case SrcRead.LAYOUT:
-            return valid_rect(tile)
-        case SrcRead.ROW_MAJOR_STORAGE:
-            cols = tile.type.shape[1]
-            return (np.arange(tile.valid_row)[:, None] * cols + np.arange(tile.valid_col)[None, :]).reshape(-1)
 
 
 def tscatter_mask_footprint(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: DstFill,
