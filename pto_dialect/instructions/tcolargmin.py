@@ -121,16 +121,22 @@ class ColArgReduceRules(ArgReduceTypes):
 
 
 REPEAT_BYTES = 256
+"""One vector repeat (REPEAT_BYTE) or register (CCE_VL) of pto-isa."""
 BLOCK_BYTES = 32
+"""One UB block (BLOCK_BYTE_SIZE)."""
+
+
+def vector_repeats(count: int, elem_bytes: int) -> int:
+    """The repeats (a5: registers) `count` elements of `elem_bytes` take: ceil(count / (REPEAT_BYTES / elem_bytes))."""
+    return -(-count // (REPEAT_BYTES // elem_bytes))
 
 
 def min_tmp_cols(src: TileFacts) -> int:
     """The a2a3 tmp width PTOAS requires: R = 2048/bits, B = 256/bits, rep = ceil(V/R),
     S = (ceil(2*rep/B) + ceil(rep/B)) * B; f32 V=256 -> 16, f16 V=300 -> 32, f32 V=1024 -> 48."""
-    per_repeat = REPEAT_BYTES // src.elem.bytes
     per_block = BLOCK_BYTES // src.elem.bytes
-    repeats = ceil(src.valid_col / per_repeat)
-    return (ceil(2 * repeats / per_block) + ceil(repeats / per_block)) * per_block
+    rep = vector_repeats(src.valid_col, src.elem.bytes)
+    return (ceil(2 * rep / per_block) + ceil(rep / per_block)) * per_block
 
 
 def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
@@ -486,7 +492,7 @@ def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     then the index store (a 2-byte index-only src converts it in two parts; 1-byte data
     works on even and odd halves)."""
     src = o["src"]
-    chunks = -(-src.valid_col // (REPEAT_BYTES // src.elem.bytes))
+    chunks = vector_repeats(src.valid_col, src.elem.bytes)
     rows = chunks * (src.valid_row - 1)
     with_values = o.get("dstVal") is not None
     if src.elem.bytes == 1:

@@ -46,6 +46,7 @@ from pto_dialect.instructions.tcolargmin import (
     first_minimum,
     require_tmp_width,
     type_cells,
+    vector_repeats,
 )
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, rect, valid_rect
@@ -293,7 +294,7 @@ def _vf(op: RowArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     compare, two vsel and vadds; per row the index store (and the value's)."""
     src = o["src"]
     vr, vc = src.valid_shape
-    n = vr * -(-vc // (REPEAT_BYTES // src.elem.bytes))
+    n = vr * vector_repeats(vc, src.elem.bytes)
     stores = vr * (1 if o.get("dstVal") is None else 2)
     body = {"vbr": 1 + 2 * vr, "plt": 1 + n, "vdup": vr, "vlds": n, _reduction(op): n, "vdintlv": n, "vadd": n,
             "vcmp": n, "vsel": 2 * n, "vadds": n, "vsts": stores}

@@ -48,7 +48,7 @@ from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpC
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.mgather import widen
-from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, valid_reads, valid_values
+from pto_dialect.instructions.tcolargmin import BLOCK_BYTES, REPEAT_BYTES, valid_reads, valid_values, vector_repeats
 from pto_dialect.instructions.tgather import MaskInsOp
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
@@ -355,10 +355,6 @@ class TScatterMaskBase(LoweredOp):
 # ---------------------------------------------------------------------------
 # What it costs
 
-BLOCK_BYTES = 32
-"""One UB block (BLOCK_BYTE_SIZE): a UB->UB copy moves whole blocks."""
-
-
 def _zero_dst(t: CceTrace) -> None:
     """a2a3 InitUBBuffer: one vector_dup over the whole tile in counter mode."""
     t.call(2)  # set_mask_count, set_vector_mask
@@ -422,7 +418,7 @@ def _vf_index(op: TScatterIndexBase, o: dict, machine: VfMachine, work: Work) ->
     if dst.elem.bytes == 8:
         body |= {"vlds": 2 * rows, "vadd": rows, "vadds": rows, "vscatter": 2 * rows}
     else:
-        n = rows * -(-idx.valid_col // (REPEAT_BYTES // idx.elem.bytes))
+        n = rows * vector_repeats(idx.valid_col, idx.elem.bytes)
         body["plt"] += n
         body |= {"vlds": 2 * n, "vscatter": n}
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
@@ -438,10 +434,10 @@ def _vf_mask(op: TScatterMaskBase, o: dict, machine: VfMachine, work: Work) -> O
     src, dst = o["src"], o["dst"]
     size, period = src.elem.bytes, op.mask_pattern.data.period
     rows = src.valid_row
-    n = rows * -(-src.valid_col // (REPEAT_BYTES // size))
+    n = rows * vector_repeats(src.valid_col, size)
     col = op.axis.data == "col"
     if period == 1:
-        n = min(rows, dst.valid_row) * -(-min(src.valid_col, dst.valid_col) // (REPEAT_BYTES // size))
+        n = min(rows, dst.valid_row) * vector_repeats(min(src.valid_col, dst.valid_col), size)
         body = {"plt": n, "vlds": n, "vsts": n}
     elif size == 8:
         body = _zero_dst_vf(dst) | {"vci": 1, "vmuls": 1, "vadds": 2, "vadd": 1, "vlds": rows}
