@@ -183,16 +183,9 @@ class RowArgReduceBase(LoweredOp):
     nan = prop_def(NanPolicyAttr)
 
 
-def lowered_base(op: type[ColArgReduceOp], extreme: Extreme) -> type[RowArgReduceBase]:
-    """The lowered-op base of a row arg-reduction: its op and the extreme it searches."""
-    kernel = staticmethod(partial(row_arg_reduce_kernel, extreme=extreme))
-    name = op.__name__.removesuffix("Op") + "Base"
-    namespace = {"SOURCE": op, "KERNEL": kernel, "__module__": op.__module__, "__qualname__": name,
-                 "__annotations__": {"SOURCE": ClassVar[type[PtoInstructionOp]]}}
-    return type(name, (RowArgReduceBase,), namespace)
-
-
-TRowArgMinBase = lowered_base(TRowArgMinOp, Extreme.MIN)
+class TRowArgMinBase(RowArgReduceBase):
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMinOp
+    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MIN))
 
 
 # ---------------------------------------------------------------------------
