@@ -238,7 +238,7 @@ def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], t
             if known(dim):
                 require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
     if coalesce == Coalesce.ROW:
-        check_row_index(rules, dst, idx)
+        check_row_index(rules.row_index_shapes, dst, idx)
         if rules.packed_table_rows and known(table.shape5[4], dst.valid_col):
             require(
                 table.shape5[4] == dst.valid_col,
@@ -266,11 +266,12 @@ def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
     )
 
 
-def check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> None:
-    """[1, R] in a row-major tile or [R, 1] in a col-major one (as each target allows)."""
+def check_row_index(shapes: tuple[str, ...], dst: TileFacts, idx: TileFacts) -> None:
+    """[1, R] in a row-major tile or [R, 1] in a col-major one (as `shapes`, the target's
+    row_index_shapes, allows)."""
     r, ir, ic = dst.valid_row, idx.valid_row, idx.valid_col
     forms = {"1xR": ("row_major", ir, ic, f"[1, {dim_text(r)}]"), "Rx1": ("col_major", ic, ir, f"[{dim_text(r)}, 1]")}
-    allowed = [forms[s] for s in rules.row_index_shapes]
+    allowed = [forms[s] for s in shapes]
     wanted = " or ".join(f"{text} ({blayout})" for blayout, _, _, text in allowed)
     found = f"[{dim_text(ir)}, {dim_text(ic)}] ({idx.blayout})"
     for blayout, one, length, _ in allowed:

@@ -244,7 +244,7 @@ def check(rules: MScatterRules, operands: dict, attrs: Mapping[str, Attribute], 
     if coalesce == Coalesce.ELEM:
         check_elem_index(src, idx)
         return
-    check_row_index(rules, src, idx)  # pyright: ignore[reportArgumentType] (its row_index_shapes)
+    check_row_index(rules.row_index_shapes, src, idx)
     if rules.packed_table_rows and known(table.shape5[4], src.valid_col):
         require(
             table.shape5[4] == src.valid_col,
