@@ -280,7 +280,7 @@ def tscatter_mask(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: Ds
             dst.flat[...] = 0
         case DstFill.NONE:
             pass
-    svr, svc = src.valid_shape
+    svr = src.valid_row
     dvr, dvc = dst.valid_shape
     batch = src.flat.shape[:-1]
     if axis == "col":
@@ -312,7 +312,7 @@ def tscatter_index_footprint(o: dict, *, dst_fill: DstFill, src_read: SrcRead, *
 def tscatter_mask_footprint(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: DstFill,
                             mask_source: MaskSource) -> Footprint:
     src, dst = o["src"], o["dst"]
-    svr, svc = src.valid_shape
+    svr = src.valid_row
     dvr, dvc = dst.valid_shape
     if mask_pattern.period == 1:
         return Footprint([(src, False, valid_rect(src)), (dst, True, valid_rect(dst))], [])
