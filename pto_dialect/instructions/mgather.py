@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
-from typing import ClassVar, Protocol
+from typing import ClassVar, Protocol, cast
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
@@ -106,7 +106,7 @@ class MGatherOp(PtoInstructionOp):
 
     @property
     def oob(self) -> GatherOob:
-        return self.gather_oob.data if self.gather_oob else GatherOob.UNDEFINED
+        return cast(GatherOobAttr, self.gather_oob or self.DEFAULTS["gatherOob"]).data
 
     @property
     def is_gm_to_l1(self) -> bool:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
@@ -130,11 +130,11 @@ class MScatterOp(PtoInstructionOp):
 
     @property
     def atomic(self) -> ScatterAtomicOp:
-        return self.scatter_atomic_op.data if self.scatter_atomic_op else ScatterAtomicOp.NONE
+        return cast(ScatterAtomicOpAttr, self.scatter_atomic_op or self.DEFAULTS["scatterAtomicOp"]).data
 
     @property
     def oob(self) -> ScatterOob:
-        return self.scatter_oob.data if self.scatter_oob else ScatterOob.UNDEFINED
+        return cast(ScatterOobAttr, self.scatter_oob or self.DEFAULTS["scatterOob"]).data
 
     def verify_(self) -> None:
         if self.res:
