@@ -263,6 +263,9 @@ class PrintRegion(Choice):
 
 
 PrintRegionAttr = choice_attr(PrintRegion, "print_region")
+
+
+# ---------------------------------------------------------------------------
 # TSCATTER
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from math import prod
-from typing import ClassVar
+from typing import ClassVar, Protocol, cast
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
@@ -106,7 +106,7 @@ class MGatherOp(PtoInstructionOp):
 
     @property
     def oob(self) -> GatherOob:
-        return self.gather_oob.data if self.gather_oob else GatherOob.UNDEFINED
+        return cast(GatherOobAttr, self.gather_oob or self.DEFAULTS["gatherOob"]).data
 
     @property
     def is_gm_to_l1(self) -> bool:
@@ -238,7 +238,7 @@ def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], t
             if known(dim):
                 require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
     if coalesce == Coalesce.ROW:
-        check_row_index(rules, dst, idx)
+        check_row_index(rules.row_index_shapes, dst, idx)
         if rules.packed_table_rows and known(table.shape5[4], dst.valid_col):
             require(
                 table.shape5[4] == dst.valid_col,
@@ -266,11 +266,12 @@ def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
     )
 
 
-def check_row_index(rules: MGatherRules, dst: TileFacts, idx: TileFacts) -> None:
-    """[1, R] in a row-major tile or [R, 1] in a col-major one (as each target allows)."""
+def check_row_index(shapes: tuple[str, ...], dst: TileFacts, idx: TileFacts) -> None:
+    """[1, R] in a row-major tile or [R, 1] in a col-major one (as `shapes`, the target's
+    row_index_shapes, allows)."""
     r, ir, ic = dst.valid_row, idx.valid_row, idx.valid_col
     forms = {"1xR": ("row_major", ir, ic, f"[1, {dim_text(r)}]"), "Rx1": ("col_major", ic, ir, f"[{dim_text(r)}, 1]")}
-    allowed = [forms[s] for s in rules.row_index_shapes]
+    allowed = [forms[s] for s in shapes]
     wanted = " or ".join(f"{text} ({blayout})" for blayout, _, _, text in allowed)
     found = f"[{dim_text(ir)}, {dim_text(ic)}] ({idx.blayout})"
     for blayout, one, length, _ in allowed:
@@ -627,7 +628,7 @@ def _index_read(idx: Tile | GmView, reads: np.ndarray | None) -> Footprint:
     return Footprint([(idx, False, reads)], [])
 
 
-def _row_index_reads(idx: Tile, count: int) -> np.ndarray:
+def row_index_reads(idx: Tile, count: int) -> np.ndarray:
     """What row_indices reads: the index tile's first row (or column), up to `count` entries."""
     if idx.valid_row == 1:
         return rect(idx, 1, min(count, idx.valid_col))
@@ -636,7 +637,7 @@ def _row_index_reads(idx: Tile, count: int) -> np.ndarray:
 
 def mgather_row_footprint(o: dict, **_: object) -> Footprint:
     table, idx, dst = o["mem"], o["idx"], o["dst"]
-    reads = _index_read(idx, _row_index_reads(idx, dst.valid_row) if isinstance(idx, Tile) else None)
+    reads = _index_read(idx, row_index_reads(idx, dst.valid_row) if isinstance(idx, Tile) else None)
     return Footprint([*reads.tiles, (dst, True, valid_rect(dst))], [(table, False, True), *reads.views])
 
 
@@ -706,7 +707,14 @@ class MGatherElemL1Base(MGatherBase):
 #              (estimate: every element one; row mode: aligned rows)
 
 
-def _row_mode(op: MGatherBase) -> bool:
+class Coalesced(Protocol):
+    """A lowered MGATHER or MSCATTER: its mode recorded in `coalesce`."""
+
+    @property
+    def coalesce(self) -> CoalesceAttr: ...
+
+
+def row_mode(op: Coalesced) -> bool:
     return op.coalesce.data == Coalesce.ROW
 
 
@@ -724,7 +732,7 @@ def _cce(op: MGatherBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
         case MGatherRowBase():
             t.dma(DmaPath.GM_TO_UB, vc * size, times=rows)
             return t.cost(Pipe.MTE2, exact=op.gather_oob.data == GatherOob.UNDEFINED, **idle)
-        case MGatherNzBase() if _row_mode(op):
+        case MGatherNzBase() if row_mode(op):
             s0, s1 = table.shape5[:2]
             t.dma(DmaPath.GM_TO_UB, s1 * C0_BYTES, times=rows * s0)
             return t.cost(Pipe.MTE2, exact=False, **idle)
@@ -873,7 +881,7 @@ def _elem_addresses(op: MGatherBase, o: dict) -> np.ndarray:
 
 
 def _measure_cce(op: MGatherBase, o: dict, machine: CceMachine) -> dict[str, object]:
-    if _row_mode(op):
+    if row_mode(op):
         return {"rows_read": _rows_read(op, o)}
     return {"lines": line_moves(_elem_addresses(op, o) // int(machine.scalar_line_bytes.value))}
 

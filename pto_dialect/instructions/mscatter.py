@@ -21,14 +21,13 @@ row-major, a choice the code leaves open); each f16/bf16 add rounds to the eleme
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -76,7 +75,9 @@ from pto_dialect.instructions.mgather import (
     nz_offset,
     remap,
     row_bursts,
+    row_index_reads,
     row_indices,
+    row_mode,
     row_starts,
     scalar_loop,
     stride,
@@ -129,23 +130,11 @@ class MScatterOp(PtoInstructionOp):
 
     @property
     def atomic(self) -> ScatterAtomicOp:
-        return self.scatter_atomic_op.data if self.scatter_atomic_op else ScatterAtomicOp.NONE
+        return cast(ScatterAtomicOpAttr, self.scatter_atomic_op or self.DEFAULTS["scatterAtomicOp"]).data
 
     @property
     def oob(self) -> ScatterOob:
-        return self.scatter_oob.data if self.scatter_oob else ScatterOob.UNDEFINED
-
-    def print(self, printer: Printer) -> None:
-        if self.outs:
-            return super().print(printer)
-        printer.print_string(" ")
-        printer.print_list(self.ins, printer.print_ssa_value)
-        if attrs := self.printed_attributes():
-            printer.print_string(" ")
-            printer.print_attr_dict(attrs)
-        printer.print_string(" : (")
-        printer.print_list([v.type for v in self.ins], printer.print_attribute)
-        printer.print_string(") -> ()")
+        return cast(ScatterOobAttr, self.scatter_oob or self.DEFAULTS["scatterOob"]).data
 
     def verify_(self) -> None:
         if self.res:
@@ -255,7 +244,7 @@ def check(rules: MScatterRules, operands: dict, attrs: Mapping[str, Attribute], 
     if coalesce == Coalesce.ELEM:
         check_elem_index(src, idx)
         return
-    check_row_index(rules, src, idx)  # pyright: ignore[reportArgumentType] (its row_index_shapes)
+    check_row_index(rules.row_index_shapes, src, idx)
     if rules.packed_table_rows and known(table.shape5[4], src.valid_col):
         require(
             table.shape5[4] == src.valid_col,
@@ -320,9 +309,9 @@ def _remapped(idx: np.ndarray, cap: int, oob: ScatterOob, entry_dims: int) -> tu
     return remap(idx, cap, OOB[oob], entry_dims, tile="src", policy="scatterOob")
 
 
-def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cells: list[str]) -> None:
+def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cell: Callable[[int], str]) -> None:
     """a5 `default`: colliding writes of one call have no defined winner. `dest` is iterations x
-    writes; `cells` names each write (its src row or idx element)."""
+    writes; `cell` names a write by its position (its src row or idx element)."""
     n = dest.shape[-1]
     places = dest.reshape(-1)
     kept = np.ones(places.size, bool) if keep is None else keep.reshape(-1)
@@ -334,7 +323,7 @@ def _collision_error(dest: np.ndarray, keep: np.ndarray | None, what: str, cells
     if same.size:
         a, b = first[same[0]], second[same[0]]
         raise RuntimeFault(
-            f"{cells[position[a]]} and {cells[position[b]]} both write {what} {int(places[a])}: with scatterConflict = "
+            f"{cell(int(position[a]))} and {cell(int(position[b]))} both write {what} {int(places[a])}: with scatterConflict = "
             "default the stored value is up to the warp scheduler (use scatterConflict = last, or distinct indices)",
             int(iteration[a]) if dest.ndim > 1 else None,
         )
@@ -477,7 +466,7 @@ def mscatter_row(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: Sc
     rs, cs = stride(row_stride, table, src), stride(col_stride, table, src)
     base = _base(table, batch)[..., None]
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
-        _collision_error(rows, keep, "table row", [f"src row {r}" for r in range(vr)])
+        _collision_error(rows, keep, "table row", lambda r: f"src row {r}")
     starts = base + rows * rs  # iterations x rows
     kept = np.ones(rows.shape, bool) if keep is None else keep
     ends = starts + (vc - 1) * cs
@@ -533,7 +522,7 @@ def mscatter_elem(o: dict, *, scatter_atomic_op: ScatterAtomicOp, scatter_oob: S
     flat = flat.reshape(*batch, vr * vc)
     kept = np.ones(flat.shape, bool) if keep is None else keep.reshape(flat.shape)
     if winner == ScatterWinner.UNORDERED and scatter_atomic_op == ScatterAtomicOp.NONE:
-        _collision_error(flat, kept, "table element", [f"idx[{k // vc}, {k % vc}]" for k in range(vr * vc)])
+        _collision_error(flat, kept, "table element", lambda k: f"idx[{k // vc}, {k % vc}]")
     dest = _base(table, batch)[..., None] + flat
     _check_span(table.buffer, np.where(kept, dest, 0))
     values = values.reshape(*batch, vr * vc)
@@ -562,31 +551,20 @@ def mscatter_nz(o: dict, *, coalesce: Coalesce, scatter_atomic_op: ScatterAtomic
         x, y = np.divmod(flat.astype(np.int64), n_cols)
         values = src.read_valid()
         kept = np.ones((vr, vc), bool) if keep is None else keep
-    match write_order:
-        case WriteOrder.ROW_MAJOR:
-            order = np.arange(kept.size)
-        case WriteOrder.BLOCK_COLUMNS:  # column block, then row, then column in the block
-            r, c = np.meshgrid(np.arange(kept.shape[0]), np.arange(kept.shape[1]), indexing="ij")
-            order = np.lexsort(((c % c0).reshape(-1), r.reshape(-1), (c // c0).reshape(-1)))
+    block_c0 = c0 if write_order == WriteOrder.BLOCK_COLUMNS else None  # column block, then row, then column in it
+    order = in_loop_order(np.arange(kept.size).reshape(kept.shape), block_c0)
     dest = np.broadcast_to(table.offset + nz_offset(x, y, n_rows, c0), kept.shape)
     _check_span(table.buffer, np.where(kept, dest, 0))
     serial = order[kept.reshape(-1)[order]]
     apply_writes(table.buffer, dest.reshape(-1)[serial], values.reshape(-1)[serial], scatter_atomic_op)
 
 
-def _idx_reads(idx: Tile, src: Tile, row: bool) -> np.ndarray:
-    if not row:
-        return rect(idx, *src.valid_shape)
-    if idx.valid_row == 1:
-        return rect(idx, 1, min(src.valid_row, idx.valid_col))
-    return rect(idx, min(src.valid_row, idx.valid_row), 1)
-
-
 def mscatter_footprint(o: dict, row: bool, **_: object) -> Footprint:
     """src and idx read; the table written at data-dependent places of its whole buffer, which
     a batched loop may only hold if nothing else in it touches that buffer (interpreter/batch.py)."""
     table, idx, src = o["mem"], o["idx"], o["src"]
-    return Footprint([(src, False, valid_rect(src)), (idx, False, _idx_reads(idx, src, row))], [(table, True, True)])
+    idx_reads = row_index_reads(idx, src.valid_row) if row else rect(idx, *src.valid_shape)
+    return Footprint([(src, False, valid_rect(src)), (idx, False, idx_reads)], [(table, True, True)])
 
 
 class MScatterBase(LoweredOp):
@@ -642,10 +620,6 @@ class MScatterNzBase(MScatterBase):
 #                 aligned rows; last rows and elements: one per element)
 
 
-def _row_mode(op: MScatterBase) -> bool:
-    return op.coalesce.data == Coalesce.ROW
-
-
 def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/MScatter.hpp: row mode one copy_ubuf_to_gm per written row (ND), gShape0
     multi-burst copies of gShape1 32-byte blocks per written row (NZ), an atomic add between
@@ -656,7 +630,7 @@ def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
     src, table, t = o["src"], o["mem"], machine.trace()
     vr, vc = src.valid_shape
     add = op.scatter_atomic_op.data == ScatterAtomicOp.ADD
-    if not _row_mode(op):
+    if not row_mode(op):
         scalar_loop(t, vr * vc, work, DmaPath.UB_TO_GM, *([DmaPath.GM_TO_UB] if add else []))
         return t.cost(Pipe.SCALAR, exact=False)
     rows = work.get("rows_written", vr)
@@ -688,7 +662,7 @@ def _vf(op: MScatterBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
     src = o["src"]
     vr, vc = src.valid_shape
     burst = int(machine.burst_bytes.value)
-    if _row_mode(op) and not _slot_owners(op):
+    if row_mode(op) and not _slot_owners(op):
         segments = work.get("segments", vr * -(-vc * src.elem.bytes // burst))
     else:
         segments = work.get("segments", vr * vc)
@@ -700,7 +674,7 @@ def _simulated(op: MScatterBase, o: dict, machine: SimulatorMachine, work: Work)
     the valid columns of each row written."""
     src = o["src"]
     vr, vc = src.valid_shape
-    elements = (work.get("rows_written", vr) if _row_mode(op) else vr) * vc
+    elements = (work.get("rows_written", vr) if row_mode(op) else vr) * vc
     return machine.cost(Pipe.VECTOR, elements * src.elem.bytes, elements)
 
 
@@ -710,10 +684,10 @@ def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
     table, idx, src = o["mem"], o["idx"], o["src"]
     vr, vc = src.valid_shape
     if vr == 0 or vc == 0:  # the kernels write nothing and read no index
-        shape = (0,) if _row_mode(op) else (0, 0)
+        shape = (0,) if row_mode(op) else (0, 0)
         return np.zeros(shape, np.uint64), np.zeros(shape, bool)
     cap = table_capacity(op.capacity.data, table)
-    if _row_mode(op):
+    if row_mode(op):
         targets, keep = _remapped(widen(row_indices(idx, vr), op.index_read.data), cap, op.scatter_oob.data, 1)
     else:
         targets, keep = _remapped(widen(elem_indices(idx, vr, vc), op.index_read.data), cap, op.scatter_oob.data, 2)
@@ -722,7 +696,7 @@ def _targets(op: MScatterBase, o: dict) -> tuple[np.ndarray, np.ndarray]:
 
 def _measure_cce(op: MScatterBase, o: dict, machine: CceMachine) -> dict[str, object]:
     targets, kept = _targets(op, o)
-    if _row_mode(op):
+    if row_mode(op):
         return {"rows_written": kept.sum(axis=-1)}
     table, nz = o["mem"], isinstance(op, MScatterNzBase)
     lines = elem_addresses(table, targets, nz) // int(machine.scalar_line_bytes.value)
@@ -730,7 +704,7 @@ def _measure_cce(op: MScatterBase, o: dict, machine: CceMachine) -> dict[str, ob
 
 
 def _measure_simulated(op: MScatterBase, o: dict, machine: SimulatorMachine) -> dict[str, object]:
-    return {"rows_written": _targets(op, o)[1].sum(axis=-1)} if _row_mode(op) else {}
+    return {"rows_written": _targets(op, o)[1].sum(axis=-1)} if row_mode(op) else {}
 
 
 def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, object]:
@@ -739,7 +713,7 @@ def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, obje
     burst, lanes = int(machine.burst_bytes.value), int(machine.warp_lanes.value)
     size = table.buffer.itemsize
     targets, kept = _targets(op, o)
-    if _row_mode(op):  # a5's row mode: unit column stride
+    if row_mode(op):  # a5's row mode: unit column stride
         starts = row_starts(table, targets, stride(op.row_stride.data, table, src))
         if not _slot_owners(op):
             return {"segments": row_bursts(starts, vc * size, burst, kept)}

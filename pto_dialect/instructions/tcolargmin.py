@@ -121,16 +121,22 @@ class ColArgReduceRules(ArgReduceTypes):
 
 
 REPEAT_BYTES = 256
+"""One vector repeat (REPEAT_BYTE) or register (CCE_VL) of pto-isa."""
 BLOCK_BYTES = 32
+"""One UB block (BLOCK_BYTE_SIZE)."""
+
+
+def vector_repeats(count: int, elem_bytes: int) -> int:
+    """The repeats (a5: registers) `count` elements of `elem_bytes` take: ceil(count / (REPEAT_BYTES / elem_bytes))."""
+    return -(-count // (REPEAT_BYTES // elem_bytes))
 
 
 def min_tmp_cols(src: TileFacts) -> int:
     """The a2a3 tmp width PTOAS requires: R = 2048/bits, B = 256/bits, rep = ceil(V/R),
     S = (ceil(2*rep/B) + ceil(rep/B)) * B; f32 V=256 -> 16, f16 V=300 -> 32, f32 V=1024 -> 48."""
-    per_repeat = REPEAT_BYTES // src.elem.bytes
     per_block = BLOCK_BYTES // src.elem.bytes
-    repeats = ceil(src.valid_col / per_repeat)
-    return (ceil(2 * repeats / per_block) + ceil(repeats / per_block)) * per_block
+    rep = vector_repeats(src.valid_col, src.elem.bytes)
+    return (ceil(2 * rep / per_block) + ceil(rep / per_block)) * per_block
 
 
 def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
@@ -306,6 +312,16 @@ def valid_values(tile: Tile, src_read: SrcRead) -> np.ndarray:
             return tile.flat.reshape(*tile.flat.shape[:-1], rows, cols)[..., : tile.valid_row, : tile.valid_col]
 
 
+def valid_reads(tile: Tile, src_read: SrcRead) -> np.ndarray:
+    """The elements valid_values reads, for a Footprint."""
+    match src_read:
+        case SrcRead.LAYOUT:
+            return valid_rect(tile)
+        case SrcRead.ROW_MAJOR_STORAGE:
+            cols = tile.type.shape[1]
+            return (np.arange(tile.valid_row)[:, None] * cols + np.arange(tile.valid_col)[None, :]).reshape(-1)
+
+
 def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
     """What a target compares, ordered so that the extreme wanted is the minimum: the values
     (or their fp16/fp32 reading), negated for a maximum (~k = -k - 1 never overflows)."""
@@ -388,13 +404,8 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
     src, dst_val = o["src"], o.get("dstVal")
     dst_idx = o.get("dstIdx", o.get("dst"))
-    vr, vc = src.valid_shape
-    match src_read:
-        case SrcRead.ROW_MAJOR_STORAGE:
-            read = (np.arange(vr)[:, None] * src.type.shape[1] + np.arange(vc)[None, :]).reshape(-1)
-        case SrcRead.LAYOUT:
-            read = valid_rect(src)
-    tiles = [(src, False, read), (dst_idx, True, rect(dst_idx, 1, vc))]
+    vc = src.valid_col
+    tiles = [(src, False, valid_reads(src, src_read)), (dst_idx, True, rect(dst_idx, 1, vc))]
     if dst_val is not None:
         tiles.append((dst_val, True, rect(dst_val, 1, vc)))
     return Footprint(tiles, [])
@@ -481,7 +492,7 @@ def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     then the index store (a 2-byte index-only src converts it in two parts; 1-byte data
     works on even and odd halves)."""
     src = o["src"]
-    chunks = -(-src.valid_col // (REPEAT_BYTES // src.elem.bytes))
+    chunks = vector_repeats(src.valid_col, src.elem.bytes)
     rows = chunks * (src.valid_row - 1)
     with_values = o.get("dstVal") is not None
     if src.elem.bytes == 1:

@@ -47,6 +47,7 @@ from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachi
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.instructions.tcolargmin import vector_repeats
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, parse_operand_group, same_element_type
@@ -822,8 +823,6 @@ class RegisterStoreBase(IRDLOperation):
 # ---------------------------------------------------------------------------
 # What it costs
 
-VECTOR_BYTES = 256
-"""One vector repeat (REPEAT_BYTE) or register (CCE_VL) of pto-isa."""
 TCMPS_REPEAT_MAX = 240
 """The a2a3 compare-form loop's most repeats per vcmpvs (npu/a2a3/TCmps.hpp)."""
 
@@ -868,10 +867,8 @@ def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Wor
     src, k, t = o["src"], o["threshold"], machine.trace()
     rows = src.valid_row
     if isinstance(k, TileFacts) and src.elem.mlir in ("f16", "f32"):
-        per_repeat = VECTOR_BYTES // k.elem.bytes
-        t.vector("vconv_s162f16" if src.elem.bytes == 2 else "vconv_s322f32", repeat=ceil(rows / per_repeat))
-    repeats = ceil(src.valid_col / (VECTOR_BYTES // src.elem.bytes))
-    full, rest = divmod(repeats, TCMPS_REPEAT_MAX)
+        t.vector("vconv_s162f16" if src.elem.bytes == 2 else "vconv_s322f32", repeat=vector_repeats(rows, k.elem.bytes))
+    full, rest = divmod(vector_repeats(src.valid_col, src.elem.bytes), TCMPS_REPEAT_MAX)
     compare = {CmpMode.EQ: "vcmpvs_eq", CmpMode.GT: "vcmpvs_gt"}[op.cmp_mode.data]
     t.call(2)  # set_mask_norm, set_vector_mask
     t.loop(rows * full, lambda: t.vector(compare, repeat=TCMPS_REPEAT_MAX))
@@ -884,11 +881,6 @@ def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Wor
     return t.cost(Pipe.VECTOR, exact=False)
 
 
-def _chunks(valid_col: int, lane_bytes: int) -> int:
-    """Registers per row: a5 loops j < ceil(validCol / (CCE_VL / lane bytes))."""
-    return ceil(valid_col / (VECTOR_BYTES // lane_bytes))
-
-
 def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TGather.hpp TGather_b32 / _b16 / _b16_bc / _b8, one vector function: per dst
     valid row and register of indices, a predicate, vlds, vgather2, vsts. Lowered as three
@@ -896,17 +888,17 @@ def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost
     match op:
         case LoadIndexVectorBase():
             idx = o["indices"]
-            n = idx.valid_row * _chunks(idx.valid_col, idx.elem.bytes)
+            n = idx.valid_row * vector_repeats(idx.valid_col, idx.elem.bytes)
             cycles = int(machine.vf_startup.value) + machine.issue({"plt": n, "vlds": n})
         case RegisterGatherBase():
             mask = o["mask"]
-            cycles = machine.issue({"vgather2": mask.valid_row * _chunks(mask.valid_col, _lane_bytes(o["base"]))})
+            cycles = machine.issue({"vgather2": mask.valid_row * vector_repeats(mask.valid_col, _lane_bytes(o["base"]))})
         case RegisterStoreBase():
             dst = o["dst"]
-            n = dst.valid_row * _chunks(dst.valid_col, _lane_bytes(dst))
+            n = dst.valid_row * vector_repeats(dst.valid_col, _lane_bytes(dst))
             cycles = machine.issue({"vsts": n}) + int(machine.vf_drain.value)
         case _:  # TGatherIndexBase: the b16 data / 32-bit index variant, one op
-            n = o["dst"].valid_row * _chunks(o["dst"].valid_col, o["indices"].elem.bytes)
+            n = o["dst"].valid_row * vector_repeats(o["dst"].valid_col, o["indices"].elem.bytes)
             cycles = machine.vector_function({"plt": n, "vlds": n, "vgather2_bc": n, "vsts": n})
     return machine.cost(Pipe.VECTOR, 0, cycles)
 
@@ -926,7 +918,7 @@ def _vf_mask(op: TGatherMaskBase, o: dict, machine: VfMachine, work: Work) -> Op
         body = {"plt": rows, "vci": rows, "vmuls": rows, "vadds": 2 * rows, "vadd": rows, "vgather2": 2 * rows,
                 "vsts": rows}
     else:
-        n = rows * _chunks(src.valid_col, src.elem.bytes)
+        n = rows * vector_repeats(src.valid_col, src.elem.bytes)
         if op.axis.data == "col":
             body = {"plt": n, "vlds": n, "vsts": n}
         else:
@@ -940,7 +932,7 @@ def _vf_compare(op: TGatherCompareBase, o: dict, machine: VfMachine, work: Work)
     vadd; per row vstar and the count's special-register store; once the index vector (vci)."""
     src = o["src"]
     rows = src.valid_row
-    n = rows * _chunks(src.valid_col, src.elem.bytes)
+    n = rows * vector_repeats(src.valid_col, src.elem.bytes)
     body = {"pset": 1, "vci": 1, "sprclr": 1 + rows, "vbr": 1, "vlds": n, "plt": n, "vcmps": n, "vsqz": n,
             "vstur": n, "vadd": n, "vstar": rows, "sprsts": rows}
     if src.elem.mlir.startswith(("f", "bf")):

@@ -11,10 +11,14 @@ and choices are TROWARGMIN's (trowargmin.py).
 
 from __future__ import annotations
 
+from functools import partial
+from typing import ClassVar
+
 from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, Extreme
-from pto_dialect.instructions.trowargmin import lowered_base, row_arg_reduce
+from pto_dialect.instructions.trowargmin import RowArgReduceBase, row_arg_reduce, row_arg_reduce_kernel
+from pto_dialect.ops.common import PtoInstructionOp
 
 
 @irdl_op_definition
@@ -24,5 +28,9 @@ class TRowArgMaxOp(ColArgReduceOp):
     name = "pto.trowargmax"
 
 
-TRowArgMaxBase = lowered_base(TRowArgMaxOp, Extreme.MAX)
+class TRowArgMaxBase(RowArgReduceBase):
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMaxOp
+    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MAX))
+
+
 TROWARGMAX = row_arg_reduce(TRowArgMaxOp, TRowArgMaxBase)

@@ -46,6 +46,7 @@ from pto_dialect.instructions.tcolargmin import (
     first_minimum,
     require_tmp_width,
     type_cells,
+    vector_repeats,
 )
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, rect, valid_rect
@@ -182,16 +183,9 @@ class RowArgReduceBase(LoweredOp):
     nan = prop_def(NanPolicyAttr)
 
 
-def lowered_base(op: type[ColArgReduceOp], extreme: Extreme) -> type[RowArgReduceBase]:
-    """The lowered-op base of a row arg-reduction: its op and the extreme it searches."""
-    kernel = staticmethod(partial(row_arg_reduce_kernel, extreme=extreme))
-    name = op.__name__.removesuffix("Op") + "Base"
-    namespace = {"SOURCE": op, "KERNEL": kernel, "__module__": op.__module__, "__qualname__": name,
-                 "__annotations__": {"SOURCE": ClassVar[type[PtoInstructionOp]]}}
-    return type(name, (RowArgReduceBase,), namespace)
-
-
-TRowArgMinBase = lowered_base(TRowArgMinOp, Extreme.MIN)
+class TRowArgMinBase(RowArgReduceBase):
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMinOp
+    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MIN))
 
 
 # ---------------------------------------------------------------------------
@@ -293,7 +287,7 @@ def _vf(op: RowArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     compare, two vsel and vadds; per row the index store (and the value's)."""
     src = o["src"]
     vr, vc = src.valid_shape
-    n = vr * -(-vc // (REPEAT_BYTES // src.elem.bytes))
+    n = vr * vector_repeats(vc, src.elem.bytes)
     stores = vr * (1 if o.get("dstVal") is None else 2)
     body = {"vbr": 1 + 2 * vr, "plt": 1 + n, "vdup": vr, "vlds": n, _reduction(op): n, "vdintlv": n, "vadd": n,
             "vcmp": n, "vsel": 2 * n, "vadds": n, "vsts": stores}

@@ -48,10 +48,10 @@ from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpC
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.mgather import widen
-from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, valid_values
+from pto_dialect.instructions.tcolargmin import BLOCK_BYTES, REPEAT_BYTES, valid_reads, valid_values, vector_repeats
 from pto_dialect.instructions.tgather import MaskInsOp
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import Roles, operand_of_role, same_element_type
 
 # ---------------------------------------------------------------------------
@@ -280,7 +280,7 @@ def tscatter_mask(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: Ds
             dst.flat[...] = 0
         case DstFill.NONE:
             pass
-    svr, svc = src.valid_shape
+    svr = src.valid_row
     dvr, dvc = dst.valid_shape
     batch = src.flat.shape[:-1]
     if axis == "col":
@@ -301,7 +301,7 @@ def tscatter_mask(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: Ds
 
 def tscatter_index_footprint(o: dict, *, dst_fill: DstFill, src_read: SrcRead, **_: object) -> Footprint:
     src, idx, dst = o["src"], o["indexes"], o["dst"]
-    reads = [(t, False, _read_elements(t, src_read)) for t in (src, idx)]
+    reads = [(t, False, valid_reads(t, src_read)) for t in (src, idx)]
     match dst_fill:
         case DstFill.WHOLE_TILE_ZERO:
             return Footprint([*reads, (dst, True, None)], [])
@@ -309,19 +309,10 @@ def tscatter_index_footprint(o: dict, *, dst_fill: DstFill, src_read: SrcRead, *
             return Footprint([*reads, (dst, False, None), (dst, True, None)], [])
 
 
-def _read_elements(tile: Tile, src_read: SrcRead) -> np.ndarray:
-    match src_read:
-        case SrcRead.LAYOUT:
-            return valid_rect(tile)
-        case SrcRead.ROW_MAJOR_STORAGE:
-            cols = tile.type.shape[1]
-            return (np.arange(tile.valid_row)[:, None] * cols + np.arange(tile.valid_col)[None, :]).reshape(-1)
-
-
 def tscatter_mask_footprint(o: dict, *, mask_pattern: MaskPattern, axis: str, dst_fill: DstFill,
                             mask_source: MaskSource) -> Footprint:
     src, dst = o["src"], o["dst"]
-    svr, svc = src.valid_shape
+    svr = src.valid_row
     dvr, dvc = dst.valid_shape
     if mask_pattern.period == 1:
         return Footprint([(src, False, valid_rect(src)), (dst, True, valid_rect(dst))], [])
@@ -363,10 +354,6 @@ class TScatterMaskBase(LoweredOp):
 
 # ---------------------------------------------------------------------------
 # What it costs
-
-BLOCK_BYTES = 32
-"""One UB block (BLOCK_BYTE_SIZE): a UB->UB copy moves whole blocks."""
-
 
 def _zero_dst(t: CceTrace) -> None:
     """a2a3 InitUBBuffer: one vector_dup over the whole tile in counter mode."""
@@ -431,7 +418,7 @@ def _vf_index(op: TScatterIndexBase, o: dict, machine: VfMachine, work: Work) ->
     if dst.elem.bytes == 8:
         body |= {"vlds": 2 * rows, "vadd": rows, "vadds": rows, "vscatter": 2 * rows}
     else:
-        n = rows * -(-idx.valid_col // (REPEAT_BYTES // idx.elem.bytes))
+        n = rows * vector_repeats(idx.valid_col, idx.elem.bytes)
         body["plt"] += n
         body |= {"vlds": 2 * n, "vscatter": n}
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
@@ -447,10 +434,10 @@ def _vf_mask(op: TScatterMaskBase, o: dict, machine: VfMachine, work: Work) -> O
     src, dst = o["src"], o["dst"]
     size, period = src.elem.bytes, op.mask_pattern.data.period
     rows = src.valid_row
-    n = rows * -(-src.valid_col // (REPEAT_BYTES // size))
+    n = rows * vector_repeats(src.valid_col, size)
     col = op.axis.data == "col"
     if period == 1:
-        n = min(rows, dst.valid_row) * -(-min(src.valid_col, dst.valid_col) // (REPEAT_BYTES // size))
+        n = min(rows, dst.valid_row) * vector_repeats(min(src.valid_col, dst.valid_col), size)
         body = {"plt": n, "vlds": n, "vsts": n}
     elif size == 8:
         body = _zero_dst_vf(dst) | {"vci": 1, "vmuls": 1, "vadds": 2, "vadd": 1, "vlds": rows}

@@ -276,7 +276,7 @@ class PtoInstructionOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         attrs = self.printed_attributes()
-        if self.is_dps:
+        if self.outs:
             self.print_dps_ins(printer)
             print_operand_group(printer, "outs", self.outs)
             if attrs:
