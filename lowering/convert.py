@@ -7,13 +7,16 @@ lowered op and which choices.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TypeVar
 
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Dialect, Operation
+from xdsl.irdl import irdl_op_definition
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from pto_dialect.choices import Choice, choice
+from pto_dialect.choices import Choice, Numerics, choice
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.family import Family, Member
 from pto_dialect.instruction import Instruction
 from pto_dialect.instructions import instruction_of
 from pto_dialect.lowered import LoweredOp
@@ -33,6 +36,9 @@ class TargetLowering:
     table: Mapping[Instruction, Callable[[PtoInstructionOp], Lowered]]
     extra_patterns: tuple[RewritePattern, ...] = ()
     """Target patterns tried before the table-driven one (e.g. a5's register gather)."""
+    approximate: Mapping[Instruction, str] = field(default_factory=dict)
+    """The instructions whose values on this target come from a hardware intrinsic no public
+    code fixes, each with the reference the interpreter computes instead (docs list them)."""
 
     def choose(self, op: PtoInstructionOp) -> tuple[type[LoweredOp] | None, Mapping[str, Choice | Attribute]]:
         """The table's entry for `op`; a located error where the target has none."""
@@ -71,6 +77,69 @@ class LowerInstruction(RewritePattern):
             if name != "operandSegmentSizes" and (value := op.properties.get(name, op.DEFAULTS.get(name))) is not None
         }
         rewriter.replace(op, lowered.create_from(op, op.ins, op.outs, **kept, **recorded), [])
+
+
+Op = TypeVar("Op", bound=type[Operation])
+
+
+class TargetOps:
+    """A target dialect's ops, each declared once: a written class by `@ops.declare`, a family's
+    members by `ops.family(...)`, which also gives their lowering-table entries; `ops.dialect()`
+    is the target's dialect."""
+
+    def __init__(self, dialect_name: str, class_prefix: str):
+        self.dialect_name = dialect_name
+        self.class_prefix = class_prefix
+        """`A2A3`: the start of each op class's name."""
+        self.ops: list[type[Operation]] = []
+        self.approximate: dict[Instruction, str] = {}
+
+    def declare(self, cls: Op) -> Op:
+        """`@ops.declare` on a lowered op class: an IRDL op of the target's dialect."""
+        op = irdl_op_definition(cls)
+        self.ops.append(op)
+        return op
+
+    def family(
+        self,
+        family: Family,
+        choose: Callable[[Member, PtoInstructionOp], Mapping[str, Choice]] = lambda row, op: {},
+        approximate: Mapping[str, str] = {},
+    ) -> dict[Instruction, Callable[[PtoInstructionOp], Lowered]]:
+        """The target's lowered op of each member of `family` (`<dialect>.<mnemonic>`, on the
+        member's lowered-op base) and the lowering-table entries choosing it with `choose`'s
+        choices; `approximate` names the members whose values no public code fixes on this
+        target, each with the reference the interpreter computes (their ops record
+        `numerics = approximate`, the others `exact`)."""
+        unknown = set(approximate) - {row.mnemonic for row in family.rows}
+        assert not unknown, f"{self.dialect_name}: not members of the {family.name} family: {unknown}"
+        entries: dict[Instruction, Callable[[PtoInstructionOp], Lowered]] = {}
+        for row, instruction in family:
+            (base,) = instruction.lowered
+            op = self.declare(
+                type(
+                    f"{self.class_prefix}{row.class_name}Op",
+                    (base,),
+                    {"name": f"{self.dialect_name}.{row.mnemonic}", "__doc__": base.__doc__, "__module__": base.__module__},
+                )
+            )
+            numerics = Numerics.APPROXIMATE if row.mnemonic in approximate else Numerics.EXACT
+            if row.mnemonic in approximate:
+                self.approximate[instruction] = approximate[row.mnemonic]
+            entries[instruction] = _family_entry(op, row, numerics, choose)
+        return entries
+
+    def dialect(self) -> Dialect:
+        return Dialect(self.dialect_name, list(self.ops))
+
+
+def _family_entry(
+    op: type[Operation], row: Member, numerics: Numerics, choose: Callable[[Member, PtoInstructionOp], Mapping[str, Choice]]
+) -> Callable[[PtoInstructionOp], Lowered]:
+    def entry(source: PtoInstructionOp) -> Lowered:
+        return op, {"numerics": numerics, **choose(row, source)}  # pyright: ignore[reportReturnType]
+
+    return entry
 
 
 def patterns(lowering: TargetLowering) -> list[RewritePattern]:

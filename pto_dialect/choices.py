@@ -322,3 +322,21 @@ class ExtremeRead(Choice):
 
 
 ExtremeReadAttr = choice_attr(ExtremeRead, "extreme_read")
+
+
+# ---------------------------------------------------------------------------
+# Every instruction family (pto_dialect/family.py)
+
+
+class Numerics(Choice):
+    """Whether public code fixes the values a target computes: the headers (or the simulator)
+    compute them with arithmetic we reproduce bit for bit, or they come from a hardware
+    intrinsic (exp, log, sqrt, ...) whose numerics no public code fixes, so the interpreter
+    gives the reference formula's values and `--targets all` reports a difference there as
+    approximate."""
+
+    EXACT = "exact", "values as the target's code computes them, bit for bit"
+    APPROXIMATE = "approximate", "a hardware intrinsic no public code fixes: the reference formula's values"
+
+
+NumericsAttr = choice_attr(Numerics, "numerics")

@@ -18,6 +18,7 @@ layer needs of one PTO instruction, declared once in the instruction's module.
     asm          its PTO assembly form, if it has one
     cost         what a lowered op (or a pto op that stays) costs on each machine model
                  (pto_dialect/cost.py); each target's folder holds its machine's numbers
+    summary      a family member's one-line formula (pto_dialect/family.py)
 
 A target's folder holds, per instruction, its rule row (`RULES`) and how it lowers it
 (`LOWERING`); a target missing either fails when the target's tables are first read.
@@ -146,6 +147,9 @@ class Instruction:
     and the in-place table name it."""
     cost: InstructionCost | None = None
     """Its cost per machine model; None fails tests/test_registry.py and any estimate."""
+    summary: str = ""
+    """What it computes in one line, for a member of a family (whose module's docstring
+    describes the whole family)."""
 
     @property
     def name(self) -> str:

@@ -80,6 +80,11 @@ def render() -> str:
         else:
             described[module] = instruction.name
             out.append((inspect.getdoc(sys.modules[module]) or "").strip() + "\n")
+        if instruction.summary:
+            out.append(f"Computes: `{instruction.summary}`.\n")
+        if approximate := {t.name: why for t in targets.REGISTRY if (why := t.lowering.approximate.get(instruction))}:
+            out.append("Approximate (a hardware intrinsic no public code fixes): " + "; ".join(
+                f"{t}, the interpreter computing {why}" for t, why in approximate.items()) + ".\n")
         out.append("Lowered ops:\n")
         for target in targets.REGISTRY:
             out.append(f"- {target.name}: " + "; ".join(_lowered_ops(instruction, target)))

@@ -24,7 +24,6 @@ from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.names import unique
 from pto_dialect.ops.common import PtoInstructionOp
 
-_INSTRUCTIONS = ", ".join(list(INSTRUCTIONS)[:-1]) + " and " + list(INSTRUCTIONS)[-1]
 _OPS = tuple(i.op for i in INSTRUCTIONS.values())
 
 
@@ -58,7 +57,7 @@ def _the_function(module: ModuleOp) -> FuncOp:
 def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
     if not isinstance(op, _OPS):
         raise PtoError.at_op(
-            op, f"has no PTO assembly form (which has the SSA instructions {_INSTRUCTIONS}){_fitting(function)}"
+            op, f"has no PTO assembly form (the form writes SSA instructions such as {', '.join(list(INSTRUCTIONS)[:3])}){_fitting(function)}"
         )
     assert isinstance(op, PtoInstructionOp)
     if op.outs:

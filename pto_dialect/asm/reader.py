@@ -47,7 +47,7 @@ def _one_of(words: list[str]) -> str:
 _TERMINAL_DESCRIPTIONS = {
     "$END": "end of file",
     "VALUE": "a value name (%name)",
-    "OPCODE": _one_of([f"'{name}'" for name in INSTRUCTIONS]),
+    "OPCODE": "an instruction's mnemonic (" + ", ".join(f"'{name}'" for name in list(INSTRUCTIONS)[:3]) + ", ...)",
     "ATTRIBUTE_NAME": "an attribute name",
     "ATTRIBUTE_VALUE": "an attribute value",
     "TYPE": "a type",

@@ -15,6 +15,7 @@ from xdsl.ir import Dialect, Operation
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
+from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -28,8 +29,12 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
+    *BINARY.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
+
+FAMILIES = (BINARY,)
+"""The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 
 _BY_OP: dict[type[Operation], Instruction] = {i.op: i for i in REGISTRY}
@@ -54,4 +59,4 @@ PTO_CHOICE = Dialect("pto_choice", [], list(ChoiceAttr.KINDS.values()))
 LOWERING_DIALECTS = (PTO_CHOICE, tgather.PTO_REG)
 """The dialects of lowered IR that every target shares."""
 
-__all__ = ["LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]
+__all__ = ["FAMILIES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]

@@ -37,6 +37,7 @@ MACHINE = CceMachine(
     scalar_call=Param(1, f"{CORE} EstimateConstCycles (set_mask_count, set_vector_mask, pipe_barrier, ...)"),
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
+        "vadd": Linear(10, 2, 14, COMPUTE),
         "vmuls": Linear(11, 1, 15, COMPUTE),
         "vadds": Linear(13, 1, 18, COMPUTE),
         "vmin": Linear(10, 2, 14, COMPUTE),

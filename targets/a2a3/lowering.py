@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
-from lowering.convert import Lowered, TargetLowering
+from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
@@ -50,12 +48,17 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
-@irdl_op_definition
+OPS = TargetOps("pto_a2a3", "A2A3")
+"""Every op of the pto_a2a3 dialect, each declared once."""
+
+
+@OPS.declare
 class A2A3MGatherRowDmaOp(MGatherRowBase):
     """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
 
@@ -63,7 +66,7 @@ class A2A3MGatherRowDmaOp(MGatherRowBase):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MGatherElemScalarOp(MGatherElemBase):
     """A scalar GM->UB copy per element, one thread (ND table)."""
 
@@ -71,7 +74,7 @@ class A2A3MGatherElemScalarOp(MGatherElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MGatherRowNzOp(MGatherNzBase):
     """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
 
@@ -79,7 +82,7 @@ class A2A3MGatherRowNzOp(MGatherNzBase):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MGatherElemNzOp(MGatherNzBase):
     """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
 
@@ -87,7 +90,7 @@ class A2A3MGatherElemNzOp(MGatherNzBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MGatherRowL1Op(MGatherRowL1Base):
     """GM -> L1 NZ tile, row mode (GM index tensor)."""
 
@@ -95,7 +98,7 @@ class A2A3MGatherRowL1Op(MGatherRowL1Base):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MGatherElemL1Op(MGatherElemL1Base):
     """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
 
@@ -103,7 +106,7 @@ class A2A3MGatherElemL1Op(MGatherElemL1Base):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MScatterRowDmaOp(MScatterRowBase):
     """One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add."""
 
@@ -111,7 +114,7 @@ class A2A3MScatterRowDmaOp(MScatterRowBase):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MScatterElemScalarOp(MScatterElemBase):
     """A scalar UB -> GM store (or read-add-write) per element, one thread (ND table)."""
 
@@ -119,7 +122,7 @@ class A2A3MScatterElemScalarOp(MScatterElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MScatterRowNzOp(MScatterNzBase):
     """An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block."""
 
@@ -127,7 +130,7 @@ class A2A3MScatterRowNzOp(MScatterNzBase):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3MScatterElemNzOp(MScatterNzBase):
     """An NZ tile into an NZ table, element by element, column block by column block."""
 
@@ -135,83 +138,59 @@ class A2A3MScatterElemNzOp(MScatterNzBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TGatherIndexOp(TGatherIndexBase):
     """vgather; b16 data goes through tmp as byte offsets."""
 
     name = "pto_a2a3.tgather_index"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TGatherMaskOp(TGatherMaskBase):
     name = "pto_a2a3.tgather_mask"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TGatherCompareOp(TGatherCompareBase):
     name = "pto_a2a3.tgather_compare"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TColArgMinOp(TColArgMinBase):
     name = "pto_a2a3.tcolargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TColArgMaxOp(TColArgMaxBase):
     name = "pto_a2a3.tcolargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TRowArgMinOp(TRowArgMinBase):
     """vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."""
 
     name = "pto_a2a3.trowargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TRowArgMaxOp(TRowArgMaxBase):
     """vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."""
 
     name = "pto_a2a3.trowargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TScatterIndexOp(TScatterIndexBase):
     """A scalar loop after zeroing dst."""
 
     name = "pto_a2a3.tscatter_index"
 
 
-@irdl_op_definition
+@OPS.declare
 class A2A3TScatterMaskOp(TScatterMaskBase):
     name = "pto_a2a3.tscatter_mask"
 
 
-DIALECT = Dialect(
-    "pto_a2a3",
-    [
-        A2A3MGatherRowDmaOp,
-        A2A3MGatherElemScalarOp,
-        A2A3MGatherRowNzOp,
-        A2A3MGatherElemNzOp,
-        A2A3MGatherRowL1Op,
-        A2A3MGatherElemL1Op,
-        A2A3MScatterRowDmaOp,
-        A2A3MScatterElemScalarOp,
-        A2A3MScatterRowNzOp,
-        A2A3MScatterElemNzOp,
-        A2A3TGatherIndexOp,
-        A2A3TGatherMaskOp,
-        A2A3TGatherCompareOp,
-        A2A3TColArgMinOp,
-        A2A3TColArgMaxOp,
-        A2A3TRowArgMinOp,
-        A2A3TRowArgMaxOp,
-        A2A3TScatterIndexOp,
-        A2A3TScatterMaskOp,
-    ],
-)
 
 U32 = {"index_read": IndexRead.UNSIGNED_32}
 
@@ -315,5 +294,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
+        **OPS.family(BINARY),
     },
+    approximate=OPS.approximate,
 )
+
+DIALECT = OPS.dialect()

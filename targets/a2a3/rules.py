@@ -5,6 +5,7 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -85,6 +86,13 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
+ARITHMETIC = ElementwiseRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    row_major_only=True,
+    note="npu/a2a3/TAdd.hpp (TAddCheck) and its siblings: int16, int32, half, float; row-major tiles.",
+)
+"""The binary elementwise instructions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -136,4 +144,5 @@ RULES = {
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
+    **BINARY.rules(ARITHMETIC),
 }

@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
-from xdsl.ir import Attribute, Dialect
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.ir import Attribute
+from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
-from lowering.convert import Lowered, TargetLowering
+from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterConflict
 from pto_dialect.instructions.mgather import (
     MGATHER,
@@ -46,12 +46,17 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
-@irdl_op_definition
+OPS = TargetOps("pto_a5", "A5")
+"""Every op of the pto_a5 dialect, each declared once."""
+
+
+@OPS.declare
 class A5MGatherRowSimtOp(MGatherRowBase):
     """SIMT launch over `grid`, warp-parallel channels per row."""
 
@@ -60,7 +65,7 @@ class A5MGatherRowSimtOp(MGatherRowBase):
     grid = prop_def(DenseArrayBase)
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MGatherElemSimtOp(MGatherElemBase):
     """SIMT launch over `grid`, one channel per element."""
 
@@ -69,7 +74,7 @@ class A5MGatherElemSimtOp(MGatherElemBase):
     grid = prop_def(DenseArrayBase)
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MGatherElemScalarOp(MGatherElemBase):
     """MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather."""
 
@@ -77,7 +82,7 @@ class A5MGatherElemScalarOp(MGatherElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MGatherRowL1Op(MGatherRowL1Base):
     """GM -> L1 NZ tile, row mode (GM index tensor)."""
 
@@ -85,7 +90,7 @@ class A5MGatherRowL1Op(MGatherRowL1Base):
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MGatherElemL1Op(MGatherElemL1Base):
     """Elem GM -> L1 through GM scratch; `gatherExec`: cube scalar loop or AIV SIMT kernel."""
 
@@ -93,7 +98,7 @@ class A5MGatherElemL1Op(MGatherElemL1Base):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MScatterRowSimtOp(MScatterRowBase):
     """SIMT launch: warps own rows (non-`last`), or lanes own table rows and scan back (`last`)."""
 
@@ -102,7 +107,7 @@ class A5MScatterRowSimtOp(MScatterRowBase):
     grid = prop_def(DenseArrayBase)
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MScatterElemSimtOp(MScatterElemBase):
     """SIMT launch: a lane per element (non-`last`), or per table element scanning back (`last`)."""
 
@@ -111,7 +116,7 @@ class A5MScatterElemSimtOp(MScatterElemBase):
     grid = prop_def(DenseArrayBase)
 
 
-@irdl_op_definition
+@OPS.declare
 class A5MScatterElemScalarOp(MScatterElemBase):
     """MScatterScalarImpl on the AIV core: the degenerate (1, 1) elem scatter."""
 
@@ -119,103 +124,78 @@ class A5MScatterElemScalarOp(MScatterElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
-@irdl_op_definition
+@OPS.declare
 class A5LoadIndexVectorOp(LoadIndexVectorBase):
     name = "pto_a5.load_index_vector"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5GatherOp(RegisterGatherBase):
     """b8 data is gathered into b16 lanes, zero-extended."""
 
     name = "pto_a5.gather"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5StoreOp(RegisterStoreBase):
     """b16 lanes of b8 data keep their low byte."""
 
     name = "pto_a5.store"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5GatherB16ByU32Op(TGatherIndexBase):
     """b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store)."""
 
     name = "pto_a5.gather_b16_by_u32"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TGatherMaskOp(TGatherMaskBase):
     name = "pto_a5.tgather_mask"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TGatherCompareOp(TGatherCompareBase):
     name = "pto_a5.tgather_compare"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TColArgMinOp(TColArgMinBase):
     name = "pto_a5.tcolargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TColArgMaxOp(TColArgMaxBase):
     name = "pto_a5.tcolargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TRowArgMinOp(TRowArgMinBase):
     """vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."""
 
     name = "pto_a5.trowargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TRowArgMaxOp(TRowArgMaxBase):
     """vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."""
 
     name = "pto_a5.trowargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TScatterIndexOp(TScatterIndexBase):
     """vscatter per register of indices after zeroing dst (8-byte data: two 32-bit halves)."""
 
     name = "pto_a5.tscatter_index"
 
 
-@irdl_op_definition
+@OPS.declare
 class A5TScatterMaskOp(TScatterMaskBase):
     name = "pto_a5.tscatter_mask"
 
 
-DIALECT = Dialect(
-    "pto_a5",
-    [
-        A5MGatherRowSimtOp,
-        A5MGatherElemSimtOp,
-        A5MGatherElemScalarOp,
-        A5MGatherRowL1Op,
-        A5MGatherElemL1Op,
-        A5MScatterRowSimtOp,
-        A5MScatterElemSimtOp,
-        A5MScatterElemScalarOp,
-        A5LoadIndexVectorOp,
-        A5GatherOp,
-        A5StoreOp,
-        A5GatherB16ByU32Op,
-        A5TGatherMaskOp,
-        A5TGatherCompareOp,
-        A5TColArgMinOp,
-        A5TColArgMaxOp,
-        A5TRowArgMinOp,
-        A5TRowArgMaxOp,
-        A5TScatterIndexOp,
-        A5TScatterMaskOp,
-    ],
-)
 
 SIMT_GRID = (32, 32)
 CHUNK_SEARCH = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.NAN_CHUNK_SKIPPED}
@@ -332,6 +312,10 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
+        **OPS.family(BINARY),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
+    approximate=OPS.approximate,
 )
+
+DIALECT = OPS.dialect()

@@ -11,11 +11,13 @@ from pto_dialect.facts import (
     INT16,
     INT32,
     INT64,
+    INTEGERS,
     STANDARD,
     UNSIGNED16,
     UNSIGNED32,
     types_named,
 )
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -95,6 +97,14 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
+ARITHMETIC = ElementwiseRules(
+    types=INTEGERS | types_named("f16", "bf16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TAdd.hpp (TAddCheck) and its siblings: 8- to 64-bit integers, half, bfloat16, float "
+    "(PTOAS lists no 64-bit or unsigned types: the code wins); row-major tiles.",
+)
+"""The binary elementwise instructions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -147,4 +157,5 @@ RULES = {
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
+    **BINARY.rules(ARITHMETIC),
 }

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.ir import Dialect
-from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
-from lowering.convert import Lowered, TargetLowering
+from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
 from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
@@ -25,11 +23,16 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
-@irdl_op_definition
+OPS = TargetOps("pto_cpu", "Cpu")
+"""Every op of the pto_cpu dialect, each declared once."""
+
+
+@OPS.declare
 class CpuMGatherRowOp(MGatherRowBase):
     """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
 
@@ -37,7 +40,7 @@ class CpuMGatherRowOp(MGatherRowBase):
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuMGatherElemOp(MGatherElemBase):
     """Element gather in the simulator's loop over validRow * validCol."""
 
@@ -45,7 +48,7 @@ class CpuMGatherElemOp(MGatherElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuMScatterRowOp(MScatterRowBase):
     """Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx])."""
 
@@ -53,7 +56,7 @@ class CpuMScatterRowOp(MScatterRowBase):
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuMScatterElemOp(MScatterElemBase):
     """Element scatter in the simulator's loop over validRow * validCol."""
 
@@ -61,42 +64,42 @@ class CpuMScatterElemOp(MScatterElemBase):
     LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTGatherIndexOp(TGatherIndexBase):
     name = "pto_cpu.tgather_index"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTGatherMaskOp(TGatherMaskBase):
     name = "pto_cpu.tgather_mask"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTColArgMinOp(TColArgMinBase):
     name = "pto_cpu.tcolargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTColArgMaxOp(TColArgMaxBase):
     name = "pto_cpu.tcolargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTRowArgMinOp(TRowArgMinBase):
     name = "pto_cpu.trowargmin"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTRowArgMaxOp(TRowArgMaxBase):
     name = "pto_cpu.trowargmax"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTScatterIndexOp(TScatterIndexBase):
     name = "pto_cpu.tscatter_index"
 
 
-@irdl_op_definition
+@OPS.declare
 class CpuTScatterMaskOp(TScatterMaskBase):
     name = "pto_cpu.tscatter_mask"
 
@@ -104,10 +107,6 @@ class CpuTScatterMaskOp(TScatterMaskBase):
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
-DIALECT = Dialect(
-    "pto_cpu", [CpuMGatherRowOp, CpuMGatherElemOp, CpuMScatterRowOp, CpuMScatterElemOp, CpuTGatherIndexOp, CpuTGatherMaskOp, CpuTColArgMinOp,
-     CpuTColArgMaxOp, CpuTRowArgMinOp, CpuTRowArgMaxOp, CpuTScatterIndexOp, CpuTScatterMaskOp]
-)
 
 
 def _mgather(op: MGatherOp) -> Lowered:
@@ -165,5 +164,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
+        **OPS.family(BINARY),
     },
+    approximate=OPS.approximate,
 )
+
+DIALECT = OPS.dialect()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -83,6 +84,14 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
+ARITHMETIC = ElementwiseRules(
+    types=INTEGERS | types_named("f16", "bf16", "f32"),
+    row_major_only=False,
+    note="cpu/TAdd.hpp and its siblings: a C++ loop over the valid elements in any layout, for every "
+    "integer and float type the simulator's element types compute with.",
+)
+"""The binary elementwise instructions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -136,4 +145,5 @@ RULES = {
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
+    **BINARY.rules(ARITHMETIC),
 }

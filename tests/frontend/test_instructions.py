@@ -19,6 +19,7 @@ import interpreter
 import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
+from pto_dialect.instructions.elementwise import BINARY
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
@@ -268,9 +269,41 @@ pto.tstore ins(%iidx : {idx}) outs(%iip : {view(valid, "i32")})
     return Sample(_arg_kernel(mnemonic, getattr(pto, mnemonic), out, valid), text, (x, np.zeros(n, np.int32), np.zeros(n, np.int32)))
 
 
+# -- the binary elementwise family ---------------------------------------------------------
+
+ELEMENTWISE = (8, 16)
+
+
+def _binary_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, b, d)` on two loaded f32 tiles, the result stored."""
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, yp, zp = _parts([(x, ELEMENTWISE), (y, ELEMENTWISE), (z, ELEMENTWISE)])
+        a, b, d = _tiles(*[(ELEMENTWISE, pto.f32)] * 3)
+        pto.tload(xp, a)
+        pto.tload(yp, b)
+        getattr(pto, mnemonic)(a, b, d)
+        pto.tstore(d, zp)
+
+    t = tile(ELEMENTWISE, "f32")
+    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, "f32", ELEMENTWISE) for n in "xyz"])}
+%a = pto.alloc_tile : {t}
+%b = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(ELEMENTWISE, "f32")}) outs(%b : {t})
+pto.{mnemonic} ins(%a, %b : {t}, {t}) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
+""", mnemonic)
+    n = ELEMENTWISE[0] * ELEMENTWISE[1]
+    args = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n).astype(np.float32), np.zeros(n, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
-]
+] + [_binary_sample(row.mnemonic) for row in BINARY.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

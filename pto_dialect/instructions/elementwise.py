@@ -1,0 +1,278 @@
+"""
+The elementwise families: each element of dst computed from the elements at the same place
+of the inputs (pto-isa docs/isa/<NAME>.md), over dst's valid region; padding keeps its old
+contents. A member is a row (`Elementwise`): its mnemonic, its NumPy formula and the intrinsic
+its cost is priced as; every target's rule row says which element types it takes.
+
+      dst[i, j] = f(src0[i, j], src1[i, j])            binary:  pto.tadd, ...
+
+        pto.tadd ins(%a, %b : T, T) outs(%d : T)
+        %d = pto.tadd %a, %b : (T, T) -> T
+
+What targets decide, as their lowered ops record: whether public code fixes the values
+(`numerics`), and a member's own choices (its row's `choices`).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
+from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
+from pto_dialect.machine import Footprint, Tile, np, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp, Roles
+
+# ---------------------------------------------------------------------------
+# The rows
+
+
+@dataclass(frozen=True)
+class Elementwise(Member):
+    """One elementwise instruction."""
+
+    compute: Callable[..., Any] = field(kw_only=True)
+    """The formula on the inputs' valid regions (NumPy arrays of the element type) and scalar
+    values, with the row's choices as keywords; its result is stored as dst's element type.
+    NumPy is imported when a kernel first runs: a formula names it inside its body."""
+    priced_as: str = field(kw_only=True)
+    """The vector intrinsic its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`)."""
+
+
+# ---------------------------------------------------------------------------
+# The op
+
+
+class ElementwiseOp(PtoInstructionOp):
+    """An elementwise instruction: its inputs `INS` (tiles, and a scalar where a member takes
+    one), one output `dst` of the inputs' element type."""
+
+    INS: ClassVar[tuple[str, ...]]
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return cls.INS[:n_ins], ("dst",)
+
+    def verify_(self) -> None:
+        word = self.name.removeprefix("pto.")
+        self.verify_dps_or_ssa()
+        if len(self.ins) != len(self.INS) or len(self.destinations) != 1:
+            raise VerifyException(f"expects {word} ins({', '.join(self.INS)}) outs(dst)")
+        dst = self.expect_tile("dst", self.destinations[0])
+        for role, value in zip(self.INS, self.ins):
+            if role == "scalar":
+                if not isinstance(value.type, IntegerType | IndexType | AnyFloat):
+                    raise VerifyException(f"expects scalar to be an integer, index or float scalar, got {value.type}")
+                continue
+            src = self.expect_tile_in(role, value)
+            if src.element_type != dst.element_type:
+                raise VerifyException(
+                    f"expects {role} and dst to have the same element type, got {src.element_type} and {dst.element_type}"
+                )
+
+
+class BinaryOp(ElementwiseOp):
+    INS: ClassVar[tuple[str, ...]] = ("src0", "src1")
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+# ---------------------------------------------------------------------------
+# What each target accepts
+
+
+@dataclass(frozen=True)
+class ElementwiseRules:
+    """One target's rules for an elementwise instruction."""
+
+    types: frozenset[str]
+    """dst's (and so every tile input's) element types; empty: the target's code has no such
+    instruction."""
+    row_major_only: bool
+    """Every tile row-major (ND or row-major boxes): the target's code static_asserts it."""
+    note: str
+    """Where the rules come from."""
+
+
+def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    dst = operands["dst"]
+    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+    for t in tiles:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        if rules.row_major_only:
+            require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
+    require_type("dst", dst.elem, rules.types)
+    for t in tiles:
+        if t is dst or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
+            continue
+        require(
+            t.valid_shape == dst.valid_shape,
+            f"expects {t.role} and dst to have the same valid shape, got "
+            f"{t.valid_row}x{t.valid_col} and {dst.valid_row}x{dst.valid_col}",
+        )
+
+
+def describe(t: dict[str, ElementwiseRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element type (every tile)", lambda r: spell(r.types) if r.types else "not implemented"),
+        ("tiles", lambda r: "vec, row-major" if r.row_major_only else "vec, any layout"),
+        ("valid shapes", lambda r: "every tile input's equals dst's"),
+        ("why", lambda r: r.note),
+    ])
+
+
+# ---------------------------------------------------------------------------
+# The kernel
+
+
+def inputs(o: dict, roles: tuple[str, ...]) -> list[Any]:
+    """The inputs as the formula takes them: a tile's valid region, a scalar's value."""
+    return [o[r].read_valid() if isinstance(o[r], Tile) else o[r] for r in roles]
+
+
+def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
+    def kernel(o: dict, **choices: object) -> None:
+        dst = o["dst"]
+        with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
+            result = np.asarray(row.compute(*inputs(o, roles), **choices))
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+    kernel.__doc__ = row.summary
+    return kernel
+
+
+def elementwise_footprint(roles: tuple[str, ...]) -> Callable[..., Footprint]:
+    def footprint(o: dict, **_: object) -> Footprint:
+        reads = [(o[r], False, valid_rect(o[r])) for r in roles if isinstance(o[r], Tile)]
+        return Footprint([*reads, (o["dst"], True, valid_rect(o["dst"]))], [])
+
+    return footprint
+
+
+class ElementwiseBase(FamilyLoweredOp):
+    """dst[i, j] = f(inputs at [i, j]) over dst's valid region."""
+
+
+# ---------------------------------------------------------------------------
+# What it costs
+
+
+def _row(op: FamilyLoweredOp) -> Elementwise:
+    row = op.MEMBER
+    assert isinstance(row, Elementwise)
+    return row
+
+
+def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TBinOp.hpp BinaryInstr: one intrinsic call over the valid rows when they are
+    contiguous (dst's valid columns fill its rows, or one row), else one per row; repeats of
+    256 bytes, the last one masked (two mask calls)."""
+    dst = o["dst"]
+    t = machine.trace()
+    per_repeat = REPEAT_BYTES // dst.elem.bytes
+    rows, cols = dst.valid_row, dst.valid_col
+    if cols == dst.cols or rows == 1:
+        calls, per_call = 1, rows * cols
+    else:
+        calls, per_call = rows, cols
+    full, rest = divmod(per_call, per_repeat)
+
+    def call() -> None:
+        if full:
+            t.vector(_row(op).priced_as, repeat=full)
+        if rest:
+            t.call(2)  # the tail's mask, then the full mask again
+            t.vector(_row(op).priced_as, repeat=1)
+
+    t.loop(calls, call)
+    return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * cols)
+
+
+def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TBinOp.hpp: one vector function; per register of each valid row a predicate, a
+    load per tile input, the operation and a store."""
+    dst = o["dst"]
+    registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
+    loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
+    body = {"plt": registers, "vlds": loads * registers, _row(op).priced_as: registers, "vsts": registers}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/: a loop over dst's valid elements."""
+    dst = o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
+
+
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+
+
+# ---------------------------------------------------------------------------
+# C++
+
+
+def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
+    def emit(e: Emission, op: ElementwiseOp) -> None:
+        """`TADD(dst, src0, src1)`: dst first, then the inputs."""
+        tiles = [v for r, v in zip(roles, op.ins) if r != "scalar"]
+        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+
+    return emit
+
+
+# ---------------------------------------------------------------------------
+# The families
+
+
+def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
+    tiles = frozenset(r for r in roles if r != "scalar")
+    return {
+        "": InPlace(
+            tiles,
+            how="each element of dst is computed from the inputs' elements at its own place, all read before it is written",
+            refused="dst over an input at another place would overwrite elements of it still to be read.",
+        )
+    }
+
+
+def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruction]:
+    """How a row of a family whose ops derive from `op_base` becomes its instruction."""
+    roles = op_base.INS
+
+    def declare(row: Elementwise) -> Instruction:
+        op = member_op(op_base, row)
+        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(roles))
+        return Instruction(
+            op=op,
+            rules=ElementwiseRules,
+            check=check,
+            describe=describe,
+            lowered=(lowered,),
+            emit=emitter(row, roles),
+            pipe=Pipe.VECTOR,
+            in_place=in_place(roles),
+            asm=AsmForm(),
+            cost=COST,
+            summary=row.summary,
+        )
+
+    return declare
+
+
+BINARY = Family.of(
+    "binary elementwise",
+    (
+        Elementwise("tadd", "dst = src0 + src1", compute=operator.add, priced_as="vadd"),
+    ),
+    elementwise(BinaryOp),
+)
+"""Tile-tile arithmetic, bitwise and comparison-free operations."""
