@@ -223,8 +223,7 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
         """`TADD(dst, src0, src1)`: dst first, then the inputs."""
-        tiles = [v for r, v in zip(roles, op.ins) if r != "scalar"]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
 
     return emit
 

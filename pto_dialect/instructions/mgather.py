@@ -916,7 +916,7 @@ def emit(e: Emission, op: MGatherOp) -> None:
     template = [f"Coalesce::{camel(op.coalesce.data)}", f"GatherOOB::{camel(op.oob)}"]
     if op.gather_exec is not None and op.gather_exec.data != GatherExec.SCALAR:
         template.append(f"GatherExec::{camel(op.gather_exec.data)}")
-    e.issue(Pipe.VECTOR, op.ins, [op.dst], e.call("MGATHER", [op.dst, *op.ins], template))
+    e.issue(op, e.call("MGATHER", [op.dst, *op.ins], template))
 
 
 MGATHER = Instruction(

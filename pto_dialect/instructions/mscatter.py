@@ -758,7 +758,7 @@ def emit(e: Emission, op: MScatterOp) -> None:
                     f"ScatterOOB::{camel(op.oob)}"]
         if op.scatter_conflict is not None:
             template.append(f"ScatterConflict::{camel(op.scatter_conflict.data)}")
-    e.issue(Pipe.VECTOR, [op.src, op.idx], [], e.call("MSCATTER", [op.mem, op.src, op.idx], template))
+    e.issue(op, e.call("MSCATTER", [op.mem, op.src, op.idx], template))
 
 
 MSCATTER = Instruction(

@@ -527,7 +527,7 @@ def emit(e: Emission, op: ColArgReduceOp) -> None:
     """`TCOLARGMIN(dstIdx, src, tmp)` or `TCOLARGMIN(dstVal, dstIdx, src, tmp)`."""
     tmp = e.require(op, "tmp")
     name = op.name.removeprefix("pto.").upper()
-    e.issue(Pipe.VECTOR, [op.src], [*op.outs, tmp], e.call(name, [*op.outs, op.src, tmp]))
+    e.issue(op, e.call(name, [*op.outs, op.src, tmp]))
 
 
 IN_PLACE = {

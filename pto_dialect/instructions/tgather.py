@@ -968,13 +968,13 @@ def emit(e: Emission, op: TGatherOp) -> None:
         template = [e.alias(dst.type), e.alias(src.type), f"MaskPattern::{op.mask_pattern.data}"]
         if op.mask_axis == "col":
             template.append("GatherAxis::GATHER_COL")
-        e.issue(Pipe.VECTOR, [src], [dst], e.call("TGATHER", [dst, src], template))
+        e.issue(op, e.call("TGATHER", [dst, src], template))
         return
     tmp = e.require(op, "tmp")
     if op.form == TGatherForm.INDEX:
         # TGATHER(dst, src, indices, tmp)
         indices = op.operand("indices")
-        e.issue(Pipe.VECTOR, [src, indices], [dst, tmp], e.call("TGATHER", [dst, src, indices, tmp]))
+        e.issue(op, e.call("TGATHER", [dst, src, indices, tmp]))
         return
     # TGATHER<DstT, SrcT, KT, CdstT, TmpT, CmpMode::GT>(dst, src, k_value, cdst, tmp, offset):
     # pto-isa's argument order
@@ -987,7 +987,7 @@ def emit(e: Emission, op: TGatherOp) -> None:
     ]
     offset = str(op.offset.value.data if op.offset is not None else 0)
     statement = e.call("TGATHER", [dst, src, k, cdst, tmp], template, [offset])
-    e.issue(Pipe.VECTOR, [src, k], [dst, cdst, tmp], statement)
+    e.issue(op, statement)
 
 
 def implied_indices(dst: Attribute) -> TileType | None:

@@ -411,11 +411,11 @@ TSTORE_COST = InstructionCost(
 
 
 def emit_tload(e: Emission, op: TLoadOp) -> None:
-    e.issue(Pipe.MTE2, [], [op.dst], e.call("TLOAD", [op.dst, op.src]))
+    e.issue(op, e.call("TLOAD", [op.dst, op.src]))
 
 
 def emit_tstore(e: Emission, op: TStoreOp) -> None:
-    e.issue(Pipe.MTE3, [op.src], [], e.call("TSTORE", [op.dst, op.src]))
+    e.issue(op, e.call("TSTORE", [op.dst, op.src]))
 
 
 def _transfer(

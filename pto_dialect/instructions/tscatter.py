@@ -475,11 +475,11 @@ COST = InstructionCost(
 def emit(e: Emission, op: TScatterOp) -> None:
     """`TSCATTER(dst, src, indexes)` or `TSCATTER<MaskPattern::P0101, ScatterAxis::SCATTER_ROW>(dst, src)`."""
     if op.indexes is not None:
-        e.issue(Pipe.VECTOR, [op.src, op.indexes], [op.dst], e.call("TSCATTER", [op.dst, op.src, op.indexes]))
+        e.issue(op, e.call("TSCATTER", [op.dst, op.src, op.indexes]))
         return
     assert op.mask_pattern is not None
     template = [f"MaskPattern::{op.mask_pattern.data}", f"ScatterAxis::SCATTER_{op.mask_axis.upper()}"]
-    e.issue(Pipe.VECTOR, [op.src], [op.dst], e.call("TSCATTER", [op.dst, op.src], template))
+    e.issue(op, e.call("TSCATTER", [op.dst, op.src], template))
 
 
 TSCATTER = Instruction(
