@@ -1,6 +1,6 @@
 """
 MSCATTER: scatter a tile into a GM table through an index tile (pto-isa's MSCATTER.md), the
-inverse of MGATHER (mgather.py, whose index and table rules it shares).
+inverse of MGATHER (mgather.py; the index and table rules they share: gm_index.py).
 
       row:  table[idx_r, j] (op)= src[r, j]          r < R, j < C
       elem: table_flat[idx[r, c]] (op)= src[r, c]
@@ -61,7 +61,7 @@ from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, Simul
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
-from pto_dialect.instructions.mgather import (
+from pto_dialect.gm_index import (
     C0_BYTES,
     FRACTAL_NZ_ROW,
     check_elem_index,
@@ -85,11 +85,11 @@ from pto_dialect.instructions.mgather import (
     warp_bursts,
     widen,
 )
-from pto_dialect.instructions.tscatter import surviving_writes
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
 from pto_dialect.types import TileBufType, TileType
+from pto_dialect.write_collisions import surviving_writes
 
 # ---------------------------------------------------------------------------
 # The op

@@ -24,10 +24,10 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
+from pto_dialect.arg_reduce import Extreme
 from pto_dialect.instructions.tcolargmin import (
     ColArgReduceBase,
     ColArgReduceOp,
-    Extreme,
     col_arg_reduce,
     col_arg_reduce_kernel,
     footprint,

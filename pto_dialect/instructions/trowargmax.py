@@ -16,7 +16,8 @@ from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.instructions.tcolargmin import ColArgReduceOp, Extreme
+from pto_dialect.arg_reduce import Extreme
+from pto_dialect.instructions.tcolargmin import ColArgReduceOp
 from pto_dialect.instructions.trowargmin import RowArgReduceBase, row_arg_reduce, row_arg_reduce_kernel
 from pto_dialect.ops.common import PtoInstructionOp
 

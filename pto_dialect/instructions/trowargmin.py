@@ -32,25 +32,22 @@ from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, Simu
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
-from pto_dialect.instructions.tcolargmin import (
-    REPEAT_BYTES,
-    ArgReduceTypes,
-    ColArgReduceOp,
-    Extreme,
+from pto_dialect.arg_reduce import (
     TMP_ADDED,
-    TmpAdded,
+    ArgReduceTypes,
+    Extreme,
     check_output_shape,
     check_value_index_types,
-    col_arg_reduce,
     extreme_keys,
     first_minimum,
     require_tmp_width,
     type_cells,
-    vector_repeats,
 )
+from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.vector import REPEAT_BYTES, REPEAT_MAX, vector_repeats
 
 # ---------------------------------------------------------------------------
 # The op: the column arg-reductions' operands and structural checks
@@ -190,10 +187,6 @@ class TRowArgMinBase(RowArgReduceBase):
 
 # ---------------------------------------------------------------------------
 # What it costs
-
-REPEAT_MAX = 255
-"""The most repeats one a2a3 vector intrinsic takes (pto-isa common/constants.hpp)."""
-
 
 def _reduction(op: RowArgReduceBase) -> str:
     match op.KERNEL.keywords["extreme"]:  # pyright: ignore[reportFunctionMemberAccess]
