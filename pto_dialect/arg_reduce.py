@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import ceil
+from typing import ClassVar
 
 from xdsl.utils.str_enum import StrEnum
 
@@ -123,6 +124,17 @@ class Extreme(StrEnum):
 
     MIN = "min"
     MAX = "max"
+
+
+class SearchesExtreme:
+    """A lowered arg-reduction: its class states the extreme it searches for, which its
+    kernel takes as `extreme` and its cost reads (the intrinsic it is priced as)."""
+
+    EXTREME: ClassVar[Extreme]
+
+    @classmethod
+    def kernel_params(cls, op: object) -> dict[str, object]:
+        return {"extreme": cls.EXTREME}
 
 
 def flush_to_fp(bits: np.ndarray) -> np.ndarray:

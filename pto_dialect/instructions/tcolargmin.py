@@ -16,7 +16,6 @@ arg-reductions share with them too: arg_reduce.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
 from typing import ClassVar
 
 from xdsl.ir import SSAValue
@@ -27,6 +26,7 @@ from pto_dialect.arg_reduce import (
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
+    SearchesExtreme,
     TmpAdded,
     check_output_shape,
     check_value_index_types,
@@ -224,9 +224,11 @@ def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
     return Footprint(tiles, [])
 
 
-class ColArgReduceBase(LoweredOp):
+class ColArgReduceBase(LoweredOp, SearchesExtreme):
     """idx[0, j] = first i < vr with src[i, j] extreme; val[0, j] = that value."""
 
+    KERNEL = staticmethod(col_arg_reduce_kernel)
+    FOOTPRINT = staticmethod(footprint)
     compare = prop_def(ArgCompareAttr)
     nan = prop_def(NanPolicyAttr)
     row_counter = prop_def(RowCounterAttr)
@@ -235,8 +237,7 @@ class ColArgReduceBase(LoweredOp):
 
 class TColArgMinBase(ColArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
-    KERNEL = staticmethod(partial(col_arg_reduce_kernel, extreme=Extreme.MIN))
-    FOOTPRINT = staticmethod(footprint)
+    EXTREME: ClassVar[Extreme] = Extreme.MIN
 
 
 # ---------------------------------------------------------------------------
@@ -259,7 +260,7 @@ def _cce(op: ColArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCo
     a value+index form copies the values out."""
     src, t = o["src"], machine.trace()
     per_repeat = REPEAT_BYTES // src.elem.bytes
-    compare, keep = _compare_and_keep(op.KERNEL.keywords["extreme"])
+    compare, keep = _compare_and_keep(op.EXTREME)
     with_values = o.get("dstVal") is not None
 
     def block(partial: bool) -> None:

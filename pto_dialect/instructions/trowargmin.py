@@ -22,7 +22,6 @@ from -inf/+inf or the integer limit (a5/TRowReduceIdx.hpp).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, prop_def
@@ -36,6 +35,7 @@ from pto_dialect.arg_reduce import (
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
+    SearchesExtreme,
     check_output_shape,
     check_value_index_types,
     extreme_keys,
@@ -172,9 +172,10 @@ def footprint(o: dict, **_: object) -> Footprint:
     return Footprint(tiles, [])
 
 
-class RowArgReduceBase(LoweredOp):
+class RowArgReduceBase(LoweredOp, SearchesExtreme):
     """idx[i, 0] = the column of row i's extreme, as the target searches; val[i, 0] = that value."""
 
+    KERNEL = staticmethod(row_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
     compare = prop_def(ArgCompareAttr)
     nan = prop_def(NanPolicyAttr)
@@ -182,14 +183,14 @@ class RowArgReduceBase(LoweredOp):
 
 class TRowArgMinBase(RowArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMinOp
-    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MIN))
+    EXTREME: ClassVar[Extreme] = Extreme.MIN
 
 
 # ---------------------------------------------------------------------------
 # What it costs
 
 def _reduction(op: RowArgReduceBase) -> str:
-    match op.KERNEL.keywords["extreme"]:  # pyright: ignore[reportFunctionMemberAccess]
+    match op.EXTREME:
         case Extreme.MIN:
             return "vcmin"
         case Extreme.MAX:
