@@ -133,14 +133,9 @@ class MGatherOp(PtoInstructionOp):
     def is_gm_to_l1(self) -> bool:
         return isinstance(self.dst.type, TileTypeBase) and self.dst.type.loc.data == "mat"
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
+    def verify_operands(self) -> None:
         if self.coalesce is None:
             raise VerifyException("requires attribute 'coalesce'")
-        if len(self.ins) not in (2, 3):
-            raise VerifyException("expects mgather ins(mem, idx[, scratch])")
-        if len(self.destinations) != 1:
-            raise VerifyException(f"expects exactly one dst, got {len(self.destinations)}")
         mem = self.expect_view("mem", self.mem)
         dst = self.expect_tile("dst", self.dst)
         if self.is_gm_to_l1:

@@ -113,6 +113,7 @@ class MScatterOp(PtoInstructionOp):
     scatter_conflict = opt_prop_def(ScatterConflictAttr, prop_name="scatterConflict")
 
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+    SSA_RESULTS: ClassVar[bool] = False
     BUILDER_NAMES: ClassVar[dict[str, str]] = {"src": "src_tile", "idx": "idx_tile", "mem": "table_view"}
     OMITS_DEFAULTS: ClassVar[bool] = True
     DEFAULTS: ClassVar[dict[str, Attribute]] = {
@@ -136,11 +137,7 @@ class MScatterOp(PtoInstructionOp):
     def oob(self) -> ScatterOob:
         return cast(ScatterOobAttr, self.scatter_oob or self.DEFAULTS["scatterOob"]).data
 
-    def verify_(self) -> None:
-        if self.res:
-            raise VerifyException("expects no results: the SSA spelling is `pto.mscatter %src, %idx, %mem : (Ts, Ti, Tm) -> ()`")
-        if (len(self.ins), len(self.outs)) not in ((2, 1), (3, 0)):
-            raise VerifyException("expects mscatter ins(src, idx) outs(mem), or the operands src, idx, mem")
+    def verify_operands(self) -> None:
         tiles = (TileBufType,) if self.outs else (TileBufType, TileType)  # SSA values until pto-ssa-to-dps
         for role, value in (("src", self.src), ("idx", self.idx)):
             if not isinstance(value.type, tiles):

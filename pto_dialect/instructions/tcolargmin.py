@@ -20,7 +20,6 @@ from typing import ClassVar
 
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
-from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.arg_reduce import (
     TMP_ADDED,
@@ -71,13 +70,7 @@ class ColArgReduceOp(PtoInstructionOp):
 
     dst_val = operand_of_role("dstVal", optional=True)
 
-    def verify_(self) -> None:
-        word = self.name.removeprefix("pto.")
-        self.verify_dps_or_ssa()
-        if len(self.ins) not in (1, 2):
-            raise VerifyException(f"expects {word} ins(src[, tmp])")
-        if len(self.destinations) not in (1, 2):
-            raise VerifyException(f"expects {word} outs(dstIdx) or outs(dstVal, dstIdx)")
+    def verify_operands(self) -> None:
         src = self.expect_tile_in("src", self.src)
         if self.tmp is not None:
             self.expect_tile_in("tmp", self.tmp)

@@ -164,8 +164,7 @@ class TGatherOp(MaskInsOp):
             return "index-form tgather tmp must be tile-like"
         return None
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
+    def verify_operands(self) -> None:
         if self.axis is not None and self.axis.data not in ("row", "col"):
             raise VerifyException('axis must be "row" or "col"')
         form = self.form
@@ -173,8 +172,6 @@ class TGatherOp(MaskInsOp):
             raise VerifyException("axis attribute must not be provided without maskPattern")
         if form != TGatherForm.COMPARE and (self.cmp_mode is not None or self.offset is not None):
             raise VerifyException("cmpMode and offset are only allowed on compare-form tgather")
-        if not self.ins or not self.destinations:
-            raise VerifyException("expects a src operand and at least one dst")
         src = self.expect_tile_in("src", self.src)
         if form == TGatherForm.MASK:
             if len(self.ins) != 1 or len(self.destinations) != 1:
@@ -192,10 +189,8 @@ class TGatherOp(MaskInsOp):
             self._verify_index(src)
 
     def _verify_index(self, src: TileTypeBase) -> None:
-        if len(self.ins) not in (2, 3):
-            raise VerifyException("index-form tgather expects at most src, indices, tmp in ins(...)")
-        if len(self.destinations) != 1:
-            raise VerifyException(f"index-form tgather expects a single dst, got {len(self.destinations)}")
+        if len(self.ins) == 1:  # the mask form's counts, without its maskPattern
+            raise VerifyException("index-form tgather expects src, indices[, tmp] in ins(...); the mask form names a maskPattern")
         dst = self.expect_tile("dst", self.dst)
         indices = self.expect_tile_in("indices", self.operand("indices"))
         if (tmp := self.role("tmp")) is not None:
@@ -210,8 +205,6 @@ class TGatherOp(MaskInsOp):
         return self.operand("threshold")
 
     def _verify_compare(self, src: TileTypeBase) -> None:
-        if len(self.ins) != 3:
-            raise VerifyException("compare-form tgather expects dst, cdst, kValue, and tmp")
         dst = self.expect_tile("dst", self.dst)
         cdst = self.expect_tile("cdst", self.operand("cdst"))
         self.expect_tile_in("tmp", self.operand("tmp"))

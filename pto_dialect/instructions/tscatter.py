@@ -96,16 +96,13 @@ class TScatterOp(MaskInsOp):
         """Mask-form axis; absent means row (pto-isa's ScatterAxis default)."""
         return (self.axis or self.DEFAULTS["axis"]).data  # pyright: ignore[reportAttributeAccessIssue]
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
-        if (len(self.ins) == 2) == (self.mask_pattern is not None) or len(self.ins) not in (1, 2):
+    def verify_operands(self) -> None:
+        if (len(self.ins) == 2) == (self.mask_pattern is not None):
             raise VerifyException("expects exactly one of indexes operand or maskPattern attribute")
         if self.axis is not None and self.axis.data not in ("row", "col"):
             raise VerifyException('axis must be "row" or "col"')
         if self.indexes is not None and self.axis is not None:
             raise VerifyException("axis attribute must not be provided with indexes operand")
-        if len(self.destinations) != 1:
-            raise VerifyException(f"expects exactly one dst, got {len(self.destinations)}")
         src = self.expect_tile_in("src", self.src)
         dst = self.expect_tile("dst", self.dst)
         same_element_type("src", src.element_type, "dst", dst.element_type)
