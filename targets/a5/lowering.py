@@ -39,7 +39,6 @@ from pto_dialect.instructions.tgather import (
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
-    VRegType,
 )
 from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
@@ -48,6 +47,7 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.lowered import Launch
+from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
