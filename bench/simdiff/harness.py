@@ -366,33 +366,50 @@ def pto_opt(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pto_tools.pto_opt", *args], capture_output=True, text=True, check=False, env=env)
 
 
-def functions_in_errors(build_log: str, cpp: str) -> set[str]:
-    """The kernels of kernels.cpp that g++'s errors point into (the line of an error, or of a
-    'required from here')."""
-    starts = [(i, m.group(1)) for i, line in enumerate(cpp.splitlines(), 1) if (m := re.match(r"__global__ AICORE void (\w+)\(", line))]
+def owners(lines: Sequence[int], text: str, start: str) -> set[str]:
+    """The functions of `text` (each starting at a line matching `start`, its name the group)
+    that hold the given lines."""
+    starts = [(i, m.group(1)) for i, line in enumerate(text.splitlines(), 1) if (m := re.match(start, line.strip()))]
     named = set()
-    for line in map(int, re.findall(r"kernels\.cpp:(\d+):\d+:", build_log)):
-        owners = [name for start, name in starts if start <= line]
-        if owners:
-            named.add(owners[-1])
+    for line in lines:
+        holding = [name for first, name in starts if first <= line]
+        if holding:
+            named.add(holding[-1])
     return named
 
 
-def build(batch: Path, cases: dict[str, Case], flags: list[str]) -> str | None:
-    """Emit and build the kernels; None, or the error that stopped it."""
-    names = list(cases)
-    module = "module {\n" + "\n".join(cases[n].function(n) for n in names) + "\n}\n"
-    (batch / "batch.pto").write_text(module)
-    emitted = pto_opt(str(batch / "batch.pto"), "--target", TARGET, "-p", EMIT_PASSES, "--to=cpp")
-    if emitted.returncode:
-        return f"pto-opt --to=cpp: {emitted.stderr.strip()}"
-    (batch / "kernels.cpp").write_text(emitted.stdout)
+def emit(batch: Path, cases: dict[str, Case]) -> tuple[str | None, dict[str, str]]:
+    """The kernels' C++ (pto-opt, a subprocess per attempt), and the kernels it refuses with
+    its error, each refused kernel taken out and the rest emitted again. None: an error
+    located in no kernel."""
+    refused: dict[str, str] = {}
+    while True:
+        names = [n for n in cases if n not in refused]
+        if not names:
+            return "", refused
+        module = "module {\n" + "\n".join(cases[n].function(n) for n in names) + "\n}\n"
+        (batch / "batch.pto").write_text(module)
+        emitted = pto_opt(str(batch / "batch.pto"), "--target", TARGET, "-p", EMIT_PASSES, "--to=cpp")
+        if emitted.returncode == 0:
+            return emitted.stdout, refused
+        lines = [int(n) for n in re.findall(r"batch\.pto:(\d+):\d+: error", emitted.stderr)]
+        culprits = owners(lines, module, r"func\.func @(\w+)\(") - set(refused)
+        if not culprits:
+            (batch / "emit.log").write_text(emitted.stderr)
+            return None, refused
+        for name in culprits:
+            refused[name] = emitted.stderr.strip().splitlines()[0]
+
+
+def build(batch: Path, cpp: str, names: list[str], flags: list[str]) -> str | None:
+    """The driver built around the kernels' C++; None, or g++'s error."""
+    (batch / "kernels.cpp").write_text(cpp)
     calls = "\n".join(f'    simdiff::RunCase("{n}", {n});' for n in names)
     driver = DRIVER.replace("@GUARD@", str(GUARD_BYTES)).replace("@TIMEOUT@", str(CASE_TIMEOUT_SECONDS)).replace("@CALLS@", calls)
     (batch / "driver.cpp").write_text(f'#include "kernels.cpp"\n{driver}')
     built = subprocess.run(["g++", *flags, "driver.cpp", "-o", "driver"], cwd=batch, capture_output=True, text=True, check=False)
     (batch / "build.log").write_text(built.stderr)
-    return f"g++: {built.stderr[-3000:]}" if built.returncode else None
+    return built.stderr if built.returncode else None
 
 
 def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool) -> list[Result]:
@@ -408,17 +425,27 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
         if result.ours.rejected is not None:
             result.skipped = f"rejected on cpu: {result.ours.rejected.splitlines()[0]}"
     names = [n for n, r in results.items() if r.skipped is None]
-    error = build(batch, {n: cases[n] for n in names}, flags) if names else None
-    if error is not None and error.startswith("g++"):
+    cpp, refused = emit(batch, {n: cases[n] for n in names})
+    for name, error in refused.items():
+        results[name].skipped = f"no C++: pto-opt --to=cpp refuses it: {error}"
+    names = [n for n in names if n not in refused]
+    if cpp is None:
+        for name in names:
+            results[name].problem = f"pto-opt --to=cpp failed (see {batch / 'emit.log'})"
+        return list(results.values())
+    error = build(batch, cpp, names, flags) if names else None
+    if error is not None:
         # kernels the simulator's headers do not compile: disagreements; the rest built again
-        refused = functions_in_errors((batch / "build.log").read_text(), (batch / "kernels.cpp").read_text())
-        for name in refused & set(names):
-            results[name].problem = f"the simulator's headers do not compile it (see {batch / 'build.log'}), cpu accepts it"
-        names = [n for n in names if n not in refused]
-        error = build(batch, {n: cases[n] for n in names}, flags) if refused and names else error
+        uncompiled = owners([int(n) for n in re.findall(r"kernels\.cpp:(\d+):\d+:", error)], cpp, r"__global__ AICORE void (\w+)\(")
+        for name in uncompiled & set(names):
+            results[name].problem = f"the simulator's headers do not compile it (see {batch / 'build.log'}); cpu accepts it"
+        names = [n for n in names if n not in uncompiled]
+        if uncompiled and names:
+            cpp, _ = emit(batch, {n: cases[n] for n in names})
+            error = build(batch, cpp, names, flags) if cpp else "pto-opt --to=cpp failed"
     if error is not None:
         for name in names:
-            results[name].problem = f"batch failed: {error}"
+            results[name].problem = f"the batch did not build: {error[-2000:]}"
         return list(results.values())
     for name in names:
         for i, data in enumerate(results[name].case.inputs):
@@ -480,6 +507,7 @@ class Tally:
     drawn: int = 0
     rejected: int = 0
     bf16: int = 0
+    no_cpp: int = 0
     agree: int = 0
     both_failed: int = 0
     disagree: int = 0
@@ -491,6 +519,8 @@ class Tally:
             self.reasons[r.skipped] += 1
             if r.skipped.startswith("bf16"):
                 self.bf16 += 1
+            elif r.skipped.startswith("no C++"):
+                self.no_cpp += 1
             else:
                 self.rejected += 1
         elif r.agree:
@@ -546,12 +576,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     reports = [save_disagreement(r, work) for r in results if r.skipped is None and not r.agree]
     (work / "disagreements.txt").write_text("\n".join(reports))
 
-    header = f"{'':24} {'drawn':>6} {'rejected':>8} {'bf16':>5} {'compared':>8} {'agree':>6} {'both stop':>9} {'disagree':>8}"
+    header = f"{'':24} {'drawn':>6} {'rejected':>8} {'bf16':>5} {'no C++':>6} {'compared':>8} {'agree':>6} {'both stop':>9} {'disagree':>8}"
     for title, tallies in (("instruction", by_instruction), ("form", by_form)):
         print(f"{title:24}{header[24:]}")
         for key, t in sorted(tallies.items()):
             compared = t.agree + t.disagree
-            print(f"{key:24} {t.drawn:6} {t.rejected:8} {t.bf16:5} {compared:8} {t.agree:6} {t.both_failed:9} {t.disagree:8}")
+            print(f"{key:24} {t.drawn:6} {t.rejected:8} {t.bf16:5} {t.no_cpp:6} {compared:8} {t.agree:6} {t.both_failed:9} {t.disagree:8}")
     skipped = Counter()
     for t in by_form.values():
         skipped.update(t.reasons)

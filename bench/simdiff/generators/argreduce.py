@@ -46,7 +46,7 @@ def row(rng: random.Random, op: str) -> Case:
     row-major tiles of one block a row; tmp of src's shape, or left out."""
     dtype = rng.choice(SRC_TYPES)
     with_values = rng.random() < 0.5
-    valid = (rng.randint(1, 64), rng.randint(1, 400))
+    valid = (rng.randint(1, 64), rng.randint(1, 400 // size_of(dtype) * 2))  # src and tmp within UB
     rows = valid[0] + rng.choice([0, 0, 3])
     cols = align(valid[1] + rng.choice([0, 0, 9]), per_block(dtype))
     src = Tile("vec", rows, cols, dtype, valid)
