@@ -136,6 +136,7 @@ DRIVER = r"""
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 #include <sys/wait.h>
@@ -190,10 +191,23 @@ void Write(const std::string& path, Argument& a)
     std::fclose(f);
 }
 
+// A GM argument's buffer, or a scalar argument's value
+template <typename P>
+P Pass(Argument& a)
+{
+    if constexpr (std::is_pointer_v<P>) {
+        return reinterpret_cast<P>(a.data());
+    } else {
+        P value;
+        std::memcpy(&value, a.data(), sizeof(P));
+        return value;
+    }
+}
+
 template <typename... P, std::size_t... I>
 void Call(void (*kernel)(P...), std::vector<Argument>& arguments, std::index_sequence<I...>)
 {
-    kernel(reinterpret_cast<P>(arguments[I].data())...);
+    kernel(Pass<P>(arguments[I])...);
 }
 
 // The kernel in a child process, so that an assert ends only its own case: DIR/inI.bin in,
@@ -258,6 +272,25 @@ class Ours:
     error: str | None = None
 
 
+PHASES: Counter = Counter()
+"""Seconds spent per phase (interpret, emit, build, run), over all threads."""
+PHASES_LOCK = threading.Lock()
+
+
+class timed:
+    """Adds the time a `with` block takes to PHASES[phase]."""
+
+    def __init__(self, phase: str):
+        self.phase = phase
+
+    def __enter__(self) -> None:
+        self.start = time.monotonic()
+
+    def __exit__(self, *_: object) -> None:
+        with PHASES_LOCK:
+            PHASES[self.phase] += time.monotonic() - self.start
+
+
 INTERPRETER_LOCK = threading.Lock()
 """One interpretation at a time (the interpreter sets process-wide state); the other
 threads meanwhile build and run C++."""
@@ -265,7 +298,7 @@ threads meanwhile build and run C++."""
 
 def interpret(case: Case, path: Path) -> Ours:
     path.write_text(case.module(path.parent.name))
-    with INTERPRETER_LOCK:
+    with INTERPRETER_LOCK, timed("interpret"):
         try:
             module = pto_dialect.parse(path.read_text(), str(path))
         except PtoError as e:
@@ -316,16 +349,20 @@ def simulator_failure(status: str, log: str) -> str | None:
     return f"simulator {what}" + (": " + " | ".join(detail) if detail else "")
 
 
-def first_difference(ours: np.ndarray, sim: np.ndarray) -> str | None:
-    """Where two arrays of one dtype first differ in their bytes, and how many elements do."""
+def first_difference(ours: np.ndarray, sim: np.ndarray) -> tuple[int, int] | None:
+    """(how many elements differ, the first that does) between two flat arrays of one dtype,
+    byte for byte; None if none does."""
     if ours.tobytes() == sim.tobytes():
         return None
     size = ours.dtype.itemsize
     differs = (np.frombuffer(ours.tobytes(), np.uint8) != np.frombuffer(sim.tobytes(), np.uint8)).reshape(-1, size).any(axis=1)
-    at = int(np.argmax(differs))
-    bits = f"u{size}" if size in (1, 2, 4, 8) else None
-    shown = [f"{a[at]!r}" + (f" (0x{int(a.view(bits)[at]):0{2 * size}x})" if bits else "") for a in (ours, sim)]
-    return f"{int(differs.sum())} of {differs.size} elements differ; first at [{at}]: cpu {shown[0]}, simulator {shown[1]}"
+    return int(differs.sum()), int(np.argmax(differs))
+
+
+def shown(array: np.ndarray, at: int) -> str:
+    """An element's value and bits."""
+    size = array.dtype.itemsize
+    return f"{array[at].item()!r} (0x{int(array.view(f'u{size}')[at]):0{2 * size}x})"
 
 
 def judge(result: Result, status: str, case_dir: Path) -> None:
@@ -349,9 +386,14 @@ def judge(result: Result, status: str, case_dir: Path) -> None:
     result.sim = sim
     differences = []
     for i, (argument, mine, theirs) in enumerate(zip(result.case.arguments, ours.outputs, sim)):
-        where = first_difference(np.ascontiguousarray(mine).reshape(-1), theirs)
-        if where is not None:
-            differences.append(f"arg{i} ({argument.role}, {argument.dtype}[{argument.data.size}]): {where}")
+        mine = np.ascontiguousarray(mine).reshape(-1)
+        found = first_difference(mine, theirs)
+        if found is not None:
+            count, at = found
+            differences.append(
+                f"arg{i} ({argument.role}, {argument.dtype}[{argument.data.size}]): {count} elements differ; the first at "
+                f"{argument.position(at)}: cpu {shown(mine, at)}, simulator {shown(theirs, at)}"
+            )
     result.agree = not differences
     result.problem = "; ".join(differences) or None
 
@@ -389,7 +431,8 @@ def emit(batch: Path, cases: dict[str, Case]) -> tuple[str | None, dict[str, str
             return "", refused
         module = "module {\n" + "\n".join(cases[n].function(n) for n in names) + "\n}\n"
         (batch / "batch.pto").write_text(module)
-        emitted = pto_opt(str(batch / "batch.pto"), "--target", TARGET, "-p", EMIT_PASSES, "--to=cpp")
+        with timed("emit"):
+            emitted = pto_opt(str(batch / "batch.pto"), "--target", TARGET, "-p", EMIT_PASSES, "--to=cpp")
         if emitted.returncode == 0:
             return emitted.stdout, refused
         lines = [int(n) for n in re.findall(r"batch\.pto:(\d+):\d+: error", emitted.stderr)]
@@ -407,7 +450,8 @@ def build(batch: Path, cpp: str, names: list[str], flags: list[str]) -> str | No
     calls = "\n".join(f'    simdiff::RunCase("{n}", {n});' for n in names)
     driver = DRIVER.replace("@GUARD@", str(GUARD_BYTES)).replace("@TIMEOUT@", str(CASE_TIMEOUT_SECONDS)).replace("@CALLS@", calls)
     (batch / "driver.cpp").write_text(f'#include "kernels.cpp"\n{driver}')
-    built = subprocess.run(["g++", *flags, "driver.cpp", "-o", "driver"], cwd=batch, capture_output=True, text=True, check=False)
+    with timed("build"):
+        built = subprocess.run(["g++", *flags, "driver.cpp", "-o", "driver"], cwd=batch, capture_output=True, text=True, check=False)
     (batch / "build.log").write_text(built.stderr)
     return built.stderr if built.returncode else None
 
@@ -451,7 +495,8 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
         for i, data in enumerate(results[name].case.inputs):
             data.tofile(batch / name / f"in{i}.bin")
     if names:
-        ran = subprocess.run(["./driver"], cwd=batch, capture_output=True, text=True, check=False)
+        with timed("simulate"):
+            ran = subprocess.run(["./driver"], cwd=batch, capture_output=True, text=True, check=False)
         statuses = dict(line.split(" ", 1) for line in ran.stdout.splitlines() if line.split(" ", 1)[0] in results)
         for name in names:
             if name not in statuses:
@@ -539,7 +584,7 @@ def save_disagreement(r: Result, work: Path) -> str:
     for prefix, arrays in (("cpu", r.ours.outputs if r.ours else None), ("sim", r.sim)):
         for i, data in enumerate(arrays or []):
             np.save(where / f"{prefix}{i}.npy", data)
-    roles = ", ".join(f"arg{i}: {a.role} {a.dtype}[{a.data.size}]" for i, a in enumerate(r.case.arguments))
+    roles = ", ".join(f"arg{i}: {a.role} {a.type}[{a.data.size}]" for i, a in enumerate(r.case.arguments))
     report = f"{r.name} {r.case.instruction} ({r.case.form}): {r.case.details}\n{roles}\n{r.problem}\n"
     (where / "report.txt").write_text(report)
     return report + r.case.module(r.name) + "\n"
@@ -592,7 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"both stop: {r.name}: {r.both_failed}")
     agreed = sum(t.agree for t in by_form.values())
     compared = sum(t.agree + t.disagree for t in by_form.values())
-    print(f"agree {agreed} of {compared} compared kernels ({len(results)} drawn, g++ {gcc_major()}, {time.monotonic() - started:.0f} s)")
+    phases = ", ".join(f"{phase} {seconds:.0f} s" for phase, seconds in PHASES.items())
+    print(f"agree {agreed} of {compared} compared kernels ({len(results)} drawn, g++ {gcc_major()}; wall {time.monotonic() - started:.0f} s; summed over jobs: {phases})")
     if agreed == compared:
         if args.work is None and not args.keep:
             shutil.rmtree(work)

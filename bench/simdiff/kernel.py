@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -54,7 +54,8 @@ def per_block(dtype: str) -> int:
 @dataclass(frozen=True)
 class Tile:
     """A `!pto.tile_buf` type: `layout` is "nd" (row-major), "dn" (col-major) or "nz"
-    (col-major blocks of row-major fractals)."""
+    (col-major blocks of row-major fractals); `dynamic`: its valid shape `?x?`, given by the
+    alloc_tile (checked at run time rather than by the verifier)."""
 
     loc: str
     rows: int
@@ -64,6 +65,7 @@ class Tile:
     layout: str = "nd"
     extra: str = ""
     """More of the type's parameters (`, pad=1`)."""
+    dynamic: bool = False
 
     @property
     def valid_shape(self) -> tuple[int, int]:
@@ -74,24 +76,47 @@ class Tile:
         return self.rows * self.cols * size_of(self.dtype)
 
     def __str__(self) -> str:
-        shown = "" if self.valid_shape == (self.rows, self.cols) else f", valid={self.valid_shape[0]}x{self.valid_shape[1]}"
+        if self.dynamic:
+            shown = ", valid=?x?"
+        elif self.valid_shape != (self.rows, self.cols):
+            shown = f", valid={self.valid_shape[0]}x{self.valid_shape[1]}"
+        else:
+            shown = ""
         layout = {"nd": "", "dn": ", blayout=col_major", "nz": ", blayout=col_major, slayout=row_major"}[self.layout]
         return f"!pto.tile_buf<{self.loc}, {self.rows}x{self.cols}x{self.dtype}{shown}{layout}{self.extra}>"
 
 
+def maybe_dynamic(rng: random.Random, tile: Tile, chance: float = 0.2) -> Tile:
+    """The tile, at times with its valid shape given at run time instead (`valid=?x?`)."""
+    return replace(tile, dynamic=True) if rng.random() < chance else tile
+
+
 @dataclass
 class Argument:
-    """A GM argument: its element type, initial contents (flat, as the kernel addresses
-    them) and what it holds, for the report."""
+    """A kernel argument: a GM buffer (`!pto.ptr<dtype>`, `data` flat as the kernel addresses
+    it) or a `scalar` (`data` 0-d), and what it holds, for the report: `role`, and `shape` /
+    `order` to name a flat position as [row, col] (None: the flat index)."""
 
     dtype: str
     data: np.ndarray
     role: str
+    scalar: bool = False
+    shape: tuple[int, ...] | None = None
+    order: str = "C"
+
+    @property
+    def type(self) -> str:
+        return self.dtype if self.scalar else f"!pto.ptr<{self.dtype}>"
+
+    def position(self, flat: int) -> str:
+        if self.shape is None:
+            return f"[{flat}]"
+        return f"{list(map(int, np.unravel_index(flat, self.shape, order=self.order)))} (flat {flat})"
 
 
 @dataclass
 class Case:
-    """One kernel: `function(name)` is its `func.func @name`, `inputs` every GM argument's
+    """One kernel: `function(name)` is its `func.func @name`, `inputs` every argument's
     initial contents in argument order. `instruction` groups it in the report; the
     harness sets `form` (the generator that drew it)."""
 
@@ -102,7 +127,7 @@ class Case:
     form: str = ""
 
     def function(self, name: str) -> str:
-        signature = ", ".join(f"%a{i}: !pto.ptr<{a.dtype}>" for i, a in enumerate(self.arguments))
+        signature = ", ".join(f"%a{i}: {a.type}" for i, a in enumerate(self.arguments))
         return f"  func.func @{name}({signature}) {{\n{self.body}\n    return\n  }}"
 
     def module(self, name: str) -> str:
@@ -119,7 +144,7 @@ class Case:
 
 @dataclass
 class Kernel:
-    """Builds a Case: GM arguments, their views, tiles, the instruction, the stores."""
+    """Builds a Case: arguments, their views, tiles, the instruction, the stores."""
 
     rng: random.Random
     instruction: str
@@ -133,14 +158,27 @@ class Kernel:
         self.consts.add(n)
         return f"%c{n}"
 
-    def argument(self, dtype: str, data: np.ndarray, role: str) -> int:
-        self.arguments.append(Argument(dtype, np.ascontiguousarray(data, numpy_dtype(dtype)).reshape(-1), role))
+    def argument(self, dtype: str, data: np.ndarray, role: str, shape: tuple[int, ...] | None = None, order: str = "C") -> int:
+        flat = np.ascontiguousarray(data, numpy_dtype(dtype)).reshape(-1)
+        self.arguments.append(Argument(dtype, flat, role, shape=shape, order=order))
         return len(self.arguments) - 1
 
-    def view(self, name: str, dtype: str, shape: list[int], strides: list[int], data: np.ndarray, role: str, layout: str = "nd") -> str:
+    def scalar(self, dtype: str, value: float | int | np.generic, role: str = "scalar") -> str:
+        """A scalar argument of `dtype` holding `value` (any bits: NaN payloads, -0.0, ...);
+        returns its SSA name."""
+        self.arguments.append(Argument(dtype, np.array(value, numpy_dtype(dtype)), role, scalar=True))
+        return f"%a{len(self.arguments) - 1}"
+
+    def view(
+        self, name: str, dtype: str, shape: list[int], strides: list[int], data: np.ndarray, role: str, layout: str = "nd",
+        positions: tuple[tuple[int, ...], str] | None = None,
+    ) -> str:  # fmt: skip
         """%name: a partition view of the whole of a new GM argument holding `data` (flat,
-        as the strides address it); returns the view's type."""
-        arg = self.argument(dtype, data, role)
+        as the strides address it); returns the view's type. `positions`: (shape, order)
+        naming the argument's elements in reports (default: the view's shape, if dense)."""
+        dense = strides == [math.prod(shape[i + 1 :]) for i in range(len(shape))]
+        shown = positions or ((tuple(shape), "C") if dense else (None, "C"))
+        arg = self.argument(dtype, data, role, *shown)
         dims = "x".join("?" for _ in shape)
         attr = "" if layout == "nd" else f" {{layout = #pto.layout<{layout}>}}"
         sizes = ", ".join(self.index(d) for d in shape)
@@ -161,21 +199,24 @@ class Kernel:
         if tile.layout == "nd":
             return self.view(name, tile.dtype, [rows, cols], [cols, 1], logical, role)
         if tile.layout == "dn":
-            return self.view(name, tile.dtype, [rows, cols], [1, rows], logical.T, role, "dn")
+            return self.view(name, tile.dtype, [rows, cols], [1, rows], logical.T, role, "dn", ((rows, cols), "F"))
         c0 = per_block(tile.dtype)
         assert rows % FRACTAL_ROWS == 0 and cols % c0 == 0, "an NZ view holds whole fractals"
         shape = [1, cols // c0, rows // FRACTAL_ROWS, FRACTAL_ROWS, c0]
         strides = [math.prod(shape[i + 1 :]) for i in range(5)]
         blocks = logical.reshape(rows // FRACTAL_ROWS, FRACTAL_ROWS, cols // c0, c0).transpose(2, 0, 1, 3)
-        return self.view(name, tile.dtype, shape, strides, blocks, role, "nz")
+        return self.view(name, tile.dtype, shape, strides, blocks, role, "nz", (tuple(shape), "C"))
 
     def alloc(self, name: str, tile: Tile, addr: int | None = None) -> None:
         """A tile; `addr`: placed by hand (two tiles at one address: an in-place form)."""
         self.tiles[name] = tile
-        if addr is None:
-            self.lines.append(f"    %{name} = pto.alloc_tile : {tile}")
-        else:
-            self.lines += [f"    %{name}_addr = arith.constant {addr} : i64", f"    %{name} = pto.alloc_tile addr = %{name}_addr : {tile}"]
+        operands = ""
+        if addr is not None:
+            self.lines.append(f"    %{name}_addr = arith.constant {addr} : i64")
+            operands += f" addr = %{name}_addr"
+        if tile.dynamic:
+            operands += f" valid_row = {self.index(tile.valid_shape[0])} valid_col = {self.index(tile.valid_shape[1])}"
+        self.lines.append(f"    %{name} = pto.alloc_tile{operands} : {tile}")
 
     def load(self, name: str, tile: Tile, data: np.ndarray | None = None, addr: int | None = None) -> None:
         """A tile tloaded from a new argument holding `data` (its valid shape; default:

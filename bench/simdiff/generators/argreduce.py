@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from bench.simdiff.kernel import Case, Kernel, Tile, align, per_block, size_of, values
+from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, size_of, values
 from pto_dialect.facts import INT64, STANDARD
 
 SRC_TYPES = sorted(STANDARD | INT64)
@@ -15,15 +15,19 @@ INDEX_TYPES = ["i32", "ui32"]
 
 
 def column(rng: random.Random, op: str) -> Case:
-    """dst[0, j] = arg-extreme over i of src[i, j] (and the value), tmp a src-shaped or a
-    one-row tile."""
+    """dst[0, j] = arg-extreme over i of src[i, j] (and the value), src row-major or (index
+    form) col-major, tmp a src-shaped or a one-row tile."""
     dtype = rng.choice(SRC_TYPES)
     with_values = size_of(dtype) > 1 and rng.random() < 0.5
     rows, valid_cols = rng.randint(1, 64), rng.randint(1, 300)
     valid_rows = rng.choice([rows, rng.randint(1, rows)])
     cols = align(valid_cols + rng.choice([0, 0, 5]), per_block(dtype))
-    src = Tile("vec", rows, cols, dtype, (valid_rows, valid_cols))
-    tmp = rng.choice([src, Tile("vec", 1, cols, dtype)])
+    if not with_values and rng.random() < 0.3:  # the value form takes a row-major src only
+        src = Tile("vec", align(rows, per_block(dtype)), valid_cols + rng.choice([0, 0, 3]), dtype, (valid_rows, valid_cols), "dn")
+    else:
+        src = Tile("vec", rows, cols, dtype, (valid_rows, valid_cols))
+    src = maybe_dynamic(rng, src)
+    tmp = rng.choice([src, Tile("vec", 1, cols, dtype)]) if src.layout == "nd" else Tile("vec", 1, cols, dtype)
     index_type = rng.choice(INDEX_TYPES)
     idx = Tile("vec", 1, align(cols, per_block(index_type)), index_type, (1, valid_cols))
     k = Kernel(rng, op.upper(), f"{'value+index' if with_values else 'index'} {dtype} src {src} -> {index_type}")
@@ -49,7 +53,7 @@ def row(rng: random.Random, op: str) -> Case:
     valid = (rng.randint(1, 64), rng.randint(1, 400 // size_of(dtype) * 2))  # src and tmp within UB
     rows = valid[0] + rng.choice([0, 0, 3])
     cols = align(valid[1] + rng.choice([0, 0, 9]), per_block(dtype))
-    src = Tile("vec", rows, cols, dtype, valid)
+    src = maybe_dynamic(rng, Tile("vec", rows, cols, dtype, valid))
 
     def output(dtype: str) -> Tile:
         if rng.random() < 0.5:

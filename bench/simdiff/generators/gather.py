@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from bench.simdiff.kernel import Case, Kernel, Tile, align, numpy_dtype, per_block, size_of, values
+from bench.simdiff.kernel import FRACTAL_ROWS, Case, Kernel, Tile, align, maybe_dynamic, numpy_dtype, per_block, size_of, values
 from pto_dialect.attributes import Coalesce, GatherOob, MaskPattern
 from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
 
@@ -33,17 +33,25 @@ def indices(rng: random.Random, dtype: str, shape: tuple[int, ...], bound: int, 
 
 
 def tgather_index(rng: random.Random) -> Case:
-    """dst[i, j] = src.flat[idx[i, j]] (src's Rows x Cols storage; out of range: 0), or in
-    place (dst at the indices' address, 4-byte data)."""
+    """dst[i, j] = src[idx / Cols, idx % Cols] (out of range: 0), src row-major, col-major or
+    NZ, or in place (dst at the indices' address, 4-byte data)."""
     dtype = rng.choice(DATA_TYPES)
     index_type = rng.choice(sorted(INT32))
-    src_rows, src_cols = rng.randint(1, 32), align(rng.randint(1, 200), per_block(dtype))
-    src_valid = (rng.randint(1, src_rows), rng.randint(1, src_cols))
+    src_layout = rng.choice(["nd", "nd", "dn", "nz"] if size_of(dtype) <= 4 else ["nd", "nd", "dn"])
+    if src_layout == "nz":  # a TLOAD from an NZ view fills whole fractals
+        src_valid = (FRACTAL_ROWS * rng.randint(1, 3), per_block(dtype) * rng.randint(1, 6))
+        src_rows, src_cols = src_valid[0] + FRACTAL_ROWS * rng.choice([0, 0, 1]), src_valid[1] + per_block(dtype) * rng.choice([0, 0, 1])
+    elif src_layout == "dn":
+        src_rows, src_cols = align(rng.randint(1, 64), per_block(dtype)), rng.randint(1, 64)
+        src_valid = (rng.randint(1, src_rows), rng.randint(1, src_cols))
+    else:
+        src_rows, src_cols = rng.randint(1, 32), align(rng.randint(1, 200), per_block(dtype))
+        src_valid = (rng.randint(1, src_rows), rng.randint(1, src_cols))
     cols = align(rng.randint(1, 150), max(per_block(dtype), per_block(index_type)))
     valid = (rng.randint(1, 32), cols)  # cpu: dst's valid columns are its Cols
     rows = valid[0] + rng.choice([0, 0, 2])
-    src = Tile("vec", src_rows, src_cols, dtype, src_valid)
-    idx = Tile("vec", rows, cols, index_type, valid)
+    src = maybe_dynamic(rng, Tile("vec", src_rows, src_cols, dtype, src_valid, src_layout))
+    idx = maybe_dynamic(rng, Tile("vec", rows, cols, index_type, valid))
     dst = Tile("vec", rows, cols, dtype, valid)
     in_place = size_of(dtype) == 4 and rng.random() < 0.3
     k = Kernel(rng, "TGATHER", f"index {dtype} src {src} idx {idx}{' in place' if in_place else ''}")
@@ -72,7 +80,7 @@ def tgather_mask(rng: random.Random) -> Case:
     step = per_block(dtype)
     if axis == "row":
         valid = (rng.randint(1, 32), period * align(rng.randint(1, 40), step))  # cpu: dst's valid columns are its Cols
-        src = Tile("vec", valid[0] + rng.choice([0, 0, 3]), align(valid[1] + rng.choice([0, 0, 5]), step), dtype, valid)
+        src = maybe_dynamic(rng, Tile("vec", valid[0] + rng.choice([0, 0, 3]), align(valid[1] + rng.choice([0, 0, 5]), step), dtype, valid))
         dst = Tile("vec", src.rows, valid[1] // period, dst_type, (valid[0], valid[1] // period))
     else:
         dst_valid = (rng.randint(1, 16), align(rng.randint(1, 100), step))
@@ -110,6 +118,7 @@ def mgather(rng: random.Random) -> Case:
             idx = Tile("vec", align(valid_rows, per_block(index_type)), 1, index_type, (valid_rows, 1), "dn")
         k.load("i", idx, indices(rng, index_type, idx.valid_shape, table_rows, outside))
         dst = Tile("vec", valid_rows + rng.choice([0, 0, 3]), align(valid_cols + rng.choice([0, 0, 9]), per_block(dtype)), dtype, (valid_rows, valid_cols))
+        dst = maybe_dynamic(rng, dst)
         k.details = f"row {oob} {dtype} table {table_rows}x{valid_cols} stride {stride} idx {idx} dst {dst}"
     else:
         size = rng.randint(1, 3000)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 
 from bench.simdiff.generators.gather import MASK_PERIODS, indices
-from bench.simdiff.kernel import Case, Kernel, Tile, align, per_block, size_of, values
+from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, values
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterOob
 from pto_dialect.facts import INT64, INTEGERS, STANDARD, types_named
 
@@ -25,8 +25,8 @@ def shaped(rng: random.Random, valid: tuple[int, int], dtype: str, tile_layout: 
     """A tile holding `valid`, its blocked dimension aligned (with some padding at times)."""
     rows, cols = valid[0] + rng.choice([0, 0, extra_rows]), valid[1] + rng.choice([0, 0, extra_cols])
     if tile_layout == "dn":
-        return Tile("vec", align(rows, per_block(dtype)), cols, dtype, valid, "dn")
-    return Tile("vec", rows, align(cols, per_block(dtype)), dtype, valid)
+        return maybe_dynamic(rng, Tile("vec", align(rows, per_block(dtype)), cols, dtype, valid, "dn"), 0.1)
+    return maybe_dynamic(rng, Tile("vec", rows, align(cols, per_block(dtype)), dtype, valid), 0.1)
 
 
 def tscatter_index(rng: random.Random) -> Case:
