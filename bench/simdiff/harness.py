@@ -35,8 +35,9 @@ import threading
 import time
 import traceback
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,9 @@ EMIT_PASSES = "pto-materialize-implicit-tmp,pto-plan-memory"
 """The passes of the interpreter's pipeline (interpreter.lower_for) that change what the C++
 holds: the tmp a C++ call takes, the tiles' addresses (the same plan on both sides)."""
 LOCATED = re.compile(r"^\S[^\n]*:\d+:\d+: error: ", re.MULTILINE)
+CRASHED = re.compile(r"op failed: \w+: |the interpreter crashed")
+"""A located error that is a Python exception escaping an op's implementation (interpreter/
+state.py, located_failure), not a fault the interpreter detects: never agreement."""
 CASE_TIMEOUT_SECONDS = 120
 GUARD_BYTES = 4096
 """Bytes before and after each GM argument the driver fills and checks afterwards: a write
@@ -273,22 +277,18 @@ class Ours:
 
 
 PHASES: Counter = Counter()
-"""Seconds spent per phase (interpret, emit, build, run), over all threads."""
+"""Seconds spent per phase (interpret, emit, build, simulate), summed over the jobs."""
 PHASES_LOCK = threading.Lock()
 
 
-class timed:
-    """Adds the time a `with` block takes to PHASES[phase]."""
-
-    def __init__(self, phase: str):
-        self.phase = phase
-
-    def __enter__(self) -> None:
-        self.start = time.monotonic()
-
-    def __exit__(self, *_: object) -> None:
+@contextmanager
+def timed(phase: str) -> Iterator[None]:
+    start = time.monotonic()
+    try:
+        yield
+    finally:
         with PHASES_LOCK:
-            PHASES[self.phase] += time.monotonic() - self.start
+            PHASES[phase] += time.monotonic() - start
 
 
 INTERPRETER_LOCK = threading.Lock()
@@ -371,10 +371,10 @@ def judge(result: Result, status: str, case_dir: Path) -> None:
     log = (case_dir / "sim.log").read_text(errors="replace") if (case_dir / "sim.log").exists() else ""
     failure = simulator_failure(status, log)
     if failure is not None:
-        if ours.error is not None and LOCATED.search(ours.error) and "interpreter crashed" not in ours.error:
+        if ours.error is not None and LOCATED.search(ours.error) and not CRASHED.search(ours.error):
             result.agree, result.both_failed = True, f"{failure}; cpu: {ours.error.splitlines()[0]}"
         elif ours.error is not None:
-            result.problem = f"{failure}; cpu failed without a located error: {ours.error}"
+            result.problem = f"{failure}; cpu failed without a located run-time error: {ours.error}"
         else:
             result.problem = f"{failure}; cpu ran to the end"
         return

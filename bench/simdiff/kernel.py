@@ -86,6 +86,12 @@ class Tile:
         return f"!pto.tile_buf<{self.loc}, {self.rows}x{self.cols}x{self.dtype}{shown}{layout}{self.extra}>"
 
 
+def maybe_pad(rng: random.Random, chance: float = 0.4) -> str:
+    """At times a `pad` for a tile's type (1 zero, 2 max, 3 min: what a cpu TLOAD fills the
+    tile with around the valid region, which an instruction reading the padding shows)."""
+    return f", pad={rng.randint(1, 3)}" if rng.random() < chance else ""
+
+
 def maybe_dynamic(rng: random.Random, tile: Tile, chance: float = 0.2) -> Tile:
     """The tile, at times with its valid shape given at run time instead (`valid=?x?`)."""
     return replace(tile, dynamic=True) if rng.random() < chance else tile

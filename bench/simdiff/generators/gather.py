@@ -9,7 +9,7 @@ import random
 
 import numpy as np
 
-from bench.simdiff.kernel import FRACTAL_ROWS, Case, Kernel, Tile, align, maybe_dynamic, numpy_dtype, per_block, size_of, values
+from bench.simdiff.kernel import FRACTAL_ROWS, Case, Kernel, Tile, align, maybe_dynamic, maybe_pad, numpy_dtype, per_block, size_of, values
 from pto_dialect.attributes import Coalesce, GatherOob, MaskPattern
 from pto_dialect.facts import INT32, INT64, INTEGERS, STANDARD
 
@@ -50,7 +50,7 @@ def tgather_index(rng: random.Random) -> Case:
     cols = align(rng.randint(1, 150), max(per_block(dtype), per_block(index_type)))
     valid = (rng.randint(1, 32), cols)  # cpu: dst's valid columns are its Cols
     rows = valid[0] + rng.choice([0, 0, 2])
-    src = maybe_dynamic(rng, Tile("vec", src_rows, src_cols, dtype, src_valid, src_layout))
+    src = maybe_dynamic(rng, Tile("vec", src_rows, src_cols, dtype, src_valid, src_layout, maybe_pad(rng)))
     idx = maybe_dynamic(rng, Tile("vec", rows, cols, index_type, valid))
     dst = Tile("vec", rows, cols, dtype, valid)
     in_place = size_of(dtype) == 4 and rng.random() < 0.3

@@ -6,9 +6,10 @@ edge values in the data (NaN payloads through atomic adds)."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from bench.simdiff.generators.gather import MASK_PERIODS, indices
-from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, values
+from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, maybe_pad, per_block, values
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterOob
 from pto_dialect.facts import INT64, INTEGERS, STANDARD, types_named
 
@@ -56,7 +57,7 @@ def tscatter_mask(rng: random.Random) -> Case:
     period = MASK_PERIODS[pattern]
     axis = rng.choice(["row", "col"])
     src_valid = (rng.randint(1, 24), rng.randint(1, 80))
-    src = shaped(rng, src_valid, dtype, "nd")
+    src = replace(shaped(rng, src_valid, dtype, "nd"), extra=maybe_pad(rng))  # src is walked across its padding
     if period == 1:
         dst_valid = src_valid
     elif axis == "row":
