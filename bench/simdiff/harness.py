@@ -125,9 +125,10 @@ def prepare_overlay(include: Path, work: Path) -> Path:
 def compile_flags(include: Path, overlay: Path, bf16: bool) -> list[str]:
     """pto-isa's CPU simulator build (tests/cpu/st/CMakeLists.txt: -D__CPU_SIM, C++23 (20 before
     g++ 14; 23 compiles here), stdint.h and stddef.h included first, include/ and include/common
-    on the path), BF16 on when the compiler has std::bfloat16_t (its PTO_CPU_SIM_ENABLE_BF16)."""
+    on the path, no optimisation by default), BF16 on when the compiler has std::bfloat16_t (its
+    PTO_CPU_SIM_ENABLE_BF16)."""
     flags = [
-        "-std=c++23", "-O1", "-D__CPU_SIM", "-Wno-ignored-attributes", "-include", "stdint.h", "-include", "stddef.h",
+        "-std=c++23", "-O0", "-D__CPU_SIM", "-Wno-ignored-attributes", "-include", "stdint.h", "-include", "stddef.h",
         f"-I{overlay}", f"-I{include}", f"-I{include / 'common'}",
     ]  # fmt: skip
     if bf16:
