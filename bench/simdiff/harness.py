@@ -410,7 +410,9 @@ def simulator_failure(status: str, log: str) -> str | None:
         what = "wrote outside a GM argument"
     else:
         what = f"exited {code}"
-    detail = log.strip().splitlines()[-3:]
+    lines = log.strip().splitlines()[-3:]
+    # an assert's line without the template arguments it prints: FILE:LINE: ... Assertion `...' failed.
+    detail = [re.sub(r"^.*?([\w.]+:\d+): .*?(Assertion .*)$", r"\1: \2", line) for line in lines]
     return f"simulator {what}" + (": " + " | ".join(detail) if detail else "")
 
 
