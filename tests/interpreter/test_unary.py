@@ -163,3 +163,20 @@ def test_bf16_rounds_once_from_double() -> None:
     for op in ("texp", "tlog", "tsqrt"):
         out = interpreter.run(parse(unary_kernel(op, (1, 16), "bf16", (1, 16)), "k.pto"), "cpu", [x, filled((1, 16), "bf16")])[-1]
         assert_bits_equal(out, CPU[op](x))
+
+
+def test_compare_reports_an_approximate_op_as_approximate_not_as_exact_agreement_or_a_bug() -> None:
+    """cpu's TABS keeps -0.0; the NPUs' vabs is approximate (the reference clears the sign)."""
+    text = unary_kernel("tabs", (1, 16), "f32", (1, 16))
+    module = parse(text, "k.pto")
+    a = np.array([[-0.0] + [-1.5] * 15], np.float32)
+    report = interpreter.compare(module, "all", [a, filled((1, 16), "f32")])
+    op = report.first_divergent_op
+    assert op is not None and op.name == "pto.tabs" and op.approximate_on == ["a2a3", "a5"]
+    assert "k.pto:2:3 pto.tabs (approximate on a2a3, a5: a hardware intrinsic no public code fixes" in report.text()
+    assert "not a bug" in report.text()
+    positive = interpreter.compare(module, "all", [np.abs(a) + 1, filled((1, 16), "f32")])
+    assert positive.agree and positive.approximate == {"k.pto:2:3 pto.tabs": ["a2a3", "a5"]}
+    assert "bit for bit" in positive.text() and "agree bit for bit" not in positive.text()
+    exact = interpreter.compare(parse(unary_kernel("tneg", (1, 16), "f32", (1, 16)), "k.pto"), "all", [a, filled((1, 16), "f32")])
+    assert exact.agree and not exact.approximate and "agree bit for bit (cpu, a2a3, a5)" in exact.text()
