@@ -17,6 +17,7 @@ from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
@@ -31,6 +32,7 @@ REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
     *UNARY.instructions,
+    TCVT,
 )
 """Every instruction, in the order docs and reports list them."""
 

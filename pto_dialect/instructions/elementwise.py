@@ -340,6 +340,16 @@ def absolute(x: Any, *, abs_sign: AbsSign) -> Any:  # noqa: ANN401
     return np.where(x < 0, -x, x)
 
 
+def negate(x: Any) -> Any:  # noqa: ANN401
+    """-x; a 2-byte float is negated through float (g++'s _Float16 arithmetic), which quiets a
+    signalling NaN."""
+    if x.dtype.kind in "iu" or x.dtype.itemsize != 2:
+        return -x
+    quiet = 0x0200 if x.dtype == np.float16 else 0x0040
+    bits = (-x).view(np.uint16)
+    return np.where(np.isnan(x), bits | quiet, bits).view(x.dtype)
+
+
 def relu(x: Any) -> Any:  # noqa: ANN401
     """std::max(x, 0) = x < 0 ? 0 : x: -0.0 and NaN pass."""
     return np.where(x < 0, x.dtype.type(0), x)
@@ -365,7 +375,7 @@ UNARY = Family.of(
     "unary elementwise",
     (
         Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
-        Elementwise("tneg", "dst = -src", compute=operator.neg, priced_as="vmuls"),
+        Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
         Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
         Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp"),
         Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln"),

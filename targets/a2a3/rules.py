@@ -6,6 +6,7 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -160,4 +161,9 @@ RULES = {
     ),
     **BINARY.rules(ARITHMETIC),
     **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({'f16': 'f32 i32 i16 i8 ui8', 'f32': 'f16 bf16 f32 i16 i32 i64', 'bf16': 'f32 i32', 'i16': 'f16 f32', 'i32': 'f32 i16 i64', 'i64': 'f32 i32', 'i8': 'f16', 'ui8': 'f16'}), vec_only=True, row_major_only=True,
+        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
+        "row-major tiles.",
+    ),
 }

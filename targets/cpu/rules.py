@@ -6,6 +6,7 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -168,4 +169,9 @@ RULES = {
     ),
     **BINARY.rules(ARITHMETIC),
     **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({s: "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32" for s in "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32".split()}), vec_only=False, row_major_only=False,
+        note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
+        "(GetElement/SetElement); fp8, fp4 and int4 are not taken here.",
+    ),
 }
