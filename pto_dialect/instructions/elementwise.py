@@ -160,7 +160,7 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
         dst = o["dst"]
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
             result = np.asarray(row.compute(*inputs(o, roles), **choices))
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+            dst.write_valid(result.astype(dst.flat.dtype, copy=False))
 
     kernel.__doc__ = row.summary
     return kernel

@@ -45,7 +45,7 @@ from pto_dialect.instructions.elementwise import rounded
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_type_list
+from pto_dialect.ops.common import PtoInstructionOp, Roles
 
 # ---------------------------------------------------------------------------
 # The op
@@ -108,7 +108,7 @@ class TCvtOp(PtoInstructionOp):
             printer.print_string(" ")
             printer.print_attr_dict(inline)
         printer.print_string(" : ")
-        print_type_list(printer, [v.type for v in self.ins])
+        printer.print_list([v.type for v in self.ins], printer.print_attribute)
         printer.print_string(")")
 
     def verify_(self) -> None:
@@ -146,6 +146,8 @@ class TCvtRules:
     vec_only: bool
     """src and dst Vec tiles (the vector code reads UB), else any tile the simulator loops over."""
     row_major_only: bool
+    takes_tmp: bool
+    """The target's code has TCVT with a tmp tile (cpu's has not: it would not link)."""
     note: str
 
 
@@ -156,6 +158,7 @@ def pairs(table: Mapping[str, str]) -> frozenset[tuple[str, str]]:
 
 def check(rules: TCvtRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
+    require(rules.takes_tmp or "tmp" not in operands, f"takes no tmp on target {target} ({rules.note})")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         if rules.vec_only or t.role == "tmp":
@@ -184,6 +187,7 @@ def describe(t: dict[str, TCvtRules]) -> list[tuple[str, dict[str, str]]]:
         ("conversions (src -> dst)", listed),
         ("tiles", lambda r: ("vec" if r.vec_only else "any") + (", row-major" if r.row_major_only else ", any layout")),
         ("valid shapes", lambda r: "src's equals dst's"),
+        ("tmp", lambda r: "optional" if r.takes_tmp else "none"),
         ("why", lambda r: r.note),
     ])
 
@@ -384,7 +388,7 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 def emit(e: Emission, op: TCvtOp) -> None:
     """`TCVT(dst, src[, tmp], RoundMode::CAST_<mode>, SaturationMode::<ON|OFF>)`, as PTOAS emits it."""
     extra = [op.round_mode.cpp, f"SaturationMode::{op.saturation.value}"]
-    e.issue(Pipe.VECTOR, [op.ins[0]], [*op.outs, *op.ins[1:]], e.call("TCVT", [*op.outs, *op.ins], extra=extra))
+    e.issue(Pipe.VECTOR, [op.ins[0]], [*op.outs, *op.ins[1:]], e.call("TCVT", [*op.outs, *op.ins], (), extra))
 
 
 TCVT = Instruction(

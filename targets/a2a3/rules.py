@@ -162,7 +162,17 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **UNARY_RULES,
     TCVT: TCvtRules(
-        pairs({'f16': 'f32 i32 i16 i8 ui8', 'f32': 'f16 bf16 f32 i16 i32 i64', 'bf16': 'f32 i32', 'i16': 'f16 f32', 'i32': 'f32 i16 i64', 'i64': 'f32 i32', 'i8': 'f16', 'ui8': 'f16'}), vec_only=True, row_major_only=True,
+        pairs({
+            "f16": "f32 i32 i16 i8 ui8",
+            "f32": "f16 bf16 f32 i16 i32 i64",
+            "bf16": "f32 i32",
+            "i16": "f16 f32",
+            "i32": "f32 i16 i64",
+            "i64": "f32 i32",
+            "i8": "f16",
+            "ui8": "f16",
+        }),
+        vec_only=True, row_major_only=True, takes_tmp=True,
         note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
         "row-major tiles.",
     ),

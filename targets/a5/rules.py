@@ -178,7 +178,18 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **UNARY_RULES,
     TCVT: TCvtRules(
-        pairs({'f32': 'f32 f16 bf16 i16 i32 i64', 'f16': 'f32 i32 i16 i8 ui8', 'bf16': 'f32 i32 f16', 'ui8': 'f16 ui16', 'i8': 'f16 i16 i32', 'i16': 'ui8 f16 f32 ui32 i32', 'i32': 'f32 i16 ui16 i64 ui8', 'ui32': 'ui8 ui16 i16', 'i64': 'f32 i32'}), vec_only=True, row_major_only=True,
+        pairs({
+            "f32": "f32 f16 bf16 i16 i32 i64",
+            "f16": "f32 i32 i16 i8 ui8",
+            "bf16": "f32 i32 f16",
+            "ui8": "f16 ui16",
+            "i8": "f16 i16 i32",
+            "i16": "ui8 f16 f32 ui32 i32",
+            "i32": "f32 i16 ui16 i64 ui8",
+            "ui32": "ui8 ui16 i16",
+            "i64": "f32 i32",
+        }),
+        vec_only=True, row_major_only=True, takes_tmp=True,
         note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
         "row-major tiles.",
     ),

@@ -114,6 +114,9 @@ UNARY_RULES = UNARY.rules(
     ),
 )
 
+CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
+"""The element types cpu/TCvt.hpp converts between (every pair)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -170,8 +173,9 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **UNARY_RULES,
     TCVT: TCvtRules(
-        pairs({s: "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32" for s in "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32".split()}), vec_only=False, row_major_only=False,
+        pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
         note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
-        "(GetElement/SetElement); fp8, fp4 and int4 are not taken here.",
+        "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
+        "fp4 and int4 are not taken here.",
     ),
 }

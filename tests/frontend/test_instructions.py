@@ -334,9 +334,33 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, name)})
     return Sample(pto.kernel(kernel, name=mnemonic), text, (x, np.zeros_like(x)))
 
 
+@pto.kernel
+def tcvt_f32_f16(x: pto.ptr(pto.f32), z: pto.ptr(pto.f16)):
+    xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+    a, d = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f16))
+    pto.tload(xp, a)
+    pto.tcvt(a, d, rmode="FLOOR", sat_mode="ON")
+    pto.tstore(d, zp)
+
+
+_CVT_SRC, _CVT_DST = tile(ELEMENTWISE, "f32"), tile(ELEMENTWISE, "f16")
+TCVT_SAMPLE = Sample(
+    tcvt_f32_f16,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f16>")], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([("x", "f32", ELEMENTWISE), ("z", "f16", ELEMENTWISE)])}
+%a = pto.alloc_tile : {_CVT_SRC}
+%d = pto.alloc_tile : {_CVT_DST}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {_CVT_SRC})
+pto.tcvt ins(%a {{rmode = #pto<round_mode FLOOR>, satmode = #pto<saturation_mode ON>}} : {_CVT_SRC}) outs(%d : {_CVT_DST})
+pto.tstore ins(%d : {_CVT_DST}) outs(%zp : {view(ELEMENTWISE, "f16")})
+""", "tcvt_f32_f16"),
+    ((RNG.standard_normal(128) * 3e4).astype(np.float32), np.zeros(128, np.float16)),
+)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
-] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [_unary_sample(row.mnemonic) for row in UNARY.rows]
+] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
