@@ -61,6 +61,7 @@ MACHINE = CceMachine(
         # vcmp_le / vcmp_ge (TCOLARGMIN / TCOLARGMAX) have no mock: priced as the mocked compare of the same kind
         "vcmp_le": DEFAULTS,
         "vcmp_ge": Linear(14, 2, 22, f"no mock: {COMPARE} vcmpv_ge"),
+        "vconv": VCONV,  # TCVT: whichever vconv_* its pair and mode take
         "vconv_s162f16": VCONV,
         "vconv_s162f16a": VCONV,
         "vconv_f162s32a": VCONV,

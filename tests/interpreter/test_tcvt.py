@@ -141,3 +141,21 @@ def test_default_modes_are_rint_and_no_saturation(target: str) -> None:
     text = func([("a", s), ("d", d)], f"pto.tcvt ins(%a : {s}) outs(%d : {d})")
     x = np.linspace(-3, 3, 16, dtype=np.float32).reshape(1, 16) + np.float32(2.0**-13)
     assert_bits_equal(run(text, target, x, "f16"), x.astype(np.float16))
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_every_target_prices_tcvt_and_the_unary_family(target: str, tmp_path, capsys) -> None:
+    from pto_tools import pto_opt
+
+    s, d = tile((8, 16), "f32"), tile((8, 16), "f16")
+    ops = [f"pto.tcvt ins(%a : {s}) outs(%d : {d})"] + [
+        f"pto.{op} ins(%a : {s}) outs(%a : {s})" for op in ("tabs", "tneg", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "trelu")
+    ]
+    path = tmp_path / "k.pto"
+    path.write_text(func([("a", s), ("d", d)], "\n".join(ops)))
+    try:
+        pto_opt.main([str(path), "--target", target, "--estimate"])
+    except SystemExit as e:
+        assert not e.code
+    out = capsys.readouterr().out
+    assert out.count(" pto.t") == len(ops), out
