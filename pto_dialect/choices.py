@@ -340,3 +340,44 @@ class Numerics(Choice):
 
 
 NumericsAttr = choice_attr(Numerics, "numerics")
+
+
+class AbsSign(Choice):
+    """What TABS does to the sign of -0.0 and NaN."""
+
+    COMPARE = "compare", "x < 0 ? -x : x: -0.0 and NaN keep their sign, integers wrap"
+    CLEAR = "clear", "the sign bit cleared (IEEE abs): -0.0 becomes +0.0, integers wrap"
+
+
+AbsSignAttr = choice_attr(AbsSign, "abs_sign")
+
+
+class ZeroReciprocal(Choice):
+    """What TRECIP does with a zero element."""
+
+    FAULT = "fault", "a zero element stops the run (the simulator asserts)"
+    INFINITY = "infinity", "a zero element gives +-inf (IEEE division)"
+
+
+ZeroReciprocalAttr = choice_attr(ZeroReciprocal, "zero_reciprocal")
+
+
+# ---------------------------------------------------------------------------
+# TCVT
+
+
+class CvtArithmetic(Choice):
+    """How TCVT converts an element (pto_dialect/instructions/tcvt.py)."""
+
+    SIMULATOR = "simulator", (
+        "cpu/TCvt.hpp: saturation clamps the source first (NaN to the upper limit), a float rounds to an "
+        "integral double by the mode, then a C++ cast (out of range: x86's cvttsd2si result); float to float "
+        "and integer to float round to nearest even whatever the mode"
+    )
+    VCONV = "vconv", (
+        "the vector conversion: the value rounded once by the mode (ODD only f32 to f16; NONE: float to "
+        "integer truncates, others to nearest even), out of range saturated (ON) or wrapped (OFF), NaN to 0"
+    )
+
+
+CvtArithmeticAttr = choice_attr(CvtArithmetic, "cvt_arithmetic")

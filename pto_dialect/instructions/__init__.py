@@ -14,8 +14,9 @@ from xdsl.ir import Dialect, Operation
 
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
@@ -30,10 +31,12 @@ from pto_dialect.registers import PTO_REG
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
+    *UNARY.instructions,
+    TCVT,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY,)
+FAMILIES = (BINARY, UNARY)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

@@ -38,6 +38,14 @@ MACHINE = CceMachine(
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
         "vadd": Linear(10, 2, 14, COMPUTE),
+        "vabs": Linear(13, 1, 16, COMPUTE),
+        "vnot": Linear(8, 2, 12, COMPUTE),
+        "vexp": Linear(13, 2, 18, COMPUTE),
+        "vln": Linear(13, 2, 20, COMPUTE),
+        "vsqrt": Linear(14, 2, 25, COMPUTE),
+        "vrsqrt": Linear(10, 1, 14, COMPUTE),
+        "vrelu": Linear(10, 1, 13, COMPUTE),
+        "vdiv": Linear(11, 4, 19, f"{COMPUTE} (its count-mode floor aside)"),
         "vmuls": Linear(11, 1, 15, COMPUTE),
         "vadds": Linear(13, 1, 18, COMPUTE),
         "vmin": Linear(10, 2, 14, COMPUTE),
@@ -53,6 +61,7 @@ MACHINE = CceMachine(
         # vcmp_le / vcmp_ge (TCOLARGMIN / TCOLARGMAX) have no mock: priced as the mocked compare of the same kind
         "vcmp_le": DEFAULTS,
         "vcmp_ge": Linear(14, 2, 22, f"no mock: {COMPARE} vcmpv_ge"),
+        "vconv": VCONV,  # TCVT: whichever vconv_* its pair and mode take
         "vconv_s162f16": VCONV,
         "vconv_s162f16a": VCONV,
         "vconv_f162s32a": VCONV,

@@ -48,7 +48,9 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -280,6 +282,17 @@ TSCATTER_FORMS = {
 }
 
 
+@OPS.declare
+class A2A3TCvtOp(TCvtBase):
+    name = "pto_a2a3.tcvt"
+
+
+OPS.approximate[TCVT] = (
+    "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
+    "results out of range and for NaN are not public"
+)
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -294,7 +307,20 @@ LOWERING = TargetLowering(
         TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
+        TCVT: lambda op: (A2A3TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
         **OPS.family(BINARY),
+        **OPS.family(
+            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
+            approximate={
+                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
+                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
+                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
+                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
+                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
+                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
+            },
+        ),
     },
     approximate=OPS.approximate,
 )

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -94,6 +95,20 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+HALF_FLOAT = types_named("f16", "f32")
+UNARY_RULES = UNARY.rules(
+    ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp (TunaryCheck): half, float; row-major tiles."),
+    tneg=ElementwiseRules(types_named("i16", "si16") | SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TNEG = TMULS(src, -1): "
+                          "npu/a2a3/TMulS.hpp int16, int32, half, float."),
+    tnot=ElementwiseRules(INT16 | INT32, True, "npu/a2a3/TUnaryOp.hpp TNOT: vnot on 16-bit lanes (32-bit "
+                          "halved); PTOAS takes i16 only; 8-bit pairs bytes into 16-bit lanes, not taken here."),
+    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
+                           "float, int32."),
+    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
+                            "vector_dup and vdiv; half, float as PTOAS says."),
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -146,4 +161,20 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({
+            "f16": "f32 i32 i16 i8 ui8",
+            "f32": "f16 bf16 f32 i16 i32 i64",
+            "bf16": "f32 i32",
+            "i16": "f16 f32",
+            "i32": "f32 i16 i64",
+            "i64": "f32 i32",
+            "i8": "f16",
+            "ui8": "f16",
+        }),
+        vec_only=True, row_major_only=True, takes_tmp=True,
+        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
+        "row-major tiles.",
+    ),
 }

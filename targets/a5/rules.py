@@ -12,12 +12,14 @@ from pto_dialect.facts import (
     INT32,
     INT64,
     INTEGERS,
+    SIGNED32,
     STANDARD,
     UNSIGNED16,
     UNSIGNED32,
     types_named,
 )
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -106,6 +108,22 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+HALF_FLOAT = types_named("f16", "f32")
+SIGNED = types_named("i8", "si8", "i16", "si16", "i32", "si32")
+UNARY_RULES = UNARY.rules(
+    ElementwiseRules(HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp (TUnaryCheck), TRsqrt.hpp: half, float; row-major tiles."),
+    tabs=ElementwiseRules(SIGNED | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TABS (static_assert): int8/16/32, "
+                          "half, float (PTOAS says f16/f32 only: the code wins)."),
+    tneg=ElementwiseRules(SIGNED | types_named("f16", "bf16", "f32"), True, "npu/a5/TUnaryOp.hpp TNEG = "
+                          "TMULS(src, -1); the types PTOAS lists."),
+    tnot=ElementwiseRules(INT8 | INT16 | INT32, True, "npu/a5/TUnaryOp.hpp TNOT (static_assert): 8-, 16-, 32-bit."),
+    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TRELU (static_assert): half, float, "
+                           "int32."),
+    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a5/TDivS.hpp vdiv; "
+                            "half, float as PTOAS says."),
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -159,4 +177,21 @@ RULES = {
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({
+            "f32": "f32 f16 bf16 i16 i32 i64",
+            "f16": "f32 i32 i16 i8 ui8",
+            "bf16": "f32 i32 f16",
+            "ui8": "f16 ui16",
+            "i8": "f16 i16 i32",
+            "i16": "ui8 f16 f32 ui32 i32",
+            "i32": "f32 i16 ui16 i64 ui8",
+            "ui32": "ui8 ui16 i16",
+            "i64": "f32 i32",
+        }),
+        vec_only=True, row_major_only=True, takes_tmp=True,
+        note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
+        "row-major tiles.",
+    ),
 }

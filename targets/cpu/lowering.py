@@ -23,7 +23,9 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -150,6 +152,11 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
+@OPS.declare
+class CpuTCvtOp(TCvtBase):
+    name = "pto_cpu.tcvt"
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -164,7 +171,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
+        TCVT: lambda op: (CpuTCvtOp, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
         **OPS.family(BINARY),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
     },
     approximate=OPS.approximate,
 )

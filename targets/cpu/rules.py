@@ -5,7 +5,8 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -93,6 +94,30 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
+TRANSCENDENTAL = ElementwiseRules(
+    types=FLOATS, row_major_only=False,
+    note="cpu/ElementOp.h (OP_EXP, OP_LOG), cpu/TSqrt.hpp: in double, half's exp through expf; any layout. The "
+    "simulator would compile TEXP/TLOG on integers too (casting the double back, undefined beyond the type's "
+    "range): floats only, as PTOAS and the ISA say.",
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+UNARY_RULES = UNARY.rules(
+    TRANSCENDENTAL,
+    tabs=ElementwiseRules(SIGNED | FLOATS, False, "cpu/TAbs.hpp (static_assert): int8/16/32, half, bfloat16, float."),
+    tneg=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NEG): -src in any type."),
+    tnot=ElementwiseRules(INTEGERS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NOT): ~src, integers only."),
+    trelu=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(RELU): std::max(src, 0)."),
+    trsqrt=ElementwiseRules(types_named("f16", "f32"), False, "cpu/TRSqrt.hpp (static_assert): half, float."),
+    trecip=ElementwiseRules(
+        INTEGERS | FLOATS, True,
+        "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): cpu/TBinSOps.hpp OP_RDIVS, row-major tiles (static_assert).",
+    ),
+)
+
+CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
+"""The element types cpu/TCvt.hpp converts between (every pair)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -147,4 +172,11 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
+        note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
+        "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
+        "fp4 and int4 are not taken here.",
+    ),
 }
