@@ -19,11 +19,12 @@ from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import op_location
 from pto_dialect.instructions import instruction_of
-from pto_dialect.machine import GmView, Tile
-from passes.estimate import CostReport, OpRow, cost_function, price
+from pto_dialect.machine import GmView, Site, Tile
+from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price
 import targets
 
-from interpreter.lowered import actual_shapes, instruction_facts, roles_of
+from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands
+from interpreter.trace import Timeline
 
 
 @dataclass
@@ -39,27 +40,33 @@ class _Totals:
 class Profiler:
     """Counts, per op, its executions and their cycles and bytes on one target."""
 
-    def __init__(self, target: str | targets.TargetInfo):
+    def __init__(
+        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, trace: bool = False
+    ):
         self.target = targets.get(target)
-        self.machine = self.target.costs
+        self.machine = cost_machine(self.target, cost_model, cores)
+        self.timeline = Timeline(self.target.name, self.machine.model) if trace else None
+        """With `trace`: each execution placed on its pipe (interpreter/trace.py); the run must
+        then go iteration by iteration (`batch_loops=False`)."""
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
 
-    def record(self, op: Operation, args: PythonValues) -> None:
-        """`op` is about to run on `args` (each iteration of a batched loop at once)."""
+    def record(self, op: Operation, args: PythonValues, site: Site | None = None) -> None:
+        """`op` is about to run on `args` (each iteration of a batched loop at once), at
+        `site` (its loops' iteration, for the timeline)."""
         if instruction_of(op) is None:
             return
         iterations = _iterations(args)
         operands = dict(zip(roles_of(op), args))
         shapes = actual_shapes(args)
-        measure = instruction_of(op).cost.measure.get(type(self.machine))  # pyright: ignore[reportOptionalMemberAccess]
+        measure = instruction_of(op).cost.measure_of(self.machine)  # pyright: ignore[reportOptionalMemberAccess]
         counts = measure(op, operands, self.machine) if measure is not None else {}
         totals = self._ops.get(op)
         for work, times in _cases(counts, iterations):
             key = (op, shapes, tuple(sorted(work.items())))
             priced = self._prices.get(key)
             if priced is None:
-                cost = price(op, self.target, instruction_facts(op, args), work)
+                cost = price(op, self.target, instruction_facts(op, args), work, self.machine)
                 priced = self._prices[key] = (cost.pipe.short, cost.model, cost.cycles, cost.bytes)
             pipe, model, cycles, nbytes = priced
             if totals is None:
@@ -67,11 +74,16 @@ class Profiler:
             totals.count += times
             totals.cycles += cycles * times
             totals.bytes += nbytes * times
+            if self.timeline is not None:
+                assert iterations == 1, "a timeline needs the run iteration by iteration"
+                loops = tuple((name, int(value)) for name, value in site.loops) if site is not None else ()
+                self.timeline.add(instruction_of(op).name, pipe, cycles, nbytes, args, written_operands(op),  # pyright: ignore[reportOptionalMemberAccess]
+                                  op_location(op), loops)
 
     def check(self, op: Operation) -> None:
         """Fail before running when `op` has no cost model on the target."""
         if instruction_of(op) is not None:
-            cost_function(op, self.target)
+            cost_function(op, self.target, self.machine)
 
     def report(self) -> CostReport:
         """One row per source op, in the order they first ran."""

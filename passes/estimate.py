@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 import targets
-from pto_dialect.cost import CostFn, NoCostModel, OpCost
+from pto_dialect.cost import CostFn, Machine, NoCostModel, OpCost
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
 from pto_dialect.instructions import instruction_of
@@ -157,17 +157,41 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def estimate(module: ModuleOp, target: str | targets.TargetInfo) -> CostReport:
-    """The cost report of `module` on `target`: lowered on a copy, priced statically."""
+def cost_machine(
+    target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, at: Operation | None = None
+) -> Machine:
+    """The machine pricing ops for `--cost-model` on `target`, with `cores` cores transferring
+    at once (the calibrated model's contention; pto-isa's model has none); a located error
+    (at `at`) where the target has no such model."""
+    info = targets.get(target)
+    if cost_model not in targets.COST_MODELS:
+        raise PtoError.at_op(at, f"unknown cost model '{cost_model}' (expected one of {', '.join(targets.COST_MODELS)})")
+    if cores < 1:
+        raise PtoError.at_op(at, f"expects at least one core transferring at once, got {cores}")
+    if cost_model == "pto-isa":
+        return info.costs
+    calibrated = info.calibrated
+    if isinstance(calibrated, str):
+        raise PtoError.at_op(at, f"target {info} has no calibrated cost model: {calibrated}")
+    return calibrated.with_cores(cores)
+
+
+def estimate(
+    module: ModuleOp, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1,
+    machine: Machine | None = None,
+) -> CostReport:
+    """The cost report of `module` on `target`: lowered on a copy, priced statically by the
+    `cost_model` machine (`cost_machine`), or by `machine` when given."""
     from passes.pipeline import PipelinePass
 
     info = targets.get(target)
+    machine = machine if machine is not None else cost_machine(info, cost_model, cores, at=module)
     lowered = module.clone()
     if not _lowered_for(lowered, info):
         PipelinePass(info.name).apply(Context(), lowered)
     report = CostReport(info.name)
     for op, count in counted_ops(lowered):
-        _add(report, op, static_cost(op, info), count, info.costs.model)
+        _add(report, op, static_cost(op, info, machine), count, machine.model)
     return report
 
 
@@ -201,11 +225,12 @@ def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | No
     report.ops.append(row)
 
 
-def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
-    """The function pricing `op` on `target`'s machine; a located error where there is none."""
+def cost_function(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> CostFn:
+    """The function pricing `op` on `machine` (default: `target`'s pto-isa one); a located
+    error where there is none."""
     instruction = instruction_of(op)
     assert instruction is not None
-    machine = target.costs
+    machine = machine if machine is not None else target.costs
     try:
         if instruction.cost is None:
             raise NoCostModel("its instruction declares no cost")
@@ -214,22 +239,27 @@ def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
         raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
 
 
-def price(op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int]) -> OpCost:
-    """One execution of `op` with these operand facts and data-dependent counts."""
+def price(
+    op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int],
+    machine: Machine | None = None,
+) -> OpCost:
+    """One execution of `op` with these operand facts and data-dependent counts, on
+    `machine` (default: `target`'s pto-isa one)."""
+    machine = machine if machine is not None else target.costs
     try:
-        return cost_function(op, target)(op, facts, target.costs, work)
+        return cost_function(op, target, machine)(op, facts, machine, work)
     except NoCostModel as e:
         raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
 
 
-def static_cost(op: Operation, target: targets.TargetInfo) -> OpCost | None:
+def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> OpCost | None:
     """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
     constants its alloc_tile names); None when a shape is dynamic."""
     facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
-    cost_function(op, target)  # an op without a cost model fails even when its shapes are dynamic
+    cost_function(op, target, machine)  # an op without a cost model fails even when its shapes are dynamic
     if any(_dynamic(f) for f in facts.values()):
         return None
-    return price(op, target, facts, {})
+    return price(op, target, facts, {}, machine)
 
 
 def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:

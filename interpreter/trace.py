@@ -1,0 +1,126 @@
+"""
+`pto-run --profile=trace`: what ran as a per-pipe timeline, in the Chrome trace format
+(https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNImMc, which Perfetto
+and chrome://tracing open).
+
+Each op execution is a slice on its pipe's track (MTE2, V, MTE3, ...), as long as its cycles
+(1 trace microsecond = 1 cycle), placed as early as both allow: its pipe is free (a pipe runs
+its ops in program order), and the ops it depends on through memory have finished (it reads
+what an earlier op wrote, or writes what an earlier op read or wrote: tiles by their bytes,
+GM by the argument it views). So the timeline is the kernel as if every flag were set where
+its data dependences need one. Loops run iteration by iteration; each slice names the
+iteration it belongs to (`%i=3`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.interpreter import PythonValues
+
+from pto_dialect.machine import GmView, Tile
+
+Region = tuple[int, int]
+"""A byte range [low, high) of the interpreter's memory."""
+
+
+@dataclass
+class _Uses:
+    written: int = 0
+    """When the last op writing the region finishes."""
+    read: int = 0
+    """When the last op reading it finishes."""
+
+
+@dataclass
+class Slice:
+    name: str
+    pipe: str
+    start: int
+    cycles: int
+    loc: str | None
+    nbytes: int
+    loops: tuple[tuple[str, int], ...]
+
+
+@dataclass
+class Timeline:
+    """The op executions in the order they ran, each placed on its pipe."""
+
+    target: str
+    model: str
+    slices: list[Slice] = field(default_factory=list)
+    _pipe_free: dict[str, int] = field(default_factory=dict)
+    _uses: dict[Region, _Uses] = field(default_factory=dict)
+
+    def add(self, name: str, pipe: str, cycles: int, nbytes: int, args: PythonValues,
+            written: tuple[int, ...], loc: str | None, loops: tuple[tuple[str, int], ...]) -> None:
+        reads = [_region(a) for i, a in enumerate(args) if i not in written]
+        writes = [_region(args[i]) for i in written]
+        reads, writes = [r for r in reads if r], [w for w in writes if w]
+        ready = self._pipe_free.get(pipe, 0)
+        for region, uses in self._uses.items():
+            if any(_overlap(region, r) for r in reads):
+                ready = max(ready, uses.written)
+            if any(_overlap(region, w) for w in writes):
+                ready = max(ready, uses.written, uses.read)
+        end = ready + cycles
+        self._pipe_free[pipe] = end
+        for r in reads:
+            uses = self._uses.setdefault(r, _Uses())
+            uses.read = max(uses.read, end)
+        for w in writes:
+            uses = self._uses.setdefault(w, _Uses())
+            uses.written = max(uses.written, end)
+        self.slices.append(Slice(name, pipe, ready, cycles, loc, nbytes, loops))
+
+    @property
+    def cycles(self) -> int:
+        """When the last op finishes."""
+        return max((s.start + s.cycles for s in self.slices), default=0)
+
+    def chrome_trace(self) -> dict[str, object]:
+        """The Chrome trace JSON object: one thread (track) per pipe, in order of first use."""
+        pipes = list(dict.fromkeys(s.pipe for s in self.slices))
+        tid = {p: i + 1 for i, p in enumerate(pipes)}
+        events: list[dict[str, object]] = [
+            {"ph": "M", "name": "process_name", "pid": 1, "tid": 0,
+             "args": {"name": f"{self.target} ({self.model}), 1 us = 1 cycle"}},
+        ]
+        for p in pipes:
+            events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid[p], "args": {"name": p}})
+            events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid[p], "args": {"sort_index": tid[p]}})
+        for s in self.slices:
+            iteration = " ".join(f"{n}={v}" for n, v in s.loops)
+            events.append({
+                "ph": "X", "pid": 1, "tid": tid[s.pipe], "cat": s.pipe,
+                "name": f"{s.name} ({iteration})" if iteration else s.name,
+                "ts": s.start, "dur": s.cycles,
+                "args": {"op": s.name, "loc": s.loc, "cycles": s.cycles, "bytes": s.nbytes,
+                         "iteration": dict(s.loops)},
+            })
+        busy = {p: sum(s.cycles for s in self.slices if s.pipe == p) for p in pipes}
+        return {
+            "traceEvents": events,
+            "displayTimeUnit": "ns",
+            "otherData": {"target": self.target, "model": self.model, "time_unit": "cycle",
+                          "cycles": self.cycles, "pipes_busy": busy},
+        }
+
+
+def _region(value: object) -> Region | None:
+    if isinstance(value, Tile):
+        low, high = np.byte_bounds(value.flat)
+        return low, high
+    if isinstance(value, GmView):
+        low, high = np.byte_bounds(value.buffer)
+        return low, high
+    return None
+
+
+def _overlap(a: Region, b: Region) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
+__all__ = ["Timeline"]
