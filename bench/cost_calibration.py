@@ -354,12 +354,17 @@ def sources(rows: list[Row]) -> str:
     return "".join(f"- {r.figure.name}: {r.figure.source}; {r.figure.pipe} total, {r.figure.cores} core(s).\n" for r in rows)
 
 
+def document(rows: list[Row]) -> str:
+    """The table and the figures' sources (targets/a2a3/calibration.md)."""
+    return table(rows) + "\nThe figures (each measured in cycles at 1.85 GHz):\n\n" + sources(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help=f"write the table to {TABLE.relative_to(ROOT)}")
     args = parser.parse_args(argv)
     rows, values = calibrate()
-    text = table(rows) + "\nThe figures (each measured in cycles at 1.85 GHz):\n\n" + sources(rows)
+    text = document(rows)
     print(text, end="")
     stale = [
         f"  {u.name}: stored {u.get(CALIBRATED)}, fitted {significant(v)}"

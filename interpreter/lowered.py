@@ -228,7 +228,7 @@ def run_kernel(interpreter: Interpreter, op: Operation, args: PythonValues) -> P
     with fault_at(op, source_name(op)):
         recheck_rules(interpreter, op, args)
         if state.profiler is not None:
-            state.profiler.record(op, args, site_of(interpreter, op) if state.profiler.timeline is not None else None)
+            state.profiler.record(op, args)
         call = kernel_call(op, args)
         if SITE in call.params:
             call = call._replace(params={**call.params, SITE: site_of(interpreter, op)})

@@ -19,7 +19,7 @@ from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import op_location
 from pto_dialect.instructions import instruction_of
-from pto_dialect.machine import GmView, Site, Tile
+from pto_dialect.machine import GmView, Tile
 from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price
 import targets
 
@@ -51,9 +51,8 @@ class Profiler:
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
 
-    def record(self, op: Operation, args: PythonValues, site: Site | None = None) -> None:
-        """`op` is about to run on `args` (each iteration of a batched loop at once), at
-        `site` (its loops' iteration, for the timeline)."""
+    def record(self, op: Operation, args: PythonValues) -> None:
+        """`op` is about to run on `args` (each iteration of a batched loop at once)."""
         if instruction_of(op) is None:
             return
         iterations = _iterations(args)
@@ -76,9 +75,7 @@ class Profiler:
             totals.bytes += nbytes * times
             if self.timeline is not None:
                 assert iterations == 1, "a timeline needs the run iteration by iteration"
-                loops = tuple((name, int(value)) for name, value in site.loops) if site is not None else ()
-                self.timeline.add(instruction_of(op).name, pipe, cycles, nbytes, args, written_operands(op),  # pyright: ignore[reportOptionalMemberAccess]
-                                  op_location(op), loops)
+                self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op))
 
     def check(self, op: Operation) -> None:
         """Fail before running when `op` has no cost model on the target."""

@@ -9,17 +9,26 @@ its ops in program order), and the ops it depends on through memory have finishe
 what an earlier op wrote, or writes what an earlier op read or wrote: tiles by their bytes,
 GM by the argument it views). So the timeline is the kernel as if every flag were set where
 its data dependences need one. Loops run iteration by iteration; each slice names the
-iteration it belongs to (`%i=3`).
+iteration it belongs to (`%i=3`: its enclosing loops' induction variables, from how often the op
+ran and their static bounds; `#k`, its k-th execution, under a loop without static bounds).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
+from numpy.lib.array_utils import byte_bounds
 from xdsl.interpreter import PythonValues
 
+from xdsl.dialects import scf
+from xdsl.ir import Operation
+
+from passes.estimate import trip_count
+from pto_dialect.diagnostics import op_location
 from pto_dialect.machine import GmView, Tile
+from pto_dialect.ops.memory import constant_index
+
+from interpreter.lowered import source_name
 
 Region = tuple[int, int]
 """A byte range [low, high) of the interpreter's memory."""
@@ -53,9 +62,13 @@ class Timeline:
     slices: list[Slice] = field(default_factory=list)
     _pipe_free: dict[str, int] = field(default_factory=dict)
     _uses: dict[Region, _Uses] = field(default_factory=dict)
+    _executions: dict[Operation, int] = field(default_factory=dict)
 
-    def add(self, name: str, pipe: str, cycles: int, nbytes: int, args: PythonValues,
-            written: tuple[int, ...], loc: str | None, loops: tuple[tuple[str, int], ...]) -> None:
+    def add(self, op: Operation, pipe: str, cycles: int, nbytes: int, args: PythonValues,
+            written: tuple[int, ...]) -> None:
+        """One execution of `op` (its `written` operands: the ones it writes)."""
+        ran = self._executions.get(op, 0)
+        self._executions[op] = ran + 1
         reads = [_region(a) for i, a in enumerate(args) if i not in written]
         writes = [_region(args[i]) for i in written]
         reads, writes = [r for r in reads if r], [w for w in writes if w]
@@ -73,7 +86,8 @@ class Timeline:
         for w in writes:
             uses = self._uses.setdefault(w, _Uses())
             uses.written = max(uses.written, end)
-        self.slices.append(Slice(name, pipe, ready, cycles, loc, nbytes, loops))
+        name = source_name(op)
+        self.slices.append(Slice(name, pipe, ready, cycles, op_location(op), nbytes, _iteration(op, ran)))
 
     @property
     def cycles(self) -> int:
@@ -92,7 +106,7 @@ class Timeline:
             events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid[p], "args": {"name": p}})
             events.append({"ph": "M", "name": "thread_sort_index", "pid": 1, "tid": tid[p], "args": {"sort_index": tid[p]}})
         for s in self.slices:
-            iteration = " ".join(f"{n}={v}" for n, v in s.loops)
+            iteration = " ".join(f"{n}{v}" if n == "#" else f"{n}={v}" for n, v in s.loops)
             events.append({
                 "ph": "X", "pid": 1, "tid": tid[s.pipe], "cat": s.pipe,
                 "name": f"{s.name} ({iteration})" if iteration else s.name,
@@ -109,12 +123,29 @@ class Timeline:
         }
 
 
+def _iteration(op: Operation, ran: int) -> tuple[tuple[str, int], ...]:
+    """The induction variables of `op`'s enclosing loops at its execution number `ran` (0 on),
+    outermost first, when each loop has static bounds (else `#`: the execution number)."""
+    found = []
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp):
+            trips, lower, step = trip_count(parent), constant_index(parent.lb), constant_index(parent.step)
+            if not trips or lower is None or step is None:
+                return (("#", ran),)
+            variable = parent.body.block.args[0]
+            found.append((f"%{variable.name_hint}" if variable.name_hint else "%loop", lower + ran % trips * step))
+            ran //= trips
+        parent = parent.parent_op()
+    return tuple(reversed(found))
+
+
 def _region(value: object) -> Region | None:
     if isinstance(value, Tile):
-        low, high = np.byte_bounds(value.flat)
+        low, high = byte_bounds(value.flat)
         return low, high
     if isinstance(value, GmView):
-        low, high = np.byte_bounds(value.buffer)
+        low, high = byte_bounds(value.buffer)
         return low, high
     return None
 
