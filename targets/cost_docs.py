@@ -76,6 +76,9 @@ located error (exit 1), never a 0.
 - `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
   mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
 - `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
+- `a2a3-calibrated` (`--cost-model=calibrated`): a2a3's TLOAD and TSTORE priced by parameters
+  fitted to public hardware figures (below, "a2a3 `--cost-model=calibrated`"); the other rows of
+  that report keep the model that prices them.
 
 What depends on the data is counted by `--profile` and assumed by `--estimate`: the rows a
 zero (skip) out-of-range mode leaves out of a gather (scatter) (estimate: none), the GM lines an
