@@ -20,7 +20,7 @@ from xdsl.ir import Operation
 from pto_dialect.diagnostics import op_location
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
-from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price
+from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price, priced_by
 import targets
 
 from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands
@@ -84,7 +84,7 @@ class Profiler:
 
     def report(self) -> CostReport:
         """One row per source op, in the order they first ran."""
-        report = CostReport(self.target.name, what="profile")
+        report = CostReport(self.target.name, what="profile", priced_by=priced_by(self.machine))
         rows: dict[object, OpRow] = {}
         sums: dict[object, list[int]] = {}
         for t in self._ops.values():

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 import targets
-from pto_dialect.cost import CostFn, Machine, NoCostModel, OpCost
+from pto_dialect.cost import CalibratedMachine, CostFn, Machine, NoCostModel, OpCost
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
 from pto_dialect.instructions import instruction_of
@@ -62,6 +62,9 @@ class CostReport:
     ops: list[OpRow] = field(default_factory=list)
     what: str = "estimate"
     """`estimate` (static) or `profile` (counted while running)."""
+    priced_by: str = ""
+    """How a non-default `--cost-model` priced it (`calibrated cost model, 48 cores transferring
+    at once`), for the table's title."""
 
     def pipes(self) -> dict[str, int | float | None]:
         totals: dict[str, int | float | None] = {}
@@ -96,7 +99,8 @@ class CostReport:
         """One line per op, then the pipes, the serial and the bound cycles."""
         head = ("loc", "op", "pipe", "bytes", "cycles", "count", "total", "model")
         rows = [tuple(_text(v) for v in (r.loc, r.op, r.pipe, r.bytes, r.cycles, r.count, r.total, r.model)) for r in self.ops]
-        lines = [f"{self.what} for target {self.target} (cycles and bytes per execution; total = cycles x count)"]
+        by = f"{self.priced_by}; " if self.priced_by else ""
+        lines = [f"{self.what} for target {self.target} ({by}cycles and bytes per execution; total = cycles x count)"]
         lines += _aligned([head, *rows], lambda i: i in (3, 4, 5, 6))
         pipes = self.pipes()
         busiest = max((p for p in pipes if pipes[p] is not None), key=lambda p: pipes[p], default=None)  # type: ignore[arg-type, return-value]
@@ -176,6 +180,13 @@ def cost_machine(
     return calibrated.with_cores(cores)
 
 
+def priced_by(machine: Machine) -> str:
+    """What a report's title says of a calibrated machine (nothing of pto-isa's)."""
+    if not isinstance(machine, CalibratedMachine):
+        return ""
+    return f"calibrated cost model, {machine.cores} core{'s' if machine.cores > 1 else ''} transferring at once"
+
+
 def estimate(
     module: ModuleOp, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1,
     machine: Machine | None = None,
@@ -189,7 +200,7 @@ def estimate(
     lowered = module.clone()
     if not _lowered_for(lowered, info):
         PipelinePass(info.name).apply(Context(), lowered)
-    report = CostReport(info.name)
+    report = CostReport(info.name, priced_by=priced_by(machine))
     for op, count in counted_ops(lowered):
         _add(report, op, static_cost(op, info, machine), count, machine.model)
     return report
