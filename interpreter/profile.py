@@ -46,8 +46,8 @@ class Profiler:
         self.target = targets.get(target)
         self.machine = cost_machine(self.target, cost_model, cores)
         self.timeline = Timeline(self.target.name, self.machine.model) if trace else None
-        """With `trace`: each execution placed on its pipe (interpreter/trace.py); the run must
-        then go iteration by iteration (`batch_loops=False`)."""
+        """With `trace`: each execution placed on its pipe (interpreter/trace.py); a run then goes
+        iteration by iteration."""
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
 

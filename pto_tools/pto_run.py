@@ -152,14 +152,15 @@ def _run(args: argparse.Namespace) -> None:
     chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
     arrays = [read_npy(path) for path in args.arrays]
     stored = interpreter.GmWrites()
-    tracing = args.profile == "trace"
     profiler = (
-        interpreter.Profiler(chosen.target, args.cost_model, args.cores, trace=tracing) if args.profile else None
+        interpreter.Profiler(chosen.target, args.cost_model, args.cores, trace=args.profile == "trace")
+        if args.profile
+        else None
     )
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
-            profiler=profiler, batch_loops=not tracing,
+            profiler=profiler,
         )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
