@@ -8,7 +8,8 @@ Each op execution is a slice on its pipe's track (MTE2, V, MTE3, ...), as long a
 its ops in program order), and the ops it depends on through memory have finished (it reads
 what an earlier op wrote, or writes what an earlier op read or wrote: tiles by their bytes,
 GM by the argument it views). So the timeline is the kernel as if every flag were set where
-its data dependences need one. Loops run iteration by iteration; each slice names the
+its data dependences need one (an arrow, a flow event, goes from the op on another pipe that an op
+waited for to that op). Loops run iteration by iteration; each slice names the
 iteration it belongs to (`%i=3`: its enclosing loops' induction variables, from how often the op
 ran and their static bounds; `#k`, its k-th execution, under a loop without static bounds).
 """
@@ -38,8 +39,12 @@ Region = tuple[int, int]
 class _Uses:
     written: int = 0
     """When the last op writing the region finishes."""
+    writer: int | None = None
+    """That op's slice."""
     read: int = 0
     """When the last op reading it finishes."""
+    reader: int | None = None
+    """That op's slice."""
 
 
 @dataclass
@@ -51,6 +56,8 @@ class Slice:
     loc: str | None
     nbytes: int
     loops: tuple[tuple[str, int], ...]
+    waited_for: int | None = None
+    """The slice on another pipe whose end it waited for (a data dependence), if any."""
 
 
 @dataclass
@@ -72,22 +79,31 @@ class Timeline:
         reads = [_region(a) for i, a in enumerate(args) if i not in written]
         writes = [_region(args[i]) for i in written]
         reads, writes = [r for r in reads if r], [w for w in writes if w]
-        ready = self._pipe_free.get(pipe, 0)
+        ready, waited_for = self._pipe_free.get(pipe, 0), None
         for region, uses in self._uses.items():
+            after = []
             if any(_overlap(region, r) for r in reads):
-                ready = max(ready, uses.written)
+                after.append((uses.written, uses.writer))
             if any(_overlap(region, w) for w in writes):
-                ready = max(ready, uses.written, uses.read)
-        end = ready + cycles
+                after += [(uses.written, uses.writer), (uses.read, uses.reader)]
+            for end, slice_index in after:
+                if end > ready:
+                    ready, waited_for = end, slice_index
+        end, index = ready + cycles, len(self.slices)
         self._pipe_free[pipe] = end
         for r in reads:
             uses = self._uses.setdefault(r, _Uses())
-            uses.read = max(uses.read, end)
+            if end >= uses.read:
+                uses.read, uses.reader = end, index
         for w in writes:
             uses = self._uses.setdefault(w, _Uses())
-            uses.written = max(uses.written, end)
-        name = source_name(op)
-        self.slices.append(Slice(name, pipe, ready, cycles, op_location(op), nbytes, _iteration(op, ran)))
+            if end >= uses.written:
+                uses.written, uses.writer = end, index
+        if waited_for is not None and self.slices[waited_for].pipe == pipe:
+            waited_for = None  # its own pipe's order would have placed it there anyway
+        self.slices.append(
+            Slice(source_name(op), pipe, ready, cycles, op_location(op), nbytes, _iteration(op, ran), waited_for)
+        )
 
     @property
     def cycles(self) -> int:
@@ -114,6 +130,12 @@ class Timeline:
                 "args": {"op": s.name, "loc": s.loc, "cycles": s.cycles, "bytes": s.nbytes,
                          "iteration": dict(s.loops)},
             })
+        for index, s in enumerate(self.slices):  # an arrow from each op to the one that waited for it
+            if s.waited_for is not None:
+                before = self.slices[s.waited_for]
+                flow = {"name": "waits for", "cat": "dependence", "id": index, "pid": 1, "bp": "e"}
+                events.append({**flow, "ph": "s", "tid": tid[before.pipe], "ts": before.start})
+                events.append({**flow, "ph": "f", "tid": tid[s.pipe], "ts": s.start})
         busy = {p: sum(s.cycles for s in self.slices if s.pipe == p) for p in pipes}
         return {
             "traceEvents": events,

@@ -91,3 +91,9 @@ def test_independent_transfers_overlap_on_their_pipes():
     assert load1.start == load0.start + load0.cycles
     assert store0.start == load0.start + load0.cycles < load1.start + load1.cycles  # overlaps the second load
     assert store1.start == max(store0.start + store0.cycles, load1.start + load1.cycles)
+    # each store waited for its load on MTE2: an arrow from the load to the store
+    assert (store0.waited_for, store1.waited_for, load1.waited_for) == (0, 1, None)
+    flows = [e for e in profiler.timeline.chrome_trace()["traceEvents"] if e["ph"] in ("s", "f")]  # type: ignore[union-attr, index]
+    assert [(e["ph"], e["id"], e["ts"]) for e in flows] == [
+        ("s", 2, load0.start), ("f", 2, store0.start), ("s", 3, load1.start), ("f", 3, store1.start),
+    ]
