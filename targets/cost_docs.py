@@ -148,6 +148,17 @@ def _calibrated(target: targets.TargetInfo) -> list[str]:
     out += ["| parameter | value | source |", "|---|---|---|"]
     out += [f"| {n} | {v} | {s} |" for n, v, s in parameters(machine)]
     out.append("")
+    hz = machine.base.dma.frequency_hz.value
+    for path, timing in machine.paths.items():
+        rates = [(timing.per_block, "")] if timing.per_long_block is None else [
+            (timing.per_block, f" for bursts up to {_number(machine.line_bytes.value)} B"),
+            (timing.per_long_block, " for longer ones"),
+        ]
+        speeds = ", ".join(
+            f"{machine.block_bytes.value / rate.value * hz / (1 << 30):.1f} GiB/s{label}" for rate, label in rates
+        )
+        out.append(f"- {path}: {_number(timing.latency.value)} cycles a call, then {speeds} (at {hz / 1e9:g} GHz).")
+    out.append("")
     for instruction in REGISTRY:
         assert instruction.cost is not None
         charge = instruction.cost.on.get(type(machine))
