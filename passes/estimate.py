@@ -165,14 +165,16 @@ def cost_machine(
     target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, at: Operation | None = None
 ) -> Machine:
     """The machine pricing ops for `--cost-model` on `target`, with `cores` cores transferring
-    at once (the calibrated model's contention; pto-isa's model has none); a located error
-    (at `at`) where the target has no such model."""
+    at once (the calibrated model's contention; pto-isa's model has none, and takes only 1); a
+    located error (at `at`) where the target has no such model."""
     info = targets.get(target)
     if cost_model not in targets.COST_MODELS:
         raise PtoError.at_op(at, f"unknown cost model '{cost_model}' (expected one of {', '.join(targets.COST_MODELS)})")
     if cores < 1:
-        raise PtoError.at_op(at, f"expects at least one core transferring at once, got {cores}")
+        raise PtoError.at_op(at, f"--cores expects at least 1 core transferring at once, got {cores}")
     if cost_model == "pto-isa":
+        if cores != 1:
+            raise PtoError.at_op(at, "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated")
         return info.costs
     calibrated = info.calibrated
     if isinstance(calibrated, str):

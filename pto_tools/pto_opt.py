@@ -251,7 +251,8 @@ class PtoOptMain(xDSLOptMain):
             type=int,
             default=1,
             metavar="N",
-            help="cores transferring at once, for the calibrated model's contention (default 1)",
+            help="cores transferring at once, for the calibrated model's contention "
+            "(default 1; needs --cost-model=calibrated)",
         )
         arg_parser.add_argument(
             "--print-memory-plan",

@@ -87,9 +87,9 @@ def test_other_instructions_cost_what_the_base_model_says():
     assert gather and all(c == p for c, p in gather)
 
 
-def test_the_default_is_pto_isa_and_cores_do_not_change_it():
+def test_the_default_is_pto_isa():
     text = transfer_kernel(16, 64, "f16")
-    assert estimate(parse(text, "k.pto"), "a2a3").json() == estimate(parse(text, "k.pto"), "a2a3", "pto-isa", 48).json()
+    assert {r["model"] for r in estimate(parse(text, "k.pto"), "a2a3").json()["ops"]} == {"pto-isa-costmodel"}
 
 
 @pytest.mark.parametrize(("target", "reason"), [("a5", "no public hardware figure"), ("cpu", "not hardware")])
@@ -100,7 +100,8 @@ def test_a_target_without_a_calibrated_model_says_why(target, reason):
 
 @pytest.mark.parametrize(("model", "cores", "message"), [
     ("guess", 1, "unknown cost model 'guess' \\(expected one of pto-isa, calibrated\\)"),
-    ("calibrated", 0, "expects at least one core transferring at once, got 0"),
+    ("calibrated", 0, "--cores expects at least 1 core transferring at once, got 0"),
+    ("pto-isa", 48, "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated"),
 ])
 def test_a_bad_cost_model_or_core_count_is_a_located_error(model, cores, message):
     with pytest.raises(PtoError, match=f"^k.pto:1:1: error: .*{message}"):

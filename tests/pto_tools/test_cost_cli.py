@@ -137,3 +137,15 @@ def test_profile_trace_is_a_chrome_trace_of_the_pipes(tmp_path, capsys):
         assert same["pto.mgather"]["ts"] + same["pto.mgather"]["dur"] <= same["pto.tstore"]["ts"]
         assert f"({next(iter(iteration))}=" in same["pto.tstore"]["name"]
     assert trace["otherData"]["cycles"] == max(s["ts"] + s["dur"] for s in slices)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--cores", "4"], "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated"),
+    (["--cost-model=calibrated", "--cores", "0"], "--cores expects at least 1 core transferring at once, got 0"),
+])
+def test_cores_without_the_calibrated_model_or_below_one_are_errors(flags, message, capsys):
+    for main, args in ((pto_opt.main, [WRAP, "--target", "a2a3", "--estimate", *flags]),
+                       (pto_run.main, [WRAP, "--target", "a2a3", "--profile", *flags, *WRAP_INPUTS])):
+        code, out, err = call(main, args, capsys)
+        assert (code, out) == (1, "")
+        assert "error: " in err and message in err and "Traceback" not in err
