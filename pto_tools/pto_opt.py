@@ -165,6 +165,8 @@ class PtoOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = bare_flag_value(sys.argv[1:] if args is None else args, "--estimate", "table")
         super().__init__(description=DESCRIPTION, args=argv)
+        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores != 1):
+            raise PtoError("error: --cost-model and --cores price --estimate: add --estimate")
 
     # -- registration -----------------------------------------------------------
 

@@ -133,6 +133,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--target and --targets exclude each other")
     if args.profile == "trace" and args.targets is not None:
         parser.error("--profile=trace takes one --target")
+    if args.profile is None and (args.cost_model != "pto-isa" or args.cores != 1):
+        parser.error("--cost-model and --cores price --profile: add --profile")
     return args
 
 

@@ -149,3 +149,12 @@ def test_cores_without_the_calibrated_model_or_below_one_are_errors(flags, messa
         code, out, err = call(main, args, capsys)
         assert (code, out) == (1, "")
         assert "error: " in err and message in err and "Traceback" not in err
+
+
+def test_cost_model_flags_without_estimate_or_profile_are_errors(capsys):
+    code, out, err = call(pto_opt.main, [WRAP, "--target", "a2a3", "--cost-model=calibrated"], capsys)
+    assert (code, out) == (1, "") and "--cost-model and --cores price --estimate: add --estimate" in err
+    code, out, err = call(pto_run.main, [WRAP, "--target", "a2a3", "--cores", "2", *WRAP_INPUTS], capsys)
+    assert (code, out) == (1, "") and "--cost-model and --cores price --profile: add --profile" in err
+    code, out, err = call(pto_run.main, [WRAP, "--targets", "all", "--profile=trace", *WRAP_INPUTS], capsys)
+    assert (code, out) == (1, "") and "--profile=trace takes one --target" in err
