@@ -200,9 +200,12 @@ def compare(
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
     profile: bool = False,
+    cost_model: str = "pto-isa",
+    cores: int = 1,
 ) -> Report:
     """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare;
-    with `profile`, also count what runs on each (`Report.profiles`)."""
+    with `profile`, also count what runs on each (`Report.profiles`), priced by `cost_model`
+    with `cores` cores transferring at once (passes/estimate.py cost_machine)."""
     from interpreter import entry_function, run_with_results
     from interpreter.profile import Profiler
 
@@ -213,7 +216,7 @@ def compare(
     recorded: dict[str, list[_Write]] = {}
     for target in chosen:
         recorder = _WriteRecorder()
-        profiler = Profiler(target) if profile else None
+        profiler = Profiler(target, cost_model, cores) if profile else None
         try:
             outputs, results = run_with_results(module, target.name, args, entry, listeners=[recorder], profiler=profiler)
         except PtoError as e:

@@ -63,3 +63,4 @@ MACHINE = VfMachine(
     warp_lanes=Param(32, "pto-isa docs/isa/MGATHER.md (A5: dim3{32, warps})"),
     burst_bytes=Param(128, "pto-isa docs/isa/MGATHER.md (A5: lanes coalesce into 128 B GM bursts)"),
 )
+NOT_CALIBRATED = "no public hardware figure for Ascend 950 to fit a calibrated model to"
