@@ -340,3 +340,38 @@ class Numerics(Choice):
 
 
 NumericsAttr = choice_attr(Numerics, "numerics")
+
+
+# ---------------------------------------------------------------------------
+# The elementwise families (pto_dialect/instructions/elementwise.py)
+
+
+class Unordered(Choice):
+    """What an elementwise max or min gives where its comparison is false both ways (a NaN,
+    or equal values such as -0 and +0)."""
+
+    FIRST = "first", "the first operand, as C++ std::max / std::min compute it ((a < b) ? b : a)"
+    NAN = "nan", "NaN if either is NaN, else NumPy's maximum/minimum: the reference for vmax/vmin, whose NaN handling no public code fixes"
+
+
+UnorderedAttr = choice_attr(Unordered, "unordered")
+
+
+class Division(Choice):
+    """How an elementwise division computes its quotients."""
+
+    NATIVE = "native", (
+        "the element type's division: IEEE for floats; integers truncated toward zero, a zero divisor "
+        "(or the least 32/64-bit integer by -1) faults"
+    )
+    ASSERTED_SCALAR = "asserted_scalar", (
+        "as native, but a zero scalar divisor faults for every element type (cpu/TBinSOps.hpp TDIVS_IMPL asserts "
+        "'TDIVS: illegal scalar is zero')"
+    )
+    A2A3_VECTOR = "a2a3_vector", (
+        "a2a3 TDivS.hpp: int32 through f32 and int16 through f16 (vconv, vdiv, vconv toward zero); floats by "
+        "vdiv, or in place by vmuls with the scalar's reciprocal (1/scalar in f32, rounded to the element type)"
+    )
+
+
+DivisionAttr = choice_attr(Division, "division")

@@ -15,7 +15,7 @@ from xdsl.ir import Dialect, Operation
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -29,11 +29,11 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
-    *BINARY.instructions,
+    *BINARY.instructions, *TILE_SCALAR.instructions, *FILL.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY,)
+FAMILIES = (BINARY, TILE_SCALAR, FILL)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

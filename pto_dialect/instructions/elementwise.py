@@ -4,13 +4,24 @@ of the inputs (pto-isa docs/isa/<NAME>.md), over dst's valid region; padding kee
 contents. A member is a row (`Elementwise`): its mnemonic, its NumPy formula and the intrinsic
 its cost is priced as; every target's rule row says which element types it takes.
 
-      dst[i, j] = f(src0[i, j], src1[i, j])            binary:  pto.tadd, ...
+      dst[i, j] = f(src0[i, j], src1[i, j])            binary:      pto.tadd, pto.tsub, ...
+      dst[i, j] = f(src[i, j], scalar)                 tile-scalar: pto.tadds, pto.tsubs, ...
+      dst[i, j] = scalar                               fill:        pto.texpands
 
         pto.tadd ins(%a, %b : T, T) outs(%d : T)
         %d = pto.tadd %a, %b : (T, T) -> T
+        pto.tadds ins(%a, %s : T, f32) outs(%d : T)
+        pto.texpands ins(%s : f32) outs(%d : T)
+
+A scalar reaches the C++ call as the element type (pto-isa takes `typename TileData::DType
+scalar`): it is first its SSA type's value (an f32 constant rounded to f32), then converted as
+C++ converts (integers wrap, floats round to nearest even, a float truncates toward zero into an
+integer type; a NaN or a value out of the integer type's range is undefined there, so a run-time
+error here).
 
 What targets decide, as their lowered ops record: whether public code fixes the values
-(`numerics`), and a member's own choices (its row's `choices`).
+(`numerics`), and a member's own choices (its row's `choices`: `unordered` for max and min,
+`division` for the divisions).
 """
 
 from __future__ import annotations
@@ -20,17 +31,20 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.choices import Choice, Division, Unordered
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
-from pto_dialect.machine import Footprint, Tile, np, valid_rect
+from pto_dialect.dtypes import element_info
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.types import TileTypeBase
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -44,8 +58,22 @@ class Elementwise(Member):
     """The formula on the inputs' valid regions (NumPy arrays of the element type) and scalar
     values, with the row's choices as keywords; its result is stored as dst's element type.
     NumPy is imported when a kernel first runs: a formula names it inside its body."""
-    priced_as: str = field(kw_only=True)
-    """The vector intrinsic its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`)."""
+    priced_as: str | tuple[str, ...] = field(kw_only=True)
+    """The vector intrinsic(s) its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`), issued
+    in this order over each stretch of elements."""
+
+    sees_in_place: bool = field(default=False, kw_only=True)
+    """Its formula takes `in_place`: whether dst starts where an input does (a target's code
+    branches on it)."""
+
+    clobbers_src: Callable[..., bool] | None = field(default=None, kw_only=True)
+    """Whether its formula also writes its tile input (a target's code converting it in
+    place), from the element dtype and the choices: the batched-loop footprint says so, and
+    the op declares that input a workspace (its memory effects write it on every target)."""
+
+    @property
+    def intrinsics(self) -> tuple[str, ...]:
+        return (self.priced_as,) if isinstance(self.priced_as, str) else self.priced_as
 
 
 # ---------------------------------------------------------------------------
@@ -83,6 +111,27 @@ class ElementwiseOp(PtoInstructionOp):
 class BinaryOp(ElementwiseOp):
     INS: ClassVar[tuple[str, ...]] = ("src0", "src1")
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+class TileScalarOp(ElementwiseOp):
+    INS: ClassVar[tuple[str, ...]] = ("src", "scalar")
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+class FillOp(ElementwiseOp):
+    """dst's valid region set to the scalar; PTOAS (TExpandsOp::verify) wants the scalar of
+    dst's element type."""
+
+    INS: ClassVar[tuple[str, ...]] = ("scalar",)
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+    def verify_(self) -> None:
+        super().verify_()
+        dst = self.expect_tile("dst", self.destinations[0])
+        if self.ins[0].type != dst.element_type:
+            raise VerifyException(
+                f"expects scalar to have dst's element type, got {self.ins[0].type} and {dst.element_type}"
+            )
 
 
 # ---------------------------------------------------------------------------
@@ -134,32 +183,101 @@ def describe(t: dict[str, ElementwiseRules]) -> list[tuple[str, dict[str, str]]]
 # The kernel
 
 
-def inputs(o: dict, roles: tuple[str, ...]) -> list[Any]:
-    """The inputs as the formula takes them: a tile's valid region, a scalar's value."""
-    return [o[r].read_valid() if isinstance(o[r], Tile) else o[r] for r in roles]
+def fault_where(bad: Any, message: Callable[[tuple[int, ...]], str]) -> None:  # noqa: ANN401
+    """A run-time error at the first element (row, col) where `bad` holds (its leading axis,
+    if any beyond the two, indexes a batched loop's iterations)."""
+    bad = np.asarray(bad)
+    if bad.ndim < 2:
+        bad = bad.reshape(1, 1)
+    if bad.any():
+        iteration, where = first_failing(bad, bad.ndim - 2)
+        raise RuntimeFault(message(where), iteration)
+
+
+def scalar_dtype(t: Attribute) -> Any:  # noqa: ANN401
+    """The NumPy dtype of a scalar SSA type (index is 64-bit)."""
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    info = element_info(t)
+    assert info is not None, t
+    return info.numpy
+
+
+def as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: ANN401
+    """The scalar as the C++ call receives it: its SSA type's value (a Python float or int
+    from the interpreter, or one per iteration of a batched loop, shaped to broadcast over
+    the valid region), converted to the element type as C++ converts."""
+    ssa = scalar_dtype(ssa_type)
+    raw = np.asarray(value)
+    if ssa.kind in "iu":
+        typed = raw.astype(np.int64).astype(ssa)  # wraps to the SSA width
+    else:
+        typed = raw.astype(ssa)  # a double rounded to the SSA type
+    if typed.ndim:
+        typed = typed.reshape(-1, 1, 1)
+    if element.kind in "iu" and ssa.kind not in "iu":
+        wide = typed.astype(np.float64)
+        info = np.iinfo(element)
+        fault_where(
+            ~((wide > float(info.min) - 1) & (wide < float(info.max) + 1)),
+            lambda _: f"the scalar {typed.ravel()[0]} ({ssa_type}) does not fit {element} (C++ leaves the conversion undefined)",
+        )
+        return np.trunc(wide).astype(element)
+    return typed.astype(element)
+
+
+def same_storage(a: object, dst: Tile) -> bool:
+    """Whether an input tile starts where dst does (pto-isa's `dst == src` address test)."""
+    return isinstance(a, Tile) and (
+        a is dst or a.flat.__array_interface__["data"][0] == dst.flat.__array_interface__["data"][0]
+    )
+
+
+def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute | None) -> list[Any]:  # noqa: ANN401
+    """The inputs as the formula takes them: a tile's valid region, a scalar's value as the
+    element type."""
+    return [
+        o[r].read_valid() if isinstance(o[r], Tile) else as_element(o[r], scalar_type, element)  # pyright: ignore[reportArgumentType]
+        for r in roles
+    ]
 
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
-    def kernel(o: dict, **choices: object) -> None:
+    def kernel(o: dict, scalar_type: Attribute | None = None, **choices: object) -> None:
         dst = o["dst"]
+        element = dst.flat.dtype
+        values = inputs(o, roles, element, scalar_type)
+        if row.sees_in_place:
+            choices["in_place"] = any(same_storage(o[r], dst) for r in roles)
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
-            result = np.asarray(row.compute(*inputs(o, roles), **choices))
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+            result = np.asarray(row.compute(*values, **choices))
+        result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col))
+        dst.write_valid(result.astype(element, copy=False))
 
     kernel.__doc__ = row.summary
     return kernel
 
 
-def elementwise_footprint(roles: tuple[str, ...]) -> Callable[..., Footprint]:
-    def footprint(o: dict, **_: object) -> Footprint:
+def elementwise_footprint(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., Footprint]:
+    def footprint(o: dict, **choices: object) -> Footprint:
+        written = row.clobbers_src is not None and row.clobbers_src(o["dst"].flat.dtype, **choices)
         reads = [(o[r], False, valid_rect(o[r])) for r in roles if isinstance(o[r], Tile)]
-        return Footprint([*reads, (o["dst"], True, valid_rect(o["dst"]))], [])
+        clobbered = [(o[r], True, valid_rect(o[r])) for r in roles if written and isinstance(o[r], Tile)]
+        return Footprint([*reads, *clobbered, (o["dst"], True, valid_rect(o["dst"]))], [])
 
     return footprint
 
 
 class ElementwiseBase(FamilyLoweredOp):
     """dst[i, j] = f(inputs at [i, j]) over dst's valid region."""
+
+    @staticmethod
+    def kernel_params(op: Operation) -> dict[str, object]:
+        """The scalar's SSA type, which the kernel converts its value from."""
+        scalars = [v.type for v in op.operands if not isinstance(v.type, TileTypeBase)]
+        return {"scalar_type": scalars[0]} if scalars else {}
 
 
 # ---------------------------------------------------------------------------
@@ -187,23 +305,24 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     full, rest = divmod(per_call, per_repeat)
 
     def call() -> None:
-        if full:
-            t.vector(_row(op).priced_as, repeat=full)
-        if rest:
-            t.call(2)  # the tail's mask, then the full mask again
-            t.vector(_row(op).priced_as, repeat=1)
+        for intrinsic in _row(op).intrinsics:
+            if full:
+                t.vector(intrinsic, repeat=full)
+            if rest:
+                t.call(2)  # the tail's mask, then the full mask again
+                t.vector(intrinsic, repeat=1)
 
     t.loop(calls, call)
     return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * cols)
 
 
 def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TBinOp.hpp: one vector function; per register of each valid row a predicate, a
-    load per tile input, the operation and a store."""
+    """npu/a5/TBinOp.hpp (TBinSOp.hpp): one vector function; per register of each valid row a
+    predicate, a load per tile input, the operation(s) and a store."""
     dst = o["dst"]
     registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
-    body = {"plt": registers, "vlds": loads * registers, _row(op).priced_as: registers, "vsts": registers}
+    body = {"plt": registers, "vlds": loads * registers, **dict.fromkeys(_row(op).intrinsics, registers), "vsts": registers}
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
@@ -249,8 +368,9 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
     roles = op_base.INS
 
     def declare(row: Elementwise) -> Instruction:
-        op = member_op(op_base, row)
-        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(roles))
+        scratch = {"__annotations__": {"WORKSPACE": ClassVar}, "WORKSPACE": frozenset({"src"})} if row.clobbers_src else {}
+        op = member_op(op_base, row, **scratch)
+        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(row, roles))
         return Instruction(
             op=op,
             rules=ElementwiseRules,
@@ -268,11 +388,160 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
     return declare
 
 
+# ---------------------------------------------------------------------------
+# The formulas (each on NumPy arrays of the element type; a scalar is a 0-d array, or one per
+# iteration of a batched loop shaped (n, 1, 1))
+
+
+def maximum(a: Any, b: Any, *, unordered: Unordered) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h / TMax.hpp std::max(a, b) = (a < b) ? b : a; NPUs vmax / vmaxs."""
+    return np.where(a < b, b, a) if unordered is Unordered.FIRST else np.maximum(a, b)
+
+
+def minimum(a: Any, b: Any, *, unordered: Unordered) -> Any:  # noqa: ANN401
+    """cpu std::min(a, b) = (b < a) ? b : a; NPUs vmin / vmins."""
+    return np.where(b < a, b, a) if unordered is Unordered.FIRST else np.minimum(a, b)
+
+
+def divisor_name(a: Any, b: Any) -> Callable[[tuple[int, ...]], str]:  # noqa: ANN401
+    """How a fault names the divisor at an element: src1's element, or the scalar."""
+    if np.ndim(b) >= 2 and np.shape(b)[-2:] == np.shape(a)[-2:]:
+        return lambda at: f"src1 element {at}"
+    return lambda _: "the scalar divisor"
+
+
+def truncated_quotient(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """C++ integer division: toward zero; a zero divisor traps (SIGFPE on the simulator's
+    x86), as does the least 32/64-bit integer by -1 (8/16-bit operands are promoted to int
+    first, so theirs wraps when stored)."""
+    name = divisor_name(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    fault_where(b == 0, lambda at: f"divides by zero: {name(at)} is 0 (integer division traps)")
+    if a.dtype.itemsize >= 4 and a.dtype.kind == "i":
+        least = np.iinfo(a.dtype).min
+        fault_where(
+            (a == least) & (b == -1),
+            lambda at: f"divides {least} (src element {at}) by -1: the quotient overflows {a.dtype} (integer division traps)",
+        )
+    wide = np.int64 if a.dtype.kind == "i" or a.dtype.itemsize < 8 else np.uint64
+    x, y = a.astype(wide), np.where(b == 0, 1, b).astype(wide)
+    q = x // y
+    q += ((x % y) != 0) & ((x < 0) != (y < 0))  # floor to truncation
+    return q.astype(a.dtype)
+
+
+def quotient_through_float(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """a2a3 TDivS.hpp's integer path: the scalar broadcast and converted (vector_dup,
+    vconv_s322f32 / vconv_s162f16), src converted in place (so src keeps the float bits
+    after the instruction: `a`, its valid region, is written), vdiv in that float type, the
+    quotient converted toward zero (vconv_f322s32z / vconv_f162s16z)."""
+    as_float = np.float32 if a.dtype.itemsize == 4 else np.float16
+    x, y = a.astype(as_float), np.broadcast_to(b, a.shape).astype(as_float)
+    fault_where(y == 0, lambda _: "divides by zero: the scalar divisor is 0 (vdiv's infinity converted back to an integer is in no public code)")
+    a[...] = x.view(a.dtype)
+    info = np.iinfo(a.dtype)
+    return np.clip(np.trunc(x / y), info.min, info.max).astype(a.dtype)
+
+
+def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any:  # noqa: ANN401
+    """src0 / src1 (TDIV), src / scalar (TDIVS); see `Division`."""
+    if division is Division.ASSERTED_SCALAR:
+        fault_where(np.broadcast_to(b == 0, a.shape), lambda _: "the scalar divisor is 0 (the simulator asserts: TDIVS: illegal scalar is zero)")
+    if a.dtype.kind in "iu":
+        if division is not Division.A2A3_VECTOR:
+            return truncated_quotient(a, b)
+        if in_place:
+            raise RuntimeFault(
+                "in place on integers: a2a3 TDivS.hpp broadcasts the scalar into dst, which is src, before "
+                "converting src (prepare_s32_data/prepare_s16_data), so its result is not a quotient; use another dst"
+            )
+        return quotient_through_float(a, b)
+    if division is Division.A2A3_VECTOR and in_place:
+        return a * (np.float32(1) / b.astype(np.float32)).astype(a.dtype)
+    return a / b
+
+
+def integers_through_float(element: Any, *, division: Division, **_: object) -> bool:  # noqa: ANN401
+    """a2a3's integer TDIVS leaves src converted to float (quotient_through_float)."""
+    return division is Division.A2A3_VECTOR and element.kind in "iu"
+
+
+def fill(scalar: Any) -> Any:  # noqa: ANN401
+    return scalar
+
+
+# ---------------------------------------------------------------------------
+# What targets choose
+
+
+def choosing(*values: Choice, **by_mnemonic: tuple[Choice, ...]) -> Callable[[Member, PtoInstructionOp], dict[str, Choice]]:
+    """A target's `choose` (lowering/convert.py TargetOps.family) for the elementwise families:
+    for each choice a member's row names, the value of that kind among `values`, or among
+    `by_mnemonic[mnemonic]` first."""
+
+    def choose(row: Member, op: PtoInstructionOp) -> dict[str, Choice]:
+        own = by_mnemonic.get(row.mnemonic, ())
+        return {name: next(v for v in (*own, *values) if isinstance(v, kind)) for name, kind in row.choices.items()}
+
+    return choose
+
+
+VECTOR_UNIT_REFERENCES = {
+    "tdiv": "the IEEE quotient in the element type (vdiv's rounding and zero-divisor results are in no public code)",
+    "tdivs": "the IEEE quotient in the element type (vdiv's rounding is in no public code)",
+    "tmax": "NumPy's maximum (vmax's NaN and signed-zero results are in no public code)",
+    "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
+    "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
+    "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
+}
+"""The members whose values on the NPUs come from a vector intrinsic no public code fixes,
+with the reference the interpreter computes there."""
+
+
+def on_vector_unit(family: Family) -> dict[str, str]:
+    """VECTOR_UNIT_REFERENCES of the members of `family` (a target's `approximate`)."""
+    return {m: why for m, why in VECTOR_UNIT_REFERENCES.items() if any(r.mnemonic == m for r in family.rows)}
+
+
+# ---------------------------------------------------------------------------
+# The families
+
+
+MAX_MIN = {"unordered": Unordered}
+DIVISION = {"division": Division}
+
 BINARY = Family.of(
     "binary elementwise",
     (
         Elementwise("tadd", "dst = src0 + src1", compute=operator.add, priced_as="vadd"),
+        Elementwise("tsub", "dst = src0 - src1", compute=operator.sub, priced_as="vsub"),
+        Elementwise("tmul", "dst = src0 * src1", compute=operator.mul, priced_as="vmul"),
+        Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION),
+        Elementwise("tmax", "dst = max(src0, src1)", compute=maximum, priced_as="vmax", choices=MAX_MIN),
+        Elementwise("tmin", "dst = min(src0, src1)", compute=minimum, priced_as="vmin", choices=MAX_MIN),
     ),
     elementwise(BinaryOp),
 )
 """Tile-tile arithmetic, bitwise and comparison-free operations."""
+
+TILE_SCALAR = Family.of(
+    "tile-scalar elementwise",
+    (
+        Elementwise("tadds", "dst = src + scalar", compute=operator.add, priced_as="vadds"),
+        Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
+        Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
+        Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
+                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float),
+        Elementwise("tmaxs", "dst = max(src, scalar)", compute=maximum, priced_as="vmaxs", choices=MAX_MIN),
+        Elementwise("tmins", "dst = min(src, scalar)", compute=minimum, priced_as="vmins", choices=MAX_MIN),
+    ),
+    elementwise(TileScalarOp),
+)
+"""A tile and a scalar, the scalar converted to the element type first."""
+
+FILL = Family.of(
+    "fill",
+    (Elementwise("texpands", "dst = scalar", compute=fill, priced_as="vector_dup"),),
+    elementwise(FillOp),
+)
+"""dst's valid region set to one scalar."""

@@ -48,7 +48,8 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import Division, Unordered
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing, on_vector_unit
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -280,6 +281,10 @@ TSCATTER_FORMS = {
 }
 
 
+VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, tdivs=(Division.A2A3_VECTOR,))
+"""The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv; TDIVS's integer and in-place paths of TDivS.hpp."""
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -294,7 +299,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        **OPS.family(BINARY),
+        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
+        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
+        **OPS.family(FILL),
     },
     approximate=OPS.approximate,
 )

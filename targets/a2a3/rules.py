@@ -5,7 +5,7 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -93,6 +93,28 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+FLOAT_DIVISION = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a2a3/TDiv.hpp (TDivCheck): half and float only; row-major tiles.",
+)
+"""TDIV's rules (vdiv takes floats only)."""
+
+SCALAR_ARITHMETIC = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="npu/a2a3/TAddS.hpp ... TDivS.hpp: int16, int32, half, float; the code walks valid rows at the "
+    "tile's RowStride (TBinSOp.hpp), so row-major tiles (PTOAS checks no layout here).",
+)
+"""The tile-scalar instructions' rules."""
+
+FILL_ROW_MAJOR = ElementwiseRules(
+    types=STANDARD,
+    row_major_only=True,
+    note="npu/a2a3/TExpandS.hpp: 8- to 32-bit integers, half, bfloat16, float; a Vec dst row-major.",
+)
+"""TEXPANDS's rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -144,5 +166,7 @@ RULES = {
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
-    **BINARY.rules(ARITHMETIC),
+    **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION),
+    **TILE_SCALAR.rules(SCALAR_ARITHMETIC),
+    **FILL.rules(FILL_ROW_MAJOR),
 }

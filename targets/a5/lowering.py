@@ -46,7 +46,8 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import Division, Unordered
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing, on_vector_unit
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -298,6 +299,10 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, [load, gather, store], [])
 
 
+VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE)
+"""The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -312,7 +317,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        **OPS.family(BINARY),
+        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
+        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
+        **OPS.family(FILL),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
     approximate=OPS.approximate,

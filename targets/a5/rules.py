@@ -17,7 +17,7 @@ from pto_dialect.facts import (
     UNSIGNED32,
     types_named,
 )
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -105,6 +105,35 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+WIDE_MULTIPLY = ElementwiseRules(
+    types=INT16 | INT32 | INT64 | types_named("f16", "bf16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TMul.hpp, TMulS.hpp: 16- to 64-bit integers, half, bfloat16, float (no 8-bit); row-major tiles.",
+)
+"""TMUL's and TMULS's rules."""
+
+DIVISION = ElementwiseRules(
+    types=INT16 | INT32 | INT64 | types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TDiv.hpp, TDivS.hpp: 16- to 64-bit integers, half, float (no 8-bit, no bfloat16); row-major tiles.",
+)
+"""TDIV's and TDIVS's rules."""
+
+SCALAR_ARITHMETIC = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="npu/a5/TAddS.hpp, TSubS.hpp, TMaxs.hpp, TMins.hpp: 8- to 64-bit integers, half, bfloat16, float; the "
+    "code walks valid rows at the tile's RowStride (TBinSOp.hpp), so row-major tiles (PTOAS checks no layout here).",
+)
+"""The other tile-scalar instructions' rules."""
+
+FILL_ROW_MAJOR = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="npu/a5/TExpandS.hpp: 8- to 64-bit integers, half, bfloat16, float; a Vec dst row-major.",
+)
+"""TEXPANDS's rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -157,5 +186,7 @@ RULES = {
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
-    **BINARY.rules(ARITHMETIC),
+    **BINARY.rules(ARITHMETIC, tmul=WIDE_MULTIPLY, tdiv=DIVISION),
+    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tmuls=WIDE_MULTIPLY, tdivs=DIVISION),
+    **FILL.rules(FILL_ROW_MAJOR),
 }

@@ -23,7 +23,8 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import Division, Unordered
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -104,6 +105,9 @@ class CpuTScatterMaskOp(TScatterMaskBase):
     name = "pto_cpu.tscatter_mask"
 
 
+SIMULATOR_ARITHMETIC = choosing(Unordered.FIRST, Division.NATIVE, tdivs=(Division.ASSERTED_SCALAR,))
+"""The simulator's elementwise C++: std::max / std::min, C++ division (TDIVS asserting a nonzero scalar)."""
+
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
@@ -164,7 +168,9 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        **OPS.family(BINARY),
+        **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(FILL),
     },
     approximate=OPS.approximate,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -92,6 +92,21 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+SCALAR_ROW_MAJOR = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS and TMAXS (CONSTRAINT_VEC_ROWMAJOR) "
+    "static_assert row-major Vec tiles; TSUBS and TMINS (CONSTRAINT_VEC) only Vec tiles.",
+)
+"""The tile-scalar instructions the simulator wants row-major."""
+
+FILL_ANY = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=False,
+    note="cpu/TExpands.hpp: a loop over dst's valid elements in any layout.",
+)
+"""TEXPANDS's rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -146,4 +161,6 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **TILE_SCALAR.rules(SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC),
+    **FILL.rules(FILL_ANY),
 }

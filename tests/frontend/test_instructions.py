@@ -19,7 +19,7 @@ import interpreter
 import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
@@ -301,9 +301,55 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
+def _tile_scalar_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, 1.5, d)` on a loaded f32 tile: the number becomes an f32 constant."""
+
+    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        a, d = _tiles(*[(ELEMENTWISE, pto.f32)] * 2)
+        pto.tload(xp, a)
+        getattr(pto, mnemonic)(a, 1.5, d)
+        pto.tstore(d, zp)
+
+    t = tile(ELEMENTWISE, "f32")
+    text = func([(n, "!pto.ptr<f32>") for n in "xz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, "f32", ELEMENTWISE) for n in "xz"])}
+%a = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {t})
+%cst = arith.constant 1.500000e+00 : f32
+pto.{mnemonic} ins(%a, %cst : {t}, f32) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
+""", mnemonic)
+    n = ELEMENTWISE[0] * ELEMENTWISE[1]
+    args = (RNG.standard_normal(n).astype(np.float32), np.zeros(n, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+def _fill_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(-2.5, d)`: the number takes dst's element type."""
+
+    def kernel(z: pto.ptr(pto.f32)):
+        (zp,) = _parts([(z, ELEMENTWISE)])
+        (d,) = _tiles((ELEMENTWISE, pto.f32))
+        getattr(pto, mnemonic)(-2.5, d)
+        pto.tstore(d, zp)
+
+    t = tile(ELEMENTWISE, "f32")
+    text = func([("z", "!pto.ptr<f32>")], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([("z", "f32", ELEMENTWISE)])}
+%d = pto.alloc_tile : {t}
+%cst = arith.constant -2.500000e+00 : f32
+pto.{mnemonic} ins(%cst : f32) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
+""", mnemonic)
+    return Sample(pto.kernel(kernel, name=mnemonic), text, (np.zeros(ELEMENTWISE[0] * ELEMENTWISE[1], np.float32),))
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
-] + [_binary_sample(row.mnemonic) for row in BINARY.rows]
+] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
+    _tile_scalar_sample(row.mnemonic) for row in TILE_SCALAR.rows] + [_fill_sample(row.mnemonic) for row in FILL.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
