@@ -361,12 +361,9 @@ class Division(Choice):
     """How an elementwise division computes its quotients."""
 
     NATIVE = "native", (
-        "the element type's division: IEEE for floats; integers truncated toward zero, a zero divisor "
-        "(or the least 32/64-bit integer by -1) faults"
-    )
-    ASSERTED_SCALAR = "asserted_scalar", (
-        "as native, but a zero scalar divisor faults for every element type (cpu/TBinSOps.hpp TDIVS_IMPL asserts "
-        "'TDIVS: illegal scalar is zero')"
+        "the element type's division: IEEE for floats (a zero divisor too: TDIVS's PTO_ASSERT on a zero scalar "
+        "is compiled only with _DEBUG); integers truncated toward zero, a zero divisor (or the least 32/64-bit "
+        "integer by -1) traps"
     )
     A2A3_VECTOR = "a2a3_vector", (
         "a2a3 TDivS.hpp: int32 through f32 and int16 through f16 (vconv, vdiv, vconv toward zero); floats by "
@@ -375,3 +372,38 @@ class Division(Choice):
 
 
 DivisionAttr = choice_attr(Division, "division")
+
+
+class ShiftRange(Choice):
+    """Which shift counts an elementwise shift defines (C++ promotes 8/16-bit operands to
+    int; a vector shift works in the element's width)."""
+
+    PROMOTED = "promoted", "C++ shifts: a count from 0 to below the promoted type's width (32 bits for 8/16-bit elements), others undefined (a run-time error)"
+    ELEMENT = "element", "vector shifts: a count from 0 to below the element's width; other counts' results are in no public code (a run-time error)"
+
+
+ShiftRangeAttr = choice_attr(ShiftRange, "shift_range")
+
+
+class ByteLanes(Choice):
+    """How 8-bit elements go through a bitwise instruction."""
+
+    ELEMENT = "element", "element by element: the valid region only"
+    PAIRED = "paired", (
+        "in 16-bit pairs (a2a3 B82B16Trait): with an odd valid column count the element after each row's last "
+        "valid one is computed too, from the inputs there; the scalar forms (TBitwiseSOp.hpp) fill dst with the "
+        "scalar, then combine it with src (so that extra element uses dst's old value, and dst over src is refused)"
+    )
+
+
+ByteLanesAttr = choice_attr(ByteLanes, "byte_lanes")
+
+
+class ZeroDivisor(Choice):
+    """What a remainder does with a zero divisor."""
+
+    ASSERTED = "asserted", "a run-time error for every element type (cpu/ElementOp.h asserts `src1 != 0`)"
+    IEEE = "ieee", "floats: NaN, as fmod gives; integers: a run-time error (integer division traps)"
+
+
+ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")

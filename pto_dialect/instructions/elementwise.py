@@ -35,14 +35,14 @@ from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Choice, Division, Unordered
+from pto_dialect.choices import ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 from pto_dialect.types import TileTypeBase
 
@@ -209,6 +209,11 @@ def as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: A
     """The scalar as the C++ call receives it: its SSA type's value (a Python float or int
     from the interpreter, or one per iteration of a batched loop, shaped to broadcast over
     the valid region), converted to the element type as C++ converts."""
+    with np.errstate(over="ignore", invalid="ignore"):  # out-of-range values round to infinities as C++ does
+        return _as_element(value, ssa_type, element)
+
+
+def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: ANN401
     ssa = scalar_dtype(ssa_type)
     raw = np.asarray(value)
     if ssa.kind in "iu":
@@ -251,21 +256,53 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
         values = inputs(o, roles, element, scalar_type)
         if row.sees_in_place:
             choices["in_place"] = any(same_storage(o[r], dst) for r in roles)
+        lanes = choices.pop("byte_lanes", ByteLanes.ELEMENT)
+        if lanes is ByteLanes.PAIRED and "scalar" in roles and any(same_storage(o[r], dst) for r in roles):
+            raise RuntimeFault(
+                "in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar before reading src, so dst over src "
+                "loses src (the code asserts dst != src); use another dst"
+            )
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
             result = np.asarray(row.compute(*values, **choices))
-        result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col))
-        dst.write_valid(result.astype(element, copy=False))
+        result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
+        if paired_column(o, roles, lanes) is None:
+            dst.write_valid(result)
+            return
+        column = dst.valid_col  # the other half of the last 16-bit pair: the inputs there, dst's old value for the scalar
+        beside = [o[r].values[..., : dst.valid_row, column : column + 1] if isinstance(o[r], Tile)
+                  else dst.values[..., : dst.valid_row, column : column + 1] for r in roles]
+        with np.errstate(all="ignore"):
+            extra = np.asarray(row.compute(*beside, **choices)).astype(element, copy=False)
+        dst.write(dst.valid_row, column + 1, np.concatenate([result, extra], axis=-1))
 
     kernel.__doc__ = row.summary
     return kernel
 
 
+def paired_column(o: dict, roles: tuple[str, ...], lanes: object) -> int | None:
+    """The column a paired 8-bit bitwise instruction computes beyond the valid region (an odd
+    valid column count inside the tile), or None."""
+    dst = o["dst"]
+    column = dst.valid_col
+    if lanes is not ByteLanes.PAIRED or dst.flat.dtype.itemsize != 1 or column % 2 == 0:
+        return None
+    widths = [o[r].type.shape[1] for r in (*roles, "dst") if isinstance(o[r], Tile)]
+    return column if column < min(widths) else None
+
+
 def elementwise_footprint(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., Footprint]:
     def footprint(o: dict, **choices: object) -> Footprint:
         written = row.clobbers_src is not None and row.clobbers_src(o["dst"].flat.dtype, **choices)
-        reads = [(o[r], False, valid_rect(o[r])) for r in roles if isinstance(o[r], Tile)]
-        clobbered = [(o[r], True, valid_rect(o[r])) for r in roles if written and isinstance(o[r], Tile)]
-        return Footprint([*reads, *clobbered, (o["dst"], True, valid_rect(o["dst"]))], [])
+        extra = paired_column(o, roles, choices.get("byte_lanes"))
+
+        def region(t: Tile) -> Any:  # noqa: ANN401
+            return valid_rect(t) if extra is None else rect(t, o["dst"].valid_row, extra + 1)
+
+        reads = [(o[r], False, region(o[r])) for r in roles if isinstance(o[r], Tile)]
+        if extra is not None and "scalar" in roles:
+            reads.append((o["dst"], False, region(o["dst"])))
+        clobbered = [(o[r], True, region(o[r])) for r in roles if written and isinstance(o[r], Tile)]
+        return Footprint([*reads, *clobbered, (o["dst"], True, region(o["dst"]))], [])
 
     return footprint
 
@@ -445,8 +482,6 @@ def quotient_through_float(a: Any, b: Any) -> Any:  # noqa: ANN401
 
 def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any:  # noqa: ANN401
     """src0 / src1 (TDIV), src / scalar (TDIVS); see `Division`."""
-    if division is Division.ASSERTED_SCALAR:
-        fault_where(np.broadcast_to(b == 0, a.shape), lambda _: "the scalar divisor is 0 (the simulator asserts: TDIVS: illegal scalar is zero)")
     if a.dtype.kind in "iu":
         if division is not Division.A2A3_VECTOR:
             return truncated_quotient(a, b)
@@ -459,6 +494,55 @@ def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any
     if division is Division.A2A3_VECTOR and in_place:
         return a * (np.float32(1) / b.astype(np.float32)).astype(a.dtype)
     return a / b
+
+
+def shift_counts(a: Any, b: Any, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """The counts as int64, every one defined (else a run-time error naming the first)."""
+    bits = 8 * a.dtype.itemsize
+    limit = max(32, bits) if shift_range is ShiftRange.PROMOTED else bits
+    counts = np.broadcast_to(b, a.shape).astype(np.int64) if b.dtype.kind == "i" or b.dtype.itemsize < 8 else np.broadcast_to(b, a.shape)
+    bad = (counts < 0) | (counts >= limit) if counts.dtype.kind == "i" else counts >= limit
+    name = divisor_name(a, b)
+    fault_where(bad, lambda at: f"shifts by {counts[(..., *at)].ravel()[0]} ({name(at).replace(' divisor', '')}): "
+                f"counts from 0 to {limit - 1} are defined for {a.dtype} here ({shift_range.phrase.split(':')[0]})")
+    return counts.astype(np.uint64)
+
+
+def shift_left(a: Any, b: Any, *, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """src << count: the bits shifted out of the element (or its promoted int) are lost."""
+    counts = shift_counts(a, b, shift_range)
+    unsigned = a.view(f"u{a.dtype.itemsize}").astype(np.uint64)
+    return (unsigned << counts).astype(f"u{a.dtype.itemsize}").view(a.dtype)
+
+
+def shift_right(a: Any, b: Any, *, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """src >> count: arithmetic for signed elements (C++20, the vector shifts' signed form),
+    logical for unsigned ones."""
+    counts = shift_counts(a, b, shift_range)
+    if a.dtype.kind == "u":
+        return (a.astype(np.uint64) >> np.minimum(counts, 63)).astype(a.dtype)
+    return (a.astype(np.int64) >> np.minimum(counts, 63).astype(np.int64)).astype(a.dtype)
+
+
+def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
+    """C++ `%` for integers (the sign of src), fmod through double for floats (exact, so the
+    cast back does not round); a zero divisor as `zero_divisor` says."""
+    name = divisor_name(a, b)
+    b = np.broadcast_to(b, a.shape)
+    if a.dtype.kind in "iu" or zero_divisor is ZeroDivisor.ASSERTED:
+        why = "the simulator asserts src1 != 0" if zero_divisor is ZeroDivisor.ASSERTED else "integer division traps"
+        fault_where(b == 0, lambda at: f"divides by zero: {name(at)} is 0 ({why})")
+    if a.dtype.kind in "iu":
+        if a.dtype.itemsize >= 4 and a.dtype.kind == "i":
+            least = np.iinfo(a.dtype).min
+            fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
+        return np.fmod(a, np.where(b == 0, 1, b))
+    return np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+
+
+def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
+    return np.where(a > 0, a, a * slope)
 
 
 def integers_through_float(element: Any, *, division: Division, **_: object) -> bool:  # noqa: ANN401
@@ -487,6 +571,9 @@ def choosing(*values: Choice, **by_mnemonic: tuple[Choice, ...]) -> Callable[[Me
 
 
 VECTOR_UNIT_REFERENCES = {
+    "tfmod": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmul and vsub)",
+    "tfmods": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmuls and vsub)",
+    "tlrelu": "(src > 0) ? src : src * slope (vlrelu's NaN and signed-zero results are in no public code)",
     "tdiv": "the IEEE quotient in the element type (vdiv's rounding and zero-divisor results are in no public code)",
     "tdivs": "the IEEE quotient in the element type (vdiv's rounding is in no public code)",
     "tmax": "NumPy's maximum (vmax's NaN and signed-zero results are in no public code)",
@@ -509,6 +596,9 @@ def on_vector_unit(family: Family) -> dict[str, str]:
 
 MAX_MIN = {"unordered": Unordered}
 DIVISION = {"division": Division}
+SHIFT = {"shift_range": ShiftRange}
+BITWISE = {"byte_lanes": ByteLanes}
+REMAINDER = {"zero_divisor": ZeroDivisor}
 
 BINARY = Family.of(
     "binary elementwise",
@@ -519,6 +609,12 @@ BINARY = Family.of(
         Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION),
         Elementwise("tmax", "dst = max(src0, src1)", compute=maximum, priced_as="vmax", choices=MAX_MIN),
         Elementwise("tmin", "dst = min(src0, src1)", compute=minimum, priced_as="vmin", choices=MAX_MIN),
+        Elementwise("tand", "dst = src0 & src1", compute=operator.and_, priced_as="vand", choices=BITWISE),
+        Elementwise("tor", "dst = src0 | src1", compute=operator.or_, priced_as="vor", choices=BITWISE),
+        Elementwise("tshl", "dst = src0 << src1", compute=shift_left, priced_as="vshl", choices=SHIFT),
+        Elementwise("tshr", "dst = src0 >> src1", compute=shift_right, priced_as="vshr", choices=SHIFT),
+        Elementwise("tfmod", "dst = fmod(src0, src1)", compute=remainder_toward_zero, priced_as=("vdiv", "vmul", "vsub"),
+                    choices=REMAINDER),
     ),
     elementwise(BinaryOp),
 )
@@ -534,6 +630,13 @@ TILE_SCALAR = Family.of(
                     choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float),
         Elementwise("tmaxs", "dst = max(src, scalar)", compute=maximum, priced_as="vmaxs", choices=MAX_MIN),
         Elementwise("tmins", "dst = min(src, scalar)", compute=minimum, priced_as="vmins", choices=MAX_MIN),
+        Elementwise("tands", "dst = src & scalar", compute=operator.and_, priced_as=("vector_dup", "vand"), choices=BITWISE),
+        Elementwise("tors", "dst = src | scalar", compute=operator.or_, priced_as=("vector_dup", "vor"), choices=BITWISE),
+        Elementwise("tshls", "dst = src << scalar", compute=shift_left, priced_as="vshls", choices=SHIFT),
+        Elementwise("tshrs", "dst = src >> scalar", compute=shift_right, priced_as="vshrs", choices=SHIFT),
+        Elementwise("tfmods", "dst = fmod(src, scalar)", compute=remainder_toward_zero,
+                    priced_as=("vector_dup", "vdiv", "vmul", "vsub"), choices=REMAINDER),
+        Elementwise("tlrelu", "dst = src > 0 ? src : src * scalar", compute=leaky_relu, priced_as="vlrelu"),
     ),
     elementwise(TileScalarOp),
 )

@@ -115,6 +115,35 @@ FILL_ROW_MAJOR = ElementwiseRules(
 )
 """TEXPANDS's rules."""
 
+BITWISE = ElementwiseRules(
+    types=INT8 | INT16 | INT32,
+    row_major_only=True,
+    note="npu/a2a3/TAnd.hpp, TOr.hpp, TShl.hpp, TShr.hpp, TBitwiseSOp.hpp (TANDS, TORS): 8- to 32-bit integers "
+    "(8-bit ones in 16-bit pairs, 32-bit ones as 16-bit halves for vand/vor); row-major tiles.",
+)
+"""TAND's, TOR's, TSHL's, TSHR's, TANDS's and TORS's rules."""
+
+SCALAR_SHIFT = ElementwiseRules(
+    types=INT16 | INT32,
+    row_major_only=True,
+    note="npu/a2a3/TBitwiseSOp.hpp TShiftCheck: int16, uint16, int32, uint32; rows walked at RowStride.",
+)
+"""TSHLS's and TSHRS's rules."""
+
+FLOAT_REMAINDER = ElementwiseRules(
+    types=types_named("f32"),
+    row_major_only=True,
+    note="npu/a2a3/TFmod.hpp, TFmodS.hpp: float only; row-major tiles.",
+)
+"""TFMOD's and TFMODS's rules."""
+
+LEAKY_RELU = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a2a3/TLRelu.hpp: half and float (vlrelu); rows walked at RowStride.",
+)
+"""TLRELU's rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -166,7 +195,9 @@ RULES = {
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
-    **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION),
-    **TILE_SCALAR.rules(SCALAR_ARITHMETIC),
+    **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
+                   tfmod=FLOAT_REMAINDER),
+    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tands=BITWISE, tors=BITWISE, tshls=SCALAR_SHIFT, tshrs=SCALAR_SHIFT,
+                        tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU),
     **FILL.rules(FILL_ROW_MAJOR),
 }

@@ -134,6 +134,41 @@ FILL_ROW_MAJOR = ElementwiseRules(
 )
 """TEXPANDS's rules."""
 
+BITWISE = ElementwiseRules(
+    types=INT8 | INT16 | INT32,
+    row_major_only=True,
+    note="npu/a5/TAnd.hpp, TOr.hpp, TAndS.hpp, TOrS.hpp: 1-, 2- and 4-byte integers; row-major tiles.",
+)
+"""TAND's, TOR's, TANDS's and TORS's rules."""
+
+SHIFT = ElementwiseRules(
+    types=INTEGERS,
+    row_major_only=True,
+    note="npu/a5/TShl.hpp, TShr.hpp, TShlS.hpp, TShrS.hpp: 8- to 64-bit integers; row-major tiles.",
+)
+"""The shifts' rules."""
+
+REMAINDER = ElementwiseRules(
+    types=types_named("i16", "si16", "ui16", "i32", "si32", "ui32", "f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TFMod.hpp: half, float, 16- and 32-bit integers; row-major tiles.",
+)
+"""TFMOD's rules."""
+
+FLOAT_REMAINDER = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TFModS.hpp: half and float; rows walked at RowStride.",
+)
+"""TFMODS's rules."""
+
+LEAKY_RELU = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TLRelu.hpp: half and float (vlrelu); rows walked at RowStride.",
+)
+"""TLRELU's rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -186,7 +221,9 @@ RULES = {
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
-    **BINARY.rules(ARITHMETIC, tmul=WIDE_MULTIPLY, tdiv=DIVISION),
-    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tmuls=WIDE_MULTIPLY, tdivs=DIVISION),
+    **BINARY.rules(ARITHMETIC, tmul=WIDE_MULTIPLY, tdiv=DIVISION, tand=BITWISE, tor=BITWISE, tshl=SHIFT, tshr=SHIFT,
+                   tfmod=REMAINDER),
+    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tmuls=WIDE_MULTIPLY, tdivs=DIVISION, tands=BITWISE, tors=BITWISE,
+                        tshls=SHIFT, tshrs=SHIFT, tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU),
     **FILL.rules(FILL_ROW_MAJOR),
 }

@@ -23,7 +23,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import Division, Unordered
+from pto_dialect.choices import ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -105,8 +105,10 @@ class CpuTScatterMaskOp(TScatterMaskBase):
     name = "pto_cpu.tscatter_mask"
 
 
-SIMULATOR_ARITHMETIC = choosing(Unordered.FIRST, Division.NATIVE, tdivs=(Division.ASSERTED_SCALAR,))
-"""The simulator's elementwise C++: std::max / std::min, C++ division (TDIVS asserting a nonzero scalar)."""
+SIMULATOR_ARITHMETIC = choosing(
+    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, tfmod=(ZeroDivisor.ASSERTED,)
+)
+"""The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD asserts a nonzero divisor."""
 
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""

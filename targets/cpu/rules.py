@@ -95,8 +95,8 @@ ARITHMETIC = ElementwiseRules(
 SCALAR_ROW_MAJOR = ElementwiseRules(
     types=ARITHMETIC.types,
     row_major_only=True,
-    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS and TMAXS (CONSTRAINT_VEC_ROWMAJOR) "
-    "static_assert row-major Vec tiles; TSUBS and TMINS (CONSTRAINT_VEC) only Vec tiles.",
+    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS and TLRELU (CONSTRAINT_VEC_ROWMAJOR) "
+    "static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS (CONSTRAINT_VEC) only Vec tiles.",
 )
 """The tile-scalar instructions the simulator wants row-major."""
 
@@ -106,6 +106,13 @@ FILL_ANY = ElementwiseRules(
     note="cpu/TExpands.hpp: a loop over dst's valid elements in any layout.",
 )
 """TEXPANDS's rules."""
+
+BITWISE = ElementwiseRules(
+    types=INTEGERS,
+    row_major_only=False,
+    note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
+)
+"""The bitwise and shift instructions' rules."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -160,7 +167,10 @@ RULES = {
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
-    **BINARY.rules(ARITHMETIC),
-    **TILE_SCALAR.rules(SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC),
+    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE),
+    **TILE_SCALAR.rules(
+        SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE,
+    ),
     **FILL.rules(FILL_ANY),
 }

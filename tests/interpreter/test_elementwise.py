@@ -3,7 +3,7 @@ The elementwise families on every target, against formulas written here from pto
 - cpu (the simulator's C++): ElementOp.h, TAdd.hpp, TSub.hpp, TMul.hpp, TDiv.hpp, TMax.hpp,
   TBinSOps.hpp, TExpands.hpp: each element in the element type (integers wrap, f16/bf16 round
   once), std::max(a, b) = (a < b) ? b : a, std::min(a, b) = (b < a) ? b : a, integer division
-  truncating (a zero divisor traps), TDIVS asserting a nonzero scalar;
+  truncating (a zero divisor traps);
 - a2a3/a5: vadd, vsub, vmul (exact), vdiv/vmax/vmin (approximate: the reference, NaN
   propagating), a2a3's integer TDIVS through f32/f16 (TDivS.hpp), a5's integer division in C.
 A scalar is converted to the element type as C++ converts it, from its SSA type's value.
@@ -18,8 +18,9 @@ import pytest
 from pto_dialect import PtoError
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
 
-COVERS = ("pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin",
-          "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins", "pto.texpands")
+COVERS = ("pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tand", "pto.tor", "pto.tshl",
+          "pto.tshr", "pto.tfmod", "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins",
+          "pto.tands", "pto.tors", "pto.tshls", "pto.tshrs", "pto.tfmods", "pto.tlrelu", "pto.texpands")
 """The instructions whose results these tests check against their own formulas, per target."""
 
 EVERY = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "f16", "bf16", "f32")
@@ -222,18 +223,17 @@ def test_integer_tdiv_zero_divisor_is_a_located_error(target: str) -> None:
         run(binary_kernel("tdiv", (1, 16), "i32", (1, 16)), target, [x, y, filled((1, 16), "i32")])
 
 
-def test_cpu_tdivs_zero_scalar_is_a_located_error() -> None:
-    """cpu/TBinSOps.hpp TDIVS_IMPL asserts the scalar is nonzero, floats included."""
-    with pytest.raises(PtoError, match=r"k.pto:3:3: error: 'pto.tdivs' op the scalar divisor is 0"):
-        run(scalar_kernel("tdivs", (1, 16), "f32", (1, 16), "0.0", "f32"), "cpu", [np.ones((1, 16), np.float32),
-                                                                                    filled((1, 16), "f32")])
-
-
-def test_a5_tdivs_zero_float_scalar_is_an_infinity() -> None:
+@pytest.mark.parametrize("target", ["cpu", "a5"])
+def test_tdivs_zero_scalar(target: str) -> None:
+    """Floats: the IEEE infinity (cpu/TBinSOps.hpp's PTO_ASSERT on a zero scalar is compiled only
+    with _DEBUG, which pto-isa's CPU tests do not define); integers: division traps."""
     a = np.array([[1.0, -2.0, 0.0, 3.0] * 4], np.float32)
-    out = run(scalar_kernel("tdivs", (1, 16), "f32", (1, 16), "0.0", "f32"), "a5", [a, filled((1, 16), "f32")])[-1]
+    out = run(scalar_kernel("tdivs", (1, 16), "f32", (1, 16), "0.0", "f32"), target, [a, filled((1, 16), "f32")])[-1]
     with np.errstate(all="ignore"):
         assert_bits_equal(out, a / np.float32(0))
+    with pytest.raises(PtoError, match=r"k.pto:3:3: error: 'pto.tdivs' op divides by zero: the scalar divisor is 0"):
+        run(scalar_kernel("tdivs", (1, 16), "i32", (1, 16), "0", "i32"), target, [np.ones((1, 16), np.int32),
+                                                                                filled((1, 16), "i32")])
 
 
 def test_a2a3_integer_tdivs_goes_through_float_and_leaves_src_converted() -> None:
@@ -274,3 +274,141 @@ def test_tile_scalar_in_place_over_src(target: str) -> None:
     a = np.arange(32, dtype=np.float32).reshape(2, 16)
     out = run(scalar_kernel("tmuls", (2, 16), "f32", (2, 16), "0.5", "f32", in_place=True), target, [a])[0]
     assert_bits_equal(out, a * np.float32(0.5))
+
+
+# -- bitwise, shifts, remainders, leaky ReLU --------------------------------------------------
+
+INTS = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64")
+BITWISE_TYPES = {"cpu": INTS, "a2a3": ("i8", "ui8", "i16", "ui16", "i32", "ui32"), "a5": ("i8", "ui8", "i16", "ui16", "i32", "ui32")}
+SHIFT_TYPES = {"cpu": INTS, "a2a3": ("i8", "ui8", "i16", "ui16", "i32", "ui32"), "a5": INTS}
+SCALAR_SHIFT_TYPES = {"cpu": INTS, "a2a3": ("i16", "ui16", "i32", "ui32"), "a5": INTS}
+FMOD_TYPES = {"cpu": ("i8", "i16", "i32", "i64", "f16", "bf16", "f32"), "a2a3": ("f32",), "a5": ("i16", "ui16", "i32", "f16", "f32")}
+
+
+def c_shift_left(a: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """a * 2**n modulo the element's range (C++20 shifts of the promoted value, then truncated)."""
+    return (a.astype(object) * (2 ** n.astype(object)) % (2 ** (8 * a.dtype.itemsize))).astype(np.uint64).astype(
+        f"u{a.dtype.itemsize}").view(a.dtype)
+
+
+def c_shift_right(a: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """floor(a / 2**n): arithmetic for signed, logical for unsigned."""
+    return (a.astype(object) // (2 ** n.astype(object))).astype(np.int64 if a.dtype.kind == "i" else np.uint64).astype(a.dtype)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", ["tand", "tor"])
+def test_bitwise_over_the_valid_region(target: str, op: str) -> None:
+    for dtype in BITWISE_TYPES[target]:
+        rng = np.random.default_rng(seed(target, op, dtype))
+        shape = (3, 64 // NP[dtype].itemsize)
+        vr, vc = 2, shape[1] - 4  # an even column count: no 8-bit pair reaches past it
+        a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
+        expected = filled(shape, dtype)
+        expected[:vr, :vc] = (a & b if op == "tand" else a | b)[:vr, :vc]
+        out = run(binary_kernel(op, shape, dtype, (vr, vc)), target, [a, b, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_8bit_bitwise_with_an_odd_valid_width(target: str) -> None:
+    """a2a3 pairs 8-bit elements into 16-bit lanes (B82B16Trait): with 5 valid columns, the
+    sixth is computed too; the others touch the valid region only."""
+    a = np.arange(32, dtype=np.uint8).reshape(1, 32) * 3
+    b = np.full((1, 32), 0x0F, np.uint8)
+    out = run(binary_kernel("tand", (1, 32), "ui8", (1, 5)), target, [a, b, filled((1, 32), "ui8")])[-1]
+    expected = filled((1, 32), "ui8")
+    width = 6 if target == "a2a3" else 5
+    expected[:, :width] = (a & b)[:, :width]
+    assert_bits_equal(out, expected)
+
+
+def test_a2a3_tands_in_place_is_refused() -> None:
+    with pytest.raises(PtoError, match=r"'pto.tands' op in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar"):
+        run(scalar_kernel("tands", (1, 16), "i16", (1, 16), "3", "i16", in_place=True), "a2a3", [np.ones((1, 16), np.int16)])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", ["tshl", "tshr"])
+def test_shifts_by_counts_below_the_element_width(target: str, op: str) -> None:
+    for dtype in SHIFT_TYPES[target]:
+        rng = np.random.default_rng(seed(target, op, dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        a = random_values(rng, dtype, shape)
+        n = rng.integers(0, 8 * NP[dtype].itemsize, size=shape).astype(NP[dtype])
+        expected = (c_shift_left if op == "tshl" else c_shift_right)(a, n)
+        out = run(binary_kernel(op, shape, dtype, shape), target, [a, n, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", ["tshls", "tshrs"])
+def test_scalar_shifts(target: str, op: str) -> None:
+    for dtype in SCALAR_SHIFT_TYPES[target]:
+        rng = np.random.default_rng(seed(target, op, dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        a = random_values(rng, dtype, shape)
+        count = 5
+        expected = (c_shift_left if op == "tshls" else c_shift_right)(a, np.full(shape, count, NP[dtype]))
+        ssa = f"i{8 * NP[dtype].itemsize}"
+        out = run(scalar_kernel(op, shape, dtype, shape, str(count), ssa), target, [a, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_shift_counts_past_the_width(target: str) -> None:
+    """An i16 shifted by 20: C++ shifts the promoted int (cpu, a2a3's TSHL loop: the bits leave
+    the element, 0); a5's vector shift leaves it undefined (a run-time error). 40 is past int."""
+    a = np.full((1, 16), 3, np.int16)
+    n = np.full((1, 16), 20, np.int16)
+    if target == "a5":
+        with pytest.raises(PtoError, match=r"'pto.tshl' op shifts by 20 \(src1 element \(0, 0\)\): counts from 0 to 15"):
+            run(binary_kernel("tshl", (1, 16), "i16", (1, 16)), target, [a, n, filled((1, 16), "i16")])
+    else:
+        out = run(binary_kernel("tshl", (1, 16), "i16", (1, 16)), target, [a, n, filled((1, 16), "i16")])[-1]
+        assert_bits_equal(out, np.zeros((1, 16), np.int16))
+    n[...] = 3
+    n[0, 7] = 40
+    with pytest.raises(PtoError, match=r"shifts by 40 \(src1 element \(0, "):
+        run(binary_kernel("tshl", (1, 16), "i16", (1, 16)), target, [a, n, filled((1, 16), "i16")])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tfmod_keeps_the_sign_of_src0(target: str) -> None:
+    for dtype in FMOD_TYPES[target]:
+        rng = np.random.default_rng(seed(target, "tfmod", dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        a = random_values(rng, dtype, shape)
+        b = nonzero(rng, dtype, shape)
+        if NP[dtype].kind in "iu":
+            expected = (np.sign(a.astype(object)) * (np.abs(a.astype(object)) % np.abs(b.astype(object)))).astype(np.int64).astype(NP[dtype])
+        else:
+            expected = np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(NP[dtype])
+        out = run(binary_kernel("tfmod", shape, dtype, shape), target, [a, b, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tfmod_zero_divisor(target: str) -> None:
+    """cpu/ElementOp.h asserts src1 != 0 (floats too); the NPUs' reference: fmod's NaN."""
+    a = np.full((1, 16), 5.0, np.float32)
+    b = np.ones((1, 16), np.float32)
+    b[0, 3] = 0.0
+    kernel = binary_kernel("tfmod", (1, 16), "f32", (1, 16))
+    if target == "cpu":
+        with pytest.raises(PtoError, match=r"'pto.tfmod' op divides by zero: src1 element \(0, 3\) is 0 \(the simulator asserts"):
+            run(kernel, target, [a, b, filled((1, 16), "f32")])
+    else:
+        out = run(kernel, target, [a, b, filled((1, 16), "f32")])[-1]
+        assert np.isnan(out[0, 3]) and (out[0, :3] == 0).all()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tfmods_and_tlrelu(target: str) -> None:
+    x = np.array([[7.5, -7.5, 0.0, -0.0, np.nan, 1e30, -3.25, 2.0] * 2], np.float32)
+    out = run(scalar_kernel("tfmods", (1, 16), "f32", (1, 16), "2.0", "f32"), target, [x, filled((1, 16), "f32")])[-1]
+    with np.errstate(invalid="ignore"):
+        assert_bits_equal(out, np.fmod(x, np.float32(2.0)))
+    out = run(scalar_kernel("tlrelu", (1, 16), "f32", (1, 16), "0.125", "f32"), target, [x, filled((1, 16), "f32")])[-1]
+    with np.errstate(invalid="ignore"):
+        assert_bits_equal(out, np.where(x > 0, x, x * np.float32(0.125)))
