@@ -404,6 +404,10 @@ class ZeroDivisor(Choice):
 
     ASSERTED = "asserted", "a run-time error for every element type (cpu/ElementOp.h asserts `src1 != 0`)"
     IEEE = "ieee", "floats: NaN, as fmod gives; integers: a run-time error (integer division traps)"
+    SKIPPED = "skipped", (
+        "a zero scalar: dst keeps its contents (cpu/TBinSOps.hpp TFMODS_IMPL / TREMS_IMPL run the loop only for a "
+        "nonzero scalar; the PTO_ASSERT in their else branch is compiled only with _DEBUG)"
+    )
 
 
 ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")

@@ -29,7 +29,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation
@@ -44,7 +44,8 @@ from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
-from pto_dialect.types import TileTypeBase
+from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.types import TileBufType, TileTypeBase
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -71,6 +72,11 @@ class Elementwise(Member):
     place), from the element dtype and the choices: the batched-loop footprint says so, and
     the op declares that input a workspace (its memory effects write it on every target)."""
 
+    tmp: bool = field(default=False, kw_only=True)
+    """It takes an optional scratch tile as its last input (`ins(..., %tmp : ...)`): the NPU
+    code computes through it, the simulator ignores it; pto-materialize-implicit-tmp adds
+    one where the target's rule row wants it."""
+
     @property
     def intrinsics(self) -> tuple[str, ...]:
         return (self.priced_as,) if isinstance(self.priced_as, str) else self.priced_as
@@ -93,10 +99,19 @@ class ElementwiseOp(PtoInstructionOp):
     def verify_(self) -> None:
         word = self.name.removeprefix("pto.")
         self.verify_dps_or_ssa()
-        if len(self.ins) != len(self.INS) or len(self.destinations) != 1:
-            raise VerifyException(f"expects {word} ins({', '.join(self.INS)}) outs(dst)")
+        counts = {n for n, _ in self.FORMS}
+        if len(self.ins) not in counts or len(self.destinations) != 1:
+            spelled = ", ".join(self.INS[: min(counts)]) + (", [tmp]" if len(counts) > 1 else "")
+            raise VerifyException(f"expects {word} ins({spelled}) outs(dst)")
         dst = self.expect_tile("dst", self.destinations[0])
         for role, value in zip(self.INS, self.ins):
+            if role == "tmp":
+                tmp = self.expect_tile_in(role, value)
+                if tmp.element_type != dst.element_type:
+                    raise VerifyException(
+                        f"expects tmp and dst to have the same element type, got {tmp.element_type} and {dst.element_type}"
+                    )
+                continue
             if role == "scalar":
                 if not isinstance(value.type, IntegerType | IndexType | AnyFloat):
                     raise VerifyException(f"expects scalar to be an integer, index or float scalar, got {value.type}")
@@ -138,6 +153,16 @@ class FillOp(ElementwiseOp):
 # What each target accepts
 
 
+TMP_ANY = "any tile (unused)"
+TMP_LIKE_DST = "dst's valid shape"
+TMP_REMAINDER = "1 row or more of at least dst's Cols + 2 * ceil(Cols / 64) columns"
+
+
+def remainder_tmp_columns(cols: int) -> int:
+    """a2a3 TRem.hpp: the columns a TREM tmp needs beside dst's `cols`."""
+    return cols + -(-cols // 64) * 2
+
+
 @dataclass(frozen=True)
 class ElementwiseRules:
     """One target's rules for an elementwise instruction."""
@@ -149,6 +174,9 @@ class ElementwiseRules:
     """Every tile row-major (ND or row-major boxes): the target's code static_asserts it."""
     note: str
     """Where the rules come from."""
+    tmp: str = TMP_ANY
+    """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
+    valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more)."""
 
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -160,8 +188,11 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
         if rules.row_major_only:
             require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
     require_type("dst", dst.elem, rules.types)
+    if (tmp := operands.get("tmp")) is not None and rules.tmp == TMP_REMAINDER:
+        wanted = remainder_tmp_columns(dst.cols)
+        require(tmp.cols >= wanted, f"expects tmp to have at least {wanted} columns (dst's {dst.cols} and 2 per 64 of them), got {tmp.cols}")
     for t in tiles:
-        if t is dst or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
+        if t is dst or (t is tmp and rules.tmp != TMP_LIKE_DST) or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
             continue
         require(
             t.valid_shape == dst.valid_shape,
@@ -175,6 +206,7 @@ def describe(t: dict[str, ElementwiseRules]) -> list[tuple[str, dict[str, str]]]
         ("element type (every tile)", lambda r: spell(r.types) if r.types else "not implemented"),
         ("tiles", lambda r: "vec, row-major" if r.row_major_only else "vec, any layout"),
         ("valid shapes", lambda r: "every tile input's equals dst's"),
+        ("tmp (members with one)", lambda r: r.tmp),
         ("why", lambda r: r.note),
     ])
 
@@ -250,6 +282,8 @@ def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute
 
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
+    roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
+
     def kernel(o: dict, scalar_type: Attribute | None = None, **choices: object) -> None:
         dst = o["dst"]
         element = dst.flat.dtype
@@ -263,11 +297,19 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
                 "loses src (the code asserts dst != src); use another dst"
             )
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
-            result = np.asarray(row.compute(*values, **choices))
+            result = row.compute(*values, **choices)
+        if isinstance(result, Kept):
+            result = np.where(result.kept, dst.read_valid(), result.values)
         result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
         if paired_column(o, roles, lanes) is None:
             dst.write_valid(result)
             return
+        if row.tmp and "scalar" in roles:
+            raise RuntimeFault(
+                f"8-bit elements with an odd valid width ({dst.valid_col}): a2a3 TXORS also writes the element after "
+                "each row's last from tmp's old contents (TBitwiseSOp.hpp in 16-bit pairs), which is not modelled; "
+                "use an even valid width"
+            )
         column = dst.valid_col  # the other half of the last 16-bit pair: the inputs there, dst's old value for the scalar
         beside = [o[r].values[..., : dst.valid_row, column : column + 1] if isinstance(o[r], Tile)
                   else dst.values[..., : dst.valid_row, column : column + 1] for r in roles]
@@ -291,6 +333,9 @@ def paired_column(o: dict, roles: tuple[str, ...], lanes: object) -> int | None:
 
 
 def elementwise_footprint(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., Footprint]:
+    scratch = "tmp" in roles
+    roles = tuple(r for r in roles if r != "tmp")
+
     def footprint(o: dict, **choices: object) -> Footprint:
         written = row.clobbers_src is not None and row.clobbers_src(o["dst"].flat.dtype, **choices)
         extra = paired_column(o, roles, choices.get("byte_lanes"))
@@ -302,9 +347,18 @@ def elementwise_footprint(row: Elementwise, roles: tuple[str, ...]) -> Callable[
         if extra is not None and "scalar" in roles:
             reads.append((o["dst"], False, region(o["dst"])))
         clobbered = [(o[r], True, region(o[r])) for r in roles if written and isinstance(o[r], Tile)]
+        if scratch and o.get("tmp") is not None:
+            clobbered.append((o["tmp"], True, None))  # the NPU code's scratch: any element
         return Footprint([*reads, *clobbered, (o["dst"], True, region(o["dst"]))], [])
 
     return footprint
+
+
+class Kept(NamedTuple):
+    """A formula's result with the elements it leaves alone (True: dst keeps its value)."""
+
+    values: Any
+    kept: Any
 
 
 class ElementwiseBase(FamilyLoweredOp):
@@ -389,8 +443,24 @@ def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, Ele
 # The families
 
 
+def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | None:
+    """The tmp pto-materialize-implicit-tmp adds where an op omits it: one like dst (a TREM's
+    on a2a3 one row as wide as its code wants), the smallest tile where the code ignores it."""
+    if len(op.ins) == len(op.INS):
+        return None
+    dst = op.destinations[0].type
+    assert isinstance(dst, TileTypeBase)
+    if rules.tmp == TMP_ANY:
+        return AllocTileOp(smallest_tile(dst))
+    if rules.tmp == TMP_LIKE_DST:
+        return alloc_like(op, op.destinations[0])
+    per_block = 32 // dst.element.bytes
+    cols = -(-remainder_tmp_columns(dst.shape[1]) // per_block) * per_block
+    return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
+
+
 def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
-    tiles = frozenset(r for r in roles if r != "scalar")
+    tiles = frozenset(r for r in roles if r not in ("scalar", "tmp"))
     return {
         "": InPlace(
             tiles,
@@ -405,9 +475,16 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
     roles = op_base.INS
 
     def declare(row: Elementwise) -> Instruction:
-        scratch = {"__annotations__": {"WORKSPACE": ClassVar}, "WORKSPACE": frozenset({"src"})} if row.clobbers_src else {}
-        op = member_op(op_base, row, **scratch)
-        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(row, roles))
+        ins = (*op_base.INS, "tmp") if row.tmp else op_base.INS
+        workspace = {"src"} if row.clobbers_src else set()
+        shape: dict[str, Any] = {}
+        if row.tmp:
+            (count, outs), = op_base.FORMS
+            shape = {"INS": ins, "FORMS": ((count, outs), (count + 1, outs))}
+            workspace.add("tmp")
+        namespace = {"__annotations__": {k: ClassVar for k in ("WORKSPACE", *shape)}, "WORKSPACE": frozenset(workspace), **shape}
+        op = member_op(op_base, row, **(namespace if workspace else {}))
+        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
         return Instruction(
             op=op,
             rules=ElementwiseRules,
@@ -420,6 +497,7 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             asm=AsmForm(),
             cost=COST,
             summary=row.summary,
+            implicit_tmp=implicit_tmp if row.tmp else None,
         )
 
     return declare
@@ -527,6 +605,9 @@ def shift_right(a: Any, b: Any, *, shift_range: ShiftRange) -> Any:  # noqa: ANN
 def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
     """C++ `%` for integers (the sign of src), fmod through double for floats (exact, so the
     cast back does not round); a zero divisor as `zero_divisor` says."""
+    if zero_divisor is ZeroDivisor.SKIPPED:
+        zero = np.broadcast_to(b == 0, a.shape)
+        return Kept(remainder_toward_zero(a, np.where(b == 0, np.ones_like(b), b), zero_divisor=ZeroDivisor.IEEE), zero)
     name = divisor_name(a, b)
     b = np.broadcast_to(b, a.shape)
     if a.dtype.kind in "iu" or zero_divisor is ZeroDivisor.ASSERTED:
@@ -538,6 +619,62 @@ def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any: 
             fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
         return np.fmod(a, np.where(b == 0, 1, b))
     return np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+
+
+def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h OP_REM / OP_REMS: the remainder toward zero, plus the divisor where it
+    is nonzero and the operands' signs (`>= 0`) differ (so it takes the divisor's sign), that
+    sum in the element type."""
+    r = remainder_toward_zero(a, b, zero_divisor=zero_divisor)
+    kept = None
+    if isinstance(r, Kept):
+        r, kept = r
+    b = np.broadcast_to(b, a.shape)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), r + b, r)
+    return fixed if kept is None else Kept(fixed, kept)
+
+
+def integer_power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """cpu TPow.hpp integer_pow: 1 for a zero exponent or a base of 1; for a negative one, -1's
+    alternating sign and 0 otherwise; else squaring, wrapping in the element type."""
+    bits = 8 * a.dtype.itemsize
+    unsigned = f"u{a.dtype.itemsize}"
+    e = np.broadcast_to(b, a.shape).astype(np.int64)  # static_cast<int64_t>: wraps a uint64 past 2^63
+    minus_one = (a == -1) if a.dtype.kind == "i" else (a == np.iinfo(a.dtype).max) if bits >= 32 else np.zeros(a.shape, bool)
+    result = np.ones(a.shape, np.uint64)
+    base = a.view(unsigned).astype(np.uint64)
+    mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    left = np.where(e > 0, e, 0).astype(np.uint64)
+    while left.any():  # over the exponents' bits (at most 63 rounds), every element at once
+        odd = (left & np.uint64(1)).astype(bool)
+        result = np.where(odd, (result * base) & mask, result)
+        base = (base * base) & mask
+        left >>= np.uint64(1)
+    powers = result.astype(unsigned).view(a.dtype)
+    negative = np.where(minus_one, np.where(e % 2 == 0, 1, -1), 0).astype(np.int64).astype(a.dtype)
+    ones = np.ones(a.shape, a.dtype)
+    return np.where((e == 0) | (a == 1), ones, np.where(e < 0, negative, powers))
+
+
+def power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """TPOW (cpu TPow.hpp compute_pow): integer_power for integers; pow in double for floats,
+    half through float (`static_cast<half>(static_cast<float>(result))`)."""
+    if a.dtype.kind in "iu":
+        return integer_power(a, b)
+    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    return result.astype(np.float32).astype(a.dtype) if a.dtype == np.float16 else result.astype(a.dtype)
+
+
+def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """TPOWS (cpu ElementOp.h OP_POWS): `static_cast<DType>(std::pow(double(src), double(scalar)))`
+    for every type: straight from double, a value no integer type holds undefined."""
+    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    if a.dtype.kind not in "iu":
+        return result.astype(a.dtype)
+    info = np.iinfo(a.dtype)
+    fault_where(~((result > float(info.min) - 1) & (result < float(info.max) + 1)),
+                lambda at: f"pow(src element {at}, scalar) = {result[(..., *at)].ravel()[0]} does not fit {a.dtype} (C++ leaves the conversion undefined)")
+    return np.trunc(result).astype(a.dtype)
 
 
 def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
@@ -574,6 +711,10 @@ VECTOR_UNIT_REFERENCES = {
     "tfmod": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmul and vsub)",
     "tfmods": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmuls and vsub)",
     "tlrelu": "(src > 0) ? src : src * slope (vlrelu's NaN and signed-zero results are in no public code)",
+    "trem": "the simulator's remainder (a2a3 and a5 compose vdiv, conversions, vmul and vsub)",
+    "trems": "the simulator's remainder (a2a3 and a5 compose vdiv, conversions, vmuls and vsub)",
+    "tpow": "the simulator's pow (a2a3 and a5 compose vln, vexp and repeated multiplication)",
+    "tpows": "the simulator's pow (a2a3 and a5 compose vln, vexp and repeated multiplication)",
     "tdiv": "the IEEE quotient in the element type (vdiv's rounding and zero-divisor results are in no public code)",
     "tdivs": "the IEEE quotient in the element type (vdiv's rounding is in no public code)",
     "tmax": "NumPy's maximum (vmax's NaN and signed-zero results are in no public code)",
@@ -615,6 +756,11 @@ BINARY = Family.of(
         Elementwise("tshr", "dst = src0 >> src1", compute=shift_right, priced_as="vshr", choices=SHIFT),
         Elementwise("tfmod", "dst = fmod(src0, src1)", compute=remainder_toward_zero, priced_as=("vdiv", "vmul", "vsub"),
                     choices=REMAINDER),
+        Elementwise("trem", "dst = src0 mod src1 (the sign of src1)", compute=floor_remainder,
+                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True),
+        Elementwise("txor", "dst = src0 ^ src1", compute=operator.xor, priced_as=("vor", "vand", "vnot", "vand"),
+                    choices=BITWISE, tmp=True),
+        Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True),
     ),
     elementwise(BinaryOp),
 )
@@ -637,6 +783,11 @@ TILE_SCALAR = Family.of(
         Elementwise("tfmods", "dst = fmod(src, scalar)", compute=remainder_toward_zero,
                     priced_as=("vector_dup", "vdiv", "vmul", "vsub"), choices=REMAINDER),
         Elementwise("tlrelu", "dst = src > 0 ? src : src * scalar", compute=leaky_relu, priced_as="vlrelu"),
+        Elementwise("trems", "dst = src mod scalar (the sign of scalar)", compute=floor_remainder,
+                    priced_as=("vector_dup", "vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True),
+        Elementwise("txors", "dst = src ^ scalar", compute=operator.xor,
+                    priced_as=("vector_dup", "vor", "vector_dup", "vand", "vnot", "vand"), choices=BITWISE, tmp=True),
+        Elementwise("tpows", "dst = pow(src, scalar)", compute=scalar_power, priced_as=("vln", "vmuls", "vexp"), tmp=True),
     ),
     elementwise(TileScalarOp),
 )

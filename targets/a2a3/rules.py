@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, TMP_ANY, TMP_LIKE_DST, TMP_REMAINDER, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -137,6 +139,30 @@ FLOAT_REMAINDER = ElementwiseRules(
 )
 """TFMOD's and TFMODS's rules."""
 
+REMAINDER = ElementwiseRules(
+    types=types_named("f32", "i32", "si32"),
+    row_major_only=True,
+    note="npu/a2a3/TRem.hpp, TRemS.hpp: float and int32; row-major tiles; TREM's tmp one row of dst's columns "
+    "and two per 64 of them more.",
+    tmp=TMP_REMAINDER,
+)
+"""TREM's rules."""
+
+SCALAR_REMAINDER = replace(REMAINDER, tmp=TMP_ANY)
+"""TREMS's rules."""
+
+XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND, through tmp (dst's valid shape).",
+              tmp=TMP_LIKE_DST)
+"""TXOR's and TXORS's rules."""
+
+POWER = ElementwiseRules(
+    types=INT8 | INT16 | INT32 | types_named("f32"),
+    row_major_only=True,
+    note="npu/a2a3/TPow.hpp PowCheckType: 8- to 32-bit integers and float; row-major Vec tiles; tmp of dst's valid shape.",
+    tmp=TMP_LIKE_DST,
+)
+"""TPOW's and TPOWS's rules."""
+
 LEAKY_RELU = ElementwiseRules(
     types=types_named("f16", "f32"),
     row_major_only=True,
@@ -196,8 +222,8 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
-                   tfmod=FLOAT_REMAINDER),
+                   tfmod=FLOAT_REMAINDER, trem=REMAINDER, txor=XOR, tpow=POWER),
     **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tands=BITWISE, tors=BITWISE, tshls=SCALAR_SHIFT, tshrs=SCALAR_SHIFT,
-                        tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU),
+                        tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=SCALAR_REMAINDER, txors=XOR, tpows=POWER),
     **FILL.rules(FILL_ROW_MAJOR),
 }

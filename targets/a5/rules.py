@@ -162,6 +162,20 @@ FLOAT_REMAINDER = ElementwiseRules(
 )
 """TFMODS's rules."""
 
+REMAINDER_WIDE = ElementwiseRules(
+    types=INT16 | INT32 | INT64 | types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TRem.hpp, TRemS.hpp: 16- to 64-bit integers, half, float; row-major tiles; tmp unused.",
+)
+"""TREM's and TREMS's rules."""
+
+POWER = ElementwiseRules(
+    types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a5/TPow.hpp (default algorithm): 8- to 32-bit integers, half, float; row-major tiles; tmp unused.",
+)
+"""TPOW's and TPOWS's rules."""
+
 LEAKY_RELU = ElementwiseRules(
     types=types_named("f16", "f32"),
     row_major_only=True,
@@ -222,8 +236,9 @@ RULES = {
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
     **BINARY.rules(ARITHMETIC, tmul=WIDE_MULTIPLY, tdiv=DIVISION, tand=BITWISE, tor=BITWISE, tshl=SHIFT, tshr=SHIFT,
-                   tfmod=REMAINDER),
+                   tfmod=REMAINDER, trem=REMAINDER_WIDE, txor=BITWISE, tpow=POWER),
     **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tmuls=WIDE_MULTIPLY, tdivs=DIVISION, tands=BITWISE, tors=BITWISE,
-                        tshls=SHIFT, tshrs=SHIFT, tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU),
+                        tshls=SHIFT, tshrs=SHIFT, tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=REMAINDER_WIDE,
+                        txors=BITWISE, tpows=POWER),
     **FILL.rules(FILL_ROW_MAJOR),
 }

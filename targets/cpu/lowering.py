@@ -106,9 +106,11 @@ class CpuTScatterMaskOp(TScatterMaskBase):
 
 
 SIMULATOR_ARITHMETIC = choosing(
-    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, tfmod=(ZeroDivisor.ASSERTED,)
+    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, tfmod=(ZeroDivisor.ASSERTED,),
+    trem=(ZeroDivisor.ASSERTED,), tfmods=(ZeroDivisor.SKIPPED,), trems=(ZeroDivisor.SKIPPED,),
 )
-"""The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD asserts a nonzero divisor."""
+"""The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD and TREM assert a nonzero
+divisor, TFMODS and TREMS skip a zero scalar."""
 
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""

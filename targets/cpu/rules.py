@@ -95,8 +95,9 @@ ARITHMETIC = ElementwiseRules(
 SCALAR_ROW_MAJOR = ElementwiseRules(
     types=ARITHMETIC.types,
     row_major_only=True,
-    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS and TLRELU (CONSTRAINT_VEC_ROWMAJOR) "
-    "static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS (CONSTRAINT_VEC) only Vec tiles.",
+    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS, TPOWS and TLRELU "
+    "(CONSTRAINT_VEC_ROWMAJOR) static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS, TREMS (CONSTRAINT_VEC) "
+    "only Vec tiles.",
 )
 """The tile-scalar instructions the simulator wants row-major."""
 
@@ -167,10 +168,10 @@ RULES = {
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
-    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE),
+    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
     **TILE_SCALAR.rules(
         SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
-        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
     ),
     **FILL.rules(FILL_ANY),
 }

@@ -20,7 +20,8 @@ from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, fu
 
 COVERS = ("pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tand", "pto.tor", "pto.tshl",
           "pto.tshr", "pto.tfmod", "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins",
-          "pto.tands", "pto.tors", "pto.tshls", "pto.tshrs", "pto.tfmods", "pto.tlrelu", "pto.texpands")
+          "pto.tands", "pto.tors", "pto.tshls", "pto.tshrs", "pto.tfmods", "pto.tlrelu", "pto.texpands",
+          "pto.trem", "pto.txor", "pto.tpow", "pto.trems", "pto.txors", "pto.tpows")
 """The instructions whose results these tests check against their own formulas, per target."""
 
 EVERY = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "f16", "bf16", "f32")
@@ -412,3 +413,114 @@ def test_tfmods_and_tlrelu(target: str) -> None:
     out = run(scalar_kernel("tlrelu", (1, 16), "f32", (1, 16), "0.125", "f32"), target, [x, filled((1, 16), "f32")])[-1]
     with np.errstate(invalid="ignore"):
         assert_bits_equal(out, np.where(x > 0, x, x * np.float32(0.125)))
+
+
+# -- the members with a tmp -------------------------------------------------------------------
+
+REM_TYPES = {"cpu": ("i8", "i16", "i32", "i64", "f16", "f32"), "a2a3": ("i32", "f32"), "a5": ("i16", "i32", "i64", "f16", "f32")}
+POW_TYPES = {"cpu": ("i8", "ui8", "i16", "i32", "ui32", "f16", "f32"), "a2a3": ("i8", "i16", "i32", "f32"),
+             "a5": ("i8", "i16", "i32", "f16", "f32")}
+
+
+def tmp_kernel(op: str, shape: tuple[int, int], dtype: str, scalar: tuple[str, str] | None = None) -> str:
+    """With a tmp of dst's shape and a2a3 TREM's width (every target's rule takes it)."""
+    t = tile(shape, dtype)
+    tmp = tile((1, shape[1] + 32 // NP[dtype].itemsize), dtype) if op.startswith("trem") else t
+    if scalar is None:
+        return func([("a", t), ("b", t), ("tm", tmp), ("d", t)], f"pto.{op} ins(%a, %b, %tm : {t}, {t}, {tmp}) outs(%d : {t})")
+    value, ssa = scalar
+    return func([("a", t), ("tm", tmp), ("d", t)],
+                f"%s = arith.constant {value} : {ssa}\npto.{op} ins(%a, %s, %tm : {t}, {ssa}, {tmp}) outs(%d : {t})")
+
+
+def floor_mod(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    if a.dtype.kind in "iu":
+        return (a.astype(object) % b.astype(object)).astype(np.int64).astype(a.dtype)
+    r = np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return np.where(((a >= 0) != (b >= 0)) & (r != 0), r + b, r)
+
+
+def int_pow(a: np.ndarray, e: np.ndarray) -> np.ndarray:
+    bits = 8 * a.dtype.itemsize
+    out = []
+    for x, n in zip(a.ravel().tolist(), e.ravel().tolist()):
+        if n == 0 or x == 1:
+            out.append(1)
+        elif n < 0:
+            out.append((1 if n % 2 == 0 else -1) if x == -1 else 0)
+        else:
+            out.append(pow(x, n, 2**bits))
+    return np.array(out, dtype=object).astype(np.int64).astype(np.uint64).astype(f"u{a.dtype.itemsize}").view(a.dtype).reshape(a.shape)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_trem_takes_the_sign_of_src1(target: str) -> None:
+    for dtype in REM_TYPES[target]:
+        rng = np.random.default_rng(seed(target, "trem", dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        a, b = random_values(rng, dtype, shape), nonzero(rng, dtype, shape)
+        out = run(tmp_kernel("trem", shape, dtype), target, [a, b, filled((1, shape[1] + 32 // NP[dtype].itemsize), dtype),
+                                                            filled(shape, dtype)])[-1]
+        assert_bits_equal(out, floor_mod(a, b))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_txor_and_txors(target: str) -> None:
+    for dtype in ("i8", "ui16", "i32"):
+        rng = np.random.default_rng(seed(target, "txor", dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
+        out = run(tmp_kernel("txor", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
+        assert_bits_equal(out, a ^ b)
+        out = run(tmp_kernel("txors", shape, dtype, ("5", f"i{8 * NP[dtype].itemsize}")), target,
+                  [a, filled(shape, dtype), filled(shape, dtype)])[-1]
+        assert_bits_equal(out, a ^ np.array(5).astype(NP[dtype]))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tpow(target: str) -> None:
+    for dtype in POW_TYPES[target]:
+        rng = np.random.default_rng(seed(target, "tpow", dtype))
+        shape = (2, 64 // NP[dtype].itemsize)
+        if NP[dtype].kind in "iu":
+            a = rng.integers(-3 if NP[dtype].kind == "i" else 0, 4, shape).astype(NP[dtype])
+            e = rng.integers(-2 if NP[dtype].kind == "i" else 0, 40, shape).astype(NP[dtype])
+            expected = int_pow(a, e)
+        else:
+            a = np.abs(random_values(rng, dtype, shape)) / 64
+            e = (rng.integers(-8, 9, shape) / 4).astype(NP[dtype])
+            wide = np.power(a.astype(np.float64), e.astype(np.float64))
+            expected = wide.astype(np.float32).astype(NP[dtype]) if dtype == "f16" else wide.astype(NP[dtype])
+        out = run(tmp_kernel("tpow", shape, dtype), target, [a, e, filled(shape, dtype), filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tpows(target: str) -> None:
+    """Straight from double for every type (cpu ElementOp.h OP_POWS), integers truncated."""
+    a = np.array([[0.5, 2.0, 3.0, 10.0] * 4], np.float32)
+    out = run(tmp_kernel("tpows", (1, 16), "f32", ("1.5", "f32")), target, [a, filled((1, 16), "f32"), filled((1, 16), "f32")])[-1]
+    assert_bits_equal(out, np.power(a.astype(np.float64), 1.5).astype(np.float32))
+    i = np.array([[2, 3, -2, 5] * 8], np.int32)
+    out = run(tmp_kernel("tpows", (1, 32), "i32", ("3", "i32")), target, [i, filled((1, 32), "i32"), filled((1, 32), "i32")])[-1]
+    assert_bits_equal(out, i**3)
+
+
+def test_cpu_trems_and_tfmods_skip_a_zero_scalar() -> None:
+    """cpu/TBinSOps.hpp runs their loop only for a nonzero scalar (PTO_ASSERT is off): dst keeps its values."""
+    a = np.arange(16, dtype=np.float32).reshape(1, 16)
+    out = run(tmp_kernel("trems", (1, 16), "f32", ("0.0", "f32")), "cpu", [a, filled((1, 24), "f32"), filled((1, 16), "f32")])[-1]
+    assert_bits_equal(out, filled((1, 16), "f32"))
+    out = run(scalar_kernel("tfmods", (1, 16), "f32", (1, 16), "0.0", "f32"), "cpu", [a, filled((1, 16), "f32")])[-1]
+    assert_bits_equal(out, filled((1, 16), "f32"))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_an_omitted_tmp_is_added(target: str) -> None:
+    """pto-materialize-implicit-tmp (run by pto-run's pipeline) gives TREM the tmp its target wants."""
+    t = tile((2, 16), "f32")
+    a = np.array([[7.0, -7.0, 7.5, -0.5] * 8], np.float32).reshape(2, 16)
+    b = np.array([[2.0, 2.0, -2.0, 3.0] * 8], np.float32).reshape(2, 16)
+    out = run(func([("a", t), ("b", t), ("d", t)], f"pto.trem ins(%a, %b : {t}, {t}) outs(%d : {t})"), target,
+              [a, b, filled((2, 16), "f32")])[-1]
+    assert_bits_equal(out, floor_mod(a, b))
