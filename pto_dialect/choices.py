@@ -411,3 +411,14 @@ class ZeroDivisor(Choice):
 
 
 ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")
+
+
+class BothNan(Choice):
+    """Which operand's payload (quieted) a float result carries when both operands are NaN
+    (x86 SSE keeps the instruction's first operand's; which that is, the compiler decides)."""
+
+    SRC0 = "src0", "src0's (the simulator's src0 - src1; the NPUs' reference)"
+    SRC1 = "src1", "src1's: the simulator's g++ build emits the commutative + and * with src1 first"
+
+
+BothNanAttr = choice_attr(BothNan, "both_nan")

@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor
+from pto_dialect.choices import BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
@@ -508,6 +508,30 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
 # iteration of a batched loop shaped (n, 1, 1))
 
 
+def with_nan_of(result: Any, a: Any, b: Any, both_nan: BothNan) -> Any:  # noqa: ANN401
+    """`result`, where both operands are NaN carrying the chosen one's payload, quieted (NumPy's
+    own choice varies: its f16 loops keep a signalling operand's)."""
+    if a.dtype.kind in "iu":
+        return result
+    bits = f"u{a.dtype.itemsize}"
+    mantissa = {2: 10 if a.dtype == np.float16 else 7, 4: 23}[a.dtype.itemsize]  # f16, bf16, f32
+    quiet = np.array(1 << (mantissa - 1), bits)
+    kept = np.ascontiguousarray(np.broadcast_to(b if both_nan is BothNan.SRC1 else a, result.shape))
+    return np.where(np.isnan(a) & np.isnan(b), (kept.view(bits) | quiet).view(a.dtype), result)
+
+
+def add(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a + b), a, b, both_nan)
+
+
+def multiply(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a * b), a, b, both_nan)
+
+
+def subtract(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a - b), a, b, both_nan)
+
+
 def maximum(a: Any, b: Any, *, unordered: Unordered) -> Any:  # noqa: ANN401
     """cpu ElementOp.h / TMax.hpp std::max(a, b) = (a < b) ? b : a; NPUs vmax / vmaxs."""
     return np.where(a < b, b, a) if unordered is Unordered.FIRST else np.maximum(a, b)
@@ -559,7 +583,7 @@ def quotient_through_float(a: Any, b: Any) -> Any:  # noqa: ANN401
 
 
 def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any:  # noqa: ANN401
-    """src0 / src1 (TDIV), src / scalar (TDIVS); see `Division`."""
+    """src0 / src1 (TDIV), src / scalar (TDIVS); see `Division` (two NaNs: src0's payload)."""
     if a.dtype.kind in "iu":
         if division is not Division.A2A3_VECTOR:
             return truncated_quotient(a, b)
@@ -571,7 +595,7 @@ def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any
         return quotient_through_float(a, b)
     if division is Division.A2A3_VECTOR and in_place:
         return a * (np.float32(1) / b.astype(np.float32)).astype(a.dtype)
-    return a / b
+    return with_nan_of(np.asarray(a / b), a, b, BothNan.SRC0)
 
 
 def shift_counts(a: Any, b: Any, shift_range: ShiftRange) -> Any:  # noqa: ANN401
@@ -735,6 +759,7 @@ def on_vector_unit(family: Family) -> dict[str, str]:
 # The families
 
 
+NAN_PAYLOAD = {"both_nan": BothNan}
 MAX_MIN = {"unordered": Unordered}
 DIVISION = {"division": Division}
 SHIFT = {"shift_range": ShiftRange}
@@ -744,9 +769,9 @@ REMAINDER = {"zero_divisor": ZeroDivisor}
 BINARY = Family.of(
     "binary elementwise",
     (
-        Elementwise("tadd", "dst = src0 + src1", compute=operator.add, priced_as="vadd"),
-        Elementwise("tsub", "dst = src0 - src1", compute=operator.sub, priced_as="vsub"),
-        Elementwise("tmul", "dst = src0 * src1", compute=operator.mul, priced_as="vmul"),
+        Elementwise("tadd", "dst = src0 + src1", compute=add, priced_as="vadd", choices=NAN_PAYLOAD),
+        Elementwise("tsub", "dst = src0 - src1", compute=subtract, priced_as="vsub", choices=NAN_PAYLOAD),
+        Elementwise("tmul", "dst = src0 * src1", compute=multiply, priced_as="vmul", choices=NAN_PAYLOAD),
         Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION),
         Elementwise("tmax", "dst = max(src0, src1)", compute=maximum, priced_as="vmax", choices=MAX_MIN),
         Elementwise("tmin", "dst = min(src0, src1)", compute=minimum, priced_as="vmin", choices=MAX_MIN),

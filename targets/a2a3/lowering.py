@@ -48,7 +48,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
+from pto_dialect.choices import BothNan, ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing, on_vector_unit
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
@@ -282,7 +282,7 @@ TSCATTER_FORMS = {
 
 
 VECTOR_ARITHMETIC = choosing(
-    Unordered.NAN, Division.NATIVE, ShiftRange.ELEMENT, ByteLanes.PAIRED, ZeroDivisor.IEEE,
+    Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.PAIRED, ZeroDivisor.IEEE,
     tdivs=(Division.A2A3_VECTOR,), tshl=(ShiftRange.PROMOTED,), tshr=(ShiftRange.PROMOTED,),
 )
 """The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv; TDIVS's integer and in-place paths

@@ -46,7 +46,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
+from pto_dialect.choices import BothNan, ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing, on_vector_unit
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -299,7 +299,7 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, [load, gather, store], [])
 
 
-VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, ShiftRange.ELEMENT, ByteLanes.ELEMENT, ZeroDivisor.IEEE)
+VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.ELEMENT, ZeroDivisor.IEEE)
 """The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
 
 

@@ -23,7 +23,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
+from pto_dialect.choices import BothNan, ByteLanes, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, choosing
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -106,7 +106,8 @@ class CpuTScatterMaskOp(TScatterMaskBase):
 
 
 SIMULATOR_ARITHMETIC = choosing(
-    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, tfmod=(ZeroDivisor.ASSERTED,),
+    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, BothNan.SRC1,
+    tfmod=(ZeroDivisor.ASSERTED,), tsub=(BothNan.SRC0,),
     trem=(ZeroDivisor.ASSERTED,), tfmods=(ZeroDivisor.SKIPPED,), trems=(ZeroDivisor.SKIPPED,),
 )
 """The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD and TREM assert a nonzero

@@ -524,3 +524,20 @@ def test_an_omitted_tmp_is_added(target: str) -> None:
     out = run(func([("a", t), ("b", t), ("d", t)], f"pto.trem ins(%a, %b : {t}, {t}) outs(%d : {t})"), target,
               [a, b, filled((2, 16), "f32")])[-1]
     assert_bits_equal(out, floor_mod(a, b))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(("op", "dtype"), [("tadd", "f32"), ("tmul", "f32"), ("tadd", "f16"), ("tsub", "f32"), ("tsub", "f16"),
+                                           ("tdiv", "f32")])
+def test_both_nan_payload(target: str, op: str, dtype: str) -> None:
+    """Both operands NaN: x86 keeps the first operand's payload, quieted; the simulator's g++
+    build issues src0 + src1 and src0 * src1 with src1 first (bench/simdiff showed it), src0 - src1
+    with src0 first. The NPUs: the reference's (NumPy's: src0)."""
+    bits = f"u{NP[dtype].itemsize}"
+    quiet, nan = (0x0200, 0x7C00) if dtype == "f16" else (0x00400000, 0x7F800000)
+    a = np.full((1, 32 // NP[dtype].itemsize * 2), nan | quiet | 1, bits).view(NP[dtype])
+    b = np.full(a.shape, nan | 5, bits).view(NP[dtype])  # signalling
+    out = run(binary_kernel(op, a.shape, dtype, a.shape), target, [a, b, filled(a.shape, dtype)])[-1]
+    second = target == "cpu" and op in ("tadd", "tmul")
+    expected = (nan | quiet | 5) if second else (nan | quiet | 1)
+    assert (out.view(bits) == expected).all(), hex(int(out.view(bits)[0, 0]))

@@ -16,8 +16,10 @@ from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR
 
 TYPES = sorted(INTEGERS | types_named("f16", "bf16", "f32"))
 """What the simulator's elementwise C++ takes (the cpu rule rows)."""
+INTEGER_ONLY = {"tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs"}
+"""Members whose C++ takes integers only."""
 
-ROW_MAJOR_SCALAR = {"tadds", "tmuls", "tdivs", "tmaxs"}
+ROW_MAJOR_SCALAR = {"tadds", "tmuls", "tdivs", "tmaxs", "tpows", "tlrelu"}
 """cpu/TBinSOps.hpp CONSTRAINT_VEC_ROWMAJOR: these static_assert row-major tiles."""
 
 
@@ -30,17 +32,26 @@ def tile_for(rng: random.Random, dtype: str, col_major: bool) -> Tile:
     return maybe_dynamic(rng, Tile("vec", valid[0] + rng.choice([0, 0, 2]), cols, dtype, valid))
 
 
+def types_of(op: str) -> list[str]:
+    return [t for t in TYPES if numpy_dtype(t).kind in "iu"] if op in INTEGER_ONLY else TYPES
+
+
 def binary(rng: random.Random, op: str) -> Case:
     """dst = op(src0, src1); in place over src0 or src1 at times."""
-    dtype = rng.choice(TYPES)
+    dtype = rng.choice(types_of(op))
     tile = tile_for(rng, dtype, rng.random() < 0.25)
     k = Kernel(rng, op.upper(), f"{dtype} {tile}")
     k.load("a", tile, values(rng, dtype, tile.valid_shape))
-    divisors = values(rng, dtype, tile.valid_shape)
+    second = values(rng, dtype, tile.valid_shape)
     if op in ("tdiv", "trem", "tfmod") and rng.random() < 0.7:  # most kernels divide by no zero (one traps the whole kernel)
         with np.errstate(invalid="ignore"):
-            divisors = np.where(divisors == 0, np.array(3, divisors.dtype), divisors)
-    k.load("b", tile, divisors)
+            second = np.where(second == 0, np.array(3, second.dtype), second)
+    if op in ("tshl", "tshr") and rng.random() < 0.9:  # most kernels shift by defined counts (others are C++ UB)
+        second = counts(rng, dtype, tile.valid_shape)
+    if op == "tpow" and numpy_dtype(dtype).kind in "iu":  # exponents the integer loop finishes quickly, negative ones too
+        second = np.random.default_rng(rng.getrandbits(32)).integers(-2 if numpy_dtype(dtype).kind == "i" else 0, 70,
+                                                                      tile.valid_shape).astype(numpy_dtype(dtype))
+    k.load("b", tile, second)
     where = rng.choice(["d", "d", "a", "b"])
     if where == "d":
         k.load("d", tile)
@@ -49,7 +60,13 @@ def binary(rng: random.Random, op: str) -> Case:
     return k.case()
 
 
-def scalar_value(rng: random.Random, ssa: str, dtype: str) -> object:
+def counts(rng: random.Random, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """Shift counts from 0 to below the element's width."""
+    bits = 8 * numpy_dtype(dtype).itemsize
+    return np.random.default_rng(rng.getrandbits(32)).integers(0, bits, shape).astype(numpy_dtype(dtype))
+
+
+def scalar_value(rng: random.Random, ssa: str, dtype: str, op: str = "") -> object:
     """A scalar of SSA type `ssa`: an edge value, a small one, or one of the tile's values."""
     if numpy_dtype(ssa).kind not in "iu":  # f16, f32, and ml_dtypes' bf16 (kind 'V')
         pool = [0.0, -0.0, 1.0, -1.5, 2.5, 3.0, 1e-3, 1e30, float("nan"), float("inf"), -float("inf"), 0.1, -7.25]
@@ -58,17 +75,26 @@ def scalar_value(rng: random.Random, ssa: str, dtype: str) -> object:
             pool = [v for v in (0.0, 1.0, -1.5, 2.5, 3.0, 0.1, -7.25, 100.7) if info.min <= v <= info.max]
         return rng.choice(pool)
     info = np.iinfo(numpy_dtype(ssa))
+    if op in ("tshls", "tshrs", "tpows") and rng.random() < 0.9:  # defined shift counts; small integer exponents
+        return rng.randint(0, min(8 * numpy_dtype(dtype).itemsize, int(info.max)) - 1 if op != "tpows" else 3)
     return rng.choice([0, 1, -1 if info.min else 2, 2, 3, 7, int(info.max), int(info.min), rng.randint(int(info.min), int(info.max))])
 
 
 def tile_scalar(rng: random.Random, op: str) -> Case:
     """dst = op(src, scalar), the scalar an argument of the element type or another SSA type."""
-    dtype = rng.choice(TYPES)
+    dtype = rng.choice(types_of(op))
     tile = tile_for(rng, dtype, op not in ROW_MAJOR_SCALAR and rng.random() < 0.25)
-    ssa = dtype if rng.random() < 0.6 else rng.choice(["f32", "i32", "i16"])
+    integer_scalar = op in ("tands", "tors", "txors", "tshls", "tshrs")  # PTOAS: a signless integer scalar
+    ssa = dtype if rng.random() < 0.6 or integer_scalar else rng.choice(["f32", "i32", "i16"])
+    if integer_scalar:
+        ssa = f"i{8 * numpy_dtype(dtype).itemsize}"
     k = Kernel(rng, op.upper(), f"{dtype} {tile} scalar {ssa}")
-    k.load("a", tile, values(rng, dtype, tile.valid_shape))
-    s = k.scalar(ssa, scalar_value(rng, ssa, dtype))
+    data = values(rng, dtype, tile.valid_shape)
+    if op == "tpows" and numpy_dtype(dtype).kind in "iu":  # powers an integer holds (others convert undefined)
+        data = np.random.default_rng(rng.getrandbits(32)).integers(-9 if numpy_dtype(dtype).kind == "i" else 0, 10,
+                                                                    tile.valid_shape).astype(numpy_dtype(dtype))
+    k.load("a", tile, data)
+    s = k.scalar(ssa, scalar_value(rng, ssa, dtype, op))
     where = rng.choice(["d", "d", "a"])
     if where == "d":
         k.load("d", tile)
