@@ -32,9 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
 from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
+from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation
+from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.attributes import DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
 from pto_dialect.choices import BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
@@ -72,6 +75,10 @@ class Elementwise(Member):
     place), from the element dtype and the choices: the batched-loop footprint says so, and
     the op declares that input a workspace (its memory effects write it on every target)."""
 
+    precision: type[EnumAttribute] | None = field(default=None, kw_only=True)
+    """Its `precisionType` property's attribute (PTOAS's DefaultValuedAttr), if it has one:
+    emitted as the C++ call's template argument where not the default; the values computed
+    stay the default algorithm's (a5's high-precision sequences are approximate as well)."""
     tmp: bool = field(default=False, kw_only=True)
     """It takes an optional scratch tile as its last input (`ins(..., %tmp : ...)`): the NPU
     code computes through it, the simulator ignores it; pto-materialize-implicit-tmp adds
@@ -430,11 +437,20 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 # C++
 
 
+ALGORITHMS = {"div_precision": "DivAlgorithm", "rem_precision": "RemAlgorithm", "fmod_precision": "FmodAlgorithm",
+              "pow_precision": "PowAlgorithm"}
+"""pto-isa's C++ enum of each precisionType attribute."""
+
+
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
-        """`TADD(dst, src0, src1)`: dst first, then the inputs."""
+        """`TADD(dst, src0, src1)`: dst first, then the inputs; `TDIV<DivAlgorithm::HIGH_PRECISION>(...)`."""
         tiles = [v for r, v in zip(roles, op.ins) if r != "scalar"]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        precision = op.properties.get("precisionType")
+        template = ()
+        if isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION:
+            template = (f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
+        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins], template))
 
     return emit
 
@@ -482,8 +498,13 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             (count, outs), = op_base.FORMS
             shape = {"INS": ins, "FORMS": ((count, outs), (count + 1, outs))}
             workspace.add("tmp")
-        namespace = {"__annotations__": {k: ClassVar for k in ("WORKSPACE", *shape)}, "WORKSPACE": frozenset(workspace), **shape}
-        op = member_op(op_base, row, **(namespace if workspace else {}))
+        namespace: dict[str, Any] = {"__annotations__": {k: ClassVar for k in ("WORKSPACE", *shape)}, "WORKSPACE": frozenset(workspace), **shape}
+        if row.precision is not None:
+            namespace["precision_type"] = opt_prop_def(row.precision, prop_name="precisionType")
+            namespace["DEFAULTS"] = {"precisionType": row.precision(Precision.DEFAULT)}
+            namespace["OMITS_DEFAULTS"] = True
+            namespace["__annotations__"] |= {"DEFAULTS": ClassVar, "OMITS_DEFAULTS": ClassVar}
+        op = member_op(op_base, row, **namespace)
         lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
         return Instruction(
             op=op,
@@ -772,7 +793,8 @@ BINARY = Family.of(
         Elementwise("tadd", "dst = src0 + src1", compute=add, priced_as="vadd", choices=NAN_PAYLOAD),
         Elementwise("tsub", "dst = src0 - src1", compute=subtract, priced_as="vsub", choices=NAN_PAYLOAD),
         Elementwise("tmul", "dst = src0 * src1", compute=multiply, priced_as="vmul", choices=NAN_PAYLOAD),
-        Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION),
+        Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION,
+                    precision=DivPrecisionAttr),
         Elementwise("tmax", "dst = max(src0, src1)", compute=maximum, priced_as="vmax", choices=MAX_MIN),
         Elementwise("tmin", "dst = min(src0, src1)", compute=minimum, priced_as="vmin", choices=MAX_MIN),
         Elementwise("tand", "dst = src0 & src1", compute=operator.and_, priced_as="vand", choices=BITWISE),
@@ -780,12 +802,13 @@ BINARY = Family.of(
         Elementwise("tshl", "dst = src0 << src1", compute=shift_left, priced_as="vshl", choices=SHIFT),
         Elementwise("tshr", "dst = src0 >> src1", compute=shift_right, priced_as="vshr", choices=SHIFT),
         Elementwise("tfmod", "dst = fmod(src0, src1)", compute=remainder_toward_zero, priced_as=("vdiv", "vmul", "vsub"),
-                    choices=REMAINDER),
+                    choices=REMAINDER, precision=FmodPrecisionAttr),
         Elementwise("trem", "dst = src0 mod src1 (the sign of src1)", compute=floor_remainder,
-                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True),
+                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True, precision=RemPrecisionAttr),
         Elementwise("txor", "dst = src0 ^ src1", compute=operator.xor, priced_as=("vor", "vand", "vnot", "vand"),
                     choices=BITWISE, tmp=True),
-        Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True),
+        Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True,
+                    precision=PowPrecisionAttr),
     ),
     elementwise(BinaryOp),
 )
@@ -798,7 +821,7 @@ TILE_SCALAR = Family.of(
         Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
         Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
         Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
-                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float),
+                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr),
         Elementwise("tmaxs", "dst = max(src, scalar)", compute=maximum, priced_as="vmaxs", choices=MAX_MIN),
         Elementwise("tmins", "dst = min(src, scalar)", compute=minimum, priced_as="vmins", choices=MAX_MIN),
         Elementwise("tands", "dst = src & scalar", compute=operator.and_, priced_as=("vector_dup", "vand"), choices=BITWISE),
@@ -812,7 +835,8 @@ TILE_SCALAR = Family.of(
                     priced_as=("vector_dup", "vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True),
         Elementwise("txors", "dst = src ^ scalar", compute=operator.xor,
                     priced_as=("vector_dup", "vor", "vector_dup", "vand", "vnot", "vand"), choices=BITWISE, tmp=True),
-        Elementwise("tpows", "dst = pow(src, scalar)", compute=scalar_power, priced_as=("vln", "vmuls", "vexp"), tmp=True),
+        Elementwise("tpows", "dst = pow(src, scalar)", compute=scalar_power, priced_as=("vln", "vmuls", "vexp"), tmp=True,
+                    precision=PowPrecisionAttr),
     ),
     elementwise(TileScalarOp),
 )
