@@ -162,7 +162,7 @@ class FillOp(ElementwiseOp):
 
 TMP_ANY = "any tile (unused)"
 TMP_LIKE_DST = "dst's valid shape"
-TMP_REMAINDER = "1 row or more of at least dst's Cols + 2 * ceil(Cols / 64) columns"
+TMP_REMAINDER = "at least dst's Cols + 2 * ceil(Cols / 64) elements (the quotients, then the compare mask at tmp + Cols)"
 
 
 def remainder_tmp_columns(cols: int) -> int:
@@ -181,6 +181,8 @@ class ElementwiseRules:
     """Every tile row-major (ND or row-major boxes): the target's code static_asserts it."""
     note: str
     """Where the rules come from."""
+    high_precision_types: frozenset[str] | None = None
+    """dst's element types with precisionType = high_precision, where the code restricts them."""
     tmp: str = TMP_ANY
     """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
     valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more)."""
@@ -197,7 +199,16 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
     require_type("dst", dst.elem, rules.types)
     if (tmp := operands.get("tmp")) is not None and rules.tmp == TMP_REMAINDER:
         wanted = remainder_tmp_columns(dst.cols)
-        require(tmp.cols >= wanted, f"expects tmp to have at least {wanted} columns (dst's {dst.cols} and 2 per 64 of them), got {tmp.cols}")
+        require(
+            tmp.rows * tmp.cols >= wanted,
+            f"expects tmp to hold at least {wanted} elements (dst's {dst.cols} columns of quotients, then 2 per 64 "
+            f"of them for the compare mask), got {tmp.rows}x{tmp.cols}",
+        )
+    if rules.high_precision_types is not None and attrs.get("precisionType") is not None:
+        if getattr(attrs["precisionType"], "data", None) == Precision.HIGH_PRECISION:
+            allowed = rules.high_precision_types
+            require(dst.elem.mlir in allowed, f"expects dst element type to be {spell(allowed)} with precisionType = "
+                    f"high_precision, got {dst.elem.mlir}")
     for t in tiles:
         if t is dst or (t is tmp and rules.tmp != TMP_LIKE_DST) or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
             continue

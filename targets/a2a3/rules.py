@@ -142,8 +142,9 @@ FLOAT_REMAINDER = ElementwiseRules(
 REMAINDER = ElementwiseRules(
     types=types_named("f32", "i32", "si32"),
     row_major_only=True,
-    note="npu/a2a3/TRem.hpp, TRemS.hpp: float and int32; row-major tiles; TREM's tmp one row of dst's columns "
-    "and two per 64 of them more.",
+    note="npu/a2a3/TRem.hpp, TRemS.hpp: float and int32; row-major tiles; TREM's tmp holds the quotients of a "
+    "row and, at tmp + Cols, the compare mask (2 elements per 64 columns): its storage is what counts (PTOAS asks "
+    "for 2 valid rows instead).",
     tmp=TMP_REMAINDER,
 )
 """TREM's rules."""
@@ -158,7 +159,9 @@ XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND
 POWER = ElementwiseRules(
     types=INT8 | INT16 | INT32 | types_named("f32"),
     row_major_only=True,
-    note="npu/a2a3/TPow.hpp PowCheckType: 8- to 32-bit integers and float; row-major Vec tiles; tmp of dst's valid shape.",
+    note="npu/a2a3/TPow.hpp PowCheckType: 8- to 32-bit integers and float; row-major Vec tiles; tmp of dst's valid "
+    "shape (integers too: this pto-isa's TPOW/TPOWS take a tmp always, where PTOAS rejects one for integers); "
+    "precisionType is ignored (PTOAS rejects high_precision here).",
     tmp=TMP_LIKE_DST,
 )
 """TPOW's and TPOWS's rules."""

@@ -172,7 +172,9 @@ REMAINDER_WIDE = ElementwiseRules(
 POWER = ElementwiseRules(
     types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
     row_major_only=True,
-    note="npu/a5/TPow.hpp (default algorithm): 8- to 32-bit integers, half, float; row-major tiles; tmp unused.",
+    note="npu/a5/TPow.hpp: 8- to 32-bit integers, half, float (high_precision: half, bfloat16, float only); "
+    "row-major tiles; tmp unused.",
+    high_precision_types=types_named("f16", "bf16", "f32"),
 )
 """TPOW's and TPOWS's rules."""
 
