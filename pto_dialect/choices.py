@@ -365,9 +365,14 @@ class Division(Choice):
         "is compiled only with _DEBUG); integers truncated toward zero, a zero divisor (or the least 32/64-bit "
         "integer by -1) traps"
     )
+    SIMULATOR = "simulator", (
+        "as native, but scalar / src (TDIVS's scalar-first form) asserts every src element is nonzero "
+        "(cpu/ElementOp.h OP_RDIVS), floats too"
+    )
     A2A3_VECTOR = "a2a3_vector", (
         "a2a3 TDivS.hpp: int32 through f32 and int16 through f16 (vconv, vdiv, vconv toward zero); floats by "
-        "vdiv, or in place by vmuls with the scalar's reciprocal (1/scalar in f32, rounded to the element type)"
+        "vdiv, or (src / scalar) in place by vmuls with the scalar's reciprocal (1/scalar in f32, rounded to the "
+        "element type)"
     )
 
 

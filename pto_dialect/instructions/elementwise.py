@@ -31,9 +31,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType
+from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType, UnitAttr
 from xdsl.dialects.utils import EnumAttribute
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -46,7 +48,7 @@ from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pip
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.types import TileBufType, TileTypeBase
 
@@ -66,6 +68,8 @@ class Elementwise(Member):
     """The vector intrinsic(s) its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`), issued
     in this order over each stretch of elements."""
 
+    op_class: type[PtoInstructionOp] | None = field(default=None, kw_only=True)
+    """The op base it derives from where not its family's (TDIVS: its two spellings)."""
     sees_in_place: bool = field(default=False, kw_only=True)
     """Its formula takes `in_place`: whether dst starts where an input does (a target's code
     branches on it)."""
@@ -138,6 +142,29 @@ class BinaryOp(ElementwiseOp):
 class TileScalarOp(ElementwiseOp):
     INS: ClassVar[tuple[str, ...]] = ("src", "scalar")
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+class DivideScalarOp(TileScalarOp):
+    """TDIVS's op: `ins(%src, %scalar : T, S)` divides src by the scalar, `ins(%scalar, %src :
+    S, T)` (pto-isa's `TDIVS(dst, scalar, src)`) the scalar by src: the operands are kept as
+    (src, scalar) and `scalarFirst` records the second spelling."""
+
+    scalar_first = opt_prop_def(UnitAttr, prop_name="scalarFirst")
+    HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ("scalarFirst",)
+
+    @classmethod
+    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        names, types, pos = parse_operand_group(parser, "ins")
+        values = list(parser.resolve_operands(names, types, pos))
+        if len(values) == 2 and not isinstance(types[0], TileTypeBase) and isinstance(types[1], TileTypeBase):
+            return values[::-1], {"scalarFirst": UnitAttr()}
+        return values, {}
+
+    def print_dps_ins(self, printer: Printer) -> None:
+        if "scalarFirst" not in self.properties:
+            return super().print_dps_ins(printer)
+        print_operand_group(printer, "ins", list(self.ins)[::-1])
+        return None
 
 
 class FillOp(ElementwiseOp):
@@ -302,10 +329,12 @@ def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
     roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
 
-    def kernel(o: dict, scalar_type: Attribute | None = None, **choices: object) -> None:
+    def kernel(o: dict, scalar_type: Attribute | None = None, scalar_first: bool = False, **choices: object) -> None:
         dst = o["dst"]
         element = dst.flat.dtype
         values = inputs(o, roles, element, scalar_type)
+        if scalar_first:
+            choices["scalar_first"] = True
         if row.sees_in_place:
             choices["in_place"] = any(same_storage(o[r], dst) for r in roles)
         lanes = choices.pop("byte_lanes", ByteLanes.ELEMENT)
@@ -386,7 +415,10 @@ class ElementwiseBase(FamilyLoweredOp):
     def kernel_params(op: Operation) -> dict[str, object]:
         """The scalar's SSA type, which the kernel converts its value from."""
         scalars = [v.type for v in op.operands if not isinstance(v.type, TileTypeBase)]
-        return {"scalar_type": scalars[0]} if scalars else {}
+        params: dict[str, object] = {"scalar_type": scalars[0]} if scalars else {}
+        if "scalarFirst" in op.properties:
+            params["scalar_first"] = True
+        return params
 
 
 # ---------------------------------------------------------------------------
@@ -461,7 +493,8 @@ def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, Ele
         template = ()
         if isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION:
             template = (f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins], template))
+        ins = list(op.ins)[::-1] if "scalarFirst" in op.properties else list(op.ins)
+        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *ins], template))
 
     return emit
 
@@ -515,8 +548,11 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             namespace["DEFAULTS"] = {"precisionType": row.precision(Precision.DEFAULT)}
             namespace["OMITS_DEFAULTS"] = True
             namespace["__annotations__"] |= {"DEFAULTS": ClassVar, "OMITS_DEFAULTS": ClassVar}
-        op = member_op(op_base, row, **namespace)
+        op = member_op(row.op_class or op_base, row, **namespace)
         lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
+        if row.op_class is DivideScalarOp:  # the lowered op keeps which spelling it came from
+            lowered = type(lowered.__name__, (lowered,), {"__module__": lowered.__module__,
+                                                          "scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")})
         return Instruction(
             op=op,
             rules=ElementwiseRules,
@@ -614,8 +650,11 @@ def quotient_through_float(a: Any, b: Any) -> Any:  # noqa: ANN401
     return np.clip(np.trunc(x / y), info.min, info.max).astype(a.dtype)
 
 
-def divide(a: Any, b: Any, *, division: Division, in_place: bool = False) -> Any:  # noqa: ANN401
-    """src0 / src1 (TDIV), src / scalar (TDIVS); see `Division` (two NaNs: src0's payload)."""
+def divide(a: Any, b: Any, *, division: Division, in_place: bool = False, scalar_first: bool = False) -> Any:  # noqa: ANN401
+    """src0 / src1 (TDIV), src / scalar (TDIVS), scalar / src (TDIVS scalar first); see
+    `Division` (two NaNs: the dividend's payload)."""
+    if scalar_first:
+        return scalar_over(a, b, division)
     if a.dtype.kind in "iu":
         if division is not Division.A2A3_VECTOR:
             return truncated_quotient(a, b)
@@ -738,8 +777,27 @@ def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
     return np.where(a > 0, a, a * slope)
 
 
+def scalar_over(src: Any, scalar: Any, division: Division) -> Any:  # noqa: ANN401
+    """scalar / src: cpu OP_RDIVS asserts src != 0; a2a3 SDivOp: the integer path through float
+    (src converted in place), vdiv for floats; a5: C division for integers, vdiv for floats."""
+    s = np.broadcast_to(scalar, src.shape)
+    if division is Division.SIMULATOR:
+        fault_where(src == 0, lambda at: f"divides the scalar by zero: src element {at} is 0 (the simulator asserts src != 0)")
+    if src.dtype.kind in "iu":
+        if division is Division.A2A3_VECTOR:
+            as_float = np.float32 if src.dtype.itemsize == 4 else np.float16
+            x = src.astype(as_float)
+            fault_where(x == 0, lambda at: f"divides the scalar by zero: src element {at} is 0 (vdiv's infinity converted back to an integer is in no public code)")
+            quotient = np.trunc(s.astype(as_float) / x)
+            src[...] = x.view(src.dtype)
+            info = np.iinfo(src.dtype)
+            return np.clip(quotient, info.min, info.max).astype(src.dtype)
+        return truncated_quotient(np.ascontiguousarray(s), src)
+    return with_nan_of(np.asarray(s / src), s, src, BothNan.SRC0)
+
+
 def integers_through_float(element: Any, *, division: Division, **_: object) -> bool:  # noqa: ANN401
-    """a2a3's integer TDIVS leaves src converted to float (quotient_through_float)."""
+    """a2a3's integer TDIVS leaves src converted to float (quotient_through_float, scalar_over)."""
     return division is Division.A2A3_VECTOR and element.kind in "iu"
 
 
@@ -832,7 +890,8 @@ TILE_SCALAR = Family.of(
         Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
         Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
         Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
-                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr),
+                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr,
+                    op_class=DivideScalarOp),
         Elementwise("tmaxs", "dst = max(src, scalar)", compute=maximum, priced_as="vmaxs", choices=MAX_MIN),
         Elementwise("tmins", "dst = min(src, scalar)", compute=minimum, priced_as="vmins", choices=MAX_MIN),
         Elementwise("tands", "dst = src & scalar", compute=operator.and_, priced_as=("vector_dup", "vand"), choices=BITWISE),

@@ -107,7 +107,7 @@ class CpuTScatterMaskOp(TScatterMaskBase):
 
 SIMULATOR_ARITHMETIC = choosing(
     Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, BothNan.SRC1,
-    tfmod=(ZeroDivisor.ASSERTED,), tsub=(BothNan.SRC0,),
+    tfmod=(ZeroDivisor.ASSERTED,), tsub=(BothNan.SRC0,), tdivs=(Division.SIMULATOR,),
     trem=(ZeroDivisor.ASSERTED,), tfmods=(ZeroDivisor.SKIPPED,), trems=(ZeroDivisor.SKIPPED,),
 )
 """The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD and TREM assert a nonzero

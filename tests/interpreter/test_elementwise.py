@@ -541,3 +541,26 @@ def test_both_nan_payload(target: str, op: str, dtype: str) -> None:
     second = target == "cpu" and op in ("tadd", "tmul")
     expected = (nan | quiet | 5) if second else (nan | quiet | 1)
     assert (out.view(bits) == expected).all(), hex(int(out.view(bits)[0, 0]))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tdivs_scalar_first_divides_the_scalar(target: str) -> None:
+    """`ins(%s, %src : S, T)`: dst = scalar / src (pto-isa's TDIVS(dst, scalar, src)); a2a3's
+    integers through f32 (src left converted), the simulator asserting nonzero src elements."""
+    t, ti = tile((1, 16), "f32"), tile((1, 16), "i32")
+    a = np.arange(1, 17, dtype=np.float32).reshape(1, 16)
+    text = func([("a", t), ("d", t)], f"%s = arith.constant 3.0 : f32\npto.tdivs ins(%s, %a : f32, {t}) outs(%d : {t})")
+    assert_bits_equal(run(text, target, [a, filled((1, 16), "f32")])[-1], np.float32(3) / a)
+    x = np.arange(-8, 8, dtype=np.int32).reshape(1, 16)
+    x[0, 8] = 7  # no zero
+    text = func([("a", ti), ("d", ti)], f"%s = arith.constant 100 : i32\npto.tdivs ins(%s, %a : i32, {ti}) outs(%d : {ti})")
+    src, out = run(text, target, [x.copy(), filled((1, 16), "i32")])
+    assert_bits_equal(out, truncated(np.full((1, 16), 100, np.int32), x))
+    assert_bits_equal(src, x.astype(np.float32).view(np.int32) if target == "a2a3" else x)
+    a[0, 3] = 0
+    text = func([("a", t), ("d", t)], f"%s = arith.constant 3.0 : f32\npto.tdivs ins(%s, %a : f32, {t}) outs(%d : {t})")
+    if target == "cpu":
+        with pytest.raises(PtoError, match=r"'pto.tdivs' op divides the scalar by zero: src element \(0, 3\) is 0"):
+            run(text, target, [a, filled((1, 16), "f32")])
+    else:
+        assert np.isinf(run(text, target, [a, filled((1, 16), "f32")])[-1][0, 3])
