@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
-from xdsl.dialects.builtin import AnyFloat, Float64Type, IndexType, IntegerType, UnitAttr
+from xdsl.dialects.builtin import Float64Type, IndexType, UnitAttr
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
@@ -124,8 +124,10 @@ class ElementwiseOp(PtoInstructionOp):
                     )
                 continue
             if role == "scalar":
-                if not isinstance(value.type, IntegerType | IndexType | AnyFloat):
-                    raise VerifyException(f"expects scalar to be an integer, index or float scalar, got {value.type}")
+                if not isinstance(value.type, IndexType | Float64Type) and element_info(value.type) is None:
+                    raise VerifyException(
+                        f"expects scalar to be an 8- to 64-bit integer, index or float scalar, got {value.type}"
+                    )
                 continue
             src = self.expect_tile_in(role, value)
             if src.element_type != dst.element_type:
