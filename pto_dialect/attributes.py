@@ -238,7 +238,48 @@ class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
     name = "pto.address_space"
 
 
+class Precision(StrEnum):
+    """pto-isa's DivAlgorithm, RemAlgorithm, FmodAlgorithm, PowAlgorithm: the template argument
+    `<...::HIGH_PRECISION>` selects a5's software-corrected sequences (a2a3 and the simulator
+    ignore it)."""
+
+    DEFAULT = "default"
+    HIGH_PRECISION = "high_precision"
+
+
+@irdl_attr_definition
+class DivPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<div_precision default|high_precision>`: TDIV's and TDIVS's `precisionType`."""
+
+    name = "pto.div_precision"
+
+
+@irdl_attr_definition
+class RemPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<rem_precision default|high_precision>`: TREM's `precisionType`."""
+
+    name = "pto.rem_precision"
+
+
+@irdl_attr_definition
+class FmodPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<fmod_precision default|high_precision>`: TFMOD's `precisionType`."""
+
+    name = "pto.fmod_precision"
+
+
+@irdl_attr_definition
+class PowPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<pow_precision default|high_precision>`: TPOW's and TPOWS's `precisionType`."""
+
+    name = "pto.pow_precision"
+
+
 ATTRIBUTES = [
+    DivPrecisionAttr,
+    RemPrecisionAttr,
+    FmodPrecisionAttr,
+    PowPrecisionAttr,
     MaskPatternAttr,
     CoalesceAttr,
     GatherOobAttr,

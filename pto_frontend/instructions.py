@@ -102,8 +102,8 @@ def builder(instruction: Instruction) -> Callable[..., None]:
         if form is None:
             takes = "; ".join(", ".join((*f.names[0], *f.names[1])) for f in spec.forms)
             raise located(f"{name}() has no form taking {', '.join(sorted(given))}; its forms take: {takes}")
-        scalar_type = next(
-            (v.type.element_type for n in form.names[0] if isinstance(v := arguments[n], Value) and isinstance(v.type, TileTypeBase)),
+        scalar_type = next(  # a number takes the element type of the first tile input (else output)
+            (v.type.element_type for n in (*form.names[0], *form.names[1]) if isinstance(v := arguments[n], Value) and isinstance(v.type, TileTypeBase)),
             None,
         )
         ins, outs = ([_operand(name, n, arguments[n], scalar_type) for n in names] for names in form.names)

@@ -14,7 +14,7 @@ from xdsl.ir import Dialect, Operation
 
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
-from pto_dialect.instructions.elementwise import BINARY, UNARY
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
@@ -30,13 +30,13 @@ from pto_dialect.registers import PTO_REG
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
-    *BINARY.instructions,
+    *BINARY.instructions, *TILE_SCALAR.instructions, *FILL.instructions,
     *UNARY.instructions,
     TCVT,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, UNARY)
+FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

@@ -48,9 +48,9 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, CvtArithmetic, Division, Numerics, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
-from pto_dialect.instructions.elementwise import BINARY, UNARY
+from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -291,6 +291,12 @@ OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
     "results out of range and for NaN are not public"
 )
+VECTOR_ARITHMETIC = choosing(
+    Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.PAIRED, ZeroDivisor.IEEE,
+    tdivs=(Division.A2A3_VECTOR,), tshl=(ShiftRange.PROMOTED,), tshr=(ShiftRange.PROMOTED,),
+)
+"""The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv; TDIVS's integer and in-place paths
+of TDivS.hpp; TSHL/TSHR as a scalar C loop (TShl.hpp), the scalar shifts as vshl/vshr; 8-bit bitwise in 16-bit pairs."""
 
 
 LOWERING = TargetLowering(
@@ -308,7 +314,6 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (A2A3TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
-        **OPS.family(BINARY),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={
@@ -321,6 +326,9 @@ LOWERING = TargetLowering(
                 "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
             },
         ),
+        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
+        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
+        **OPS.family(FILL),
     },
     approximate=OPS.approximate,
 )

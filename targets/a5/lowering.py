@@ -45,9 +45,9 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, CvtArithmetic, Division, Numerics, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
-from pto_dialect.instructions.elementwise import BINARY, UNARY
+from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.lowered import Launch
 from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -309,6 +309,8 @@ OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
     "results out of range and for NaN are not public"
 )
+VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.ELEMENT, ZeroDivisor.IEEE)
+"""The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
 
 
 LOWERING = TargetLowering(
@@ -326,7 +328,6 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (A5TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
-        **OPS.family(BINARY),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={
@@ -339,6 +340,9 @@ LOWERING = TargetLowering(
                 "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
             },
         ),
+        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
+        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
+        **OPS.family(FILL),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
     approximate=OPS.approximate,

@@ -23,9 +23,9 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, CvtArithmetic, Division, Numerics, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
-from pto_dialect.instructions.elementwise import BINARY, UNARY
+from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -106,6 +106,14 @@ class CpuTScatterMaskOp(TScatterMaskBase):
     name = "pto_cpu.tscatter_mask"
 
 
+SIMULATOR_ARITHMETIC = choosing(
+    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, BothNan.SRC1,
+    tfmod=(ZeroDivisor.ASSERTED,), tsub=(BothNan.SRC0,), tdivs=(Division.SIMULATOR,),
+    trem=(ZeroDivisor.ASSERTED,), tfmods=(ZeroDivisor.SKIPPED,), trems=(ZeroDivisor.SKIPPED,),
+)
+"""The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD and TREM assert a nonzero
+divisor, TFMODS and TREMS skip a zero scalar."""
+
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
@@ -172,8 +180,10 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (CpuTCvtOp, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
-        **OPS.family(BINARY),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
+        **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(FILL),
     },
     approximate=OPS.approximate,
 )

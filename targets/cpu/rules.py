@@ -5,8 +5,8 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
-from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
+from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -117,6 +117,28 @@ UNARY_RULES = UNARY.rules(
 
 CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
 """The element types cpu/TCvt.hpp converts between (every pair)."""
+SCALAR_ROW_MAJOR = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS, TPOWS and TLRELU "
+    "(CONSTRAINT_VEC_ROWMAJOR) static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS, TREMS (CONSTRAINT_VEC) "
+    "only Vec tiles.",
+)
+"""The tile-scalar instructions the simulator wants row-major."""
+
+FILL_ANY = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=False,
+    note="cpu/TExpands.hpp: a loop over dst's valid elements in any layout.",
+)
+"""TEXPANDS's rules."""
+
+BITWISE = ElementwiseRules(
+    types=INTEGERS,
+    row_major_only=False,
+    note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
+)
+"""The bitwise and shift instructions' rules."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -179,4 +201,10 @@ RULES = {
         "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
         "fp4 and int4 are not taken here.",
     ),
+    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
+    **TILE_SCALAR.rules(
+        SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
+    ),
+    **FILL.rules(FILL_ANY),
 }
