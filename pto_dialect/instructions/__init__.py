@@ -16,6 +16,7 @@ from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.reduction import ROW_REDUCTIONS
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -30,10 +31,11 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
+    *ROW_REDUCTIONS.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY,)
+FAMILIES = (BINARY, ROW_REDUCTIONS)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

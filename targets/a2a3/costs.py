@@ -38,6 +38,12 @@ MACHINE = CceMachine(
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
         "vadd": Linear(10, 2, 14, COMPUTE),
+        "vsub": Linear(10, 2, 14, COMPUTE),
+        "vmul": Linear(10, 2, 15, COMPUTE),
+        "vdiv": Linear(11, 4, 19, COMPUTE),
+        "vcadd": Linear(14, 7, 32, COMPUTE),
+        "vcgadd": Linear(14, 1, 24, COMPUTE),
+        "vbrcb": Linear(0, 0, 18, COMPUTE),
         "vmuls": Linear(11, 1, 15, COMPUTE),
         "vadds": Linear(13, 1, 18, COMPUTE),
         "vmin": Linear(10, 2, 14, COMPUTE),

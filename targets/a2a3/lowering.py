@@ -49,6 +49,8 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import ExtremeNan, ReduceOrder
+from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -295,6 +297,7 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
+        **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
     },
     approximate=OPS.approximate,
 )

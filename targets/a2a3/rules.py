@@ -6,6 +6,8 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -93,6 +95,16 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_same_type=True,
+    implicit_tmp=TmpAdded.LIKE_SRC,
+    note="npu/a2a3/TRowReduceOps.hpp TRowReduceCheck: half, float, int32, int16; src row-major ND, dst ND or "
+    "a one-column DN; tmp holds the partial sums (PTOAS: src's element type, at least 32 bytes).",
+)
+"""The row reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -145,4 +157,5 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(ROW_REDUCTION),
 }

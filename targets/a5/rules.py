@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import (
@@ -18,6 +20,8 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -105,6 +109,16 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="npu/a5/TRowReduce.hpp TRowReduceCheck, TRowProd.hpp: half, float, int32, int16 (TROWMAX and "
+    "TROWMIN also int8, uint8); src row-major ND, dst ND or a one-column DN; tmp unused.",
+)
+"""The row reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -158,4 +172,9 @@ RULES = {
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(
+        ROW_REDUCTION,
+        trowmax=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
+        trowmin=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
+    ),
 }

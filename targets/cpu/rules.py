@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -92,6 +96,16 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=STANDARD,
+    vector_layouts=False,
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="cpu/TRowMax.hpp, TRowMin.hpp, TRowProd.hpp: a C++ loop over the valid elements through any layout, "
+    "tmp unused (PTOAS: src and dst of one element type).",
+)
+"""The row reductions' rules (TROWSUM's own row below)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -146,4 +160,13 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(
+        ROW_REDUCTION,
+        trowsum=replace(
+            ROW_REDUCTION,
+            types=INT16 - types_named("ui16") | types_named("i32", "si32", "f16", "bf16", "f32"),
+            note="cpu/TRowSum.hpp CheckRSValid: half, bfloat16, float, int16, int32 (same type in and out, "
+            "as PTOAS asks); any layout; tmp unused.",
+        ),
+    ),
 }
