@@ -381,3 +381,13 @@ class VectorRead(Choice):
 
 
 VectorReadAttr = choice_attr(VectorRead, "vector_read")
+
+
+class ZeroDivisor(Choice):
+    """What a division gives where the divisor is 0."""
+
+    FAULT = "fault", "a located run-time error naming the element (the simulator asserts a non-zero divisor)"
+    IEEE = "ieee", "IEEE infinities and NaN for floats (vdiv); integers give 0 (assumed: no public code fixes it)"
+
+
+ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")

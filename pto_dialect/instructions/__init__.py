@@ -17,6 +17,7 @@ from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -32,10 +33,11 @@ REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
     *ROW_REDUCTIONS.instructions,
+    *ROW_BROADCASTS.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, ROW_REDUCTIONS)
+FAMILIES = (BINARY, ROW_REDUCTIONS, ROW_BROADCASTS)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

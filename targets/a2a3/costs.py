@@ -44,6 +44,7 @@ MACHINE = CceMachine(
         "vcadd": Linear(14, 7, 32, COMPUTE),
         "vcgadd": Linear(14, 1, 24, COMPUTE),
         "vbrcb": Linear(0, 0, 18, COMPUTE),
+        "vexp": Linear(13, 2, 18, COMPUTE),
         "vmuls": Linear(11, 1, 15, COMPUTE),
         "vadds": Linear(13, 1, 18, COMPUTE),
         "vmin": Linear(10, 2, 14, COMPUTE),

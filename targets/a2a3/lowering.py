@@ -49,8 +49,9 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
-from pto_dialect.choices import ExtremeNan, ReduceOrder
+from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -298,6 +299,11 @@ LOWERING = TargetLowering(
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
+        **OPS.family(
+            ROW_BROADCASTS,
+            choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
+            approximate={"trowexpandexpdif": "vexp as exp in double of the difference, rounded"},
+        ),
     },
     approximate=OPS.approximate,
 )

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -105,6 +108,15 @@ ROW_REDUCTION = RowReduceRules(
 )
 """The row reductions' rules."""
 
+ROW_BROADCAST = BroadcastRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_mode1_capacity=True,
+    note="npu/a2a3/TRowExpandSub.hpp, Add, Mul, Max, Min: int16, int32, half, float (TROWEXPANDDIV and "
+    "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
+)
+"""The row broadcasts' rules (TROWEXPANDDIV's, TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -158,4 +170,11 @@ RULES = {
     ),
     **BINARY.rules(ARITHMETIC),
     **ROW_REDUCTIONS.rules(ROW_REDUCTION),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpanddiv=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="npu/a2a3/TRowExpand.hpp: b8/b16/b32 data; src none_box "
+                           "(ND or DN), dst row-major ND, src's valid rows dst's."),
+    ),
 }

@@ -41,6 +41,7 @@ MACHINE = VfMachine(
         "vsub": Param(2, f"{VFSIM} VSUB"),
         "vmul": Param(2, f"{VFSIM} VMUL"),
         "vdiv": Param(4, f"{VFSIM} VDIV"),
+        "vexp": Param(4, f"{VFSIM} VEXP"),
         "vmax": Param(2, f"{VFSIM} VMAX"),
         "vmin": Param(2, f"{VFSIM} VMIN"),
         "plt": Param(2, FALLBACK),

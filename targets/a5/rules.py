@@ -21,6 +21,7 @@ from pto_dialect.facts import (
 )
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -119,6 +120,15 @@ ROW_REDUCTION = RowReduceRules(
 )
 """The row reductions' rules."""
 
+ROW_BROADCAST = BroadcastRules(
+    types=STANDARD,
+    vector_layouts=True,
+    tmp_mode1_capacity=False,
+    note="npu/a5/TRowExpandSub.hpp, Add, Mul, Div, Max, Min: int8/16/32, uint8/16/32, half, bfloat16, float "
+    "(TROWEXPANDEXPDIF half and float); dst row-major; tmp unused.",
+)
+"""The row broadcasts' rules (TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -176,5 +186,11 @@ RULES = {
         ROW_REDUCTION,
         trowmax=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
         trowmin=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
+    ),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, note="npu/a5/TRowExpand.hpp: b8/b16/b32 data; src none_box (ND or DN), "
+                           "dst row-major ND, src's valid rows dst's."),
     ),
 }

@@ -24,8 +24,9 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
-from pto_dialect.choices import ExtremeNan, ReduceOrder
+from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -168,6 +169,11 @@ LOWERING = TargetLowering(
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
+        **OPS.family(
+            ROW_BROADCASTS,
+            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, ZeroDivisor.FAULT),
+            approximate={"trowexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
+        ),
     },
     approximate=OPS.approximate,
 )

@@ -9,6 +9,7 @@ from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -106,6 +107,15 @@ ROW_REDUCTION = RowReduceRules(
 )
 """The row reductions' rules (TROWSUM's own row below)."""
 
+ROW_BROADCAST = BroadcastRules(
+    types=types_named("i16", "si16", "ui16", "i32", "si32", "ui32", "f16", "f32"),
+    vector_layouts=False,
+    tmp_mode1_capacity=False,
+    note="cpu/TRowExpandOp.hpp IsRowExpandAllowedType: half, float, int16/32 and uint16/32 (TROWEXPANDMUL also "
+    "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
+)
+"""The row broadcasts' rules (TROWEXPAND's, TROWEXPANDMUL's and TROWEXPANDEXPDIF's own rows below)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -168,5 +178,11 @@ RULES = {
             note="cpu/TRowSum.hpp CheckRSValid: half, bfloat16, float, int16, int32 (same type in and out, "
             "as PTOAS asks); any layout; tmp unused.",
         ),
+    ),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
     ),
 }
