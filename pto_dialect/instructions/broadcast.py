@@ -299,13 +299,16 @@ def expand_footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(src, False, rect(src, dst.valid_row, 1)), (dst, True, valid_rect(dst))], [])
 
 
-def binary_expand_footprint(o: dict, **_: object) -> Footprint:
-    """What the kernel reads: src's whole storage for the per-row operand (its packed-block read
-    need not follow its valid region), the full operand's valid region."""
+def binary_expand_footprint(o: dict, *, vector_read: VectorRead, **_: object) -> Footprint:
     src0, src1, dst = o["src0"], o["src1"], o["dst"]
     src0_full = src0.valid_shape == dst.valid_shape
     full, vector = (src0, src1) if src0_full else (src1, src0)
-    return Footprint([(full, False, valid_rect(full)), (vector, False, None), (dst, True, valid_rect(dst))], [])
+    rows, width = dst.valid_row, vector.valid_col
+    if vector_read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major and width > 1:
+        per_row = np.arange(rows * width)  # the packed blocks: storage elements 0 .. rows * 32 bytes
+    else:
+        per_row = rect(vector, rows, width)
+    return Footprint([(full, False, valid_rect(full)), (vector, False, per_row), (dst, True, valid_rect(dst))], [])
 
 
 class BroadcastBase(FamilyLoweredOp):
