@@ -391,3 +391,21 @@ class ZeroDivisor(Choice):
 
 
 ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")
+class AbsSign(Choice):
+    """What TABS does to the sign of -0.0 and NaN."""
+
+    COMPARE = "compare", "x < 0 ? -x : x: -0.0 and NaN keep their sign, integers wrap"
+    CLEAR = "clear", "the sign bit cleared (IEEE abs): -0.0 becomes +0.0, integers wrap"
+
+
+AbsSignAttr = choice_attr(AbsSign, "abs_sign")
+
+
+class ZeroReciprocal(Choice):
+    """What TRECIP does with a zero element."""
+
+    FAULT = "fault", "a zero element stops the run (the simulator asserts)"
+    INFINITY = "infinity", "a zero element gives +-inf (IEEE division)"
+
+
+ZeroReciprocalAttr = choice_attr(ZeroReciprocal, "zero_reciprocal")

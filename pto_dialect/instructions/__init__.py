@@ -15,7 +15,7 @@ from xdsl.ir import Dialect, Operation
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS
 from pto_dialect.instructions.mgather import MGATHER
@@ -32,12 +32,13 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
+    *UNARY.instructions,
     *ROW_REDUCTIONS.instructions,
     *ROW_BROADCASTS.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, ROW_REDUCTIONS, ROW_BROADCASTS)
+FAMILIES = (BINARY, UNARY, ROW_REDUCTIONS, ROW_BROADCASTS)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

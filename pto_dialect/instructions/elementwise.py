@@ -5,9 +5,11 @@ contents. A member is a row (`Elementwise`): its mnemonic, its NumPy formula and
 its cost is priced as; every target's rule row says which element types it takes.
 
       dst[i, j] = f(src0[i, j], src1[i, j])            binary:  pto.tadd, ...
+      dst[i, j] = f(src[i, j])                         unary:   pto.texp, pto.tabs, ...
 
         pto.tadd ins(%a, %b : T, T) outs(%d : T)
         %d = pto.tadd %a, %b : (T, T) -> T
+        pto.texp ins(%a : T) outs(%d : T)
 
 What targets decide, as their lowered ops record: whether public code fixes the values
 (`numerics`), and a member's own choices (its row's `choices`).
@@ -29,7 +31,8 @@ from pto_dialect.facts import TileFacts, known, per_target, require, require_typ
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
-from pto_dialect.machine import Footprint, Tile, np, valid_rect
+from pto_dialect.choices import AbsSign, ZeroReciprocal
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 
 # ---------------------------------------------------------------------------
@@ -44,8 +47,16 @@ class Elementwise(Member):
     """The formula on the inputs' valid regions (NumPy arrays of the element type) and scalar
     values, with the row's choices as keywords; its result is stored as dst's element type.
     NumPy is imported when a kernel first runs: a formula names it inside its body."""
-    priced_as: str = field(kw_only=True)
-    """The vector intrinsic its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`)."""
+    priced_as: str | tuple[str, ...] = field(kw_only=True)
+    """The vector intrinsics its cost is priced as, each issued once per repeat (a2a3 `vadd`,
+    a5 VfSim's `vadd`)."""
+    vf_priced_as: str | tuple[str, ...] = field(default=(), kw_only=True)
+    """Where a5's code issues other intrinsics per register than a2a3's (TRSQRT: vsqrt and
+    vdiv, not vrsqrt): those; empty: `priced_as`."""
+
+    def intrinsics(self, vf: bool) -> tuple[str, ...]:
+        chosen = (self.vf_priced_as or self.priced_as) if vf else self.priced_as
+        return (chosen,) if isinstance(chosen, str) else chosen
 
 
 # ---------------------------------------------------------------------------
@@ -83,6 +94,11 @@ class ElementwiseOp(PtoInstructionOp):
 class BinaryOp(ElementwiseOp):
     INS: ClassVar[tuple[str, ...]] = ("src0", "src1")
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+class UnaryOp(ElementwiseOp):
+    INS: ClassVar[tuple[str, ...]] = ("src",)
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
 
 
 # ---------------------------------------------------------------------------
@@ -173,8 +189,8 @@ def _row(op: FamilyLoweredOp) -> Elementwise:
 
 
 def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
-    """npu/a2a3/TBinOp.hpp BinaryInstr: one intrinsic call over the valid rows when they are
-    contiguous (dst's valid columns fill its rows, or one row), else one per row; repeats of
+    """npu/a2a3/TBinOp.hpp BinaryInstr (TUnaryOp.hpp TUnaryOp alike): one intrinsic call over
+    the valid rows when they are contiguous (dst's valid columns fill its rows, or one row), else one per row; repeats of
     256 bytes, the last one masked (two mask calls)."""
     dst = o["dst"]
     t = machine.trace()
@@ -186,24 +202,29 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
         calls, per_call = rows, cols
     full, rest = divmod(per_call, per_repeat)
 
+    intrinsics = _row(op).intrinsics(vf=False)
+
     def call() -> None:
-        if full:
-            t.vector(_row(op).priced_as, repeat=full)
+        for name in intrinsics if full else ():
+            t.vector(name, repeat=full)
         if rest:
             t.call(2)  # the tail's mask, then the full mask again
-            t.vector(_row(op).priced_as, repeat=1)
+            for name in intrinsics:
+                t.vector(name, repeat=1)
 
     t.loop(calls, call)
     return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * cols)
 
 
 def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TBinOp.hpp: one vector function; per register of each valid row a predicate, a
+    """npu/a5/TBinOp.hpp and TUnaryOp.hpp: one vector function; per register of each valid row a predicate, a
     load per tile input, the operation and a store."""
     dst = o["dst"]
     registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
-    body = {"plt": registers, "vlds": loads * registers, _row(op).priced_as: registers, "vsts": registers}
+    body = {"plt": registers, "vlds": loads * registers, "vsts": registers}
+    for name in _row(op).intrinsics(vf=True):
+        body[name] = body.get(name, 0) + registers
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
@@ -276,3 +297,89 @@ BINARY = Family.of(
     elementwise(BinaryOp),
 )
 """Tile-tile arithmetic, bitwise and comparison-free operations."""
+
+
+# ---------------------------------------------------------------------------
+# The unary family's formulas: pto-isa's cpu/ElementOp.h (ElementOpCal OP_EXP, ...), cpu/TAbs.hpp,
+# cpu/TSqrt.hpp, cpu/TRSqrt.hpp and, for TRECIP, pto_instr.hpp's TDIVS(dst, 1, src) (cpu/
+# TBinSOps.hpp OP_RDIVS). The transcendentals compute in double and round once to the element
+# type, f16's exp through expf (float): checked against g++ on all 65536 halves.
+
+
+def rounded(values: Any, dtype: Any) -> Any:  # noqa: ANN401
+    """float64 `values` rounded once to `dtype`, as C++'s static_cast does (ml_dtypes' bf16
+    goes through float32 and would round twice: round to odd on the way there instead)."""
+    if dtype.itemsize != 2 or dtype == np.float16:
+        return values.astype(dtype)
+    single = values.astype(np.float32)
+    inexact = (single.astype(np.float64) != values) & np.isfinite(values)
+    away = inexact & (np.abs(single.astype(np.float64)) > np.abs(values))
+    bits = single.view(np.uint32) - away.astype(np.uint32)  # toward zero: the magnitude's predecessor
+    return (bits | inexact.astype(np.uint32)).view(np.float32).astype(dtype)
+
+
+def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`static_cast<T>(function(static_cast<double>(x)))`."""
+
+    def compute(x: Any) -> Any:  # noqa: ANN401
+        return rounded(function(x.astype(np.float64)), x.dtype)
+
+    return compute
+
+
+def exp(x: Any) -> Any:  # noqa: ANN401
+    """OP_EXP: half through expf (float), every other type through double."""
+    if x.dtype == np.float16:
+        return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
+    return rounded(np.exp(x.astype(np.float64)), x.dtype)
+
+
+def absolute(x: Any, *, abs_sign: AbsSign) -> Any:  # noqa: ANN401
+    if abs_sign is AbsSign.CLEAR and x.dtype.kind not in "iu":
+        return np.abs(x)
+    return np.where(x < 0, -x, x)
+
+
+def relu(x: Any) -> Any:  # noqa: ANN401
+    """std::max(x, 0) = x < 0 ? 0 : x: -0.0 and NaN pass."""
+    return np.where(x < 0, x.dtype.type(0), x)
+
+
+def fault_where(bad: Any, what: str) -> None:  # noqa: ANN401
+    """A located run-time fault at the first True of `bad` (a valid region, maybe batched)."""
+    if bad.any():
+        iteration, (row, col) = first_failing(bad, bad.ndim - 2)
+        raise RuntimeFault(f"{what} at element ({row}, {col}) of the valid region", iteration)
+
+
+def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN401
+    """1 / x in the element type (integers: C's truncating division)."""
+    if zero_reciprocal is ZeroReciprocal.FAULT:
+        fault_where(x == 0, "divides 1 by zero (the simulator asserts: Divider cannot be equal to zero)")
+    if x.dtype.kind in "iu":
+        return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
+    return x.dtype.type(1) / x
+
+
+UNARY = Family.of(
+    "unary elementwise",
+    (
+        Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
+        Elementwise("tneg", "dst = -src", compute=operator.neg, priced_as="vmuls"),
+        Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp"),
+        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln"),
+        Elementwise("tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt"),
+        Elementwise(
+            "trsqrt", "dst = 1 / sqrt(src)", compute=in_double(lambda x: 1.0 / np.sqrt(x)), priced_as="vrsqrt",
+            vf_priced_as=("vsqrt", "vdiv"),
+        ),
+        Elementwise(
+            "trecip", "dst = 1 / src", compute=reciprocal, priced_as=("vector_dup", "vdiv"), vf_priced_as="vdiv",
+            choices={"zero_reciprocal": ZeroReciprocal},
+        ),
+        Elementwise("trelu", "dst = max(src, 0)", compute=relu, priced_as="vrelu"),
+    ),
+    elementwise(UnaryOp),
+)
+"""Tile arithmetic of one input: sign, bits, ReLU and the transcendentals."""

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
@@ -116,6 +116,19 @@ ROW_BROADCAST = BroadcastRules(
     "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
 )
 """The row broadcasts' rules (TROWEXPANDDIV's, TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
+HALF_FLOAT = types_named("f16", "f32")
+UNARY_RULES = UNARY.rules(
+    ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp (TunaryCheck): half, float; row-major tiles."),
+    tneg=ElementwiseRules(types_named("i16", "si16") | SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TNEG = TMULS(src, -1): "
+                          "npu/a2a3/TMulS.hpp int16, int32, half, float."),
+    tnot=ElementwiseRules(INT16 | INT32, True, "npu/a2a3/TUnaryOp.hpp TNOT: vnot on 16-bit lanes (32-bit "
+                          "halved); PTOAS takes i16 only; 8-bit pairs bytes into 16-bit lanes, not taken here."),
+    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
+                           "float, int32."),
+    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
+                            "vector_dup and vdiv; half, float as PTOAS says."),
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -177,4 +190,5 @@ RULES = {
         trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="npu/a2a3/TRowExpand.hpp: b8/b16/b32 data; src none_box "
                            "(ND or DN), dst row-major ND, src's valid rows dst's."),
     ),
+    **UNARY_RULES,
 }

@@ -46,7 +46,8 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, ZeroReciprocal
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
@@ -321,6 +322,18 @@ LOWERING = TargetLowering(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
             approximate={"trowexpandexpdif": "vexp as exp in double of the difference, rounded"},
+        ),
+        **OPS.family(
+            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
+            approximate={
+                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
+                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
+                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public",
+                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
+                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
+                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
+            },
         ),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),

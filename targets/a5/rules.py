@@ -14,12 +14,13 @@ from pto_dialect.facts import (
     INT32,
     INT64,
     INTEGERS,
+    SIGNED32,
     STANDARD,
     UNSIGNED16,
     UNSIGNED32,
     types_named,
 )
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
@@ -128,6 +129,21 @@ ROW_BROADCAST = BroadcastRules(
     "(TROWEXPANDEXPDIF half and float); dst row-major; tmp unused.",
 )
 """The row broadcasts' rules (TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
+HALF_FLOAT = types_named("f16", "f32")
+SIGNED = types_named("i8", "si8", "i16", "si16", "i32", "si32")
+UNARY_RULES = UNARY.rules(
+    ElementwiseRules(HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp (TUnaryCheck), TRsqrt.hpp: half, float; row-major tiles."),
+    tabs=ElementwiseRules(SIGNED | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TABS (static_assert): int8/16/32, "
+                          "half, float (PTOAS says f16/f32 only: the code wins)."),
+    tneg=ElementwiseRules(SIGNED | types_named("f16", "bf16", "f32"), True, "npu/a5/TUnaryOp.hpp TNEG = "
+                          "TMULS(src, -1); the types PTOAS lists."),
+    tnot=ElementwiseRules(INT8 | INT16 | INT32, True, "npu/a5/TUnaryOp.hpp TNOT (static_assert): 8-, 16-, 32-bit."),
+    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TRELU (static_assert): half, float, "
+                           "int32."),
+    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a5/TDivS.hpp vdiv; "
+                            "half, float as PTOAS says."),
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -193,4 +209,5 @@ RULES = {
         trowexpand=replace(ROW_BROADCAST, note="npu/a5/TRowExpand.hpp: b8/b16/b32 data; src none_box (ND or DN), "
                            "dst row-major ND, src's valid rows dst's."),
     ),
+    **UNARY_RULES,
 }

@@ -23,7 +23,8 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, ZeroReciprocal
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
@@ -174,6 +175,7 @@ LOWERING = TargetLowering(
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, ZeroDivisor.FAULT),
             approximate={"trowexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
         ),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
     },
     approximate=OPS.approximate,
 )

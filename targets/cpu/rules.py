@@ -7,7 +7,7 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
@@ -115,6 +115,26 @@ ROW_BROADCAST = BroadcastRules(
     "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
 )
 """The row broadcasts' rules (TROWEXPAND's, TROWEXPANDMUL's and TROWEXPANDEXPDIF's own rows below)."""
+FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
+TRANSCENDENTAL = ElementwiseRules(
+    types=FLOATS, row_major_only=False,
+    note="cpu/ElementOp.h (OP_EXP, OP_LOG), cpu/TSqrt.hpp: in double, half's exp through expf; any layout. The "
+    "simulator would compile TEXP/TLOG on integers too (casting the double back, undefined beyond the type's "
+    "range): floats only, as PTOAS and the ISA say.",
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+UNARY_RULES = UNARY.rules(
+    TRANSCENDENTAL,
+    tabs=ElementwiseRules(SIGNED | FLOATS, False, "cpu/TAbs.hpp (static_assert): int8/16/32, half, bfloat16, float."),
+    tneg=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NEG): -src in any type."),
+    tnot=ElementwiseRules(INTEGERS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NOT): ~src, integers only."),
+    trelu=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(RELU): std::max(src, 0)."),
+    trsqrt=ElementwiseRules(types_named("f16", "f32"), False, "cpu/TRSqrt.hpp (static_assert): half, float."),
+    trecip=ElementwiseRules(
+        INTEGERS | FLOATS, True,
+        "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): cpu/TBinSOps.hpp OP_RDIVS, row-major tiles (static_assert).",
+    ),
+)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -185,4 +205,5 @@ RULES = {
         trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
         trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
     ),
+    **UNARY_RULES,
 }

@@ -19,7 +19,7 @@ import interpreter
 import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.broadcast import ROW_BROADCASTS
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
@@ -365,13 +365,44 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
     args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(64).astype(np.float32) % 2 + 1,
             np.zeros(128, np.float32))
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+def _unary_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, d)` on a loaded tile (i16 for TNOT, f32 in (0.5, 2) otherwise), the result stored."""
+    name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
+
+    def body(x: pto.Value, z: pto.Value) -> None:
+        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        a, d = _tiles(*[(ELEMENTWISE, dtype)] * 2)
+        pto.tload(xp, a)
+        getattr(pto, mnemonic)(a, d)
+        pto.tstore(d, zp)
+
+    def on_i16(x: pto.ptr(pto.i16), z: pto.ptr(pto.i16)):
+        body(x, z)
+
+    def on_f32(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        body(x, z)
+
+    kernel = on_i16 if name == "i16" else on_f32
+
+    t = tile(ELEMENTWISE, name)
+    text = func([(n, f"!pto.ptr<{name}>") for n in "xz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, name, ELEMENTWISE) for n in "xz"])}
+%a = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ELEMENTWISE, name)}) outs(%a : {t})
+pto.{mnemonic} ins(%a : {t}) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, name)})
+""", mnemonic)
+    n = ELEMENTWISE[0] * ELEMENTWISE[1]
+    x = RNG.integers(-9999, 9999, n).astype(np.int16) if name == "i16" else RNG.uniform(0.5, 2, n).astype(np.float32)
+    return Sample(pto.kernel(kernel, name=mnemonic), text, (x, np.zeros_like(x)))
 
 
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
     _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows
-] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows]
+] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
