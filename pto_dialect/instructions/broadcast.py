@@ -83,7 +83,7 @@ def divide(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
     if zero_divisor == ZeroDivisor.FAULT:
         zero = b == 0
         if zero.any():
-            raise ZeroDivision(zero)
+            raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))
     if a.dtype.kind in "iu":  # C++ integer division truncates toward zero
         return np.where(b == 0, 0, np.trunc(a.astype(np.float64) / np.where(b == 0, 1, b))).astype(a.dtype)
     return a / b
@@ -254,10 +254,13 @@ def describe(t: dict[str, BroadcastRules]) -> list[tuple[str, dict[str, str]]]:
 
 
 def per_row_values(vector: Tile, rows: int, cols: int, read: VectorRead) -> Any:  # noqa: ANN401
-    """The per-row operand as a rows x cols array: column j % its valid columns of row i."""
+    """The per-row operand as dst sees it: column j % its valid columns of row i (one valid
+    column: a rows x 1 view that broadcasts)."""
     width = vector.valid_col
+    if width == 1:
+        return vector.values[..., :rows, :1]
     j = np.arange(cols) % width
-    if read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major and width > 1:
+    if read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major:
         return vector.flat[..., (np.arange(rows) * width)[:, None] + j[None, :]]
     return vector.values[..., :rows, :][..., j]
 

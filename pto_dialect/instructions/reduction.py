@@ -213,6 +213,8 @@ def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa:
     if nan == ExtremeNan.PROPAGATES:
         return np.max(x, axis=-1) if combine == "max" else np.min(x, axis=-1)
     extreme = (np.fmax if combine == "max" else np.fmin).reduce(x, axis=-1)
+    if not (extreme == 0).any() and not np.isnan(x[..., 0]).any():
+        return extreme  # no zero of either sign to choose between, no NaN to keep
     first = np.argmax(x == extreme[..., None], axis=-1)
     values = np.take_along_axis(x, first[..., None], axis=-1)[..., 0]
     return np.where(np.isnan(x[..., 0]), x[..., 0], values)
