@@ -82,6 +82,8 @@ def multiply(a: Any, b: Any) -> Any:  # noqa: ANN401
 def divide(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
     if zero_divisor == ZeroDivisor.FAULT:
         zero = b == 0
+        if a.dtype.kind == "i":  # the integer minimum over -1 overflows: x86 traps (SIGFPE)
+            zero = zero | ((a == np.iinfo(a.dtype).min) & (b == -1))
         if zero.any():
             raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))
     if a.dtype.kind in "iu":  # C++ integer division truncates toward zero
@@ -289,8 +291,8 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
         except ZeroDivision as zero:
             iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
             raise RuntimeFault(
-                f"src1 element ({i}, {j}) is a zero divisor: the simulator asserts "
-                "'Divider cannot be equal to zero' (cpu/ElementOp.h)", iteration) from None
+                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
         dst.write_valid(result.astype(dst.flat.dtype, copy=False))
 
     kernel.__doc__ = row.summary

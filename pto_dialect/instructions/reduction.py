@@ -114,6 +114,8 @@ class RowReduceRules:
     implicit_tmp: TmpAdded
     note: str
     """Where the rules come from."""
+    same_rows: bool = False
+    """src and dst have the same Rows (cpu/TRowSum.hpp CheckRSValid static_asserts it)."""
 
 
 def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -127,6 +129,8 @@ def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute],
         if not dst.is_row_major:
             require(dst.cols == 1, f"expects a col-major (DN) dst to have shape[1] == 1, got {dst.cols}")
     require_type("dst", dst.elem, rules.types)
+    if rules.same_rows:
+        require(src.rows == dst.rows, f"expects src and dst to have the same rows (shape[0]), got {src.rows} and {dst.rows}")
     if known(src.valid_row):
         require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
     if known(src.valid_col):
@@ -154,7 +158,7 @@ def describe(t: dict[str, RowReduceRules]) -> list[tuple[str, dict[str, str]]]:
         ("element type (src = dst)", lambda r: spell(r.types) if r.types else "not implemented"),
         ("tiles", lambda r: "vec; src row-major ND; dst ND, or DN with one column" if r.vector_layouts
          else "vec, any layout"),
-        ("valid shapes", lambda r: "src's non-zero; dst's [src valid rows, 1]"),
+        ("valid shapes", lambda r: "src's non-zero; dst's [src valid rows, 1]" + ("; src's rows dst's" if r.same_rows else "")),
         ("tmp", lambda r: "vec, src's type, at least 32 bytes" if r.tmp_same_type else "vec; unused"),
         ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
@@ -199,10 +203,30 @@ def sequential(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: AN
         if x.dtype.kind in "iu":
             return np.sum(x, axis=-1, dtype=x.dtype)  # wraps: any order gives the same value
         accumulator = np.float32 if x.dtype.itemsize < 4 else x.dtype  # TypeSum: half, bfloat16 in float
-        return np.add.accumulate(x.astype(accumulator), axis=-1)[..., -1].astype(x.dtype)
+        return last_nan_wins(x, np.add.accumulate(x.astype(accumulator), axis=-1)[..., -1].astype(x.dtype))
     if combine == "prod":
-        return np.multiply.accumulate(x, axis=-1)[..., -1]
+        product = np.multiply.accumulate(x, axis=-1)[..., -1]
+        return product if x.dtype.kind in "iu" else last_nan_wins(x, product)
     return first_extreme(x, combine, nan)
+
+
+QUIET_BIT = {2: {"float16": 1 << 9, "bfloat16": 1 << 6}, 4: {"float32": 1 << 22}}
+"""The quiet bit of each float type's NaN (the top bit of its significand)."""
+
+
+def last_nan_wins(x: Any, total: Any) -> Any:  # noqa: ANN401
+    """The simulator's `sum += src[j]` as g++ compiles it adds the element first (x86 returns
+    the first operand's NaN, quieted): where a row holds a NaN, the sum is its last NaN, quieted
+    (its payload kept through float for half and bfloat16); else a NaN from inf - inf is the
+    hardware's, as NumPy's."""
+    nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+    rows = nan.any(axis=-1)
+    if not rows.any():
+        return total
+    last = x.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
+    unsigned = np.dtype(f"u{x.dtype.itemsize}")
+    bits = np.take_along_axis(x, last[..., None], axis=-1)[..., 0].view(unsigned) | unsigned.type(QUIET_BIT[x.dtype.itemsize][x.dtype.name])
+    return np.where(rows, bits.view(x.dtype), total)
 
 
 def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN401
@@ -210,14 +234,17 @@ def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa:
     element equal to the extreme, or the first element where it is NaN); else NaN-propagating."""
     if x.dtype.name not in FLOAT_DTYPE_NAMES:
         return x.max(axis=-1) if combine == "max" else x.min(axis=-1)
+    is_nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+    # NaNs as the identity, not through fmax/fmin.reduce: NumPy 2.4's reduction skips values after a signalling NaN
+    extreme = np.where(is_nan, x.dtype.type(-np.inf if combine == "max" else np.inf), x)
+    extreme = extreme.max(axis=-1) if combine == "max" else extreme.min(axis=-1)
     if nan == ExtremeNan.PROPAGATES:
-        return np.max(x, axis=-1) if combine == "max" else np.min(x, axis=-1)
-    extreme = (np.fmax if combine == "max" else np.fmin).reduce(x, axis=-1)
-    if not (extreme == 0).any() and not np.isnan(x[..., 0]).any():
+        return np.where(is_nan.any(axis=-1), x.dtype.type(np.nan), extreme)
+    if not (extreme == 0).any() and not is_nan[..., 0].any():
         return extreme  # no zero of either sign to choose between, no NaN to keep
     first = np.argmax(x == extreme[..., None], axis=-1)
     values = np.take_along_axis(x, first[..., None], axis=-1)[..., 0]
-    return np.where(np.isnan(x[..., 0]), x[..., 0], values)
+    return np.where(is_nan[..., 0], x[..., 0], values)
 
 
 def extreme_of(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN401

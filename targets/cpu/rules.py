@@ -195,8 +195,9 @@ RULES = {
         trowsum=replace(
             ROW_REDUCTION,
             types=INT16 - types_named("ui16") | types_named("i32", "si32", "f16", "bf16", "f32"),
+            same_rows=True,
             note="cpu/TRowSum.hpp CheckRSValid: half, bfloat16, float, int16, int32 (same type in and out, "
-            "as PTOAS asks); any layout; tmp unused.",
+            "as PTOAS asks), src's Rows dst's (static_assert); any layout; tmp unused.",
         ),
     ),
     **ROW_BROADCASTS.rules(
