@@ -18,6 +18,11 @@ columns (mode 2). In mode 2 every target reads the per-row operand's columns cyc
 with a 32-byte block repeated across each repeat (block stride 0, a2a3/TRowExpandBinOp.hpp),
 a5 by a BLK load (a5/TRowExpandBinOp.hpp).
 
+The column broadcasts (TCOLEXPAND and TCOLEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF}) take row 0 of
+src1 (of src for TCOLEXPAND) for every row: dst[i, j] = f(src0[i, j], src1[0, j]), every tile
+row-major, src0 of dst's shape and valid shape (cpu/TColExpandOp.hpp, TColExpand.hpp; a2a3 and
+a5 TColExpandBinOp.hpp; PTOAS's verifyTColExpandBinaryLikeOp).
+
 What targets decide, as their lowered ops record:
 - `vector_read` (mode 2): the simulator reads row i of the per-row operand through its layout;
   a2a3 and a5 read the 32-byte block at i * 32 bytes of its storage (the same where the tile
@@ -167,6 +172,30 @@ class RowExpandBinaryOp(PtoInstructionOp):
         same_element_type("src1", src1.element_type, "dst", dst.element_type)
 
 
+class ColExpandBinaryOp(PtoInstructionOp):
+    """A column broadcast with an operation: src0 (dst's shape), src1 (row 0 read), dst."""
+
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src0", "src1"), ("dst",)
+
+    src0 = operand_of_role("src0")
+    src1 = operand_of_role("src1")
+
+    def verify_(self) -> None:
+        word = self.name.removeprefix("pto.")
+        self.verify_dps_or_ssa()
+        if len(self.ins) != 2 or len(self.destinations) != 1:
+            raise VerifyException(f"expects {word} ins(src0, src1) outs(dst)")
+        src0 = self.expect_tile_in("src0", self.src0)
+        src1 = self.expect_tile_in("src1", self.src1)
+        dst = self.expect_tile("dst", self.destinations[0])
+        same_element_type("src0", src0.element_type, "dst", dst.element_type)
+        same_element_type("src1", src1.element_type, "dst", dst.element_type)
+
+
 # ---------------------------------------------------------------------------
 # What each target accepts
 
@@ -238,6 +267,29 @@ def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute],
         require(have >= need, f"expects tmp to hold at least {need} bytes (vbrcb of the per-row values), got {have}")
 
 
+def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
+    shape; src1 (src) at least one valid row, dst's valid columns."""
+    dst = operands["dst"]
+    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+    for t in tiles:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        require(t.is_row_major, f"expects {t.role} to use row-major layout, got {t.layout_text()}")
+    require_type("dst", dst.elem, rules.types)
+    vector = operands.get("src1", operands.get("src"))
+    if "src0" in operands:
+        src0 = operands["src0"]
+        require(src0.shape == dst.shape, f"expects src0 and dst to have the same shape, got {src0.rows}x{src0.cols} and {dst.rows}x{dst.cols}")
+        require(_same_valid(src0, dst), f"expects src0 and dst to have the same valid shape, got "
+                f"{src0.valid_row}x{src0.valid_col} and {dst.valid_row}x{dst.valid_col}")
+    if known(vector.valid_col, dst.valid_col):
+        require(vector.valid_col == dst.valid_col,
+                f"expects {vector.role} to have dst's valid columns, got {vector.valid_col} and {dst.valid_col}")
+    if known(vector.valid_row):
+        require(vector.valid_row >= 1, f"expects {vector.role} to have a valid row, got {vector.valid_row}")
+
+
 def describe(t: dict[str, BroadcastRules]) -> list[tuple[str, dict[str, str]]]:
     return per_target(t, [
         ("element type (every tile)", lambda r: spell(r.types) if r.types else "not implemented"),
@@ -297,6 +349,44 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
 
     kernel.__doc__ = row.summary
     return kernel
+
+
+def col_expand_kernel(o: dict, **_: object) -> None:
+    src, dst = o["src"], o["dst"]
+    rows, cols = dst.valid_shape
+    dst.write(rows, cols, src.values[..., :1, :cols].astype(dst.flat.dtype, copy=False))
+
+
+def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
+    assert row.compute is not None
+    compute = row.compute
+
+    def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
+        src0, src1, dst = o["src0"], o["src1"], o["dst"]
+        rows, cols = dst.valid_shape
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(compute(src0.read_valid(), src1.values[..., :1, :cols], **choices))
+        except ZeroDivision as zero:
+            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
+            raise RuntimeFault(
+                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+    kernel.__doc__ = row.summary
+    return kernel
+
+
+def col_expand_footprint(o: dict, **_: object) -> Footprint:
+    src, dst = o["src"], o["dst"]
+    return Footprint([(src, False, rect(src, 1, dst.valid_col)), (dst, True, valid_rect(dst))], [])
+
+
+def col_binary_footprint(o: dict, **_: object) -> Footprint:
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    return Footprint([(src0, False, valid_rect(src0)), (src1, False, rect(src1, 1, dst.valid_col)),
+                      (dst, True, valid_rect(dst))], [])
 
 
 def expand_footprint(o: dict, **_: object) -> Footprint:
@@ -409,6 +499,36 @@ def row_broadcast(row: Broadcast) -> Instruction:
     )
 
 
+def col_broadcast(row: Broadcast) -> Instruction:
+    plain = row.compute is None
+    op = member_op(RowExpandOp if plain else ColExpandBinaryOp, row)
+    kernel = col_expand_kernel if plain else col_binary_kernel(row)
+    footprint = col_expand_footprint if plain else col_binary_footprint
+    lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
+    return Instruction(
+        op=op,
+        rules=BroadcastRules,
+        check=check_columns,
+        describe=describe,
+        lowered=(lowered,),
+        emit=emitter(row),
+        pipe=Pipe.VECTOR,
+        in_place={} if plain else COLUMN_IN_PLACE,
+        asm=AsmForm(),
+        cost=COST,
+        summary=row.summary,
+    )
+
+
+COLUMN_IN_PLACE = {
+    "": InPlace(
+        frozenset({"src0"}),
+        how="each element of dst is computed from src0's element at its own place and src1's row 0, read before it is "
+        "written",
+        refused="dst over src1 would overwrite its row 0 while later rows still read it.",
+    )
+}
+
 READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead}
 
 ROW_BROADCASTS = Family.of(
@@ -439,3 +559,23 @@ def broadcast_choices(row: Member, read: VectorRead, nan: ExtremeNan, zero: Zero
     """A target's choices for a broadcast row: those of its choices the row records."""
     every = {"vector_read": read, "nan": nan, "zero_divisor": zero}
     return {name: every[name] for name in row.choices}
+
+
+COL_BROADCASTS = Family.of(
+    "column broadcast",
+    (
+        Broadcast("tcolexpandsub", "dst[i, j] = src0[i, j] - src1[0, j]", compute=subtract, priced_as="vsub"),
+        Broadcast("tcolexpanddiv", "dst[i, j] = src0[i, j] / src1[0, j]", compute=divide, priced_as="vdiv",
+                  choices={"zero_divisor": ZeroDivisor}),
+        Broadcast("tcolexpandadd", "dst[i, j] = src0[i, j] + src1[0, j]", compute=_binary("tadd"), priced_as="vadd"),
+        Broadcast("tcolexpandmul", "dst[i, j] = src0[i, j] * src1[0, j]", compute=multiply, priced_as="vmul"),
+        Broadcast("tcolexpandmax", "dst[i, j] = max(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: a < b),
+                  priced_as="vmax", choices={"nan": ExtremeNan}),
+        Broadcast("tcolexpandmin", "dst[i, j] = min(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: b < a),
+                  priced_as="vmin", choices={"nan": ExtremeNan}),
+        Broadcast("tcolexpandexpdif", "dst[i, j] = exp(src0[i, j] - src1[0, j])", compute=exp_difference, priced_as="vexp"),
+        Broadcast("tcolexpand", "dst[i, j] = src[0, j]", compute=None, priced_as="vcopy"),
+    ),
+    col_broadcast,
+)
+"""Row 0 of a tile down each column of dst, alone or with a full tile."""

@@ -9,7 +9,7 @@ from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -191,4 +191,12 @@ RULES = {
                            "(ND or DN), dst row-major ND, src's valid rows dst's."),
     ),
     **UNARY_RULES,
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, tmp_mode1_capacity=False, note="npu/a2a3/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int16, "
+                "int32, half, float; every tile row-major."),
+        tcolexpanddiv=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
+        tcolexpandexpdif=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=STANDARD,
+                           note="npu/a2a3/TColExpand.hpp: row 0 of src down each column."),
+    ),
 }

@@ -50,7 +50,7 @@ from pto_dialect.choices import AbsSign, ZeroReciprocal
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -322,6 +322,11 @@ LOWERING = TargetLowering(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
             approximate={"trowexpandexpdif": "vexp as exp in double of the difference, rounded"},
+        ),
+        **OPS.family(
+            COL_BROADCASTS,
+            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
+            approximate={"tcolexpandexpdif": "vexp as exp in double of the difference, rounded"},
         ),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),

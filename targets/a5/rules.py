@@ -22,7 +22,7 @@ from pto_dialect.facts import (
 )
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -210,4 +210,10 @@ RULES = {
                            "dst row-major ND, src's valid rows dst's."),
     ),
     **UNARY_RULES,
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, note="npu/a5/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int8/16/32, uint8/16/32, half, "
+                "bfloat16, float; every tile row-major."),
+        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, note="npu/a5/TColExpand.hpp: row 0 of src down each column."),
+    ),
 }

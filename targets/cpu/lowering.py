@@ -27,7 +27,7 @@ from pto_dialect.choices import AbsSign, ZeroReciprocal
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS, broadcast_choices
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -174,6 +174,11 @@ LOWERING = TargetLowering(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, ZeroDivisor.FAULT),
             approximate={"trowexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
+        ),
+        **OPS.family(
+            COL_BROADCASTS,
+            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, ZeroDivisor.FAULT),
+            approximate={"tcolexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
         ),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
     },

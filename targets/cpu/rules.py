@@ -9,7 +9,7 @@ from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS, BroadcastRules
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -207,4 +207,10 @@ RULES = {
         trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
     ),
     **UNARY_RULES,
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, note="cpu/TColExpandOp.hpp IsColExpandAllowedType (as the row broadcasts'); every tile row-major."),
+        tcolexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
+        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TColExpand.hpp: src[0, j] copied down each column."),
+    ),
 }

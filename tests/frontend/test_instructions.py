@@ -20,7 +20,7 @@ import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
 from pto_dialect.instructions.elementwise import BINARY, UNARY
-from pto_dialect.instructions.broadcast import ROW_BROADCASTS
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.reduction import ROW_REDUCTIONS
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
@@ -398,11 +398,47 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, name)})
     return Sample(pto.kernel(kernel, name=mnemonic), text, (x, np.zeros_like(x)))
 
 
+def _column_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src0, src1, dst)` with a one-row src1 (TCOLEXPAND: `(src, dst)`)."""
+    plain = mnemonic == "tcolexpand"
+    one_row = (1, 16)
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, yp, zp = _parts([(x, ROWS), (y, one_row), (z, ROWS)])
+        a, v, d = _tiles((ROWS, pto.f32), (one_row, pto.f32), (ROWS, pto.f32))
+        pto.tload(xp, a)
+        pto.tload(yp, v)
+        if plain:
+            pto.tcolexpand(v, d)
+        else:
+            getattr(pto, mnemonic)(a, v, d)
+        pto.tstore(d, zp)
+
+    t, r = tile(ROWS, "f32"), tile(one_row, "f32")
+    op = (f"pto.tcolexpand ins(%v : {r}) outs(%d : {t})" if plain
+          else f"pto.{mnemonic} ins(%a, %v : {t}, {r}) outs(%d : {t})")
+    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("y", "f32", one_row), ("z", "f32", ROWS)])}
+%a = pto.alloc_tile : {t}
+%v = pto.alloc_tile : {r}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(one_row, "f32")}) outs(%v : {r})
+{op}
+pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(16).astype(np.float32) % 2 + 1,
+            np.zeros(128, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
     _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows
-] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows]
+] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
+    _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows
+]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

@@ -16,7 +16,9 @@ from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
 
 COVERS = ("pto.trowexpandsub", "pto.trowexpanddiv", "pto.trowexpandadd", "pto.trowexpandmul", "pto.trowexpandmax",
-          "pto.trowexpandmin", "pto.trowexpandexpdif", "pto.trowexpand")
+          "pto.trowexpandmin", "pto.trowexpandexpdif", "pto.trowexpand", "pto.tcolexpandsub", "pto.tcolexpanddiv",
+          "pto.tcolexpandadd", "pto.tcolexpandmul", "pto.tcolexpandmax", "pto.tcolexpandmin", "pto.tcolexpandexpdif",
+          "pto.tcolexpand")
 """The instructions whose results these tests check against their own formulas, per target."""
 
 FORMULAS = {
@@ -131,3 +133,37 @@ def test_in_place_over_the_full_operand(target: str) -> None:
     text = func([("f", full), ("v", col)], f"pto.trowexpandsub ins(%f, %v : {full}, {col}) outs(%f : {full})")
     out = run(text, target, [a, np.array([[1.0], [2.0]], np.float32)])[0]
     assert_bits_equal(out, a - np.array([[1.0], [2.0]], np.float32))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", sorted(FORMULAS))
+def test_column_broadcast_takes_row_zero_of_src1(target: str, op: str) -> None:
+    """dst[i, j] = f(src0[i, j], src1[0, j]) (cpu/TColExpandOp.hpp; a2a3, a5 TColExpandBinOp.hpp)."""
+    column_op = op.replace("trow", "tcol")
+    for dtype in types_of(target, op):
+        rng = np.random.default_rng(seed(target, column_op, dtype))
+        shape, valid = (4, 48), (3, 37)
+        full = random_values(rng, dtype, shape)
+        vector = random_values(rng, dtype, (2, 48))
+        if op == "trowexpanddiv":
+            vector = np.where(vector == 0, 1, vector).astype(NP[dtype])
+        if op == "trowexpandexpdif":
+            full, vector = ((v.astype(np.float32) % 4).astype(NP[dtype]) for v in (full, vector))
+        expected = filled(shape, dtype)
+        with np.errstate(all="ignore"):
+            expected[:3, :37] = FORMULAS[op](full[:3, :37], np.repeat(vector[:1, :37], 3, axis=0)).astype(NP[dtype])
+        t, v = tile(shape, dtype, valid=valid), tile((2, 48), dtype, valid=(1, 37))
+        text = func([("f", t), ("v", v), ("d", t)], f"pto.{column_op} ins(%f, %v : {t}, {v}) outs(%d : {t})")
+        out = run(text, target, [full, vector, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tcolexpand_spreads_row_zero(target: str) -> None:
+    src = np.arange(32, dtype=np.float32).reshape(2, 16)
+    s, d = tile((2, 16), "f32", valid=(1, 13)), tile((4, 16), "f32", valid=(3, 13))
+    out = run(func([("s", s), ("d", d)], f"pto.tcolexpand ins(%s : {s}) outs(%d : {d})"), target, [src, filled((4, 16), "f32")])[-1]
+    expected = filled((4, 16), "f32")
+    expected[:3, :13] = src[0, :13]
+    assert_bits_equal(out, expected)
+
