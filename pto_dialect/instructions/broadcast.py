@@ -76,6 +76,17 @@ def _binary(mnemonic: str) -> Callable[..., Any]:
     return compute
 
 
+def commuted(compute: Callable[..., Any]) -> Callable[..., Any]:
+    """`compute(b, a)`: the same sum or product, with x86's NaN rule (the first operand's NaN
+    where both are NaN) giving src1's NaN, as the simulator built by g++ does (checked against it
+    by bench/simdiff)."""
+
+    def swapped(a: Any, b: Any, **choices: Any) -> Any:  # noqa: ANN401
+        return compute(b, a, **choices)
+
+    return swapped
+
+
 def subtract(a: Any, b: Any) -> Any:  # noqa: ANN401
     return a - b
 
@@ -250,7 +261,14 @@ def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute],
                     f"expects src and dst to have the same valid_shape[0], got {src.valid_row} and {dst.valid_row}")
         return
     src0, src1, tmp = operands["src0"], operands["src1"], operands.get("tmp")
-    full, vector = (src0, src1) if _same_valid(src0, dst) else (src1, src0)
+
+    def full_beside(t: TileFacts, other: TileFacts) -> bool:
+        return t.is_row_major and _same_valid(t, dst) and per_row_operand(dst, other) is None
+
+    if full_beside(src0, src1) or (not full_beside(src1, src0) and _same_valid(src0, dst)):
+        full, vector = src0, src1
+    else:
+        full, vector = src1, src0
     require(
         _same_valid(full, dst),
         f"expects src0 or src1 to have dst's valid shape {dst.valid_row}x{dst.valid_col}, got "
@@ -539,9 +557,9 @@ ROW_BROADCASTS = Family.of(
         Broadcast("trowexpanddiv", "dst[i, j] = src0[i, j] / src1[i, j % vc1] (or the per-row src0 over src1)",
                   compute=divide, priced_as="vdiv", choices={**READ, "zero_divisor": ZeroDivisor}),
         Broadcast("trowexpandadd", "dst[i, j] = src0[i, j] + src1[i, j % vc1] (or the per-row src0 plus src1)",
-                  compute=_binary("tadd"), priced_as="vadd", choices=READ),
+                  compute=commuted(_binary("tadd")), priced_as="vadd", choices=READ),
         Broadcast("trowexpandmul", "dst[i, j] = src0[i, j] * src1[i, j % vc1] (or the per-row src0 times src1)",
-                  compute=multiply, priced_as="vmul", choices=READ),
+                  compute=commuted(multiply), priced_as="vmul", choices=READ),
         Broadcast("trowexpandmax", "dst[i, j] = max(src0[i, j], src1[i, j % vc1]) (or the per-row src0)",
                   compute=extreme(lambda a, b: a < b), priced_as="vmax", choices={**READ, "nan": ExtremeNan}),
         Broadcast("trowexpandmin", "dst[i, j] = min(src0[i, j], src1[i, j % vc1]) (or the per-row src0)",
@@ -567,8 +585,8 @@ COL_BROADCASTS = Family.of(
         Broadcast("tcolexpandsub", "dst[i, j] = src0[i, j] - src1[0, j]", compute=subtract, priced_as="vsub"),
         Broadcast("tcolexpanddiv", "dst[i, j] = src0[i, j] / src1[0, j]", compute=divide, priced_as="vdiv",
                   choices={"zero_divisor": ZeroDivisor}),
-        Broadcast("tcolexpandadd", "dst[i, j] = src0[i, j] + src1[0, j]", compute=_binary("tadd"), priced_as="vadd"),
-        Broadcast("tcolexpandmul", "dst[i, j] = src0[i, j] * src1[0, j]", compute=multiply, priced_as="vmul"),
+        Broadcast("tcolexpandadd", "dst[i, j] = src0[i, j] + src1[0, j]", compute=commuted(_binary("tadd")), priced_as="vadd"),
+        Broadcast("tcolexpandmul", "dst[i, j] = src0[i, j] * src1[0, j]", compute=commuted(multiply), priced_as="vmul"),
         Broadcast("tcolexpandmax", "dst[i, j] = max(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: a < b),
                   priced_as="vmax", choices={"nan": ExtremeNan}),
         Broadcast("tcolexpandmin", "dst[i, j] = min(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: b < a),
