@@ -358,6 +358,14 @@ class ReduceOrder(Choice):
     CHUNK_THEN_SEQUENTIAL = "chunk_then_sequential", (
         "each 256-byte chunk reduced by vcadd/vcmax/vcmin, the chunk results accumulated in order (a5 TRowReduce.hpp)"
     )
+    ROW_ZERO_THEN_SEQUENTIAL = "row_zero_then_sequential", (
+        "a column reduction: row 0 copied by whole 32-byte blocks, then each later row combined lane-wise in order "
+        "(a2a3 TColReduceOps.hpp, TColSum.hpp)"
+    )
+    ROW_ZERO_THEN_PAIRS = "row_zero_then_pairs", (
+        "a column reduction: row 0, then rows 1+2, 3+4, ... combined pairwise and into it in order, an odd last row "
+        "last (a5 TColReduceOps.hpp TColReduceInstr_PostUpdate)"
+    )
 
 
 ReduceOrderAttr = choice_attr(ReduceOrder, "reduce_order")

@@ -16,7 +16,7 @@ from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY, UNARY
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
@@ -34,12 +34,13 @@ REGISTRY: tuple[Instruction, ...] = (
     *BINARY.instructions,
     *UNARY.instructions,
     *ROW_REDUCTIONS.instructions,
+    *COL_REDUCTIONS.instructions,
     *ROW_BROADCASTS.instructions,
     *COL_BROADCASTS.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, UNARY, ROW_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS)
+FAMILIES = (BINARY, UNARY, ROW_REDUCTIONS, COL_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

@@ -487,3 +487,163 @@ ROW_REDUCTIONS = Family.of(
 def reduction_choices(row: Member, order: ReduceOrder, nan: ExtremeNan) -> dict[str, Choice]:
     """A target's choices for a reduction row: its order, and the NaN rule where it has one."""
     return {"order": order, **({"nan": nan} if "nan" in row.choices else {})}
+
+
+# ---------------------------------------------------------------------------
+# The column reductions: each column of src's valid region into dst's row 0
+#
+#       dst[0, j] = src[0, j] (+|max|min|*) src[1, j] ... src[vr-1, j]        j < vc
+#
+#         pto.tcolmax ins(%src : Ts) outs(%dst : Td)         (TCOLSUM: ins(%src[, %tmp]))
+#
+# cpu/TColSum.hpp, TColMax.hpp, TColMin.hpp, TColProd.hpp: one accumulator per column from 0 (1;
+# row 0 for max and min) down the rows, in the element type (half sums round at every row).
+# a2a3 TColReduceOps.hpp (TColSum.hpp alike without isBinary): row 0 copied into dst by whole
+# 32-byte blocks (dst's row 0 past the valid columns takes src's up to the block's end), then
+# vadd/vmax/vmin/vmul with each later row. a5 TColReduceOps.hpp (the default, post-update
+# variant): row 0, then rows 1+2, 3+4, ... added (maxed, ...) pairwise and into it, an odd last
+# row last. Every step is lane-wise (no tree inside a register): the orders are exact.
+# TCOLSUM's isBinary form (a tree of row pairs through tmp) is not taken (PTOAS writes its
+# attribute inside ins(...)).
+
+
+class ColReduceOp(RowReduceOp):
+    """A column reduction with an optional tmp workspace (TCOLSUM): src[, tmp], dst (one row)."""
+
+
+class ColReduceNoTmpOp(RowReduceOp):
+    """A column reduction without tmp (TCOLMAX, TCOLMIN, TCOLPROD): src, dst (one row)."""
+
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+
+def column_fold(x: Any, row: Reduction, order: ReduceOrder, nan: ExtremeNan | None) -> Any:  # noqa: ANN401
+    """Each column of x (..., rows, cols) reduced over its rows, in `order`."""
+    rows = np.swapaxes(x, -1, -2)  # (..., cols, rows): the fold runs along the last axis
+    if row.combine in ("max", "min"):
+        return first_extreme(rows, row.combine, nan)
+    ufunc = np.add if row.combine == "sum" else np.multiply
+    match order:
+        case ReduceOrder.SEQUENTIAL:  # from 0 (1), the element first in each step: its NaN wins
+            start = np.full((*rows.shape[:-1], 1), 0 if row.combine == "sum" else 1, x.dtype)
+            total = ufunc.accumulate(np.concatenate([start, rows], axis=-1), axis=-1)[..., -1]
+            return total if x.dtype.kind in "iu" else last_nan_wins(rows, total)
+        case ReduceOrder.ROW_ZERO_THEN_PAIRS:
+            pairs = (rows.shape[-1] - 1) // 2
+            folded = ufunc(rows[..., 1 : 1 + 2 * pairs : 2], rows[..., 2 : 2 + 2 * pairs : 2])
+            steps = [rows[..., :1], folded]
+            if (rows.shape[-1] - 1) % 2:
+                steps.append(rows[..., -1:])
+            return ufunc.accumulate(np.concatenate(steps, axis=-1), axis=-1)[..., -1]
+        case _:  # row 0, then each later row
+            return ufunc.accumulate(rows, axis=-1)[..., -1]
+
+
+def col_reduce_kernel(row: Reduction) -> Callable[..., None]:
+    def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
+        src, dst = o["src"], o["dst"]
+        x = src.read_valid()
+        order = choices["order"]
+        with np.errstate(all="ignore"):
+            result = column_fold(x, row, order, choices.get("nan"))
+        if order == ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL:  # row 0's copy by whole blocks: dst's padding too
+            per_block = BLOCK_BYTES // x.dtype.itemsize
+            width = min(-(-x.shape[-1] // per_block) * per_block, src.type.shape[1], dst.type.shape[1])
+            dst.write(1, width, src.values[..., :1, :width])
+        dst.write(1, x.shape[-1], np.asarray(result).astype(dst.flat.dtype, copy=False)[..., None, :])
+
+    kernel.__doc__ = row.summary
+    return kernel
+
+
+def col_reduce_footprint(o: dict, **_: object) -> Footprint:
+    src, dst = o["src"], o["dst"]
+    width = -(-src.valid_col * src.flat.itemsize // BLOCK_BYTES) * BLOCK_BYTES // src.flat.itemsize
+    width = min(width, src.type.shape[1], dst.type.shape[1])
+    return Footprint([(src, False, None), (dst, True, rect(dst, 1, width))], [])
+
+
+@dataclass(frozen=True)
+class ColReduceRules:
+    """One target's rules for a column reduction."""
+
+    types: frozenset[str]
+    """src's and dst's element type; empty: the target's code has no such instruction."""
+    row_major: bool
+    """src and dst row-major ND (TColReduceCheck's static_asserts); else any layout."""
+    same_cols: bool
+    """src and dst have the same Cols (cpu/TColSum.hpp, TColMax.hpp static_assert it)."""
+    note: str
+
+
+def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
+    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    for t in (src, dst) if tmp is None else (src, tmp, dst):
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    if rules.row_major:
+        for t in (src, dst):
+            require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
+    require_type("dst", dst.elem, rules.types)
+    if rules.same_cols:
+        require(src.cols == dst.cols, f"expects src and dst to have the same cols (shape[1]), got {src.cols} and {dst.cols}")
+    if known(src.valid_row):
+        require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
+    if known(src.valid_col, dst.valid_col):
+        require(src.valid_col == dst.valid_col,
+                f"expects src and dst to have the same valid_shape[1], got {src.valid_col} and {dst.valid_col}")
+    if known(dst.valid_row):
+        require(dst.valid_row == 1, f"expects dst valid_shape[0] to be 1, got {dst.valid_row}")
+
+
+def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element type (src = dst)", lambda r: spell(r.types) if r.types else "not implemented"),
+        ("tiles", lambda r: "vec, row-major ND" if r.row_major else "vec, any layout"),
+        ("valid shapes", lambda r: "src's rows non-zero; dst's [1, src valid cols]" + ("; src's cols dst's" if r.same_cols else "")),
+        ("why", lambda r: r.note),
+    ])
+
+
+def col_reduction(row: Reduction) -> Instruction:
+    op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
+    lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
+    return Instruction(
+        op=op,
+        rules=ColReduceRules,
+        check=check_columns,
+        describe=describe_columns,
+        lowered=(lowered,),
+        emit=column_emitter(row),
+        pipe=Pipe.VECTOR,
+        in_place=IN_PLACE,
+        asm=AsmForm(),
+        cost=COST,
+        summary=row.summary,
+    )
+
+
+def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
+    def emit(e: Emission, op: RowReduceOp) -> None:
+        """`TCOLMAX(dst, src)`; TCOLSUM with a tmp: `TCOLSUM(dst, src, tmp, false)`."""
+        if op.tmp is None:
+            e.issue(Pipe.VECTOR, [op.src], op.outs, e.call(row.cpp_name, [*op.outs, op.src]))
+        else:
+            e.issue(Pipe.VECTOR, [op.src], [*op.outs, op.tmp],
+                    e.call(row.cpp_name, [*op.outs, op.src, op.tmp], (), ["false"]))
+
+    return emit
+
+
+COL_REDUCTIONS = Family.of(
+    "column reduction",
+    (
+        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED),
+        Reduction("tcolmax", "dst[0, j] = max of src[:, j]", combine="max", priced_as=("vmax", "vmax"), choices=EXTREME),
+        Reduction("tcolmin", "dst[0, j] = min of src[:, j]", combine="min", priced_as=("vmin", "vmin"), choices=EXTREME),
+        Reduction("tcolprod", "dst[0, j] = product of src[:, j]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
+    ),
+    col_reduction,
+)
+"""Each column of src's valid region to one element."""
+

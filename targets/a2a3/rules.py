@@ -8,7 +8,7 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS, ColReduceRules, RowReduceRules
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
@@ -130,6 +130,15 @@ UNARY_RULES = UNARY.rules(
 )
 """The unary elementwise instructions' rules (a row per member that differs)."""
 
+COL_REDUCTION = ColReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    row_major=True,
+    same_cols=False,
+    note="npu/a2a3/TColReduceOps.hpp TColReduceCheck, TColSum.hpp TColSumCheck: half, float, int16, int32; "
+    "row-major ND tiles.",
+)
+"""The column reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -199,4 +208,5 @@ RULES = {
         tcolexpand=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=STANDARD,
                            note="npu/a2a3/TColExpand.hpp: row 0 of src down each column."),
     ),
+    **COL_REDUCTIONS.rules(COL_REDUCTION),
 }

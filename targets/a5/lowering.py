@@ -49,7 +49,7 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, ZeroReciprocal
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS, reduction_choices
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -318,6 +318,7 @@ LOWERING = TargetLowering(
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.CHUNK_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
+        **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_PAIRS, ExtremeNan.PROPAGATES)),
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),

@@ -21,7 +21,7 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS, ColReduceRules, RowReduceRules
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
@@ -145,6 +145,14 @@ UNARY_RULES = UNARY.rules(
 )
 """The unary elementwise instructions' rules (a row per member that differs)."""
 
+COL_REDUCTION = ColReduceRules(
+    types=STANDARD | INT64,
+    row_major=True,
+    same_cols=False,
+    note="npu/a5/TColReduceOps.hpp TColReduceCheck: 8- to 64-bit integers, half, bfloat16, float; row-major ND tiles.",
+)
+"""The column reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -216,4 +224,5 @@ RULES = {
         tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
         tcolexpand=replace(ROW_BROADCAST, note="npu/a5/TColExpand.hpp: row 0 of src down each column."),
     ),
+    **COL_REDUCTIONS.rules(COL_REDUCTION),
 }

@@ -26,7 +26,7 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, ZeroReciprocal
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.choices import ExtremeNan, ReduceOrder, VectorRead, ZeroDivisor
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS, reduction_choices
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS, reduction_choices
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, broadcast_choices
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -170,6 +170,7 @@ LOWERING = TargetLowering(
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
+        **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, ZeroDivisor.FAULT),

@@ -8,7 +8,7 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS, ColReduceRules, RowReduceRules
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS, BroadcastRules
 from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
@@ -136,6 +136,14 @@ UNARY_RULES = UNARY.rules(
     ),
 )
 
+COL_REDUCTION = ColReduceRules(
+    types=STANDARD,
+    row_major=False,
+    same_cols=False,
+    note="cpu/TColMin.hpp, TColProd.hpp: a C++ loop down each column through any layout.",
+)
+"""The column reductions' rules (TCOLSUM's and TCOLMAX's own rows below)."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -212,5 +220,12 @@ RULES = {
         tcolexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
         tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
         tcolexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TColExpand.hpp: src[0, j] copied down each column."),
+    ),
+    **COL_REDUCTIONS.rules(
+        COL_REDUCTION,
+        tcolsum=replace(COL_REDUCTION, types=types_named("f16", "bf16", "f32"), same_cols=True,
+                        note="cpu/TColSum.hpp CheckCSValid: half, bfloat16, float (same type in and out), src's Cols dst's."),
+        tcolmax=replace(COL_REDUCTION, types=types_named("i8", "si8", "ui8", "f16", "bf16", "f32"), same_cols=True,
+                        note="cpu/TColMax.hpp CheckCMValid: int8, uint8, half, bfloat16, float, src's Cols dst's."),
     ),
 }

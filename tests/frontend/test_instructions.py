@@ -21,7 +21,7 @@ from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.reduction import ROW_REDUCTIONS
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
@@ -432,11 +432,35 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
+def _column_reduce_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src, dst)` on a loaded f32 tile, the row stored."""
+    one_row = (1, 16)
+
+    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, zp = _parts([(x, ROWS), (z, one_row)])
+        s, d = _tiles((ROWS, pto.f32), (one_row, pto.f32))
+        pto.tload(xp, s)
+        getattr(pto, mnemonic)(s, d)
+        pto.tstore(d, zp)
+
+    t, r = tile(ROWS, "f32"), tile(one_row, "f32")
+    text = func([(n, "!pto.ptr<f32>") for n in "xz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("z", "f32", one_row)])}
+%s = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {r}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%s : {t})
+pto.{mnemonic} ins(%s : {t}) outs(%d : {r})
+pto.tstore ins(%d : {r}) outs(%zp : {view(one_row, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32), np.zeros(16, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
     _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows
-] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
+] + [_column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [_broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
     _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows
 ]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
