@@ -342,6 +342,65 @@ class Numerics(Choice):
 NumericsAttr = choice_attr(Numerics, "numerics")
 
 
+# ---------------------------------------------------------------------------
+# The reductions (pto_dialect/instructions/reduction.py)
+
+
+class ReduceOrder(Choice):
+    """In which order a target combines a row's (or a column's) elements: what decides a
+    float sum's or product's rounding."""
+
+    SEQUENTIAL = "sequential", "one accumulator, element after element (the simulator's C++ loop)"
+    REPEAT_STAGES = "repeat_stages", (
+        "256-byte repeats added lane-wise into tmp in the header's order, then one vcadd per row "
+        "(a2a3 TRowReduceOps.hpp); 32-byte blocks multiplied lane-wise, then a scalar product (TRowProd.hpp)"
+    )
+    CHUNK_THEN_SEQUENTIAL = "chunk_then_sequential", (
+        "each 256-byte chunk reduced by vcadd/vcmax/vcmin, the chunk results accumulated in order (a5 TRowReduce.hpp)"
+    )
+    ROW_ZERO_THEN_SEQUENTIAL = "row_zero_then_sequential", (
+        "a column reduction: row 0 copied by whole 32-byte blocks, then each later row combined lane-wise in order "
+        "(a2a3 TColReduceOps.hpp, TColSum.hpp)"
+    )
+    ROW_ZERO_THEN_PAIRS = "row_zero_then_pairs", (
+        "a column reduction: row 0, then rows 1+2, 3+4, ... combined pairwise and into it in order, an odd last row "
+        "last (a5 TColReduceOps.hpp TColReduceInstr_PostUpdate)"
+    )
+
+
+ReduceOrderAttr = choice_attr(ReduceOrder, "reduce_order")
+
+
+class ExtremeNan(Choice):
+    """What a max/min reduction or operation gives where an operand is NaN."""
+
+    FIRST_STICKS = "first_sticks", "a NaN held by the accumulator stays, a later NaN is never taken ((a<b)?b:a)"
+    PROPAGATES = "propagates", "any NaN operand gives NaN (assumed for vmax/vcmax: no public code fixes it)"
+
+
+ExtremeNanAttr = choice_attr(ExtremeNan, "extreme_nan")
+
+
+class VectorRead(Choice):
+    """Where a broadcast instruction reads row r of its per-row (32-byte row-major) operand."""
+
+    LAYOUT = "layout", "row r of the tile through its layout (its row stride)"
+    PACKED_BLOCKS = "packed_blocks", "the 32-byte block at r * 32 bytes of its storage (the header's stride)"
+
+
+VectorReadAttr = choice_attr(VectorRead, "vector_read")
+
+
+class BroadcastDivisor(Choice):
+    """What a broadcast division gives where the divisor is 0."""
+
+    FAULT = "fault", "a located run-time error naming the element (the simulator asserts a non-zero divisor)"
+    IEEE = "ieee", "IEEE infinities and NaN for floats (vdiv); integers give 0 (assumed: no public code fixes it)"
+
+
+BroadcastDivisorAttr = choice_attr(BroadcastDivisor, "broadcast_divisor")
+
+
 class AbsSign(Choice):
     """What TABS does to the sign of -0.0 and NaN."""
 

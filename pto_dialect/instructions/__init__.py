@@ -15,6 +15,8 @@ from xdsl.ir import Dialect, Operation
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
@@ -33,10 +35,14 @@ REGISTRY: tuple[Instruction, ...] = (
     *BINARY.instructions, *TILE_SCALAR.instructions, *FILL.instructions,
     *UNARY.instructions,
     TCVT,
+    *ROW_REDUCTIONS.instructions,
+    *COL_REDUCTIONS.instructions,
+    *ROW_BROADCASTS.instructions,
+    *COL_BROADCASTS.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY)
+FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY, ROW_REDUCTIONS, COL_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

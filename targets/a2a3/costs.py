@@ -38,6 +38,11 @@ MACHINE = CceMachine(
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
         "vadd": Linear(10, 2, 14, COMPUTE),
+        "vsub": Linear(10, 2, 14, COMPUTE),
+        "vmul": Linear(10, 2, 15, COMPUTE),
+        "vcadd": Linear(14, 7, 32, COMPUTE),
+        "vcgadd": Linear(14, 1, 24, COMPUTE),
+        "vbrcb": Linear(0, 0, 18, COMPUTE),
         "vabs": Linear(13, 1, 16, COMPUTE),
         "vnot": Linear(8, 2, 12, COMPUTE),
         "vexp": Linear(13, 2, 18, COMPUTE),

@@ -9,6 +9,9 @@ from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_ANY, TMP_LIKE_DST, TMP_REMAINDER, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -97,6 +100,24 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_same_type=True,
+    implicit_tmp=TmpAdded.LIKE_SRC,
+    note="npu/a2a3/TRowReduceOps.hpp TRowReduceCheck: half, float, int32, int16; src row-major ND, dst ND or "
+    "a one-column DN; tmp holds the partial sums (PTOAS: src's element type, at least 32 bytes).",
+)
+"""The row reductions' rules."""
+
+ROW_BROADCAST = BroadcastRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_mode1_capacity=True,
+    note="npu/a2a3/TRowExpandSub.hpp, Add, Mul, Max, Min: int16, int32, half, float (TROWEXPANDDIV and "
+    "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
+)
+"""The row broadcasts' rules (TROWEXPANDDIV's, TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
 HALF_FLOAT = types_named("f16", "f32")
 UNARY_RULES = UNARY.rules(
     ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp (TunaryCheck): half, float; row-major tiles."),
@@ -188,6 +209,15 @@ LEAKY_RELU = ElementwiseRules(
 )
 """TLRELU's rules."""
 
+COL_REDUCTION = ColReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    row_major=True,
+    same_cols=False,
+    note="npu/a2a3/TColReduceOps.hpp TColReduceCheck, TColSum.hpp TColSumCheck: half, float, int16, int32; "
+    "row-major ND tiles.",
+)
+"""The column reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -240,6 +270,14 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(ROW_REDUCTION),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpanddiv=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="npu/a2a3/TRowExpand.hpp: b8/b16/b32 data; src none_box "
+                           "(ND or DN), dst row-major ND, src's valid rows dst's."),
+    ),
     **UNARY_RULES,
     TCVT: TCvtRules(
         pairs({
@@ -261,4 +299,13 @@ RULES = {
     **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tands=BITWISE, tors=BITWISE, tshls=SCALAR_SHIFT, tshrs=SCALAR_SHIFT,
                         tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=SCALAR_REMAINDER, txors=XOR, tpows=POWER),
     **FILL.rules(FILL_ROW_MAJOR),
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, tmp_mode1_capacity=False, note="npu/a2a3/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int16, "
+                "int32, half, float; every tile row-major."),
+        tcolexpanddiv=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
+        tcolexpandexpdif=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=STANDARD,
+                           note="npu/a2a3/TColExpand.hpp: row 0 of src down each column."),
+    ),
+    **COL_REDUCTIONS.rules(COL_REDUCTION),
 }

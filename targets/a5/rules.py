@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import (
@@ -20,6 +22,9 @@ from pto_dialect.facts import (
 )
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -108,6 +113,24 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    vector_layouts=True,
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="npu/a5/TRowReduce.hpp TRowReduceCheck, TRowProd.hpp: half, float, int32, int16 (TROWMAX and "
+    "TROWMIN also int8, uint8); src row-major ND, dst ND or a one-column DN; tmp unused.",
+)
+"""The row reductions' rules."""
+
+ROW_BROADCAST = BroadcastRules(
+    types=STANDARD,
+    vector_layouts=True,
+    tmp_mode1_capacity=False,
+    note="npu/a5/TRowExpandSub.hpp, Add, Mul, Div, Max, Min: int8/16/32, uint8/16/32, half, bfloat16, float "
+    "(TROWEXPANDEXPDIF half and float); dst row-major; tmp unused.",
+)
+"""The row broadcasts' rules (TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
 HALF_FLOAT = types_named("f16", "f32")
 SIGNED = types_named("i8", "si8", "i16", "si16", "i32", "si32")
 UNARY_RULES = UNARY.rules(
@@ -203,6 +226,14 @@ LEAKY_RELU = ElementwiseRules(
 )
 """TLRELU's rules."""
 
+COL_REDUCTION = ColReduceRules(
+    types=STANDARD | INT64,
+    row_major=True,
+    same_cols=False,
+    note="npu/a5/TColReduceOps.hpp TColReduceCheck: 8- to 64-bit integers, half, bfloat16, float; row-major ND tiles.",
+)
+"""The column reductions' rules."""
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -256,6 +287,17 @@ RULES = {
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(
+        ROW_REDUCTION,
+        trowmax=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
+        trowmin=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
+    ),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, note="npu/a5/TRowExpand.hpp: b8/b16/b32 data; src none_box (ND or DN), "
+                           "dst row-major ND, src's valid rows dst's."),
+    ),
     **UNARY_RULES,
     TCVT: TCvtRules(
         pairs({
@@ -279,4 +321,11 @@ RULES = {
                         tshls=SHIFT, tshrs=SHIFT, tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=REMAINDER_WIDE,
                         txors=BITWISE, tpows=POWER),
     **FILL.rules(FILL_ROW_MAJOR),
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, note="npu/a5/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int8/16/32, uint8/16/32, half, "
+                "bfloat16, float; every tile row-major."),
+        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, note="npu/a5/TColExpand.hpp: row 0 of src down each column."),
+    ),
+    **COL_REDUCTIONS.rules(COL_REDUCTION),
 }

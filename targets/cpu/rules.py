@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
+from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -94,6 +99,24 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+ROW_REDUCTION = RowReduceRules(
+    types=STANDARD,
+    vector_layouts=False,
+    tmp_same_type=False,
+    implicit_tmp=TmpAdded.SMALLEST,
+    note="cpu/TRowMax.hpp, TRowMin.hpp, TRowProd.hpp: a C++ loop over the valid elements through any layout, "
+    "tmp unused (PTOAS: src and dst of one element type).",
+)
+"""The row reductions' rules (TROWSUM's own row below)."""
+
+ROW_BROADCAST = BroadcastRules(
+    types=types_named("i16", "si16", "ui16", "i32", "si32", "ui32", "f16", "f32"),
+    vector_layouts=False,
+    tmp_mode1_capacity=False,
+    note="cpu/TRowExpandOp.hpp IsRowExpandAllowedType: half, float, int16/32 and uint16/32 (TROWEXPANDMUL also "
+    "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
+)
+"""The row broadcasts' rules (TROWEXPAND's, TROWEXPANDMUL's and TROWEXPANDEXPDIF's own rows below)."""
 FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
 TRANSCENDENTAL = ElementwiseRules(
     types=FLOATS, row_major_only=False,
@@ -139,6 +162,13 @@ BITWISE = ElementwiseRules(
     note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
 )
 """The bitwise and shift instructions' rules."""
+COL_REDUCTION = ColReduceRules(
+    types=STANDARD,
+    row_major=False,
+    same_cols=False,
+    note="cpu/TColMin.hpp, TColProd.hpp: a C++ loop down each column through any layout.",
+)
+"""The column reductions' rules (TCOLSUM's and TCOLMAX's own rows below)."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -194,6 +224,22 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **ROW_REDUCTIONS.rules(
+        ROW_REDUCTION,
+        trowsum=replace(
+            ROW_REDUCTION,
+            types=INT16 - types_named("ui16") | types_named("i32", "si32", "f16", "bf16", "f32"),
+            same_rows=True,
+            note="cpu/TRowSum.hpp CheckRSValid: half, bfloat16, float, int16, int32 (same type in and out, "
+            "as PTOAS asks), src's Rows dst's (static_assert); any layout; tmp unused.",
+        ),
+    ),
+    **ROW_BROADCASTS.rules(
+        ROW_BROADCAST,
+        trowexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
+        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
+    ),
     **UNARY_RULES,
     TCVT: TCvtRules(
         pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
@@ -207,4 +253,17 @@ RULES = {
         tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
     ),
     **FILL.rules(FILL_ANY),
+    **COL_BROADCASTS.rules(
+        replace(ROW_BROADCAST, note="cpu/TColExpandOp.hpp IsColExpandAllowedType (as the row broadcasts'); every tile row-major."),
+        tcolexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
+        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
+        tcolexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TColExpand.hpp: src[0, j] copied down each column."),
+    ),
+    **COL_REDUCTIONS.rules(
+        COL_REDUCTION,
+        tcolsum=replace(COL_REDUCTION, types=types_named("f16", "bf16", "f32"), same_cols=True,
+                        note="cpu/TColSum.hpp CheckCSValid: half, bfloat16, float (same type in and out), src's Cols dst's."),
+        tcolmax=replace(COL_REDUCTION, types=types_named("i8", "si8", "ui8", "f16", "bf16", "f32"), same_cols=True,
+                        note="cpu/TColMax.hpp CheckCMValid: int8, uint8, half, bfloat16, float, src's Cols dst's."),
+    ),
 }

@@ -20,7 +20,9 @@ import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
-from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
+from tests.interpreter.harness import assert_bits_equal, constants, func, gm_views, NP, TARGETS, tensor_view, tile, view
+from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
 
 
 @dataclass(frozen=True)
@@ -315,6 +317,68 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, dtype)})
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
+# -- the row reductions and row broadcasts ----------------------------------------------------
+
+ROWS = (8, 16)
+COLUMN = (8, 1)
+BLOCK = (8, 8)
+
+
+def _reduce_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src, dst, tmp=tmp)` on a loaded f32 tile, the column stored."""
+
+    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, zp = _parts([(x, ROWS), (z, COLUMN)])
+        s, t, d = _tiles((ROWS, pto.f32), (ROWS, pto.f32), (COLUMN, pto.f32))
+        pto.tload(xp, s)
+        getattr(pto, mnemonic)(s, d, tmp=t)
+        pto.tstore(d, zp)
+
+    t, c = tile(ROWS, "f32"), tile(COLUMN, "f32")
+    text = func([(n, "!pto.ptr<f32>") for n in "xz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("z", "f32", COLUMN)])}
+%s = pto.alloc_tile : {t}
+%t = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {c}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%s : {t})
+pto.{mnemonic} ins(%s, %t : {t}, {t}) outs(%d : {c})
+pto.tstore ins(%d : {c}) outs(%zp : {view(COLUMN, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32), np.zeros(8, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+def _broadcast_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src0, src1, dst)` with a 32-byte-per-row src1 (TROWEXPAND: `(src, dst)`)."""
+    plain = mnemonic == "trowexpand"
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, yp, zp = _parts([(x, ROWS), (y, BLOCK), (z, ROWS)])
+        a, v, d = _tiles((ROWS, pto.f32), (BLOCK, pto.f32), (ROWS, pto.f32))
+        pto.tload(xp, a)
+        pto.tload(yp, v)
+        if plain:
+            pto.trowexpand(v, d)
+        else:
+            getattr(pto, mnemonic)(a, v, d)
+        pto.tstore(d, zp)
+
+    t, b = tile(ROWS, "f32"), tile(BLOCK, "f32")
+    op = (f"pto.trowexpand ins(%v : {b}) outs(%d : {t})" if plain
+          else f"pto.{mnemonic} ins(%a, %v : {t}, {b}) outs(%d : {t})")
+    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("y", "f32", BLOCK), ("z", "f32", ROWS)])}
+%a = pto.alloc_tile : {t}
+%v = pto.alloc_tile : {b}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(BLOCK, "f32")}) outs(%v : {b})
+{op}
+pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(64).astype(np.float32) % 2 + 1,
+            np.zeros(128, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 def _unary_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, d)` on a loaded tile (i16 for TNOT, f32 in (0.5, 2) otherwise), the result stored."""
     name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
@@ -418,13 +482,73 @@ pto.{mnemonic} ins(%cst : f32) outs(%d : {t})
 pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
 """, mnemonic)
     return Sample(pto.kernel(kernel, name=mnemonic), text, (np.zeros(ELEMENTWISE[0] * ELEMENTWISE[1], np.float32),))
+def _column_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src0, src1, dst)` with a one-row src1 (TCOLEXPAND: `(src, dst)`)."""
+    plain = mnemonic == "tcolexpand"
+    one_row = (1, 16)
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, yp, zp = _parts([(x, ROWS), (y, one_row), (z, ROWS)])
+        a, v, d = _tiles((ROWS, pto.f32), (one_row, pto.f32), (ROWS, pto.f32))
+        pto.tload(xp, a)
+        pto.tload(yp, v)
+        if plain:
+            pto.tcolexpand(v, d)
+        else:
+            getattr(pto, mnemonic)(a, v, d)
+        pto.tstore(d, zp)
+
+    t, r = tile(ROWS, "f32"), tile(one_row, "f32")
+    op = (f"pto.tcolexpand ins(%v : {r}) outs(%d : {t})" if plain
+          else f"pto.{mnemonic} ins(%a, %v : {t}, {r}) outs(%d : {t})")
+    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("y", "f32", one_row), ("z", "f32", ROWS)])}
+%a = pto.alloc_tile : {t}
+%v = pto.alloc_tile : {r}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(one_row, "f32")}) outs(%v : {r})
+{op}
+pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(16).astype(np.float32) % 2 + 1,
+            np.zeros(128, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+def _column_reduce_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(src, dst)` on a loaded f32 tile, the row stored."""
+    one_row = (1, 16)
+
+    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, zp = _parts([(x, ROWS), (z, one_row)])
+        s, d = _tiles((ROWS, pto.f32), (one_row, pto.f32))
+        pto.tload(xp, s)
+        getattr(pto, mnemonic)(s, d)
+        pto.tstore(d, zp)
+
+    t, r = tile(ROWS, "f32"), tile(one_row, "f32")
+    text = func([(n, "!pto.ptr<f32>") for n in "xz"], constants(0, 1, *ROWS) + f"""
+{gm_views([("x", "f32", ROWS), ("z", "f32", one_row)])}
+%s = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {r}
+pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%s : {t})
+pto.{mnemonic} ins(%s : {t}) outs(%d : {r})
+pto.tstore ins(%d : {r}) outs(%zp : {view(one_row, "f32")})
+""", mnemonic)
+    args = (RNG.standard_normal(128).astype(np.float32), np.zeros(16, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
     _tile_scalar_sample(row.mnemonic) for row in TILE_SCALAR.rows] + [_fill_sample(row.mnemonic) for row in FILL.rows] + [
-    _unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE]
+    _unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE] + [
+    _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows] + [
+    _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
+    _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
+    _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

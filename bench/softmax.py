@@ -1,0 +1,94 @@
+"""
+Interpreter speed on a row softmax (issue 25, "Speed"): an scf.for over 1024 tiles of 64 x 128
+f32, each: tload, TROWMAX into a one-column DN tile, TROWEXPANDSUB, TEXP, TROWSUM, TROWEXPANDDIV,
+tstore. Reports, side by side in one process, the time of interpreter.run on an already parsed
+module (lowering included) with the loop batched (interpreter/batch.py) and iteration by
+iteration, against the same computation written in NumPy per tile (max, subtract, exp, sum,
+divide; the baseline, aim: batched within 1.5x of it). The row max and the row sum share one
+column tile: two column tiles would be given one UB range by the memory plan (their lives do not
+overlap), which interpreter/batch.py takes as two tiles sharing memory and runs serially. The interpreter's values follow each
+target's order (a sequential sum on cpu, vcadd's stages on a2a3 and a5): they are checked close
+to NumPy's here, not equal; docs/instructions.md says which are exact.
+
+    .venv/bin/python bench/softmax.py [--target a2a3] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import interpreter
+import pto_dialect
+from run import best_of, options
+
+TILES, ROWS, COLS = 1024, 64, 128
+TILE = f"!pto.tile_buf<vec, {ROWS}x{COLS}xf32>"
+COLUMN = f"!pto.tile_buf<vec, {ROWS}x1xf32, blayout=col_major>"
+PART = f"!pto.partition_tensor_view<{ROWS}x{COLS}xf32>"
+
+KERNEL = f"""
+func.func @softmax(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %crows = arith.constant {ROWS} : index
+  %ccols = arith.constant {COLS} : index
+  %ctiles = arith.constant {TILES} : index
+  %nrows = arith.constant {TILES * ROWS} : index
+  %xv = pto.make_tensor_view %x, shape = [%nrows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%nrows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
+  %a = pto.alloc_tile : {TILE}
+  %tmp = pto.alloc_tile : {TILE}
+  %col = pto.alloc_tile : {COLUMN}
+  scf.for %t = %c0 to %ctiles step %c1 {{
+    %base = arith.muli %t, %crows : index
+    %xp = pto.partition_view %xv, offsets = [%base, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf32>
+    %yp = pto.partition_view %yv, offsets = [%base, %c0], sizes = [%crows, %ccols] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%xp : {PART}) outs(%a : {TILE})
+    pto.trowmax ins(%a, %tmp : {TILE}, {TILE}) outs(%col : {COLUMN})
+    pto.trowexpandsub ins(%a, %col : {TILE}, {COLUMN}) outs(%a : {TILE})
+    pto.texp ins(%a : {TILE}) outs(%a : {TILE})
+    pto.trowsum ins(%a, %tmp : {TILE}, {TILE}) outs(%col : {COLUMN})
+    pto.trowexpanddiv ins(%a, %col : {TILE}, {COLUMN}) outs(%a : {TILE})
+    pto.tstore ins(%a : {TILE}) outs(%yp : {PART})
+  }}
+  return
+}}
+"""
+
+
+def numpy_per_tile(x: np.ndarray, y: np.ndarray) -> None:
+    """The same softmax, tile by tile, into y."""
+    xs, ys = x.reshape(TILES, ROWS, COLS), y.reshape(TILES, ROWS, COLS)
+    for t in range(TILES):
+        a = xs[t]
+        e = np.exp(a - a.max(axis=1, keepdims=True))
+        ys[t] = e / e.sum(axis=1, keepdims=True)
+
+
+def main() -> None:
+    args = options()
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(TILES * ROWS * COLS) * 4).astype(np.float32)
+    y = np.zeros_like(x)
+    module = pto_dialect.parse(KERNEL, "softmax.pto")
+
+    expected = np.zeros_like(x)
+    numpy_per_tile(x, expected)
+    for batch_loops in (True, False):
+        result = interpreter.run(module, args.target, [x, y], batch_loops=batch_loops)[1]
+        assert np.allclose(result, expected, rtol=1e-5, atol=1e-7), "interpreter far from NumPy"
+
+    t_batched = best_of(args.repeat, lambda: interpreter.run(module, args.target, [x, y]))
+    t_serial = best_of(max(1, args.repeat // 3), lambda: interpreter.run(module, args.target, [x, y], batch_loops=False))
+    out = np.zeros_like(x)
+    t_numpy = best_of(args.repeat, lambda: numpy_per_tile(x, out))
+    print("| target | batched | iteration by iteration | NumPy per tile | batched / NumPy | iteration by iteration / NumPy |")
+    print("|---|---|---|---|---|---|")
+    print(
+        f"| {args.target} | {t_batched * 1e3:.1f} ms | {t_serial * 1e3:.1f} ms | {t_numpy * 1e3:.1f} ms "
+        f"| {t_batched / t_numpy:.2f}x | {t_serial / t_numpy:.2f}x |"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,583 @@
+"""
+The row broadcasts (pto-isa docs/isa/TROWEXPAND.md, TROWEXPANDADD.md, ...): a per-row value
+spread across dst's valid row, alone (TROWEXPAND) or combined with a full tile elementwise
+(TROWEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF}). A member is a row (`Broadcast`): its mnemonic,
+its formula (none for the plain expand) and the intrinsic its cost is priced as.
+
+      dst[i, j] = src[i, 0]                                    pto.trowexpand ins(%src) outs(%dst)
+      dst[i, j] = f(src0[i, j], src1[i, j % vc1])              src0 full, src1 the per-row operand
+      dst[i, j] = f(src0[i, j % vc0], src1[i, j])              src1 full, src0 the per-row operand
+
+        pto.trowexpandsub ins(%src0, %src1[, %tmp] : T0, T1[, Tt]) outs(%dst : Td)
+        %d = pto.trowexpandsub %src0, %src1 : (T0, T1) -> Td
+
+The full operand is the one whose valid shape is dst's (src0 first); the per-row operand is a
+col-major tile with one valid column (mode 1) or a row-major tile with 32 bytes of valid
+columns (mode 2). In mode 2 every target reads the per-row operand's columns cyclically,
+`j % (32 bytes)`: the simulator through `c % src1.GetValidCol()` (cpu/TRowExpandOp.hpp), a2a3
+with a 32-byte block repeated across each repeat (block stride 0, a2a3/TRowExpandBinOp.hpp),
+a5 by a BLK load (a5/TRowExpandBinOp.hpp).
+
+The column broadcasts (TCOLEXPAND and TCOLEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF}) take row 0 of
+src1 (of src for TCOLEXPAND) for every row: dst[i, j] = f(src0[i, j], src1[0, j]), every tile
+row-major, src0 of dst's shape and valid shape (cpu/TColExpandOp.hpp, TColExpand.hpp; a2a3 and
+a5 TColExpandBinOp.hpp; PTOAS's verifyTColExpandBinaryLikeOp).
+
+What targets decide, as their lowered ops record:
+- `vector_read` (mode 2): the simulator reads row i of the per-row operand through its layout;
+  a2a3 and a5 read the 32-byte block at i * 32 bytes of its storage (the same where the tile
+  is 32 bytes wide).
+- `extreme_nan` (max, min): the simulator's `std::max(src0, src1)` = `(src0 < src1) ? src1 : src0`
+  keeps a NaN of src0 and drops one of src1; vmax/vmin are assumed to propagate NaN.
+- `zero_divisor` (div): the simulator asserts a non-zero divisor (a located run-time error
+  naming the element); vdiv gives IEEE infinities and NaN.
+- `numerics`: EXPDIF's exp is the hardware's on a2a3/a5 (approximate); the simulator's is
+  libm's `exp` in double, which NumPy's exp reproduces but for rare last-bit ties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from xdsl.ir import Attribute
+
+from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
+from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
+
+# ---------------------------------------------------------------------------
+# The rows
+
+
+@dataclass(frozen=True)
+class Broadcast(Member):
+    """One broadcast instruction."""
+
+    compute: Callable[..., Any] | None = field(kw_only=True)
+    """The formula on (src0's, src1's) values as dst sees them, with the row's choices as
+    keywords; None: the plain expand."""
+    priced_as: str = field(kw_only=True)
+    """The vector intrinsic its cost is priced as (a2a3 `vsub`, a5 VfSim's `vsub`)."""
+
+
+def commuted(compute: Callable[..., Any]) -> Callable[..., Any]:
+    """`compute(b, a)`: the same sum or product, with x86's NaN rule (the first operand's NaN
+    where both are NaN) giving src1's NaN, as the simulator built by g++ does (checked against it
+    by bench/simdiff)."""
+
+    def swapped(a: Any, b: Any, **choices: Any) -> Any:  # noqa: ANN401
+        return compute(b, a, **choices)
+
+    return swapped
+
+
+def subtract(a: Any, b: Any) -> Any:  # noqa: ANN401
+    return a - b
+
+
+def add(a: Any, b: Any) -> Any:  # noqa: ANN401
+    return a + b
+
+
+def multiply(a: Any, b: Any) -> Any:  # noqa: ANN401
+    return a * b
+
+
+def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: ANN401
+    if zero_divisor == BroadcastDivisor.FAULT:
+        zero = b == 0
+        if a.dtype.kind == "i":  # the integer minimum over -1 overflows: x86 traps (SIGFPE)
+            zero = zero | ((a == np.iinfo(a.dtype).min) & (b == -1))
+        if zero.any():
+            raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))
+    if a.dtype.kind in "iu":  # C++ integer division truncates toward zero
+        return np.where(b == 0, 0, np.trunc(a.astype(np.float64) / np.where(b == 0, 1, b))).astype(a.dtype)
+    return a / b
+
+
+class ZeroDivision(Exception):
+    """A zero divisor where the target asserts (the kernel names the element)."""
+
+    def __init__(self, where: Any):  # noqa: ANN401
+        super().__init__()
+        self.where = where
+
+
+def extreme(take_second: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    def compute(a: Any, b: Any, *, nan: ExtremeNan) -> Any:  # noqa: ANN401
+        if nan == ExtremeNan.FIRST_STICKS or a.dtype.name not in FLOAT_DTYPE_NAMES:
+            return np.where(take_second(a, b), b, a)  # (a < b) ? b : a, as std::max(a, b)
+        either_nan = np.isnan(a) | np.isnan(b)
+        return np.where(either_nan, a + b, np.where(take_second(a, b), b, a))
+
+    return compute
+
+
+def exp_difference(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """exp(src0 - src1): the difference in the element type, exp in double, rounded back."""
+    return np.exp((a - b).astype(np.float64)).astype(a.dtype)
+
+
+# ---------------------------------------------------------------------------
+# The ops
+
+
+class RowExpandOp(PtoInstructionOp):
+    """TROWEXPAND: src's column 0 across dst's valid rows."""
+
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src",), ("dst",)
+
+    src = operand_of_role("src")
+
+    def verify_operands(self) -> None:
+        src = self.expect_tile_in("src", self.src)
+        dst = self.expect_tile("dst", self.destinations[0])
+        same_element_type("src", src.element_type, "dst", dst.element_type)
+
+
+class RowExpandBinaryOp(PtoInstructionOp):
+    """A row broadcast with an operation: src0, src1, an optional tmp workspace, dst."""
+
+    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1), (3, 1))
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src0", "src1", "tmp")[:n_ins], ("dst",)
+
+    src0 = operand_of_role("src0")
+    src1 = operand_of_role("src1")
+    tmp = operand_of_role("tmp", optional=True)
+
+    def verify_operands(self) -> None:
+        src0 = self.expect_tile_in("src0", self.src0)
+        src1 = self.expect_tile_in("src1", self.src1)
+        if self.tmp is not None:
+            self.expect_tile_in("tmp", self.tmp)
+        dst = self.expect_tile("dst", self.destinations[0])
+        same_element_type("src0", src0.element_type, "dst", dst.element_type)
+        same_element_type("src1", src1.element_type, "dst", dst.element_type)
+
+
+class ColExpandBinaryOp(PtoInstructionOp):
+    """A column broadcast with an operation: src0 (dst's shape), src1 (row 0 read), dst."""
+
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src0", "src1"), ("dst",)
+
+    src0 = operand_of_role("src0")
+    src1 = operand_of_role("src1")
+
+    def verify_operands(self) -> None:
+        src0 = self.expect_tile_in("src0", self.src0)
+        src1 = self.expect_tile_in("src1", self.src1)
+        dst = self.expect_tile("dst", self.destinations[0])
+        same_element_type("src0", src0.element_type, "dst", dst.element_type)
+        same_element_type("src1", src1.element_type, "dst", dst.element_type)
+
+
+# ---------------------------------------------------------------------------
+# What each target accepts
+
+
+@dataclass(frozen=True)
+class BroadcastRules:
+    """One target's rules for a row broadcast."""
+
+    types: frozenset[str]
+    """dst's (and every input's) element type; empty: the target's code has no such instruction."""
+    vector_layouts: bool
+    """The plain expand's src none_box (ND or DN) and dst ND (a2a3/a5 TRowExpand.hpp); else any."""
+    tmp_mode1_capacity: bool
+    """A tmp form takes a mode-1 (col-major) per-row operand and holds vbrcb's broadcast:
+    ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract)."""
+    note: str
+    """Where the rules come from."""
+
+
+def per_row_operand(full: TileFacts, vector: TileFacts) -> str | None:
+    """Why `vector` is not a per-row operand for `full`'s rows, or None."""
+    block = BLOCK_BYTES // full.elem.bytes
+    if vector.is_row_major:
+        if known(vector.valid_col) and vector.valid_col != block:
+            return f"a row-major {vector.role} to have {block} valid columns (32 bytes), got {vector.valid_col}"
+    elif known(vector.valid_col) and vector.valid_col != 1:
+        return f"a col-major {vector.role} to have one valid column, got {vector.valid_col}"
+    if known(vector.valid_row, full.valid_row) and vector.valid_row != full.valid_row:
+        return f"{vector.role} valid_shape[0] to be dst's, got {vector.valid_row} and {full.valid_row}"
+    return None
+
+
+def _same_valid(a: TileFacts, b: TileFacts) -> bool:
+    return not known(a.valid_row, a.valid_col, b.valid_row, b.valid_col) or a.valid_shape == b.valid_shape
+
+
+def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    dst = operands["dst"]
+    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+    for t in tiles:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
+    require_type("dst", dst.elem, rules.types)
+    if "src" in operands:
+        src = operands["src"]
+        if rules.vector_layouts:
+            require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
+            require(dst.is_nd, f"expects dst to use the row-major ND layout, got {dst.layout_text()}")
+        if known(src.valid_row, dst.valid_row):
+            require(src.valid_row == dst.valid_row,
+                    f"expects src and dst to have the same valid_shape[0], got {src.valid_row} and {dst.valid_row}")
+        return
+    src0, src1, tmp = operands["src0"], operands["src1"], operands.get("tmp")
+
+    def full_beside(t: TileFacts, other: TileFacts) -> bool:
+        return t.is_row_major and _same_valid(t, dst) and per_row_operand(dst, other) is None
+
+    if full_beside(src0, src1) or (not full_beside(src1, src0) and _same_valid(src0, dst)):
+        full, vector = src0, src1
+    else:
+        full, vector = src1, src0
+    require(
+        _same_valid(full, dst),
+        f"expects src0 or src1 to have dst's valid shape {dst.valid_row}x{dst.valid_col}, got "
+        f"{src0.valid_row}x{src0.valid_col} and {src1.valid_row}x{src1.valid_col}",
+    )
+    require(full.is_row_major, f"expects {full.role} (dst's valid shape) to use row-major layout, got {full.layout_text()}")
+    if problem := per_row_operand(dst, vector):
+        require(False, f"expects {problem}")
+    if tmp is not None and rules.tmp_mode1_capacity:
+        require(not vector.is_row_major,
+                f"expects a tmp form to take a col-major per-row operand (mode 1), got a row-major {vector.role}")
+        need = 30 * REPEAT_BYTES if not known(dst.valid_row) or dst.valid_row >= 256 else -(-dst.valid_row // 8) * REPEAT_BYTES
+        have = tmp.rows * tmp.cols * tmp.elem.bytes
+        require(have >= need, f"expects tmp to hold at least {need} bytes (vbrcb of the per-row values), got {have}")
+
+
+def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
+    shape; src1 (src) at least one valid row, dst's valid columns."""
+    dst = operands["dst"]
+    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+    for t in tiles:
+        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        require(t.is_row_major, f"expects {t.role} to use row-major layout, got {t.layout_text()}")
+    require_type("dst", dst.elem, rules.types)
+    vector = operands.get("src1", operands.get("src"))
+    if "src0" in operands:
+        src0 = operands["src0"]
+        require(src0.shape == dst.shape, f"expects src0 and dst to have the same shape, got {src0.rows}x{src0.cols} and {dst.rows}x{dst.cols}")
+        require(_same_valid(src0, dst), f"expects src0 and dst to have the same valid shape, got "
+                f"{src0.valid_row}x{src0.valid_col} and {dst.valid_row}x{dst.valid_col}")
+    if known(vector.valid_col, dst.valid_col):
+        require(vector.valid_col == dst.valid_col,
+                f"expects {vector.role} to have dst's valid columns, got {vector.valid_col} and {dst.valid_col}")
+    if known(vector.valid_row):
+        require(vector.valid_row >= 1, f"expects {vector.role} to have a valid row, got {vector.valid_row}")
+
+
+def describe(t: dict[str, BroadcastRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element type (every tile)", lambda r: spell(r.types) if r.types else "not implemented"),
+        ("dst", lambda r: "vec, row-major" + (" ND (TROWEXPAND)" if r.vector_layouts else "")),
+        ("per-row operand", lambda r: "col-major with one valid column, or row-major with 32 bytes of valid columns; "
+         "dst's valid rows"),
+        ("full operand", lambda r: "dst's valid shape, row-major (src0 when both are)"),
+        ("tmp", lambda r: "mode 1 only; ceil(rows / 8) * 256 bytes (30 * 256 from 256 rows)"
+         if r.tmp_mode1_capacity else "unused"),
+        ("why", lambda r: r.note),
+    ])
+
+
+# ---------------------------------------------------------------------------
+# The kernel
+
+
+def per_row_values(vector: Tile, rows: int, cols: int, read: VectorRead) -> Any:  # noqa: ANN401
+    """The per-row operand as dst sees it: column j % its valid columns of row i (one valid
+    column: a rows x 1 view that broadcasts)."""
+    width = vector.valid_col
+    if width == 1:
+        return vector.values[..., :rows, :1]
+    j = np.arange(cols) % width
+    if read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major:
+        return vector.flat[..., (np.arange(rows) * width)[:, None] + j[None, :]]
+    return vector.values[..., :rows, :][..., j]
+
+
+def expand_kernel(o: dict, **_: object) -> None:
+    src, dst = o["src"], o["dst"]
+    rows, cols = dst.valid_shape
+    dst.write(rows, cols, src.values[..., :rows, :1].astype(dst.flat.dtype, copy=False))
+
+
+def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
+    assert row.compute is not None
+    compute = row.compute
+
+    def kernel(o: dict, *, vector_read: VectorRead, **choices: Any) -> None:  # noqa: ANN401
+        src0, src1, dst = o["src0"], o["src1"], o["dst"]
+        rows, cols = dst.valid_shape
+        src0_full = src0.valid_shape == dst.valid_shape
+        full, vector = (src0, src1) if src0_full else (src1, src0)
+        a = full.read_valid()
+        b = per_row_values(vector, rows, cols, vector_read)
+        operands = (a, b) if src0_full else (b, a)
+        try:
+            with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
+                result = np.asarray(compute(*operands, **choices))
+        except ZeroDivision as zero:
+            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
+            raise RuntimeFault(
+                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+    kernel.__doc__ = row.summary
+    return kernel
+
+
+def col_expand_kernel(o: dict, **_: object) -> None:
+    src, dst = o["src"], o["dst"]
+    rows, cols = dst.valid_shape
+    dst.write(rows, cols, src.values[..., :1, :cols].astype(dst.flat.dtype, copy=False))
+
+
+def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
+    assert row.compute is not None
+    compute = row.compute
+
+    def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
+        src0, src1, dst = o["src0"], o["src1"], o["dst"]
+        rows, cols = dst.valid_shape
+        try:
+            with np.errstate(all="ignore"):
+                result = np.asarray(compute(src0.read_valid(), src1.values[..., :1, :cols], **choices))
+        except ZeroDivision as zero:
+            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
+            raise RuntimeFault(
+                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+    kernel.__doc__ = row.summary
+    return kernel
+
+
+def col_expand_footprint(o: dict, **_: object) -> Footprint:
+    src, dst = o["src"], o["dst"]
+    return Footprint([(src, False, rect(src, 1, dst.valid_col)), (dst, True, valid_rect(dst))], [])
+
+
+def col_binary_footprint(o: dict, **_: object) -> Footprint:
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    return Footprint([(src0, False, valid_rect(src0)), (src1, False, rect(src1, 1, dst.valid_col)),
+                      (dst, True, valid_rect(dst))], [])
+
+
+def expand_footprint(o: dict, **_: object) -> Footprint:
+    src, dst = o["src"], o["dst"]
+    return Footprint([(src, False, rect(src, dst.valid_row, 1)), (dst, True, valid_rect(dst))], [])
+
+
+def binary_expand_footprint(o: dict, *, vector_read: VectorRead, **_: object) -> Footprint:
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    src0_full = src0.valid_shape == dst.valid_shape
+    full, vector = (src0, src1) if src0_full else (src1, src0)
+    rows, width = dst.valid_row, vector.valid_col
+    if vector_read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major and width > 1:
+        per_row = np.arange(rows * width)  # the packed blocks: storage elements 0 .. rows * 32 bytes
+    else:
+        per_row = rect(vector, rows, width)
+    return Footprint([(full, False, valid_rect(full)), (vector, False, per_row), (dst, True, valid_rect(dst))], [])
+
+
+class BroadcastBase(FamilyLoweredOp):
+    """dst[i, j] from row i's per-row value (and the full operand's element (i, j))."""
+
+
+# ---------------------------------------------------------------------------
+# What it costs
+
+
+def _row(op: FamilyLoweredOp) -> Broadcast:
+    row = op.MEMBER
+    assert isinstance(row, Broadcast)
+    return row
+
+
+def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """a2a3 TRowExpandBinOp.hpp: vbrcb of the per-row values (mode 1), then one masked call over
+    the rows per 256-byte repeat of a row (norm mode; TRowExpand.hpp alike with vcopy)."""
+    dst = o["dst"]
+    t = machine.trace()
+    rows = dst.valid_row
+    t.vector("vbrcb", repeat=-(-rows // 8))
+    t.call(2)
+    for _ in range(vector_repeats(dst.valid_col, dst.elem.bytes)):
+        t.vector(_row(op).priced_as, repeat=rows)
+    return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * dst.valid_col)
+
+
+def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """a5 TRowExpandBinOp.hpp: per row a broadcast load; per 256-byte repeat a predicate, a load,
+    the operation and a store."""
+    dst = o["dst"]
+    registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
+    if "src" in o:  # TROWEXPAND: the broadcast load stored per register
+        body = {"vlds": dst.valid_row, "plt": registers, "vsts": registers}
+    else:
+        body = {"vlds": dst.valid_row + registers, "plt": registers, _row(op).priced_as: registers, "vsts": registers}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/: a loop over dst's valid elements."""
+    dst = o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
+
+
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+
+
+# ---------------------------------------------------------------------------
+# C++
+
+
+def emitter(row: Broadcast) -> Callable[[Emission, PtoInstructionOp], None]:
+    def emit(e: Emission, op: PtoInstructionOp) -> None:
+        """`TROWEXPANDSUB(dst, src0, src1[, tmp])`: dst first, then the inputs."""
+        tiles = list(op.ins)
+        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+
+    return emit
+
+
+IN_PLACE = {
+    "": InPlace(
+        frozenset({"src0"}),
+        how="each element of dst is computed from the full operand's element at its own place and the per-row value, "
+        "read before it is written",
+        refused="dst over the per-row operand would overwrite per-row values still to be read.",
+    )
+}
+
+
+def row_broadcast(row: Broadcast) -> Instruction:
+    plain = row.compute is None
+    base = RowExpandOp if plain else RowExpandBinaryOp
+    op = member_op(base, row)
+    kernel = expand_kernel if plain else binary_expand_kernel(row)
+    footprint = expand_footprint if plain else binary_expand_footprint
+    lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
+    return Instruction(
+        op=op,
+        rules=BroadcastRules,
+        check=check,
+        describe=describe,
+        lowered=(lowered,),
+        emit=emitter(row),
+        pipe=Pipe.VECTOR,
+        in_place={} if plain else IN_PLACE,
+        asm=AsmForm(),
+        cost=COST,
+        summary=row.summary,
+    )
+
+
+def col_broadcast(row: Broadcast) -> Instruction:
+    plain = row.compute is None
+    op = member_op(RowExpandOp if plain else ColExpandBinaryOp, row)
+    kernel = col_expand_kernel if plain else col_binary_kernel(row)
+    footprint = col_expand_footprint if plain else col_binary_footprint
+    lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
+    return Instruction(
+        op=op,
+        rules=BroadcastRules,
+        check=check_columns,
+        describe=describe,
+        lowered=(lowered,),
+        emit=emitter(row),
+        pipe=Pipe.VECTOR,
+        in_place={} if plain else COLUMN_IN_PLACE,
+        asm=AsmForm(),
+        cost=COST,
+        summary=row.summary,
+    )
+
+
+COLUMN_IN_PLACE = {
+    "": InPlace(
+        frozenset({"src0"}),
+        how="each element of dst is computed from src0's element at its own place and src1's row 0, read before it is "
+        "written",
+        refused="dst over src1 would overwrite its row 0 while later rows still read it.",
+    )
+}
+
+READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead}
+
+ROW_BROADCASTS = Family.of(
+    "row broadcast",
+    (
+        Broadcast("trowexpandsub", "dst[i, j] = src0[i, j] - src1[i, j % vc1] (or the per-row src0 minus src1)",
+                  compute=subtract, priced_as="vsub", choices=READ),
+        Broadcast("trowexpanddiv", "dst[i, j] = src0[i, j] / src1[i, j % vc1] (or the per-row src0 over src1)",
+                  compute=divide, priced_as="vdiv", choices={**READ, "zero_divisor": BroadcastDivisor}),
+        Broadcast("trowexpandadd", "dst[i, j] = src0[i, j] + src1[i, j % vc1] (or the per-row src0 plus src1)",
+                  compute=commuted(add), priced_as="vadd", choices=READ),
+        Broadcast("trowexpandmul", "dst[i, j] = src0[i, j] * src1[i, j % vc1] (or the per-row src0 times src1)",
+                  compute=commuted(multiply), priced_as="vmul", choices=READ),
+        Broadcast("trowexpandmax", "dst[i, j] = max(src0[i, j], src1[i, j % vc1]) (or the per-row src0)",
+                  compute=extreme(lambda a, b: a < b), priced_as="vmax", choices={**READ, "nan": ExtremeNan}),
+        Broadcast("trowexpandmin", "dst[i, j] = min(src0[i, j], src1[i, j % vc1]) (or the per-row src0)",
+                  compute=extreme(lambda a, b: b < a), priced_as="vmin", choices={**READ, "nan": ExtremeNan}),
+        Broadcast("trowexpandexpdif", "dst[i, j] = exp(src0[i, j] - src1[i, j % vc1]) (or the per-row src0)",
+                  compute=exp_difference, priced_as="vexp", choices=READ),
+        Broadcast("trowexpand", "dst[i, j] = src[i, 0]", compute=None, priced_as="vcopy"),
+    ),
+    row_broadcast,
+)
+"""A per-row value across each row of dst, alone or with a full tile."""
+
+
+def broadcast_choices(row: Member, read: VectorRead, nan: ExtremeNan, zero: BroadcastDivisor) -> dict[str, Choice]:
+    """A target's choices for a broadcast row: those of its choices the row records."""
+    every = {"vector_read": read, "nan": nan, "zero_divisor": zero}
+    return {name: every[name] for name in row.choices}
+
+
+COL_BROADCASTS = Family.of(
+    "column broadcast",
+    (
+        Broadcast("tcolexpandsub", "dst[i, j] = src0[i, j] - src1[0, j]", compute=subtract, priced_as="vsub"),
+        Broadcast("tcolexpanddiv", "dst[i, j] = src0[i, j] / src1[0, j]", compute=divide, priced_as="vdiv",
+                  choices={"zero_divisor": BroadcastDivisor}),
+        Broadcast("tcolexpandadd", "dst[i, j] = src0[i, j] + src1[0, j]", compute=commuted(add), priced_as="vadd"),
+        Broadcast("tcolexpandmul", "dst[i, j] = src0[i, j] * src1[0, j]", compute=commuted(multiply), priced_as="vmul"),
+        Broadcast("tcolexpandmax", "dst[i, j] = max(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: a < b),
+                  priced_as="vmax", choices={"nan": ExtremeNan}),
+        Broadcast("tcolexpandmin", "dst[i, j] = min(src0[i, j], src1[0, j])", compute=extreme(lambda a, b: b < a),
+                  priced_as="vmin", choices={"nan": ExtremeNan}),
+        Broadcast("tcolexpandexpdif", "dst[i, j] = exp(src0[i, j] - src1[0, j])", compute=exp_difference, priced_as="vexp"),
+        Broadcast("tcolexpand", "dst[i, j] = src[0, j]", compute=None, priced_as="vcopy"),
+    ),
+    col_broadcast,
+)
+"""Row 0 of a tile down each column of dst, alone or with a full tile."""
