@@ -16,6 +16,8 @@ from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import PARTIAL
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -30,10 +32,12 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions,
+    *COMPARE_SELECT.instructions,
+    *PARTIAL.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY,)
+FAMILIES = (BINARY, COMPARE_SELECT, PARTIAL)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

@@ -49,6 +49,10 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -280,6 +284,21 @@ TSCATTER_FORMS = {
 }
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
+    "tcmps": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
+    "tsel": {"mask_walk": MaskWalk.ROWS, "select_tmp": SelectTmp.MASK_ADDRESS},
+    "tsels": {"select_tmp": SelectTmp.SCALAR},
+}
+"""a2a3's compare and select (npu/a2a3/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
+
+
+VECTOR_EXTREMUM = "NumPy's maximum/minimum where vmax/vmin meet NaN or -0 against +0"
+"""What no public code fixes of vmax/vmin: the reference the interpreter computes."""
+PARTIAL_CHOICES = {"part_fill": PartFill.COPY_THEN_OP, "extremum": Extremum.VECTOR}
+"""a2a3's TPART* (npu/a2a3/TPartOp.hpp; vmax, vmin)."""
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -295,6 +314,9 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices},
+                     approximate=dict.fromkeys(("tpartmax", "tpartmin"), VECTOR_EXTREMUM)),
     },
     approximate=OPS.approximate,
 )

@@ -6,6 +6,8 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -93,6 +95,48 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+# The compare-and-select family's rules.
+FLOATS = types_named("f16", "bf16", "f32")
+BYTE_MASKS = INT8
+TCMP_RULES = CompareSelectRules(
+    types_by_mask={m: SIGNED32 | types_named("f16", "f32") for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={2: 128, 4: 64},
+    note="npu/a2a3/TCmp.hpp TCMP_IMPL: int32_t/half/float data (PTOAS: an i8 dst), rows addressed by Cols; "
+    "each row's repeats store 256 / 8 / sizeof(T) mask bytes whole.",
+)
+TCMPS_RULES = CompareSelectRules(
+    types_by_mask={m: SIGNED32 | INT16 | types_named("f16", "f32") for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={2: 128, 4: 64},
+    note="npu/a2a3/TCmps.hpp TcmpsCheck: int32_t/float/half/uint16_t/int16_t data, a row-major dst; whole repeats stored.",
+)
+TSEL_RULES = CompareSelectRules(
+    types_by_mask={m: INT16 | INT32 | FLOATS for m in BYTE_MASKS},
+    row_major_only=True,
+    tmp_elem_bytes=4,
+    tmp_min_bytes={2: 16, 4: 8},
+    note="npu/a2a3/TSel.hpp: 2- or 4-byte data, row-major; tmp receives cmpmaskLen 32-bit words "
+    "(4 for 2-byte data, 2 for 4-byte), as PTOAS checks.",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: INT16 | INT32 | FLOATS for m in BYTE_MASKS},
+    row_major_only=True,
+    tmp_same_type=True,
+    tmp_min_bytes={2: 2, 4: 4},
+    note="npu/a2a3/TSels.hpp: 2- or 4-byte data (the code takes bfloat16, PTOAS does not: the code wins), "
+    "row-major; tmp's first element receives the scalar (PTOAS also wants Cols elements of it: not a code rule).",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a2a3/TPartAdd.hpp (and Mul, Max, Min): int16_t/int32_t/half/float, row-major; TPartOp.hpp "
+    "asserts one source has dst's valid shape and the other lies within it (PTOAS checks the same).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -145,4 +189,6 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
 }

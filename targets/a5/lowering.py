@@ -47,6 +47,10 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -298,6 +302,21 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, [load, gather, store], [])
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
+    "tcmps": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
+    "tsel": {"mask_walk": MaskWalk.REPEAT_STEP_16, "select_tmp": SelectTmp.UNUSED},
+    "tsels": {"select_tmp": SelectTmp.UNUSED},
+}
+"""a5's compare and select (npu/a5/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
+
+
+VECTOR_EXTREMUM = "NumPy's maximum/minimum where vmax/vmin meet NaN or -0 against +0"
+"""What no public code fixes of vmax/vmin: the reference the interpreter computes."""
+PARTIAL_CHOICES = {"part_fill": PartFill.MERGE, "extremum": Extremum.VECTOR}
+"""a5's TPART* (npu/a5/TPartBinOps.hpp; vmax, vmin)."""
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -313,6 +332,9 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices},
+                     approximate=dict.fromkeys(("tpartmax", "tpartmin"), VECTOR_EXTREMUM)),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
     approximate=OPS.approximate,

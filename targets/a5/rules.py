@@ -18,6 +18,8 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -105,6 +107,40 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+# The compare-and-select family's rules.
+FLOATS = types_named("f16", "bf16", "f32")
+BYTE_MASKS = INT8
+COMPARED = INT8 | INT16 | INT32 | FLOATS
+COMPARE_RULES = CompareSelectRules(
+    types_by_mask={m: COMPARED for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={1: 256, 2: 128, 4: 128},
+    note="npu/a5/TCmp.hpp TcmpCheck, TCmps.hpp TcmpsCheck: 8- to 32-bit integers, half, bfloat16, float, "
+    "row-major; 64-bit data (Int64Compare) is not modelled here, as PTOAS rejects it; each register's "
+    "mask stored whole (32 bytes for 1-byte data, 16 otherwise).",
+)
+TSEL_RULES = CompareSelectRules(
+    types_by_mask={m: COMPARED for m in BYTE_MASKS},
+    row_major_only=True,
+    note="npu/a5/TSel.hpp: 1- to 8-byte data, row-major (64-bit Int64Select not modelled, as PTOAS rejects it).",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: INT8 | INT16 | INT32 | types_named("f16", "f32") for m in BYTE_MASKS},
+    row_major_only=True,
+    note="npu/a5/TSels.hpp: 8- to 32-bit integers, half, float (no bfloat16), row-major tiles and mask "
+    "(64-bit Int64SelectScalar not modelled, as PTOAS rejects it).",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a5/TPartAdd.hpp (and Mul, Max, Min): 8- to 32-bit integers, half, bfloat16, float (64-bit "
+    "Int64Part not modelled, as PTOAS rejects it), row-major; TPartBinOps.hpp asserts one source has dst's "
+    "valid shape and the other's lies within it.",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -158,4 +194,6 @@ RULES = {
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
 }

@@ -24,6 +24,10 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -150,6 +154,19 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
+    "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
+    "tsel": {"mask_walk": MaskWalk.BIT_STREAM, "select_tmp": SelectTmp.UNUSED},
+    "tsels": {"select_tmp": SelectTmp.UNUSED},
+}
+"""The simulator's compare and select (cpu/TCmp.h, TCmps.hpp, TSel.hpp, TSelS.hpp)."""
+
+
+PARTIAL_CHOICES = {"part_fill": PartFill.REGIONS, "extremum": Extremum.STD}
+"""The simulator's TPART* (cpu/TPartOp.hpp; std::max, std::min)."""
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -165,6 +182,8 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         **OPS.family(BINARY),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices}),
     },
     approximate=OPS.approximate,
 )

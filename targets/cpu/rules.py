@@ -6,6 +6,8 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -92,6 +94,38 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+# The compare-and-select family's rules.
+FLOATS = types_named("f16", "bf16", "f32")
+ANY_DATA = INTEGERS | FLOATS
+BYTE_MASKS = types_named("i8", "si8", "ui8")
+TCMP_RULES = CompareSelectRules(
+    types_by_mask={"ui8": types_named("i32", "si32", "f16", "f32"), "ui32": STANDARD},
+    row_major_only=False,
+    note="cpu/TCmp.h TCmpCheck: a uint8_t mask with int32_t/half/float data, a uint32_t mask with 8- to "
+    "32-bit integers, half, bfloat16, float; src0 and src1 alike, src0 rows = dst rows (PTO_ASSERT).",
+)
+TCMPS_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
+    row_major_only=False,
+    rows_match=False,
+    note="cpu/TCmps.hpp: no checks (any type CmpCall compiles for); the mask an 8-bit tile as PTOAS writes it.",
+)
+SELECT_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
+    row_major_only=False,
+    note="cpu/TSel.hpp, TSelS.hpp: any data type and layout; the mask an 8-bit row-major tile (its bytes "
+    "are what the simulator reads 8 bits of); TSELS asserts src's valid shape = dst's.",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"),
+    row_major_only=False,
+    one_source_is_dst=False,
+    note="cpu/TPartOp.hpp TPartCheck: int8_t/uint8_t/int16_t/int32_t/half/bfloat16_t/float, any layout; "
+    "any valid shapes (dst's valid region walked, 0 where neither source is valid).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -146,4 +180,6 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
 }
