@@ -1,0 +1,5 @@
+import sys
+
+from bench.simdiff.harness import main
+
+sys.exit(main())
