@@ -588,7 +588,7 @@ def _emit_compare(row: CompareSelect) -> Callable[[Emission, CompareOp], None]:
         """`TCMP(dst, src0, src1, CmpMode::GT)`."""
         mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
         tiles = [v for v in op.ins if isinstance(v.type, TileBufType)]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins], extra=[f"CmpMode::{mode.value.upper()}"]))
+        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins], (), [f"CmpMode::{mode.value.upper()}"]))
 
     return emit
 
