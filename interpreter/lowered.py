@@ -82,20 +82,21 @@ def kernel_params(op: Operation) -> dict[str, object]:
     KERNEL is the op's property (or attribute) of that name, but `site` (None here, given at
     each run); a class may add its own (`kernel_params`)."""
     kernel = type(op).KERNEL  # pyright: ignore[reportAttributeAccessIssue]
-    params: dict[str, object] = {}
+    own = getattr(type(op), "kernel_params", None)
+    params: dict[str, object] = {} if own is None else dict(own(op))
     accessors = op.get_irdl_definition().accessor_names
     for name, parameter in _keyword_parameters(kernel).items():
         if name == SITE:
             params[SITE] = None  # given at each run (run_kernel)
             continue
+        if name in params:
+            continue
         ir_name = accessors.get(name, (name,))[0]
         attr = op.properties.get(ir_name, op.attributes.get(ir_name))
         if attr is not None:
             params[name] = _value(attr)
-        elif parameter.default is inspect.Parameter.empty and not hasattr(type(op), "kernel_params"):
+        elif parameter.default is inspect.Parameter.empty:
             raise RuntimeFault(f"has no {name} choice: lower the kernel for a target first (pto-lower)")
-    if (own := getattr(type(op), "kernel_params", None)) is not None:
-        params |= own(op)
     return params
 
 

@@ -65,8 +65,9 @@ def camel(word: str) -> str:
 class Emission(Protocol):
     """What an instruction's `emit` writes its C++ with (backends/cpp/emitter.py)."""
 
-    def issue(self, pipe: Pipe, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
-        """Write `statement` on `pipe`, after the flags its reads and writes need."""
+    def issue(self, op: Operation, statement: str) -> None:
+        """Write `statement`, the op's C++, on its instruction's pipe, after the flags that
+        what it reads and writes (its memory effects) need."""
         ...
 
     def synchronised(self, statement: str) -> None:

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -61,6 +61,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.traits import MemoryEffectKind, get_effects
 
 from pto_dialect.attributes import GmLayout
 from backends.cpp.sync import PipeSync
@@ -267,14 +268,23 @@ class _Emitter:
         value = constant_index(addr)
         return f"0x{value:X}" if value is not None else self.values[addr]
 
-    def issue(self, pipe: Pipe, reads: Sequence[SSAValue], writes: Sequence[SSAValue], statement: str) -> None:
-        """A tile statement on `pipe`, after the flags it needs."""
-        tiles_read = [self.values[v] for v in reads if isinstance(v.type, TileBufType)]
-        tiles_written = [self.values[v] for v in writes]
+    def issue(self, op: Operation, statement: str) -> None:
+        """The op's statement on its instruction's pipe, after the flags that the tiles it reads
+        and writes (its memory effects) need."""
+        instruction = instruction_of(op)
+        assert instruction is not None, op.name
+        pipe = instruction.pipe
+        effects = get_effects(op) or set()
+        tiles_read = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.READ)
+        tiles_written = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.WRITE)
         for producer in self.sync.issue(pipe, tiles_read, tiles_written):
             self.line(f"set_flag({producer}, {pipe}, EVENT_ID0);")
             self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
         self.line(statement)
+
+    def _tiles(self, values: Iterable[SSAValue | None]) -> list[str]:
+        """The C++ names of the tile buffers among `values`, in operand order."""
+        return sorted({self.values[v] for v in values if v is not None and isinstance(v.type, TileBufType)})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)

@@ -14,7 +14,6 @@ from xdsl.ir import Dialect, Operation
 
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
-from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
@@ -28,6 +27,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE
 from pto_dialect.instructions.tscatter import TSCATTER
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
+from pto_dialect.registers import PTO_REG
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
@@ -60,7 +60,7 @@ def by_mnemonic(mnemonic: str) -> Instruction | None:
 PTO_CHOICE = Dialect("pto_choice", [], list(ChoiceAttr.KINDS.values()))
 """The choice attributes, shared by every target dialect."""
 
-LOWERING_DIALECTS = (PTO_CHOICE, tgather.PTO_REG)
+LOWERING_DIALECTS = (PTO_CHOICE, PTO_REG)
 """The dialects of lowered IR that every target shares."""
 
 __all__ = ["FAMILIES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]

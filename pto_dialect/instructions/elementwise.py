@@ -28,7 +28,7 @@ from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachi
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
+from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 
@@ -62,11 +62,7 @@ class ElementwiseOp(PtoInstructionOp):
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return cls.INS[:n_ins], ("dst",)
 
-    def verify_(self) -> None:
-        word = self.name.removeprefix("pto.")
-        self.verify_dps_or_ssa()
-        if len(self.ins) != len(self.INS) or len(self.destinations) != 1:
-            raise VerifyException(f"expects {word} ins({', '.join(self.INS)}) outs(dst)")
+    def verify_operands(self) -> None:
         dst = self.expect_tile("dst", self.destinations[0])
         for role, value in zip(self.INS, self.ins):
             if role == "scalar":
@@ -223,8 +219,7 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
         """`TADD(dst, src0, src1)`: dst first, then the inputs."""
-        tiles = [v for r, v in zip(roles, op.ins) if r != "scalar"]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
 
     return emit
 

@@ -1,6 +1,6 @@
 """
 MSCATTER: scatter a tile into a GM table through an index tile (pto-isa's MSCATTER.md), the
-inverse of MGATHER (mgather.py, whose index and table rules it shares).
+inverse of MGATHER (mgather.py; the index and table rules they share: gm_index.py).
 
       row:  table[idx_r, j] (op)= src[r, j]          r < R, j < C
       elem: table_flat[idx[r, c]] (op)= src[r, c]
@@ -61,7 +61,7 @@ from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, Simul
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
-from pto_dialect.instructions.mgather import (
+from pto_dialect.gm_index import (
     C0_BYTES,
     FRACTAL_NZ_ROW,
     check_elem_index,
@@ -85,11 +85,11 @@ from pto_dialect.instructions.mgather import (
     warp_bursts,
     widen,
 )
-from pto_dialect.instructions.tscatter import surviving_writes
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
 from pto_dialect.types import TileBufType, TileType
+from pto_dialect.write_collisions import surviving_writes
 
 # ---------------------------------------------------------------------------
 # The op
@@ -113,6 +113,7 @@ class MScatterOp(PtoInstructionOp):
     scatter_conflict = opt_prop_def(ScatterConflictAttr, prop_name="scatterConflict")
 
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+    SSA_RESULTS: ClassVar[bool] = False
     BUILDER_NAMES: ClassVar[dict[str, str]] = {"src": "src_tile", "idx": "idx_tile", "mem": "table_view"}
     OMITS_DEFAULTS: ClassVar[bool] = True
     DEFAULTS: ClassVar[dict[str, Attribute]] = {
@@ -136,11 +137,7 @@ class MScatterOp(PtoInstructionOp):
     def oob(self) -> ScatterOob:
         return cast(ScatterOobAttr, self.scatter_oob or self.DEFAULTS["scatterOob"]).data
 
-    def verify_(self) -> None:
-        if self.res:
-            raise VerifyException("expects no results: the SSA spelling is `pto.mscatter %src, %idx, %mem : (Ts, Ti, Tm) -> ()`")
-        if (len(self.ins), len(self.outs)) not in ((2, 1), (3, 0)):
-            raise VerifyException("expects mscatter ins(src, idx) outs(mem), or the operands src, idx, mem")
+    def verify_operands(self) -> None:
         tiles = (TileBufType,) if self.outs else (TileBufType, TileType)  # SSA values until pto-ssa-to-dps
         for role, value in (("src", self.src), ("idx", self.idx)):
             if not isinstance(value.type, tiles):
@@ -758,7 +755,7 @@ def emit(e: Emission, op: MScatterOp) -> None:
                     f"ScatterOOB::{camel(op.oob)}"]
         if op.scatter_conflict is not None:
             template.append(f"ScatterConflict::{camel(op.scatter_conflict.data)}")
-    e.issue(Pipe.VECTOR, [op.src, op.idx], [], e.call("MSCATTER", [op.mem, op.src, op.idx], template))
+    e.issue(op, e.call("MSCATTER", [op.mem, op.src, op.idx], template))
 
 
 MSCATTER = Instruction(

@@ -19,19 +19,12 @@ operands, checks, rule rows, tmp use, row counter and choices are TCOLARGMIN's
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.instructions.tcolargmin import (
-    ColArgReduceBase,
-    ColArgReduceOp,
-    Extreme,
-    col_arg_reduce,
-    col_arg_reduce_kernel,
-    footprint,
-)
+from pto_dialect.arg_reduce import Extreme
+from pto_dialect.instructions.tcolargmin import ColArgReduceBase, ColArgReduceOp, col_arg_reduce
 from pto_dialect.ops.common import PtoInstructionOp
 
 
@@ -44,8 +37,7 @@ class TColArgMaxOp(ColArgReduceOp):
 
 class TColArgMaxBase(ColArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMaxOp
-    KERNEL = staticmethod(partial(col_arg_reduce_kernel, extreme=Extreme.MAX))
-    FOOTPRINT = staticmethod(footprint)
+    EXTREME: ClassVar[Extreme] = Extreme.MAX
 
 
 TCOLARGMAX = col_arg_reduce(TColArgMaxOp, TColArgMaxBase)

@@ -1,7 +1,8 @@
 """
 TCOLARGMIN: the row index of each column's minimum, optionally with the minimum
 (docs/isa: pto-isa's TCOLARGMIN.md). TCOLARGMAX (tcolargmax.py) is the same
-instruction with the comparison reversed: this module holds what they share.
+instruction with the comparison reversed: this module holds what they share (what the row
+arg-reductions share with them too: arg_reduce.py).
 
       dstIdx[0, j] = argmin_{i < vr} src[i, j]        j < vc
       dstVal[0, j] = min_{i < vr} src[i, j]           (value+index form)
@@ -14,26 +15,35 @@ instruction with the comparison reversed: this module holds what they share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from math import ceil
 from typing import ClassVar
 
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
-from xdsl.utils.exceptions import VerifyException
-from xdsl.utils.str_enum import StrEnum
 
+from pto_dialect.arg_reduce import (
+    TMP_ADDED,
+    ArgReduceTypes,
+    Extreme,
+    SearchesExtreme,
+    TmpAdded,
+    check_output_shape,
+    check_value_index_types,
+    extreme_keys,
+    first_minimum,
+    require_tmp_width,
+    type_cells,
+)
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
-from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
+from pto_dialect.machine import Footprint, np, rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.src_read import valid_reads, valid_values
+from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
 # ---------------------------------------------------------------------------
 # The op
@@ -60,13 +70,7 @@ class ColArgReduceOp(PtoInstructionOp):
 
     dst_val = operand_of_role("dstVal", optional=True)
 
-    def verify_(self) -> None:
-        word = self.name.removeprefix("pto.")
-        self.verify_dps_or_ssa()
-        if len(self.ins) not in (1, 2):
-            raise VerifyException(f"expects {word} ins(src[, tmp])")
-        if len(self.destinations) not in (1, 2):
-            raise VerifyException(f"expects {word} outs(dstIdx) or outs(dstVal, dstIdx)")
+    def verify_operands(self) -> None:
         src = self.expect_tile_in("src", self.src)
         if self.tmp is not None:
             self.expect_tile_in("tmp", self.tmp)
@@ -87,30 +91,6 @@ class TColArgMinOp(ColArgReduceOp):
 # What each target accepts
 
 
-class TmpAdded(StrEnum):
-    """The tmp `pto-materialize-implicit-tmp` adds where the op omits it."""
-
-    LIKE_SRC = "like_src"
-    """src's type, shape and valid shape: always legal (a2a3 uses tmp)."""
-    SMALLEST = "smallest"
-    """1 x 32 bytes of src's type: the tmp is unused."""
-    NONE = "none"
-    """Nothing: the target takes no tmp."""
-
-
-@dataclass(frozen=True)
-class ArgReduceTypes:
-    """What one target's rule row of an arg-reduction (row or column) says on element types and tmp."""
-
-    src_types: frozenset[str]
-    index_types: frozenset[str]
-    """dstIdx element types, index-only form."""
-    value_index_types_by_src_bytes: dict[int, frozenset[str]]
-    """dstIdx element types with a dstVal, per src element width (absent width: rejected)."""
-    implicit_tmp: TmpAdded
-    note: str
-
-
 @dataclass(frozen=True)
 class ColArgReduceRules(ArgReduceTypes):
     """One target's TCOLARGMIN / TCOLARGMAX rules."""
@@ -118,25 +98,6 @@ class ColArgReduceRules(ArgReduceTypes):
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
     """tmp holds src-typed values and must be large enough (a2a3)."""
-
-
-REPEAT_BYTES = 256
-"""One vector repeat (REPEAT_BYTE) or register (CCE_VL) of pto-isa."""
-BLOCK_BYTES = 32
-"""One UB block (BLOCK_BYTE_SIZE)."""
-
-
-def vector_repeats(count: int, elem_bytes: int) -> int:
-    """The repeats (a5: registers) `count` elements of `elem_bytes` take: ceil(count / (REPEAT_BYTES / elem_bytes))."""
-    return -(-count // (REPEAT_BYTES // elem_bytes))
-
-
-def min_tmp_cols(src: TileFacts) -> int:
-    """The a2a3 tmp width PTOAS requires: R = 2048/bits, B = 256/bits, rep = ceil(V/R),
-    S = (ceil(2*rep/B) + ceil(rep/B)) * B; f32 V=256 -> 16, f16 V=300 -> 32, f32 V=1024 -> 48."""
-    per_block = BLOCK_BYTES // src.elem.bytes
-    rep = vector_repeats(src.valid_col, src.elem.bytes)
-    return (ceil(2 * rep / per_block) + ceil(rep / per_block)) * per_block
 
 
 def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
@@ -166,46 +127,6 @@ def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) 
         _check_tmp(rules, src, tmp)
 
 
-def check_output_shape(out: TileFacts, src: TileFacts, kept: int) -> None:
-    """An arg-reduction output's valid shape: src's along dim `kept` (0: rows, 1: columns), 1 along the other."""
-    reduced = 1 - kept
-    dims, src_dims = (out.valid_row, out.valid_col), (src.valid_row, src.valid_col)
-    if known(dims[reduced]):
-        require(dims[reduced] == 1, f"expects {out.role} valid_shape[{reduced}] to be 1, got {dims[reduced]}")
-    if known(dims[kept], src_dims[kept]):
-        require(
-            dims[kept] == src_dims[kept],
-            f"expects src and {out.role} to have the same valid_shape[{kept}], got {src_dims[kept]} and {dims[kept]}",
-        )
-
-
-def check_value_index_types(by_width: dict[int, frozenset[str]], src: TileFacts, dst_idx: TileFacts) -> None:
-    """A value+index form's src width and index type (an arg-reduction's rule row lists them)."""
-    allowed = by_width.get(src.elem.bytes)
-    require(
-        allowed is not None,
-        f"expects a {'/'.join(map(str, sorted(by_width)))}-byte src in value+index mode, "
-        f"got {src.elem.mlir} ({src.elem.bytes} byte)",
-    )
-    assert allowed is not None
-    require(
-        dst_idx.elem.mlir in allowed,
-        f"expects dstIdx element type to be {spell(allowed)} for a {src.elem.bytes}-byte src "
-        f"in value+index mode, got {dst_idx.elem.mlir}",
-    )
-
-
-def require_tmp_width(src: TileFacts, tmp: TileFacts) -> None:
-    """a2a3's tmp row: at least PTOAS's stride (min_tmp_cols) when both widths are known."""
-    need = min_tmp_cols(src)
-    if known(tmp.valid_col, src.valid_col):
-        require(
-            tmp.valid_col >= need,
-            f"expects tmp valid_shape[1] to be at least {need} for src valid_shape[1] = "
-            f"{src.valid_col}, got {tmp.valid_col}",
-        )
-
-
 def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None:
     require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
     require(tmp.blayout == "row_major", f"expects tmp to use the row_major blayout, got {tmp.blayout}")
@@ -224,26 +145,6 @@ def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None
         return
     require(tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
     require_tmp_width(src, tmp)
-
-
-TMP_ADDED = {
-    TmpAdded.LIKE_SRC: "src's type, shape and valid shape",
-    TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
-    TmpAdded.NONE: "none",
-}
-"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
-
-
-def type_cells(src_layout: str) -> list[tuple[str, Callable[..., str]]]:
-    """The docs rows on an arg-reduction's element types (its rule row's fields)."""
-    return [
-        ("src element type", lambda r: spell(r.src_types)),
-        ("src layout", lambda r: src_layout),
-        ("dst (index-only) element type", lambda r: spell(r.index_types)),
-        ("value+index: dstIdx element type per src width",
-         lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.value_index_types_by_src_bytes.items()))
-         + "; other widths: rejected"),
-    ]
 
 
 def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
@@ -287,101 +188,6 @@ TYPED_COMPARISON: dict[str, Choice] = {
 # The kernel
 
 
-class Extreme(StrEnum):
-    """Which end an arg-reduction looks for."""
-
-    MIN = "min"
-    MAX = "max"
-
-
-def flush_to_fp(bits: np.ndarray) -> np.ndarray:
-    """16/32-bit patterns read as fp16/fp32 with denormals flushed to signed zero (a2a3)."""
-    as_float = bits.view(np.float16 if bits.itemsize == 2 else np.float32)
-    tiny = np.finfo(as_float.dtype).tiny
-    return np.where(np.abs(as_float) < tiny, np.copysign(np.zeros((), as_float.dtype), as_float), as_float)
-
-
-def valid_values(tile: Tile, src_read: SrcRead) -> np.ndarray:
-    """A tile's valid region as the target reads it: through its layout, or its storage
-    addressed as if it were row-major (a2a3 reads a DN src so)."""
-    match src_read:
-        case SrcRead.LAYOUT:
-            return tile.read_valid()
-        case SrcRead.ROW_MAJOR_STORAGE:
-            rows, cols = tile.type.shape
-            return tile.flat.reshape(*tile.flat.shape[:-1], rows, cols)[..., : tile.valid_row, : tile.valid_col]
-
-
-def valid_reads(tile: Tile, src_read: SrcRead) -> np.ndarray:
-    """The elements valid_values reads, for a Footprint."""
-    match src_read:
-        case SrcRead.LAYOUT:
-            return valid_rect(tile)
-        case SrcRead.ROW_MAJOR_STORAGE:
-            cols = tile.type.shape[1]
-            return (np.arange(tile.valid_row)[:, None] * cols + np.arange(tile.valid_col)[None, :]).reshape(-1)
-
-
-def extreme_keys(x: np.ndarray, extreme: Extreme, compare: ArgCompare) -> np.ndarray:
-    """What a target compares, ordered so that the extreme wanted is the minimum: the values
-    (or their fp16/fp32 reading), negated for a maximum (~k = -k - 1 never overflows)."""
-    match compare:
-        case ArgCompare.NATIVE:
-            keys = x
-        case ArgCompare.FP_BITS:
-            keys = flush_to_fp(x)
-    if extreme == Extreme.MAX:
-        keys = -keys if keys.dtype.name in FLOAT_DTYPE_NAMES else ~keys
-    return keys
-
-
-def first_minimum(keys: np.ndarray, nan: NanPolicy) -> tuple[np.ndarray, np.ndarray]:
-    """(index, found) of the minimum along the last axis, as the target's search finds it;
-    `found` is False where the search keeps its initial value (index 0, a NaN-free start)."""
-    n = keys.shape[-1]
-    found = np.ones(keys.shape[:-1], dtype=bool)
-    if n == 1:
-        return np.zeros(keys.shape[:-1], dtype=np.int64), found
-    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
-    match nan:
-        case NanPolicy.PROPAGATES:
-            # cur = x[0]; for i >= 1: if not (cur <= x[i]): idx = i; cur = min(cur, x[i])
-            running = np.minimum.accumulate(keys, axis=-1)
-            replaces = ~(running[..., :-1] <= keys[..., 1:])
-            idx = np.where(replaces.any(axis=-1), n - 1 - np.argmax(replaces[..., ::-1], axis=-1), 0)
-        case NanPolicy.FIRST_STICKS if floats:
-            idx = np.where(np.isnan(keys[..., 0]), 0, np.argmin(np.where(np.isnan(keys), np.inf, keys), axis=-1))
-        case NanPolicy.FIRST_NAN_WINS if floats:
-            nans = np.isnan(keys)
-            idx = np.where(nans.any(axis=-1), np.argmax(nans, axis=-1), np.argmin(np.where(nans, np.inf, keys), axis=-1))
-        case NanPolicy.NAN_CHUNK_SKIPPED:
-            idx, found = _chunked_minimum(keys)
-        case NanPolicy.FIRST_STICKS | NanPolicy.FIRST_NAN_WINS:
-            idx = np.argmin(keys, axis=-1)
-    return idx, found
-
-
-def _chunked_minimum(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """a5's row search: each 256-byte chunk reduced on its own (a NaN in it makes its result
-    NaN), then `best = chunk` only where the chunk's minimum is strictly below the best so far,
-    starting from the type's top (+inf, the integer maximum)."""
-    n = keys.shape[-1]
-    chunk = REPEAT_BYTES // keys.itemsize
-    chunks = -(-n // chunk)
-    floats = keys.dtype.name in FLOAT_DTYPE_NAMES
-    top = np.inf if floats else np.iinfo(keys.dtype).max
-    padded = np.full((*keys.shape[:-1], chunks * chunk), top, dtype=keys.dtype)
-    padded[..., :n] = keys
-    blocks = padded.reshape(*keys.shape[:-1], chunks, chunk)
-    minima = blocks.min(axis=-1)  # NaN where the chunk holds one: never strictly below the best
-    eligible = ~np.isnan(minima) if floats else np.ones(minima.shape, bool)
-    best = np.where(eligible, minima, top).min(axis=-1)
-    found = best < top
-    first_chunk = np.argmax(eligible & (minima == best[..., None]), axis=-1)
-    chosen = np.take_along_axis(blocks, first_chunk[..., None, None], axis=-2)[..., 0, :]
-    return np.where(found, first_chunk * chunk + np.argmin(chosen, axis=-1), 0), found
-
-
 def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan: NanPolicy, row_counter: RowCounter,
                    src_read: SrcRead) -> None:
     """Per column: the row of the minimum (maximum), rows being axis -2 (a leading iteration
@@ -411,9 +217,11 @@ def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
     return Footprint(tiles, [])
 
 
-class ColArgReduceBase(LoweredOp):
+class ColArgReduceBase(LoweredOp, SearchesExtreme):
     """idx[0, j] = first i < vr with src[i, j] extreme; val[0, j] = that value."""
 
+    KERNEL = staticmethod(col_arg_reduce_kernel)
+    FOOTPRINT = staticmethod(footprint)
     compare = prop_def(ArgCompareAttr)
     nan = prop_def(NanPolicyAttr)
     row_counter = prop_def(RowCounterAttr)
@@ -422,8 +230,7 @@ class ColArgReduceBase(LoweredOp):
 
 class TColArgMinBase(ColArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
-    KERNEL = staticmethod(partial(col_arg_reduce_kernel, extreme=Extreme.MIN))
-    FOOTPRINT = staticmethod(footprint)
+    EXTREME: ClassVar[Extreme] = Extreme.MIN
 
 
 # ---------------------------------------------------------------------------
@@ -446,7 +253,7 @@ def _cce(op: ColArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCo
     a value+index form copies the values out."""
     src, t = o["src"], machine.trace()
     per_repeat = REPEAT_BYTES // src.elem.bytes
-    compare, keep = _compare_and_keep(op.KERNEL.keywords["extreme"])
+    compare, keep = _compare_and_keep(op.EXTREME)
     with_values = o.get("dstVal") is not None
 
     def block(partial: bool) -> None:
@@ -527,7 +334,7 @@ def emit(e: Emission, op: ColArgReduceOp) -> None:
     """`TCOLARGMIN(dstIdx, src, tmp)` or `TCOLARGMIN(dstVal, dstIdx, src, tmp)`."""
     tmp = e.require(op, "tmp")
     name = op.name.removeprefix("pto.").upper()
-    e.issue(Pipe.VECTOR, [op.src], [*op.outs, tmp], e.call(name, [*op.outs, op.src, tmp]))
+    e.issue(op, e.call(name, [*op.outs, op.src, tmp]))
 
 
 IN_PLACE = {

@@ -6,7 +6,8 @@ TGATHER: gather inside a tile (docs/isa: pto-isa's TGATHER.md), in one of three 
       compare: dst[i, :] = indices j of row i where cmpMode(src[i, j], k_i) holds; cdst[i] = count
 
 A target may lower the index form to register steps (a5: load the index vector, gather by
-index under a mask, store): their ops are declared here too.
+index under a mask, store): their ops are declared here too, on the register type of
+registers.py.
 """
 
 from __future__ import annotations
@@ -17,17 +18,9 @@ from math import ceil
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
-from xdsl.ir import (
-    Attribute,
-    Dialect,
-    Operation,
-    ParametrizedAttribute,
-    SSAValue,
-    TypeAttribute,
-)
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -36,8 +29,6 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -47,12 +38,14 @@ from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachi
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.tcolargmin import vector_repeats
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, parse_operand_group, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
+from pto_dialect.ops.mask_ins import MaskInsOp
 from pto_dialect.ops.memory import AllocTileOp, smallest_tile
+from pto_dialect.registers import OperandEffectsByName, VRegType, result_lane
 from pto_dialect.types import PartitionTensorViewType, TileBufType, TileType, TileTypeBase
+from pto_dialect.vector import vector_repeats
 
 # ---------------------------------------------------------------------------
 # The op
@@ -64,62 +57,6 @@ class TGatherForm(StrEnum):
     INDEX = "index"
     MASK = "mask"
     COMPARE = "compare"
-
-
-class MaskInsOp(PtoInstructionOp):
-    """An op whose DPS `ins(...)` holds either operands or, in its mask form, the src and its
-    mask pattern: `ins(%src, {maskPattern = #pto.mask_pattern<P0101>} : Ts[, "row"|"col"])`
-    (TGATHER, TSCATTER)."""
-
-    MAX_INS: ClassVar[int]
-    """The most operands of the other forms' ins(...)."""
-
-    @classmethod
-    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
-        start = parser.pos
-        parser.parse_punctuation("(")
-        src = parser.parse_unresolved_operand()
-        if parser.parse_optional_punctuation(",") is None:
-            parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-            names, types, pos = parse_operand_group(parser, "ins")
-            return list(parser.resolve_operands(names, types, pos)), {}
-        if parser._current_token.text != "{":  # pyright: ignore[reportPrivateUsage]
-            parser._resume_from(start)  # pyright: ignore[reportPrivateUsage]
-            names, types, pos = parse_operand_group(parser, "ins")
-            if len(names) > cls.MAX_INS:
-                word = cls.name.removeprefix("pto.")
-                parser.raise_error(f"expected at most {cls.MAX_INS - 1} extra operands in {word} ins(...)", pos)
-            return list(parser.resolve_operands(names, types, pos)), {}
-        inline = parser.parse_optional_attr_dict()
-        if set(inline) != {"maskPattern"}:
-            parser.raise_error("expected #pto.mask_pattern<Pxxxx> for maskPattern", start)
-        if not isinstance(inline["maskPattern"], MaskPatternAttr):
-            parser.raise_error("expected #pto.mask_pattern<Pxxxx> for maskPattern", start)
-        parser.parse_punctuation(":")
-        src_type = parser.parse_type()
-        if parser.parse_optional_punctuation(",") is not None:
-            axis_pos = parser.pos
-            axis = parser.parse_optional_str_literal()
-            if axis not in ("row", "col"):
-                parser.raise_error('axis must be "row" or "col"', axis_pos)
-            inline["axis"] = StringAttr(axis)
-        parser.parse_punctuation(")")
-        return [parser.resolve_operand(src, src_type)], inline
-
-    def print_dps_ins(self, printer: Printer) -> None:
-        mask_pattern, axis = self.properties.get("maskPattern"), self.properties.get("axis")
-        if mask_pattern is None:
-            return super().print_dps_ins(printer)
-        printer.print_string(" ins(")
-        printer.print_ssa_value(self.ins[0])
-        printer.print_string(", ")
-        printer.print_attr_dict({"maskPattern": mask_pattern})
-        printer.print_string(" : ")
-        printer.print_attribute(self.ins[0].type)
-        if axis is not None:
-            printer.print_string(", ")
-            printer.print_attribute(axis)
-        printer.print_string(")")
 
 
 @irdl_op_definition
@@ -227,8 +164,7 @@ class TGatherOp(MaskInsOp):
             return "index-form tgather tmp must be tile-like"
         return None
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
+    def verify_operands(self) -> None:
         if self.axis is not None and self.axis.data not in ("row", "col"):
             raise VerifyException('axis must be "row" or "col"')
         form = self.form
@@ -236,8 +172,6 @@ class TGatherOp(MaskInsOp):
             raise VerifyException("axis attribute must not be provided without maskPattern")
         if form != TGatherForm.COMPARE and (self.cmp_mode is not None or self.offset is not None):
             raise VerifyException("cmpMode and offset are only allowed on compare-form tgather")
-        if not self.ins or not self.destinations:
-            raise VerifyException("expects a src operand and at least one dst")
         src = self.expect_tile_in("src", self.src)
         if form == TGatherForm.MASK:
             if len(self.ins) != 1 or len(self.destinations) != 1:
@@ -255,10 +189,8 @@ class TGatherOp(MaskInsOp):
             self._verify_index(src)
 
     def _verify_index(self, src: TileTypeBase) -> None:
-        if len(self.ins) not in (2, 3):
-            raise VerifyException("index-form tgather expects at most src, indices, tmp in ins(...)")
-        if len(self.destinations) != 1:
-            raise VerifyException(f"index-form tgather expects a single dst, got {len(self.destinations)}")
+        if len(self.ins) == 1:  # the mask form's counts, without its maskPattern
+            raise VerifyException("index-form tgather expects src, indices[, tmp] in ins(...); the mask form names a maskPattern")
         dst = self.expect_tile("dst", self.dst)
         indices = self.expect_tile_in("indices", self.operand("indices"))
         if (tmp := self.role("tmp")) is not None:
@@ -273,8 +205,6 @@ class TGatherOp(MaskInsOp):
         return self.operand("threshold")
 
     def _verify_compare(self, src: TileTypeBase) -> None:
-        if len(self.ins) != 3:
-            raise VerifyException("compare-form tgather expects dst, cdst, kValue, and tmp")
         dst = self.expect_tile("dst", self.dst)
         cdst = self.expect_tile("cdst", self.operand("cdst"))
         self.expect_tile_in("tmp", self.operand("tmp"))
@@ -745,44 +675,13 @@ class TGatherCompareBase(LoweredOp):
     threshold_read = prop_def(ThresholdReadAttr)
 
 
-@irdl_attr_definition
-class VRegType(ParametrizedAttribute, TypeAttribute):
-    """`!pto_reg.vreg<T>`: a vector register of T lanes (one whole tile's worth here)."""
-
-    name = "pto_reg.vreg"
-    element_type: Attribute
-
-
-PTO_REG = Dialect("pto_reg", [], [VRegType])
-"""Vector registers, for targets whose lowering goes down to register steps."""
-
-
-class OperandEffectsByName(MemoryEffect):
-    """A register step reads or writes the tiles its named operands hold."""
-
-    def __init__(self, reads: tuple[str, ...] = (), writes: tuple[str, ...] = ()):
-        super().__init__()
-        self.reads, self.writes = reads, writes
-
-    def get_effects(self, op: Operation) -> set[EffectInstance]:  # pyright: ignore[reportIncompatibleMethodOverride]
-        return {EffectInstance(MemoryEffectKind.READ, getattr(op, n)) for n in self.reads} | {
-            EffectInstance(MemoryEffectKind.WRITE, getattr(op, n)) for n in self.writes
-        }
-
-
-def _lane(op: Operation) -> dict[str, object]:
-    info = element_info(op.results[0].type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
-    assert info is not None
-    return {"lane": info.numpy}
-
-
 class LoadIndexVectorBase(IRDLOperation):
     """`LoadAlign` of the index tile's valid elements into a register, as the result's lanes."""
 
     SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
     KERNEL = staticmethod(load_index_vector)
     FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["indices"], False, valid_rect(o["indices"]))], []))
-    kernel_params = staticmethod(_lane)
+    kernel_params = staticmethod(result_lane)
     indices = operand_def(TileBufType)
     result = result_def(VRegType)
     traits = traits_def(OperandEffectsByName(reads=("indices",)))
@@ -796,7 +695,7 @@ class RegisterGatherBase(IRDLOperation):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
     KERNEL = staticmethod(register_gather)
     FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["base"], False, None)], []))  # any lane of base; mask: a shape
-    kernel_params = staticmethod(_lane)
+    kernel_params = staticmethod(result_lane)
     base = operand_def(TileBufType)
     index = operand_def(VRegType)
     mask = operand_def(TileBufType)
@@ -968,13 +867,13 @@ def emit(e: Emission, op: TGatherOp) -> None:
         template = [e.alias(dst.type), e.alias(src.type), f"MaskPattern::{op.mask_pattern.data}"]
         if op.mask_axis == "col":
             template.append("GatherAxis::GATHER_COL")
-        e.issue(Pipe.VECTOR, [src], [dst], e.call("TGATHER", [dst, src], template))
+        e.issue(op, e.call("TGATHER", [dst, src], template))
         return
     tmp = e.require(op, "tmp")
     if op.form == TGatherForm.INDEX:
         # TGATHER(dst, src, indices, tmp)
         indices = op.operand("indices")
-        e.issue(Pipe.VECTOR, [src, indices], [dst, tmp], e.call("TGATHER", [dst, src, indices, tmp]))
+        e.issue(op, e.call("TGATHER", [dst, src, indices, tmp]))
         return
     # TGATHER<DstT, SrcT, KT, CdstT, TmpT, CmpMode::GT>(dst, src, k_value, cdst, tmp, offset):
     # pto-isa's argument order
@@ -987,7 +886,7 @@ def emit(e: Emission, op: TGatherOp) -> None:
     ]
     offset = str(op.offset.value.data if op.offset is not None else 0)
     statement = e.call("TGATHER", [dst, src, k, cdst, tmp], template, [offset])
-    e.issue(Pipe.VECTOR, [src, k], [dst, cdst, tmp], statement)
+    e.issue(op, statement)
 
 
 def implied_indices(dst: Attribute) -> TileType | None:

@@ -219,9 +219,7 @@ class TPrintOp(PtoInstructionOp):
             printer.print_string(" ")
             printer.print_attr_dict(attrs)
 
-    def verify_(self) -> None:
-        if self.res or self.outs or len(self.ins) != 1:
-            raise VerifyException("expects tprint ins(src) and no results")
+    def verify_operands(self) -> None:
         if not isinstance(self.src.type, TileTypeBase | PartitionTensorViewType):
             raise VerifyException(f"expects src to be a tile or a !pto.partition_tensor_view, got {self.src.type}")
 

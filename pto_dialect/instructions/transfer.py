@@ -21,7 +21,6 @@ from typing import ClassVar
 
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition
-from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
@@ -255,10 +254,7 @@ class TLoadOp(TransferOp):
     KERNEL: ClassVar = staticmethod(tload)
     FOOTPRINT: ClassVar = staticmethod(tload_footprint)
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
-        if len(self.ins) != 1 or len(self.destinations) != 1:
-            raise VerifyException("expects tload ins(src) outs(dst)")
+    def verify_operands(self) -> None:
         src = self.expect_view("src", self.src)
         dst = self.expect_tile("dst", self.dst)
         same_element_type("src", src.element_type, "dst", dst.element_type)
@@ -279,10 +275,9 @@ class TStoreOp(TransferOp):
     FOOTPRINT: ClassVar = staticmethod(tstore_footprint)
 
     ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
+    SSA_RESULTS: ClassVar[bool] = False
 
-    def verify_(self) -> None:
-        if self.res or len(self.ins) != 1 or len(self.outs) != 1:
-            raise VerifyException("expects tstore ins(src) outs(dst)")
+    def verify_operands(self) -> None:
         src = self.expect_tile_in("src", self.src)
         dst = self.expect_view("dst", self.dst)
         same_element_type("src", src.element_type, "dst", dst.element_type)
@@ -411,11 +406,11 @@ TSTORE_COST = InstructionCost(
 
 
 def emit_tload(e: Emission, op: TLoadOp) -> None:
-    e.issue(Pipe.MTE2, [], [op.dst], e.call("TLOAD", [op.dst, op.src]))
+    e.issue(op, e.call("TLOAD", [op.dst, op.src]))
 
 
 def emit_tstore(e: Emission, op: TStoreOp) -> None:
-    e.issue(Pipe.MTE3, [op.src], [], e.call("TSTORE", [op.dst, op.src]))
+    e.issue(op, e.call("TSTORE", [op.dst, op.src]))
 
 
 def _transfer(

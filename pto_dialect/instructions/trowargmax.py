@@ -11,13 +11,13 @@ and choices are TROWARGMIN's (trowargmin.py).
 
 from __future__ import annotations
 
-from functools import partial
 from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition
 
-from pto_dialect.instructions.tcolargmin import ColArgReduceOp, Extreme
-from pto_dialect.instructions.trowargmin import RowArgReduceBase, row_arg_reduce, row_arg_reduce_kernel
+from pto_dialect.arg_reduce import Extreme
+from pto_dialect.instructions.tcolargmin import ColArgReduceOp
+from pto_dialect.instructions.trowargmin import RowArgReduceBase, row_arg_reduce
 from pto_dialect.ops.common import PtoInstructionOp
 
 
@@ -30,7 +30,7 @@ class TRowArgMaxOp(ColArgReduceOp):
 
 class TRowArgMaxBase(RowArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMaxOp
-    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MAX))
+    EXTREME: ClassVar[Extreme] = Extreme.MAX
 
 
 TROWARGMAX = row_arg_reduce(TRowArgMaxOp, TRowArgMaxBase)

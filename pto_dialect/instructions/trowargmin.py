@@ -22,7 +22,6 @@ from -inf/+inf or the integer limit (a5/TRowReduceIdx.hpp).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import ClassVar
 
 from xdsl.irdl import irdl_op_definition, prop_def
@@ -32,25 +31,23 @@ from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, Simu
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
-from pto_dialect.instructions.tcolargmin import (
-    REPEAT_BYTES,
-    ArgReduceTypes,
-    ColArgReduceOp,
-    Extreme,
+from pto_dialect.arg_reduce import (
     TMP_ADDED,
-    TmpAdded,
+    ArgReduceTypes,
+    Extreme,
+    SearchesExtreme,
     check_output_shape,
     check_value_index_types,
-    col_arg_reduce,
     extreme_keys,
     first_minimum,
     require_tmp_width,
     type_cells,
-    vector_repeats,
 )
+from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.vector import REPEAT_BYTES, REPEAT_MAX, vector_repeats
 
 # ---------------------------------------------------------------------------
 # The op: the column arg-reductions' operands and structural checks
@@ -175,9 +172,10 @@ def footprint(o: dict, **_: object) -> Footprint:
     return Footprint(tiles, [])
 
 
-class RowArgReduceBase(LoweredOp):
+class RowArgReduceBase(LoweredOp, SearchesExtreme):
     """idx[i, 0] = the column of row i's extreme, as the target searches; val[i, 0] = that value."""
 
+    KERNEL = staticmethod(row_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
     compare = prop_def(ArgCompareAttr)
     nan = prop_def(NanPolicyAttr)
@@ -185,18 +183,14 @@ class RowArgReduceBase(LoweredOp):
 
 class TRowArgMinBase(RowArgReduceBase):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMinOp
-    KERNEL = staticmethod(partial(row_arg_reduce_kernel, extreme=Extreme.MIN))
+    EXTREME: ClassVar[Extreme] = Extreme.MIN
 
 
 # ---------------------------------------------------------------------------
 # What it costs
 
-REPEAT_MAX = 255
-"""The most repeats one a2a3 vector intrinsic takes (pto-isa common/constants.hpp)."""
-
-
 def _reduction(op: RowArgReduceBase) -> str:
-    match op.KERNEL.keywords["extreme"]:  # pyright: ignore[reportFunctionMemberAccess]
+    match op.EXTREME:
         case Extreme.MIN:
             return "vcmin"
         case Extreme.MAX:

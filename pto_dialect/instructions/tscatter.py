@@ -47,12 +47,14 @@ from pto_dialect.choices import (
 from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.mgather import widen
-from pto_dialect.instructions.tcolargmin import BLOCK_BYTES, REPEAT_BYTES, valid_reads, valid_values, vector_repeats
-from pto_dialect.instructions.tgather import MaskInsOp
+from pto_dialect.gm_index import widen
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import Roles, operand_of_role, same_element_type
+from pto_dialect.ops.mask_ins import MaskInsOp
+from pto_dialect.src_read import valid_reads, valid_values
+from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
+from pto_dialect.write_collisions import surviving_writes
 
 # ---------------------------------------------------------------------------
 # The op
@@ -94,16 +96,13 @@ class TScatterOp(MaskInsOp):
         """Mask-form axis; absent means row (pto-isa's ScatterAxis default)."""
         return (self.axis or self.DEFAULTS["axis"]).data  # pyright: ignore[reportAttributeAccessIssue]
 
-    def verify_(self) -> None:
-        self.verify_dps_or_ssa()
-        if (len(self.ins) == 2) == (self.mask_pattern is not None) or len(self.ins) not in (1, 2):
+    def verify_operands(self) -> None:
+        if (len(self.ins) == 2) == (self.mask_pattern is not None):
             raise VerifyException("expects exactly one of indexes operand or maskPattern attribute")
         if self.axis is not None and self.axis.data not in ("row", "col"):
             raise VerifyException('axis must be "row" or "col"')
         if self.indexes is not None and self.axis is not None:
             raise VerifyException("axis attribute must not be provided with indexes operand")
-        if len(self.destinations) != 1:
-            raise VerifyException(f"expects exactly one dst, got {len(self.destinations)}")
         src = self.expect_tile_in("src", self.src)
         dst = self.expect_tile("dst", self.dst)
         same_element_type("src", src.element_type, "dst", dst.element_type)
@@ -208,17 +207,6 @@ def describe(t: dict[str, TScatterRules]) -> list[tuple[str, dict[str, str]]]:
 
 # ---------------------------------------------------------------------------
 # The kernels
-
-
-def surviving_writes(dest: np.ndarray, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(each destination written, the position in `dest` of the write that survives there):
-    the write of highest rank. Whole-array, and deterministic where NumPy's fancy assignment
-    with repeated indices is not."""
-    order = np.lexsort((rank, dest))
-    ordered = dest[order]
-    last = np.ones(ordered.size, dtype=bool)
-    last[:-1] = ordered[1:] != ordered[:-1]
-    return ordered[last], order[last]
 
 
 def _write_ranks(shape: tuple[int, ...], winner: ScatterWinner, index_bytes: int) -> np.ndarray:
@@ -475,11 +463,11 @@ COST = InstructionCost(
 def emit(e: Emission, op: TScatterOp) -> None:
     """`TSCATTER(dst, src, indexes)` or `TSCATTER<MaskPattern::P0101, ScatterAxis::SCATTER_ROW>(dst, src)`."""
     if op.indexes is not None:
-        e.issue(Pipe.VECTOR, [op.src, op.indexes], [op.dst], e.call("TSCATTER", [op.dst, op.src, op.indexes]))
+        e.issue(op, e.call("TSCATTER", [op.dst, op.src, op.indexes]))
         return
     assert op.mask_pattern is not None
     template = [f"MaskPattern::{op.mask_pattern.data}", f"ScatterAxis::SCATTER_{op.mask_axis.upper()}"]
-    e.issue(Pipe.VECTOR, [op.src], [op.dst], e.call("TSCATTER", [op.dst, op.src], template))
+    e.issue(op, e.call("TSCATTER", [op.dst, op.src], template))
 
 
 TSCATTER = Instruction(

@@ -7,12 +7,14 @@ The two spellings every PTO instruction op shares (docs/reference.md, "Syntax"):
 `PtoInstructionOp` holds the operands as two variadic groups (`ins`, `outs`)
 plus variadic results, parses and prints both forms, and names the role of each
 operand (`operand_roles`), from which its memory effects follow (`OperandEffects`).
-A subclass says which properties it has, its roles and how to check its operands.
+A subclass says which properties it has, its forms (`FORMS`, whose operand counts
+`verify_` checks here), its roles and how to check its operands (`verify_operands`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import cache
 from typing import ClassVar
 
 from xdsl.ir import Attribute, Operation, SSAValue
@@ -166,7 +168,12 @@ class PtoInstructionOp(IRDLOperation):
 
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ()
     """The (ins, outs) counts of each of its forms: with `operand_roles`, the roles every
-    form has and those only some have (the builder's positional and keyword arguments)."""
+    form has and those only some have (the builder's positional and keyword arguments).
+    `verify_` accepts these counts only (SSA: results for outs; an out role in `WRITTEN_INS`
+    may instead be the last operand)."""
+
+    SSA_RESULTS: ClassVar[bool] = True
+    """The SSA spelling returns the outs as results; an op whose out is GM memory has none."""
 
     BUILDER_NAMES: ClassVar[Mapping[str, str]] = {}
     """The builder's argument name of a role, where it is not the role in snake_case (PTOAS
@@ -300,6 +307,49 @@ class PtoInstructionOp(IRDLOperation):
 
     # -- structural checks shared by the instructions --------------------------
 
+    def verify_(self) -> None:
+        self.verify_dps_or_ssa()
+        self.verify_operand_counts()
+        self.verify_operands()
+
+    def verify_operands(self) -> None:
+        """The op's own checks, on operands whose counts are one of its FORMS."""
+
+    @classmethod
+    @cache
+    def operand_counts(cls) -> dict[tuple[int, int], str]:
+        """Each (ins, outs or results) count the op accepts, with its roles as the message
+        names them: `ins(src[, tmp]) outs(dst)`, `the operands src, idx, mem`."""
+        by_outs: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+        counts: dict[tuple[int, int], str] = {}
+        moved: dict[tuple[int, int], str] = {}
+        for n_ins, n_outs in cls.FORMS:
+            ins, outs = cls.operand_roles(n_ins, n_outs)
+            by_outs.setdefault(outs, []).append(ins)
+            written = [r for r in outs if r in cls.WRITTEN_INS]
+            if written:
+                spelled = cls.operand_roles(n_ins + len(written), n_outs - len(written))[0]
+                moved[(n_ins + len(written), n_outs - len(written))] = "the operands " + ", ".join(spelled)
+        for outs, ins_lists in by_outs.items():
+            for ins, lengths in _optional_tails(ins_lists):
+                text = f"ins({ins})" + (f" outs({', '.join(outs)})" if outs else "")
+                counts |= {(n, len(outs)): text for n in lengths}
+        return counts | moved
+
+    def verify_operand_counts(self) -> None:
+        n_ins, n_outs = len(self.ins), len(self.destinations)
+        accepted = self.operand_counts()
+        if (n_ins, n_outs) in accepted and (self.SSA_RESULTS or not self.res):
+            return
+        forms = " or ".join(dict.fromkeys(accepted.values()))
+        if not self.SSA_RESULTS:
+            forms += " (no results)"
+        if self.is_dps:
+            got = f"{n_ins} ins and {n_outs} outs"
+        else:
+            got = f"{_count(n_ins, 'operand')} and {_count(n_outs, 'result')}"
+        raise VerifyException(f"expects {self.name.removeprefix('pto.')} {forms}, got {got}")
+
     def verify_dps_or_ssa(self) -> None:
         if self.outs and self.res:
             raise VerifyException("expects either outs operands (DPS form) or results (SSA form), not both")
@@ -327,6 +377,27 @@ class PtoInstructionOp(IRDLOperation):
         if not isinstance(value.type, PartitionTensorViewType):
             raise VerifyException(f"expects {role} to be !pto.partition_tensor_view, got {value.type}")
         return value.type
+
+
+def _optional_tails(role_lists: list[tuple[str, ...]]) -> list[tuple[str, list[int]]]:
+    """Role lists, each extending the one before it by a role, as one `a[, b[, c]]` (with
+    their lengths); others apart."""
+    chains: list[list[tuple[str, ...]]] = []
+    for roles in sorted(role_lists, key=len):
+        if chains and roles[:-1] == chains[-1][-1] and len(roles) == len(chains[-1][-1]) + 1:
+            chains[-1].append(roles)
+        else:
+            chains.append([roles])
+    texts = []
+    for chain in chains:
+        extra = [roles[-1] for roles in chain[1:]]
+        text = ", ".join(chain[0]) + "".join(f"[, {r}" for r in extra) + "]" * len(extra)
+        texts.append((text, [len(roles) for roles in chain]))
+    return texts
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def same_element_type(role_a: str, a: Attribute, role_b: str, b: Attribute) -> None:

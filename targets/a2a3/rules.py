@@ -11,7 +11,8 @@ from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
-from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules, TmpAdded
+from pto_dialect.arg_reduce import TmpAdded
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules

@@ -39,7 +39,6 @@ from pto_dialect.instructions.tgather import (
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
-    VRegType,
 )
 from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
@@ -52,6 +51,7 @@ from pto_dialect.instructions.partial import PARTIAL
 from pto_dialect.choices import Extremum, PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
+from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
