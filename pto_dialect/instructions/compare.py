@@ -18,8 +18,9 @@ a compare writes beyond the valid columns and what it keeps (`mask_write`), what
 (`compare_read`: the CPU simulator's TCMPS compares eq/ne with a 1e-9 tolerance in double;
 a2a3 compares 32-bit integers for eq whatever the mode), which mask bit a select reads
 (`mask_walk`: the simulator's TSEL walks one bit stream across rows) and what a select writes
-into its tmp (`select_tmp`). Masks are 8-bit tiles here (what PTOAS writes); the simulator's
-32-bit TCMP mask words are taken too.
+into its tmp (`select_tmp`). Masks are 8-bit tiles here (what PTOAS writes), but the
+simulator's 32-bit TCMP mask words and TSELS masks of 8- to 32-bit elements (every target reads
+their rows as bytes).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachi
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.tcolargmin import REPEAT_BYTES
+from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 from pto_dialect.ops.memory import AllocTileOp, smallest_tile
@@ -74,13 +75,8 @@ class CompareSelectOp(PtoInstructionOp):
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return cls.INS_BY_COUNT.get(n_ins, ()), ("dst",)
 
-    def verify_(self) -> None:
-        word = self.name.removeprefix("pto.")
-        self.verify_dps_or_ssa()
-        roles = self.INS_BY_COUNT.get(len(self.ins))
-        if roles is None or len(self.destinations) != 1:
-            forms = " or ".join(f"ins({', '.join(r)})" for r in self.INS_BY_COUNT.values())
-            raise VerifyException(f"expects {word} {forms} outs(dst)")
+    def verify_operands(self) -> None:
+        roles = self.INS_BY_COUNT[len(self.ins)]
         self.expect_tile("dst", self.destinations[0])
         types: dict[str, Attribute] = {}
         for role, value in zip(roles, self.ins):
@@ -587,8 +583,7 @@ def _emit_compare(row: CompareSelect) -> Callable[[Emission, CompareOp], None]:
     def emit(e: Emission, op: CompareOp) -> None:
         """`TCMP(dst, src0, src1, CmpMode::GT)`."""
         mode = op.cmp_mode.data if op.cmp_mode is not None else CmpMode.EQ
-        tiles = [v for v in op.ins if isinstance(v.type, TileBufType)]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins], (), [f"CmpMode::{mode.value.upper()}"]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins], (), [f"CmpMode::{mode.value.upper()}"]))
 
     return emit
 
@@ -597,8 +592,7 @@ def _emit_select(row: CompareSelect) -> Callable[[Emission, SelectOp], None]:
     def emit(e: Emission, op: SelectOp) -> None:
         """`TSEL(dst, mask, src0, src1, tmp)`, `TSELS(dst, mask, src, tmp, scalar)`."""
         e.require(op, "tmp")
-        tiles = [v for v in op.ins if isinstance(v.type, TileBufType)]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
 
     return emit
 

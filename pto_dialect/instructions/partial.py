@@ -32,7 +32,7 @@ from pto_dialect.facts import TileFacts, known, per_target, require, require_typ
 from pto_dialect.family import Family, FamilyLoweredOp, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Instruction, Pipe
 from pto_dialect.instructions.elementwise import BINARY, COST, Elementwise, ElementwiseOp, emitter, in_place
-from pto_dialect.instructions.tcolargmin import BLOCK_BYTES
+from pto_dialect.vector import BLOCK_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np
 
 # ---------------------------------------------------------------------------

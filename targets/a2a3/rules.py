@@ -121,12 +121,12 @@ TSEL_RULES = CompareSelectRules(
     "(4 for 2-byte data, 2 for 4-byte), as PTOAS checks.",
 )
 TSELS_RULES = CompareSelectRules(
-    types_by_mask={m: INT16 | INT32 | FLOATS for m in BYTE_MASKS},
+    types_by_mask={m: INT16 | INT32 | FLOATS for m in INT8 | INT16 | INT32},
     row_major_only=True,
     tmp_same_type=True,
     tmp_min_bytes={2: 2, 4: 4},
     note="npu/a2a3/TSels.hpp: 2- or 4-byte data (the code takes bfloat16, PTOAS does not: the code wins), "
-    "row-major; tmp's first element receives the scalar (PTOAS also wants Cols elements of it: not a code rule).",
+    "row-major; the mask's rows read as bytes (any 8- to 32-bit element type); tmp's first element receives the scalar (PTOAS also wants Cols elements of it: not a code rule).",
 )
 
 # The partial family's rules.

@@ -126,9 +126,10 @@ TSEL_RULES = CompareSelectRules(
     note="npu/a5/TSel.hpp: 1- to 8-byte data, row-major (64-bit Int64Select not modelled, as PTOAS rejects it).",
 )
 TSELS_RULES = CompareSelectRules(
-    types_by_mask={m: INT8 | INT16 | INT32 | types_named("f16", "f32") for m in BYTE_MASKS},
+    types_by_mask={m: INT8 | INT16 | INT32 | types_named("f16", "f32") for m in INT8 | INT16 | INT32},
     row_major_only=True,
-    note="npu/a5/TSels.hpp: 8- to 32-bit integers, half, float (no bfloat16), row-major tiles and mask "
+    note="npu/a5/TSels.hpp: 8- to 32-bit integers, half, float (no bfloat16), row-major tiles and mask (its "
+    "rows read as bytes: any 8- to 32-bit element type) "
     "(64-bit Int64SelectScalar not modelled, as PTOAS rejects it).",
 )
 

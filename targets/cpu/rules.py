@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
-from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
+from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
@@ -98,7 +98,7 @@ ARITHMETIC = ElementwiseRules(
 # The compare-and-select family's rules.
 FLOATS = types_named("f16", "bf16", "f32")
 ANY_DATA = INTEGERS | FLOATS
-BYTE_MASKS = types_named("i8", "si8", "ui8")
+BYTE_MASKS = INT8
 TCMP_RULES = CompareSelectRules(
     types_by_mask={"ui8": types_named("i32", "si32", "f16", "f32"), "ui32": STANDARD},
     row_major_only=False,
@@ -114,8 +114,14 @@ TCMPS_RULES = CompareSelectRules(
 SELECT_RULES = CompareSelectRules(
     types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
     row_major_only=False,
-    note="cpu/TSel.hpp, TSelS.hpp: any data type and layout; the mask an 8-bit row-major tile (its bytes "
-    "are what the simulator reads 8 bits of); TSELS asserts src's valid shape = dst's.",
+    note="cpu/TSel.hpp: any data type and layout; the mask an 8-bit row-major tile (the simulator reads 8 "
+    "bits of each mask element).",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in INT8 | INT16 | INT32},
+    row_major_only=False,
+    note="cpu/TSelS.hpp: any data type and layout; a row-major mask of 8- to 32-bit elements, bit c % w of "
+    "element c / w of its row (w its width: the row's bytes read little-endian); src's valid shape = dst's (assert).",
 )
 
 # The partial family's rules.
@@ -181,6 +187,6 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
-    **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES),
+    **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
 }

@@ -288,3 +288,17 @@ def test_tsel_in_place_over_src0(target: str) -> None:
     else:
         bits = np.array([[mask_bit_rows(mask, i, j) for j in range(32)] for i in range(2)])
     assert_bits_equal(out, np.where(bits == 1, a, b))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tsels_reads_a_wider_mask_as_its_rows_bytes(target: str) -> None:
+    """cpu/TSelS.hpp: bit c % 32 of the 32-bit element c / 32 of the row; a2a3/a5 read the row's
+    bytes: the same bits, little-endian."""
+    t, m = tile((2, 64), "f32"), tile((2, 8), "i32")
+    text = func([("m", m), ("a", t), ("s", "f32"), ("d", t)], f"pto.tsels ins(%m, %a, %s : {m}, {t}, f32) outs(%d : {t})")
+    words = np.array([[0x80000001, 0x0000FF00] + [0] * 6, [0xFFFFFFFF, 0x12345678] + [0] * 6], np.uint32)
+    a = np.arange(128, dtype=np.float32).reshape(2, 64)
+    out = run(text, target, [words.view(np.int32), a, np.array(-1.0, np.float32), np.zeros((2, 64), np.float32)])[-1]
+    want = np.array([[a[i, c] if (int(words[i, c // 32]) >> (c % 32)) & 1 else -1.0 for c in range(64)] for i in range(2)],
+                    np.float32)
+    assert_bits_equal(out, want)

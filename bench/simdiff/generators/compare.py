@@ -11,7 +11,7 @@ import random
 
 import numpy as np
 
-from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, size_of, values
+from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, numpy_dtype, per_block, size_of, values
 from pto_dialect.attributes import CmpMode
 from pto_dialect.facts import INT8, INT64, STANDARD, types_named
 
@@ -112,12 +112,18 @@ def tsel(rng: random.Random) -> Case:
 
 
 def tsels(rng: random.Random) -> Case:
-    """dst = mask ? src : scalar (the scalar any bits), at times in place over src."""
+    """dst = mask ? src : scalar (the scalar any bits), at times in place over src, the mask at
+    times of 16- or 32-bit elements (read as its rows' bytes)."""
     dtype = rng.choice(ANY_DATA)
     data, mask = _select_tiles(rng, dtype)
+    if rng.random() < 0.3:
+        wide = rng.choice(["i16", "ui16", "i32", "ui32"])
+        per = size_of(wide)
+        mask_cols = -(-mask.valid_shape[1] // per)
+        mask = Tile("vec", mask.rows, align(mask_cols, per_block(wide)), wide, (mask.valid_shape[0], mask_cols))
     in_place = rng.random() < 0.25
     k = Kernel(rng, "TSELS", f"{dtype} {data} mask {mask}{' in place' if in_place else ''}")
-    k.load("m", mask, mask_bits(rng, mask.valid_shape).view(np.dtype(f"{'u' if mask.dtype == 'ui8' else ''}int8")))
+    k.load("m", mask, mask_bits(rng, (mask.valid_shape[0], mask.valid_shape[1] * size_of(mask.dtype))).view(numpy_dtype(mask.dtype)))
     k.load("a", data, values(rng, dtype, data.valid_shape))
     scalar = k.scalar(dtype, values(rng, dtype, (1,))[0])
     out = "a" if in_place else "d"
