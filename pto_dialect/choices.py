@@ -463,3 +463,34 @@ class Extremum(Choice):
 
 
 ExtremumAttr = choice_attr(Extremum, "extremum")
+
+
+class ArgPick(Choice):
+    """Which source TPARTARGMAX / TPARTARGMIN pick where both are valid."""
+
+    SRC0_IF_BETTER = "src0_if_better", (
+        "cpu/TPartArgMax.hpp, TPartArgMin.hpp: src0 where src0 > src1 (< for min), else src1: ties and NaN take src1"
+    )
+    SRC0_IF_NOT_WORSE = "src0_if_not_worse", (
+        "npu/a2a3/TPartArgOp.hpp: src0 where vcmp_ge (vcmp_le for min) holds, else src1: ties take src0, NaN src1"
+    )
+    SRC0_UNLESS_SRC1_BETTER = "src0_unless_src1_better", (
+        "npu/a5/TPartArgMax.hpp, TPartArgMin.hpp: src1 where src1 > src0 (< for min), else src0: ties and NaN take src0"
+    )
+
+
+ArgPickAttr = choice_attr(ArgPick, "arg_pick")
+
+
+class ArgLanes(Choice):
+    """Which lanes of the overlap TPARTARGMAX / TPARTARGMIN compute."""
+
+    ALL = "all", "every element of the overlap"
+    HALF_MASK_FOR_WIDE_INDEX = "half_mask_for_wide_index", (
+        "npu/a2a3/TPartArgOp.hpp: half values with 32-bit indices run under the mask (0, -1): of each whole "
+        "128-value repeat only values 0-63 are picked (the others keep dst's old contents), and of every repeat "
+        "only indices 0-63"
+    )
+
+
+ArgLanesAttr = choice_attr(ArgLanes, "arg_lanes")

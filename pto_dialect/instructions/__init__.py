@@ -17,6 +17,7 @@ from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -34,10 +35,11 @@ REGISTRY: tuple[Instruction, ...] = (
     *BINARY.instructions,
     *COMPARE_SELECT.instructions,
     *PARTIAL.instructions,
+    *PARTIAL_ARG.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, COMPARE_SELECT, PARTIAL)
+FAMILIES = (BINARY, COMPARE_SELECT, PARTIAL, PARTIAL_ARG)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

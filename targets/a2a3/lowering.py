@@ -51,6 +51,8 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick
 from pto_dialect.choices import Extremum, PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
@@ -299,6 +301,10 @@ PARTIAL_CHOICES = {"part_fill": PartFill.COPY_THEN_OP, "extremum": Extremum.VECT
 """a2a3's TPART* (npu/a2a3/TPartOp.hpp; vmax, vmin)."""
 
 
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartFill.COPY_THEN_OP, "arg_lanes": ArgLanes.HALF_MASK_FOR_WIDE_INDEX}
+"""a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -317,6 +323,7 @@ LOWERING = TargetLowering(
         **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
         **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices},
                      approximate=dict.fromkeys(("tpartmax", "tpartmin"), VECTOR_EXTREMUM)),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     approximate=OPS.approximate,
 )

@@ -8,6 +8,7 @@ from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, typ
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -138,6 +139,16 @@ PARTIAL_RULES = PartialRules(
     "asserts one source has dst's valid shape and the other lies within it (PTOAS checks the same).",
 )
 
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a2a3/TPartArgOp.hpp checkTiles: float values with 32-bit indices, half values with 16- or 32-bit "
+    "ones (PTOAS also takes integer values and wants 32-bit indices: the code wins); one source with dst's valid "
+    "shape (asserted).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -192,4 +203,5 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

@@ -48,6 +48,8 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick
 from pto_dialect.choices import Extremum, PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
@@ -317,6 +319,10 @@ PARTIAL_CHOICES = {"part_fill": PartFill.MERGE, "extremum": Extremum.VECTOR}
 """a5's TPART* (npu/a5/TPartBinOps.hpp; vmax, vmin)."""
 
 
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill": PartFill.MERGE, "arg_lanes": ArgLanes.ALL}
+"""a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -335,6 +341,7 @@ LOWERING = TargetLowering(
         **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
         **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices},
                      approximate=dict.fromkeys(("tpartmax", "tpartmin"), VECTOR_EXTREMUM)),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
     approximate=OPS.approximate,

@@ -20,6 +20,7 @@ from pto_dialect.facts import (
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -143,6 +144,15 @@ PARTIAL_RULES = PartialRules(
     "valid shape and the other's lies within it.",
 )
 
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a5/TPartArgBinOps.hpp TPartArgCheck: float values with 32-bit indices, half values with 16- or "
+    "32-bit ones (the code wins over PTOAS's list); one source with dst's valid shape (asserted).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -198,4 +208,5 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

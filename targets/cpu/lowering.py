@@ -26,6 +26,8 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick
 from pto_dialect.choices import Extremum, PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
@@ -167,6 +169,10 @@ PARTIAL_CHOICES = {"part_fill": PartFill.REGIONS, "extremum": Extremum.STD}
 """The simulator's TPART* (cpu/TPartOp.hpp; std::max, std::min)."""
 
 
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
+"""The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -184,6 +190,7 @@ LOWERING = TargetLowering(
         **OPS.family(BINARY),
         **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
         **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices}),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     approximate=OPS.approximate,
 )

@@ -8,6 +8,7 @@ from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, STANDARD, typ
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -133,6 +134,16 @@ PARTIAL_RULES = PartialRules(
     "any valid shapes (dst's valid region walked, 0 where neither source is valid).",
 )
 
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={v: INTEGERS for v in types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32")},
+    row_major_only=False,
+    one_source_is_dst=False,
+    note="cpu/TPartArgMax.hpp, TPartArgMin.hpp (TPartCheck on the values: int8_t/uint8_t/int16_t/int32_t/half/"
+    "bfloat16_t/float; any integer index), any layout, any valid shapes; each index tile addressed by its value "
+    "tile's offsets, so shaped as it (PTOAS checks the same).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -189,4 +200,5 @@ RULES = {
     **BINARY.rules(ARITHMETIC),
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

@@ -21,6 +21,7 @@ from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
 from pto_dialect.instructions.elementwise import BINARY
 from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
@@ -383,11 +384,57 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(PART, "f32")})
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
+# -- the partial arg-select family -----------------------------------------------------------
+
+
+def _partial_arg_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, b, ia, ib, d, di)`: b's valid rows half a's, values and indices stored."""
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), ix: pto.ptr(pto.i32), iy: pto.ptr(pto.i32),
+               z: pto.ptr(pto.f32), iz: pto.ptr(pto.i32)):
+        xp, yp, ixp, iyp, zp, izp = _parts([(x, PART), (y, HALF), (ix, PART), (iy, HALF), (z, PART), (iz, PART)])
+        a, ia = pto.alloc_tile(shape=list(PART), dtype=pto.f32), pto.alloc_tile(shape=list(PART), dtype=pto.i32)
+        b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
+        ib = pto.alloc_tile(shape=list(PART), dtype=pto.i32, valid=list(HALF))
+        d, di = pto.alloc_tile(shape=list(PART), dtype=pto.f32), pto.alloc_tile(shape=list(PART), dtype=pto.i32)
+        pto.tload(xp, a)
+        pto.tload(yp, b)
+        pto.tload(ixp, ia)
+        pto.tload(iyp, ib)
+        getattr(pto, mnemonic)(a, b, ia, ib, d, di)
+        pto.tstore(d, zp)
+        pto.tstore(di, izp)
+
+    t, half, it, ihalf = tile(PART, "f32"), tile(PART, "f32", valid=HALF), tile(PART, "i32"), tile(PART, "i32", valid=HALF)
+    args = [("x", "f32", PART), ("y", "f32", HALF), ("ix", "i32", PART), ("iy", "i32", HALF), ("z", "f32", PART), ("iz", "i32", PART)]
+    text = func([(n, f"!pto.ptr<{d}>") for n, d, _ in args], constants(0, 1, *PART, *HALF) + f"""
+{gm_views(args)}
+%a = pto.alloc_tile : {t}
+%ia = pto.alloc_tile : {it}
+%b = pto.alloc_tile : {half}
+%ib = pto.alloc_tile : {ihalf}
+%d = pto.alloc_tile : {t}
+%di = pto.alloc_tile : {it}
+pto.tload ins(%xp : {view(PART, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(HALF, "f32")}) outs(%b : {half})
+pto.tload ins(%ixp : {view(PART, "i32")}) outs(%ia : {it})
+pto.tload ins(%iyp : {view(HALF, "i32")}) outs(%ib : {ihalf})
+pto.{mnemonic} ins(%a, %b, %ia, %ib : {t}, {half}, {it}, {ihalf}) outs(%d, %di : {t}, {it})
+pto.tstore ins(%d : {t}) outs(%zp : {view(PART, "f32")})
+pto.tstore ins(%di : {it}) outs(%izp : {view(PART, "i32")})
+""", mnemonic)
+    n = PART[0] * PART[1]
+    inputs = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n // 2).astype(np.float32),
+              RNG.integers(0, 99, n).astype(np.int32), RNG.integers(0, 99, n // 2).astype(np.int32),
+              np.zeros(n, np.float32), np.zeros(n, np.int32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, inputs)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [COMPARE_SELECT_SAMPLE] + [
     _partial_sample(row.mnemonic) for row in PARTIAL.rows
-]
+] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

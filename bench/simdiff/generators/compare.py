@@ -3,7 +3,7 @@ valid row's bits, TCMPS's byte stream into a dst of other valid columns), TSEL a
 of random bits, valid columns not a multiple of 8, TSEL's bit stream across rows, in place over
 a source), and TPARTADD / TPARTMUL / TPARTMAX / TPARTMIN (sources' valid shapes smaller or larger
 than dst's, in place): valid regions smaller than the tiles, edge values and ties in the data,
-scalars of any bits."""
+scalars of any bits; TPARTARGMAX / TPARTARGMIN with index tiles of every integer type."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, numpy_dtype, per_block, size_of, values
 from pto_dialect.attributes import CmpMode
-from pto_dialect.facts import INT8, INT64, STANDARD, types_named
+from pto_dialect.facts import INT8, INT64, INTEGERS, STANDARD, types_named
 
 ANY_DATA = sorted(STANDARD | INT64)
 """What the simulator's TCMPS, TSEL and TSELS compile for."""
@@ -166,10 +166,37 @@ def partial(rng: random.Random, op: str) -> Case:
     return k.case()
 
 
+def partial_arg(rng: random.Random, op: str) -> Case:
+    """dst, dstIdx from src0 / src1 and their indices (of the value tiles' shapes), the sources'
+    valid shapes smaller or larger than dst's, ties and NaN in the values."""
+    dtype = rng.choice(PART_DATA)
+    index_type = rng.choice(sorted(INTEGERS - INT64 | types_named("i64")))
+    rows, cols = rng.randint(1, 10), align(rng.randint(1, 100), max(per_block(dtype), per_block(index_type)))
+    dst_valid = (rng.randint(1, rows), rng.randint(1, cols))
+    shapes = [dst_valid, (rng.randint(1, rows), rng.randint(1, cols))]
+    if rng.random() < 0.5:
+        shapes[1] = (rng.randint(1, dst_valid[0]), rng.randint(1, dst_valid[1]))
+    rng.shuffle(shapes)
+    k = Kernel(rng, op.upper(), f"{dtype} / {index_type} src0 {shapes[0]} src1 {shapes[1]} dst {dst_valid}")
+    for name, valid in (("a", shapes[0]), ("b", shapes[1])):
+        k.load(name, Tile("vec", rows, cols, dtype, valid), values(rng, dtype, valid))
+    for name, valid in (("ia", shapes[0]), ("ib", shapes[1])):
+        k.load(name, Tile("vec", rows, cols, index_type, valid), values(rng, index_type, valid))
+    d, di = Tile("vec", rows, cols, dtype, dst_valid), Tile("vec", rows, cols, index_type, dst_valid)
+    k.load("d", d)
+    k.load("di", di)
+    t = k.tiles
+    k.op(f"pto.{op} ins(%a, %b, %ia, %ib : {t['a']}, {t['b']}, {t['ia']}, {t['ib']}) outs(%d, %di : {d}, {di})")
+    k.store("d")
+    k.store("di")
+    return k.case()
+
+
 FORMS = {
     "tcmp": tcmp,
     "tcmps": tcmps,
     "tsel": tsel,
     "tsels": tsels,
     **{op: (lambda rng, op=op: partial(rng, op)) for op in ("tpartadd", "tpartmul", "tpartmax", "tpartmin")},
+    **{op: (lambda rng, op=op: partial_arg(rng, op)) for op in ("tpartargmax", "tpartargmin")},
 }
