@@ -203,7 +203,8 @@ def run_with_results(
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
     argument bound to GM, which of its elements the run stored to (flat; None for others).
-    A `profiler` (interpreter/profile.py, for the same target) counts what runs."""
+    A `profiler` (interpreter/profile.py, for the same target) counts what runs; one drawing a
+    timeline runs loops iteration by iteration, in program order."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -232,6 +233,7 @@ def run_with_results(
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
         interpreter.register_implementations(functions)
+    batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
     set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames

@@ -11,6 +11,9 @@ execution order, whose writes differ between targets, with the lowered choices
 that differ for it (read from the lowered ops' `#pto_choice` attributes). A tile
 argument the kernel uses only as an instruction's scratch space (`tmp`, `scratch`)
 holds each target's own intermediate data: it is reported as scratch, not compared.
+An op whose lowered op records `numerics = approximate` on a target (a hardware intrinsic
+no public code fixes: TEXP on a2a3, ...) is listed as approximate there: agreement through it
+is the reference formula's, not bit for bit, and a difference at it is not a bug.
 The kernel must be from before pto-lower: lowered IR runs on its own target only.
 """
 
@@ -29,7 +32,7 @@ from xdsl.ir import Operation, Use
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
-from pto_dialect.choices import choices_of
+from pto_dialect.choices import Numerics, choices_of
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.machine import GmView, Tile
 from pto_dialect.ops.common import PtoInstructionOp
@@ -41,6 +44,8 @@ from passes.estimate import CostReport
 
 SHOWN_POSITIONS = 5
 """Differing positions listed per argument."""
+
+APPROXIMATE = "a hardware intrinsic no public code fixes: the interpreter gives the reference formula's values"
 
 
 @dataclass(frozen=True)
@@ -76,9 +81,13 @@ class DivergentOp:
     how: str = ""
     """How its writes differ when not in their valid region: `outside the valid region`, or
     `runs on some targets only` (the targets ran different numbers of writing ops)."""
+    approximate_on: list[str] = field(default_factory=list)
+    """The targets on which it is approximate: its difference there is not a bug."""
 
     def text(self) -> str:
         head = f"{self.location} {self.name}" + (f" ({self.how})" if self.how else "")
+        if self.approximate_on:
+            head += f" (approximate on {', '.join(self.approximate_on)}: {APPROXIMATE}, not a bug)"
         if not self.choices:
             return f"{head} (no lowered choice differs)"
         return "\n".join([f"{head}: {self.choices[0]}", *(f"  and {c}" for c in self.choices[1:])])
@@ -95,6 +104,8 @@ class Report:
     first_divergent_op: DivergentOp | None = None
     profiles: dict[str, CostReport] = field(default_factory=dict)
     """With `profile`: what ran on each target that ran (interpreter/profile.py)."""
+    approximate: dict[str, list[str]] = field(default_factory=dict)
+    """Each executed op (`k.pto:3:3 pto.texp`) approximate on some target, with those targets."""
 
     @property
     def agree(self) -> bool:
@@ -119,9 +130,15 @@ class Report:
                 lines.append(f"  [{', '.join(map(str, position))}]: {shown}")
         if self.first_divergent_op is not None:
             lines.append(f"first divergent op: {self.first_divergent_op.text()}")
+        for op, on in self.approximate.items():
+            lines.append(f"approximate: {op} on {', '.join(on)} ({APPROXIMATE})")
         if len(ran) > 1 and not any(d.differing for d in self.differences):
             but = " (scratch arguments aside)" if any(d.scratch for d in self.differences) else ""
-            lines.append(f"the targets that ran agree bit for bit ({', '.join(ran)}){but}")
+            if self.approximate:
+                lines.append(f"the targets that ran agree ({', '.join(ran)}){but}, but not bit for bit: through the "
+                             "approximate ops above they agree on the reference formula's values")
+            else:
+                lines.append(f"the targets that ran agree bit for bit ({', '.join(ran)}){but}")
         return "\n".join(lines) + "\n"
 
 
@@ -183,9 +200,12 @@ def compare(
     args: Sequence[np.ndarray] = (),
     entry: str | None = None,
     profile: bool = False,
+    cost_model: str = "pto-isa",
+    cores: int = 1,
 ) -> Report:
     """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare;
-    with `profile`, also count what runs on each (`Report.profiles`)."""
+    with `profile`, also count what runs on each (`Report.profiles`), priced by `cost_model`
+    with `cores` cores transferring at once (passes/estimate.py cost_machine)."""
     from interpreter import entry_function, run_with_results
     from interpreter.profile import Profiler
 
@@ -196,7 +216,7 @@ def compare(
     recorded: dict[str, list[_Write]] = {}
     for target in chosen:
         recorder = _WriteRecorder()
-        profiler = Profiler(target) if profile else None
+        profiler = Profiler(target, cost_model, cores) if profile else None
         try:
             outputs, results = run_with_results(module, target.name, args, entry, listeners=[recorder], profiler=profiler)
         except PtoError as e:
@@ -216,9 +236,23 @@ def compare(
             )
         for k, results in enumerate(zip(*report.results.values())):
             report.differences.append(_difference(f"result{k}", dict(zip(report.results, results))))
+    report.approximate = _approximate_ops(recorded)
     if len(recorded) > 1:
         report.first_divergent_op = _first_divergent_op(recorded, any(d.differing for d in report.differences))
     return report
+
+
+def _approximate(op: Operation) -> bool:
+    return choices_of(op).get("numerics") is Numerics.APPROXIMATE
+
+
+def _approximate_ops(recorded: dict[str, list[_Write]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for target, writes in recorded.items():
+        for w in writes:
+            if _approximate(w.op) and target not in (on := out.setdefault(f"{w.location} {w.name}", [])):
+                on.append(target)
+    return out
 
 
 def scratch_arguments(function: func.FuncOp) -> dict[int, str]:
@@ -272,7 +306,8 @@ def _first_divergent_op(recorded: dict[str, list[_Write]], outputs_differ: bool)
         for writes in zip(*sequences):
             if differs(writes) or len({w.location for w in writes}) > 1:
                 ops = {t: seq_write.op for t, seq_write in zip(recorded, writes)}
-                return DivergentOp(writes[0].location, writes[0].name, _differing_choices(ops), how)
+                approximate_on = [t for t, op in ops.items() if _approximate(op)]
+                return DivergentOp(writes[0].location, writes[0].name, _differing_choices(ops), how, approximate_on)
         return None
 
     found = first_where(lambda writes: len({w.digest for w in writes}) > 1)

@@ -20,10 +20,11 @@ from xdsl.ir import Operation
 from pto_dialect.diagnostics import op_location
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
-from passes.estimate import CostReport, OpRow, cost_function, price
+from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price, priced_by
 import targets
 
-from interpreter.lowered import actual_shapes, instruction_facts, roles_of
+from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands
+from interpreter.trace import Timeline
 
 
 @dataclass
@@ -39,9 +40,14 @@ class _Totals:
 class Profiler:
     """Counts, per op, its executions and their cycles and bytes on one target."""
 
-    def __init__(self, target: str | targets.TargetInfo):
+    def __init__(
+        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, trace: bool = False
+    ):
         self.target = targets.get(target)
-        self.machine = self.target.costs
+        self.machine = cost_machine(self.target, cost_model, cores)
+        self.timeline = Timeline(self.target.name, self.machine.model) if trace else None
+        """With `trace`: each execution placed on its pipe (interpreter/trace.py); a run then goes
+        iteration by iteration."""
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
 
@@ -52,14 +58,14 @@ class Profiler:
         iterations = _iterations(args)
         operands = dict(zip(roles_of(op), args))
         shapes = actual_shapes(args)
-        measure = instruction_of(op).cost.measure.get(type(self.machine))  # pyright: ignore[reportOptionalMemberAccess]
+        measure = instruction_of(op).cost.measure_of(self.machine)  # pyright: ignore[reportOptionalMemberAccess]
         counts = measure(op, operands, self.machine) if measure is not None else {}
         totals = self._ops.get(op)
         for work, times in _cases(counts, iterations):
             key = (op, shapes, tuple(sorted(work.items())))
             priced = self._prices.get(key)
             if priced is None:
-                cost = price(op, self.target, instruction_facts(op, args), work)
+                cost = price(op, self.target, instruction_facts(op, args), work, self.machine)
                 priced = self._prices[key] = (cost.pipe.short, cost.model, cost.cycles, cost.bytes)
             pipe, model, cycles, nbytes = priced
             if totals is None:
@@ -67,15 +73,18 @@ class Profiler:
             totals.count += times
             totals.cycles += cycles * times
             totals.bytes += nbytes * times
+            if self.timeline is not None:
+                assert iterations == 1, "a timeline needs the run iteration by iteration"
+                self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op))
 
     def check(self, op: Operation) -> None:
         """Fail before running when `op` has no cost model on the target."""
         if instruction_of(op) is not None:
-            cost_function(op, self.target)
+            cost_function(op, self.target, self.machine)
 
     def report(self) -> CostReport:
         """One row per source op, in the order they first ran."""
-        report = CostReport(self.target.name, what="profile")
+        report = CostReport(self.target.name, what="profile", priced_by=priced_by(self.machine))
         rows: dict[object, OpRow] = {}
         sums: dict[object, list[int]] = {}
         for t in self._ops.values():

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 import targets
-from pto_dialect.cost import CostFn, NoCostModel, OpCost
+from pto_dialect.cost import CalibratedMachine, CostFn, Machine, NoCostModel, OpCost
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
 from pto_dialect.instructions import instruction_of
@@ -62,6 +62,9 @@ class CostReport:
     ops: list[OpRow] = field(default_factory=list)
     what: str = "estimate"
     """`estimate` (static) or `profile` (counted while running)."""
+    priced_by: str = ""
+    """How a non-default `--cost-model` priced it (`calibrated cost model, 48 cores transferring
+    at once`), for the table's title."""
 
     def pipes(self) -> dict[str, int | float | None]:
         totals: dict[str, int | float | None] = {}
@@ -96,7 +99,8 @@ class CostReport:
         """One line per op, then the pipes, the serial and the bound cycles."""
         head = ("loc", "op", "pipe", "bytes", "cycles", "count", "total", "model")
         rows = [tuple(_text(v) for v in (r.loc, r.op, r.pipe, r.bytes, r.cycles, r.count, r.total, r.model)) for r in self.ops]
-        lines = [f"{self.what} for target {self.target} (cycles and bytes per execution; total = cycles x count)"]
+        by = f"{self.priced_by}; " if self.priced_by else ""
+        lines = [f"{self.what} for target {self.target} ({by}cycles and bytes per execution; total = cycles x count)"]
         lines += _aligned([head, *rows], lambda i: i in (3, 4, 5, 6))
         pipes = self.pipes()
         busiest = max((p for p in pipes if pipes[p] is not None), key=lambda p: pipes[p], default=None)  # type: ignore[arg-type, return-value]
@@ -157,17 +161,50 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def estimate(module: ModuleOp, target: str | targets.TargetInfo) -> CostReport:
-    """The cost report of `module` on `target`: lowered on a copy, priced statically."""
+def cost_machine(
+    target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, at: Operation | None = None
+) -> Machine:
+    """The machine pricing ops for `--cost-model` on `target`, with `cores` cores transferring
+    at once (the calibrated model's contention; pto-isa's model has none, and takes only 1); a
+    located error (at `at`) where the target has no such model."""
+    info = targets.get(target)
+    if cost_model not in targets.COST_MODELS:
+        raise PtoError.at_op(at, f"unknown cost model '{cost_model}' (expected one of {', '.join(targets.COST_MODELS)})")
+    if cores < 1:
+        raise PtoError.at_op(at, f"--cores expects at least 1 core transferring at once, got {cores}")
+    if cost_model == "pto-isa":
+        if cores != 1:
+            raise PtoError.at_op(at, "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated")
+        return info.costs
+    calibrated = info.calibrated
+    if isinstance(calibrated, str):
+        raise PtoError.at_op(at, f"target {info} has no calibrated cost model: {calibrated}")
+    return calibrated.with_cores(cores)
+
+
+def priced_by(machine: Machine) -> str:
+    """What a report's title says of a calibrated machine (nothing of pto-isa's)."""
+    if not isinstance(machine, CalibratedMachine):
+        return ""
+    return f"calibrated cost model, {machine.cores} core{'s' if machine.cores > 1 else ''} transferring at once"
+
+
+def estimate(
+    module: ModuleOp, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1,
+    machine: Machine | None = None,
+) -> CostReport:
+    """The cost report of `module` on `target`: lowered on a copy, priced statically by the
+    `cost_model` machine (`cost_machine`), or by `machine` when given."""
     from passes.pipeline import PipelinePass
 
     info = targets.get(target)
+    machine = machine if machine is not None else cost_machine(info, cost_model, cores, at=module)
     lowered = module.clone()
     if not _lowered_for(lowered, info):
         PipelinePass(info.name).apply(Context(), lowered)
-    report = CostReport(info.name)
+    report = CostReport(info.name, priced_by=priced_by(machine))
     for op, count in counted_ops(lowered):
-        _add(report, op, static_cost(op, info), count, info.costs.model)
+        _add(report, op, static_cost(op, info, machine), count, machine.model)
     return report
 
 
@@ -201,11 +238,12 @@ def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | No
     report.ops.append(row)
 
 
-def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
-    """The function pricing `op` on `target`'s machine; a located error where there is none."""
+def cost_function(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> CostFn:
+    """The function pricing `op` on `machine` (default: `target`'s pto-isa one); a located
+    error where there is none."""
     instruction = instruction_of(op)
     assert instruction is not None
-    machine = target.costs
+    machine = machine if machine is not None else target.costs
     try:
         if instruction.cost is None:
             raise NoCostModel("its instruction declares no cost")
@@ -214,22 +252,27 @@ def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
         raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
 
 
-def price(op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int]) -> OpCost:
-    """One execution of `op` with these operand facts and data-dependent counts."""
+def price(
+    op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int],
+    machine: Machine | None = None,
+) -> OpCost:
+    """One execution of `op` with these operand facts and data-dependent counts, on
+    `machine` (default: `target`'s pto-isa one)."""
+    machine = machine if machine is not None else target.costs
     try:
-        return cost_function(op, target)(op, facts, target.costs, work)
+        return cost_function(op, target, machine)(op, facts, machine, work)
     except NoCostModel as e:
         raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
 
 
-def static_cost(op: Operation, target: targets.TargetInfo) -> OpCost | None:
+def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> OpCost | None:
     """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
     constants its alloc_tile names); None when a shape is dynamic."""
     facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
-    cost_function(op, target)  # an op without a cost model fails even when its shapes are dynamic
+    cost_function(op, target, machine)  # an op without a cost model fails even when its shapes are dynamic
     if any(_dynamic(f) for f in facts.values()):
         return None
-    return price(op, target, facts, {})
+    return price(op, target, facts, {}, machine)
 
 
 def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:

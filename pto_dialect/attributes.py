@@ -92,6 +92,31 @@ class GmLayout(StrEnum):
     MX_B_NN = "mx_b_nn"
 
 
+class RoundMode(StrEnum):
+    """TCVT's rounding mode, as PTOAS spells it (`#pto<round_mode ROUND>`); pto-isa's
+    RoundMode::CAST_<mode> (RINT and CAST_RINT are both CAST_RINT, NONE is CAST_NONE)."""
+
+    NONE = "NONE"
+    RINT = "RINT"
+    ROUND = "ROUND"
+    FLOOR = "FLOOR"
+    CEIL = "CEIL"
+    TRUNC = "TRUNC"
+    ODD = "ODD"
+    CAST_RINT = "CAST_RINT"
+
+    @property
+    def cpp(self) -> str:
+        return "RoundMode::CAST_" + ("RINT" if self is RoundMode.CAST_RINT else self.value)
+
+
+class SaturationMode(StrEnum):
+    """TCVT's saturation (`#pto<saturation_mode ON|OFF>`), pto-isa's SaturationMode."""
+
+    ON = "ON"
+    OFF = "OFF"
+
+
 class KernelKind(StrEnum):
     CUBE = "cube"
     VECTOR = "vector"
@@ -172,6 +197,20 @@ class ScatterConflictAttr(EnumAttribute[ScatterConflict], SpacedOpaqueSyntaxAttr
 
 
 @irdl_attr_definition
+class RoundModeAttr(EnumAttribute[RoundMode], SpacedOpaqueSyntaxAttribute):
+    """`#pto<round_mode NONE|RINT|ROUND|FLOOR|CEIL|TRUNC|ODD|CAST_RINT>`: TCVT's rounding."""
+
+    name = "pto.round_mode"
+
+
+@irdl_attr_definition
+class SaturationModeAttr(EnumAttribute[SaturationMode], SpacedOpaqueSyntaxAttribute):
+    """`#pto<saturation_mode ON|OFF>`: whether TCVT saturates."""
+
+    name = "pto.saturation_mode"
+
+
+@irdl_attr_definition
 class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
     """`#pto<cmp eq|ne|lt|le|gt|ge>`: compare-form TGATHER's comparison."""
 
@@ -199,7 +238,48 @@ class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
     name = "pto.address_space"
 
 
+class Precision(StrEnum):
+    """pto-isa's DivAlgorithm, RemAlgorithm, FmodAlgorithm, PowAlgorithm: the template argument
+    `<...::HIGH_PRECISION>` selects a5's software-corrected sequences (a2a3 and the simulator
+    ignore it)."""
+
+    DEFAULT = "default"
+    HIGH_PRECISION = "high_precision"
+
+
+@irdl_attr_definition
+class DivPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<div_precision default|high_precision>`: TDIV's and TDIVS's `precisionType`."""
+
+    name = "pto.div_precision"
+
+
+@irdl_attr_definition
+class RemPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<rem_precision default|high_precision>`: TREM's `precisionType`."""
+
+    name = "pto.rem_precision"
+
+
+@irdl_attr_definition
+class FmodPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<fmod_precision default|high_precision>`: TFMOD's `precisionType`."""
+
+    name = "pto.fmod_precision"
+
+
+@irdl_attr_definition
+class PowPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#pto<pow_precision default|high_precision>`: TPOW's and TPOWS's `precisionType`."""
+
+    name = "pto.pow_precision"
+
+
 ATTRIBUTES = [
+    DivPrecisionAttr,
+    RemPrecisionAttr,
+    FmodPrecisionAttr,
+    PowPrecisionAttr,
     MaskPatternAttr,
     CoalesceAttr,
     GatherOobAttr,
@@ -208,6 +288,8 @@ ATTRIBUTES = [
     ScatterOobAttr,
     ScatterConflictAttr,
     CmpModeAttr,
+    RoundModeAttr,
+    SaturationModeAttr,
     GmLayoutAttr,
     KernelKindAttr,
     AddressSpaceAttr,

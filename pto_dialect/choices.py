@@ -342,6 +342,132 @@ class Numerics(Choice):
 NumericsAttr = choice_attr(Numerics, "numerics")
 
 
+class AbsSign(Choice):
+    """What TABS does to the sign of -0.0 and NaN."""
+
+    COMPARE = "compare", "x < 0 ? -x : x: -0.0 and NaN keep their sign, integers wrap"
+    CLEAR = "clear", "the sign bit cleared (IEEE abs): -0.0 becomes +0.0, integers wrap"
+
+
+AbsSignAttr = choice_attr(AbsSign, "abs_sign")
+
+
+class ZeroReciprocal(Choice):
+    """What TRECIP does with a zero element."""
+
+    FAULT = "fault", "a zero element stops the run (the simulator asserts)"
+    INFINITY = "infinity", "a zero element gives +-inf (IEEE division)"
+
+
+ZeroReciprocalAttr = choice_attr(ZeroReciprocal, "zero_reciprocal")
+
+
+# ---------------------------------------------------------------------------
+# TCVT
+
+
+class CvtArithmetic(Choice):
+    """How TCVT converts an element (pto_dialect/instructions/tcvt.py)."""
+
+    SIMULATOR = "simulator", (
+        "cpu/TCvt.hpp: saturation clamps the source first (NaN to the upper limit), a float rounds to an "
+        "integral double by the mode, then a C++ cast (out of range: x86's cvttsd2si result); float to float "
+        "and integer to float round to nearest even whatever the mode"
+    )
+    VCONV = "vconv", (
+        "the vector conversion: the value rounded once by the mode (ODD only f32 to f16; NONE: float to "
+        "integer truncates, others to nearest even), out of range saturated (ON) or wrapped (OFF), NaN to 0"
+    )
+
+
+CvtArithmeticAttr = choice_attr(CvtArithmetic, "cvt_arithmetic")
+# ---------------------------------------------------------------------------
+# The elementwise families (pto_dialect/instructions/elementwise.py)
+
+
+class Unordered(Choice):
+    """What an elementwise max or min gives where its comparison is false both ways (a NaN,
+    or equal values such as -0 and +0)."""
+
+    FIRST = "first", "the first operand, as C++ std::max / std::min compute it ((a < b) ? b : a)"
+    NAN = "nan", "NaN if either is NaN, else NumPy's maximum/minimum: the reference for vmax/vmin, whose NaN handling no public code fixes"
+
+
+UnorderedAttr = choice_attr(Unordered, "unordered")
+
+
+class Division(Choice):
+    """How an elementwise division computes its quotients."""
+
+    NATIVE = "native", (
+        "the element type's division: IEEE for floats (a zero divisor too: TDIVS's PTO_ASSERT on a zero scalar "
+        "is compiled only with _DEBUG); integers truncated toward zero, a zero divisor (or the least 32/64-bit "
+        "integer by -1) traps"
+    )
+    SIMULATOR = "simulator", (
+        "as native, but scalar / src (TDIVS's scalar-first form) asserts every src element is nonzero "
+        "(cpu/ElementOp.h OP_RDIVS), floats too"
+    )
+    A2A3_VECTOR = "a2a3_vector", (
+        "a2a3 TDivS.hpp: int32 through f32 and int16 through f16 (vconv, vdiv, vconv toward zero); floats by "
+        "vdiv, or (src / scalar) in place by vmuls with the scalar's reciprocal (1/scalar in f32, rounded to the "
+        "element type)"
+    )
+
+
+DivisionAttr = choice_attr(Division, "division")
+
+
+class ShiftRange(Choice):
+    """Which shift counts an elementwise shift defines (C++ promotes 8/16-bit operands to
+    int; a vector shift works in the element's width)."""
+
+    PROMOTED = "promoted", "C++ shifts: a count from 0 to below the promoted type's width (32 bits for 8/16-bit elements), others undefined (a run-time error)"
+    ELEMENT = "element", "vector shifts: a count from 0 to below the element's width; other counts' results are in no public code (a run-time error)"
+
+
+ShiftRangeAttr = choice_attr(ShiftRange, "shift_range")
+
+
+class ByteLanes(Choice):
+    """How 8-bit elements go through a bitwise instruction."""
+
+    ELEMENT = "element", "element by element: the valid region only"
+    PAIRED = "paired", (
+        "in 16-bit pairs (a2a3 B82B16Trait): with an odd valid column count the element after each row's last "
+        "valid one is computed too, from the inputs there; the scalar forms (TBitwiseSOp.hpp) fill dst with the "
+        "scalar, then combine it with src (so that extra element uses dst's old value, and dst over src is refused)"
+    )
+
+
+ByteLanesAttr = choice_attr(ByteLanes, "byte_lanes")
+
+
+class ZeroDivisor(Choice):
+    """What a remainder does with a zero divisor."""
+
+    ASSERTED = "asserted", "a run-time error for every element type (cpu/ElementOp.h asserts `src1 != 0`)"
+    IEEE = "ieee", "floats: NaN, as fmod gives; integers: a run-time error (integer division traps)"
+    SKIPPED = "skipped", (
+        "a zero scalar: dst keeps its contents (cpu/TBinSOps.hpp TFMODS_IMPL / TREMS_IMPL run the loop only for a "
+        "nonzero scalar; the PTO_ASSERT in their else branch is compiled only with _DEBUG)"
+    )
+
+
+ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")
+
+
+class BothNan(Choice):
+    """Which operand's payload (quieted) a float result carries when both operands are NaN
+    (x86 SSE keeps the instruction's first operand's; which that is, the compiler decides)."""
+
+    SRC0 = "src0", "src0's (the simulator's src0 - src1; the NPUs' reference)"
+    SRC1 = "src1", "src1's: the simulator's g++ build emits the commutative + and * with src1 first"
+
+
+BothNanAttr = choice_attr(BothNan, "both_nan")
+
+
 # ---------------------------------------------------------------------------
 # Compare and select (pto_dialect/instructions/compare.py)
 
@@ -448,21 +574,6 @@ class PartFill(Choice):
 
 PartFillAttr = choice_attr(PartFill, "part_fill")
 
-
-class Extremum(Choice):
-    """How TPARTMAX / TPARTMIN pick between two values."""
-
-    STD = "std", (
-        "std::max / std::min: the first operand unless the second is strictly beyond it (a NaN first operand "
-        "stays, a NaN second one never wins; max(-0, +0) is -0)"
-    )
-    VECTOR = "vector", (
-        "vmax / vmin: NaN propagates; the values for NaN and for -0 against +0 are NumPy's maximum/minimum "
-        "(no public code fixes them: approximate)"
-    )
-
-
-ExtremumAttr = choice_attr(Extremum, "extremum")
 
 
 class ArgPick(Choice):

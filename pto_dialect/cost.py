@@ -11,6 +11,9 @@ with that machine's parameters. Each target's folder holds one machine
     VfMachine         a documented model of the a5 code: DMA by bandwidth, vector functions
                       by the VfSim parameters, SIMT gathers by 128-byte bursts
     SimulatorMachine  the CPU simulator: the steps of its loops, not a hardware estimate
+    CalibratedMachine a machine's transfers priced by parameters fitted to public hardware
+                      figures (`--cost-model=calibrated`); everything else by the machine
+                      it is based on
 
 A cost is for one execution of the op. What depends on the data (rows an out-of-range
 mode skips, the bursts an element gather needs) is a `Work` count: the estimate assumes
@@ -20,7 +23,7 @@ the case the comment of each count names, `pto-run --profile` measures it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -164,8 +167,9 @@ class CceTrace:
         self.cycles += self._tail + int(self.machine.scalar_call.value)
         self._vector_busy, self._tail = False, 0
 
-    def dma(self, path: DmaPath, nbytes: int, times: int = 1) -> None:
-        """`times` transfer calls of `nbytes` each (a transfer leaves no tail)."""
+    def dma(self, path: DmaPath, nbytes: int, times: int = 1, bursts: int = 1) -> None:
+        """`times` transfer calls of `nbytes` each, in `bursts` equal bursts (a transfer leaves
+        no tail; the cost model prices bytes, blind to the bursts)."""
         self.cycles += self.machine.dma.cycles(path, nbytes) * times
         self.bytes += nbytes * times
 
@@ -233,7 +237,79 @@ class SimulatorMachine:
         return OpCost(pipe, nbytes, steps, self.model)
 
 
-Machine = CceMachine | VfMachine | SimulatorMachine
+@dataclass(frozen=True)
+class PathTiming:
+    """A transfer path as the hardware figures show it: each transfer call (one DMA
+    instruction) costs `latency`, and each 32-byte block its bursts move `per_block` (a
+    burst of at most a GM line) or `per_long_block` (a longer one)."""
+
+    latency: Param
+    per_block: Param
+    per_long_block: Param | None = None
+    """None: no figure of the path has bursts longer than a line; they cost `per_block`."""
+
+
+@dataclass(frozen=True)
+class CalibratedMachine:
+    """A cost model fitted to public hardware measurements (`--cost-model=calibrated`):
+    a transfer call costs its path's latency, its 32-byte blocks at the path's rate for its
+    burst length, and `contention` for each other core transferring at the same time
+    (`cores`, `--cores N`). An instruction without a calibrated price, or a transfer on a
+    path no figure measures, costs what the machine it is based on (`base`) says."""
+
+    model: str
+    base: CceMachine | VfMachine
+    paths: Mapping[DmaPath, PathTiming]
+    contention: Param
+    """Cycles a GM transfer call waits per other core transferring at once."""
+    block_bytes: Param
+    line_bytes: Param
+    """The longest burst priced at a path's `per_block`."""
+    scalar_call: Param
+    """A configuration call a transfer issues (set_mov_pad_val)."""
+    cores: int = 1
+    """Cores transferring at once."""
+
+    def with_cores(self, cores: int) -> CalibratedMachine:
+        return replace(self, cores=cores)
+
+    def trace(self) -> CalibratedTrace:
+        return CalibratedTrace(self)
+
+
+class CalibratedTrace:
+    """One instruction's transfer calls priced by a CalibratedMachine (the interface of
+    CceTrace's calls and transfers, so one description of an instruction's calls serves
+    both); cycles are summed exactly and rounded once."""
+
+    def __init__(self, machine: CalibratedMachine):
+        self.machine = machine
+        self.cycles = Fraction(0)
+        self.bytes = 0
+
+    def call(self, times: int = 1) -> None:
+        self.cycles += Fraction(self.machine.scalar_call.value) * times
+
+    def dma(self, path: DmaPath, nbytes: int, times: int = 1, bursts: int = 1) -> None:
+        """`times` transfer calls of `nbytes` each, in `bursts` equal bursts."""
+        m = self.machine
+        timing = m.paths[path]
+        burst = -(-nbytes // bursts)
+        blocks = -(-burst // int(m.block_bytes.value)) * bursts
+        rate = timing.per_block if burst <= m.line_bytes.value or timing.per_long_block is None else timing.per_long_block
+        per_call = (
+            Fraction(timing.latency.value)
+            + Fraction(m.contention.value) * (m.cores - 1)
+            + Fraction(rate.value) * blocks
+        )
+        self.cycles += per_call * times
+        self.bytes += nbytes * times
+
+    def cost(self, pipe: Pipe) -> OpCost:
+        return OpCost(pipe, self.bytes, round(self.cycles), self.machine.model)
+
+
+Machine = CceMachine | VfMachine | SimulatorMachine | CalibratedMachine
 
 CostFn = Callable[[Any, dict[str, Any], Any, Work], OpCost]
 """(the op, its operands' facts by role, the target's machine, the data-dependent counts)
@@ -269,7 +345,21 @@ class InstructionCost:
     machine does not depend on the data)."""
 
     def of(self, machine: Machine) -> CostFn:
-        try:
-            return self.on[type(machine)]
-        except KeyError:
-            raise NoCostModel(f"no cost model on the {machine.model} machine") from None
+        """The function pricing the instruction on `machine`; on a calibrated machine
+        without its own price, its base machine's (called with the base machine)."""
+        price = self.on.get(type(machine))
+        if price is not None:
+            return price
+        if isinstance(machine, CalibratedMachine):
+            on_base = self.of(machine.base)
+            return lambda op, o, calibrated, work: on_base(op, o, calibrated.base, work)
+        raise NoCostModel(f"no cost model on the {machine.model} machine")
+
+    def measure_of(self, machine: Machine) -> MeasureFn | None:
+        """The data-dependent counts on `machine` (a calibrated machine: its base's)."""
+        found = self.measure.get(type(machine))
+        if found is None and isinstance(machine, CalibratedMachine) and type(machine) not in self.on:
+            on_base = self.measure_of(machine.base)
+            if on_base is not None:
+                return lambda op, operands, calibrated: on_base(op, operands, calibrated.base)
+        return found

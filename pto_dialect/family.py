@@ -135,6 +135,13 @@ class Family:
         assert not unknown, f"not members of the {self.name} family: {unknown}"
         return {i: by_mnemonic.get(row.mnemonic, default) for row, i in self}
 
+    def fixed(self, **values: Choice) -> Callable[[Member, PtoInstructionOp], Mapping[str, Choice]]:
+        """A target's `choose` (lowering/convert.py TargetOps.family) taking one value per kind
+        of choice, whatever the op: each member gets the ones its row records."""
+        unknown = set(values) - {name for row in self.rows for name in row.choices}
+        assert not unknown, f"no member of the {self.name} family records {unknown}"
+        return lambda row, op: {name: values[name] for name in row.choices}
+
     def row(self, instruction: Instruction) -> Member:
         return self.rows[self.instructions.index(instruction)]
 

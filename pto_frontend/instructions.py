@@ -102,8 +102,8 @@ def builder(instruction: Instruction) -> Callable[..., None]:
         if form is None:
             takes = "; ".join(", ".join((*f.names[0], *f.names[1])) for f in spec.forms)
             raise located(f"{name}() has no form taking {', '.join(sorted(given))}; its forms take: {takes}")
-        typed_by = [op_class.SCALAR_LIKE] if op_class.SCALAR_LIKE in form.names[0] else form.names[0]
-        scalar_type = next(
+        typed_by = [op_class.SCALAR_LIKE] if op_class.SCALAR_LIKE in form.names[0] else (*form.names[0], *form.names[1])
+        scalar_type = next(  # a number takes the element type of the first tile input (else output), or SCALAR_LIKE's
             (v.type.element_type for n in typed_by if isinstance(v := arguments[n], Value) and isinstance(v.type, TileTypeBase)),
             None,
         )

@@ -76,7 +76,7 @@ examples:
   pto-opt kernel.ptoasm                    read the PTO assembly form (also --from=asm)
   pto-opt kernel.pto --to=asm              print SSA instructions in the PTO assembly form
   pto-opt kernel.pto -p pto-emit-cpp       print a DPS kernel as pto-isa C++ (also --to=cpp)
-  pto-opt kernel.pto --target a2a3 --estimate[=json]
+  pto-opt kernel.pto --target a2a3 --estimate[=json] [--cost-model=calibrated --cores N]
                                            each op's pipe, bytes and cycles, and the kernel's totals
 """
 
@@ -165,6 +165,8 @@ class PtoOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = bare_flag_value(sys.argv[1:] if args is None else args, "--estimate", "table")
         super().__init__(description=DESCRIPTION, args=argv)
+        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores != 1):
+            raise PtoError("error: --cost-model and --cores price --estimate: add --estimate")
 
     # -- registration -----------------------------------------------------------
 
@@ -238,6 +240,21 @@ class PtoOptMain(xDSLOptMain):
             help="instead of the IR, each op's cost on the target (pipe, bytes moved, cycles of one "
             "execution, executions through static loop trip counts) and the kernel's totals; "
             "=json: as JSON; with --targets, every accepting target side by side (docs/cost.md)",
+        )
+        arg_parser.add_argument(
+            "--cost-model",
+            choices=list(targets.COST_MODELS),
+            default="pto-isa",
+            help="--estimate's prices: pto-isa's own cost model (default), or the target's model "
+            "calibrated on public hardware figures (docs/cost.md)",
+        )
+        arg_parser.add_argument(
+            "--cores",
+            type=int,
+            default=1,
+            metavar="N",
+            help="cores transferring at once, for the calibrated model's contention "
+            "(default 1; needs --cost-model=calibrated)",
         )
         arg_parser.add_argument(
             "--print-memory-plan",
@@ -418,7 +435,7 @@ class PtoOptMain(xDSLOptMain):
             accepting = chosen
         if len(chosen) > 1:
             print(self.verdicts, end="", file=sys.stderr)
-        reports = [estimate(module, t) for t in accepting]
+        reports = [estimate(module, t, self.args.cost_model, self.args.cores) for t in accepting]
         if self.args.estimate == "json":
             found = [r.json() for r in reports]
             return json.dumps(found[0] if len(chosen) == 1 else found, indent=2) + "\n"

@@ -72,7 +72,7 @@ def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pto-run",
         usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print[=all]] "
-        "[--profile[=json]] [ARG.npy ...]",
+        "[--profile[=json|=trace] [--cost-model M] [--cores N]] [ARG.npy ...]",
         description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -103,9 +103,21 @@ def make_parser() -> argparse.ArgumentParser:
         help="... and the arguments it only reads too",
     )
     p.add_argument(
-        "--profile", choices=["table", "json"], metavar="[=json]",
+        "--profile", choices=["table", "json", "trace"], metavar="[=json|=trace]",
         help="after the run, each op's cost as pto-opt --estimate prices it, counting what really ran "
-        "(executions, rows gathered, bursts); =json: only the JSON on stdout; with --targets, side by side",
+        "(executions, rows gathered, bursts); =json: only the JSON on stdout; =trace: only a per-pipe "
+        "timeline on stdout, Chrome trace JSON for Perfetto or chrome://tracing (loops run iteration by "
+        "iteration); with --targets, side by side",
+    )
+    p.add_argument(
+        "--cost-model", choices=list(targets.COST_MODELS), default="pto-isa",
+        help="--profile's prices: pto-isa's own cost model (default), or the target's model calibrated "
+        "on public hardware figures (docs/cost.md)",
+    )
+    p.add_argument(
+        "--cores", type=int, default=1, metavar="N",
+        help="cores transferring at once, for the calibrated model's contention "
+        "(default 1; needs --cost-model=calibrated)",
     )
     p.add_argument(
         "-q", "--quiet", action="store_true",
@@ -119,6 +131,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = parser.parse_intermixed_args(bare_flag_value(sys.argv[1:] if argv is None else argv, "--profile", "table"))
     if args.targets is not None and args.target is not None:
         parser.error("--target and --targets exclude each other")
+    if args.profile == "trace" and args.targets is not None:
+        parser.error("--profile=trace takes one --target")
+    if args.profile is None and (args.cost_model != "pto-isa" or args.cores != 1):
+        parser.error("--cost-model and --cores price --profile: add --profile")
     return args
 
 
@@ -137,7 +153,11 @@ def _run(args: argparse.Namespace) -> None:
     chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
     arrays = [read_npy(path) for path in args.arrays]
     stored = interpreter.GmWrites()
-    profiler = interpreter.Profiler(chosen.target) if args.profile else None
+    profiler = (
+        interpreter.Profiler(chosen.target, args.cost_model, args.cores, trace=args.profile == "trace")
+        if args.profile
+        else None
+    )
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
@@ -148,6 +168,9 @@ def _run(args: argparse.Namespace) -> None:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
     if profiler is not None and args.profile == "json":  # stdout holds the JSON only (its "target" says which)
         print(json.dumps(profiler.report().json(), indent=2))
+        return
+    if profiler is not None and profiler.timeline is not None:  # stdout holds the trace only
+        print(json.dumps(profiler.timeline.chrome_trace()))
         return
     print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
     function = interpreter.entry_function(module, args.entry)
@@ -249,7 +272,10 @@ def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Names
     from passes.estimate import side_by_side
 
     try:
-        report = interpreter.compare(module, args.targets, arrays, args.entry, profile=args.profile is not None)
+        report = interpreter.compare(
+            module, args.targets, arrays, args.entry, profile=args.profile is not None, cost_model=args.cost_model,
+            cores=args.cores,
+        )
     except targets.UnknownTarget as e:
         raise PtoError(f"pto-run: error: {e}") from e
     if args.out:

@@ -19,7 +19,7 @@ from xdsl.ir import Operation
 from targets.a2a3 import A2A3
 from targets.a5 import A5
 from targets.cpu import CPU
-from targets.info import TargetInfo
+from targets.info import COST_MODELS, TargetInfo
 
 REGISTRY: tuple[TargetInfo, ...] = (CPU, A2A3, A5)
 """Every target, in the order reports list them."""
@@ -179,6 +179,7 @@ def resolve(option: str | TargetInfo | None, module: Operation) -> TargetInfo:
 
 
 __all__ = [
+    "COST_MODELS",
     "REGISTRY", "DEFAULT", "Resolution", "TargetConflict", "TargetInfo", "UnknownTarget", "check_comparable", "get",
     "help_text", "lowered_for", "module_target", "named_target", "names", "parse_list",
     "resolution", "resolve",

@@ -8,10 +8,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Iterator, Mapping
 from dataclasses import fields, is_dataclass
+from pathlib import Path
 
 import targets
-from pto_dialect.cost import IdleFallback, Linear, Param
+from pto_dialect.cost import CalibratedMachine, IdleFallback, Linear, Param
 from pto_dialect.instructions import REGISTRY
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HEADER = """\
 # Cost estimates
@@ -21,6 +24,10 @@ target's machine in `targets/<name>/costs.py`) by `python -m targets.cost_docs`;
 
     pto-opt K.pto --target T --estimate[=json]     before running: static shapes and trip counts
     pto-run K.pto ARGS... --target T --profile[=json]  what really ran (--targets all: side by side)
+    pto-run K.pto ARGS... --target T --profile=trace   a per-pipe timeline (Chrome trace JSON)
+        --cost-model=pto-isa|calibrated  pto-isa's own model (the default), or the target's model
+                                         fitted to public hardware figures (below)
+        --cores N                        cores transferring at once (calibrated: contention; default 1)
 
 Each source op gets one row (the lowered ops it became count together): its pipe, the bytes its
 transfers move (GM <-> UB/L1 and UB <-> UB; 0 for vector work), the cycles of one execution, and
@@ -69,6 +76,9 @@ located error (exit 1), never a 0.
 - `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
   mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
 - `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
+- `a2a3-calibrated` (`--cost-model=calibrated`): a2a3's TLOAD and TSTORE priced by parameters
+  fitted to public hardware figures (below, "a2a3 `--cost-model=calibrated`"); the other rows of
+  that report keep the model that prices them.
 
 What depends on the data is counted by `--profile` and assumed by `--estimate`: the rows a
 zero (skip) out-of-range mode leaves out of a gather (scatter) (estimate: none), the GM lines an
@@ -94,6 +104,10 @@ def parameters(value: object, name: str = "") -> Iterator[tuple[str, str, str]]:
         case Mapping():
             for key, item in value.items():
                 yield from parameters(item, f"{name}.{key}")
+        case CalibratedMachine():  # its own numbers: its base machine has its own table
+            for f in fields(value):
+                if f.name not in ("base", "cores"):
+                    yield from parameters(getattr(value, f.name), f"{name}.{f.name}".lstrip("."))
         case _ if is_dataclass(value):
             for f in fields(value):
                 yield from parameters(getattr(value, f.name), f"{name}.{f.name}".lstrip("."))
@@ -119,7 +133,47 @@ def render() -> str:
             assert instruction.cost is not None
             charge = instruction.cost.on.get(type(machine))
             out.append(f"- `{instruction.name}`: " + (_paragraph(charge.__doc__) if charge else "no cost model"))
+        out += _calibrated(target)
     return "\n".join(out) + "\n"
+
+
+def _calibrated(target: targets.TargetInfo) -> list[str]:
+    """The target's `--cost-model=calibrated` section: its parameters, the instructions it
+    prices itself, and the fit's table (targets/<name>/calibration.md, bench/cost_calibration.py)."""
+    machine = target.calibrated
+    out = [f"\n### {target.name} `--cost-model=calibrated`\n"]
+    if isinstance(machine, str):
+        return [*out, f"None: {machine}."]
+    out += [f"`{machine.model}` ({type(machine).__name__}): " + _paragraph(type(machine).__doc__) + "\n"]
+    out += ["| parameter | value | source |", "|---|---|---|"]
+    out += [f"| {n} | {v} | {s} |" for n, v, s in parameters(machine)]
+    out.append("")
+    hz = machine.base.dma.frequency_hz.value
+    for path, timing in machine.paths.items():
+        rates = [(timing.per_block, "")] if timing.per_long_block is None else [
+            (timing.per_block, f" for bursts up to {_number(machine.line_bytes.value)} B"),
+            (timing.per_long_block, " for longer ones"),
+        ]
+        speeds = ", ".join(
+            f"{machine.block_bytes.value / rate.value * hz / (1 << 30):.1f} GiB/s{label}" for rate, label in rates
+        )
+        out.append(f"- {path}: {_number(timing.latency.value)} cycles a call, then {speeds} (at {hz / 1e9:g} GHz).")
+    out.append("")
+    for instruction in REGISTRY:
+        assert instruction.cost is not None
+        charge = instruction.cost.on.get(type(machine))
+        if charge is not None:
+            out.append(f"- `{instruction.name}`: " + _paragraph(charge.__doc__))
+    out.append(f"- every other instruction: as `{machine.base.model}` above.")
+    table = ROOT.joinpath(*target.package.split("."), "calibration.md")
+    if table.exists():
+        out += [
+            f"\n#### Calibration (`bench/cost_calibration.py`, {table.relative_to(ROOT)})\n",
+            "Each public figure's kernel rebuilt as .pto and estimated; `left out`: predicted by the "
+            "parameters fitted without that figure.\n",
+            table.read_text().rstrip("\n"),
+        ]
+    return out
 
 
 if __name__ == "__main__":

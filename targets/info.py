@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
 
-    from pto_dialect.cost import Machine
+    from pto_dialect.cost import CalibratedMachine, Machine
+
+COST_MODELS = ("pto-isa", "calibrated")
+"""`--cost-model`: each target's pto-isa machine (`costs`: pto-isa's own cost model; on cpu the
+simulator's steps), or its machine fitted to public hardware figures (`calibrated`)."""
 
 MEMORY_NAMES = {"vec": "UB", "mat": "L1", "left": "L0A", "right": "L0B", "acc": "L0C", "bias": "BT", "scaling": "FB"}
 """The hardware's name of the memory behind each tile loc (for messages)."""
@@ -87,6 +91,13 @@ class TargetInfo:
         """The machine model pricing its ops, with every number and its source
         (`<package>.costs`; pto_dialect/cost.py)."""
         return import_module(f"{self.package}.costs").MACHINE
+
+    @property
+    def calibrated(self) -> CalibratedMachine | str:
+        """The machine fitted to public hardware figures (`--cost-model=calibrated`), or
+        why the target has none (`<package>.costs` CALIBRATED / NOT_CALIBRATED)."""
+        module = import_module(f"{self.package}.costs")
+        return getattr(module, "CALIBRATED", None) or module.NOT_CALIBRATED
 
     @property
     def dialect(self) -> Dialect:

@@ -105,8 +105,61 @@ def has_std_bfloat16() -> bool:
     return "__STDCPP_BFLOAT16_T__" in probe.stdout
 
 
-def prepare_overlay(include: Path, work: Path) -> Path:
-    """WORK/overlay/include: the patched copies of the headers that need a patch."""
+FLOAT16_LIMITS = """// std::numeric_limits<_Float16>, which newer libstdc++ declares with C++23's std::float16_t and 12
+// lacks (there the primary template answers has_infinity = false, max() = 0).
+#pragma once
+#include <cstdint>
+#include <limits>
+namespace std {
+template <>
+struct numeric_limits<_Float16> {
+    static constexpr _Float16 Bits(std::uint16_t bits) noexcept { return __builtin_bit_cast(_Float16, bits); }
+    static constexpr bool is_specialized = true;
+    static constexpr _Float16 min() noexcept { return Bits(0x0400); }
+    static constexpr _Float16 max() noexcept { return Bits(0x7bff); }
+    static constexpr _Float16 lowest() noexcept { return Bits(0xfbff); }
+    static constexpr int digits = 11;
+    static constexpr int digits10 = 3;
+    static constexpr int max_digits10 = 5;
+    static constexpr bool is_signed = true;
+    static constexpr bool is_integer = false;
+    static constexpr bool is_exact = false;
+    static constexpr int radix = 2;
+    static constexpr _Float16 epsilon() noexcept { return Bits(0x1400); }
+    static constexpr _Float16 round_error() noexcept { return Bits(0x3800); }
+    static constexpr int min_exponent = -13;
+    static constexpr int min_exponent10 = -4;
+    static constexpr int max_exponent = 16;
+    static constexpr int max_exponent10 = 4;
+    static constexpr bool has_infinity = true;
+    static constexpr bool has_quiet_NaN = true;
+    static constexpr bool has_signaling_NaN = true;
+    static constexpr float_denorm_style has_denorm = denorm_present;
+    static constexpr bool has_denorm_loss = false;
+    static constexpr _Float16 infinity() noexcept { return Bits(0x7c00); }
+    static constexpr _Float16 quiet_NaN() noexcept { return Bits(0x7e00); }
+    static constexpr _Float16 signaling_NaN() noexcept { return Bits(0x7d00); }
+    static constexpr _Float16 denorm_min() noexcept { return Bits(0x0001); }
+    static constexpr bool is_iec559 = true;
+    static constexpr bool is_bounded = true;
+    static constexpr bool is_modulo = false;
+    static constexpr bool traps = false;
+    static constexpr bool tinyness_before = false;
+    static constexpr float_round_style round_style = round_to_nearest;
+};
+}  // namespace std
+"""
+HAS_FLOAT16_LIMITS = "#include <limits>\nstatic_assert(std::numeric_limits<_Float16>::has_infinity);\n"
+
+
+def compiles(source: str) -> bool:
+    probe = subprocess.run(["g++", "-std=c++23", "-fsyntax-only", "-x", "c++", "-"], input=source, capture_output=True, text=True, check=False)
+    return probe.returncode == 0
+
+
+def prepare_overlay(include: Path, work: Path) -> tuple[Path, list[Path]]:
+    """WORK/overlay/include: the patched copies of the headers that need a patch; and the
+    headers to include before any other (what the standard library lacks)."""
     overlay = work / "overlay" / "include"
     shutil.rmtree(overlay.parent, ignore_errors=True)
     overlay.mkdir(parents=True)
@@ -119,17 +172,28 @@ def prepare_overlay(include: Path, work: Path) -> Path:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text.replace(patch.old, patch.new))
             print(f"patched (WORK/overlay) {patch.path}: {patch.why}")
-    return overlay
+    preludes = []
+    if not compiles(HAS_FLOAT16_LIMITS):
+        if not compiles(FLOAT16_LIMITS + HAS_FLOAT16_LIMITS):
+            sys.exit("error: g++ has no std::numeric_limits<_Float16> and does not compile the one bench/simdiff supplies")
+        preludes.append(overlay.parent / "float16_limits.hpp")
+        preludes[-1].write_text(FLOAT16_LIMITS)
+        print(
+            "added (WORK/overlay/float16_limits.hpp) std::numeric_limits<_Float16>, which this libstdc++ lacks and newer ones "
+            "have with C++23's std::float16_t: without it the simulator's f16 infinity(), max(), lowest() are 0 (TLOAD's pad max / min, ...)"
+        )
+    return overlay, preludes
 
 
-def compile_flags(include: Path, overlay: Path, bf16: bool) -> list[str]:
-    """pto-isa's CPU simulator build (tests/cpu/st/CMakeLists.txt: -D__CPU_SIM, C++23 (20 before
-    g++ 14; 23 compiles here), stdint.h and stddef.h included first, include/ and include/common
-    on the path, no optimisation by default), BF16 on when the compiler has std::bfloat16_t (its
-    PTO_CPU_SIM_ENABLE_BF16)."""
+def compile_flags(include: Path, overlay: tuple[Path, list[Path]], bf16: bool) -> list[str]:
+    """pto-isa's CPU simulator build (tests/cpu/st/CMakeLists.txt: -D__CPU_SIM, C++23 (what it
+    picks from g++ 14 on; 20 before), stdint.h and stddef.h included first, include/ and
+    include/common on the path, no optimisation by default), BF16 on when the compiler has
+    std::bfloat16_t (its PTO_CPU_SIM_ENABLE_BF16); the overlay's preludes and patched headers first."""
+    patched, preludes = overlay
     flags = [
         "-std=c++23", "-O0", "-D__CPU_SIM", "-Wno-ignored-attributes", "-include", "stdint.h", "-include", "stddef.h",
-        f"-I{overlay}", f"-I{include}", f"-I{include / 'common'}",
+        *(f for p in preludes for f in ("-include", str(p))), f"-I{patched}", f"-I{include}", f"-I{include / 'common'}",
     ]  # fmt: skip
     if bf16:
         flags += ["-DPTO_CPU_SIM_ENABLE_BF16=1", "-DCPU_SIM_BFLOAT_ENABLED=1"]
@@ -346,7 +410,9 @@ def simulator_failure(status: str, log: str) -> str | None:
         what = "wrote outside a GM argument"
     else:
         what = f"exited {code}"
-    detail = log.strip().splitlines()[-3:]
+    lines = log.strip().splitlines()[-3:]
+    # an assert's line without the template arguments it prints: FILE:LINE: ... Assertion `...' failed.
+    detail = [re.sub(r"^.*?([\w.]+:\d+): .*?(Assertion .*)$", r"\1: \2", line) for line in lines]
     return f"simulator {what}" + (": " + " | ".join(detail) if detail else "")
 
 

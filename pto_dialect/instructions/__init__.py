@@ -14,11 +14,12 @@ from xdsl.ir import Dialect, Operation
 
 from pto_dialect.instruction import Instruction
 from pto_dialect.choices import ChoiceAttr
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
@@ -32,14 +33,16 @@ from pto_dialect.registers import PTO_REG
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
-    *BINARY.instructions,
+    *BINARY.instructions, *TILE_SCALAR.instructions, *FILL.instructions,
+    *UNARY.instructions,
+    TCVT,
     *COMPARE_SELECT.instructions,
     *PARTIAL.instructions,
     *PARTIAL_ARG.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, COMPARE_SELECT, PARTIAL, PARTIAL_ARG)
+FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY, COMPARE_SELECT, PARTIAL, PARTIAL_ARG)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

@@ -4,13 +4,26 @@ of the inputs (pto-isa docs/isa/<NAME>.md), over dst's valid region; padding kee
 contents. A member is a row (`Elementwise`): its mnemonic, its NumPy formula and the intrinsic
 its cost is priced as; every target's rule row says which element types it takes.
 
-      dst[i, j] = f(src0[i, j], src1[i, j])            binary:  pto.tadd, ...
+      dst[i, j] = f(src0[i, j], src1[i, j])            binary:      pto.tadd, pto.tsub, ...
+      dst[i, j] = f(src[i, j], scalar)                 tile-scalar: pto.tadds, pto.tsubs, ...
+      dst[i, j] = scalar                               fill:        pto.texpands
+      dst[i, j] = f(src[i, j])                         unary:       pto.texp, pto.tabs, ...
 
         pto.tadd ins(%a, %b : T, T) outs(%d : T)
         %d = pto.tadd %a, %b : (T, T) -> T
+        pto.tadds ins(%a, %s : T, f32) outs(%d : T)
+        pto.texpands ins(%s : f32) outs(%d : T)
+        pto.texp ins(%a : T) outs(%d : T)
+
+A scalar reaches the C++ call as the element type (pto-isa takes `typename TileData::DType
+scalar`): it is first its SSA type's value (an f32 constant rounded to f32), then converted as
+C++ converts (integers wrap, floats round to nearest even, a float truncates toward zero into an
+integer type; a NaN or a value out of the integer type's range is undefined there, so a run-time
+error here).
 
 What targets decide, as their lowered ops record: whether public code fixes the values
-(`numerics`), and a member's own choices (its row's `choices`).
+(`numerics`), and a member's own choices (its row's `choices`: `unordered` for max and min,
+`division` for the divisions).
 """
 
 from __future__ import annotations
@@ -18,19 +31,28 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import Float64Type, IndexType, UnitAttr
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.attributes import DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
-from pto_dialect.machine import Footprint, Tile, np, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.dtypes import element_info
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_operand_group
+from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.types import TileBufType, TileTypeBase
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -44,8 +66,43 @@ class Elementwise(Member):
     """The formula on the inputs' valid regions (NumPy arrays of the element type) and scalar
     values, with the row's choices as keywords; its result is stored as dst's element type.
     NumPy is imported when a kernel first runs: a formula names it inside its body."""
-    priced_as: str = field(kw_only=True)
-    """The vector intrinsic its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`)."""
+    priced_as: str | tuple[str, ...] = field(kw_only=True)
+    """The vector intrinsic(s) its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`), issued
+    in this order over each stretch of elements."""
+
+    op_class: type[PtoInstructionOp] | None = field(default=None, kw_only=True)
+    """The op base it derives from where not its family's (TDIVS: its two spellings)."""
+    sees_in_place: bool = field(default=False, kw_only=True)
+    """Its formula takes `in_place`: whether dst starts where an input does (a target's code
+    branches on it)."""
+
+    clobbers_src: Callable[..., bool] | None = field(default=None, kw_only=True)
+    """Whether its formula also writes its tile input (a target's code converting it in
+    place), from the element dtype and the choices: the batched-loop footprint says so, and
+    the op declares that input a workspace (its memory effects write it on every target)."""
+
+    precision: type[EnumAttribute] | None = field(default=None, kw_only=True)
+    """Its `precisionType` property's attribute (PTOAS's DefaultValuedAttr), if it has one:
+    emitted as the C++ call's template argument where not the default; the values computed
+    stay the default algorithm's (a5's high-precision sequences are approximate as well)."""
+    tmp: bool = field(default=False, kw_only=True)
+    """It takes an optional scratch tile as its last input (`ins(..., %tmp : ...)`): the NPU
+    code computes through it, the simulator ignores it; pto-materialize-implicit-tmp adds
+    one where the target's rule row wants it."""
+
+    vf_priced_as: str | tuple[str, ...] = field(default=(), kw_only=True)
+    """Where a5's code issues other intrinsics per register than a2a3's (TRSQRT: vsqrt and
+    vdiv, not vrsqrt): those; empty: `priced_as`."""
+
+    @property
+    def intrinsics(self) -> tuple[str, ...]:
+        return (self.priced_as,) if isinstance(self.priced_as, str) else self.priced_as
+
+    @property
+    def vf_intrinsics(self) -> tuple[str, ...]:
+        """The intrinsics a5's vector function issues per register."""
+        chosen = self.vf_priced_as or self.priced_as
+        return (chosen,) if isinstance(chosen, str) else chosen
 
 
 # ---------------------------------------------------------------------------
@@ -65,9 +122,18 @@ class ElementwiseOp(PtoInstructionOp):
     def verify_operands(self) -> None:
         dst = self.expect_tile("dst", self.destinations[0])
         for role, value in zip(self.INS, self.ins):
+            if role == "tmp":
+                tmp = self.expect_tile_in(role, value)
+                if tmp.element_type != dst.element_type:
+                    raise VerifyException(
+                        f"expects tmp and dst to have the same element type, got {tmp.element_type} and {dst.element_type}"
+                    )
+                continue
             if role == "scalar":
-                if not isinstance(value.type, IntegerType | IndexType | AnyFloat):
-                    raise VerifyException(f"expects scalar to be an integer, index or float scalar, got {value.type}")
+                if not isinstance(value.type, IndexType | Float64Type) and element_info(value.type) is None:
+                    raise VerifyException(
+                        f"expects scalar to be an 8- to 64-bit integer, index or float scalar, got {value.type}"
+                    )
                 continue
             src = self.expect_tile_in(role, value)
             if src.element_type != dst.element_type:
@@ -81,8 +147,67 @@ class BinaryOp(ElementwiseOp):
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
 
 
+class UnaryOp(ElementwiseOp):
+    INS: ClassVar[tuple[str, ...]] = ("src",)
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+
+class TileScalarOp(ElementwiseOp):
+    INS: ClassVar[tuple[str, ...]] = ("src", "scalar")
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+
+class DivideScalarOp(TileScalarOp):
+    """TDIVS's op: `ins(%src, %scalar : T, S)` divides src by the scalar, `ins(%scalar, %src :
+    S, T)` (pto-isa's `TDIVS(dst, scalar, src)`) the scalar by src: the operands are kept as
+    (src, scalar) and `scalarFirst` records the second spelling."""
+
+    scalar_first = opt_prop_def(UnitAttr, prop_name="scalarFirst")
+    HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ("scalarFirst",)
+
+    @classmethod
+    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        names, types, pos = parse_operand_group(parser, "ins")
+        values = list(parser.resolve_operands(names, types, pos))
+        if len(values) == 2 and not isinstance(types[0], TileTypeBase) and isinstance(types[1], TileTypeBase):
+            return values[::-1], {"scalarFirst": UnitAttr()}
+        return values, {}
+
+    def print_dps_ins(self, printer: Printer) -> None:
+        if "scalarFirst" not in self.properties:
+            return super().print_dps_ins(printer)
+        print_operand_group(printer, "ins", list(self.ins)[::-1])
+        return None
+
+
+class FillOp(ElementwiseOp):
+    """dst's valid region set to the scalar; PTOAS (TExpandsOp::verify) wants the scalar of
+    dst's element type."""
+
+    INS: ClassVar[tuple[str, ...]] = ("scalar",)
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+    def verify_operands(self) -> None:
+        super().verify_operands()
+        dst = self.expect_tile("dst", self.destinations[0])
+        if self.ins[0].type != dst.element_type:
+            raise VerifyException(
+                f"expects scalar to have dst's element type, got {self.ins[0].type} and {dst.element_type}"
+            )
+
+
 # ---------------------------------------------------------------------------
 # What each target accepts
+
+
+TMP_ANY = "any tile (unused)"
+TMP_LIKE_DST = "dst's valid shape"
+TMP_REMAINDER = "at least dst's Cols + 2 * ceil(Cols / 64) elements (the quotients, then the compare mask at tmp + Cols)"
+
+
+def remainder_tmp_columns(cols: int) -> int:
+    """a2a3 TRem.hpp: the columns a TREM tmp needs beside dst's `cols`."""
+    return cols + -(-cols // 64) * 2
 
 
 @dataclass(frozen=True)
@@ -96,6 +221,11 @@ class ElementwiseRules:
     """Every tile row-major (ND or row-major boxes): the target's code static_asserts it."""
     note: str
     """Where the rules come from."""
+    high_precision_types: frozenset[str] | None = None
+    """dst's element types with precisionType = high_precision, where the code restricts them."""
+    tmp: str = TMP_ANY
+    """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
+    valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more)."""
 
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -107,8 +237,20 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
         if rules.row_major_only:
             require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
     require_type("dst", dst.elem, rules.types)
+    if (tmp := operands.get("tmp")) is not None and rules.tmp == TMP_REMAINDER:
+        wanted = remainder_tmp_columns(dst.cols)
+        require(
+            tmp.rows * tmp.cols >= wanted,
+            f"expects tmp to hold at least {wanted} elements (dst's {dst.cols} columns of quotients, then 2 per 64 "
+            f"of them for the compare mask), got {tmp.rows}x{tmp.cols}",
+        )
+    if rules.high_precision_types is not None and attrs.get("precisionType") is not None:
+        if getattr(attrs["precisionType"], "data", None) == Precision.HIGH_PRECISION:
+            allowed = rules.high_precision_types
+            require(dst.elem.mlir in allowed, f"expects dst element type to be {spell(allowed)} with precisionType = "
+                    f"high_precision, got {dst.elem.mlir}")
     for t in tiles:
-        if t is dst or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
+        if t is dst or (t is tmp and rules.tmp != TMP_LIKE_DST) or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
             continue
         require(
             t.valid_shape == dst.valid_shape,
@@ -122,6 +264,7 @@ def describe(t: dict[str, ElementwiseRules]) -> list[tuple[str, dict[str, str]]]
         ("element type (every tile)", lambda r: spell(r.types) if r.types else "not implemented"),
         ("tiles", lambda r: "vec, row-major" if r.row_major_only else "vec, any layout"),
         ("valid shapes", lambda r: "every tile input's equals dst's"),
+        ("tmp (members with one)", lambda r: r.tmp),
         ("why", lambda r: r.note),
     ])
 
@@ -130,32 +273,165 @@ def describe(t: dict[str, ElementwiseRules]) -> list[tuple[str, dict[str, str]]]
 # The kernel
 
 
-def inputs(o: dict, roles: tuple[str, ...]) -> list[Any]:
-    """The inputs as the formula takes them: a tile's valid region, a scalar's value."""
-    return [o[r].read_valid() if isinstance(o[r], Tile) else o[r] for r in roles]
+def fault_where(bad: Any, message: Callable[[tuple[int, ...]], str]) -> None:  # noqa: ANN401
+    """A run-time error at the first element (row, col) where `bad` holds (its leading axis,
+    if any beyond the two, indexes a batched loop's iterations)."""
+    bad = np.asarray(bad)
+    if bad.ndim < 2:
+        bad = bad.reshape(1, 1)
+    if bad.any():
+        iteration, where = first_failing(bad, bad.ndim - 2)
+        raise RuntimeFault(message(where), iteration)
+
+
+def scalar_dtype(t: Attribute) -> Any:  # noqa: ANN401
+    """The NumPy dtype of a scalar SSA type (index is 64-bit)."""
+    if isinstance(t, IndexType):
+        return np.dtype(np.int64)
+    if isinstance(t, Float64Type):
+        return np.dtype(np.float64)
+    info = element_info(t)
+    assert info is not None, t
+    return info.numpy
+
+
+def as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: ANN401
+    """The scalar as the C++ call receives it: its SSA type's value (a Python float or int
+    from the interpreter, or one per iteration of a batched loop, shaped to broadcast over
+    the valid region), converted to the element type as C++ converts."""
+    with np.errstate(over="ignore", invalid="ignore"):  # out-of-range values round to infinities as C++ does
+        return _as_element(value, ssa_type, element)
+
+
+def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: ANN401
+    ssa = scalar_dtype(ssa_type)
+    raw = np.asarray(value)
+    if ssa.kind in "iu":
+        typed = raw.astype(np.int64).astype(ssa)  # wraps to the SSA width
+    else:
+        typed = raw.astype(ssa)  # a double rounded to the SSA type
+    if typed.ndim:
+        typed = typed.reshape(-1, 1, 1)
+    if element.kind in "iu" and ssa.kind not in "iu":
+        wide = typed.astype(np.float64)
+        info = np.iinfo(element)
+        fault_where(
+            ~((wide > float(info.min) - 1) & (wide < float(info.max) + 1)),
+            lambda _: f"the scalar {typed.ravel()[0]} ({ssa_type}) does not fit {element} (C++ leaves the conversion undefined)",
+        )
+        return np.trunc(wide).astype(element)
+    return typed.astype(element)
+
+
+def same_storage(a: object, dst: Tile) -> bool:
+    """Whether an input tile starts where dst does (pto-isa's `dst == src` address test)."""
+    return isinstance(a, Tile) and (
+        a is dst or a.flat.__array_interface__["data"][0] == dst.flat.__array_interface__["data"][0]
+    )
+
+
+def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute | None) -> list[Any]:  # noqa: ANN401
+    """The inputs as the formula takes them: a tile's valid region, a scalar's value as the
+    element type."""
+    return [
+        o[r].read_valid() if isinstance(o[r], Tile) else as_element(o[r], scalar_type, element)  # pyright: ignore[reportArgumentType]
+        for r in roles
+    ]
 
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
-    def kernel(o: dict, **choices: object) -> None:
+    roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
+
+    def kernel(o: dict, scalar_type: Attribute | None = None, scalar_first: bool = False, **choices: object) -> None:
         dst = o["dst"]
+        element = dst.flat.dtype
+        values = inputs(o, roles, element, scalar_type)
+        if scalar_first:
+            choices["scalar_first"] = True
+        if row.sees_in_place:
+            choices["in_place"] = any(same_storage(o[r], dst) for r in roles)
+        lanes = choices.pop("byte_lanes", ByteLanes.ELEMENT)
+        if lanes is ByteLanes.PAIRED and "scalar" in roles and any(same_storage(o[r], dst) for r in roles):
+            raise RuntimeFault(
+                "in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar before reading src, so dst over src "
+                "loses src (the code asserts dst != src); use another dst"
+            )
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
-            result = np.asarray(row.compute(*inputs(o, roles), **choices))
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+            result = row.compute(*values, **choices)
+        if isinstance(result, Kept):
+            result = np.where(result.kept, dst.read_valid(), result.values)
+        result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
+        if paired_column(o, roles, lanes) is None:
+            dst.write_valid(result)
+            return
+        if row.tmp and "scalar" in roles:
+            raise RuntimeFault(
+                f"8-bit elements with an odd valid width ({dst.valid_col}): a2a3 TXORS also writes the element after "
+                "each row's last from tmp's old contents (TBitwiseSOp.hpp in 16-bit pairs), which is not modelled; "
+                "use an even valid width"
+            )
+        column = dst.valid_col  # the other half of the last 16-bit pair: the inputs there, dst's old value for the scalar
+        beside = [o[r].values[..., : dst.valid_row, column : column + 1] if isinstance(o[r], Tile)
+                  else dst.values[..., : dst.valid_row, column : column + 1] for r in roles]
+        with np.errstate(all="ignore"):
+            extra = np.asarray(row.compute(*beside, **choices)).astype(element, copy=False)
+        dst.write(dst.valid_row, column + 1, np.concatenate([result, extra], axis=-1))
 
     kernel.__doc__ = row.summary
     return kernel
 
 
-def elementwise_footprint(roles: tuple[str, ...]) -> Callable[..., Footprint]:
-    def footprint(o: dict, **_: object) -> Footprint:
-        reads = [(o[r], False, valid_rect(o[r])) for r in roles if isinstance(o[r], Tile)]
-        return Footprint([*reads, (o["dst"], True, valid_rect(o["dst"]))], [])
+def paired_column(o: dict, roles: tuple[str, ...], lanes: object) -> int | None:
+    """The column a paired 8-bit bitwise instruction computes beyond the valid region (an odd
+    valid column count inside the tile), or None."""
+    dst = o["dst"]
+    column = dst.valid_col
+    if lanes is not ByteLanes.PAIRED or dst.flat.dtype.itemsize != 1 or column % 2 == 0:
+        return None
+    widths = [o[r].type.shape[1] for r in (*roles, "dst") if isinstance(o[r], Tile)]
+    return column if column < min(widths) else None
+
+
+def elementwise_footprint(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., Footprint]:
+    scratch = "tmp" in roles
+    roles = tuple(r for r in roles if r != "tmp")
+
+    def footprint(o: dict, **choices: object) -> Footprint:
+        written = row.clobbers_src is not None and row.clobbers_src(o["dst"].flat.dtype, **choices)
+        extra = paired_column(o, roles, choices.get("byte_lanes"))
+
+        def region(t: Tile) -> Any:  # noqa: ANN401
+            return valid_rect(t) if extra is None else rect(t, o["dst"].valid_row, extra + 1)
+
+        reads = [(o[r], False, region(o[r])) for r in roles if isinstance(o[r], Tile)]
+        if extra is not None and "scalar" in roles:
+            reads.append((o["dst"], False, region(o["dst"])))
+        clobbered = [(o[r], True, region(o[r])) for r in roles if written and isinstance(o[r], Tile)]
+        if scratch and o.get("tmp") is not None:
+            clobbered.append((o["tmp"], True, None))  # the NPU code's scratch: any element
+        return Footprint([*reads, *clobbered, (o["dst"], True, region(o["dst"]))], [])
 
     return footprint
 
 
+class Kept(NamedTuple):
+    """A formula's result with the elements it leaves alone (True: dst keeps its value)."""
+
+    values: Any
+    kept: Any
+
+
 class ElementwiseBase(FamilyLoweredOp):
     """dst[i, j] = f(inputs at [i, j]) over dst's valid region."""
+
+    @staticmethod
+    def kernel_params(op: Operation) -> dict[str, object]:
+        """The scalar's SSA type, which the kernel converts its value from."""
+        scalars = [v.type for v in op.operands if not isinstance(v.type, TileTypeBase)]
+        params: dict[str, object] = {"scalar_type": scalars[0]} if scalars else {}
+        if "scalarFirst" in op.properties:
+            params["scalar_first"] = True
+        return params
 
 
 # ---------------------------------------------------------------------------
@@ -183,23 +459,26 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     full, rest = divmod(per_call, per_repeat)
 
     def call() -> None:
-        if full:
-            t.vector(_row(op).priced_as, repeat=full)
-        if rest:
-            t.call(2)  # the tail's mask, then the full mask again
-            t.vector(_row(op).priced_as, repeat=1)
+        for intrinsic in _row(op).intrinsics:
+            if full:
+                t.vector(intrinsic, repeat=full)
+            if rest:
+                t.call(2)  # the tail's mask, then the full mask again
+                t.vector(intrinsic, repeat=1)
 
     t.loop(calls, call)
     return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * cols)
 
 
 def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TBinOp.hpp: one vector function; per register of each valid row a predicate, a
-    load per tile input, the operation and a store."""
+    """npu/a5/TBinOp.hpp (TBinSOp.hpp): one vector function; per register of each valid row a
+    predicate, a load per tile input, the operation(s) and a store."""
     dst = o["dst"]
     registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
-    body = {"plt": registers, "vlds": loads * registers, _row(op).priced_as: registers, "vsts": registers}
+    body = {"plt": registers, "vlds": loads * registers, "vsts": registers}
+    for name in _row(op).vf_intrinsics:
+        body[name] = body.get(name, 0) + registers
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
@@ -216,10 +495,20 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 # C++
 
 
+ALGORITHMS = {"div_precision": "DivAlgorithm", "rem_precision": "RemAlgorithm", "fmod_precision": "FmodAlgorithm",
+              "pow_precision": "PowAlgorithm"}
+"""pto-isa's C++ enum of each precisionType attribute."""
+
+
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
-        """`TADD(dst, src0, src1)`: dst first, then the inputs."""
-        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        """`TADD(dst, src0, src1)`: dst first, then the inputs; `TDIV<DivAlgorithm::HIGH_PRECISION>(...)`."""
+        precision = op.properties.get("precisionType")
+        template = ()
+        if isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION:
+            template = (f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
+        ins = list(op.ins)[::-1] if "scalarFirst" in op.properties else list(op.ins)
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *ins], template))
 
     return emit
 
@@ -228,8 +517,24 @@ def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, Ele
 # The families
 
 
+def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | None:
+    """The tmp pto-materialize-implicit-tmp adds where an op omits it: one like dst (a TREM's
+    on a2a3 one row as wide as its code wants), the smallest tile where the code ignores it."""
+    if len(op.ins) == len(op.INS):
+        return None
+    dst = op.destinations[0].type
+    assert isinstance(dst, TileTypeBase)
+    if rules.tmp == TMP_ANY:
+        return AllocTileOp(smallest_tile(dst))
+    if rules.tmp == TMP_LIKE_DST:
+        return alloc_like(op, op.destinations[0])
+    per_block = 32 // dst.element.bytes
+    cols = -(-remainder_tmp_columns(dst.shape[1]) // per_block) * per_block
+    return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
+
+
 def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
-    tiles = frozenset(r for r in roles if r != "scalar")
+    tiles = frozenset(r for r in roles if r not in ("scalar", "tmp"))
     return {
         "": InPlace(
             tiles,
@@ -244,8 +549,24 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
     roles = op_base.INS
 
     def declare(row: Elementwise) -> Instruction:
-        op = member_op(op_base, row)
-        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(roles))
+        ins = (*op_base.INS, "tmp") if row.tmp else op_base.INS
+        workspace = {"src"} if row.clobbers_src else set()
+        shape: dict[str, Any] = {}
+        if row.tmp:
+            (count, outs), = op_base.FORMS
+            shape = {"INS": ins, "FORMS": ((count, outs), (count + 1, outs))}
+            workspace.add("tmp")
+        namespace: dict[str, Any] = {"__annotations__": {k: ClassVar for k in ("WORKSPACE", *shape)}, "WORKSPACE": frozenset(workspace), **shape}
+        if row.precision is not None:
+            namespace["precision_type"] = opt_prop_def(row.precision, prop_name="precisionType")
+            namespace["DEFAULTS"] = {"precisionType": row.precision(Precision.DEFAULT)}
+            namespace["OMITS_DEFAULTS"] = True
+            namespace["__annotations__"] |= {"DEFAULTS": ClassVar, "OMITS_DEFAULTS": ClassVar}
+        op = member_op(row.op_class or op_base, row, **namespace)
+        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
+        if row.op_class is DivideScalarOp:  # the lowered op keeps which spelling it came from
+            lowered = type(lowered.__name__, (lowered,), {"__module__": lowered.__module__,
+                                                          "scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")})
         return Instruction(
             op=op,
             rules=ElementwiseRules,
@@ -258,16 +579,445 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             asm=AsmForm(),
             cost=COST,
             summary=row.summary,
+            implicit_tmp=implicit_tmp if row.tmp else None,
         )
 
     return declare
 
 
+# ---------------------------------------------------------------------------
+# The formulas (each on NumPy arrays of the element type; a scalar is a 0-d array, or one per
+# iteration of a batched loop shaped (n, 1, 1))
+
+
+def with_nan_of(result: Any, a: Any, b: Any, both_nan: BothNan) -> Any:  # noqa: ANN401
+    """`result`, where both operands are NaN carrying the chosen one's payload, quieted (NumPy's
+    own choice varies: its f16 loops keep a signalling operand's)."""
+    if a.dtype.kind in "iu":
+        return result
+    bits = f"u{a.dtype.itemsize}"
+    mantissa = {2: 10 if a.dtype == np.float16 else 7, 4: 23}[a.dtype.itemsize]  # f16, bf16, f32
+    quiet = np.array(1 << (mantissa - 1), bits)
+    kept = np.ascontiguousarray(np.broadcast_to(b if both_nan is BothNan.SRC1 else a, result.shape))
+    return np.where(np.isnan(a) & np.isnan(b), (kept.view(bits) | quiet).view(a.dtype), result)
+
+
+def add(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a + b), a, b, both_nan)
+
+
+def multiply(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a * b), a, b, both_nan)
+
+
+def subtract(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
+    return with_nan_of(np.asarray(a - b), a, b, both_nan)
+
+
+def maximum(a: Any, b: Any, *, unordered: Unordered) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h / TMax.hpp std::max(a, b) = (a < b) ? b : a; NPUs vmax / vmaxs."""
+    return np.where(a < b, b, a) if unordered is Unordered.FIRST else np.maximum(a, b)
+
+
+def minimum(a: Any, b: Any, *, unordered: Unordered) -> Any:  # noqa: ANN401
+    """cpu std::min(a, b) = (b < a) ? b : a; NPUs vmin / vmins."""
+    return np.where(b < a, b, a) if unordered is Unordered.FIRST else np.minimum(a, b)
+
+
+def divisor_name(a: Any, b: Any) -> Callable[[tuple[int, ...]], str]:  # noqa: ANN401
+    """How a fault names the divisor at an element: src1's element, or the scalar."""
+    if np.ndim(b) >= 2 and np.shape(b)[-2:] == np.shape(a)[-2:]:
+        return lambda at: f"src1 element {at}"
+    return lambda _: "the scalar divisor"
+
+
+def truncated_quotient(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """C++ integer division: toward zero; a zero divisor traps (SIGFPE on the simulator's
+    x86), as does the least 32/64-bit integer by -1 (8/16-bit operands are promoted to int
+    first, so theirs wraps when stored)."""
+    name = divisor_name(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    fault_where(b == 0, lambda at: f"divides by zero: {name(at)} is 0 (integer division traps)")
+    if a.dtype.itemsize >= 4 and a.dtype.kind == "i":
+        least = np.iinfo(a.dtype).min
+        fault_where(
+            (a == least) & (b == -1),
+            lambda at: f"divides {least} (src element {at}) by -1: the quotient overflows {a.dtype} (integer division traps)",
+        )
+    wide = np.int64 if a.dtype.kind == "i" or a.dtype.itemsize < 8 else np.uint64
+    x, y = a.astype(wide), np.where(b == 0, 1, b).astype(wide)
+    q = x // y
+    q += ((x % y) != 0) & ((x < 0) != (y < 0))  # floor to truncation
+    return q.astype(a.dtype)
+
+
+def quotient_through_float(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """a2a3 TDivS.hpp's integer path: the scalar broadcast and converted (vector_dup,
+    vconv_s322f32 / vconv_s162f16), src converted in place (so src keeps the float bits
+    after the instruction: `a`, its valid region, is written), vdiv in that float type, the
+    quotient converted toward zero (vconv_f322s32z / vconv_f162s16z)."""
+    as_float = np.float32 if a.dtype.itemsize == 4 else np.float16
+    x, y = a.astype(as_float), np.broadcast_to(b, a.shape).astype(as_float)
+    fault_where(y == 0, lambda _: "divides by zero: the scalar divisor is 0 (vdiv's infinity converted back to an integer is in no public code)")
+    a[...] = x.view(a.dtype)
+    info = np.iinfo(a.dtype)
+    return np.clip(np.trunc(x / y), info.min, info.max).astype(a.dtype)
+
+
+def divide(a: Any, b: Any, *, division: Division, in_place: bool = False, scalar_first: bool = False) -> Any:  # noqa: ANN401
+    """src0 / src1 (TDIV), src / scalar (TDIVS), scalar / src (TDIVS scalar first); see
+    `Division` (two NaNs: the dividend's payload)."""
+    if scalar_first:
+        return scalar_over(a, b, division)
+    if a.dtype.kind in "iu":
+        if division is not Division.A2A3_VECTOR:
+            return truncated_quotient(a, b)
+        if in_place:
+            raise RuntimeFault(
+                "in place on integers: a2a3 TDivS.hpp broadcasts the scalar into dst, which is src, before "
+                "converting src (prepare_s32_data/prepare_s16_data), so its result is not a quotient; use another dst"
+            )
+        return quotient_through_float(a, b)
+    if division is Division.A2A3_VECTOR and in_place:
+        return a * (np.float32(1) / b.astype(np.float32)).astype(a.dtype)
+    return with_nan_of(np.asarray(a / b), a, b, BothNan.SRC0)
+
+
+def shift_counts(a: Any, b: Any, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """The counts as int64, every one defined (else a run-time error naming the first)."""
+    bits = 8 * a.dtype.itemsize
+    limit = max(32, bits) if shift_range is ShiftRange.PROMOTED else bits
+    counts = np.broadcast_to(b, a.shape).astype(np.int64) if b.dtype.kind == "i" or b.dtype.itemsize < 8 else np.broadcast_to(b, a.shape)
+    bad = (counts < 0) | (counts >= limit) if counts.dtype.kind == "i" else counts >= limit
+    name = divisor_name(a, b)
+    fault_where(bad, lambda at: f"shifts by {counts[(..., *at)].ravel()[0]} ({name(at).replace(' divisor', '')}): "
+                f"counts from 0 to {limit - 1} are defined for {a.dtype} here ({shift_range.phrase.split(':')[0]})")
+    return counts.astype(np.uint64)
+
+
+def shift_left(a: Any, b: Any, *, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """src << count: the bits shifted out of the element (or its promoted int) are lost."""
+    counts = shift_counts(a, b, shift_range)
+    unsigned = a.view(f"u{a.dtype.itemsize}").astype(np.uint64)
+    return (unsigned << counts).astype(f"u{a.dtype.itemsize}").view(a.dtype)
+
+
+def shift_right(a: Any, b: Any, *, shift_range: ShiftRange) -> Any:  # noqa: ANN401
+    """src >> count: arithmetic for signed elements (C++20, the vector shifts' signed form),
+    logical for unsigned ones."""
+    counts = shift_counts(a, b, shift_range)
+    if a.dtype.kind == "u":
+        return (a.astype(np.uint64) >> np.minimum(counts, 63)).astype(a.dtype)
+    return (a.astype(np.int64) >> np.minimum(counts, 63).astype(np.int64)).astype(a.dtype)
+
+
+def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
+    """C++ `%` for integers (the sign of src), fmod through double for floats (exact, so the
+    cast back does not round); a zero divisor as `zero_divisor` says."""
+    if zero_divisor is ZeroDivisor.SKIPPED:
+        zero = np.broadcast_to(b == 0, a.shape)
+        return Kept(remainder_toward_zero(a, np.where(b == 0, np.ones_like(b), b), zero_divisor=ZeroDivisor.IEEE), zero)
+    name = divisor_name(a, b)
+    b = np.broadcast_to(b, a.shape)
+    if a.dtype.kind in "iu" or zero_divisor is ZeroDivisor.ASSERTED:
+        why = "the simulator asserts src1 != 0" if zero_divisor is ZeroDivisor.ASSERTED else "integer division traps"
+        fault_where(b == 0, lambda at: f"divides by zero: {name(at)} is 0 ({why})")
+    if a.dtype.kind in "iu":
+        if a.dtype.itemsize >= 4 and a.dtype.kind == "i":
+            least = np.iinfo(a.dtype).min
+            fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
+        return np.fmod(a, np.where(b == 0, 1, b))
+    return np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+
+
+def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h OP_REM / OP_REMS: the remainder toward zero, plus the divisor where it
+    is nonzero and the operands' signs (`>= 0`) differ (so it takes the divisor's sign), that
+    sum in the element type."""
+    r = remainder_toward_zero(a, b, zero_divisor=zero_divisor)
+    kept = None
+    if isinstance(r, Kept):
+        r, kept = r
+    b = np.broadcast_to(b, a.shape)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), r + b, r)
+    return fixed if kept is None else Kept(fixed, kept)
+
+
+def integer_power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """cpu TPow.hpp integer_pow: 1 for a zero exponent or a base of 1; for a negative one, -1's
+    alternating sign and 0 otherwise; else squaring, wrapping in the element type."""
+    bits = 8 * a.dtype.itemsize
+    unsigned = f"u{a.dtype.itemsize}"
+    e = np.broadcast_to(b, a.shape).astype(np.int64)  # static_cast<int64_t>: wraps a uint64 past 2^63
+    minus_one = (a == -1) if a.dtype.kind == "i" else (a == np.iinfo(a.dtype).max) if bits >= 32 else np.zeros(a.shape, bool)
+    result = np.ones(a.shape, np.uint64)
+    base = a.view(unsigned).astype(np.uint64)
+    mask = np.uint64((1 << bits) - 1) if bits < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    left = np.where(e > 0, e, 0).astype(np.uint64)
+    while left.any():  # over the exponents' bits (at most 63 rounds), every element at once
+        odd = (left & np.uint64(1)).astype(bool)
+        result = np.where(odd, (result * base) & mask, result)
+        base = (base * base) & mask
+        left >>= np.uint64(1)
+    powers = result.astype(unsigned).view(a.dtype)
+    negative = np.where(minus_one, np.where(e % 2 == 0, 1, -1), 0).astype(np.int64).astype(a.dtype)
+    ones = np.ones(a.shape, a.dtype)
+    return np.where((e == 0) | (a == 1), ones, np.where(e < 0, negative, powers))
+
+
+def power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """TPOW (cpu TPow.hpp compute_pow): integer_power for integers; pow in double for floats,
+    half through float (`static_cast<half>(static_cast<float>(result))`)."""
+    if a.dtype.kind in "iu":
+        return integer_power(a, b)
+    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    return result.astype(np.float32).astype(a.dtype) if a.dtype == np.float16 else result.astype(a.dtype)
+
+
+def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """TPOWS (cpu ElementOp.h OP_POWS): `static_cast<DType>(std::pow(double(src), double(scalar)))`
+    for every type: straight from double, a value no integer type holds undefined."""
+    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    if a.dtype.kind not in "iu":
+        return result.astype(a.dtype)
+    info = np.iinfo(a.dtype)
+    fault_where(~((result > float(info.min) - 1) & (result < float(info.max) + 1)),
+                lambda at: f"pow(src element {at}, scalar) = {result[(..., *at)].ravel()[0]} does not fit {a.dtype} (C++ leaves the conversion undefined)")
+    return np.trunc(result).astype(a.dtype)
+
+
+def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
+    return np.where(a > 0, a, a * slope)
+
+
+def scalar_over(src: Any, scalar: Any, division: Division) -> Any:  # noqa: ANN401
+    """scalar / src: cpu OP_RDIVS asserts src != 0; a2a3 SDivOp: the integer path through float
+    (src converted in place), vdiv for floats; a5: C division for integers, vdiv for floats."""
+    s = np.broadcast_to(scalar, src.shape)
+    if division is Division.SIMULATOR:
+        fault_where(src == 0, lambda at: f"divides the scalar by zero: src element {at} is 0 (the simulator asserts src != 0)")
+    if src.dtype.kind in "iu":
+        if division is Division.A2A3_VECTOR:
+            as_float = np.float32 if src.dtype.itemsize == 4 else np.float16
+            x = src.astype(as_float)
+            fault_where(x == 0, lambda at: f"divides the scalar by zero: src element {at} is 0 (vdiv's infinity converted back to an integer is in no public code)")
+            quotient = np.trunc(s.astype(as_float) / x)
+            src[...] = x.view(src.dtype)
+            info = np.iinfo(src.dtype)
+            return np.clip(quotient, info.min, info.max).astype(src.dtype)
+        return truncated_quotient(np.ascontiguousarray(s), src)
+    return with_nan_of(np.asarray(s / src), s, src, BothNan.SRC0)
+
+
+def integers_through_float(element: Any, *, division: Division, **_: object) -> bool:  # noqa: ANN401
+    """a2a3's integer TDIVS leaves src converted to float (quotient_through_float, scalar_over)."""
+    return division is Division.A2A3_VECTOR and element.kind in "iu"
+
+
+def fill(scalar: Any) -> Any:  # noqa: ANN401
+    return scalar
+
+
+# ---------------------------------------------------------------------------
+# What targets choose
+
+
+def choosing(*values: Choice, **by_mnemonic: tuple[Choice, ...]) -> Callable[[Member, PtoInstructionOp], dict[str, Choice]]:
+    """A target's `choose` (lowering/convert.py TargetOps.family) for the elementwise families:
+    for each choice a member's row names, the value of that kind among `values`, or among
+    `by_mnemonic[mnemonic]` first."""
+
+    def choose(row: Member, op: PtoInstructionOp) -> dict[str, Choice]:
+        own = by_mnemonic.get(row.mnemonic, ())
+        return {name: next(v for v in (*own, *values) if isinstance(v, kind)) for name, kind in row.choices.items()}
+
+    return choose
+
+
+VECTOR_UNIT_REFERENCES = {
+    "tfmod": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmul and vsub)",
+    "tfmods": "fmod in double, rounded to the element type (a2a3 and a5 compose vdiv, a truncation, vmuls and vsub)",
+    "tlrelu": "(src > 0) ? src : src * slope (vlrelu's NaN and signed-zero results are in no public code)",
+    "trem": "the simulator's remainder (a2a3 and a5 compose vdiv, conversions, vmul and vsub)",
+    "trems": "the simulator's remainder (a2a3 and a5 compose vdiv, conversions, vmuls and vsub)",
+    "tpow": "the simulator's pow (a2a3 and a5 compose vln, vexp and repeated multiplication)",
+    "tpows": "the simulator's pow (a2a3 and a5 compose vln, vexp and repeated multiplication)",
+    "tdiv": "the IEEE quotient in the element type (vdiv's rounding and zero-divisor results are in no public code)",
+    "tdivs": "the IEEE quotient in the element type (vdiv's rounding is in no public code)",
+    "tmax": "NumPy's maximum (vmax's NaN and signed-zero results are in no public code)",
+    "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
+    "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
+    "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
+}
+"""The members whose values on the NPUs come from a vector intrinsic no public code fixes,
+with the reference the interpreter computes there."""
+
+
+def on_vector_unit(family: Family) -> dict[str, str]:
+    """VECTOR_UNIT_REFERENCES of the members of `family` (a target's `approximate`)."""
+    return {m: why for m, why in VECTOR_UNIT_REFERENCES.items() if any(r.mnemonic == m for r in family.rows)}
+
+
+# ---------------------------------------------------------------------------
+# The families
+
+
+NAN_PAYLOAD = {"both_nan": BothNan}
+MAX_MIN = {"unordered": Unordered}
+DIVISION = {"division": Division}
+SHIFT = {"shift_range": ShiftRange}
+BITWISE = {"byte_lanes": ByteLanes}
+REMAINDER = {"zero_divisor": ZeroDivisor}
+
 BINARY = Family.of(
     "binary elementwise",
     (
-        Elementwise("tadd", "dst = src0 + src1", compute=operator.add, priced_as="vadd"),
+        Elementwise("tadd", "dst = src0 + src1", compute=add, priced_as="vadd", choices=NAN_PAYLOAD),
+        Elementwise("tsub", "dst = src0 - src1", compute=subtract, priced_as="vsub", choices=NAN_PAYLOAD),
+        Elementwise("tmul", "dst = src0 * src1", compute=multiply, priced_as="vmul", choices=NAN_PAYLOAD),
+        Elementwise("tdiv", "dst = src0 / src1", compute=divide, priced_as="vdiv", choices=DIVISION,
+                    precision=DivPrecisionAttr),
+        Elementwise("tmax", "dst = max(src0, src1)", compute=maximum, priced_as="vmax", choices=MAX_MIN),
+        Elementwise("tmin", "dst = min(src0, src1)", compute=minimum, priced_as="vmin", choices=MAX_MIN),
+        Elementwise("tand", "dst = src0 & src1", compute=operator.and_, priced_as="vand", choices=BITWISE),
+        Elementwise("tor", "dst = src0 | src1", compute=operator.or_, priced_as="vor", choices=BITWISE),
+        Elementwise("tshl", "dst = src0 << src1", compute=shift_left, priced_as="vshl", choices=SHIFT),
+        Elementwise("tshr", "dst = src0 >> src1", compute=shift_right, priced_as="vshr", choices=SHIFT),
+        Elementwise("tfmod", "dst = fmod(src0, src1)", compute=remainder_toward_zero, priced_as=("vdiv", "vmul", "vsub"),
+                    choices=REMAINDER, precision=FmodPrecisionAttr),
+        Elementwise("trem", "dst = src0 mod src1 (the sign of src1)", compute=floor_remainder,
+                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True, precision=RemPrecisionAttr),
+        Elementwise("txor", "dst = src0 ^ src1", compute=operator.xor, priced_as=("vor", "vand", "vnot", "vand"),
+                    choices=BITWISE, tmp=True),
+        Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True,
+                    precision=PowPrecisionAttr),
     ),
     elementwise(BinaryOp),
 )
 """Tile-tile arithmetic, bitwise and comparison-free operations."""
+
+TILE_SCALAR = Family.of(
+    "tile-scalar elementwise",
+    (
+        Elementwise("tadds", "dst = src + scalar", compute=operator.add, priced_as="vadds"),
+        Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
+        Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
+        Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
+                    choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr,
+                    op_class=DivideScalarOp),
+        Elementwise("tmaxs", "dst = max(src, scalar)", compute=maximum, priced_as="vmaxs", choices=MAX_MIN),
+        Elementwise("tmins", "dst = min(src, scalar)", compute=minimum, priced_as="vmins", choices=MAX_MIN),
+        Elementwise("tands", "dst = src & scalar", compute=operator.and_, priced_as=("vector_dup", "vand"), choices=BITWISE),
+        Elementwise("tors", "dst = src | scalar", compute=operator.or_, priced_as=("vector_dup", "vor"), choices=BITWISE),
+        Elementwise("tshls", "dst = src << scalar", compute=shift_left, priced_as="vshls", choices=SHIFT),
+        Elementwise("tshrs", "dst = src >> scalar", compute=shift_right, priced_as="vshrs", choices=SHIFT),
+        Elementwise("tfmods", "dst = fmod(src, scalar)", compute=remainder_toward_zero,
+                    priced_as=("vector_dup", "vdiv", "vmul", "vsub"), choices=REMAINDER),
+        Elementwise("tlrelu", "dst = src > 0 ? src : src * scalar", compute=leaky_relu, priced_as="vlrelu"),
+        Elementwise("trems", "dst = src mod scalar (the sign of scalar)", compute=floor_remainder,
+                    priced_as=("vector_dup", "vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True),
+        Elementwise("txors", "dst = src ^ scalar", compute=operator.xor,
+                    priced_as=("vector_dup", "vor", "vector_dup", "vand", "vnot", "vand"), choices=BITWISE, tmp=True),
+        Elementwise("tpows", "dst = pow(src, scalar)", compute=scalar_power, priced_as=("vln", "vmuls", "vexp"), tmp=True,
+                    precision=PowPrecisionAttr),
+    ),
+    elementwise(TileScalarOp),
+)
+"""A tile and a scalar, the scalar converted to the element type first."""
+
+FILL = Family.of(
+    "fill",
+    (Elementwise("texpands", "dst = scalar", compute=fill, priced_as="vector_dup"),),
+    elementwise(FillOp),
+)
+"""dst's valid region set to one scalar."""
+
+
+# ---------------------------------------------------------------------------
+# The unary family's formulas: pto-isa's cpu/ElementOp.h (ElementOpCal OP_EXP, ...), cpu/TAbs.hpp,
+# cpu/TSqrt.hpp, cpu/TRSqrt.hpp and, for TRECIP, pto_instr.hpp's TDIVS(dst, 1, src) (cpu/
+# TBinSOps.hpp OP_RDIVS). The transcendentals compute in double and round once to the element
+# type, f16's exp through expf (float): checked against g++ on all 65536 halves.
+
+
+def rounded(values: Any, dtype: Any) -> Any:  # noqa: ANN401
+    """float64 `values` rounded once to `dtype`, as C++'s static_cast does (ml_dtypes' bf16
+    goes through float32 and would round twice: round to odd on the way there instead)."""
+    if dtype.itemsize != 2 or dtype == np.float16:
+        return values.astype(dtype)
+    single = values.astype(np.float32)
+    inexact = (single.astype(np.float64) != values) & np.isfinite(values)
+    away = inexact & (np.abs(single.astype(np.float64)) > np.abs(values))
+    bits = single.view(np.uint32) - away.astype(np.uint32)  # toward zero: the magnitude's predecessor
+    return (bits | inexact.astype(np.uint32)).view(np.float32).astype(dtype)
+
+
+def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """`static_cast<T>(function(static_cast<double>(x)))`."""
+
+    def compute(x: Any) -> Any:  # noqa: ANN401
+        return rounded(function(x.astype(np.float64)), x.dtype)
+
+    return compute
+
+
+def exp(x: Any) -> Any:  # noqa: ANN401
+    """OP_EXP: half through expf (float), every other type through double."""
+    if x.dtype == np.float16:
+        return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
+    return rounded(np.exp(x.astype(np.float64)), x.dtype)
+
+
+def absolute(x: Any, *, abs_sign: AbsSign) -> Any:  # noqa: ANN401
+    if abs_sign is AbsSign.CLEAR and x.dtype.kind not in "iu":
+        return np.abs(x)
+    return np.where(x < 0, -x, x)
+
+
+def negate(x: Any) -> Any:  # noqa: ANN401
+    """-x; a 2-byte float is negated through float (g++'s _Float16 arithmetic), which quiets a
+    signalling NaN."""
+    if x.dtype.kind in "iu" or x.dtype.itemsize != 2:
+        return -x
+    quiet = 0x0200 if x.dtype == np.float16 else 0x0040
+    bits = (-x).view(np.uint16)
+    return np.where(np.isnan(x), bits | quiet, bits).view(x.dtype)
+
+
+def relu(x: Any) -> Any:  # noqa: ANN401
+    """std::max(x, 0) = x < 0 ? 0 : x: -0.0 and NaN pass."""
+    return np.where(x < 0, x.dtype.type(0), x)
+
+
+def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN401
+    """1 / x in the element type (integers: C's truncating division)."""
+    if zero_reciprocal is ZeroReciprocal.FAULT:
+        fault_where(x == 0, lambda at: f"divides 1 by zero (the simulator asserts: Divider cannot be equal to zero) at element {at} of the valid region")
+    if x.dtype.kind in "iu":
+        return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
+    return x.dtype.type(1) / x
+
+
+UNARY = Family.of(
+    "unary elementwise",
+    (
+        Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
+        Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
+        Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp"),
+        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln"),
+        Elementwise("tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt"),
+        Elementwise(
+            "trsqrt", "dst = 1 / sqrt(src)", compute=in_double(lambda x: 1.0 / np.sqrt(x)), priced_as="vrsqrt",
+            vf_priced_as=("vsqrt", "vdiv"),
+        ),
+        Elementwise(
+            "trecip", "dst = 1 / src", compute=reciprocal, priced_as=("vector_dup", "vdiv"), vf_priced_as="vdiv",
+            choices={"zero_reciprocal": ZeroReciprocal},
+        ),
+        Elementwise("trelu", "dst = max(src, 0)", compute=relu, priced_as="vrelu"),
+    ),
+    elementwise(UnaryOp),
+)
+"""Tile arithmetic of one input: sign, bits, ReLU and the transcendentals."""

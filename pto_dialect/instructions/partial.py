@@ -9,29 +9,29 @@ region: the operation where both sources are valid, the valid one's element wher
         pto.tpartadd ins(%a, %b : T0, T1) outs(%d : Td)
         %d = pto.tpartadd %a, %b : (T0, T1) -> Td
 
-A member is a row of the elementwise family's type (`Elementwise`, elementwise.py): TPARTADD's
-formula is TADD's row's. What the targets decide, as their lowered ops record: what they write
+A member is a row of the elementwise family's type (`Elementwise`, elementwise.py) made from
+its binary elementwise operation's row: TPARTADD's formula, choices and price are TADD's. What the targets decide, as their lowered ops record: what they write
 outside the sources' overlap (`part_fill`: the CPU simulator writes 0 where neither source is
 valid; a2a3 copies the larger source in 32-byte blocks, its padding columns too, and computes
-op(smaller, larger) when the smaller one is short of columns; a5 merges under predicates) and,
-for TPARTMAX / TPARTMIN, how two values are picked (`extremum`).
+op(smaller, larger) when the smaller one is short of columns; a5 merges under predicates) and
+the choices of the member's binary operation (TPARTMAX: TMAX's `unordered`, ...).
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil
 from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
 
-from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import Choice, PartFill
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Instruction, Pipe
-from pto_dialect.instructions.elementwise import BINARY, COST, Elementwise, ElementwiseOp, emitter, in_place
+from pto_dialect.instructions.elementwise import BINARY, COST, VECTOR_UNIT_REFERENCES, Elementwise, ElementwiseOp, emitter, in_place
+from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import BLOCK_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np
 
@@ -106,22 +106,6 @@ def describe(t: dict[str, PartialRules]) -> list[tuple[str, dict[str, str]]]:
 
 # ---------------------------------------------------------------------------
 # The kernel
-
-
-def maximum(a: np.ndarray, b: np.ndarray, *, extremum: Extremum) -> np.ndarray:
-    match extremum:
-        case Extremum.STD:
-            return np.where(a < b, b, a)  # std::max(a, b) = (a < b) ? b : a
-        case Extremum.VECTOR:
-            return np.maximum(a, b)
-
-
-def minimum(a: np.ndarray, b: np.ndarray, *, extremum: Extremum) -> np.ndarray:
-    match extremum:
-        case Extremum.STD:
-            return np.where(b < a, b, a)  # std::min(a, b) = (b < a) ? b : a
-        case Extremum.VECTOR:
-            return np.minimum(a, b)
 
 
 def _assertion(name: str, src0: Tile, src1: Tile, dst: Tile) -> RuntimeFault:
@@ -248,21 +232,39 @@ def declare(row: Elementwise) -> Instruction:
     )
 
 
-_BINARY: dict[str, Any] = {r.mnemonic: r for r in BINARY.rows}
-FILL = {"part_fill": PartFill}
+OPERATIONS = {"tpartadd": "tadd", "tpartmul": "tmul", "tpartmax": "tmax", "tpartmin": "tmin"}
+"""Each member's operation: the binary elementwise member whose row (formula, choices, price) it takes."""
+_BINARY: dict[str, Elementwise] = {r.mnemonic: r for r in BINARY.rows}
+
+
+def _member(mnemonic: str, formula: str) -> Elementwise:
+    binary = _BINARY[OPERATIONS[mnemonic]]
+    return Elementwise(mnemonic, f"dst = {formula} where both are valid, else the valid one", compute=binary.compute,
+                       priced_as=binary.priced_as, choices={"part_fill": PartFill, **binary.choices})
+
 
 PARTIAL = Family.of(
     "partial elementwise",
     (
-        Elementwise("tpartadd", "dst = src0 + src1 where both are valid, else the valid one",
-                    compute=_BINARY["tadd"].compute, priced_as="vadd", choices=FILL),
-        Elementwise("tpartmul", "dst = src0 * src1 where both are valid, else the valid one",
-                    compute=operator.mul, priced_as="vmul", choices=FILL),
-        Elementwise("tpartmax", "dst = max(src0, src1) where both are valid, else the valid one",
-                    compute=maximum, priced_as="vmax", choices={**FILL, "extremum": Extremum}),
-        Elementwise("tpartmin", "dst = min(src0, src1) where both are valid, else the valid one",
-                    compute=minimum, priced_as="vmin", choices={**FILL, "extremum": Extremum}),
+        _member("tpartadd", "src0 + src1"),
+        _member("tpartmul", "src0 * src1"),
+        _member("tpartmax", "max(src0, src1)"),
+        _member("tpartmin", "min(src0, src1)"),
     ),
     declare,
 )
 """Binary operations over sources of different valid shapes."""
+
+ON_VECTOR_UNIT = {m: VECTOR_UNIT_REFERENCES[b] for m, b in OPERATIONS.items() if b in VECTOR_UNIT_REFERENCES}
+"""The members whose values no public code fixes where the vector unit computes them (a target's `approximate`)."""
+
+
+def filling(fill: PartFill, arithmetic: Callable[[Any, PtoInstructionOp], Mapping[str, Choice]]) -> Callable[..., dict]:
+    """A target's `choose` for the family: `fill`, and the choices `arithmetic` (its binary
+    elementwise `choose`) makes for the member's operation."""
+
+    def choose(row: Elementwise, op: PtoInstructionOp) -> dict[str, Choice]:
+        operation = replace(row, choices={k: v for k, v in row.choices.items() if k != "part_fill"})
+        return {"part_fill": fill, **arithmetic(operation, op)}
+
+    return choose

@@ -25,6 +25,8 @@ from xdsl.irdl import irdl_op_definition
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
 from pto_dialect.cost import (
+    CalibratedMachine,
+    CalibratedTrace,
     CceMachine,
     CceTrace,
     DmaPath,
@@ -295,31 +297,33 @@ def _storage(tile: TileFacts) -> str:
     return "nz" if boxed else "dn"
 
 
-def _cce_transfer(trace: CceTrace, path: DmaPath, view: ViewFacts, tile: TileFacts, with_pad: bool) -> bool:
+def _cce_transfer(trace: CceTrace | CalibratedTrace, path: DmaPath, view: ViewFacts, tile: TileFacts, with_pad: bool) -> bool:
     """include/pto/common/arch/memory/tload_common.hpp, tstore_common.hpp: ND and DN one
     transfer call per (S0, S1, S2) of S3 (ND) or S4 (DN) bursts (on L1 whole 32-byte blocks),
     after one set_mov_pad_val when a UB tile has a pad value; NZ one call per S0 of S1 bursts
     of validRow 32-byte rows; an ND (DN) view into an L1 NZ (ZN) tile, or a one-row (one-col)
-    L1 tile, one ND2NZ move."""
+    L1 tile, one ND2NZ move (a burst per GM row (column))."""
     s0, s1, s2, s3, s4 = view.shape5
     size = tile.elem.bytes
     layout = view.layout or GmLayout.ND
     on_l1 = tile.loc == "mat"
     match _storage(tile), layout:
         case "nd", GmLayout.ND if on_l1 and tile.rows == 1:  # TLoadGm2L1VectorInND: one ND2NZ move
-            trace.dma(path, s3 * s4 * size)
+            trace.dma(path, s3 * s4 * size, bursts=s3)
         case "dn", GmLayout.DN if on_l1 and tile.cols == 1:  # TLoadGm2L1VectorInDn
-            trace.dma(path, s3 * s4 * size)
+            trace.dma(path, s3 * s4 * size, bursts=s4)
         case ("nd", GmLayout.ND) | ("dn", GmLayout.DN):  # one call per (S0, S1, S2), S3 (ND) / S4 (DN) bursts
             bursts, length = (s3, tile.valid_col) if layout == GmLayout.ND else (s4, tile.valid_row)
             if with_pad and not on_l1 and tile.pad != 0:
                 trace.call()  # pto_set_tload_pad_val
             burst_bytes = length * size if not on_l1 else (length * size) >> 5 << 5
-            trace.dma(path, bursts * burst_bytes, times=s0 * s1 * s2)
+            trace.dma(path, bursts * burst_bytes, times=s0 * s1 * s2, bursts=bursts)
         case "nz", GmLayout.NZ:  # one call per S0: S1 bursts of validRow 32-byte rows
-            trace.dma(path, s1 * tile.valid_row * 32, times=s0)
-        case ("nz", GmLayout.ND) | ("zn", GmLayout.DN) if on_l1 and with_pad:  # TLoadGm2L1Nd2nz / Dn2zn
-            trace.dma(path, s3 * s4 * size)
+            trace.dma(path, s1 * tile.valid_row * 32, times=s0, bursts=s1)
+        case "nz", GmLayout.ND if on_l1 and with_pad:  # TLoadGm2L1Nd2nz: a burst per GM row
+            trace.dma(path, s3 * s4 * size, bursts=s3)
+        case "zn", GmLayout.DN if on_l1 and with_pad:  # TLoadGm2L1Dn2zn: a burst per GM column
+            trace.dma(path, s3 * s4 * size, bursts=s4)
         case _:
             return False  # no path in the code for this pairing
     return True
@@ -339,6 +343,30 @@ def _transfer_cost(
         return trace.cost(pipe, exact=True, idle=machine.idle_transfer, elements=tile.valid_row * tile.valid_col)
 
     cost.__doc__ = _cce_transfer.__doc__
+    return cost
+
+
+def _calibrated_transfer(
+    role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe: Pipe, loads: bool,
+    instruction_cost: Callable[[], InstructionCost],
+) -> Callable[[PtoInstructionOp, dict, CalibratedMachine, Work], OpCost]:
+    """The same transfer calls (above) priced by the calibrated parameters: each call its
+    path's latency, the contention of the other cores, and its 32-byte blocks at the rate
+    for its burst length; a path no figure measures as the base machine prices it."""
+
+    def cost(op: PtoInstructionOp, o: dict, machine: CalibratedMachine, work: Work) -> OpCost:
+        tile, trace = o[role_tile], machine.trace()
+        path = paths.get(tile.loc)
+        if path not in machine.paths:
+            return instruction_cost().of(machine.base)(op, o, machine.base, work)
+        if not _cce_transfer(trace, path, o[role_view], tile, with_pad=loads):
+            raise NoCostModel(
+                f"{op.name} between a {(o[role_view].layout or GmLayout.ND).value} view and a "
+                f"{_storage(tile)} {tile.loc} tile"
+            )
+        return trace.cost(pipe)
+
+    cost.__doc__ = _calibrated_transfer.__doc__
     return cost
 
 
@@ -388,6 +416,7 @@ TSTORE_PATHS = {"vec": DmaPath.UB_TO_GM, "mat": DmaPath.L1_TO_GM}
 TLOAD_COST = InstructionCost(
     on={
         CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
+        CalibratedMachine: _calibrated_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, True, lambda: TLOAD_COST),
         VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
         SimulatorMachine: _simulated_copy("dst", Pipe.MTE2),
     },
@@ -395,6 +424,7 @@ TLOAD_COST = InstructionCost(
 TSTORE_COST = InstructionCost(
     on={
         CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
+        CalibratedMachine: _calibrated_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, False, lambda: TSTORE_COST),
         VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
         SimulatorMachine: _simulated_copy("src", Pipe.MTE3),
     },

@@ -6,7 +6,7 @@ issue. Paths below are in pto-isa's include/pto/costmodel/.
 
 from __future__ import annotations
 
-from pto_dialect.cost import CceMachine, DmaPath, DmaTable, IdleFallback, Linear, Param
+from pto_dialect.cost import CalibratedMachine, CceMachine, DmaPath, DmaTable, IdleFallback, Linear, Param, PathTiming
 
 CORE = "a2a3/cce_costmodel/cce_costmodel_core.hpp"
 COMPUTE = "a2a3/cce_costmodel/cce_costmodel_vector_compute.hpp"
@@ -38,6 +38,29 @@ MACHINE = CceMachine(
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
         "vadd": Linear(10, 2, 14, COMPUTE),
+        "vabs": Linear(13, 1, 16, COMPUTE),
+        "vnot": Linear(8, 2, 12, COMPUTE),
+        "vexp": Linear(13, 2, 18, COMPUTE),
+        "vln": Linear(13, 2, 20, COMPUTE),
+        "vsqrt": Linear(14, 2, 25, COMPUTE),
+        "vrsqrt": Linear(10, 1, 14, COMPUTE),
+        "vrelu": Linear(10, 1, 13, COMPUTE),
+        "vdiv": Linear(11, 4, 19, f"{COMPUTE} (its count-mode floor aside)"),
+        "vsub": Linear(10, 2, 14, COMPUTE),
+        "vmul": Linear(10, 2, 15, COMPUTE),
+        "vdiv": Linear(11, 4, 19, COMPUTE),
+        "vmaxs": Linear(10, 1, 13, COMPUTE),
+        "vmins": Linear(14, 1, 16, COMPUTE),
+        "vand": Linear(8, 2, 12, COMPUTE),
+        "vor": Linear(8, 2, 12, COMPUTE),
+        "vshl": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vshl)"),
+        "vshr": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vshr)"),
+        "vshls": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vshl, its scalar overload)"),
+        "vshrs": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vshr, its scalar overload)"),
+        "vlrelu": Linear(11, 1, 15, COMPUTE),
+        "vnot": Linear(8, 2, 12, COMPUTE),
+        "vln": Linear(13, 2, 20, COMPUTE),
+        "vexp": Linear(13, 2, 18, COMPUTE),
         "vmuls": Linear(11, 1, 15, COMPUTE),
         "vadds": Linear(13, 1, 18, COMPUTE),
         "vmin": Linear(10, 2, 14, COMPUTE),
@@ -53,6 +76,7 @@ MACHINE = CceMachine(
         # vcmp_le / vcmp_ge (TCOLARGMIN / TCOLARGMAX) have no mock: priced as the mocked compare of the same kind
         "vcmp_le": DEFAULTS,
         "vcmp_ge": Linear(14, 2, 22, f"no mock: {COMPARE} vcmpv_ge"),
+        "vconv": VCONV,  # TCVT: whichever vconv_* its pair and mode take
         "vconv_s162f16": VCONV,
         "vconv_s162f16a": VCONV,
         "vconv_f162s32a": VCONV,
@@ -67,11 +91,44 @@ MACHINE = CceMachine(
         "vcmpvs_lt": DEFAULTS,
         "vcmpvs_ge": DEFAULTS,
         "vcmpvs_le": DEFAULTS,
-        "vnot": Linear(8, 2, 12, COMPUTE),
-        "vmul": Linear(10, 2, 15, COMPUTE),
     },
     scalar_line_bytes=Param(64, "pto-isa include/pto/npu/a2a3/MGather.hpp kCacheLineBytes"),
     # pto_instr.hpp RecordInstr: an instruction whose mocks charged nothing reports perf_sim's estimate instead
     idle_transfer=IdleFallback(3, 2, 64, f"{FALLBACK} (a GM-access stage: kGMLatencyBase, kGMCycleMultiplier, kGMElemsPerUnit)"),
     idle_vector=IdleFallback(2, 1, 32, f"{FALLBACK} (any other stage: kDefaultLatencyBase, kDefaultElemsPerUnit)"),
 )
+
+TLOAD_TEST = "pto-isa tests/costmodel/st/testcase/tload/main.cpp EXPECT_CYCLE_NEAR"
+TOPK = "pto-isa kernels/manual/a2a3/topk/README.md (A3, 48 cores: mte2 / mte3 ratio x task_duration)"
+GEMM = "pto-isa kernels/manual/a2a3/gemm_performance/README.md (A3, 24 cores: TLOAD ratio x execution time)"
+FIT = "fitted by bench/cost_calibration.py (least squares of the relative error, parameters >= 0) to"
+
+CALIBRATED = CalibratedMachine(
+    model="a2a3-calibrated",
+    base=MACHINE,
+    paths={
+        DmaPath.GM_TO_UB: PathTiming(
+            latency=Param(262.8, f"{FIT} {TLOAD_TEST} c01-c10 (one core) and {TOPK} loads; shared by the GM read paths"),
+            per_block=Param(0.2479, f"{FIT} {TLOAD_TEST} c01-c09 (bursts of 127-512 B)"),
+            per_long_block=Param(2.892, f"{FIT} {TLOAD_TEST} c10 (1020-B bursts) and {TOPK} loads (2-4 KiB bursts)"),
+        ),
+        DmaPath.GM_TO_L1: PathTiming(
+            latency=Param(262.8, "the GM_TO_UB latency (no figure of a lone GM->L1 transfer)"),
+            per_block=Param(0.2354, f"{FIT} {GEMM} four sizes (512-B bursts)"),
+        ),
+        DmaPath.UB_TO_GM: PathTiming(
+            latency=Param(0, f"{FIT} {TOPK} stores: they leave no latency beside the contention"),
+            per_block=Param(0.3195, f"{FIT} {TOPK} stores (bursts of 2-4 KiB)"),
+        ),
+    },
+    contention=Param(11.59, f"{FIT} {TOPK} loads and stores, {GEMM}"),
+    block_bytes=Param(32, "pto-isa include/pto/costmodel/arch_config.hpp kBlockBytes (a DMA moves whole blocks)"),
+    line_bytes=Param(
+        512,
+        f"{TLOAD_TEST}: bursts up to 512 B (c01-c09) at one rate, of 1020 B (c10) at another; "
+        "gemm_performance/README.md keeps GM writes 512-byte aligned",
+    ),
+    scalar_call=MACHINE.scalar_call,
+)
+"""`--cost-model=calibrated`: transfers as the public A2/A3 figures show them (docs/cost.md,
+"Calibration"); every other instruction, and L1->GM stores no figure measures, as MACHINE."""

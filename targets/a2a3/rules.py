@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_ANY, TMP_LIKE_DST, TMP_REMAINDER, UNARY
+from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
@@ -96,6 +99,97 @@ ARITHMETIC = ElementwiseRules(
     note="npu/a2a3/TAdd.hpp (TAddCheck) and its siblings: int16, int32, half, float; row-major tiles.",
 )
 """The binary elementwise instructions' rules."""
+
+HALF_FLOAT = types_named("f16", "f32")
+UNARY_RULES = UNARY.rules(
+    ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp (TunaryCheck): half, float; row-major tiles."),
+    tneg=ElementwiseRules(types_named("i16", "si16") | SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TNEG = TMULS(src, -1): "
+                          "npu/a2a3/TMulS.hpp int16, int32, half, float."),
+    tnot=ElementwiseRules(INT16 | INT32, True, "npu/a2a3/TUnaryOp.hpp TNOT: vnot on 16-bit lanes (32-bit "
+                          "halved); PTOAS takes i16 only; 8-bit pairs bytes into 16-bit lanes, not taken here."),
+    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
+                           "float, int32."),
+    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
+                            "vector_dup and vdiv; half, float as PTOAS says."),
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+FLOAT_DIVISION = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a2a3/TDiv.hpp (TDivCheck): half and float only; row-major tiles.",
+)
+"""TDIV's rules (vdiv takes floats only)."""
+
+SCALAR_ARITHMETIC = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="npu/a2a3/TAddS.hpp ... TDivS.hpp: int16, int32, half, float; the code walks valid rows at the "
+    "tile's RowStride (TBinSOp.hpp), so row-major tiles (PTOAS checks no layout here).",
+)
+"""The tile-scalar instructions' rules."""
+
+FILL_ROW_MAJOR = ElementwiseRules(
+    types=STANDARD,
+    row_major_only=True,
+    note="npu/a2a3/TExpandS.hpp: 8- to 32-bit integers, half, bfloat16, float; a Vec dst row-major.",
+)
+"""TEXPANDS's rules."""
+
+BITWISE = ElementwiseRules(
+    types=INT8 | INT16 | INT32,
+    row_major_only=True,
+    note="npu/a2a3/TAnd.hpp, TOr.hpp, TShl.hpp, TShr.hpp, TBitwiseSOp.hpp (TANDS, TORS): 8- to 32-bit integers "
+    "(8-bit ones in 16-bit pairs, 32-bit ones as 16-bit halves for vand/vor); row-major tiles.",
+)
+"""TAND's, TOR's, TSHL's, TSHR's, TANDS's and TORS's rules."""
+
+SCALAR_SHIFT = ElementwiseRules(
+    types=INT16 | INT32,
+    row_major_only=True,
+    note="npu/a2a3/TBitwiseSOp.hpp TShiftCheck: int16, uint16, int32, uint32; rows walked at RowStride.",
+)
+"""TSHLS's and TSHRS's rules."""
+
+FLOAT_REMAINDER = ElementwiseRules(
+    types=types_named("f32"),
+    row_major_only=True,
+    note="npu/a2a3/TFmod.hpp, TFmodS.hpp: float only; row-major tiles.",
+)
+"""TFMOD's and TFMODS's rules."""
+
+REMAINDER = ElementwiseRules(
+    types=types_named("f32", "i32", "si32"),
+    row_major_only=True,
+    note="npu/a2a3/TRem.hpp, TRemS.hpp: float and int32; row-major tiles; TREM's tmp holds the quotients of a "
+    "row and, at tmp + Cols, the compare mask (2 elements per 64 columns): its storage is what counts (PTOAS asks "
+    "for 2 valid rows instead).",
+    tmp=TMP_REMAINDER,
+)
+"""TREM's rules."""
+
+SCALAR_REMAINDER = replace(REMAINDER, tmp=TMP_ANY)
+"""TREMS's rules."""
+
+XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND, through tmp (dst's valid shape).",
+              tmp=TMP_LIKE_DST)
+"""TXOR's and TXORS's rules."""
+
+POWER = ElementwiseRules(
+    types=INT8 | INT16 | INT32 | types_named("f32"),
+    row_major_only=True,
+    note="npu/a2a3/TPow.hpp PowCheckType: 8- to 32-bit integers and float; row-major Vec tiles; tmp of dst's valid "
+    "shape (integers too: this pto-isa's TPOW/TPOWS take a tmp always, where PTOAS rejects one for integers); "
+    "precisionType is ignored (PTOAS rejects high_precision here).",
+    tmp=TMP_LIKE_DST,
+)
+"""TPOW's and TPOWS's rules."""
+
+LEAKY_RELU = ElementwiseRules(
+    types=types_named("f16", "f32"),
+    row_major_only=True,
+    note="npu/a2a3/TLRelu.hpp: half and float (vlrelu); rows walked at RowStride.",
+)
+"""TLRELU's rules."""
 
 # The compare-and-select family's rules.
 FLOATS = types_named("f16", "bf16", "f32")
@@ -201,6 +295,27 @@ RULES = {
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
     **BINARY.rules(ARITHMETIC),
+    **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({
+            "f16": "f32 i32 i16 i8 ui8",
+            "f32": "f16 bf16 f32 i16 i32 i64",
+            "bf16": "f32 i32",
+            "i16": "f16 f32",
+            "i32": "f32 i16 i64",
+            "i64": "f32 i32",
+            "i8": "f16",
+            "ui8": "f16",
+        }),
+        vec_only=True, row_major_only=True, takes_tmp=True,
+        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
+        "row-major tiles.",
+    ),
+    **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
+                   tfmod=FLOAT_REMAINDER, trem=REMAINDER, txor=XOR, tpow=POWER),
+    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tands=BITWISE, tors=BITWISE, tshls=SCALAR_SHIFT, tshrs=SCALAR_SHIFT,
+                        tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=SCALAR_REMAINDER, txors=XOR, tpows=POWER),
+    **FILL.rules(FILL_ROW_MAJOR),
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),

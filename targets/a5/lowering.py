@@ -45,12 +45,14 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, CvtArithmetic, Division, Numerics, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
-from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial import ON_VECTOR_UNIT, PARTIAL, filling
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.choices import ArgLanes, ArgPick
-from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.registers import VRegType
@@ -304,6 +306,19 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, [load, gather, store], [])
 
 
+@OPS.declare
+class A5TCvtOp(TCvtBase):
+    name = "pto_a5.tcvt"
+
+
+OPS.approximate[TCVT] = (
+    "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
+    "results out of range and for NaN are not public"
+)
+VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.ELEMENT, ZeroDivisor.IEEE)
+"""The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
+
+
 COMPARE_SELECT_CHOICES = {
     "tcmp": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
     "tcmps": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
@@ -311,12 +326,6 @@ COMPARE_SELECT_CHOICES = {
     "tsels": {"select_tmp": SelectTmp.UNUSED},
 }
 """a5's compare and select (npu/a5/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
-
-
-VECTOR_EXTREMUM = "NumPy's maximum/minimum where vmax/vmin meet NaN or -0 against +0"
-"""What no public code fixes of vmax/vmin: the reference the interpreter computes."""
-PARTIAL_CHOICES = {"part_fill": PartFill.MERGE, "extremum": Extremum.VECTOR}
-"""a5's TPART* (npu/a5/TPartBinOps.hpp; vmax, vmin)."""
 
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill": PartFill.MERGE, "arg_lanes": ArgLanes.ALL}
@@ -337,10 +346,24 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        **OPS.family(BINARY),
+        TCVT: lambda op: (A5TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        **OPS.family(
+            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
+            approximate={
+                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
+                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
+                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public",
+                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
+                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
+                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
+            },
+        ),
+        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
+        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
+        **OPS.family(FILL),
         **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
-        **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices},
-                     approximate=dict.fromkeys(("tpartmax", "tpartmin"), VECTOR_EXTREMUM)),
+        **OPS.family(PARTIAL, choose=filling(PartFill.MERGE, VECTOR_ARITHMETIC), approximate=ON_VECTOR_UNIT),
         **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),

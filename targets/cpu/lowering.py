@@ -23,12 +23,14 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
 from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, CvtArithmetic, Division, Numerics, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT
-from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial import PARTIAL, filling
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.choices import ArgLanes, ArgPick
-from pto_dialect.choices import Extremum, PartFill
+from pto_dialect.choices import PartFill
 from pto_dialect.choices import CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -110,6 +112,14 @@ class CpuTScatterMaskOp(TScatterMaskBase):
     name = "pto_cpu.tscatter_mask"
 
 
+SIMULATOR_ARITHMETIC = choosing(
+    Unordered.FIRST, Division.NATIVE, ShiftRange.PROMOTED, ByteLanes.ELEMENT, ZeroDivisor.IEEE, BothNan.SRC1,
+    tfmod=(ZeroDivisor.ASSERTED,), tsub=(BothNan.SRC0,), tdivs=(Division.SIMULATOR,),
+    trem=(ZeroDivisor.ASSERTED,), tfmods=(ZeroDivisor.SKIPPED,), trems=(ZeroDivisor.SKIPPED,),
+)
+"""The simulator's elementwise C++: std::max / std::min, C++ division and shifts; TFMOD and TREM assert a nonzero
+divisor, TFMODS and TREMS skip a zero scalar."""
+
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
 
@@ -156,6 +166,11 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
+@OPS.declare
+class CpuTCvtOp(TCvtBase):
+    name = "pto_cpu.tcvt"
+
+
 COMPARE_SELECT_CHOICES = {
     "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
     "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
@@ -163,10 +178,6 @@ COMPARE_SELECT_CHOICES = {
     "tsels": {"select_tmp": SelectTmp.UNUSED},
 }
 """The simulator's compare and select (cpu/TCmp.h, TCmps.hpp, TSel.hpp, TSelS.hpp)."""
-
-
-PARTIAL_CHOICES = {"part_fill": PartFill.REGIONS, "extremum": Extremum.STD}
-"""The simulator's TPART* (cpu/TPartOp.hpp; std::max, std::min)."""
 
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
@@ -187,9 +198,13 @@ LOWERING = TargetLowering(
         TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        **OPS.family(BINARY),
+        TCVT: lambda op: (CpuTCvtOp, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
+        **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
+        **OPS.family(FILL),
         **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
-        **OPS.family(PARTIAL, choose=lambda row, op: {k: PARTIAL_CHOICES[k] for k in row.choices}),
+        **OPS.family(PARTIAL, choose=filling(PartFill.REGIONS, SIMULATOR_ARITHMETIC)),
         **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     approximate=OPS.approximate,

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
+from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -96,8 +97,53 @@ ARITHMETIC = ElementwiseRules(
 )
 """The binary elementwise instructions' rules."""
 
+FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
+TRANSCENDENTAL = ElementwiseRules(
+    types=FLOATS, row_major_only=False,
+    note="cpu/ElementOp.h (OP_EXP, OP_LOG), cpu/TSqrt.hpp: in double, half's exp through expf; any layout. The "
+    "simulator would compile TEXP/TLOG on integers too (casting the double back, undefined beyond the type's "
+    "range): floats only, as PTOAS and the ISA say.",
+)
+"""The unary elementwise instructions' rules (a row per member that differs)."""
+UNARY_RULES = UNARY.rules(
+    TRANSCENDENTAL,
+    tabs=ElementwiseRules(SIGNED | FLOATS, False, "cpu/TAbs.hpp (static_assert): int8/16/32, half, bfloat16, float."),
+    tneg=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NEG): -src in any type."),
+    tnot=ElementwiseRules(INTEGERS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NOT): ~src, integers only."),
+    trelu=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(RELU): std::max(src, 0)."),
+    trsqrt=ElementwiseRules(types_named("f16", "f32"), False, "cpu/TRSqrt.hpp (static_assert): half, float."),
+    trecip=ElementwiseRules(
+        INTEGERS | FLOATS, True,
+        "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): cpu/TBinSOps.hpp OP_RDIVS, row-major tiles (static_assert).",
+    ),
+)
+
+CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
+"""The element types cpu/TCvt.hpp converts between (every pair)."""
+SCALAR_ROW_MAJOR = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=True,
+    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS, TPOWS and TLRELU "
+    "(CONSTRAINT_VEC_ROWMAJOR) static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS, TREMS (CONSTRAINT_VEC) "
+    "only Vec tiles.",
+)
+"""The tile-scalar instructions the simulator wants row-major."""
+
+FILL_ANY = ElementwiseRules(
+    types=ARITHMETIC.types,
+    row_major_only=False,
+    note="cpu/TExpands.hpp: a loop over dst's valid elements in any layout.",
+)
+"""TEXPANDS's rules."""
+
+BITWISE = ElementwiseRules(
+    types=INTEGERS,
+    row_major_only=False,
+    note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
+)
+"""The bitwise and shift instructions' rules."""
+
 # The compare-and-select family's rules.
-FLOATS = types_named("f16", "bf16", "f32")
 ANY_DATA = INTEGERS | FLOATS
 BYTE_MASKS = INT8
 TCMP_RULES = CompareSelectRules(
@@ -198,6 +244,19 @@ RULES = {
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
     **BINARY.rules(ARITHMETIC),
+    **UNARY_RULES,
+    TCVT: TCvtRules(
+        pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
+        note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
+        "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
+        "fp4 and int4 are not taken here.",
+    ),
+    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
+    **TILE_SCALAR.rules(
+        SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
+    ),
+    **FILL.rules(FILL_ANY),
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),

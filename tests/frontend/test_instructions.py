@@ -19,10 +19,10 @@ import interpreter
 import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
-from pto_dialect.instructions.elementwise import BINARY
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
+from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 from pto_dialect.instructions.partial import PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
-from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, tensor_view, tile, view
 
 
 @dataclass(frozen=True)
@@ -276,30 +276,44 @@ pto.tstore ins(%iidx : {idx}) outs(%iip : {view(valid, "i32")})
 ELEMENTWISE = (8, 16)
 
 
-def _binary_sample(mnemonic: str) -> Sample:
-    """`pto.<mnemonic>(a, b, d)` on two loaded f32 tiles, the result stored."""
+INTEGER_ONLY = {"tand", "tor", "tshl", "tshr", "tands", "tors", "tshls", "tshrs"}
+"""The members taking integers only: their samples use i32 tiles holding small values (shift counts)."""
 
-    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+
+def _element(mnemonic: str) -> tuple[str, object]:
+    return ("i32", pto.i32) if mnemonic in INTEGER_ONLY else ("f32", pto.f32)
+
+
+def _data(dtype: str, n: int) -> np.ndarray:
+    return RNG.integers(0, 8, n).astype(np.int32) if dtype == "i32" else RNG.standard_normal(n).astype(np.float32)
+
+
+def _binary_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, b, d)` on two loaded tiles, the result stored."""
+    dtype, element = _element(mnemonic)
+
+    def kernel(x, y, z):  # noqa: ANN001 (typed below: the element type varies)
         xp, yp, zp = _parts([(x, ELEMENTWISE), (y, ELEMENTWISE), (z, ELEMENTWISE)])
-        a, b, d = _tiles(*[(ELEMENTWISE, pto.f32)] * 3)
+        a, b, d = _tiles(*[(ELEMENTWISE, element)] * 3)
         pto.tload(xp, a)
         pto.tload(yp, b)
         getattr(pto, mnemonic)(a, b, d)
         pto.tstore(d, zp)
 
-    t = tile(ELEMENTWISE, "f32")
-    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ELEMENTWISE) + f"""
-{gm_views([(n, "f32", ELEMENTWISE) for n in "xyz"])}
+    kernel.__annotations__ = dict.fromkeys("xyz", pto.ptr(element))
+    t = tile(ELEMENTWISE, dtype)
+    text = func([(n, f"!pto.ptr<{dtype}>") for n in "xyz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, dtype, ELEMENTWISE) for n in "xyz"])}
 %a = pto.alloc_tile : {t}
 %b = pto.alloc_tile : {t}
 %d = pto.alloc_tile : {t}
-pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {t})
-pto.tload ins(%yp : {view(ELEMENTWISE, "f32")}) outs(%b : {t})
+pto.tload ins(%xp : {view(ELEMENTWISE, dtype)}) outs(%a : {t})
+pto.tload ins(%yp : {view(ELEMENTWISE, dtype)}) outs(%b : {t})
 pto.{mnemonic} ins(%a, %b : {t}, {t}) outs(%d : {t})
-pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, dtype)})
 """, mnemonic)
     n = ELEMENTWISE[0] * ELEMENTWISE[1]
-    args = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n).astype(np.float32), np.zeros(n, np.float32))
+    args = (_data(dtype, n), _data(dtype, n) + (1 if dtype == "i32" else 0), np.zeros(n, NP[dtype]))
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
@@ -430,9 +444,116 @@ pto.tstore ins(%di : {it}) outs(%izp : {view(PART, "i32")})
     return Sample(pto.kernel(kernel, name=mnemonic), text, inputs)
 
 
+def _unary_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, d)` on a loaded tile (i16 for TNOT, f32 in (0.5, 2) otherwise), the result stored."""
+    name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
+
+    def body(x: pto.Value, z: pto.Value) -> None:
+        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        a, d = _tiles(*[(ELEMENTWISE, dtype)] * 2)
+        pto.tload(xp, a)
+        getattr(pto, mnemonic)(a, d)
+        pto.tstore(d, zp)
+
+    def on_i16(x: pto.ptr(pto.i16), z: pto.ptr(pto.i16)):
+        body(x, z)
+
+    def on_f32(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        body(x, z)
+
+    kernel = on_i16 if name == "i16" else on_f32
+
+    t = tile(ELEMENTWISE, name)
+    text = func([(n, f"!pto.ptr<{name}>") for n in "xz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, name, ELEMENTWISE) for n in "xz"])}
+%a = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ELEMENTWISE, name)}) outs(%a : {t})
+pto.{mnemonic} ins(%a : {t}) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, name)})
+""", mnemonic)
+    n = ELEMENTWISE[0] * ELEMENTWISE[1]
+    x = RNG.integers(-9999, 9999, n).astype(np.int16) if name == "i16" else RNG.uniform(0.5, 2, n).astype(np.float32)
+    return Sample(pto.kernel(kernel, name=mnemonic), text, (x, np.zeros_like(x)))
+
+
+@pto.kernel
+def tcvt_f32_f16(x: pto.ptr(pto.f32), z: pto.ptr(pto.f16)):
+    xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+    a, d = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f16))
+    pto.tload(xp, a)
+    pto.tcvt(a, d, rmode="FLOOR", sat_mode="ON")
+    pto.tstore(d, zp)
+
+
+_CVT_SRC, _CVT_DST = tile(ELEMENTWISE, "f32"), tile(ELEMENTWISE, "f16")
+TCVT_SAMPLE = Sample(
+    tcvt_f32_f16,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f16>")], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([("x", "f32", ELEMENTWISE), ("z", "f16", ELEMENTWISE)])}
+%a = pto.alloc_tile : {_CVT_SRC}
+%d = pto.alloc_tile : {_CVT_DST}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {_CVT_SRC})
+pto.tcvt ins(%a {{rmode = #pto<round_mode FLOOR>, satmode = #pto<saturation_mode ON>}} : {_CVT_SRC}) outs(%d : {_CVT_DST})
+pto.tstore ins(%d : {_CVT_DST}) outs(%zp : {view(ELEMENTWISE, "f16")})
+""", "tcvt_f32_f16"),
+    ((RNG.standard_normal(128) * 3e4).astype(np.float32), np.zeros(128, np.float16)),
+)
+
+
+def _tile_scalar_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, 3, d)` on a loaded tile: the number becomes a constant of the element type."""
+    dtype, element = _element(mnemonic)
+    number, spelled = (3, "3") if dtype == "i32" else (1.5, "1.500000e+00")
+
+    def kernel(x, z):  # noqa: ANN001 (typed below: the element type varies)
+        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        a, d = _tiles(*[(ELEMENTWISE, element)] * 2)
+        pto.tload(xp, a)
+        getattr(pto, mnemonic)(a, number, d)
+        pto.tstore(d, zp)
+
+    kernel.__annotations__ = dict.fromkeys("xz", pto.ptr(element))
+    t = tile(ELEMENTWISE, dtype)
+    text = func([(n, f"!pto.ptr<{dtype}>") for n in "xz"], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([(n, dtype, ELEMENTWISE) for n in "xz"])}
+%a = pto.alloc_tile : {t}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(ELEMENTWISE, dtype)}) outs(%a : {t})
+%{"c3_i32" if dtype == "i32" else "cst"} = arith.constant {spelled} : {dtype}
+pto.{mnemonic} ins(%a, %{"c3_i32" if dtype == "i32" else "cst"} : {t}, {dtype}) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, dtype)})
+""", mnemonic)
+    n = ELEMENTWISE[0] * ELEMENTWISE[1]
+    args = (_data(dtype, n), np.zeros(n, NP[dtype]))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+def _fill_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(-2.5, d)`: the number takes dst's element type."""
+
+    def kernel(z: pto.ptr(pto.f32)):
+        (zp,) = _parts([(z, ELEMENTWISE)])
+        (d,) = _tiles((ELEMENTWISE, pto.f32))
+        getattr(pto, mnemonic)(-2.5, d)
+        pto.tstore(d, zp)
+
+    t = tile(ELEMENTWISE, "f32")
+    text = func([("z", "!pto.ptr<f32>")], constants(0, 1, *ELEMENTWISE) + f"""
+{gm_views([("z", "f32", ELEMENTWISE)])}
+%d = pto.alloc_tile : {t}
+%cst = arith.constant -2.500000e+00 : f32
+pto.{mnemonic} ins(%cst : f32) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
+""", mnemonic)
+    return Sample(pto.kernel(kernel, name=mnemonic), text, (np.zeros(ELEMENTWISE[0] * ELEMENTWISE[1], np.float32),))
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
-] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [COMPARE_SELECT_SAMPLE] + [
+] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
+    _tile_scalar_sample(row.mnemonic) for row in TILE_SCALAR.rows] + [_fill_sample(row.mnemonic) for row in FILL.rows] + [
+    _unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE] + [COMPARE_SELECT_SAMPLE] + [
     _partial_sample(row.mnemonic) for row in PARTIAL.rows
 ] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}

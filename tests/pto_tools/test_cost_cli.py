@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from pto_tools import pto_opt, pto_run
-from tests.pto_tools.cli import ROOT, call
+from tests.pto_tools.cli import ROOT, call, save
 
 DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
+LOOKUP = str(ROOT / "examples" / "embedding_lookup.pto")
 WRAP_INPUTS = [str(DATA / f"wrap_{name}.npy") for name in ("table", "ids", "out")]
 REPORT_KEYS = ["target", "ops", "pipes", "serial_cycles", "bound_cycles"]
 OP_KEYS = ["op", "loc", "pipe", "bytes", "cycles", "count", "model"]
@@ -67,3 +69,92 @@ def test_profiles_side_by_side_on_every_target(capsys):
     for r in reports:
         assert_schema(r)
     assert "cpu: ran" in err_json  # the comparison goes to stderr, the JSON alone to stdout
+
+
+def test_estimate_and_profile_take_the_calibrated_model_and_cores(capsys):
+    pto_isa = json.loads(call(pto_opt.main, [WRAP, "--target", "a2a3", "--estimate=json"], capsys)[1])
+    code, out, err = call(
+        pto_opt.main, [WRAP, "--target", "a2a3", "--estimate=json", "--cost-model=calibrated", "--cores", "48"], capsys
+    )
+    assert (code, err) == (0, "")
+    calibrated = json.loads(out)
+    assert_schema(calibrated)
+    loads = [(p, c) for p, c in zip(pto_isa["ops"], calibrated["ops"]) if p["op"] == "pto.tload"]
+    assert loads and all(c["model"] == "a2a3-calibrated" and c["cycles"] > p["cycles"] for p, c in loads)
+    code, out, err = call(
+        pto_run.main, [WRAP, "--target", "a2a3", "--profile=json", "--cost-model=calibrated", "--cores=48", *WRAP_INPUTS],
+        capsys,
+    )
+    assert (code, err) == (0, "")
+    assert [(o["op"], o["cycles"]) for o in json.loads(out)["ops"]] == [(o["op"], o["cycles"]) for o in calibrated["ops"]]
+
+
+@pytest.mark.parametrize("tool", ["pto-opt", "pto-run"])
+def test_a_target_without_a_calibrated_model_is_an_error(tool, capsys):
+    if tool == "pto-opt":
+        code, out, err = call(pto_opt.main, [WRAP, "--target", "a5", "--estimate", "--cost-model=calibrated"], capsys)
+    else:
+        code, out, err = call(pto_run.main, [WRAP, "--target", "a5", "--profile", "--cost-model=calibrated", *WRAP_INPUTS], capsys)
+    assert code == 1 and out == ""
+    assert "error: " in err and "target a5 has no calibrated cost model: no public hardware figure" in err
+    assert "Traceback" not in err
+
+
+def test_profile_trace_is_a_chrome_trace_of_the_pipes(tmp_path, capsys):
+    """One track per pipe; each op execution a complete slice with its location, cycles and bytes,
+    named after its loop iteration; a pipe runs one op at a time, and an op starts after the ops
+    whose tiles it reads (the gather after the load of its indices, the store after the gather)."""
+    inputs = save(tmp_path, [
+        np.arange(1024 * 64, dtype=np.float16).reshape(1024, 64), np.arange(32, dtype=np.int32) * 37 % 1100,
+        np.zeros((32, 64), np.float16),
+    ])
+    code, out, err = call(
+        pto_run.main, [LOOKUP, "--target", "a2a3", "--profile=trace", "--cost-model=calibrated", *inputs], capsys
+    )
+    assert (code, err) == (0, "")
+    trace = json.loads(out)
+    events = trace["traceEvents"]
+    tracks = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    slices = [e for e in events if e["ph"] == "X"]
+    assert set(tracks.values()) == {"MTE2", "MTE3"}
+    assert all(tracks[s["tid"]] == s["cat"] for s in slices)
+    profile = json.loads(call(pto_run.main, [LOOKUP, "--target", "a2a3", "--profile=json", "--cost-model=calibrated",
+                                             *inputs], capsys)[1])
+    assert len(slices) == sum(o["count"] for o in profile["ops"])
+    by_op = {o["op"]: o for o in profile["ops"]}
+    for s in slices:
+        assert set(s["args"]) == {"op", "loc", "cycles", "bytes", "iteration"}
+        assert s["dur"] == s["args"]["cycles"] == by_op[s["args"]["op"]]["cycles"]
+        assert s["args"]["loc"].startswith(LOOKUP) and s["args"]["bytes"] == by_op[s["args"]["op"]]["bytes"]
+    for tid in tracks:
+        on_track = sorted((s["ts"], s["ts"] + s["dur"]) for s in slices if s["tid"] == tid)
+        assert all(end <= next_start for (_, end), (next_start, _) in zip(on_track, on_track[1:]))
+    iterations = [s["args"]["iteration"] for s in slices if s["args"]["op"] == "pto.tstore"]
+    assert len({tuple(i.items()) for i in iterations}) == len(iterations) > 1  # each iteration its own slice
+    for iteration in iterations:
+        same = {s["args"]["op"]: s for s in slices if s["args"]["iteration"] == iteration}
+        assert same["pto.tload"]["ts"] + same["pto.tload"]["dur"] <= same["pto.mgather"]["ts"]
+        assert same["pto.mgather"]["ts"] + same["pto.mgather"]["dur"] <= same["pto.tstore"]["ts"]
+        assert f"({next(iter(iteration))}=" in same["pto.tstore"]["name"]
+    assert trace["otherData"]["cycles"] == max(s["ts"] + s["dur"] for s in slices)
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--cores", "4"], "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated"),
+    (["--cost-model=calibrated", "--cores", "0"], "--cores expects at least 1 core transferring at once, got 0"),
+])
+def test_cores_without_the_calibrated_model_or_below_one_are_errors(flags, message, capsys):
+    for main, args in ((pto_opt.main, [WRAP, "--target", "a2a3", "--estimate", *flags]),
+                       (pto_run.main, [WRAP, "--target", "a2a3", "--profile", *flags, *WRAP_INPUTS])):
+        code, out, err = call(main, args, capsys)
+        assert (code, out) == (1, "")
+        assert "error: " in err and message in err and "Traceback" not in err
+
+
+def test_cost_model_flags_without_estimate_or_profile_are_errors(capsys):
+    code, out, err = call(pto_opt.main, [WRAP, "--target", "a2a3", "--cost-model=calibrated"], capsys)
+    assert (code, out) == (1, "") and "--cost-model and --cores price --estimate: add --estimate" in err
+    code, out, err = call(pto_run.main, [WRAP, "--target", "a2a3", "--cores", "2", *WRAP_INPUTS], capsys)
+    assert (code, out) == (1, "") and "--cost-model and --cores price --profile: add --profile" in err
+    code, out, err = call(pto_run.main, [WRAP, "--targets", "all", "--profile=trace", *WRAP_INPUTS], capsys)
+    assert (code, out) == (1, "") and "--profile=trace takes one --target" in err

@@ -66,6 +66,15 @@ def tscatter_mask(rng: random.Random) -> Case:
         dst_valid = (src_valid[0] * period, src_valid[1])
     in_place = period == 1 and rng.random() < 0.4
     dst = src if in_place else shaped(rng, dst_valid, dtype, "nd")
+    if period > 1 and rng.random() < 0.1:
+        # a dst valid shape off along the axis, known at run time only: one whole selected
+        # element off (the simulator asserts: both must stop), or one element
+        along = 1 if axis == "row" else 0
+        off = list(dst.valid_shape)
+        shift = rng.choice([period, 1])
+        off[along] += -shift if off[along] > shift else shift
+        if off[along] <= (dst.rows, dst.cols)[along]:
+            dst = replace(dst, valid=(off[0], off[1]), dynamic=True)
     k = Kernel(rng, "TSCATTER", f"mask {pattern} {axis} src {src} dst {dst}{' in place' if in_place else ''}")
     k.load("s", src, values(rng, dtype, src_valid), addr=0 if in_place else None)
     if in_place:
