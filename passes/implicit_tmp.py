@@ -44,6 +44,9 @@ class MaterializeImplicitTmpPass(ModulePass):
             Rewriter.insert_op(alloc, InsertPoint.before(inst))
             attrs = {**inst.attributes, **inst.properties}
             attrs.pop("operandSegmentSizes", None)
-            new = type(inst).from_parts([*inst.ins, alloc.result], inst.outs, [], attrs)
+            ins = list(inst.ins)
+            with_tmp, _ = inst.operand_roles(len(ins) + 1, len(inst.outs))
+            ins.insert(with_tmp.index("tmp") if "tmp" in with_tmp else len(ins), alloc.result)  # the tmp's place
+            new = type(inst).from_parts(ins, inst.outs, [], attrs)
             new.location = inst.location
             Rewriter.replace_op(inst, new, [])

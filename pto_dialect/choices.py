@@ -525,3 +525,142 @@ class BothNan(Choice):
 
 
 BothNanAttr = choice_attr(BothNan, "both_nan")
+
+
+# ---------------------------------------------------------------------------
+# Compare and select (pto_dialect/instructions/compare.py)
+
+
+class MaskWrite(Choice):
+    """How TCMP / TCMPS write their packed mask (bit j % 8 of byte j / 8 of a row: column j)."""
+
+    WORDS = "words", (
+        "cpu/TCmp.h: dst zeroed, then per valid row the words (8 or 32 bits, dst's type) holding "
+        "the valid columns' bits, at most dst's valid columns of them"
+    )
+    BYTE_STREAM = "byte_stream", (
+        "cpu/TCmps.hpp: the bits of src's whole rows (0 outside its valid region) packed into "
+        "Cols / 8 bytes a row, that byte stream laid into dst's valid region row after row; dst zeroed first"
+    )
+    REPEATS = "repeats", (
+        "npu/a2a3 TCmp.hpp / TCmps.hpp: whole 256-byte repeats compared, so the bits of the "
+        "columns after the valid ones up to the repeat's end compare src's storage (0 where that "
+        "lies past the tile: unknowable UB); the rest of dst kept; ne: eq written, then every byte "
+        "of dst's first valid-row rows inverted (vnot)"
+    )
+    PREDICATED = "predicated", (
+        "npu/a5 TCmp.hpp / TCmps.hpp: the valid columns under a predicate, bits after them 0 up to "
+        "the stored register's end (32 bytes for 1-byte data, 16 for 2- and 4-byte data); the rest of dst kept"
+    )
+
+
+MaskWriteAttr = choice_attr(MaskWrite, "mask_write")
+
+
+class CompareRead(Choice):
+    """What TCMP / TCMPS compare."""
+
+    TYPED = "typed", "the element type's comparison (IEEE for floats: NaN unordered, -0 == +0)"
+    DOUBLE_TOLERANCE = "double_tolerance", (
+        "cpu/TCmps.hpp CmpCall: eq is |a - b| < 1e-9 and ne is (a or b NaN) or |a - b| > 1e-9, "
+        "a - b in double (so inf eq inf is false, and ne too); lt/gt/ge/le typed"
+    )
+    VCMPV = "vcmpv", (
+        "npu/a2a3 TCmp.hpp / TCmps.hpp: 32-bit integers always compared for eq (vcmpv_eq, whatever "
+        "the mode; ne then inverts it), 16-bit integers compared as the half-precision numbers of "
+        "their bits (TCMPS), floats typed"
+    )
+
+
+CompareReadAttr = choice_attr(CompareRead, "compare_read")
+
+
+class MaskWalk(Choice):
+    """Which mask bit TSEL reads for dst[i, j]."""
+
+    BIT_STREAM = "bit_stream", (
+        "cpu/TSel.hpp: one bit stream over the valid elements in row order (element k: bit k % 8 "
+        "of the mask byte k / 8), the bytes walked along the mask's valid columns, then its next row"
+    )
+    ROWS = "rows", "bit j % 8 of byte j / 8 of mask row i"
+    REPEAT_STEP_16 = "repeat_step_16", (
+        "npu/a5 TSel.hpp TSel_b16_8: as rows, but the mask of each 256-byte data repeat r read from "
+        "byte 16 r of the row: for 1-byte data column j reads bit j - 128 (j / 256) of the row"
+    )
+
+
+MaskWalkAttr = choice_attr(MaskWalk, "mask_walk")
+
+
+class SelectTmp(Choice):
+    """What TSEL / TSELS write into their tmp tile."""
+
+    UNUSED = "unused", "tmp unused"
+    SCALAR = "scalar", "npu/a2a3 TSels.hpp: tmp's first element receives the scalar (set_cmpmask reads it)"
+    MASK_ADDRESS = "mask_address", (
+        "npu/a2a3 TSel.hpp: tmp's first 8 (4-byte data) or 16 bytes receive the mask row's UB address "
+        "(set_cmpmask reads it); not reproduced: the interpreter keeps tmp's contents"
+    )
+
+
+SelectTmpAttr = choice_attr(SelectTmp, "select_tmp")
+
+
+# ---------------------------------------------------------------------------
+# The partial family (pto_dialect/instructions/partial.py)
+
+
+class PartFill(Choice):
+    """What TPART* write where src0's and src1's valid regions differ."""
+
+    REGIONS = "regions", (
+        "cpu/TPartOp.hpp: over dst's valid region, the operation where both sources are valid, the one "
+        "valid source's element where one is, 0 where neither is"
+    )
+    COPY_THEN_OP = "copy_then_op", (
+        "npu/a2a3/TPartOp.hpp: the source whose valid shape is dst's (src0 first) is the larger; a smaller "
+        "one short of rows: the operation over its rows, then the larger one's remaining rows copied; short of "
+        "columns: the larger one copied, then op(smaller, dst) over the smaller one's region. Copies move 32-byte "
+        "blocks (whole rows where dst and the source have as many columns), so dst's padding columns get the "
+        "larger source's. Neither source with dst's valid shape: the header's assertion"
+    )
+    MERGE = "merge", (
+        "npu/a5/TPartBinOps.hpp: op(src0, src1) over both valid regions' overlap, the larger source elsewhere "
+        "in dst's valid region (an empty source: the other copied over its valid region within dst's); neither "
+        "with dst's valid shape, or one beyond it: the header's assertion"
+    )
+
+
+PartFillAttr = choice_attr(PartFill, "part_fill")
+
+
+
+class ArgPick(Choice):
+    """Which source TPARTARGMAX / TPARTARGMIN pick where both are valid."""
+
+    SRC0_IF_BETTER = "src0_if_better", (
+        "cpu/TPartArgMax.hpp, TPartArgMin.hpp: src0 where src0 > src1 (< for min), else src1: ties and NaN take src1"
+    )
+    SRC0_IF_NOT_WORSE = "src0_if_not_worse", (
+        "npu/a2a3/TPartArgOp.hpp: src0 where vcmp_ge (vcmp_le for min) holds, else src1: ties take src0, NaN src1"
+    )
+    SRC0_UNLESS_SRC1_BETTER = "src0_unless_src1_better", (
+        "npu/a5/TPartArgMax.hpp, TPartArgMin.hpp: src1 where src1 > src0 (< for min), else src0: ties and NaN take src0"
+    )
+
+
+ArgPickAttr = choice_attr(ArgPick, "arg_pick")
+
+
+class ArgLanes(Choice):
+    """Which lanes of the overlap TPARTARGMAX / TPARTARGMIN compute."""
+
+    ALL = "all", "every element of the overlap"
+    HALF_MASK_FOR_WIDE_INDEX = "half_mask_for_wide_index", (
+        "npu/a2a3/TPartArgOp.hpp: half values with 32-bit indices run under the mask (0, -1): of each whole "
+        "128-value repeat only values 0-63 are picked (the others keep dst's old contents), and of every repeat "
+        "only indices 0-63"
+    )
+
+
+ArgLanesAttr = choice_attr(ArgLanes, "arg_lanes")

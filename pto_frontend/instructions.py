@@ -10,7 +10,7 @@ the op in DPS form.
 - Keyword attributes: the op's properties by their Python names (`gather_oob=`), each given
   as its enum's value (`"clamp"`), a str, a Python int, or an attribute.
 - A Python number as an operand (tgather's `k_value`) is a constant of the element type of
-  the op's first tile input.
+  the op's first tile input (or of the input its op's SCALAR_LIKE names).
 """
 
 from __future__ import annotations
@@ -102,8 +102,9 @@ def builder(instruction: Instruction) -> Callable[..., None]:
         if form is None:
             takes = "; ".join(", ".join((*f.names[0], *f.names[1])) for f in spec.forms)
             raise located(f"{name}() has no form taking {', '.join(sorted(given))}; its forms take: {takes}")
-        scalar_type = next(  # a number takes the element type of the first tile input (else output)
-            (v.type.element_type for n in (*form.names[0], *form.names[1]) if isinstance(v := arguments[n], Value) and isinstance(v.type, TileTypeBase)),
+        typed_by = [op_class.SCALAR_LIKE] if op_class.SCALAR_LIKE in form.names[0] else (*form.names[0], *form.names[1])
+        scalar_type = next(  # a number takes the element type of the first tile input (else output), or SCALAR_LIKE's
+            (v.type.element_type for n in typed_by if isinstance(v := arguments[n], Value) and isinstance(v.type, TileTypeBase)),
             None,
         )
         ins, outs = ([_operand(name, n, arguments[n], scalar_type) for n in names] for names in form.names)

@@ -17,6 +17,9 @@ from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
@@ -39,10 +42,16 @@ REGISTRY: tuple[Instruction, ...] = (
     *COL_REDUCTIONS.instructions,
     *ROW_BROADCASTS.instructions,
     *COL_BROADCASTS.instructions,
+    *COMPARE_SELECT.instructions,
+    *PARTIAL.instructions,
+    *PARTIAL_ARG.instructions,
 )
 """Every instruction, in the order docs and reports list them."""
 
-FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY, ROW_REDUCTIONS, COL_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS)
+FAMILIES = (
+    BINARY, TILE_SCALAR, FILL, UNARY, ROW_REDUCTIONS, COL_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS, COMPARE_SELECT,
+    PARTIAL, PARTIAL_ARG,
+)
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 
 

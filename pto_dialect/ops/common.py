@@ -179,6 +179,10 @@ class PtoInstructionOp(IRDLOperation):
     """The builder's argument name of a role, where it is not the role in snake_case (PTOAS
     ptodsl's names; two roles of one name are one argument in different forms)."""
 
+    SCALAR_LIKE: ClassVar[str | None] = None
+    """The tile role whose element type a builder's Python-number operand takes (None: the
+    first tile input's)."""
+
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ()
     """Properties printed inside `ins(...)` in DPS form rather than in the attr-dict."""
 

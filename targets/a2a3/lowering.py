@@ -53,6 +53,10 @@ from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -301,6 +305,19 @@ VECTOR_ARITHMETIC = choosing(
 of TDivS.hpp; TSHL/TSHR as a scalar C loop (TShl.hpp), the scalar shifts as vshl/vshr; 8-bit bitwise in 16-bit pairs."""
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
+    "tcmps": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
+    "tsel": {"mask_walk": MaskWalk.ROWS, "select_tmp": SelectTmp.MASK_ADDRESS},
+    "tsels": {"select_tmp": SelectTmp.SCALAR},
+}
+"""a2a3's compare and select (npu/a2a3/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
+
+
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartFill.COPY_THEN_OP, "arg_lanes": ArgLanes.HALF_MASK_FOR_WIDE_INDEX}
+"""a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -343,6 +360,9 @@ LOWERING = TargetLowering(
         **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
         **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
         **OPS.family(FILL),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=filling(PartFill.COPY_THEN_OP, VECTOR_ARITHMETIC), approximate=ON_VECTOR_UNIT),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     approximate=OPS.approximate,
 )

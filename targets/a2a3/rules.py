@@ -12,6 +12,9 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tcolargmin import TmpAdded
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -217,6 +220,57 @@ COL_REDUCTION = ColReduceRules(
     "row-major ND tiles.",
 )
 """The column reductions' rules."""
+# The compare-and-select family's rules.
+FLOATS = types_named("f16", "bf16", "f32")
+BYTE_MASKS = INT8
+TCMP_RULES = CompareSelectRules(
+    types_by_mask={m: SIGNED32 | types_named("f16", "f32") for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={2: 128, 4: 64},
+    note="npu/a2a3/TCmp.hpp TCMP_IMPL: int32_t/half/float data (PTOAS: an i8 dst), rows addressed by Cols; "
+    "each row's repeats store 256 / 8 / sizeof(T) mask bytes whole.",
+)
+TCMPS_RULES = CompareSelectRules(
+    types_by_mask={m: SIGNED32 | INT16 | types_named("f16", "f32") for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={2: 128, 4: 64},
+    note="npu/a2a3/TCmps.hpp TcmpsCheck: int32_t/float/half/uint16_t/int16_t data, a row-major dst; whole repeats stored.",
+)
+TSEL_RULES = CompareSelectRules(
+    types_by_mask={m: INT16 | INT32 | FLOATS for m in BYTE_MASKS},
+    row_major_only=True,
+    tmp_elem_bytes=4,
+    tmp_min_bytes={2: 16, 4: 8},
+    note="npu/a2a3/TSel.hpp: 2- or 4-byte data, row-major; tmp receives cmpmaskLen 32-bit words "
+    "(4 for 2-byte data, 2 for 4-byte), as PTOAS checks.",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: INT16 | INT32 | FLOATS for m in INT8 | INT16 | INT32},
+    row_major_only=True,
+    tmp_same_type=True,
+    tmp_min_bytes={2: 2, 4: 4},
+    note="npu/a2a3/TSels.hpp: 2- or 4-byte data (the code takes bfloat16, PTOAS does not: the code wins), "
+    "row-major; the mask's rows read as bytes (any 8- to 32-bit element type); tmp's first element receives the scalar (PTOAS also wants Cols elements of it: not a code rule).",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a2a3/TPartAdd.hpp (and Mul, Max, Min): int16_t/int32_t/half/float, row-major; TPartOp.hpp "
+    "asserts one source has dst's valid shape and the other lies within it (PTOAS checks the same).",
+)
+
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a2a3/TPartArgOp.hpp checkTiles: float values with 32-bit indices, half values with 16- or 32-bit "
+    "ones (PTOAS also takes integer values and wants 32-bit indices: the code wins); one source with dst's valid "
+    "shape (asserted).",
+)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -308,4 +362,7 @@ RULES = {
                            note="npu/a2a3/TColExpand.hpp: row 0 of src down each column."),
     ),
     **COL_REDUCTIONS.rules(COL_REDUCTION),
+    **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

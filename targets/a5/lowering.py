@@ -50,6 +50,10 @@ from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -315,6 +319,19 @@ VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, BothNan.SRC0, Shift
 """The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
+    "tcmps": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
+    "tsel": {"mask_walk": MaskWalk.REPEAT_STEP_16, "select_tmp": SelectTmp.UNUSED},
+    "tsels": {"select_tmp": SelectTmp.UNUSED},
+}
+"""a5's compare and select (npu/a5/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
+
+
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill": PartFill.MERGE, "arg_lanes": ArgLanes.ALL}
+"""a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -357,6 +374,9 @@ LOWERING = TargetLowering(
         **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
         **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
         **OPS.family(FILL),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=filling(PartFill.MERGE, VECTOR_ARITHMETIC), approximate=ON_VECTOR_UNIT),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     extra_patterns=(LowerIndexTGatherToRegisters(),),
     approximate=OPS.approximate,

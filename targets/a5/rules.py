@@ -25,6 +25,9 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tcolargmin import TmpAdded
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -233,6 +236,49 @@ COL_REDUCTION = ColReduceRules(
     note="npu/a5/TColReduceOps.hpp TColReduceCheck: 8- to 64-bit integers, half, bfloat16, float; row-major ND tiles.",
 )
 """The column reductions' rules."""
+# The compare-and-select family's rules.
+FLOATS = types_named("f16", "bf16", "f32")
+BYTE_MASKS = INT8
+COMPARED = INT8 | INT16 | INT32 | FLOATS
+COMPARE_RULES = CompareSelectRules(
+    types_by_mask={m: COMPARED for m in BYTE_MASKS},
+    row_major_only=True,
+    mask_store_bits={1: 256, 2: 128, 4: 128},
+    note="npu/a5/TCmp.hpp TcmpCheck, TCmps.hpp TcmpsCheck: 8- to 32-bit integers, half, bfloat16, float, "
+    "row-major; 64-bit data (Int64Compare) is not modelled here, as PTOAS rejects it; each register's "
+    "mask stored whole (32 bytes for 1-byte data, 16 otherwise).",
+)
+TSEL_RULES = CompareSelectRules(
+    types_by_mask={m: COMPARED for m in BYTE_MASKS},
+    row_major_only=True,
+    note="npu/a5/TSel.hpp: 1- to 8-byte data, row-major (64-bit Int64Select not modelled, as PTOAS rejects it).",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: INT8 | INT16 | INT32 | types_named("f16", "f32") for m in INT8 | INT16 | INT32},
+    row_major_only=True,
+    note="npu/a5/TSels.hpp: 8- to 32-bit integers, half, float (no bfloat16), row-major tiles and mask (its "
+    "rows read as bytes: any 8- to 32-bit element type) "
+    "(64-bit Int64SelectScalar not modelled, as PTOAS rejects it).",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32"),
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a5/TPartAdd.hpp (and Mul, Max, Min): 8- to 32-bit integers, half, bfloat16, float (64-bit "
+    "Int64Part not modelled, as PTOAS rejects it), row-major; TPartBinOps.hpp asserts one source has dst's "
+    "valid shape and the other's lies within it.",
+)
+
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
+    row_major_only=True,
+    one_source_is_dst=True,
+    note="npu/a5/TPartArgBinOps.hpp TPartArgCheck: float values with 32-bit indices, half values with 16- or "
+    "32-bit ones (the code wins over PTOAS's list); one source with dst's valid shape (asserted).",
+)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -328,4 +374,7 @@ RULES = {
         tcolexpand=replace(ROW_BROADCAST, note="npu/a5/TColExpand.hpp: row 0 of src down each column."),
     ),
     **COL_REDUCTIONS.rules(COL_REDUCTION),
+    **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

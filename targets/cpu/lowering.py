@@ -28,6 +28,10 @@ from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.compare import COMPARE_SELECT
+from pto_dialect.instructions.partial import filling, PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -167,6 +171,19 @@ class CpuTCvtOp(TCvtBase):
     name = "pto_cpu.tcvt"
 
 
+COMPARE_SELECT_CHOICES = {
+    "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
+    "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
+    "tsel": {"mask_walk": MaskWalk.BIT_STREAM, "select_tmp": SelectTmp.UNUSED},
+    "tsels": {"select_tmp": SelectTmp.UNUSED},
+}
+"""The simulator's compare and select (cpu/TCmp.h, TCmps.hpp, TSel.hpp, TSelS.hpp)."""
+
+
+PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
+"""The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -198,6 +215,9 @@ LOWERING = TargetLowering(
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(FILL),
+        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
+        **OPS.family(PARTIAL, choose=filling(PartFill.REGIONS, SIMULATOR_ARITHMETIC)),
+        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
     },
     approximate=OPS.approximate,
 )

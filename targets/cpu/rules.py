@@ -6,8 +6,11 @@ from dataclasses import replace
 
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
-from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
+from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
+from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
+from pto_dialect.instructions.partial import PARTIAL, PartialRules
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -170,6 +173,53 @@ COL_REDUCTION = ColReduceRules(
 )
 """The column reductions' rules (TCOLSUM's and TCOLMAX's own rows below)."""
 
+# The compare-and-select family's rules.
+ANY_DATA = INTEGERS | FLOATS
+BYTE_MASKS = INT8
+TCMP_RULES = CompareSelectRules(
+    types_by_mask={"ui8": types_named("i32", "si32", "f16", "f32"), "ui32": STANDARD},
+    row_major_only=False,
+    note="cpu/TCmp.h TCmpCheck: a uint8_t mask with int32_t/half/float data, a uint32_t mask with 8- to "
+    "32-bit integers, half, bfloat16, float; src0 and src1 alike, src0 rows = dst rows (PTO_ASSERT).",
+)
+TCMPS_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
+    row_major_only=False,
+    rows_match=False,
+    note="cpu/TCmps.hpp: no checks (any type CmpCall compiles for); the mask an 8-bit tile as PTOAS writes it.",
+)
+SELECT_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
+    row_major_only=False,
+    note="cpu/TSel.hpp: any data type and layout; the mask an 8-bit row-major tile (the simulator reads 8 "
+    "bits of each mask element).",
+)
+TSELS_RULES = CompareSelectRules(
+    types_by_mask={m: ANY_DATA for m in INT8 | INT16 | INT32},
+    row_major_only=False,
+    note="cpu/TSelS.hpp: any data type and layout; a row-major mask of 8- to 32-bit elements, bit c % w of "
+    "element c / w of its row (w its width: the row's bytes read little-endian); src's valid shape = dst's (assert).",
+)
+
+# The partial family's rules.
+PARTIAL_RULES = PartialRules(
+    types=types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"),
+    row_major_only=False,
+    one_source_is_dst=False,
+    note="cpu/TPartOp.hpp TPartCheck: int8_t/uint8_t/int16_t/int32_t/half/bfloat16_t/float, any layout; "
+    "any valid shapes (dst's valid region walked, 0 where neither source is valid).",
+)
+
+# The partial arg-select family's rules.
+PARTIAL_ARG_RULES = PartialArgRules(
+    index_types_by_value={v: INTEGERS for v in types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32")},
+    row_major_only=False,
+    one_source_is_dst=False,
+    note="cpu/TPartArgMax.hpp, TPartArgMin.hpp (TPartCheck on the values: int8_t/uint8_t/int16_t/int32_t/half/"
+    "bfloat16_t/float; any integer index), any layout, any valid shapes; each index tile addressed by its value "
+    "tile's offsets, so shaped as it (PTOAS checks the same).",
+)
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -266,4 +316,7 @@ RULES = {
         tcolmax=replace(COL_REDUCTION, types=types_named("i8", "si8", "ui8", "f16", "bf16", "f32"), same_cols=True,
                         note="cpu/TColMax.hpp CheckCMValid: int8, uint8, half, bfloat16, float, src's Cols dst's."),
     ),
+    **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
+    **PARTIAL.rules(PARTIAL_RULES),
+    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
 }

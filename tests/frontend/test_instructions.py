@@ -23,6 +23,8 @@ from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNAR
 from tests.interpreter.harness import assert_bits_equal, constants, func, gm_views, NP, TARGETS, tensor_view, tile, view
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
+from pto_dialect.instructions.partial import PARTIAL
+from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 
 
 @dataclass(frozen=True)
@@ -379,6 +381,135 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
     args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(64).astype(np.float32) % 2 + 1,
             np.zeros(128, np.float32))
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+# -- the compare-and-select family ----------------------------------------------------------
+
+MASKED = (8, 64)
+
+
+@pto.kernel
+def compare_select(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), hi: pto.ptr(pto.f32), pos: pto.ptr(pto.f32)):
+    xp, yp, hip, posp = _parts([(x, MASKED), (y, MASKED), (hi, MASKED), (pos, MASKED)])
+    a, b, d, e = _tiles(*[(MASKED, pto.f32)] * 4)
+    gt, lt = _tiles(*[(MASKED, pto.ui8)] * 2)
+    pto.tload(xp, a)
+    pto.tload(yp, b)
+    pto.tcmp(a, b, gt, cmp_mode="gt")
+    pto.tsel(gt, a, b, d)
+    pto.tcmps(a, 0.0, lt, cmp_mode="lt")
+    pto.tsels(lt, a, 0.0, e)
+    pto.tstore(d, hip)
+    pto.tstore(e, posp)
+
+
+_F, _M = tile(MASKED, "f32"), tile(MASKED, "ui8")
+COMPARE_SELECT_SAMPLE = Sample(
+    compare_select,
+    func([(n, "!pto.ptr<f32>") for n in ("x", "y", "hi", "pos")], constants(0, 1, *MASKED) + f"""
+%cst = arith.constant 0.000000e+00 : f32
+{gm_views([(n, "f32", MASKED) for n in ("x", "y", "hi", "pos")])}
+%a = pto.alloc_tile : {_F}
+%b = pto.alloc_tile : {_F}
+%d = pto.alloc_tile : {_F}
+%e = pto.alloc_tile : {_F}
+%gt = pto.alloc_tile : {_M}
+%lt = pto.alloc_tile : {_M}
+pto.tload ins(%xp : {view(MASKED, "f32")}) outs(%a : {_F})
+pto.tload ins(%yp : {view(MASKED, "f32")}) outs(%b : {_F})
+pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp gt>}} : {_F}, {_F}) outs(%gt : {_M})
+pto.tsel ins(%gt, %a, %b : {_M}, {_F}, {_F}) outs(%d : {_F})
+pto.tcmps ins(%a, %cst {{cmpMode = #pto<cmp lt>}} : {_F}, f32) outs(%lt : {_M})
+pto.tsels ins(%lt, %a, %cst : {_M}, {_F}, f32) outs(%e : {_F})
+pto.tstore ins(%d : {_F}) outs(%hip : {view(MASKED, "f32")})
+pto.tstore ins(%e : {_F}) outs(%posp : {view(MASKED, "f32")})
+""", "compare_select"),
+    (RNG.standard_normal(512).astype(np.float32), RNG.standard_normal(512).astype(np.float32),
+     np.zeros(512, np.float32), np.zeros(512, np.float32)),
+)
+
+
+# -- the partial family ---------------------------------------------------------------------
+
+PART = (8, 16)
+HALF = (4, 16)
+
+
+def _partial_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, b, d)`: b's valid rows half a's, the result stored."""
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+        xp, yp, zp = _parts([(x, PART), (y, HALF), (z, PART)])
+        a = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
+        b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
+        d = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
+        pto.tload(xp, a)
+        pto.tload(yp, b)
+        getattr(pto, mnemonic)(a, b, d)
+        pto.tstore(d, zp)
+
+    t, half = tile(PART, "f32"), tile(PART, "f32", valid=HALF)
+    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *PART, *HALF) + f"""
+{gm_views([("x", "f32", PART), ("y", "f32", HALF), ("z", "f32", PART)])}
+%a = pto.alloc_tile : {t}
+%b = pto.alloc_tile : {half}
+%d = pto.alloc_tile : {t}
+pto.tload ins(%xp : {view(PART, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(HALF, "f32")}) outs(%b : {half})
+pto.{mnemonic} ins(%a, %b : {t}, {half}) outs(%d : {t})
+pto.tstore ins(%d : {t}) outs(%zp : {view(PART, "f32")})
+""", mnemonic)
+    n = PART[0] * PART[1]
+    args = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n // 2).astype(np.float32), np.zeros(n, np.float32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+
+
+# -- the partial arg-select family -----------------------------------------------------------
+
+
+def _partial_arg_sample(mnemonic: str) -> Sample:
+    """`pto.<mnemonic>(a, b, ia, ib, d, di)`: b's valid rows half a's, values and indices stored."""
+
+    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), ix: pto.ptr(pto.i32), iy: pto.ptr(pto.i32),
+               z: pto.ptr(pto.f32), iz: pto.ptr(pto.i32)):
+        xp, yp, ixp, iyp, zp, izp = _parts([(x, PART), (y, HALF), (ix, PART), (iy, HALF), (z, PART), (iz, PART)])
+        a, ia = pto.alloc_tile(shape=list(PART), dtype=pto.f32), pto.alloc_tile(shape=list(PART), dtype=pto.i32)
+        b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
+        ib = pto.alloc_tile(shape=list(PART), dtype=pto.i32, valid=list(HALF))
+        d, di = pto.alloc_tile(shape=list(PART), dtype=pto.f32), pto.alloc_tile(shape=list(PART), dtype=pto.i32)
+        pto.tload(xp, a)
+        pto.tload(yp, b)
+        pto.tload(ixp, ia)
+        pto.tload(iyp, ib)
+        getattr(pto, mnemonic)(a, b, ia, ib, d, di)
+        pto.tstore(d, zp)
+        pto.tstore(di, izp)
+
+    t, half, it, ihalf = tile(PART, "f32"), tile(PART, "f32", valid=HALF), tile(PART, "i32"), tile(PART, "i32", valid=HALF)
+    args = [("x", "f32", PART), ("y", "f32", HALF), ("ix", "i32", PART), ("iy", "i32", HALF), ("z", "f32", PART), ("iz", "i32", PART)]
+    text = func([(n, f"!pto.ptr<{d}>") for n, d, _ in args], constants(0, 1, *PART, *HALF) + f"""
+{gm_views(args)}
+%a = pto.alloc_tile : {t}
+%ia = pto.alloc_tile : {it}
+%b = pto.alloc_tile : {half}
+%ib = pto.alloc_tile : {ihalf}
+%d = pto.alloc_tile : {t}
+%di = pto.alloc_tile : {it}
+pto.tload ins(%xp : {view(PART, "f32")}) outs(%a : {t})
+pto.tload ins(%yp : {view(HALF, "f32")}) outs(%b : {half})
+pto.tload ins(%ixp : {view(PART, "i32")}) outs(%ia : {it})
+pto.tload ins(%iyp : {view(HALF, "i32")}) outs(%ib : {ihalf})
+pto.{mnemonic} ins(%a, %b, %ia, %ib : {t}, {half}, {it}, {ihalf}) outs(%d, %di : {t}, {it})
+pto.tstore ins(%d : {t}) outs(%zp : {view(PART, "f32")})
+pto.tstore ins(%di : {it}) outs(%izp : {view(PART, "i32")})
+""", mnemonic)
+    n = PART[0] * PART[1]
+    inputs = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n // 2).astype(np.float32),
+              RNG.integers(0, 99, n).astype(np.int32), RNG.integers(0, 99, n // 2).astype(np.int32),
+              np.zeros(n, np.float32), np.zeros(n, np.int32))
+    return Sample(pto.kernel(kernel, name=mnemonic), text, inputs)
+
+
 def _unary_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, d)` on a loaded tile (i16 for TNOT, f32 in (0.5, 2) otherwise), the result stored."""
     name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
@@ -548,7 +679,8 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows] + [
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
-    _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows]
+    _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
