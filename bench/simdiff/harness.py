@@ -487,28 +487,51 @@ def owners(lines: Sequence[int], text: str, start: str) -> set[str]:
     return named
 
 
-def emit(batch: Path, cases: dict[str, Case]) -> tuple[str | None, dict[str, str]]:
-    """The kernels' C++ (pto-opt, a subprocess per attempt), and the kernels it refuses with
-    its error, each refused kernel taken out and the rest emitted again. None: an error
-    located in no kernel."""
-    refused: dict[str, str] = {}
-    while True:
-        names = [n for n in cases if n not in refused]
-        if not names:
-            return "", refused
+@dataclass
+class Emitted:
+    """A batch's C++ (`pto-opt --to=cpp`, a subprocess per attempt) for the kernels it
+    emitted; those it `refused` with a located error (skipped), those it `failed` on without
+    one (an internal error: each found by emitting the kernels one by one)."""
+
+    cpp: str = ""
+    refused: dict[str, str] = field(default_factory=dict)
+    failed: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def left_out(self) -> set[str]:
+        return set(self.refused) | set(self.failed)
+
+
+def emit(batch: Path, cases: dict[str, Case]) -> Emitted:
+    """The kernels' C++, each kernel refused taken out and the rest emitted again."""
+    result = Emitted()
+
+    def attempt(names: list[str]) -> tuple[str, str, str]:
+        """(the module, pto-opt's error or "", the C++)"""
         module = "module {\n" + "\n".join(cases[n].function(n) for n in names) + "\n}\n"
         (batch / "batch.pto").write_text(module)
         with timed("emit"):
             emitted = pto_opt(str(batch / "batch.pto"), "--target", TARGET, "-p", EMIT_PASSES, "--to=cpp")
-        if emitted.returncode == 0:
-            return emitted.stdout, refused
-        lines = [int(n) for n in re.findall(r"batch\.pto:(\d+):\d+: error", emitted.stderr)]
-        culprits = owners(lines, module, r"func\.func @(\w+)\(") - set(refused)
-        if not culprits:
-            (batch / "emit.log").write_text(emitted.stderr)
-            return None, refused
+        return module, "" if emitted.returncode == 0 else emitted.stderr.strip() or f"exit {emitted.returncode}", emitted.stdout
+
+    while names := [n for n in cases if n not in result.left_out]:
+        module, error, cpp = attempt(names)
+        if not error:
+            result.cpp = cpp
+            return result
+        lines = [int(n) for n in re.findall(r"batch\.pto:(\d+):\d+: error", error)]
+        culprits = owners(lines, module, r"func\.func @(\w+)\(")
         for name in culprits:
-            refused[name] = emitted.stderr.strip().splitlines()[0]
+            result.refused[name] = error.splitlines()[0]
+        if not culprits:  # an error located in no kernel: try them one by one
+            (batch / "emit.log").write_text(error)
+            for name in names:
+                _, alone, _ = attempt([name])
+                if alone:
+                    result.failed[name] = alone.splitlines()[0]
+            if not result.failed:  # each alone emits, all together do not
+                result.failed.update({n: error.splitlines()[0] for n in names})
+    return result
 
 
 def build(batch: Path, cpp: str, names: list[str], flags: list[str]) -> str | None:
@@ -536,15 +559,13 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
         if result.ours.rejected is not None:
             result.skipped = f"rejected on cpu: {result.ours.rejected.splitlines()[0]}"
     names = [n for n, r in results.items() if r.skipped is None]
-    cpp, refused = emit(batch, {n: cases[n] for n in names})
-    for name, error in refused.items():
+    emitted = emit(batch, {n: cases[n] for n in names})
+    for name, error in emitted.refused.items():
         results[name].skipped = f"no C++: pto-opt --to=cpp refuses it: {error}"
-    names = [n for n in names if n not in refused]
-    if cpp is None:
-        for name in names:
-            results[name].problem = f"pto-opt --to=cpp failed (see {batch / 'emit.log'})"
-        return list(results.values())
-    error = build(batch, cpp, names, flags) if names else None
+    for name, error in emitted.failed.items():
+        results[name].problem = f"pto-opt --to=cpp failed: {error}"
+    names = [n for n in names if n not in emitted.left_out]
+    error = build(batch, emitted.cpp, names, flags) if names else None
     if error is not None:
         # kernels the simulator's headers do not compile: disagreements; the rest built again
         uncompiled = owners([int(n) for n in re.findall(r"kernels\.cpp:(\d+):\d+:", error)], cpp, r"__global__ AICORE void (\w+)\(")
@@ -552,8 +573,8 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
             results[name].problem = f"the simulator's headers do not compile it (see {batch / 'build.log'}); cpu accepts it"
         names = [n for n in names if n not in uncompiled]
         if uncompiled and names:
-            cpp, _ = emit(batch, {n: cases[n] for n in names})
-            error = build(batch, cpp, names, flags) if cpp else "pto-opt --to=cpp failed"
+            again = emit(batch, {n: cases[n] for n in names})
+            error = build(batch, again.cpp, names, flags) if not again.left_out else "pto-opt --to=cpp failed the second time"
     if error is not None:
         for name in names:
             results[name].problem = f"the batch did not build: {error[-2000:]}"

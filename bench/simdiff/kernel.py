@@ -7,9 +7,10 @@ type mixed with its edge values.
 
     k = Kernel(rng, "TCOLARGMIN", "f32 src 7x50")
     src = Tile("vec", 8, 64, "f32", valid=(7, 50))
+    idx = Tile("vec", 1, 64, "i32", valid=(1, 50))
     k.load("s", src, values(rng, "f32", (7, 50)))        # an input argument, tloaded
     k.alloc("tm", src)                                     # a tile nothing loads (scratch)
-    k.load("i", idx)                                       # an output loaded from garbage first
+    k.load("i", idx)                                       # an output, loaded from random bits first
     k.op(f"pto.tcolargmin ins(%s, %tm : {src}, {src}) outs(%i : {idx})")
     k.store("i")                                           # a new output argument, tstored
     return k.case()
@@ -70,10 +71,6 @@ class Tile:
     @property
     def valid_shape(self) -> tuple[int, int]:
         return self.valid or (self.rows, self.cols)
-
-    @property
-    def bytes(self) -> int:
-        return self.rows * self.cols * size_of(self.dtype)
 
     def __str__(self) -> str:
         if self.dynamic:
