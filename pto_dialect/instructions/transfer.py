@@ -37,11 +37,11 @@ from pto_dialect.cost import (
     VfMachine,
     Work,
 )
-from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, known, spell
+from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
-from pto_dialect.machine import Footprint, Tile, np, valid_rect
+from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
-from pto_dialect.types import TileTypeBase
+from pto_dialect.types import ShapedViewBase, TileTypeBase
 
 # ---------------------------------------------------------------------------
 # What TLOAD writes beyond the valid region: a target choice
@@ -199,23 +199,43 @@ def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
             pass
 
 
-def tload(o: dict, *, pad_fill: PadFill, pad_value: PadValue) -> None:
+def nz_offsets(view: GmView) -> np.ndarray:
+    """Buffer offsets of an NZ view's elements as its logical S2*S3 x S0*S1*S4 matrix: logical
+    (x, y) is (s2*S3 + s3, (s0*S1 + s1)*S4 + s4); batched: iterations x that."""
+    shape, strides = view.shape5, view.strides5
+    grids = np.meshgrid(*(np.arange(d) * t for d, t in zip(shape, strides)), indexing="ij", sparse=True)
+    logical = np.asarray(sum(grids)).transpose(2, 3, 0, 1, 4).reshape(shape[2] * shape[3], -1)
+    if isinstance(view.offset, np.ndarray):
+        return view.offset[:, None, None] + logical
+    return view.offset + logical
+
+
+def tload(o: dict, *, pad_fill: PadFill, pad_value: PadValue, nz_view: bool) -> None:
     view, tile = o["src"], o["dst"]
-    src = view.read2d()  # batched loops: iterations x rows x cols
+    src = view.buffer[nz_offsets(view)] if nz_view else view.read2d()  # batched: iterations x rows x cols
     _fill_padding(tile, pad_fill, pad_value)
     tile.write_valid(src[..., : tile.valid_row, : tile.valid_col])
 
 
-def tstore(o: dict) -> None:
+def tstore(o: dict, *, nz_view: bool) -> None:
     tile, view = o["src"], o["dst"]
+    if nz_view:
+        view.buffer[nz_offsets(view)[..., : tile.valid_row, : tile.valid_col]] = tile.read_valid()
+        return
     view.write2d(slice(0, tile.valid_row), slice(0, tile.valid_col), tile.read_valid())
+
+
+def gm_layout_params(op: TransferOp) -> dict[str, object]:
+    """Whether the op's GM view is NZ (its tensor view's layout), for the kernel."""
+    view = op.src if isinstance(op.src.type, ShapedViewBase) else op.dst
+    return {"nz_view": inferred_layout(view) == GmLayout.NZ}
 
 
 def tload_footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(o["dst"], True, valid_rect(o["dst"]))], [(o["src"], False, False)])
 
 
-def tstore_footprint(o: dict) -> Footprint:
+def tstore_footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(o["src"], False, valid_rect(o["src"]))], [(o["dst"], True, False)])
 
 
@@ -255,6 +275,7 @@ class TLoadOp(TransferOp):
 
     KERNEL: ClassVar = staticmethod(tload)
     FOOTPRINT: ClassVar = staticmethod(tload_footprint)
+    kernel_params = staticmethod(gm_layout_params)
 
     def verify_operands(self) -> None:
         src = self.expect_view("src", self.src)
@@ -275,6 +296,7 @@ class TStoreOp(TransferOp):
 
     KERNEL: ClassVar = staticmethod(tstore)
     FOOTPRINT: ClassVar = staticmethod(tstore_footprint)
+    kernel_params = staticmethod(gm_layout_params)
 
     ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
     SSA_RESULTS: ClassVar[bool] = False

@@ -49,3 +49,34 @@ def test_dynamic_valid_rows_below_the_view_are_a_located_fault(target: str) -> N
         run(KERNEL, target, [x, np.zeros((8, 8), np.float32), np.int64(4)])
     assert str(err.value).startswith(f"k.pto:{TLOAD_LINE}:3: error: 'pto.tload' op tload expects the src view "
                                      f"(nd shape [8, 8]: 8 rows x 8 cols) to equal the dst valid shape 4x8 on target {target}")
+
+
+
+def nz_kernel(s1: int) -> str:
+    """TLOAD of an NZ view [1, s1, 1, 16, 16] (f16: C0 = 16) into the 16 x 16*s1 NZ tile argument
+    %t, then TSTORE of %t into a second NZ view."""
+    t = tile((16, 16 * s1), "f16", blayout="col_major", slayout="row_major")
+    v = view((1, s1, 1, 16, 16), "f16")
+    tv = "!pto.tensor_view<?x?x?x?x?xf16>"
+    body = constants(0, 1, 16, 256, s1, 256 * s1) + "\n" + "\n".join(
+        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c1, %c{s1}, %c1, %c16, %c16], strides = "
+        f"[%c{256 * s1}, %c256, %c256, %c16, %c1] {{layout = #pto.layout<nz>}} : {tv}\n"
+        f"%{n}p = pto.partition_view %{n}v, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c{s1}, %c1, %c16, %c16] : {tv}"
+        for n in "xo"
+    ) + f"""
+pto.tload ins(%xp : {v}) outs(%t : {t})
+pto.tstore ins(%t : {t}) outs(%op : {v})
+"""
+    return func([("x", "!pto.ptr<f16>"), ("o", "!pto.ptr<f16>"), ("t", t)], body)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_nz_views_with_several_column_blocks_load_the_logical_matrix(target: str) -> None:
+    """pto-isa's NZ GM layout (semantics.md §1.4): logical (x, y) of an S2*16 x S1*C0 matrix at
+    (y // C0)*rows*C0 + x*C0 + y % C0: the tile holds that logical matrix, the store puts it back."""
+    s1 = 2
+    logical = np.arange(16 * 16 * s1, dtype=np.float16).reshape(16, 16 * s1)
+    gm = logical.reshape(16, s1, 16).transpose(1, 0, 2).ravel().copy()  # column blocks, each 16 rows x C0
+    _, o, t = run(nz_kernel(s1), target, [gm, np.zeros_like(gm), np.zeros((16, 16 * s1), np.float16)])
+    assert_bits_equal(t, logical)
+    assert_bits_equal(o, gm)
