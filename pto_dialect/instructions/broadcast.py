@@ -463,8 +463,7 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 def emitter(row: Broadcast) -> Callable[[Emission, PtoInstructionOp], None]:
     def emit(e: Emission, op: PtoInstructionOp) -> None:
         """`TROWEXPANDSUB(dst, src0, src1[, tmp])`: dst first, then the inputs."""
-        tiles = list(op.ins)
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
 
     return emit
 

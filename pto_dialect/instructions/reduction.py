@@ -431,7 +431,7 @@ def emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
     def emit(e: Emission, op: RowReduceOp) -> None:
         """`TROWSUM(dst, src, tmp)`."""
         tmp = e.require(op, "tmp")
-        e.issue(Pipe.VECTOR, [op.src], [*op.outs, tmp], e.call(row.cpp_name, [*op.outs, op.src, tmp]))
+        e.issue(op, e.call(row.cpp_name, [*op.outs, op.src, tmp]))
 
     return emit
 
@@ -623,10 +623,9 @@ def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
     def emit(e: Emission, op: RowReduceOp) -> None:
         """`TCOLMAX(dst, src)`; TCOLSUM with a tmp: `TCOLSUM(dst, src, tmp, false)`."""
         if op.tmp is None:
-            e.issue(Pipe.VECTOR, [op.src], op.outs, e.call(row.cpp_name, [*op.outs, op.src]))
+            e.issue(op, e.call(row.cpp_name, [*op.outs, op.src]))
         else:
-            e.issue(Pipe.VECTOR, [op.src], [*op.outs, op.tmp],
-                    e.call(row.cpp_name, [*op.outs, op.src, op.tmp], (), ["false"]))
+            e.issue(op, e.call(row.cpp_name, [*op.outs, op.src, op.tmp], (), ["false"]))
 
     return emit
 

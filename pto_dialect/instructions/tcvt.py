@@ -384,7 +384,7 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 def emit(e: Emission, op: TCvtOp) -> None:
     """`TCVT(dst, src[, tmp], RoundMode::CAST_<mode>, SaturationMode::<ON|OFF>)`, as PTOAS emits it."""
     extra = [op.round_mode.cpp, f"SaturationMode::{op.saturation.value}"]
-    e.issue(Pipe.VECTOR, [op.ins[0]], [*op.outs, *op.ins[1:]], e.call("TCVT", [*op.outs, *op.ins], (), extra))
+    e.issue(op, e.call("TCVT", [*op.outs, *op.ins], (), extra))
 
 
 TCVT = Instruction(
