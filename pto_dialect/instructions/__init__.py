@@ -17,6 +17,7 @@ from pto_dialect.choices import ChoiceAttr
 from pto_dialect.instructions import tgather
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -33,6 +34,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *BINARY.instructions,
     *UNARY.instructions,
     TCVT,
+    TCI,
 )
 """Every instruction, in the order docs and reports list them."""
 

@@ -49,6 +49,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.lowered import Launch
@@ -293,6 +294,14 @@ OPS.approximate[TCVT] = (
 )
 
 
+@OPS.declare
+class A2A3TCIOp(TCIBase):
+    name = "pto_a2a3.tci"
+
+
+OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -308,6 +317,7 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (A2A3TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        TCI: lambda op: (A2A3TCIOp, {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.family(BINARY),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),

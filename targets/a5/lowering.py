@@ -47,6 +47,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.lowered import Launch
@@ -311,6 +312,11 @@ OPS.approximate[TCVT] = (
 )
 
 
+@OPS.declare
+class A5TCIOp(TCIBase):
+    name = "pto_a5.tci"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -326,6 +332,7 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (A5TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
         **OPS.family(BINARY),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),

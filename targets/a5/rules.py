@@ -19,6 +19,7 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -192,5 +193,9 @@ RULES = {
         vec_only=True, row_major_only=True, takes_tmp=True,
         note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
         "row-major tiles.",
+    ),
+    TCI: TCIRules(
+        INT16 | INT32, tmp_types=STANDARD, tmp_bytes={},
+        note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
     ),
 }

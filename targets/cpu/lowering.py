@@ -24,6 +24,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, CvtArithmetic, Numerics, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, UNARY
 from pto_dialect.lowered import Launch
@@ -157,6 +158,11 @@ class CpuTCvtOp(TCvtBase):
     name = "pto_cpu.tcvt"
 
 
+@OPS.declare
+class CpuTCIOp(TCIBase):
+    name = "pto_cpu.tci"
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -172,6 +178,7 @@ LOWERING = TargetLowering(
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
         TCVT: lambda op: (CpuTCvtOp, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
+        TCI: lambda op: (CpuTCIOp, {"numerics": Numerics.EXACT}),
         **OPS.family(BINARY),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
     },

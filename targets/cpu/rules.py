@@ -6,6 +6,7 @@ from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, UNARY, ElementwiseRules
+from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.tcvt import TCVT, TCvtRules, pairs
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -177,5 +178,9 @@ RULES = {
         note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
         "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
         "fp4 and int4 are not taken here.",
+    ),
+    TCI: TCIRules(
+        INT16 | INT32, tmp_types=None, tmp_bytes={},
+        note="cpu/TCI.hpp: any type equal to S's (PTOAS: 16- and 32-bit integers, taken here); no tmp form (pto_instr.hpp declares it, cpu/ does not define it).",
     ),
 }

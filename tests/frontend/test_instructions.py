@@ -358,9 +358,32 @@ pto.tstore ins(%d : {_CVT_DST}) outs(%zp : {view(ELEMENTWISE, "f16")})
 )
 
 
+@pto.kernel
+def tci_descending(z: pto.ptr(pto.i32), s: pto.i32):
+    tv = pto.make_tensor_view(z, shape=[1, 32], strides=[32, 1])
+    zp = pto.partition_view(tv, offsets=[0, 0], sizes=[1, 32])
+    d = pto.alloc_tile(shape=[1, 32], dtype=pto.i32)
+    pto.tci(s, d, descending=True)
+    pto.tstore(d, zp)
+
+
+_TCI_DST = tile((1, 32), "i32")
+TCI_SAMPLE = Sample(
+    tci_descending,
+    func([("z", "!pto.ptr<i32>"), ("s", "i32")], constants(0, 1, 32) + f"""
+%zv = pto.make_tensor_view %z, shape = [%c1, %c32], strides = [%c32, %c1] : {tensor_view(2, "i32")}
+%zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c1, %c32] : {tensor_view(2, "i32")}
+%d = pto.alloc_tile : {_TCI_DST}
+pto.tci ins(%s : i32) outs(%d : {_TCI_DST}) {{descending = true}}
+pto.tstore ins(%d : {_TCI_DST}) outs(%zp : {view((1, 32), "i32")})
+""", "tci_descending"),
+    (np.zeros(32, np.int32), np.int32(-2147483640)),
+)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
-] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE]
+] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [_unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE, TCI_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
