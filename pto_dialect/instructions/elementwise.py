@@ -116,6 +116,8 @@ class ElementwiseRules:
     """Every tile row-major (ND or row-major boxes): the target's code static_asserts it."""
     note: str
     """Where the rules come from."""
+    not_in_place: str = ""
+    """Why the target does not compute dst over an input (empty: it does)."""
 
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -261,6 +263,7 @@ def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
             tiles,
             how="each element of dst is computed from the inputs' elements at its own place, all read before it is written",
             refused="dst over an input at another place would overwrite elements of it still to be read.",
+            refused_by=lambda rules: rules.not_in_place or None,
         )
     }
 

@@ -105,7 +105,9 @@ UNARY_RULES = UNARY.rules(
     trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
                            "float, int32."),
     trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
-                            "vector_dup and vdiv; half, float as PTOAS says."),
+                            "vector_dup and vdiv; half, float as PTOAS says.",
+                            not_in_place="pto_instr.hpp: A3's TRECIP does not take src and dst at the same memory "
+                            "(TDIVS writes the 1s into dst first)"),
 )
 """The unary elementwise instructions' rules (a row per member that differs)."""
 
