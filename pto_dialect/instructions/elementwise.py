@@ -24,6 +24,7 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
 from xdsl.ir import Attribute
+from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
@@ -31,6 +32,7 @@ from pto_dialect.facts import TileFacts, known, per_target, require, require_typ
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcolargmin import REPEAT_BYTES, vector_repeats
+from pto_dialect.attributes import PRECISION_ATTRS
 from pto_dialect.choices import AbsSign, ZeroReciprocal
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -50,6 +52,10 @@ class Elementwise(Member):
     priced_as: str | tuple[str, ...] = field(kw_only=True)
     """The vector intrinsics its cost is priced as, each issued once per repeat (a2a3 `vadd`,
     a5 VfSim's `vadd`)."""
+    precision: bool = field(default=False, kw_only=True)
+    """It takes PTOAS's `precisionType` (pto-isa's <Op>Algorithm template argument)."""
+    with_tmp: bool = field(default=False, kw_only=True)
+    """It has a form with a tmp tile (TRSQRT's high-precision form)."""
     vf_priced_as: str | tuple[str, ...] = field(default=(), kw_only=True)
     """Where a5's code issues other intrinsics per register than a2a3's (TRSQRT: vsqrt and
     vdiv, not vrsqrt): those; empty: `priced_as`."""
@@ -76,10 +82,18 @@ class ElementwiseOp(PtoInstructionOp):
     def verify_(self) -> None:
         word = self.name.removeprefix("pto.")
         self.verify_dps_or_ssa()
-        if len(self.ins) != len(self.INS) or len(self.destinations) != 1:
-            raise VerifyException(f"expects {word} ins({', '.join(self.INS)}) outs(dst)")
+        if len(self.ins) not in {n for n, _ in self.FORMS} or len(self.destinations) != 1:
+            required = [r for r in self.INS if r not in self.WORKSPACE]
+            optional = "".join(f"[, {r}]" for r in self.INS if r in self.WORKSPACE)
+            raise VerifyException(f"expects {word} ins({', '.join(required)}{optional}) outs(dst)")
         dst = self.expect_tile("dst", self.destinations[0])
+        precision = self.properties.get("precisionType")
+        if "tmp" in self.INS and len(self.ins) < len(self.INS) and precision is not None and precision.data == "high_precision":  # pyright: ignore[reportAttributeAccessIssue]
+            raise VerifyException("expects tmp when precisionType is high_precision")
         for role, value in zip(self.INS, self.ins):
+            if role in self.WORKSPACE:
+                self.expect_tile_in(role, value)
+                continue
             if role == "scalar":
                 if not isinstance(value.type, IntegerType | IndexType | AnyFloat):
                     raise VerifyException(f"expects scalar to be an integer, index or float scalar, got {value.type}")
@@ -123,7 +137,11 @@ class ElementwiseRules:
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
     require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+    tiles = [f for role, f in operands.items() if isinstance(f, TileFacts) and role != "tmp"]
+    if isinstance(tmp := operands.get("tmp"), TileFacts):  # TRSQRT's: PTOAS's verifier
+        require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
+        size = tmp.rows * tmp.cols * tmp.elem.bytes
+        require(size >= 32, f"expects tmp to be at least 32 bytes when provided, got {size}")
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         if rules.row_major_only:
@@ -245,9 +263,13 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
-        """`TADD(dst, src0, src1)`: dst first, then the inputs."""
+        """`TADD(dst, src0, src1)`: dst first, then the inputs (a tmp last); a high-precision
+        member `TEXP<pto::ExpAlgorithm::HIGH_PRECISION>(dst, src)`."""
         tiles = [v for r, v in zip(roles, op.ins) if r != "scalar"]
-        e.issue(Pipe.VECTOR, tiles, op.outs, e.call(row.cpp_name, [*op.outs, *op.ins]))
+        precision = op.properties.get("precisionType")
+        template = [f"pto::{type(precision).ALGORITHM}::HIGH_PRECISION"] if precision and precision.data == "high_precision" else []  # pyright: ignore[reportAttributeAccessIssue]
+        statement = e.call(row.cpp_name, [*op.outs, *op.ins], template)
+        e.issue(Pipe.VECTOR, tiles, [*op.outs, *op.ins[len(roles):]], statement)
 
     return emit
 
@@ -273,7 +295,13 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
     roles = op_base.INS
 
     def declare(row: Elementwise) -> Instruction:
-        op = member_op(op_base, row)
+        namespace: dict[str, Any] = {}
+        if row.precision:
+            namespace["precisionType"] = opt_prop_def(PRECISION_ATTRS[row.mnemonic])
+        if row.with_tmp:
+            forms = (*op_base.FORMS, *((n + 1, m) for n, m in op_base.FORMS))
+            namespace |= {"INS": (*roles, "tmp"), "FORMS": forms, "WORKSPACE": frozenset({"tmp"})}
+        op = member_op(op_base, row, **namespace)
         lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, roles), elementwise_footprint(roles))
         return Instruction(
             op=op,
@@ -380,16 +408,18 @@ UNARY = Family.of(
         Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
         Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
         Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
-        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp"),
-        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln"),
-        Elementwise("tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt"),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", precision=True),
+        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln", precision=True),
+        Elementwise(
+            "tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt", precision=True
+        ),
         Elementwise(
             "trsqrt", "dst = 1 / sqrt(src)", compute=in_double(lambda x: 1.0 / np.sqrt(x)), priced_as="vrsqrt",
-            vf_priced_as=("vsqrt", "vdiv"),
+            vf_priced_as=("vsqrt", "vdiv"), precision=True, with_tmp=True,
         ),
         Elementwise(
             "trecip", "dst = 1 / src", compute=reciprocal, priced_as=("vector_dup", "vdiv"), vf_priced_as="vdiv",
-            choices={"zero_reciprocal": ZeroReciprocal},
+            choices={"zero_reciprocal": ZeroReciprocal}, precision=True,
         ),
         Elementwise("trelu", "dst = max(src, 0)", compute=relu, priced_as="vrelu"),
     ),

@@ -193,3 +193,20 @@ def test_compare_reports_an_approximate_op_as_approximate_not_as_exact_agreement
     assert "bit for bit" in positive.text() and "agree bit for bit" not in positive.text()
     exact = interpreter.compare(parse(unary_kernel("tneg", (1, 16), "f32", (1, 16)), "k.pto"), "all", [a, filled((1, 16), "f32")])
     assert exact.agree and not exact.approximate and "agree bit for bit (cpu, a2a3, a5)" in exact.text()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_high_precision_and_trsqrt_tmp_compute_the_same_reference(target: str) -> None:
+    """cpu ignores precisionType (its template argument is unused) and TRSQRT's tmp; the NPUs'
+    high-precision code is as approximate as the default: the reference is the same."""
+    t, tm = tile((1, 16), "f32"), tile((1, 8), "f32")
+    a = np.linspace(0.25, 9, 16, dtype=np.float32).reshape(1, 16)
+    for op, kind in (("texp", "exp"), ("tlog", "log"), ("tsqrt", "sqrt"), ("trecip", "recip")):
+        text = func([("a", t), ("d", t)], f"pto.{op} ins(%a : {t}) outs(%d : {t}) {{precisionType = #pto<{kind}_precision high_precision>}}")
+        out = interpreter.run(parse(text, "k.pto"), target, [a, filled((1, 16), "f32")])[-1]
+        with np.errstate(all="ignore"):
+            assert_bits_equal(out, FORMULAS[target][op](a))
+    text = func([("a", t), ("tm", tm), ("d", t)],
+                f"pto.trsqrt ins(%a, %tm : {t}, {tm}) outs(%d : {t}) {{precisionType = #pto<rsqrt_precision high_precision>}}")
+    out = interpreter.run(parse(text, "k.pto"), target, [a, np.zeros((1, 8), np.float32), filled((1, 16), "f32")])[-1]
+    assert_bits_equal(out, FORMULAS[target]["trsqrt"](a))
