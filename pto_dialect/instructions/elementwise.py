@@ -397,7 +397,9 @@ def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN4
     """1 / x in the element type (integers: C's truncating division)."""
     if zero_reciprocal is ZeroReciprocal.FAULT:
         fault_where(x == 0, "divides 1 by zero (the simulator asserts: Divider cannot be equal to zero)")
-    if x.dtype.kind in "iu":
+    if x.dtype.kind == "u":
+        return (x == 1).astype(x.dtype)
+    if x.dtype.kind == "i":
         return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
     return x.dtype.type(1) / x
 

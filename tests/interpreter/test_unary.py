@@ -26,7 +26,7 @@ TYPES = {
     "cpu": {"tabs": SIGNED + ("f16", "bf16", "f32"), "tneg": ("i8", "ui16", "i32", "i64", "f16", "bf16", "f32"),
             "tnot": ("i8", "ui8", "i16", "i32", "i64"), "trelu": ("i16", "i32", "f16", "bf16", "f32"),
             "texp": ("f16", "bf16", "f32"), "tlog": ("f16", "bf16", "f32"), "tsqrt": ("f16", "bf16", "f32"),
-            "trsqrt": ("f16", "f32"), "trecip": ("i16", "i32", "f16", "bf16", "f32")},
+            "trsqrt": ("f16", "f32"), "trecip": ("i16", "i32", "ui64", "f16", "bf16", "f32")},
     "a2a3": {"tabs": ("f16", "f32"), "tneg": ("i16", "i32", "f16", "f32"), "tnot": ("i16", "i32"),
              "trelu": ("i32", "f16", "f32"), **{m: ("f16", "f32") for m in ("texp", "tlog", "tsqrt", "trsqrt", "trecip")}},
     "a5": {"tabs": SIGNED + ("f16", "f32"), "tneg": SIGNED + ("f16", "bf16", "f32"), "tnot": ("i8", "ui16", "i32"),
@@ -72,8 +72,9 @@ def cpu_exp(x):
 
 
 def c_reciprocal(x):
-    if x.dtype.kind in "iu":  # C's 1 / x: 1 and -1 give themselves, every other non-zero 0
-        return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
+    if x.dtype.kind in "iu":  # C's 1 / x: 1 and (signed) -1 give themselves, every other non-zero 0
+        return np.array([int(1 / v) if v in (1, -1) and (v == 1 or x.dtype.kind == "i") else 0 for v in x.ravel().tolist()],
+                        x.dtype).reshape(x.shape)
     return (np.float64(1) / x.astype(np.float64)).astype(x.dtype)  # exact in double, rounded once
 
 
@@ -110,10 +111,11 @@ def inputs(rng: np.random.Generator, op: str, dtype: str, shape: tuple[int, int]
     dt = NP[dtype]
     if dt.kind in "iu":
         info = np.iinfo(dt)
-        x = rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64)
+        x = rng.integers(0, 2**63, size=shape, dtype=np.uint64) if dt == np.uint64 else \
+            rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64)
         x.flat[:4] = [info.min, info.max, 0, 1]
         if op == "trecip":
-            x[x == 0] = -1
+            x[x == 0] = 3 if dt.kind == "u" else -1
         return x.astype(dt)
     x = rng.standard_normal(shape) * (4 if op == "texp" else 100)
     if op in ("tlog", "tsqrt", "trsqrt"):
