@@ -117,6 +117,14 @@ class SaturationMode(StrEnum):
     OFF = "OFF"
 
 
+class Precision(StrEnum):
+    """TEXP/TLOG/TSQRT/TRSQRT/TRECIP's precisionType (`#pto<exp_precision high_precision>`):
+    pto-isa's <Op>Algorithm::DEFAULT or HIGH_PRECISION."""
+
+    DEFAULT = "default"
+    HIGH_PRECISION = "high_precision"
+
+
 class KernelKind(StrEnum):
     CUBE = "cube"
     VECTOR = "vector"
@@ -210,6 +218,26 @@ class SaturationModeAttr(EnumAttribute[SaturationMode], SpacedOpaqueSyntaxAttrib
     name = "pto.saturation_mode"
 
 
+def _precision_attr(kind: str, algorithm: str) -> type[EnumAttribute]:
+    """`#pto<{kind} default|high_precision>`, whose C++ template argument is `pto::{algorithm}::...`."""
+
+    @irdl_attr_definition
+    class Attr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+        name = f"pto.{kind}"
+        __doc__ = f"`#pto<{kind} default|high_precision>`: pto-isa's {algorithm}."
+        ALGORITHM = algorithm
+
+    Attr.__name__ = Attr.__qualname__ = "".join(w.capitalize() for w in kind.split("_")) + "Attr"
+    return Attr
+
+
+PRECISION_ATTRS = {
+    mnemonic: _precision_attr(f"{kind}_precision", f"{kind.capitalize()}Algorithm")
+    for mnemonic, kind in (("texp", "exp"), ("tlog", "log"), ("tsqrt", "sqrt"), ("trsqrt", "rsqrt"), ("trecip", "recip"))
+}
+"""Each precision attribute by the instruction it configures."""
+
+
 @irdl_attr_definition
 class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
     """`#pto<cmp eq|ne|lt|le|gt|ge>`: compare-form TGATHER's comparison."""
@@ -290,6 +318,7 @@ ATTRIBUTES = [
     CmpModeAttr,
     RoundModeAttr,
     SaturationModeAttr,
+    *PRECISION_ATTRS.values(),
     GmLayoutAttr,
     KernelKindAttr,
     AddressSpaceAttr,

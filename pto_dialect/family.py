@@ -63,10 +63,12 @@ class FamilyLoweredOp(LoweredOp):
 
 def member_op(base: type[PtoInstructionOp], member: Member, **namespace: Any) -> type[PtoInstructionOp]:  # noqa: ANN401
     """The pto op of a member: `base` named `pto.<mnemonic>`, documented by its summary."""
+    constants = {k: ClassVar for k in namespace if k.isupper()}  # xDSL reads an upper-case name as a ClassVar
     cls = type(
         f"{member.class_name}Op",
         (base,),
-        {"name": f"pto.{member.mnemonic}", "__doc__": member.summary, "__module__": base.__module__, **namespace},
+        {"name": f"pto.{member.mnemonic}", "__doc__": member.summary, "__module__": base.__module__,
+         "__annotations__": constants, **namespace},
     )
     return irdl_op_definition(cls)
 

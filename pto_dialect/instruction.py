@@ -105,6 +105,9 @@ class InPlace:
     """How every target's code reads them before writing over them (nothing when none is safe)."""
     refused: str
     """Why any other alias is refused."""
+    refused_by: Callable[[Any], str | None] | None = None
+    """Given a target's rule row of the instruction: why that target does not compute even the
+    safe aliases in place (None: it does), where targets differ (a2a3's TRECIP)."""
 
 
 @dataclass(frozen=True)

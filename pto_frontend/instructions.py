@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, StringAttr, i32, i64
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, StringAttr, i32, i64
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import VerificationContext
@@ -142,6 +142,8 @@ def _property(function: str, op: type[PtoInstructionOp], ir_name: str, py_name: 
             candidates.append(base(base.enum_type(value)))
     if StringAttr in bases and isinstance(value, str):
         candidates.append(StringAttr(value))
+    if IntegerAttr in bases and isinstance(value, bool):  # PTOAS's BoolAttr (tci's descending)
+        candidates.append(IntegerAttr(int(value), IntegerType(1)))
     if IntegerAttr in bases and isinstance(value, int) and not isinstance(value, bool):
         for width in (i32, i64, IndexType()):
             try:

@@ -21,6 +21,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.instructions.mgather import MGATHER
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -45,6 +46,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *COMPARE_SELECT.instructions,
     *PARTIAL.instructions,
     *PARTIAL_ARG.instructions,
+    TCI,
 )
 """Every instruction, in the order docs and reports list them."""
 

@@ -41,7 +41,7 @@ from xdsl.printer import Printer
 from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.attributes import DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
+from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
@@ -226,6 +226,8 @@ class ElementwiseRules:
     tmp: str = TMP_ANY
     """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
     valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more)."""
+    not_in_place: str = ""
+    """Why the target does not compute dst over an input (empty: it does)."""
 
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
@@ -506,7 +508,8 @@ def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, Ele
         precision = op.properties.get("precisionType")
         template = ()
         if isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION:
-            template = (f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
+            algorithm = getattr(type(precision), "ALGORITHM", None)
+            template = (f"pto::{algorithm}::HIGH_PRECISION" if algorithm else f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
         ins = list(op.ins)[::-1] if "scalarFirst" in op.properties else list(op.ins)
         e.issue(op, e.call(row.cpp_name, [*op.outs, *ins], template))
 
@@ -540,6 +543,7 @@ def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
             tiles,
             how="each element of dst is computed from the inputs' elements at its own place, all read before it is written",
             refused="dst over an input at another place would overwrite elements of it still to be read.",
+            refused_by=lambda rules: getattr(rules, "not_in_place", "") or None,  # rows of families reusing these ops too
         )
     }
 
@@ -990,11 +994,14 @@ def relu(x: Any) -> Any:  # noqa: ANN401
     return np.where(x < 0, x.dtype.type(0), x)
 
 
+
 def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN401
     """1 / x in the element type (integers: C's truncating division)."""
     if zero_reciprocal is ZeroReciprocal.FAULT:
         fault_where(x == 0, lambda at: f"divides 1 by zero (the simulator asserts: Divider cannot be equal to zero) at element {at} of the valid region")
-    if x.dtype.kind in "iu":
+    if x.dtype.kind == "u":
+        return (x == 1).astype(x.dtype)
+    if x.dtype.kind == "i":
         return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
     return x.dtype.type(1) / x
 
@@ -1005,16 +1012,18 @@ UNARY = Family.of(
         Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
         Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
         Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
-        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp"),
-        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln"),
-        Elementwise("tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt"),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", precision=PRECISION_ATTRS["texp"]),
+        Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln", precision=PRECISION_ATTRS["tlog"]),
+        Elementwise(
+            "tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt", precision=PRECISION_ATTRS["tsqrt"]
+        ),
         Elementwise(
             "trsqrt", "dst = 1 / sqrt(src)", compute=in_double(lambda x: 1.0 / np.sqrt(x)), priced_as="vrsqrt",
-            vf_priced_as=("vsqrt", "vdiv"),
+            vf_priced_as=("vsqrt", "vdiv"), precision=PRECISION_ATTRS["trsqrt"], tmp=True,
         ),
         Elementwise(
             "trecip", "dst = 1 / src", compute=reciprocal, priced_as=("vector_dup", "vdiv"), vf_priced_as="vdiv",
-            choices={"zero_reciprocal": ZeroReciprocal},
+            choices={"zero_reciprocal": ZeroReciprocal}, precision=PRECISION_ATTRS["trecip"],
         ),
         Elementwise("trelu", "dst = max(src, 0)", compute=relu, priced_as="vrelu"),
     ),

@@ -49,6 +49,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -318,6 +319,14 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartF
 """a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
 
 
+@OPS.declare
+class A2A3TCIOp(TCIBase):
+    name = "pto_a2a3.tci"
+
+
+OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -345,6 +354,7 @@ LOWERING = TargetLowering(
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
             approximate={"tcolexpandexpdif": "vexp as exp in double of the difference, rounded"},
         ),
+        TCI: lambda op: (A2A3TCIOp, {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -15,6 +15,7 @@ from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
+from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -131,7 +132,9 @@ UNARY_RULES = UNARY.rules(
     trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
                            "float, int32."),
     trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
-                            "vector_dup and vdiv; half, float as PTOAS says."),
+                            "vector_dup and vdiv; half, float as PTOAS says.",
+                            not_in_place="pto_instr.hpp: A3's TRECIP does not take src and dst at the same memory "
+                            "(TDIVS writes the 1s into dst first)"),
 )
 """The unary elementwise instructions' rules (a row per member that differs)."""
 FLOAT_DIVISION = ElementwiseRules(
@@ -365,4 +368,8 @@ RULES = {
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TCI: TCIRules(
+        INT16 | INT32, tmp_types=types_named("f32", "i32", "si32", "ui32"), tmp_bytes={4: 768, 2: 1792},
+        note="npu/a2a3/TCI.hpp (CheckValid): 2- or 4-byte, integers as PTOAS says; a tmp of a 4-byte type, row-major, of PTOAS's least size.",
+    ),
 }

@@ -46,6 +46,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -332,6 +333,11 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill":
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
 
 
+@OPS.declare
+class A5TCIOp(TCIBase):
+    name = "pto_a5.tci"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -359,6 +365,7 @@ LOWERING = TargetLowering(
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
             approximate={"tcolexpandexpdif": "vexp as exp in double of the difference, rounded"},
         ),
+        TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -28,6 +28,7 @@ from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
+from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -377,4 +378,8 @@ RULES = {
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TCI: TCIRules(
+        INT16 | INT32, tmp_types=STANDARD, tmp_bytes={},
+        note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
+    ),
 }

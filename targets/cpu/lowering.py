@@ -24,6 +24,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
 from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -182,6 +183,9 @@ COMPARE_SELECT_CHOICES = {
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
+@OPS.declare
+class CpuTCIOp(TCIBase):
+    name = "pto_cpu.tci"
 
 
 LOWERING = TargetLowering(
@@ -211,6 +215,7 @@ LOWERING = TargetLowering(
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT),
             approximate={"tcolexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
         ),
+        TCI: lambda op: (CpuTCIOp, {"numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),

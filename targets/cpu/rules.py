@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
-from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, STANDARD, types_named
+from pto_dialect.facts import INT16, INT32, INT64, INT8, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
@@ -15,6 +15,7 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tcolargmin import TmpAdded
+from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -319,4 +320,8 @@ RULES = {
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TCI: TCIRules(
+        INT16 | INT32, tmp_types=None, tmp_bytes={},
+        note="cpu/TCI.hpp: any type equal to S's (PTOAS: 16- and 32-bit integers, taken here); no tmp form (pto_instr.hpp declares it, cpu/ does not define it).",
+    ),
 }

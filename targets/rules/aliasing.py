@@ -50,6 +50,8 @@ def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: T
     what = f"{instruction.mnemonic} {form} {_role(op, written, output=True)} over {read_role}".replace("  ", " ")  # pyright: ignore[reportOptionalMemberAccess]
     if read_role not in rules.safe:
         return f"{what} is not computed in place on target {target}: {rules.refused}"
+    if rules.refused_by is not None and (why := rules.refused_by(target.rules[instruction])):  # pyright: ignore[reportOptionalMemberAccess]
+        return f"{what} is not computed in place on target {target}: {why}"
     if not exact:
         return f"{what} is not an exact alias (another shape, layout or element size)"
     return None

@@ -669,6 +669,27 @@ pto.tstore ins(%d : {r}) outs(%zp : {view(one_row, "f32")})
 """, mnemonic)
     args = (RNG.standard_normal(128).astype(np.float32), np.zeros(16, np.float32))
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+@pto.kernel
+def tci_descending(z: pto.ptr(pto.i32), s: pto.i32):
+    tv = pto.make_tensor_view(z, shape=[1, 32], strides=[32, 1])
+    zp = pto.partition_view(tv, offsets=[0, 0], sizes=[1, 32])
+    d = pto.alloc_tile(shape=[1, 32], dtype=pto.i32)
+    pto.tci(s, d, descending=True)
+    pto.tstore(d, zp)
+
+
+_TCI_DST = tile((1, 32), "i32")
+TCI_SAMPLE = Sample(
+    tci_descending,
+    func([("z", "!pto.ptr<i32>"), ("s", "i32")], constants(0, 1, 32) + f"""
+%zv = pto.make_tensor_view %z, shape = [%c1, %c32], strides = [%c32, %c1] : {tensor_view(2, "i32")}
+%zp = pto.partition_view %zv, offsets = [%c0, %c0], sizes = [%c1, %c32] : {tensor_view(2, "i32")}
+%d = pto.alloc_tile : {_TCI_DST}
+pto.tci ins(%s : i32) outs(%d : {_TCI_DST}) {{descending = true}}
+pto.tstore ins(%d : {_TCI_DST}) outs(%zp : {view((1, 32), "i32")})
+""", "tci_descending"),
+    (np.zeros(32, np.int32), np.int32(-2147483640)),
+)
 
 
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
@@ -680,7 +701,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
     _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

@@ -149,10 +149,10 @@ def test_every_target_prices_tcvt_and_the_unary_family(target: str, tmp_path, ca
 
     s, d = tile((8, 16), "f32"), tile((8, 16), "f16")
     ops = [f"pto.tcvt ins(%a : {s}) outs(%d : {d})"] + [
-        f"pto.{op} ins(%a : {s}) outs(%a : {s})" for op in ("tabs", "tneg", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "trelu")
+        f"pto.{op} ins(%a : {s}) outs(%e : {s})" for op in ("tabs", "tneg", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "trelu")
     ]
     path = tmp_path / "k.pto"
-    path.write_text(func([("a", s), ("d", d)], "\n".join(ops)))
+    path.write_text(func([("a", s), ("d", d), ("e", s)], "\n".join(ops)))
     try:
         pto_opt.main([str(path), "--target", target, "--estimate"])
     except SystemExit as e:

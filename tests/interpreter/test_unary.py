@@ -26,7 +26,7 @@ TYPES = {
     "cpu": {"tabs": SIGNED + ("f16", "bf16", "f32"), "tneg": ("i8", "ui16", "i32", "i64", "f16", "bf16", "f32"),
             "tnot": ("i8", "ui8", "i16", "i32", "i64"), "trelu": ("i16", "i32", "f16", "bf16", "f32"),
             "texp": ("f16", "bf16", "f32"), "tlog": ("f16", "bf16", "f32"), "tsqrt": ("f16", "bf16", "f32"),
-            "trsqrt": ("f16", "f32"), "trecip": ("i16", "i32", "f16", "bf16", "f32")},
+            "trsqrt": ("f16", "f32"), "trecip": ("i16", "i32", "ui64", "f16", "bf16", "f32")},
     "a2a3": {"tabs": ("f16", "f32"), "tneg": ("i16", "i32", "f16", "f32"), "tnot": ("i16", "i32"),
              "trelu": ("i32", "f16", "f32"), **{m: ("f16", "f32") for m in ("texp", "tlog", "tsqrt", "trsqrt", "trecip")}},
     "a5": {"tabs": SIGNED + ("f16", "f32"), "tneg": SIGNED + ("f16", "bf16", "f32"), "tnot": ("i8", "ui16", "i32"),
@@ -72,8 +72,9 @@ def cpu_exp(x):
 
 
 def c_reciprocal(x):
-    if x.dtype.kind in "iu":  # C's 1 / x: 1 and -1 give themselves, every other non-zero 0
-        return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
+    if x.dtype.kind in "iu":  # C's 1 / x: 1 and (signed) -1 give themselves, every other non-zero 0
+        return np.array([int(1 / v) if v in (1, -1) and (v == 1 or x.dtype.kind == "i") else 0 for v in x.ravel().tolist()],
+                        x.dtype).reshape(x.shape)
     return (np.float64(1) / x.astype(np.float64)).astype(x.dtype)  # exact in double, rounded once
 
 
@@ -110,10 +111,11 @@ def inputs(rng: np.random.Generator, op: str, dtype: str, shape: tuple[int, int]
     dt = NP[dtype]
     if dt.kind in "iu":
         info = np.iinfo(dt)
-        x = rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64)
+        x = rng.integers(0, 2**63, size=shape, dtype=np.uint64) if dt == np.uint64 else \
+            rng.integers(info.min, int(info.max) + 1, size=shape, dtype=np.int64)
         x.flat[:4] = [info.min, info.max, 0, 1]
         if op == "trecip":
-            x[x == 0] = -1
+            x[x == 0] = 3 if dt.kind == "u" else -1
         return x.astype(dt)
     x = rng.standard_normal(shape) * (4 if op == "texp" else 100)
     if op in ("tlog", "tsqrt", "trsqrt"):
@@ -193,3 +195,20 @@ def test_compare_reports_an_approximate_op_as_approximate_not_as_exact_agreement
     assert "bit for bit" in positive.text() and "agree bit for bit" not in positive.text()
     exact = interpreter.compare(parse(unary_kernel("tneg", (1, 16), "f32", (1, 16)), "k.pto"), "all", [a, filled((1, 16), "f32")])
     assert exact.agree and not exact.approximate and "agree bit for bit (cpu, a2a3, a5)" in exact.text()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_high_precision_and_trsqrt_tmp_compute_the_same_reference(target: str) -> None:
+    """cpu ignores precisionType (its template argument is unused) and TRSQRT's tmp; the NPUs'
+    high-precision code is as approximate as the default: the reference is the same."""
+    t, tm = tile((1, 16), "f32"), tile((1, 8), "f32")
+    a = np.linspace(0.25, 9, 16, dtype=np.float32).reshape(1, 16)
+    for op, kind in (("texp", "exp"), ("tlog", "log"), ("tsqrt", "sqrt"), ("trecip", "recip")):
+        text = func([("a", t), ("d", t)], f"pto.{op} ins(%a : {t}) outs(%d : {t}) {{precisionType = #pto<{kind}_precision high_precision>}}")
+        out = interpreter.run(parse(text, "k.pto"), target, [a, filled((1, 16), "f32")])[-1]
+        with np.errstate(all="ignore"):
+            assert_bits_equal(out, FORMULAS[target][op](a))
+    text = func([("a", t), ("tm", tm), ("d", t)],
+                f"pto.trsqrt ins(%a, %tm : {t}, {tm}) outs(%d : {t}) {{precisionType = #pto<rsqrt_precision high_precision>}}")
+    out = interpreter.run(parse(text, "k.pto"), target, [a, np.zeros((1, 8), np.float32), filled((1, 16), "f32")])[-1]
+    assert_bits_equal(out, FORMULAS[target]["trsqrt"](a))

@@ -18,7 +18,7 @@ CPU = targets.get("cpu").rules
 
 
 def unary(rng: random.Random, op: str) -> Case:
-    (instruction,) = [i for row, i in UNARY if row.mnemonic == op]
+    ((row, instruction),) = [(r, i) for r, i in UNARY if r.mnemonic == op]
     rules = CPU[instruction]
     dtype = rng.choice(sorted(rules.types - {"bf16"} if rng.random() < 0.9 else rules.types))
     valid = (rng.randint(1, 24), rng.randint(1, 80))
@@ -32,16 +32,26 @@ def unary(rng: random.Random, op: str) -> Case:
     k = Kernel(rng, op.upper(), f"{dtype} {tile}{' in place' if in_place else ''}")
     data = values(rng, dtype, tile.valid_shape)
     if op == "texp" and rng.random() < 0.5:  # mostly in exp's finite range
-        data = (data.astype("float64") % 20 - 10).astype(data.dtype) if data.dtype.kind == "f" else data
+        with np.errstate(invalid="ignore"):  # NaN and inf stay NaN
+            data = (data.astype("float64") % 20 - 10).astype(data.dtype) if data.dtype.kind == "f" else data
     if op == "trecip" and rng.random() < 0.8:  # mostly without a zero, whose assert stops the whole kernel
-        data = np.where(data == 0, np.ones_like(data), data)
+        with np.errstate(invalid="ignore"):
+            data = np.where(data == 0, np.ones_like(data), data)
     k.load("a", tile, data)
+    attrs = ""
+    if row.precision and rng.random() < 0.3:
+        attrs = f" {{precisionType = #pto<{op.removeprefix('t')}_precision high_precision>}}"
+    ins, types = "%a", f"{tile}"
+    if row.tmp and (attrs or rng.random() < 0.3):
+        tmp = Tile("vec", 1, per_block(dtype), dtype)
+        k.alloc("tm", tmp)
+        ins, types = "%a, %tm", f"{tile}, {tmp}"
     if in_place:
-        k.op(f"pto.{op} ins(%a : {tile}) outs(%a : {tile})")
+        k.op(f"pto.{op} ins({ins} : {types}) outs(%a : {tile}){attrs}")
         k.store("a")
     else:
         k.load("d", tile)
-        k.op(f"pto.{op} ins(%a : {tile}) outs(%d : {tile})")
+        k.op(f"pto.{op} ins({ins} : {types}) outs(%d : {tile}){attrs}")
         k.store("d")
     return k.case()
 
