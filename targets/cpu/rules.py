@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, ElementwiseRules
+from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, TMP_DST_TYPE, ElementwiseRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -108,12 +110,24 @@ FILL_ANY = ElementwiseRules(
 )
 """TEXPANDS's rules."""
 
+SCALAR_REMAINDER = replace(
+    ARITHMETIC, note="cpu/TBinSOps.hpp TREMS_IMPL (CONSTRAINT_VEC): any layout; tmp of dst's tile type (`TileDst& tmp`).",
+    tmp=TMP_DST_TYPE,
+)
+"""TREMS's rules."""
+
 BITWISE = ElementwiseRules(
     types=INTEGERS,
     row_major_only=False,
     note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
 )
 """The bitwise and shift instructions' rules."""
+
+SCALAR_XOR = replace(
+    BITWISE, note="cpu/TBinSOps.hpp TXORS_IMPL (NO_CONSTRAINT): integers, any layout; tmp of dst's tile type "
+    "(`TileDst& tmp`).", tmp=TMP_DST_TYPE,
+)
+"""TXORS's rules."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -171,7 +185,7 @@ RULES = {
     **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
     **TILE_SCALAR.rules(
         SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
-        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=SCALAR_REMAINDER, txors=SCALAR_XOR,
     ),
     **FILL.rules(FILL_ANY),
 }
