@@ -70,6 +70,9 @@ class Elementwise(Member):
     """The vector intrinsic(s) its cost is priced as (a2a3 `vadd`, a5 VfSim's `vadd`), issued
     in this order over each stretch of elements."""
 
+    reread: tuple[str, ...] = field(default=(), kw_only=True)
+    """Inputs the simulator's C++ reads again after writing dst's element: dst may not lie over
+    them (TREM's src1: `dst = src0 % src1; if (... (src1 >= 0) ...) dst += src1`)."""
     op_class: type[PtoInstructionOp] | None = field(default=None, kw_only=True)
     """The op base it derives from where not its family's (TDIVS: its two spellings)."""
     sees_in_place: bool = field(default=False, kw_only=True)
@@ -202,6 +205,7 @@ class FillOp(ElementwiseOp):
 
 TMP_ANY = "any tile (unused)"
 TMP_LIKE_DST = "dst's valid shape"
+TMP_DST_TYPE = "dst's tile type (the C++ takes `TileDst& tmp`)"
 TMP_REMAINDER = "at least dst's Cols + 2 * ceil(Cols / 64) elements (the quotients, then the compare mask at tmp + Cols)"
 
 
@@ -251,6 +255,12 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
             allowed = rules.high_precision_types
             require(dst.elem.mlir in allowed, f"expects dst element type to be {spell(allowed)} with precisionType = "
                     f"high_precision, got {dst.elem.mlir}")
+    if tmp is not None and rules.tmp == TMP_DST_TYPE:
+        require(
+            (tmp.rows, tmp.cols, tmp.layout_text(), tmp.valid_shape) == (dst.rows, dst.cols, dst.layout_text(), dst.valid_shape),
+            f"expects tmp to have dst's tile type (the simulator's C++ takes it as a TileDst&), got "
+            f"{tmp.rows}x{tmp.cols} valid {tmp.valid_row}x{tmp.valid_col} and {dst.rows}x{dst.cols} valid {dst.valid_row}x{dst.valid_col}",
+        )
     for t in tiles:
         if t is dst or (t is tmp and rules.tmp != TMP_LIKE_DST) or not known(t.valid_row, t.valid_col, dst.valid_row, dst.valid_col):
             continue
@@ -529,20 +539,24 @@ def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | No
     assert isinstance(dst, TileTypeBase)
     if rules.tmp == TMP_ANY:
         return AllocTileOp(smallest_tile(dst))
-    if rules.tmp == TMP_LIKE_DST:
+    if rules.tmp in (TMP_LIKE_DST, TMP_DST_TYPE):
         return alloc_like(op, op.destinations[0])
     per_block = 32 // dst.element.bytes
     cols = -(-remainder_tmp_columns(dst.shape[1]) // per_block) * per_block
     return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
 
 
-def in_place(roles: tuple[str, ...]) -> dict[str, InPlace]:
-    tiles = frozenset(r for r in roles if r not in ("scalar", "tmp"))
+def in_place(row: Elementwise, roles: tuple[str, ...]) -> dict[str, InPlace]:
+    tiles = frozenset(r for r in roles if r not in ("scalar", "tmp", *row.reread))
+    refused = "dst over an input at another place would overwrite elements of it still to be read."
+    if row.reread:
+        refused += (f" dst over {' or '.join(row.reread)}: the simulator's C++ reads that element again after writing "
+                    "dst's (cpu/ElementOp.h), so it would compute something else.")
     return {
         "": InPlace(
             tiles,
             how="each element of dst is computed from the inputs' elements at its own place, all read before it is written",
-            refused="dst over an input at another place would overwrite elements of it still to be read.",
+            refused=refused,
             refused_by=lambda rules: getattr(rules, "not_in_place", "") or None,  # rows of families reusing these ops too
         )
     }
@@ -579,7 +593,7 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             lowered=(lowered,),
             emit=emitter(row, roles),
             pipe=Pipe.VECTOR,
-            in_place=in_place(roles),
+            in_place=in_place(row, roles),
             asm=AsmForm(),
             cost=COST,
             summary=row.summary,
@@ -769,19 +783,25 @@ def integer_power(a: Any, b: Any) -> Any:  # noqa: ANN401
     return np.where((e == 0) | (a == 1), ones, np.where(e < 0, negative, powers))
 
 
+def libm_pow(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """std::pow on doubles: NumPy's float64 power, which calls the C library's pow (a NaN's
+    sign can still differ where NumPy takes a shortcut: bench/simdiff counts such cases)."""
+    return np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+
+
 def power(a: Any, b: Any) -> Any:  # noqa: ANN401
     """TPOW (cpu TPow.hpp compute_pow): integer_power for integers; pow in double for floats,
     half through float (`static_cast<half>(static_cast<float>(result))`)."""
     if a.dtype.kind in "iu":
         return integer_power(a, b)
-    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    result = libm_pow(a, b)
     return result.astype(np.float32).astype(a.dtype) if a.dtype == np.float16 else result.astype(a.dtype)
 
 
 def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
     """TPOWS (cpu ElementOp.h OP_POWS): `static_cast<DType>(std::pow(double(src), double(scalar)))`
     for every type: straight from double, a value no integer type holds undefined."""
-    result = np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    result = libm_pow(a, b)
     if a.dtype.kind not in "iu":
         return result.astype(a.dtype)
     info = np.iinfo(a.dtype)
@@ -891,7 +911,8 @@ BINARY = Family.of(
         Elementwise("tfmod", "dst = fmod(src0, src1)", compute=remainder_toward_zero, priced_as=("vdiv", "vmul", "vsub"),
                     choices=REMAINDER, precision=FmodPrecisionAttr),
         Elementwise("trem", "dst = src0 mod src1 (the sign of src1)", compute=floor_remainder,
-                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True, precision=RemPrecisionAttr),
+                    priced_as=("vdiv", "vmul", "vsub", "vadd"), choices=REMAINDER, tmp=True, precision=RemPrecisionAttr,
+                    reread=("src1",)),
         Elementwise("txor", "dst = src0 ^ src1", compute=operator.xor, priced_as=("vor", "vand", "vnot", "vand"),
                     choices=BITWISE, tmp=True),
         Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True,

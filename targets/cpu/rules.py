@@ -7,7 +7,7 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INT8, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_DST_TYPE, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
@@ -160,6 +160,12 @@ FILL_ANY = ElementwiseRules(
 )
 """TEXPANDS's rules."""
 
+SCALAR_REMAINDER = replace(
+    ARITHMETIC, note="cpu/TBinSOps.hpp TREMS_IMPL (CONSTRAINT_VEC): any layout; tmp of dst's tile type (`TileDst& tmp`).",
+    tmp=TMP_DST_TYPE,
+)
+"""TREMS's rules."""
+
 BITWISE = ElementwiseRules(
     types=INTEGERS,
     row_major_only=False,
@@ -220,6 +226,12 @@ PARTIAL_ARG_RULES = PartialArgRules(
     "bfloat16_t/float; any integer index), any layout, any valid shapes; each index tile addressed by its value "
     "tile's offsets, so shaped as it (PTOAS checks the same).",
 )
+
+SCALAR_XOR = replace(
+    BITWISE, note="cpu/TBinSOps.hpp TXORS_IMPL (NO_CONSTRAINT): integers, any layout; tmp of dst's tile type "
+    "(`TileDst& tmp`).", tmp=TMP_DST_TYPE,
+)
+"""TXORS's rules."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -301,7 +313,7 @@ RULES = {
     **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
     **TILE_SCALAR.rules(
         SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
-        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=ARITHMETIC, txors=BITWISE,
+        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=SCALAR_REMAINDER, txors=SCALAR_XOR,
     ),
     **FILL.rules(FILL_ANY),
     **COL_BROADCASTS.rules(

@@ -423,9 +423,10 @@ POW_TYPES = {"cpu": ("i8", "ui8", "i16", "i32", "ui32", "f16", "f32"), "a2a3": (
 
 
 def tmp_kernel(op: str, shape: tuple[int, int], dtype: str, scalar: tuple[str, str] | None = None) -> str:
-    """With a tmp of dst's shape and a2a3 TREM's width (every target's rule takes it)."""
+    """With a tmp of dst's tile type (every target's rule takes it: the simulator's TXORS and
+    TREMS want that type, a2a3's TREM room for a row and its compare mask)."""
     t = tile(shape, dtype)
-    tmp = tile((1, shape[1] + 32 // NP[dtype].itemsize), dtype) if op.startswith("trem") else t
+    tmp = t
     if scalar is None:
         return func([("a", t), ("b", t), ("tm", tmp), ("d", t)], f"pto.{op} ins(%a, %b, %tm : {t}, {t}, {tmp}) outs(%d : {t})")
     value, ssa = scalar
@@ -459,8 +460,7 @@ def test_trem_takes_the_sign_of_src1(target: str) -> None:
         rng = np.random.default_rng(seed(target, "trem", dtype))
         shape = (2, 64 // NP[dtype].itemsize)
         a, b = random_values(rng, dtype, shape), nonzero(rng, dtype, shape)
-        out = run(tmp_kernel("trem", shape, dtype), target, [a, b, filled((1, shape[1] + 32 // NP[dtype].itemsize), dtype),
-                                                            filled(shape, dtype)])[-1]
+        out = run(tmp_kernel("trem", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
         assert_bits_equal(out, floor_mod(a, b))
 
 
@@ -509,7 +509,7 @@ def test_tpows(target: str) -> None:
 def test_cpu_trems_and_tfmods_skip_a_zero_scalar() -> None:
     """cpu/TBinSOps.hpp runs their loop only for a nonzero scalar (PTO_ASSERT is off): dst keeps its values."""
     a = np.arange(16, dtype=np.float32).reshape(1, 16)
-    out = run(tmp_kernel("trems", (1, 16), "f32", ("0.0", "f32")), "cpu", [a, filled((1, 24), "f32"), filled((1, 16), "f32")])[-1]
+    out = run(tmp_kernel("trems", (1, 16), "f32", ("0.0", "f32")), "cpu", [a, filled((1, 16), "f32"), filled((1, 16), "f32")])[-1]
     assert_bits_equal(out, filled((1, 16), "f32"))
     out = run(scalar_kernel("tfmods", (1, 16), "f32", (1, 16), "0.0", "f32"), "cpu", [a, filled((1, 16), "f32")])[-1]
     assert_bits_equal(out, filled((1, 16), "f32"))
@@ -564,3 +564,19 @@ def test_tdivs_scalar_first_divides_the_scalar(target: str) -> None:
             run(text, target, [a, filled((1, 16), "f32")])
     else:
         assert np.isinf(run(text, target, [a, filled((1, 16), "f32")])[-1][0, 3])
+
+
+def test_trem_in_place_over_src1_is_refused() -> None:
+    """The simulator's OP_REM reads src1 again after writing dst (`if (... (src1 >= 0) ...) dst += src1`)."""
+    t = tile((1, 16), "f32")
+    with pytest.raises(PtoError, match=r"'pto.trem' op .*dst over src1: the simulator's C\+\+ reads that element again"):
+        run(func([("a", t), ("b", t), ("m", t)], f"pto.trem ins(%a, %b, %m : {t}, {t}, {t}) outs(%b : {t})"), "cpu",
+            [np.ones((1, 16), np.float32)] * 3)
+
+
+def test_cpu_txors_tmp_has_dst_type() -> None:
+    t, small = tile((2, 16), "i16"), tile((1, 16), "i16")
+    kernel = func([("a", t), ("m", small), ("d", t)],
+                  f"%s = arith.constant 3 : i16\npto.txors ins(%a, %s, %m : {t}, i16, {small}) outs(%d : {t})")
+    with pytest.raises(PtoError, match=r"expects tmp to have dst's tile type \(the simulator's C\+\+ takes it as a TileDst&\)"):
+        run(kernel, "cpu", [np.ones((2, 16), np.int16), np.ones((1, 16), np.int16), np.ones((2, 16), np.int16)])
