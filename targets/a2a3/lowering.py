@@ -304,12 +304,18 @@ LOWERING = TargetLowering(
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
-            approximate={"trowexpandexpdif": "vexp as exp in double of the difference, rounded"},
+            approximate={
+                "trowexpandexpdif": "vexp as exp in double of the difference, rounded",
+                "trowexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
+            },
         ),
         **OPS.family(
             COL_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, ZeroDivisor.IEEE),
-            approximate={"tcolexpandexpdif": "vexp as exp in double of the difference, rounded"},
+            approximate={
+                "tcolexpandexpdif": "vexp as exp in double of the difference, rounded",
+                "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
+            },
         ),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
