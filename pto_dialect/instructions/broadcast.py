@@ -69,12 +69,12 @@ class Broadcast(Member):
 
 
 def commuted(compute: Callable[..., Any]) -> Callable[..., Any]:
-    """`compute(b, a)`: the same sum or product, with x86's NaN rule (the first operand's NaN
-    where both are NaN) giving src1's NaN, as the simulator built by g++ does (checked against it
-    by bench/simdiff)."""
+    """The same sum or product with the simulator's NaN where both operands are NaN (x86 keeps the
+    first operand's): g++ puts src1 first for float, src0 first for half (computed through float);
+    found by bench/simdiff."""
 
     def swapped(a: Any, b: Any, **choices: Any) -> Any:  # noqa: ANN401
-        return compute(b, a, **choices)
+        return compute(b, a, **choices) if a.dtype.itemsize == 4 else compute(a, b, **choices)
 
     return swapped
 
@@ -94,7 +94,7 @@ def multiply(a: Any, b: Any) -> Any:  # noqa: ANN401
 def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: ANN401
     if zero_divisor == BroadcastDivisor.FAULT:
         zero = b == 0
-        if a.dtype.kind == "i":  # the integer minimum over -1 overflows: x86 traps (SIGFPE)
+        if a.dtype.kind == "i" and a.dtype.itemsize >= 4:  # int32's minimum over -1 traps (SIGFPE); narrower types divide as int
             zero = zero | ((a == np.iinfo(a.dtype).min) & (b == -1))
         if zero.any():
             raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))

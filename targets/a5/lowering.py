@@ -358,12 +358,18 @@ LOWERING = TargetLowering(
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={"trowexpandexpdif": "vexp as exp in double of the difference, rounded"},
+            approximate={
+                "trowexpandexpdif": "vexp as exp in double of the difference, rounded",
+                "trowexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
+            },
         ),
         **OPS.family(
             COL_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={"tcolexpandexpdif": "vexp as exp in double of the difference, rounded"},
+            approximate={
+                "tcolexpandexpdif": "vexp as exp in double of the difference, rounded",
+                "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
+            },
         ),
         TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
         **OPS.family(
