@@ -27,7 +27,7 @@ from xdsl.interpreters.func import FuncFunctions
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
@@ -272,6 +272,8 @@ def _only_read(value: SSAValue) -> bool:
         if isinstance(user, MakeTensorViewOp | PartitionViewOp):
             if not _only_read(user.result):
                 return False
+        elif isinstance(user, LoadScalarOp):
+            continue
         elif not reads_only(user, use.index):
             return False
     return True

@@ -25,11 +25,12 @@ from typing import Literal
 import numpy as np
 from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, ModuleOp
-from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp
+from pto_dialect.ops.scalar import view_extent
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 IndexDraw = Literal["table", "wide"]
@@ -54,6 +55,7 @@ _INTEGER_OPS = {
     arith.MinUIOp: min,
 }
 _CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp)
+_CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
 def parse_inputs_spec(spec: str) -> int:
@@ -115,7 +117,7 @@ def random_inputs(
                 f"argument {i} (%{names[i]}: {arg_type}) is an integer scalar: give its value "
                 f"(pto-run: --arg {names[i]}=VALUE)",
             )
-        bound = _index_bound(arg)
+        bound = _index_bound(function, arg, values)
         if bound is not None and np.dtype(element.numpy).kind in "iu":
             low, high = (0, bound) if indices == "table" else (-bound, 2 * bound)
             info = np.iinfo(element.numpy)
@@ -166,7 +168,7 @@ def _pointer_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue,
         strides = [_evaluate(s, values, view, name) for s in view.strides]
         if min(shape, default=1) <= 0:
             raise PtoError.at_op(view, f"the view of %{name} has shape {shape}: nothing to draw")
-        extent = max(extent, 1 + sum((d - 1) * s for d, s in zip(shape, strides)))
+        extent = max(extent, view_extent(shape, strides))
     return extent
 
 
@@ -189,9 +191,11 @@ def _evaluate(value: SSAValue, values: Mapping[SSAValue, int | float], where, na
     raise PtoError.at_op(where, f"cannot size %{name} for random inputs: a view dimension depends on %{value.name_hint or '?'}{hint}")
 
 
-def _index_bound(arg: SSAValue) -> int | None:
-    """The fewest entries among the tables the argument's data indexes (through its views
-    and the tiles it is loaded into), or None when it indexes none."""
+def _index_bound(function: func.FuncOp, arg: SSAValue, values: Mapping[SSAValue, int | float]) -> int | None:
+    """The fewest entries among the tables the argument's data indexes, or None when it indexes
+    none: through its views and the tiles it is loaded into, to the index operand of a gather or
+    scatter; through pto.load_scalar (and index casts, min/max clamps) to the offset of another
+    scalar access or of a partition_view."""
     from pto_dialect.instructions.transfer import TLoadOp
 
     bounds: list[int] = []
@@ -204,12 +208,37 @@ def _index_bound(arg: SSAValue) -> int | None:
         seen.add(value)
         for use in value.uses:
             user = use.operation
-            if isinstance(user, MakeTensorViewOp | PartitionViewOp):
+            if isinstance(user, MakeTensorViewOp | PartitionViewOp) and use.index == 0:
                 pending.append(user.results[0])
             elif isinstance(user, TLoadOp) and user.role("src") is value:
                 if (dst := user.role("dst")) is not None:
                     pending.append(dst)
-            elif (index_entries := getattr(user, "index_entries", None)) is not None:
-                if (entries := index_entries(value)) is not None:
-                    bounds.append(entries)
+            elif isinstance(user, LoadScalarOp) and user.ptr is value:
+                pending.append(user.value)
+            elif isinstance(user, (*_CASTS, *_CLAMPS)) and not isinstance(value.type, PtrType):
+                pending.append(user.results[0])
+            elif (entries := _offset_bound(function, user, use.index, values)) is not None:
+                bounds.append(entries)
     return min(bounds, default=None)
+
+
+def _offset_bound(function: func.FuncOp, user: Operation, index: int, values: Mapping[SSAValue, int | float]) -> int | None:
+    """How many values operand `index` of `user` may take as an index into a table."""
+    if (index_entries := getattr(user, "index_entries", None)) is not None:
+        return index_entries(user.operands[index])
+    if isinstance(user, LoadScalarOp | StoreScalarOp) and user.offset is user.operands[index]:
+        ptr = user.ptr
+        if isinstance(ptr, BlockArgument) and ptr.owner is function.body.block:
+            return _pointer_extent(function, ptr.index, values)
+        return None
+    if isinstance(user, PartitionViewOp):
+        rank = len(user.offsets)
+        dim = index - 1
+        if 0 <= dim < rank and isinstance(source := user.source.owner, MakeTensorViewOp):
+            try:
+                whole = _evaluate(source.shape[dim], values, user, "the table")
+                size = _evaluate(user.sizes[dim], values, user, "the table")
+            except PtoError:
+                return None
+            return max(whole - size + 1, 0)
+    return None

@@ -36,6 +36,14 @@ def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | No
     return Tile.over(tile_type, memory[addr : addr + rows * cols * dtype.itemsize].view(dtype), valid)
 
 
+def _check_offset(op: pto.LoadScalarOp | pto.StoreScalarOp, buffer: np.ndarray, offset: int) -> None:
+    if not 0 <= offset < buffer.size:
+        what = "reads" if isinstance(op, pto.LoadScalarOp) else "writes"
+        raise RuntimeFault(
+            f"offset {offset} {what} outside %{op.ptr.name_hint or 'ptr'}, whose array holds {buffer.size} elements"
+        )
+
+
 @register_impls
 class PtoFunctions(InterpreterFunctions):
     @impl(pto.MakeTensorViewOp)
@@ -78,6 +86,23 @@ class PtoFunctions(InterpreterFunctions):
         assert isinstance(tile, Tile)
         with fault_at(op):
             return (place_tile(interpreter, tile.type, addr, tile.valid_shape),)
+
+    @impl(pto.LoadScalarOp)
+    def run_load_scalar(self, interpreter: Interpreter, op: pto.LoadScalarOp, args: PythonValues):
+        buffer, offset = args
+        with fault_at(op):
+            _check_offset(op, buffer, offset)
+            return (buffer[offset].item(),)
+
+    @impl(pto.StoreScalarOp)
+    def run_store_scalar(self, interpreter: Interpreter, op: pto.StoreScalarOp, args: PythonValues):
+        value, buffer, offset = args
+        with fault_at(op):
+            _check_offset(op, buffer, offset)
+            buffer[offset] = value
+        if (stored := run_state(interpreter).gm_writes) is not None:
+            stored.mark(GmView(buffer, offset, (1, 1), (1, 1)))
+        return ()
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

@@ -9,6 +9,7 @@ from pto_dialect.ops.memory import (
     SectionVectorOp,
     TAssignOp,
 )
+from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 
 SCAFFOLDING = [
     MakeTensorViewOp,
@@ -17,6 +18,8 @@ SCAFFOLDING = [
     TAssignOp,
     SectionVectorOp,
     SectionCubeOp,
+    LoadScalarOp,
+    StoreScalarOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]
