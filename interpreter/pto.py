@@ -104,6 +104,18 @@ class PtoFunctions(InterpreterFunctions):
             stored.mark(GmView(buffer, offset, (1, 1), (1, 1)))
         return ()
 
+    @impl(pto.SetValidShapeOp)
+    def run_set_validshape(self, interpreter: Interpreter, op: pto.SetValidShapeOp, args: PythonValues):
+        tile, rows, cols = args
+        assert isinstance(tile, Tile)
+        limit_rows, limit_cols = tile.type.shape
+        for name, v, limit in (("valid_row", rows, limit_rows), ("valid_col", cols, limit_cols)):
+            if not 0 <= v <= limit:
+                with fault_at(op):
+                    raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {limit_rows}x{limit_cols} tile")
+        tile.valid_row, tile.valid_col = rows, cols
+        return ()
+
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):
         return interpreter.run_ssacfg_region(op.body, (), "section.vector")

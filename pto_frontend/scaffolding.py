@@ -24,6 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
 from pto_frontend.trace import current, located
@@ -164,6 +165,16 @@ def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar
     trace.append(StoreScalarOp.build(operands=[value_ssa, ptr.ssa, offset_ssa]))
 
 
+def set_validshape(tile: Tile, valid_row: int | Scalar, valid_col: int | Scalar) -> None:
+    """`pto.set_validshape`: the valid shape of a tile allocated with dynamic valid dims
+    (`valid=[pto.constant(n), ...]`), from here on."""
+    trace = current("pto.set_validshape()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.set_validshape() takes a tile (pto.alloc_tile), got {tile!r}")
+    rows, cols = (index_operand(v, "pto.set_validshape()") for v in (valid_row, valid_col))
+    trace.append(SetValidShapeOp.build(operands=[tile.ssa, rows, cols]))
+
+
 def index_cast(value: Scalar) -> Scalar:
     """`arith.index_cast` of an integer value to index (a loaded id as an offset)."""
     trace = current("pto.index_cast()")
@@ -181,5 +192,5 @@ def _enum(kind: type, value: str, what: str):  # noqa: ANN202
 
 __all__ = [
     "alloc_tile", "constant", "index_cast", "load_scalar", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector",
-    "store_scalar",
+    "set_validshape", "store_scalar",
 ]

@@ -72,7 +72,8 @@ from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
-    AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, StoreScalarOp, TAssignOp,
+    AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
+    TAssignOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -346,6 +347,9 @@ class _Emitter:
         }[type(op)]
         self.line(f"{cpp} {self.bind(op.results[0])} = {expression};")
 
+    def set_validshape(self, op: SetValidShapeOp) -> None:
+        self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
+
     def load_scalar(self, op: LoadScalarOp) -> None:
         cpp = _scalar_cpp(op.value.type)
         assert cpp is not None, "the pointer's element type (verified)"
@@ -467,6 +471,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     arith.ConstantOp: _Emitter.constant,
     MakeTensorViewOp: _Emitter.make_tensor_view,
     LoadScalarOp: _Emitter.load_scalar,
+    SetValidShapeOp: _Emitter.set_validshape,
     **dict.fromkeys(
         (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,

@@ -10,6 +10,7 @@ from pto_dialect.ops.memory import (
     TAssignOp,
 )
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
     MakeTensorViewOp,
@@ -20,6 +21,7 @@ SCAFFOLDING = [
     SectionCubeOp,
     LoadScalarOp,
     StoreScalarOp,
+    SetValidShapeOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

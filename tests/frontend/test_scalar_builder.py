@@ -47,3 +47,22 @@ def test_a_pointer_is_required():
 
     with pytest.raises(pto.PtoError, match=r"test_scalar_builder.py:\d+:\d+: error: pto.load_scalar\(\) takes a pointer argument"):
         bad.to_pto()
+
+
+@pto.kernel
+def first_rows(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32), n: pto.index):
+    sv = pto.make_tensor_view(src, shape=[8, 16], strides=[16, 1])
+    dv = pto.make_tensor_view(dst, shape=[8, 16], strides=[16, 1])
+    t = pto.alloc_tile(shape=[8, 16], dtype=pto.f32, valid=[pto.constant(8), pto.constant(16)])
+    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[8, 16]), t)
+    pto.set_validshape(t, n, 16)
+    pto.tstore(t, pto.partition_view(dv, offsets=[0, 0], sizes=[n, 16]))
+
+
+@pytest.mark.parametrize("target", pto.TARGETS)
+def test_set_validshape_limits_what_follows(target):
+    src = np.arange(128, dtype=np.float32)
+    dst = np.zeros(128, np.float32)
+    assert "pto.set_validshape %t, %n, %c16 : !pto.tile_buf<vec, 8x16xf32, valid=?x?>" in first_rows.to_pto()
+    out = first_rows.run(src, dst, np.array(5), target=target)[1]
+    np.testing.assert_array_equal(out, np.where(np.arange(128) < 80, src, 0))

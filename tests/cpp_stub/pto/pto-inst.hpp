@@ -69,6 +69,9 @@ struct Tile {
     explicit Tile(size_t validDim);
     size_t GetValidRow() const;
     size_t GetValidCol() const;
+    // pto-isa's pto_tile.hpp: only a tile whose valid rows and cols are both dynamic
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == -1 && C == -1, int> = 0>
+    void SetValidShape(unsigned validRow, unsigned validCol);
 };
 
 template <int S0, int S1, int S2, int S3, int S4>
