@@ -10,6 +10,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 
 
 from pto_dialect import ops as pto
+from pto_dialect.ops.subview import window_valid
 from pto_dialect.types import PtrType, TileTypeBase
 
 from pto_dialect.machine import GmView, RuntimeFault, Tile
@@ -115,6 +116,25 @@ class PtoFunctions(InterpreterFunctions):
                     raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {limit_rows}x{limit_cols} tile")
         tile.valid_row, tile.valid_col = rows, cols
         return ()
+
+    @impl(pto.SubViewOp)
+    def run_subview(self, interpreter: Interpreter, op: pto.SubViewOp, args: PythonValues):
+        tile, row, col, *given = args
+        assert isinstance(tile, Tile)
+        rows, cols = tile.type.shape
+        window_rows, window_cols = op.window
+        with fault_at(op):
+            for dim, (o, size, whole) in enumerate(((row, window_rows, rows), (col, window_cols, cols))):
+                if not (0 <= o and o + size <= whole):
+                    raise RuntimeFault(f"the window [{o}, {o + size}) of dim {dim} is outside the {rows}x{cols} tile")
+            if not (tile.type.is_nd and col == 0 and window_cols == cols):
+                raise RuntimeFault(
+                    "pto-run runs a subview of whole rows of an ND tile only (column offset 0, the tile's width); "
+                    f"got columns [{col}, {col + window_cols}) of {cols}"
+                )
+            valid = window_valid(op, tile.valid_shape, (row, col), given)
+            storage = tile.flat[row * cols : (row + window_rows) * cols]
+            return (Tile.over(op.result.type, storage, valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

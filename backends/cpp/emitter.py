@@ -73,7 +73,7 @@ from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
     AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    TAssignOp,
+    SubViewOp, TAssignOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -347,6 +347,14 @@ class _Emitter:
         }[type(op)]
         self.line(f"{cpp} {self.bind(op.results[0])} = {expression};")
 
+    def subview(self, op: SubViewOp) -> None:
+        """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
+        name = self.bind(op.result)
+        valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
+        self.declare_tile(self.alias(op.result.type), name, valid)
+        row, col = (self.values[o] for o in op.offsets)
+        self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
+
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
 
@@ -472,6 +480,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     MakeTensorViewOp: _Emitter.make_tensor_view,
     LoadScalarOp: _Emitter.load_scalar,
     SetValidShapeOp: _Emitter.set_validshape,
+    SubViewOp: _Emitter.subview,
     **dict.fromkeys(
         (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,

@@ -10,6 +10,7 @@ from pto_dialect.ops.memory import (
     TAssignOp,
 )
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.subview import SubViewOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
@@ -22,6 +23,7 @@ SCAFFOLDING = [
     LoadScalarOp,
     StoreScalarOp,
     SetValidShapeOp,
+    SubViewOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

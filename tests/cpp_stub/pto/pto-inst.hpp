@@ -90,6 +90,10 @@ struct GlobalTensor {
 template <typename TileData>
 void TASSIGN(TileData& tile, uint64_t address);
 
+// pto_instr.hpp: dst views src's storage from (rowIdx, colIdx)
+template <typename TileDataDst, typename TileDataSrc>
+RecordEvent TSUBVIEW(TileDataDst& dst, TileDataSrc& src, uint16_t rowIdx, uint16_t colIdx);
+
 // The GlobalTensor's layout picks the TLOAD / TSTORE path: ND2ND, DN2DN, NZ2NZ (and, into
 // L1, ND2NZ / DN2ZN); pto-isa's static_asserts reject any other pair (an ND tensor into a
 // col-major tile included).
