@@ -89,3 +89,11 @@ def test_embedding_example_draws_ids_inside_the_table():
     table, ids, out, tokens = interpreter.draw_inputs(str(EXAMPLES / "embedding_scalar_ids.pto"), "random:2", scalars={"tokens": 300})
     assert (table.shape, ids.shape, out.shape, int(tokens)) == ((1024 * 128,), (300,), (300 * 128,), 300)
     assert ids.min() >= 0 and ids.max() < 1024 and ids.max() > 900  # the clamps' range: the whole table
+
+
+def test_stores_are_recorded_for_the_preview(tmp_path):
+    stored = interpreter.GmWrites()
+    arrays = [np.arange(40, dtype=np.float32), np.arange(16, dtype=np.int32), np.zeros(20, np.float32)]
+    interpreter.run_with_results(_kernel(tmp_path, _permute("f32", 16)), "a5", arrays, gm_writes=stored)
+    np.testing.assert_array_equal(stored.per_argument[2], np.arange(20) < 16)
+    assert stored.per_argument[0] is not None and not stored.per_argument[0].any()
