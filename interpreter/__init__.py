@@ -13,7 +13,7 @@ ours for the pto scaffolding and for the target dialect.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,12 +27,13 @@ from xdsl.interpreters.func import FuncFunctions
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import MakeTensorViewOp, PartitionViewOp
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
 from pto_dialect.machine import GmView, Tile
+from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
@@ -273,6 +274,8 @@ def _only_read(value: SSAValue) -> bool:
         if isinstance(user, MakeTensorViewOp | PartitionViewOp):
             if not _only_read(user.result):
                 return False
+        elif isinstance(user, LoadScalarOp):
+            continue
         elif not reads_only(user, use.index):
             return False
     return True
@@ -285,6 +288,22 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
+def draw_inputs(
+    module_or_path: ModuleOp | str | Path,
+    inputs: str = "random",
+    entry: str | None = None,
+    scalars: Mapping[str, object] | None = None,
+    indices: IndexDraw = "table",
+) -> list[np.ndarray]:
+    """Arrays for every argument of the entry function, drawn as `inputs` says (`random` or
+    `random:SEED`; interpreter/inputs.py): the same seed gives the same arrays."""
+    module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
+    return random_inputs(entry_function(module, entry), parse_inputs_spec(inputs), scalars, indices)
+
+
 from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
-__all__ = ["GmWrites", "Profiler", "Report", "compare", "declared_dtype", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]
+__all__ = [
+    "GmWrites", "Profiler", "Report", "compare", "declared_dtype", "draw_inputs", "entry_function", "lower_for", "run",
+    "run_with_results", "scratch_arguments",
+]

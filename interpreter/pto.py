@@ -10,6 +10,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 
 
 from pto_dialect import ops as pto
+from pto_dialect.ops.subview import window_valid
 from pto_dialect.types import PtrType, TileTypeBase
 
 from pto_dialect.machine import GmView, RuntimeFault, Tile
@@ -34,6 +35,14 @@ def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | No
             f"{tile_type.loc.data} memory of target {target} ({memory.size} bytes)"
         )
     return Tile.over(tile_type, memory[addr : addr + rows * cols * dtype.itemsize].view(dtype), valid)
+
+
+def _check_offset(op: pto.LoadScalarOp | pto.StoreScalarOp, buffer: np.ndarray, offset: int) -> None:
+    if not 0 <= offset < buffer.size:
+        what = "reads" if isinstance(op, pto.LoadScalarOp) else "writes"
+        raise RuntimeFault(
+            f"offset {offset} {what} outside %{op.ptr.name_hint or 'ptr'}, whose array holds {buffer.size} elements"
+        )
 
 
 @register_impls
@@ -78,6 +87,54 @@ class PtoFunctions(InterpreterFunctions):
         assert isinstance(tile, Tile)
         with fault_at(op):
             return (place_tile(interpreter, tile.type, addr, tile.valid_shape),)
+
+    @impl(pto.LoadScalarOp)
+    def run_load_scalar(self, interpreter: Interpreter, op: pto.LoadScalarOp, args: PythonValues):
+        buffer, offset = args
+        with fault_at(op):
+            _check_offset(op, buffer, offset)
+            return (buffer[offset].item(),)
+
+    @impl(pto.StoreScalarOp)
+    def run_store_scalar(self, interpreter: Interpreter, op: pto.StoreScalarOp, args: PythonValues):
+        value, buffer, offset = args
+        with fault_at(op):
+            _check_offset(op, buffer, offset)
+            buffer[offset] = value
+        if (stored := run_state(interpreter).gm_writes) is not None:
+            stored.mark(GmView(buffer, offset, (1, 1), (1, 1)))
+        return ()
+
+    @impl(pto.SetValidShapeOp)
+    def run_set_validshape(self, interpreter: Interpreter, op: pto.SetValidShapeOp, args: PythonValues):
+        tile, rows, cols = args
+        assert isinstance(tile, Tile)
+        limit_rows, limit_cols = tile.type.shape
+        for name, v, limit in (("valid_row", rows, limit_rows), ("valid_col", cols, limit_cols)):
+            if not 0 <= v <= limit:
+                with fault_at(op):
+                    raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {limit_rows}x{limit_cols} tile")
+        tile.valid_row, tile.valid_col = rows, cols
+        return ()
+
+    @impl(pto.SubViewOp)
+    def run_subview(self, interpreter: Interpreter, op: pto.SubViewOp, args: PythonValues):
+        tile, row, col, *given = args
+        assert isinstance(tile, Tile)
+        rows, cols = tile.type.shape
+        window_rows, window_cols = op.window
+        with fault_at(op):
+            for dim, (o, size, whole) in enumerate(((row, window_rows, rows), (col, window_cols, cols))):
+                if not (0 <= o and o + size <= whole):
+                    raise RuntimeFault(f"the window [{o}, {o + size}) of dim {dim} is outside the {rows}x{cols} tile")
+            if not (tile.type.is_nd and col == 0 and window_cols == cols):
+                raise RuntimeFault(
+                    "pto-run runs a subview of whole rows of an ND tile only (column offset 0, the tile's width); "
+                    f"got columns [{col}, {col + window_cols}) of {cols}"
+                )
+            valid = window_valid(op, tile.valid_shape, (row, col), given)
+            storage = tile.flat[row * cols : (row + window_rows) * cols]
+            return (Tile.over(op.result.type, storage, valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

@@ -220,6 +220,15 @@ class Coalesced(Protocol):
     def coalesce(self) -> CoalesceAttr: ...
 
 
+def table_entries(coalesce: CoalesceAttr | None, table_shape: tuple[int, ...]) -> int | None:
+    """How many entries an index of a gather or scatter over a GM table of `table_shape` selects
+    among (random inputs draw indices inside it): its rows in row mode and when the mode is
+    left to the target (rows are fewer than elements), its elements in elem mode."""
+    if any(d < 0 for d in table_shape):
+        return None
+    return table_shape[0] if coalesce is None or coalesce.data == Coalesce.ROW else prod(table_shape)
+
+
 def row_mode(op: Coalesced) -> bool:
     return op.coalesce.data == Coalesce.ROW
 

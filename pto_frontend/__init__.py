@@ -16,10 +16,11 @@ run them on NumPy with each target's exact semantics.
     x, y = copy.run(x, y, target="a5")          # arrays after the run
 
 - `load`, `run`, `compare`: a `.pto` file's module, its run, its report across targets
-  (the interpreter's; `run` and `compare` also take a kernel).
+  (the interpreter's; `run` and `compare` also take a kernel); `run(..., inputs="random:SEED")`
+  draws the arguments (`draw_inputs` gives the same arrays).
 - The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
-  `section_cube`, `constant`, and one function per instruction of the registry (`tload`,
+  `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, and one function per instruction of the registry (`tload`,
   `mgather`, ...; pto_frontend/instructions.py).
 - `PtoError`: every failure, `FILE:LINE:COL: error: ...` (a kernel's: at the user's call).
 - `testing`: assertions for users' own test suites.
@@ -30,8 +31,11 @@ from pto_dialect import load
 from pto_dialect.diagnostics import PtoError
 from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
-from pto_frontend.kernel import Kernel, compare, kernel, run
-from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector  # noqa: A004
+from pto_frontend.kernel import Kernel, compare, draw_inputs, kernel, run
+from pto_frontend.scaffolding import (  # noqa: A004
+    alloc_tile, constant, index_cast, load_scalar, make_tensor_view, partition_view, range, section_cube, section_vector, set_validshape,
+    store_scalar,
+)
 from pto_frontend.values import DTYPES, DType, Value, index, ptr
 
 TARGETS: tuple[str, ...] = _targets.names()
@@ -41,7 +45,7 @@ globals().update(DTYPES)
 globals().update(FUNCTIONS)
 
 __all__ = [
-    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "index", "kernel", "load", "make_tensor_view",
-    "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "testing",
+    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "index", "index_cast", "kernel", "load", "load_scalar", "make_tensor_view",
+    "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "set_validshape", "store_scalar", "testing",
     *DTYPES, *FUNCTIONS,
 ]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import inspect
 from io import StringIO
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -269,13 +269,34 @@ def kernel(function: Callable[..., Any] | None = None, *, target: str | None = N
     return Kernel(function, target, name)
 
 
-def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:  # noqa: ANN401
-    """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
+def run(
+    kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (),
+    inputs: str | None = None, scalars: Mapping[str, object] | None = None, **options: Any,  # noqa: ANN401
+) -> list[np.ndarray]:
+    """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel.
+    `inputs="random"` (or `"random:SEED"`) draws the arguments instead of `args` (interpreter/inputs.py;
+    `scalars` gives integer scalar arguments by name): `run(..., inputs=...)[i]` is argument i after
+    the run, `draw_inputs(...)` the arrays drawn."""
+    if inputs is not None:
+        if args:
+            raise located("run() takes either args or inputs=, not both")
+        module = kernel_or_module.module if isinstance(kernel_or_module, Kernel) else kernel_or_module
+        args = draw_inputs(module, inputs, scalars=scalars)
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
     import interpreter
 
     return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
+
+
+def draw_inputs(
+    kernel_or_module: Kernel | ModuleOp | str | Path, inputs: str = "random", scalars: Mapping[str, object] | None = None,
+) -> list[np.ndarray]:
+    """The arrays `run(..., inputs=inputs, scalars=scalars)` runs on (the same seed, the same arrays)."""
+    import interpreter
+
+    module = kernel_or_module.module if isinstance(kernel_or_module, Kernel) else kernel_or_module
+    return interpreter.draw_inputs(module, inputs, scalars=scalars)
 
 
 def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
@@ -287,4 +308,4 @@ def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Seq
     return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
 
 
-__all__ = ["Kernel", "compare", "kernel", "run"]
+__all__ = ["Kernel", "compare", "draw_inputs", "kernel", "run"]

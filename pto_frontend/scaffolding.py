@@ -16,13 +16,15 @@ import builtins
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from xdsl.dialects import scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i64
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, i64
 from xdsl.ir import Block, Region
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
+from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
 from pto_frontend.trace import current, located
@@ -136,6 +138,51 @@ def constant(value: int | float, dtype: DType = index) -> Scalar:
     return Scalar(current("pto.constant()").constant(value, dtype.attr))
 
 
+def load_scalar(ptr: Pointer, offset: int | Scalar) -> Scalar:
+    """`pto.load_scalar %ptr[%offset]`: one element of a pointer argument (offset in elements)."""
+    trace = current("pto.load_scalar()")
+    if not isinstance(ptr, Pointer):
+        raise located(f"pto.load_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
+    offset_ssa = index_operand(offset, "pto.load_scalar(offset)")
+    op = LoadScalarOp.build(operands=[ptr.ssa, offset_ssa], result_types=[ptr.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
+    return Scalar(trace.append(op).results[0])
+
+
+def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar) -> None:
+    """`pto.store_scalar %value, %ptr[%offset]`: one element of a pointer argument (a Python
+    number becomes a constant of the pointer's element type)."""
+    trace = current("pto.store_scalar()")
+    if not isinstance(ptr, Pointer):
+        raise located(f"pto.store_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
+    element = ptr.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value_ssa = trace.constant(value, element)
+    elif isinstance(value, Scalar):
+        value_ssa = value.ssa
+    else:
+        raise located(f"pto.store_scalar() takes a value of the pointer's element type or a Python number, got {value!r}")
+    offset_ssa = index_operand(offset, "pto.store_scalar(offset)")
+    trace.append(StoreScalarOp.build(operands=[value_ssa, ptr.ssa, offset_ssa]))
+
+
+def set_validshape(tile: Tile, valid_row: int | Scalar, valid_col: int | Scalar) -> None:
+    """`pto.set_validshape`: the valid shape of a tile allocated with dynamic valid dims
+    (`valid=[pto.constant(n), ...]`), from here on."""
+    trace = current("pto.set_validshape()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.set_validshape() takes a tile (pto.alloc_tile), got {tile!r}")
+    rows, cols = (index_operand(v, "pto.set_validshape()") for v in (valid_row, valid_col))
+    trace.append(SetValidShapeOp.build(operands=[tile.ssa, rows, cols]))
+
+
+def index_cast(value: Scalar) -> Scalar:
+    """`arith.index_cast` of an integer value to index (a loaded id as an offset)."""
+    trace = current("pto.index_cast()")
+    if not isinstance(value, Scalar) or not isinstance(value.type, IntegerType):
+        raise located(f"pto.index_cast() takes an integer value, got {value!r}")
+    return Scalar(trace.append(arith.IndexCastOp(value.ssa, IndexType())).results[0])
+
+
 def _enum(kind: type, value: str, what: str):  # noqa: ANN202
     try:
         return kind(value)
@@ -143,4 +190,7 @@ def _enum(kind: type, value: str, what: str):  # noqa: ANN202
         raise located(f"{what} must be one of {', '.join(builtins.map(str, kind))}, got {value!r}") from None
 
 
-__all__ = ["alloc_tile", "constant", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector"]
+__all__ = [
+    "alloc_tile", "constant", "index_cast", "load_scalar", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector",
+    "set_validshape", "store_scalar",
+]

@@ -4,6 +4,7 @@
     pto-run KERNEL [--target cpu|a2a3|a5] [--entry NAME] [--out DIR] [--print[=all]] ARG0.npy ARG1.npy ...
     pto-run KERNEL --targets all [--out DIR] ARG0.npy ...     (every target, compared)
     pto-run KERNEL --profile[=json] ARG0.npy ...              (and what the run cost, docs/cost.md)
+    pto-run KERNEL --inputs random[:SEED] [--arg NAME=VALUE ...] [--indices table|wide]
 
 KERNEL is what pto-opt reads: a `.pto` file (DPS or SSA form, or the lowered IR that
 `pto-opt -p pto-lower` prints) or a `.ptoasm` file. Without --target, the target
@@ -15,7 +16,10 @@ The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
 the K-th result of the function to DIR/resultK.npy, all renamed into place only
 once the run succeeded and all were written; without it, an 8-element preview of
-each is printed. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
+each is printed. `--inputs random[:SEED]` draws the arrays instead (interpreter/inputs.py:
+sized from the signature and the kernel's views, integer scalars given with --arg, indices
+inside the table they index); with --out they are saved as DIR/inputs/argI.npy, which
+repeat the run when given as the ARG.npy files. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
 on stderr with exit code 1; Ctrl-C exits with 130 and writes nothing. On a
 terminal, a run longer than a couple of seconds shows a progress bar on stderr
 (not with --quiet).
@@ -63,8 +67,19 @@ outputs:
   --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
   --print        every argument the kernel may write, and every result, as a 2-D array
 
-example:
+random inputs (--inputs random[:SEED], seed 0 by default; the same seed, the same arrays):
+  !pto.ptr<T>                      as many elements as the furthest make_tensor_view of it reaches
+                                   (its shape and strides from constants and --arg values)
+  views and tiles                  their static shape
+  index, iN scalars                --arg NAME=VALUE (NAME: the argument's name without %, or its position)
+  float scalars                    drawn unless given with --arg
+  values                           floats uniform in [-1, 1); integers in [-100, 100]; an integer array
+                                   a gather or scatter uses as its index: in [0, entries of the table)
+                                   (--indices wide: [-entries, 2 * entries), for the out-of-range modes)
+
+examples:
   pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy
+  pto-run examples/embedding_lookup.pto --targets all --inputs random:7 --out out/
 """
 
 
@@ -72,7 +87,7 @@ def make_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="pto-run",
         usage="%(prog)s KERNEL [--target T | --targets T1,T2|all] [--entry NAME] [--out DIR] [--print[=all]] "
-        "[--profile[=json|=trace] [--cost-model M] [--cores N]] [ARG.npy ...]",
+        "[--profile[=json|=trace] [--cost-model M] [--cores N]] [--inputs random[:SEED] [--arg NAME=VALUE] [--indices table|wide] | ARG.npy ...]",
         description="Run a PTO kernel on NumPy arrays with the exact semantics of a target.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -91,6 +106,19 @@ def make_parser() -> argparse.ArgumentParser:
         "(outputs in DIR/<target>/argI.npy); exit 1 unless every target ran and all agree",
     )
     p.add_argument("--entry", help="function to run (default: the module's only public function)")
+    p.add_argument(
+        "--inputs", metavar="random[:SEED]",
+        help="draw every argument instead of reading .npy files (seed 0 unless given); with --out, "
+        "saved as DIR/inputs/argI.npy",
+    )
+    p.add_argument(
+        "--arg", action="append", default=[], metavar="NAME=VALUE",
+        help="with --inputs: the value of a scalar argument (by name without %%, or position); repeatable",
+    )
+    p.add_argument(
+        "--indices", choices=["table", "wide"], default="table",
+        help="with --inputs: draw index arrays inside the table they index (default) or in [-n, 2n)",
+    )
     p.add_argument(
         "--out", help="directory for argI.npy (each argument's final contents) and resultK.npy (each result)"
     )
@@ -135,6 +163,13 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--profile=trace takes one --target")
     if args.profile is None and (args.cost_model != "pto-isa" or args.cores != 1):
         parser.error("--cost-model and --cores price --profile: add --profile")
+    if args.inputs is not None and args.arrays:
+        parser.error("--inputs random draws every argument: give no .npy files with it")
+    if args.inputs is None and (args.arg or args.indices != "table"):
+        parser.error("--arg and --indices go with --inputs random")
+    for given in args.arg:
+        if "=" not in given:
+            parser.error(f"--arg takes NAME=VALUE, got '{given}'")
     return args
 
 
@@ -147,11 +182,11 @@ def _run(args: argparse.Namespace) -> None:
     import interpreter
 
     module = _load_kernel(args.kernel)
+    arrays = _inputs(interpreter, module, args)
     if args.targets is not None:
-        _compare(interpreter, module, [read_npy(path) for path in args.arrays], args)
+        _compare(interpreter, module, arrays, args)
         return
     chosen = targets.resolution(targets.named_target([(args.target, f"--target {args.target}")]), module)
-    arrays = [read_npy(path) for path in args.arrays]
     stored = interpreter.GmWrites()
     profiler = (
         interpreter.Profiler(chosen.target, args.cost_model, args.cores, trace=args.profile == "trace")
@@ -165,7 +200,7 @@ def _run(args: argparse.Namespace) -> None:
         )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
-        write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named})
+        write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named} | _saved_inputs(args, arrays))
     if profiler is not None and args.profile == "json":  # stdout holds the JSON only (its "target" says which)
         print(json.dumps(profiler.report().json(), indent=2))
         return
@@ -173,6 +208,8 @@ def _run(args: argparse.Namespace) -> None:
         print(json.dumps(profiler.timeline.chrome_trace()))
         return
     print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
+    if args.inputs is not None:
+        print(f"inputs: drawn ({args.inputs}{'' if ':' in args.inputs else ':0'})")
     function = interpreter.entry_function(module, args.entry)
     scratch = interpreter.scratch_arguments(function)
     shown = [
@@ -189,6 +226,25 @@ def _run(args: argparse.Namespace) -> None:
                 print(s.preview())
     if profiler is not None:
         print(profiler.report().table(), end="")
+
+
+def _inputs(interpreter, module: ModuleOp, args: argparse.Namespace) -> list[np.ndarray]:  # noqa: ANN001
+    """The .npy files given, or the arrays --inputs draws."""
+    if args.inputs is None:
+        return [read_npy(path) for path in args.arrays]
+    scalars = dict(given.split("=", 1) for given in args.arg)
+    try:
+        return interpreter.draw_inputs(module, args.inputs, args.entry, scalars, args.indices)
+    except PtoError as e:
+        message = str(e)  # a message without a location comes from the flags
+        raise PtoError(f"pto-run: {message}" if message.startswith("error:") else message) from e
+
+
+def _saved_inputs(args: argparse.Namespace, arrays: list[np.ndarray]) -> dict[Path, np.ndarray]:
+    """Drawn inputs, to be written under --out (given .npy files are the user's already)."""
+    if args.inputs is None:
+        return {}
+    return {Path("inputs") / f"arg{i}.npy": a for i, a in enumerate(arrays)}
 
 
 def _load_kernel(path: str) -> ModuleOp:
@@ -284,9 +340,9 @@ def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Names
             {
                 Path(t) / f"{kind}{i}.npy": array
                 for kind, per_target in (("arg", report.outputs), ("result", report.results))
-                for t, arrays in per_target.items()
-                for i, array in enumerate(arrays)
-            },
+                for t, outputs in per_target.items()
+                for i, array in enumerate(outputs)
+            } | _saved_inputs(args, arrays),
         )
     profiles = list(report.profiles.values())
     if args.profile == "json":  # stdout holds the JSON only

@@ -71,7 +71,10 @@ from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
-from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, TAssignOp
+from pto_dialect.ops import (
+    AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
+    SubViewOp, TAssignOp,
+)
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.types import (
@@ -325,6 +328,44 @@ class _Emitter:
             raise PtoError.at_op(op, "cannot be emitted as C++: its strides must be constants")
         self.tensors[op.result] = _Tensor(self.values[op.ptr], tuple(strides), op.gm_layout)  # pyright: ignore[reportArgumentType]
 
+    def integer_arith(self, op: Operation) -> None:
+        """Index and integer math on scalars (offsets computed from loaded ids, clamps)."""
+        cpp = _scalar_cpp(op.results[0].type)
+        if cpp is None:
+            raise PtoError.at_op(op, f"cannot be emitted as C++: a result of type {op.results[0].type}")
+        a, *rest = (self.values[v] for v in op.operands)
+        b = rest[0] if rest else ""
+        expression = {
+            arith.IndexCastOp: f"static_cast<{cpp}>({a})",
+            arith.AddiOp: f"{a} + {b}",
+            arith.SubiOp: f"{a} - {b}",
+            arith.MuliOp: f"{a} * {b}",
+            arith.DivSIOp: f"{a} / {b}",
+            arith.RemSIOp: f"{a} % {b}",
+            arith.MaxSIOp: f"{a} > {b} ? {a} : {b}",
+            arith.MinSIOp: f"{a} < {b} ? {a} : {b}",
+        }[type(op)]
+        self.line(f"{cpp} {self.bind(op.results[0])} = {expression};")
+
+    def subview(self, op: SubViewOp) -> None:
+        """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
+        name = self.bind(op.result)
+        valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
+        self.declare_tile(self.alias(op.result.type), name, valid)
+        row, col = (self.values[o] for o in op.offsets)
+        self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
+
+    def set_validshape(self, op: SetValidShapeOp) -> None:
+        self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
+
+    def load_scalar(self, op: LoadScalarOp) -> None:
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the pointer's element type (verified)"
+        self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.ptr]}[{self.values[op.offset]}];")
+
+    def store_scalar(self, op: StoreScalarOp) -> None:
+        self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
+
     def partition_view(self, op: PartitionViewOp) -> None:
         tensor = self.tensors[op.source]  # kernels take no tensor_view arguments
         view = op.result.type
@@ -437,6 +478,14 @@ class _Emitter:
 _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     arith.ConstantOp: _Emitter.constant,
     MakeTensorViewOp: _Emitter.make_tensor_view,
+    LoadScalarOp: _Emitter.load_scalar,
+    SetValidShapeOp: _Emitter.set_validshape,
+    SubViewOp: _Emitter.subview,
+    **dict.fromkeys(
+        (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
+        _Emitter.integer_arith,
+    ),
+    StoreScalarOp: _Emitter.store_scalar,
     PartitionViewOp: _Emitter.partition_view,
     AllocTileOp: _Emitter.alloc_tile,
     TAssignOp: _Emitter.tassign,

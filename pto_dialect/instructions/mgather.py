@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, cast
 
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
@@ -51,6 +51,7 @@ from pto_dialect.facts import (
     spell,
 )
 from pto_dialect.gm_index import (
+    table_entries,
     C0_BYTES,
     FRACTAL_NZ_ROW,
     check_elem_index,
@@ -124,6 +125,10 @@ class MGatherOp(PtoInstructionOp):
     idx = operand_of_role("idx")
     scratch = operand_of_role("scratch", optional=True)
     dst = operand_of_role("dst")
+
+    def index_entries(self, value: SSAValue) -> int | None:
+        """How many entries `value` selects among when it is the index (random inputs)."""
+        return table_entries(self.coalesce, tuple(self.mem.type.shape)) if value is self.idx else None  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
     def oob(self) -> GatherOob:

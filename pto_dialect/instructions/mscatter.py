@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar, cast
 
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -62,6 +62,7 @@ from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
 from pto_dialect.gm_index import (
+    table_entries,
     C0_BYTES,
     FRACTAL_NZ_ROW,
     check_elem_index,
@@ -128,6 +129,10 @@ class MScatterOp(PtoInstructionOp):
     src = operand_of_role("src")
     idx = operand_of_role("idx")
     mem = operand_of_role("mem")
+
+    def index_entries(self, value: SSAValue) -> int | None:
+        """How many entries `value` selects among when it is the index (random inputs)."""
+        return table_entries(self.coalesce, tuple(self.mem.type.shape)) if value is self.idx else None  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
     def atomic(self) -> ScatterAtomicOp:

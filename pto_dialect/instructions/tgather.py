@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from math import ceil
+from math import ceil, prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
@@ -113,6 +113,11 @@ class TGatherOp(MaskInsOp):
 
     src = operand_of_role("src")
     dst = operand_of_role("dst")
+
+    def index_entries(self, value: SSAValue) -> int | None:
+        """How many entries `value` selects among when it is the index (random inputs): the
+        storage of the tile it indexes."""
+        return prod(self.src.type.shape) if value is self.role("indices") else None  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
     def mask_axis(self) -> str:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from math import prod
 from typing import ClassVar
 
 from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -86,6 +87,11 @@ class TScatterOp(MaskInsOp):
     src = operand_of_role("src")
     indexes = operand_of_role("indexes", optional=True)
     dst = operand_of_role("dst")
+
+    def index_entries(self, value: SSAValue) -> int | None:
+        """How many entries `value` selects among when it is the index (random inputs): the
+        storage of the tile it indexes."""
+        return prod(self.dst.type.shape) if value is self.indexes else None  # pyright: ignore[reportAttributeAccessIssue]
 
     @property
     def form(self) -> TScatterForm:

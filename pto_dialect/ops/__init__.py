@@ -9,6 +9,9 @@ from pto_dialect.ops.memory import (
     SectionVectorOp,
     TAssignOp,
 )
+from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.subview import SubViewOp
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
     MakeTensorViewOp,
@@ -17,6 +20,10 @@ SCAFFOLDING = [
     TAssignOp,
     SectionVectorOp,
     SectionCubeOp,
+    LoadScalarOp,
+    StoreScalarOp,
+    SetValidShapeOp,
+    SubViewOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

@@ -69,6 +69,9 @@ struct Tile {
     explicit Tile(size_t validDim);
     size_t GetValidRow() const;
     size_t GetValidCol() const;
+    // pto-isa's pto_tile.hpp: only a tile whose valid rows and cols are both dynamic
+    template <int R = RowValid_, int C = ColValid_, std::enable_if_t<R == -1 && C == -1, int> = 0>
+    void SetValidShape(unsigned validRow, unsigned validCol);
 };
 
 template <int S0, int S1, int S2, int S3, int S4>
@@ -86,6 +89,10 @@ struct GlobalTensor {
 
 template <typename TileData>
 void TASSIGN(TileData& tile, uint64_t address);
+
+// pto_instr.hpp: dst views src's storage from (rowIdx, colIdx)
+template <typename TileDataDst, typename TileDataSrc>
+RecordEvent TSUBVIEW(TileDataDst& dst, TileDataSrc& src, uint16_t rowIdx, uint16_t colIdx);
 
 // The GlobalTensor's layout picks the TLOAD / TSTORE path: ND2ND, DN2DN, NZ2NZ (and, into
 // L1, ND2NZ / DN2ZN); pto-isa's static_asserts reject any other pair (an ND tensor into a

@@ -1,0 +1,177 @@
+"""
+Scalar access to GM through a pointer (PTOAS's PTOOps.td; the scalar pipe, PIPE_S):
+
+    %v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T
+    pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T
+
+The offset counts elements. Where it is a constant and the pointer is a kernel argument whose
+tensor views all have static shapes and strides, an offset outside every view of it is a
+verification error; otherwise the run checks it against the argument's array.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
+from pto_dialect.types import PtrType
+
+INDEX = IndexType()
+
+
+def view_extent(shape: Sequence[int], strides: Sequence[int]) -> int:
+    """Elements from a view's first element to its last, inclusive (0 for an empty view)."""
+    if min(shape, default=1) <= 0:
+        return 0
+    return 1 + sum((d - 1) * s for d, s in zip(shape, strides))
+
+
+def static_pointer_extent(ptr: SSAValue) -> int | None:
+    """The elements a kernel argument's tensor views reach, when every one of them is static."""
+    if not isinstance(ptr, BlockArgument):
+        return None
+    views = [u.operation for u in ptr.uses if isinstance(u.operation, MakeTensorViewOp)]
+    extents = []
+    for view in views:
+        shape = [constant_index(d) for d in view.shape]
+        strides = [constant_index(s) for s in view.strides]
+        if None in shape or None in strides:
+            return None
+        extents.append(view_extent(shape, strides))
+    return max(extents, default=None)
+
+
+class _ScalarAccess(MemoryEffect):
+    """A load reads, a store writes, the memory its pointer points to."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        kind = MemoryEffectKind.WRITE if isinstance(op, StoreScalarOp) else MemoryEffectKind.READ
+        assert isinstance(op, LoadScalarOp | StoreScalarOp)
+        return {EffectInstance(kind, op.ptr)}
+
+
+def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what: str) -> None:
+    ptr_type = op.ptr.type
+    assert isinstance(ptr_type, PtrType)
+    if value_type != ptr_type.element_type:
+        raise VerifyException(f"expects {what} type to match ptr element type, got {value_type} for {ptr_type}")
+    offset = constant_index(op.offset)
+    if offset is None:
+        return
+    if offset < 0:
+        raise VerifyException(f"offset {offset} is negative: before the pointer's first element")
+    extent = static_pointer_extent(op.ptr)
+    if extent is not None and offset >= extent:
+        raise VerifyException(
+            f"offset {offset} is outside the tensor views of %{op.ptr.name_hint or 'ptr'} "
+            f"(they reach {extent} elements)"
+        )
+
+
+def _parse_access(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
+    """`%ptr[%offset]`"""
+    ptr = parser.parse_unresolved_operand()
+    parser.parse_punctuation("[")
+    offset = parser.parse_unresolved_operand()
+    parser.parse_punctuation("]")
+    return ptr, offset
+
+
+@irdl_op_definition
+class LoadScalarOp(IRDLOperation):
+    """One element read from GM: `%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`."""
+
+    name = "pto.load_scalar"
+
+    ptr = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    value = result_def()
+    traits = traits_def(_ScalarAccess())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> LoadScalarOp:
+        ptr, offset = _parse_access(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation("->")
+        value_type = parser.parse_type()
+        op = cls.build(
+            operands=[parser.resolve_operand(ptr, ptr_type), parser.resolve_operand(offset, INDEX)],
+            result_types=[value_type],
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.ptr)
+        printer.print_string("[")
+        printer.print_ssa_value(self.offset)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        _check_access(self, self.value.type, "result")
+
+
+@irdl_op_definition
+class StoreScalarOp(IRDLOperation):
+    """One element written to GM: `pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T`."""
+
+    name = "pto.store_scalar"
+
+    value = operand_def()
+    ptr = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    traits = traits_def(_ScalarAccess())
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StoreScalarOp:
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        ptr, offset = _parse_access(parser)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        ptr_type = parser.parse_type()
+        parser.parse_punctuation(",")
+        value_type = parser.parse_type()
+        op = cls.build(
+            operands=[
+                parser.resolve_operand(value, value_type),
+                parser.resolve_operand(ptr, ptr_type),
+                parser.resolve_operand(offset, INDEX),
+            ],
+        )
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_ssa_value(self.value)
+        printer.print_string(", ")
+        printer.print_ssa_value(self.ptr)
+        printer.print_string("[")
+        printer.print_ssa_value(self.offset)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.ptr.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.value.type)
+
+    def verify_(self) -> None:
+        _check_access(self, self.value.type, "value")

@@ -1,0 +1,127 @@
+"""`pto-run --inputs random[:SEED]` and `pto_frontend.run(..., inputs=...)`: arrays sized from
+the signature and the kernel's views, indices inside their table, saved to repeat a run."""
+
+import numpy as np
+import pytest
+
+import pto_frontend
+from pto_dialect.diagnostics import PtoError
+from pto_tools import pto_run
+from tests.pto_tools.cli import ROOT, call
+
+EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
+
+# rows of a table of %n x 64 f32 copied in blocks of 8: %n sizes the view, so the pointers
+DYNAMIC = """\
+module {
+  func.func @copy_rows(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %sv = pto.make_tensor_view %src, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+    %dv = pto.make_tensor_view %dst, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+    %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
+    scf.for %r = %c0 to %n step %c8 {
+      %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
+      %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
+      pto.tload ins(%sp : !pto.partition_tensor_view<8x64xf32>) outs(%t : !pto.tile_buf<vec, 8x64xf32>)
+      pto.tstore ins(%t : !pto.tile_buf<vec, 8x64xf32>) outs(%dp : !pto.partition_tensor_view<8x64xf32>)
+    }
+    return
+  }
+}
+"""
+
+
+@pytest.fixture
+def dynamic(tmp_path):
+    path = tmp_path / "copy_rows.pto"
+    path.write_text(DYNAMIC)
+    return str(path)
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_embedding_ids_are_drawn_inside_the_table(target):
+    table, ids, out = pto_frontend.draw_inputs(EMBEDDING, "random:11")
+    assert (table.dtype, table.shape, ids.dtype, ids.shape, out.shape) == (np.float16, (65536,), np.int32, (32,), (2048,))
+    assert ids.min() >= 0 and ids.max() < 1024  # the view of the table has 1024 rows
+    assert np.abs(table.astype(np.float32)).max() <= 1
+    final = pto_frontend.run(EMBEDDING, target, inputs="random:11")
+    np.testing.assert_array_equal(final[2].reshape(32, 64), table.reshape(1024, 64)[ids])
+
+
+def test_the_same_seed_draws_the_same_arrays_and_another_seed_others():
+    first, again, other = (pto_frontend.draw_inputs(EMBEDDING, s) for s in ("random:4", "random:4", "random:5"))
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b, strict=True)
+    assert not np.array_equal(first[0], other[0])
+    np.testing.assert_array_equal(pto_frontend.draw_inputs(EMBEDDING, "random")[1], pto_frontend.draw_inputs(EMBEDDING, "random:0")[1])
+
+
+def test_wide_indices_reach_outside_the_table():
+    import interpreter
+
+    ids = interpreter.draw_inputs(EMBEDDING, "random:1", indices="wide")[1]
+    assert ids.min() >= -1024 and ids.max() < 2048
+    assert (ids < 0).any() and (ids >= 1024).any()
+
+
+def test_a_scalar_argument_sizes_the_pointers(dynamic):
+    src, dst, n = pto_frontend.draw_inputs(dynamic, "random:2", scalars={"n": 24})
+    assert (src.shape, dst.shape, n.shape, int(n)) == ((24 * 64,), (24 * 64,), (), 24)
+    final = pto_frontend.run(dynamic, "a5", inputs="random:2", scalars={"2": "24"})
+    np.testing.assert_array_equal(final[1], src)
+
+
+def test_a_size_not_given_is_a_located_error(dynamic):
+    with pytest.raises(PtoError, match=r"copy_rows.pto:7:5: error: 'pto.make_tensor_view' op cannot size %src for random "
+                       r"inputs: a view dimension depends on %n: give it \(pto-run: --arg n=VALUE\)"):
+        pto_frontend.draw_inputs(dynamic, "random")
+
+
+def test_an_integer_scalar_not_given_is_a_located_error(tmp_path):
+    path = tmp_path / "scale.pto"
+    path.write_text(DYNAMIC.replace("%n: index", "%n: index, %k: i32").replace("[%n, %c64]", "[%c8, %c64]"))
+    with pytest.raises(PtoError, match=r"scale.pto:2:3: error: .*argument 3 \(%k: i32\) is an integer scalar: give its value \(pto-run: --arg k=VALUE\)"):
+        pto_frontend.draw_inputs(str(path), "random", scalars={"n": 8})
+
+
+def test_cli_draws_saves_and_repeats(dynamic, tmp_path, capsys):
+    out = tmp_path / "out"
+    code, stdout, err = call(pto_run.main, [dynamic, "--target", "cpu", "--inputs", "random:9", "--arg", "n=16", "--out", str(out)], capsys)
+    assert (code, err) == (0, "")
+    assert stdout.splitlines() == ["target: cpu (--target cpu)", "inputs: drawn (random:9)"]
+    inputs = [str(out / "inputs" / f"arg{i}.npy") for i in range(3)]
+    np.testing.assert_array_equal(np.load(out / "arg1.npy"), np.load(inputs[0]))
+    assert int(np.load(inputs[2])) == 16
+    again = tmp_path / "again"
+    code, _, err = call(pto_run.main, [dynamic, "--target", "cpu", "--out", str(again), *inputs], capsys)
+    assert (code, err) == (0, "")
+    np.testing.assert_array_equal(np.load(again / "arg1.npy"), np.load(out / "arg1.npy"), strict=True)
+
+
+def test_cli_compares_every_target_on_one_draw(tmp_path, capsys):
+    code, stdout, err = call(pto_run.main, [EMBEDDING, "--targets", "all", "--inputs", "random:3", "--out", str(tmp_path)], capsys)
+    assert (code, err) == (0, "")
+    assert "the targets that ran agree bit for bit (cpu, a2a3, a5)" in stdout
+    table, ids = np.load(tmp_path / "inputs" / "arg0.npy"), np.load(tmp_path / "inputs" / "arg1.npy")
+    for target in ("cpu", "a2a3", "a5"):
+        np.testing.assert_array_equal(np.load(tmp_path / target / "arg2.npy").reshape(32, 64), table.reshape(1024, 64)[ids])
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["--inputs", "random:x"], "pto-run: error: --inputs takes random or random:SEED (an integer), got 'random:x'"),
+        (["--inputs", "random", "--arg", "m=3"], "copy_rows.pto:2:3: error: 'func.func' op no argument named 'm' (arguments: src, dst, n)"),
+        (["--inputs", "random", "--arg", "n=x"], "copy_rows.pto:2:3: error: 'func.func' op argument 2 (%n: index): 'x' is not a number of its type"),
+        (["--inputs", "random", "--arg", "n"], "pto-run: error: --arg takes NAME=VALUE, got 'n' (see pto-run --help)"),
+        (["--arg", "n=3"], "pto-run: error: --arg and --indices go with --inputs random (see pto-run --help)"),
+        (["--inputs", "random", "a.npy"], "pto-run: error: --inputs random draws every argument: give no .npy files with it (see pto-run --help)"),
+    ],
+)
+def test_bad_flags_are_one_line_errors(dynamic, flags, message, capsys):
+    code, stdout, err = call(pto_run.main, [dynamic, *flags], capsys)
+    assert (code, stdout, err.count("\n")) == (1, "", 1)
+    assert err.strip().endswith(message)  # a path to the kernel before a located message
