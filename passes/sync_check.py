@@ -27,7 +27,7 @@ every iteration with its induction variable's value, which the messages name.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -86,6 +86,11 @@ class Access:
     seq: int
     phase: int | None
     where: str
+    seen_by: frozenset[Pipe] = frozenset()
+    """Pipes ordered after it on every path that ran it (kept when paths merge)."""
+
+    def ordered_for(self, pipe: Pipe, clock: Clock) -> bool:
+        return pipe == self.pipe or pipe in self.seen_by or clock.get(self.pipe, 0) >= self.seq
 
     def describe(self) -> str:
         phase = f" (its phase {self.phase + 1})" if self.phase is not None else ""
@@ -140,15 +145,30 @@ class PipeState:
             ]
         for region in set(a.shadow) | set(b.shadow):
             sa, sb = a.shadow.get(region, _Shadow()), b.shadow.get(region, _Shadow())
-            merged.shadow[region] = _Shadow(_latest(sa.writes, sb.writes), _latest(sa.reads, sb.reads))
+            merged.shadow[region] = _Shadow(
+                _latest(_seen(sa.writes, a), _seen(sb.writes, b)), _latest(_seen(sa.reads, a), _seen(sb.reads, b))
+            )
         return merged
 
 
+def _seen(accesses: dict[Pipe, Access], path: PipeState) -> dict[Pipe, Access]:
+    """Each access with the pipes `path` ordered after it (where the other path never ran it,
+    only this one's order matters)."""
+    return {
+        pipe: replace(a, seen_by=a.seen_by | {q for q, clock in path.clocks.items() if a.ordered_for(q, clock)})
+        for pipe, a in accesses.items()
+    }
+
+
 def _latest(a: dict[Pipe, Access], b: dict[Pipe, Access]) -> dict[Pipe, Access]:
+    """Per pipe, the later access; one both paths ran is seen by a pipe only if both order it."""
     out = dict(a)
     for pipe, access in b.items():
-        if pipe not in out or access.seq > out[pipe].seq:
+        mine = out.get(pipe)
+        if mine is None or access.seq > mine.seq:
             out[pipe] = access
+        elif access.op is mine.op and access.seq == mine.seq:
+            out[pipe] = replace(mine, seen_by=mine.seen_by & access.seen_by)
     return out
 
 
@@ -356,11 +376,11 @@ class SyncChecker:
             if not other_region.overlaps(region):
                 continue
             for earlier in shadow.writes.values():
-                if earlier.pipe != access.pipe and clock.get(earlier.pipe, 0) < earlier.seq:
+                if not earlier.ordered_for(access.pipe, clock):
                     self.race("WAW" if write else "RAW", earlier, access, region, state)
             if write:
                 for earlier in shadow.reads.values():
-                    if earlier.pipe != access.pipe and clock.get(earlier.pipe, 0) < earlier.seq:
+                    if not earlier.ordered_for(access.pipe, clock):
                         self.race("WAR", earlier, access, region, state)
         shadow = state.shadow.setdefault(region, _Shadow())
         if write:
@@ -413,6 +433,8 @@ class SyncChecker:
                 f"set_flag sets on {'this' if self.dynamic else 'some'} path, so {dst.value} would wait forever",
                 ("deadlock", op),
             )
+            for clock in list(state.clocks.values()):  # past a deadlock nothing runs: no more reports from it
+                _join(state.clock(dst), clock)
             return
         tokens.remove(match)
         _join(state.clock(dst), match.clock)
