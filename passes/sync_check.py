@@ -26,8 +26,10 @@ every iteration with its induction variable's value, which the messages name.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
@@ -45,20 +47,12 @@ from targets.info import MEMORY_NAMES, SyncFacts
 Clock = dict[Pipe, int]
 
 
-@dataclass(frozen=True)
-class Region:
+class Region(NamedTuple):
     """Bytes [start, end) of one memory (`vec`, `mat`, GM argument i, a private tile); start None: anywhere in it."""
 
     space: object
     start: int | None = None
     end: int | None = None
-
-    def overlaps(self, other: Region) -> bool:
-        if self.space != other.space:
-            return False
-        if self.start is None or other.start is None or self.end is None or other.end is None:
-            return True
-        return self.start < other.end and other.start < self.end
 
     def describe(self) -> str:
         kind, *rest = self.space if isinstance(self.space, tuple) else (self.space,)
@@ -79,7 +73,7 @@ class _View:
     strides: tuple[int | None, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Access:
     op: Operation
     pipe: Pipe
@@ -104,6 +98,30 @@ class _Shadow:
 
 
 @dataclass
+class _SpaceIndex:
+    known: list[tuple[int, int, Region]] = field(default_factory=list)
+    longest: int = 0
+    unknown: list[Region] = field(default_factory=list)
+
+    def add(self, region: Region) -> None:
+        if region.start is None or region.end is None:
+            self.unknown.append(region)
+        else:
+            insort(self.known, (region.start, region.end, region))
+            self.longest = max(self.longest, region.end - region.start)
+
+    def overlapping(self, region: Region) -> list[Region]:
+        if region.start is None or region.end is None:
+            return [r for _, _, r in self.known] + self.unknown
+        lo = bisect_left(self.known, (region.start - self.longest,))
+        hi = bisect_left(self.known, (region.end,))
+        return [r for start, end, r in self.known[lo:hi] if end > region.start] + self.unknown
+
+    def copy(self) -> _SpaceIndex:
+        return _SpaceIndex(list(self.known), self.longest, list(self.unknown))
+
+
+@dataclass
 class _Token:
     clock: Clock
     op: Operation
@@ -116,15 +134,36 @@ class PipeState:
     clocks: dict[Pipe, Clock] = field(default_factory=dict)
     flags: dict[tuple[Pipe, Pipe], list[_Token]] = field(default_factory=dict)
     shadow: dict[Region, _Shadow] = field(default_factory=dict)
+    index: dict[object, _SpaceIndex] = field(default_factory=dict)
+    """The shadow's regions per memory, sorted, so an access finds what it overlaps by bisection."""
 
     def clock(self, pipe: Pipe) -> Clock:
         return self.clocks.setdefault(pipe, {})
+
+    def entry(self, region: Region) -> _Shadow:
+        found = self.shadow.get(region)
+        if found is None:
+            found = self.shadow[region] = _Shadow()
+            self.index.setdefault(region.space, _SpaceIndex()).add(region)
+        return found
+
+    def overlapping(self, region: Region) -> list[_Shadow]:
+        space = self.index.get(region.space)
+        if space is None:
+            return []
+        return [self.shadow[r] for r in space.overlapping(region)]
+
+    def reindex(self) -> None:
+        self.index = {}
+        for region in self.shadow:
+            self.index.setdefault(region.space, _SpaceIndex()).add(region)
 
     def copy(self) -> PipeState:
         return PipeState(
             {p: dict(c) for p, c in self.clocks.items()},
             {k: list(v) for k, v in self.flags.items()},
             {r: _Shadow(dict(s.writes), dict(s.reads)) for r, s in self.shadow.items()},
+            {space: i.copy() for space, i in self.index.items()},
         )
 
     @staticmethod
@@ -148,6 +187,7 @@ class PipeState:
             merged.shadow[region] = _Shadow(
                 _latest(_seen(sa.writes, a), _seen(sb.writes, b)), _latest(_seen(sa.reads, a), _seen(sb.reads, b))
             )
+        merged.reindex()
         return merged
 
 
@@ -178,6 +218,10 @@ class SyncReport:
     warnings: list[str] = field(default_factory=list)
 
 
+def _unchanged(state: PipeState) -> PipeState:
+    return state
+
+
 class _Unknown(Exception):
     """A value the replay cannot know."""
 
@@ -190,6 +234,7 @@ class SyncChecker:
         self.report = SyncReport()
         self.reported: set[tuple[object, ...]] = set()
         self.where: list[str] = []
+        self.handlers: dict[Operation, Callable[[PipeState], PipeState]] = {}
 
     # -- driving -------------------------------------------------------------------
 
@@ -216,26 +261,37 @@ class SyncChecker:
         return state
 
     def op(self, op: Operation, state: PipeState) -> PipeState:
+        handler = self.handlers.get(op)
+        if handler is None:
+            handler = self.handlers[op] = self.handler(op)
+        return handler(state)
+
+    def handler(self, op: Operation) -> Callable[[PipeState], PipeState]:
+        """What replaying the op does, decided once per op (a loop replays its body often)."""
         if (steps := phases_of(op)) is not None:
-            self.instruction(op, steps, state)
-        elif isinstance(op, FlagOpBase):
-            self.flag(op, state)
-        elif isinstance(op, BarrierOp):
-            if op.pipe.data == Pipe.ALL:
-                joined: Clock = {}
-                for clock in state.clocks.values():
-                    _join(joined, clock)
-                state.clocks = {pipe: dict(joined) for pipe in Pipe}
-        elif isinstance(op, scf.ForOp):
-            return self.loop(op, state)
-        elif isinstance(op, scf.IfOp):
-            return self.branch(op, state)
-        elif isinstance(op, SectionVectorOp | SectionCubeOp):
-            return self.block(op.body.block, state)
-        elif isinstance(op, CrossCoreBase | ReturnOp | scf.YieldOp):
-            pass  # cross-core signals order cores, not the pipes of one
-        else:
-            self.evaluate(op)
+            return lambda state: self.instruction(op, steps, state)
+        if isinstance(op, FlagOpBase):
+            return lambda state: self.flag(op, state)
+        if isinstance(op, BarrierOp):
+            return self.barrier if op.pipe.data == Pipe.ALL else _unchanged  # one pipe is in order anyway
+        if isinstance(op, scf.ForOp):
+            return lambda state: self.loop(op, state)
+        if isinstance(op, scf.IfOp):
+            return lambda state: self.branch(op, state)
+        if isinstance(op, SectionVectorOp | SectionCubeOp):
+            return lambda state: self.block(op.body.block, state)
+        if isinstance(op, CrossCoreBase | ReturnOp | scf.YieldOp):
+            return _unchanged  # cross-core signals order cores, not the pipes of one
+        if isinstance(op, PartitionViewOp):
+            operands = (op.source, tuple(op.offsets), tuple(op.sizes), op.result)
+            return lambda state: self.partition(operands, state)
+        return lambda state: self.evaluate(op, state)
+
+    def barrier(self, state: PipeState) -> PipeState:
+        joined: Clock = {}
+        for clock in state.clocks.values():
+            _join(joined, clock)
+        state.clocks = {pipe: dict(joined) for pipe in Pipe}
         return state
 
     def loop(self, op: scf.ForOp, state: PipeState) -> PipeState:
@@ -272,13 +328,14 @@ class SyncChecker:
 
     # -- values --------------------------------------------------------------------
 
-    def evaluate(self, op: Operation) -> None:
+    def evaluate(self, op: Operation, state: PipeState) -> PipeState:
         try:
             value = self._value(op)
         except _Unknown:
             value = None
         if op.results:
             self.values[op.results[0]] = value
+        return state
 
     def known(self, value: SSAValue) -> int:
         v = self.values.get(value)
@@ -303,8 +360,6 @@ class SyncChecker:
                 raise _Unknown
             strides = tuple(self.values.get(s) if isinstance(self.values.get(s), int) else None for s in op.strides)
             return _View(source.buffer, source.element_bytes, 0, strides)  # pyright: ignore[reportArgumentType]
-        if isinstance(op, PartitionViewOp):
-            return self.partition(op)
         if isinstance(op, AllocTileOp):
             tile = op.tile
             addr = self.values.get(op.addr) if op.addr is not None else None
@@ -319,19 +374,23 @@ class SyncChecker:
             return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int) else Region(space)  # pyright: ignore[reportAttributeAccessIssue]
         raise _Unknown
 
-    def partition(self, op: PartitionViewOp) -> Region:
-        source = self.values.get(op.source)
+    def partition(self, operands: tuple[SSAValue, tuple[SSAValue, ...], tuple[SSAValue, ...], SSAValue], state: PipeState) -> PipeState:
+        source_value, offset_values, size_values, result = operands
+        values = self.values
+        source = values.get(source_value)
         if not isinstance(source, _View):
-            raise _Unknown
-        offsets = [self.values.get(v) for v in op.offsets]
-        sizes = [self.values.get(v) for v in op.sizes]
-        everything = Region(source.buffer)
+            values[result] = None
+            return state
+        offsets = [values.get(v) for v in offset_values]
+        sizes = [values.get(v) for v in size_values]
         if source.offset is None or any(not isinstance(x, int) for x in (*offsets, *sizes, *source.strides)):
-            return everything
+            values[result] = Region(source.buffer)
+            return state
         start = source.offset + sum(o * s for o, s in zip(offsets, source.strides))  # pyright: ignore[reportOperatorIssue]
         extent = sum((n - 1) * s for n, s in zip(sizes, source.strides)) + 1  # pyright: ignore[reportOperatorIssue]
         eb = source.element_bytes
-        return Region(source.buffer, start * eb, (start + extent) * eb)
+        values[result] = Region(source.buffer, start * eb, (start + extent) * eb)
+        return state
 
     def region(self, value: SSAValue) -> Region | None:
         v = self.values.get(value)
@@ -343,7 +402,7 @@ class SyncChecker:
 
     # -- pipes ---------------------------------------------------------------------
 
-    def instruction(self, op: Operation, steps, state: PipeState) -> None:  # noqa: ANN001
+    def instruction(self, op: Operation, steps, state: PipeState) -> PipeState:  # noqa: ANN001
         for flag in internal_flags(op):
             for token in state.flags.get((flag.src, flag.dst), []):
                 if token.event in (flag.event, None):
@@ -369,12 +428,11 @@ class SyncChecker:
                 if (region := self.region(value)) is not None:
                     self.access(state, region, access, write=True)
             previous = step.pipe
+        return state
 
     def access(self, state: PipeState, region: Region, access: Access, write: bool) -> None:
         clock = state.clocks[access.pipe]
-        for other_region, shadow in state.shadow.items():
-            if not other_region.overlaps(region):
-                continue
+        for shadow in state.overlapping(region):
             for earlier in shadow.writes.values():
                 if not earlier.ordered_for(access.pipe, clock):
                     self.race("WAW" if write else "RAW", earlier, access, region, state)
@@ -382,7 +440,7 @@ class SyncChecker:
                 for earlier in shadow.reads.values():
                     if not earlier.ordered_for(access.pipe, clock):
                         self.race("WAR", earlier, access, region, state)
-        shadow = state.shadow.setdefault(region, _Shadow())
+        shadow = state.entry(region)
         if write:
             shadow.writes = {access.pipe: access}
             shadow.reads = {}
@@ -411,7 +469,7 @@ class SyncChecker:
         used = {t.event for t in state.flags.get((src, dst), [])}
         return next((e for e in range(self.facts.flag_events) if e not in used), 0)
 
-    def flag(self, op: FlagOpBase, state: PipeState) -> None:
+    def flag(self, op: FlagOpBase, state: PipeState) -> PipeState:
         src, dst = op.pair
         if isinstance(op, DynFlagOp):
             event = self.values.get(op.event_id)
@@ -423,7 +481,7 @@ class SyncChecker:
         if isinstance(op, SetFlagOp | SetFlagDynOp):
             clock = state.clock(src)
             tokens.append(_Token(dict(clock), op, event, where))
-            return
+            return state
         match = next((t for t in tokens if event is None or t.event is None or t.event == event), None)
         if match is None:
             shown = f"<EVENT_ID{event}>" if event is not None else "its event"
@@ -435,9 +493,10 @@ class SyncChecker:
             )
             for clock in list(state.clocks.values()):  # past a deadlock nothing runs: no more reports from it
                 _join(state.clock(dst), clock)
-            return
+            return state
         tokens.remove(match)
         _join(state.clock(dst), match.clock)
+        return state
 
     def error(self, op: Operation, message: str, key: tuple[object, ...] | None) -> None:
         if key is not None:
