@@ -79,7 +79,7 @@ class Access:
     pipe: Pipe
     seq: int
     phase: int | None
-    where: str
+    where: tuple[str, ...]
     seen_by: frozenset[Pipe] = frozenset()
     """Pipes ordered after it on every path that ran it (kept when paths merge)."""
 
@@ -88,7 +88,7 @@ class Access:
 
     def describe(self) -> str:
         phase = f" (its phase {self.phase + 1})" if self.phase is not None else ""
-        return f"{written_name(self.op)} at {op_location(self.op) or '?'}{self.where}{phase}"
+        return f"{written_name(self.op)} at {op_location(self.op) or '?'}{''.join(self.where)}{phase}"
 
 
 @dataclass
@@ -403,7 +403,7 @@ class SyncChecker:
     # -- pipes ---------------------------------------------------------------------
 
     def instruction(self, op: Operation, steps, state: PipeState) -> PipeState:  # noqa: ANN001
-        for flag in internal_flags(op):
+        for flag in internal_flags(op) if any(state.flags.values()) else ():
             for token in state.flags.get((flag.src, flag.dst), []):
                 if token.event in (flag.event, None):
                     self.error(
@@ -415,17 +415,19 @@ class SyncChecker:
                     )
         previous: Pipe | None = None
         multi = len(steps) > 1
+        where = tuple(self.where)
+        region_of = self.region
         for index, step in enumerate(steps):
             clock = state.clock(step.pipe)
             if previous is not None and previous != step.pipe:  # the library orders its own phases
                 _join(clock, state.clock(previous))
             clock[step.pipe] = clock.get(step.pipe, 0) + 1
-            access = Access(op, step.pipe, clock[step.pipe], index if multi else None, "".join(self.where))
+            access = Access(op, step.pipe, clock[step.pipe], index if multi else None, where)
             for value in step.reads:
-                if (region := self.region(value)) is not None:
+                if (region := region_of(value)) is not None:
                     self.access(state, region, access, write=False)
             for value in step.writes:
-                if (region := self.region(value)) is not None:
+                if (region := region_of(value)) is not None:
                     self.access(state, region, access, write=True)
             previous = step.pipe
         return state
@@ -459,7 +461,7 @@ class SyncChecker:
         phase = f" (its phase {later.phase + 1})" if later.phase is not None else ""
         self.error(
             later.op,
-            f"{kind} race on {region.describe()}: it {verb} on {dst}{phase}{later.where} what {earlier.describe()} "
+            f"{kind} race on {region.describe()}: it {verb} on {dst}{phase}{''.join(later.where)} what {earlier.describe()} "
             f"{what} on {src}, and no flag or barrier orders them; add pto.set_flag[<{src}>, <{dst}>, <EVENT_ID{event}>] "
             f"after the first and pto.wait_flag[<{src}>, <{dst}>, <EVENT_ID{event}>] before the second",
             None,
