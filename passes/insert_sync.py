@@ -176,8 +176,10 @@ def insert_sync(module: ModuleOp, target: targets.TargetInfo) -> int:
 @dataclass(frozen=True)
 class InsertSyncPass(ModulePass):
     """
-    Insert set_flag / wait_flag pairs and barriers into each kernel that has no sync ops of its
-    own, for the target's pipes (passes/insert_sync.py). Option: target.
+    Insert the set_flag / wait_flag pairs and barriers a kernel without sync of its own needs.
+
+    For the target's pipes and each instruction's phases there (passes/insert_sync.py); kernels
+    with sync ops of their own are left as they are. Option: target.
     """
 
     name = "pto-insert-sync"

@@ -20,8 +20,9 @@ from passes.verify_target import VerifyTargetPass
 @dataclass(frozen=True)
 class PipelinePass(ModulePass):
     """
-    Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower, and the
-    pipes' sync where the kernel has none of its own.
+    Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower, sync.
+
+    The sync (pto-insert-sync) goes only into kernels without sync ops of their own.
 
     The whole path from a verified kernel to target ops, as an xDSL pass pipeline:
     pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
