@@ -37,6 +37,7 @@ from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
+from passes.sync_check import SyncReport, check_sync
 import targets
 
 CALL_DEPTH_FRAMES = 8000
@@ -200,12 +201,15 @@ def run_with_results(
     batch_loops: bool = True,
     gm_writes: GmWrites | None = None,
     profiler: Profiler | None = None,
+    sync_report: SyncReport | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
     argument bound to GM, which of its elements the run stored to (flat; None for others).
     A `profiler` (interpreter/profile.py, for the same target) counts what runs; one drawing a
-    timeline runs loops iteration by iteration, in program order."""
+    timeline runs loops iteration by iteration, in program order. A `sync_report` gets what the
+    sync checker (passes/sync_check.py) finds replaying the lowered kernel's pipes with this run's
+    scalar arguments, every loop iteration with its index."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -230,6 +234,10 @@ def run_with_results(
     ]
     values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
 
+    if sync_report is not None:
+        found = check_sync(lowered, t.sync, values, function)
+        sync_report.errors += found.errors
+        sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
@@ -304,6 +312,6 @@ def draw_inputs(
 from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
 __all__ = [
-    "GmWrites", "Profiler", "Report", "compare", "declared_dtype", "draw_inputs", "entry_function", "lower_for", "run",
-    "run_with_results", "scratch_arguments",
+    "GmWrites", "Profiler", "Report", "SyncReport", "compare", "declared_dtype", "draw_inputs", "entry_function",
+    "lower_for", "run", "run_with_results", "scratch_arguments",
 ]

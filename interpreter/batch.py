@@ -45,6 +45,9 @@ from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instructions.transfer import TStoreOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
 from pto_dialect.ops import PartitionViewOp
+from pto_dialect.ops.sync import SYNC_OPS
+
+SYNC_OP_TYPES = tuple(SYNC_OPS)
 
 from interpreter.lowered import kernel_call
 from interpreter.state import located_failure, run_state
@@ -101,6 +104,11 @@ def _is_data(op: Operation) -> bool:
     return getattr(op, "FOOTPRINT", None) is not None
 
 
+def _is_sync(op: Operation) -> bool:
+    """A sync op: it orders pipes, which a run in program order has no use for."""
+    return isinstance(op, SYNC_OP_TYPES)
+
+
 def _is_pure(op: Operation) -> bool:
     """An op whose memory effects are at most the allocation of its results: an alloc_tile
     only places a tile (at the same UB address, or a private buffer, in every iteration while
@@ -127,6 +135,8 @@ def eligible(interpreter: Interpreter, plan: Any) -> bool:  # noqa: ANN401 (loop
     for step in plan.steps:
         if _is_data(step.op):
             data_results.update(step.results)
+            continue
+        if _is_sync(step.op):
             continue
         if not _is_pure(step.op) or data_results.intersection(step.operands):
             return False
@@ -375,6 +385,8 @@ def run_batched(
         for step in plan.steps:
             if _is_data(step.op):
                 data.append(step)
+                continue
+            if _is_sync(step.op):
                 continue
             args = [slots[s] for s in step.operands]
             varying = any(batched[s] for s in step.operands)

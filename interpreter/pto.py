@@ -1,5 +1,7 @@
 """Interpretation of the kernel scaffolding: views, tiles, sections (the instructions that
-lowering keeps, tload and tstore, run their kernels: interpreter/lowered.py)."""
+lowering keeps, tload and tstore, run their kernels: interpreter/lowered.py), and the sync ops:
+a run is in program order, so they change no value (`pto-run --check-sync` reads them:
+passes/sync_check.py); a dynamic event id outside the target's range is a fault."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 
 from pto_dialect import ops as pto
 from pto_dialect.ops.subview import window_valid
+from pto_dialect.ops import sync
 from pto_dialect.types import PtrType, TileTypeBase
 
 from pto_dialect.machine import GmView, RuntimeFault, Tile
@@ -143,3 +146,42 @@ class PtoFunctions(InterpreterFunctions):
     @impl(pto.SectionCubeOp)
     def run_section_cube(self, interpreter: Interpreter, op: pto.SectionCubeOp, args: PythonValues):
         return interpreter.run_ssacfg_region(op.body, (), "section.cube")
+
+    def _event_in_range(self, interpreter: Interpreter, op, event: int, count: int) -> None:  # noqa: ANN001
+        if not 0 <= event < count:
+            with fault_at(op):
+                raise RuntimeFault(f"event id {event} is outside [0, {count - 1}] on target {run_state(interpreter).target}")
+
+    @impl(sync.SetFlagOp)
+    def run_set_flag(self, interpreter: Interpreter, op: sync.SetFlagOp, args: PythonValues):
+        return ()
+
+    @impl(sync.WaitFlagOp)
+    def run_wait_flag(self, interpreter: Interpreter, op: sync.WaitFlagOp, args: PythonValues):
+        return ()
+
+    @impl(sync.SetFlagDynOp)
+    def run_set_flag_dyn(self, interpreter: Interpreter, op: sync.SetFlagDynOp, args: PythonValues):
+        self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
+        return ()
+
+    @impl(sync.WaitFlagDynOp)
+    def run_wait_flag_dyn(self, interpreter: Interpreter, op: sync.WaitFlagDynOp, args: PythonValues):
+        self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
+        return ()
+
+    @impl(sync.BarrierOp)
+    def run_barrier(self, interpreter: Interpreter, op: sync.BarrierOp, args: PythonValues):
+        return ()
+
+    @impl(sync.SyncSetOp)
+    def run_sync_set(self, interpreter: Interpreter, op: sync.SyncSetOp, args: PythonValues):
+        if args:
+            self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.cross_core_events)
+        return ()
+
+    @impl(sync.SyncWaitOp)
+    def run_sync_wait(self, interpreter: Interpreter, op: sync.SyncWaitOp, args: PythonValues):
+        if args:
+            self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.cross_core_events)
+        return ()

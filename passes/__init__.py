@@ -64,6 +64,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PlanMemoryPass
 
+    def insert_sync():
+        from passes.insert_sync import InsertSyncPass
+
+        return InsertSyncPass
+
     def pipeline():
         from passes.pipeline import PipelinePass
 
@@ -75,6 +80,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "pto-materialize-implicit-tmp": implicit_tmp,
         "pto-plan-memory": plan_memory,
         "pto-lower": lower,
+        "pto-insert-sync": insert_sync,
         "pto-pipeline": pipeline,
         **{f"convert-pto-to-{t.name}": convert_to(t) for t in targets.REGISTRY},
         "canonicalize": canonicalize,

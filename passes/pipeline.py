@@ -1,4 +1,4 @@
-"""`pto-pipeline{target=T}`: verify, SSA -> DPS, implicit tmps, plan memory, lower."""
+"""`pto-pipeline{target=T}`: verify, SSA -> DPS, implicit tmps, plan memory, lower, insert sync."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from xdsl.passes import ModulePass, PassPipeline
 
 import targets
 from passes.implicit_tmp import MaterializeImplicitTmpPass
+from passes.insert_sync import InsertSyncPass
 from passes.lower import LowerPass
 from passes.plan_memory import PlanMemoryPass
 from passes.ssa_to_dps import SsaToDpsPass
@@ -19,11 +20,13 @@ from passes.verify_target import VerifyTargetPass
 @dataclass(frozen=True)
 class PipelinePass(ModulePass):
     """
-    Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower.
+    Everything pto-run applies: verify, SSA to DPS, implicit tmps, memory plan, lower, sync.
+
+    The sync (pto-insert-sync) goes only into kernels without sync ops of their own.
 
     The whole path from a verified kernel to target ops, as an xDSL pass pipeline:
     pto-verify-target, pto-ssa-to-dps, pto-materialize-implicit-tmp, pto-plan-memory,
-    pto-lower. `pto-opt` runs its stages as passes of its own pipeline, so that
+    pto-lower, pto-insert-sync. `pto-opt` runs its stages as passes of its own pipeline, so that
     `--mlir-print-ir-after-all`, `--print-between-passes` and `--time-passes` see each.
     Option: target (default: the invocation's target).
     """
@@ -41,6 +44,7 @@ class PipelinePass(ModulePass):
             MaterializeImplicitTmpPass(target),
             PlanMemoryPass(target),
             LowerPass(target),
+            InsertSyncPass(target),
         )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -50,6 +50,18 @@ class Pipe(StrEnum):
     """On-chip -> GM transfers."""
     SCALAR = "PIPE_S"
     """The scalar unit (a scalar loop's work)."""
+    MTE1 = "PIPE_MTE1"
+    """L1 -> L0A/L0B transfers (cube core)."""
+    CUBE = "PIPE_M"
+    """The cube unit (matrix multiply)."""
+    FIX = "PIPE_FIX"
+    """L0C -> L1/GM transfers (cube core)."""
+    MTE4 = "PIPE_MTE4"
+    MTE5 = "PIPE_MTE5"
+    VECTOR2 = "PIPE_V2"
+    """(PTOAS's PIPE enum names these too; no target here has them.)"""
+    ALL = "PIPE_ALL"
+    """Every pipe: what `pto.barrier #pto.pipe<PIPE_ALL>` waits for."""
 
     @property
     def short(self) -> str:

@@ -10,7 +10,7 @@ names the kernel that runs it (`KERNEL`, with what it reads and writes in `FOOTP
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
@@ -23,6 +23,9 @@ from xdsl.irdl import (
 )
 
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles
+
+if TYPE_CHECKING:
+    from pto_dialect.phases import InternalFlag, Phase
 
 
 class Launch(StrEnum):
@@ -45,6 +48,11 @@ class LoweredOp(IRDLOperation):
     """`KERNEL(operands_by_role, **params)`: the NumPy code that runs the op; each keyword
     parameter is a property of the op of that name (a choice arrives as its enum member)."""
     LAUNCH: ClassVar[Launch] = Launch.VECTOR
+    PHASES: ClassVar[tuple[Phase, ...] | None] = None
+    """The pipes it runs on, phase by phase, where it runs on more than its instruction's
+    pipe (pto_dialect/phases.py); None: one phase on that pipe, as its memory effects say."""
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ()
+    """The flags its library code sets and waits for itself."""
     FOOTPRINT: ClassVar[Callable[..., object] | None] = None
     """Called as KERNEL is: what the kernel reads and writes (pto_dialect/machine.py
     Footprint), for a batched loop; None where the kernel does not take a leading

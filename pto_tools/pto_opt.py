@@ -257,6 +257,13 @@ class PtoOptMain(xDSLOptMain):
             "(default 1; needs --cost-model=calibrated)",
         )
         arg_parser.add_argument(
+            "--verify-sync",
+            action="store_true",
+            help="check the kernel's pipe synchronization on the lowered kernel (passes/sync_check.py): "
+            "a race between pipes on overlapping bytes, a wait_flag no set_flag satisfies on some path "
+            "(deadlock) are located errors, a flag left set at the end a warning",
+        )
+        arg_parser.add_argument(
             "--print-memory-plan",
             action="store_true",
             help="after the passes, print each function's tile addresses, sizes, live ranges and peak use",
@@ -411,6 +418,8 @@ class PtoOptMain(xDSLOptMain):
         with self.diagnosing():
             if self.args.estimate is not None:
                 return self.estimates(prog, (self.target,), (self.target,))
+            if self.args.verify_sync and not self.verify_sync(prog):
+                return ""
             output = super().output_resulting_program(prog)
             if self.args.print_memory_plan:
                 from passes.memory_plan import memory_plan_report
@@ -423,6 +432,20 @@ class PtoOptMain(xDSLOptMain):
                     print(plan, end="")  # never inside -o's file
             return output
         return ""
+
+    def verify_sync(self, module: ModuleOp) -> bool:
+        """`--verify-sync`: every error and warning to stderr; False (the run fails) on an error."""
+        from passes.pipeline import PipelinePass
+        from passes.sync_check import check_sync
+
+        lowered = module.clone()
+        PipelinePass(self.target.name).apply(self.ctx, lowered)
+        report = check_sync(lowered, self.target.sync)
+        for line in [*report.warnings, *(str(e) for e in report.errors)]:
+            print(line, file=sys.stderr)
+        if report.errors:
+            self.chunk_failed = self.failed = True
+        return not report.errors
 
     def estimates(
         self, module: ModuleOp, chosen: Sequence[targets.TargetInfo], accepting: Sequence[targets.TargetInfo]

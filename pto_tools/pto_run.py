@@ -148,6 +148,12 @@ def make_parser() -> argparse.ArgumentParser:
         "(default 1; needs --cost-model=calibrated)",
     )
     p.add_argument(
+        "--check-sync", action="store_true",
+        help="also check the pipe synchronization on this run's control flow, every loop iteration with its "
+        "index (passes/sync_check.py): a race between pipes or a deadlock is a located error (exit 1), a flag "
+        "left set at the end a warning",
+    )
+    p.add_argument(
         "-q", "--quiet", action="store_true",
         help="no progress bar (shown on a terminal for runs longer than a couple of seconds)",
     )
@@ -193,11 +199,17 @@ def _run(args: argparse.Namespace) -> None:
         if args.profile
         else None
     )
+    sync = interpreter.SyncReport() if args.check_sync else None
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
-            profiler=profiler,
+            profiler=profiler, sync_report=sync,
         )
+    if sync is not None:
+        for line in sync.warnings:
+            print(line, file=sys.stderr)
+        if sync.errors:
+            raise PtoError("\n".join(e.text for e in sync.errors))
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named} | _saved_inputs(args, arrays))

@@ -29,6 +29,23 @@ class SimtBudget:
     """... of which a kernel may use more than this only by declaring `pto.dyn_ubuf_size`."""
 
 
+@dataclass(frozen=True)
+class SyncFacts:
+    """What a target's synchronization hardware has (targets/<t>/sync.py): read by
+    pto-verify-target, the sync checker and pto-insert-sync."""
+
+    flag_pipes: frozenset[str]
+    """The pipes a set_flag / wait_flag may name (PIPE_* spellings); any two different ones pair."""
+    flag_events: int
+    """Event ids per pipe pair: EVENT_ID0 .. EVENT_ID(n-1)."""
+    cross_core_pipes: frozenset[str] | None
+    """The pipes a pto.sync.set / sync.wait may name (None: any single pipe)."""
+    cross_core_events: int
+    """FFTS flag ids: 0 .. n-1."""
+    source: str
+    """Where these facts come from."""
+
+
 class IncompleteTarget(Exception):
     """A target's folder lacks an instruction's rule row or lowering."""
 
@@ -98,6 +115,11 @@ class TargetInfo:
         why the target has none (`<package>.costs` CALIBRATED / NOT_CALIBRATED)."""
         module = import_module(f"{self.package}.costs")
         return getattr(module, "CALIBRATED", None) or module.NOT_CALIBRATED
+
+    @property
+    def sync(self) -> SyncFacts:
+        """Its pipes and event ids (`<package>.sync`)."""
+        return import_module(f"{self.package}.sync").SYNC
 
     @property
     def dialect(self) -> Dialect:

@@ -34,6 +34,7 @@ WAYS = [
 
 def test_the_target_taking_passes_are_known():
     assert TARGET_PASSES == [
+        "pto-insert-sync",
         "pto-lower",
         "pto-materialize-implicit-tmp",
         "pto-pipeline",

@@ -37,7 +37,9 @@ What each op becomes:
   API call with every template argument spelled (cpu and NPU defaults differ);
   pipe flags between them as sync.py says;
 - `scf.for`: a `for` loop, ending with `pipe_barrier(PIPE_ALL)` so that no iteration overtakes
-  the previous one; `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
+  the previous one (in a kernel without sync ops of its own; one with them is written as it is,
+  its `pto.set_flag` / `wait_flag` (`_dyn`) / `barrier` / `sync.set` / `sync.wait` as pto-isa's
+  calls and no flag or barrier added); `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
 - `arith.constant`: its literal where it is used (a compare threshold, which pto-isa takes by
   reference, gets a variable).
 Anything else (SSA instructions, an instruction without the tmp its C++ call takes, a view of
@@ -77,6 +79,7 @@ from pto_dialect.ops import (
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
 from pto_dialect.types import (
     COMPACTS,
     GM_RANK,
@@ -111,7 +114,8 @@ _CPP_KEYWORDS = """
 _PTO_NAMES = """
     pto Tile TileType BLayout SLayout PadValue CompactMode Shape Stride GlobalTensor Layout
     Coalesce GatherOOB GatherExec MaskPattern GatherAxis CmpMode TASSIGN set_flag wait_flag
-    pipe_barrier PIPE_ALL EVENT_ID0 AICORE int64_t
+    pipe_barrier PIPE_ALL EVENT_ID0 EVENT_ID1 EVENT_ID2 EVENT_ID3 EVENT_ID4 EVENT_ID5 EVENT_ID6 EVENT_ID7
+    event_t ffts_cross_core_sync getFFTSMsg wait_flag_dev AICORE int64_t
 """
 RESERVED_NAMES = frozenset(
     _CPP_KEYWORDS.split()
@@ -204,6 +208,8 @@ class _Emitter:
         self.lines: list[str] = []
         self.depth = 1
         self.sync = PipeSync()
+        self.explicit_sync = False
+        """The kernel has its own sync ops: it is written as it is, without flags of ours."""
 
     # -- output -----------------------------------------------------------------
 
@@ -226,6 +232,7 @@ class _Emitter:
             raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
         name = self.globals.fresh(function.sym_name.data)
         self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
+        self.explicit_sync = has_explicit_sync(function)
         params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
         self.block(function.body.block)
         self.barrier()
@@ -274,6 +281,9 @@ class _Emitter:
     def issue(self, op: Operation, statement: str) -> None:
         """The op's statement on its instruction's pipe, after the flags that the tiles it reads
         and writes (its memory effects) need."""
+        if self.explicit_sync:
+            self.line(statement)
+            return
         instruction = instruction_of(op)
         assert instruction is not None, op.name
         pipe = instruction.pipe
@@ -294,7 +304,7 @@ class _Emitter:
         self.sync = PipeSync()
 
     def barrier(self) -> None:
-        if not self.sync.idle:
+        if not self.sync.idle and not self.explicit_sync:
             self.line("pipe_barrier(PIPE_ALL);")
             self.sync = PipeSync()
 
@@ -442,6 +452,24 @@ class _Emitter:
         if first is None or end is None or first >= end:  # no iteration's barrier may have run
             self.sync = before
 
+    def flag(self, op: StaticFlagOp | DynFlagOp) -> None:
+        """`set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);`; a dynamic id is an `event_t`."""
+        call = op.name.removeprefix("pto.").removesuffix("_dyn")
+        src, dst = (p.value for p in op.pair)
+        event = op.event_id.data.value if isinstance(op, StaticFlagOp) else f"(event_t){self.values[op.event_id]}"
+        self.line(f"{call}({src}, {dst}, {event});")
+
+    def pipe_barrier(self, op: BarrierOp) -> None:
+        self.line(f"pipe_barrier({op.pipe.data.value});")
+
+    def cross_core(self, op: CrossCoreBase) -> None:
+        """pto-isa's SyncAll spelling: `ffts_cross_core_sync(PIPE, getFFTSMsg(MODE, ID))` / `wait_flag_dev(ID)`."""
+        event = self.values[op.event_id_dyn] if op.event_id_dyn is not None else str(op.event_id.value.data)  # pyright: ignore[reportOptionalMemberAccess]
+        if isinstance(op, SyncSetOp):
+            self.line(f"ffts_cross_core_sync({op.pipe.data.value}, getFFTSMsg({op.mode}, {event}));")
+        else:
+            self.line(f"wait_flag_dev({event});")
+
     def terminator(self, op: ReturnOp | scf.YieldOp) -> None:
         if op.operands:
             raise PtoError.at_op(op, "cannot be emitted as C++: it returns values")
@@ -493,10 +521,18 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     SectionVectorOp: _Emitter.section,
     SectionCubeOp: _Emitter.section,
     scf.ForOp: _Emitter.for_loop,
+    **{op: _Emitter.flag for op in SYNC_OPS if issubclass(op, StaticFlagOp | DynFlagOp)},
+    BarrierOp: _Emitter.pipe_barrier,
+    **{op: _Emitter.cross_core for op in SYNC_OPS if issubclass(op, CrossCoreBase)},
     scf.YieldOp: _Emitter.terminator,
     ReturnOp: _Emitter.terminator,
 }  # pyright: ignore[reportAssignmentType]
 """How each op is written; an op not listed has no C++ form."""
+
+
+def has_explicit_sync(function: FuncOp) -> bool:
+    """The kernel orders its pipes itself (any sync op in it)."""
+    return any(isinstance(op, tuple(SYNC_OPS)) for op in function.walk())
 
 
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:

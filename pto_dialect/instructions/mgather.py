@@ -79,6 +79,7 @@ from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pip
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles
+from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.types import PartitionTensorViewType, TileTypeBase
 
 # ---------------------------------------------------------------------------
@@ -518,10 +519,21 @@ class MGatherNzBase(MGatherBase):
     KERNEL = staticmethod(mgather_nz)
 
 
+L1_GATHER_PHASES = (
+    Phase(Pipe.SCALAR, reads=("idx",), writes=("scratch",)),
+    Phase(Pipe.MTE2, reads=("mem", "scratch"), writes=("dst",)),
+)
+"""GM -> L1 on every NPU (PTOAS SyncMacroModel.cpp): the scalar pipe reads the GM index (and,
+elem mode, fills the GM scratch), then MTE2 fills the L1 tile; pto-isa keeps S -> MTE2 EVENT_ID0."""
+L1_GATHER_FLAGS = (InternalFlag(Pipe.SCALAR, Pipe.MTE2),)
+
+
 class MGatherRowL1Base(MGatherBase):
     """GM -> L1 (NZ mat tile), row mode; idx is a GM view."""
 
     KERNEL = staticmethod(mgather_l1_row)
+    PHASES: ClassVar[tuple[Phase, ...]] = L1_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = L1_GATHER_FLAGS
     row_stride = prop_def(StrideAttr)
 
 
@@ -530,6 +542,8 @@ class MGatherElemL1Base(MGatherBase):
     `gatherExec` says which core runs the gather (a5)."""
 
     KERNEL = staticmethod(mgather_l1_elem)
+    PHASES: ClassVar[tuple[Phase, ...]] = L1_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = L1_GATHER_FLAGS
     gather_exec = opt_prop_def(GatherExecAttr, prop_name="gatherExec")
 
 

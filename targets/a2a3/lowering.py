@@ -59,6 +59,8 @@ from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
+from pto_dialect.phases import InternalFlag, Phase
+from pto_dialect.instruction import Pipe
 from pto_dialect.types import TileTypeBase
 from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
@@ -66,12 +68,28 @@ from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
 OPS = TargetOps("pto_a2a3", "A2A3")
 """Every op of the pto_a2a3 dialect, each declared once."""
 
+# Multi-phase instructions (pto_dialect/phases.py), as PTOAS's SyncMacroModel.cpp describes the
+# library code of pto-isa's npu/a2a3 headers: MGATHER reads its index tile on the scalar pipe to
+# address each row, then moves the rows on MTE2 (row mode) or copies element by element on the
+# scalar pipe (elem mode). (GM -> L1: pto_dialect/instructions/mgather.py, as on a5.)
+ROW_GATHER_PHASES = (Phase(Pipe.SCALAR, reads=("idx",)), Phase(Pipe.MTE2, reads=("mem",), writes=("dst",)))
+ELEM_GATHER_PHASES = (Phase(Pipe.SCALAR, reads=("idx", "mem"), writes=("dst",)),)
+_S, _V, _MTE2, _MTE3 = Pipe.SCALAR, Pipe.VECTOR, Pipe.MTE2, Pipe.MTE3
+ROW_GATHER_FLAGS = tuple(
+    InternalFlag(src, dst) for src, dst in ((_V, _S), (_MTE3, _S), (_S, _MTE2), (_MTE2, _V), (_MTE2, _MTE3), (_S, _V), (_S, _MTE3))
+)
+ELEM_GATHER_FLAGS = tuple(
+    InternalFlag(src, dst) for src, dst in ((_V, _S), (_MTE3, _S), (_MTE2, _S), (_S, _V), (_S, _MTE2), (_S, _MTE3))
+)
+
 
 @OPS.declare
 class A2A3MGatherRowDmaOp(MGatherRowBase):
     """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
 
     name = "pto_a2a3.mgather_row_dma"
+    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
@@ -80,6 +98,8 @@ class A2A3MGatherElemScalarOp(MGatherElemBase):
     """A scalar GM->UB copy per element, one thread (ND table)."""
 
     name = "pto_a2a3.mgather_elem_scalar"
+    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
@@ -88,6 +108,8 @@ class A2A3MGatherRowNzOp(MGatherNzBase):
     """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
 
     name = "pto_a2a3.mgather_row_nz"
+    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
     LAUNCH: ClassVar[Launch] = Launch.DMA
 
 
@@ -96,6 +118,8 @@ class A2A3MGatherElemNzOp(MGatherNzBase):
     """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
 
     name = "pto_a2a3.mgather_elem_nz"
+    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
 
 
@@ -162,6 +186,13 @@ class A2A3TGatherMaskOp(TGatherMaskBase):
 @OPS.declare
 class A2A3TGatherCompareOp(TGatherCompareBase):
     name = "pto_a2a3.tgather_compare"
+    PHASES: ClassVar[tuple[Phase, ...]] = (
+        Phase(Pipe.VECTOR, reads=("src", "threshold"), writes=("tmp",)),
+        Phase(Pipe.SCALAR, writes=("tmp",)),
+        Phase(Pipe.VECTOR, reads=("tmp",), writes=("dst",)),
+        Phase(Pipe.SCALAR, writes=("cdst",)),
+    )
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.SCALAR, Pipe.VECTOR),)
 
 
 @OPS.declare
@@ -193,6 +224,8 @@ class A2A3TScatterIndexOp(TScatterIndexBase):
     """A scalar loop after zeroing dst."""
 
     name = "pto_a2a3.tscatter_index"
+    PHASES: ClassVar[tuple[Phase, ...]] = (Phase(Pipe.VECTOR, writes=("dst",)), Phase(Pipe.SCALAR, reads=("src", "indexes"), writes=("dst",)))
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.VECTOR, Pipe.SCALAR),)
 
 
 @OPS.declare

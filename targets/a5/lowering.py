@@ -56,6 +56,8 @@ from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
+from pto_dialect.instruction import Pipe
+from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -89,6 +91,9 @@ class A5MGatherElemScalarOp(MGatherElemBase):
 
     name = "pto_a5.mgather_elem_scalar"
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
+    # SyncMacroModel.cpp (A5, 1x1 elem): the index read on V, the GM load and dst write on S
+    PHASES: ClassVar[tuple[Phase, ...]] = (Phase(Pipe.VECTOR, reads=("idx",)), Phase(Pipe.SCALAR, reads=("mem",), writes=("dst",)))
+    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.VECTOR, Pipe.SCALAR), InternalFlag(Pipe.SCALAR, Pipe.VECTOR))
 
 
 @OPS.declare

@@ -25,6 +25,10 @@ enum event_t { EVENT_ID0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5,
 void set_flag(pipe_t producer, pipe_t consumer, event_t event);
 void wait_flag(pipe_t producer, pipe_t consumer, event_t event);
 void pipe_barrier(pipe_t pipe);
+// cross-core (FFTS) signals, as pto-isa's npu/a2a3/SyncAll.hpp calls them
+uint64_t getFFTSMsg(uint64_t mode, uint64_t flag_id);
+void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
+void wait_flag_dev(int64_t flag_id);
 
 namespace pto {
 

@@ -1,0 +1,70 @@
+"""pto-insert-sync: every example kernel, lowered for each target, has races the checker reports;
+after the pass the checker accepts it (passes/sync_check.py proves passes/insert_sync.py)."""
+
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+
+import pto_dialect
+import targets
+from passes.insert_sync import insert_sync
+from passes.pipeline import PipelinePass
+from passes.sync_check import check_sync
+from pto_dialect.diagnostics import PtoError
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted(p for p in [*ROOT.glob("examples/*.pto"), *ROOT.glob("examples/ssa/*.pto")])
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_inserted_sync_passes_the_checker(path, target):
+    module = pto_dialect.load(path)
+    info = targets.get(target)
+    try:
+        for stage in PipelinePass(target).stages(module)[:-1]:  # all but pto-insert-sync
+            stage.apply(Context(), module)
+    except PtoError as e:
+        pytest.skip(f"not for {target}: {e.message}")
+    assert check_sync(module, info.sync).errors, "a kernel without sync races on the NPU"
+    assert insert_sync(module, info) > 0
+    report = check_sync(module, info.sync)
+    assert not report.errors, [str(e) for e in report.errors]
+    assert not report.warnings
+
+
+def test_the_pipeline_ends_with_insert_sync():
+    from passes.insert_sync import InsertSyncPass
+
+    assert isinstance(PipelinePass("a2a3").stages(pto_dialect.load(EXAMPLES[0]))[-1], InsertSyncPass)
+
+
+def test_a_kernel_with_its_own_sync_is_left_alone():
+    text = (ROOT / "tests/filecheck/sync/issue861.pto").read_text().split("// -----")[1]
+    module = pto_dialect.parse(text)
+    PipelinePass("a2a3").apply(Context(), module)
+    assert insert_sync(module, targets.get("a2a3")) == 0
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_each_inserted_wait_is_needed(path):
+    """Deleting any one wait_flag of the pipeline's output (a2a3) is reported as a race: none
+    of the inserted waits is redundant."""
+    from pto_dialect.ops.sync import WaitFlagOp
+
+    module = pto_dialect.load(path)
+    try:
+        PipelinePass("a2a3").apply(Context(), module)
+    except PtoError as e:
+        pytest.skip(f"not for a2a3: {e.message}")
+    count = sum(isinstance(op, WaitFlagOp) for op in module.walk())
+    assert count
+    for k in range(count):
+        copy = module.clone()
+        wait = [op for op in copy.walk() if isinstance(op, WaitFlagOp)][k]
+        wait.detach()
+        wait.erase()
+        report = check_sync(copy, targets.get("a2a3").sync)
+        assert report.errors, f"wait_flag {k} deleted, nothing reported"
+        assert report.warnings, "its set_flag is left set"
