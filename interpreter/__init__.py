@@ -21,8 +21,9 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
-from xdsl.interpreter import Interpreter, InterpretationError, OpImplResult, PythonValues
+from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
+from xdsl.utils.exceptions import InterpretationError
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -85,7 +86,7 @@ class LocatingInterpreter(Interpreter):
             raise located_failure(op, e) from e
 
 
-def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray):  # noqa: ANN001
+def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray):
     """The runtime value for an argument, checking the array against the argument's type."""
     def fail(what: str) -> PtoError:
         return PtoError.at_op(function, f"argument {index} ({arg_type}): {what}")
@@ -104,7 +105,8 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             raise fail(f"expected an array of shape {list(shape)}, got {list(array.shape)}")
         if isinstance(arg_type, TileBufType):
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
-            valid = tuple(d if v == DYNAMIC_INDEX else v for d, v in zip(shape, arg_type.valid_shape))
+            (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
+            valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
             tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
@@ -115,7 +117,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
     raise fail("this argument type cannot be bound from an array")
 
 
-def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float | bool:  # noqa: ANN001
+def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float | bool:
     """A 0-d array as a scalar argument: an integer for index and integer types (a bool for
     i1), a number of the argument's type for float types."""
     if array.shape != ():
@@ -134,7 +136,7 @@ def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int
     return array.astype(want).item()
 
 
-def _scalar_dtype(arg_type) -> np.dtype | None:  # noqa: ANN001
+def _scalar_dtype(arg_type) -> np.dtype | None:
     """The NumPy type of a scalar argument type (None for index: any integer)."""
     if isinstance(arg_type, IntegerType) and arg_type.width.data == 1:
         return np.dtype(np.bool_)
@@ -156,7 +158,7 @@ def _as_array(value: object, index: int) -> np.ndarray:
         raise PtoError(f"error: args[{index}] is not a rectangular array: {e}") from e
 
 
-def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
+def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
     """Raw void data of the element's size (what np.save / np.load make of ml_dtypes arrays:
     bf16 reads back as |V2) viewed as the declared element type."""
     element = getattr(arg_type, "element", None)
@@ -169,8 +171,8 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
 
 def run(
     module_or_path: ModuleOp | str | Path,
-    target: str | None = None,
-    args: Sequence[np.ndarray] = (),
+    target: str | targets.TargetInfo | None = None,
+    args: Sequence[np.ndarray | np.generic] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -192,8 +194,8 @@ def run(
 
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
-    target: str | None = None,
-    args: Sequence[np.ndarray] = (),
+    target: str | targets.TargetInfo | None = None,
+    args: Sequence[np.ndarray | np.generic] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -257,7 +259,7 @@ def run_with_results(
     return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
 
 
-def _result_array(value: object, result_type) -> np.ndarray:  # noqa: ANN001
+def _result_array(value: object, result_type) -> np.ndarray:
     if isinstance(value, Tile):
         return np.array(value.values, copy=True)
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
@@ -283,6 +285,6 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
-from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
+from interpreter.compare import Report, compare, scratch_arguments
 
 __all__ = ["GmWrites", "Profiler", "Report", "compare", "declared_dtype", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.ir import Attribute, Operation
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
@@ -30,7 +31,8 @@ class TargetLowering:
     """How one target lowers each instruction: which op, with which choices."""
 
     target: str
-    table: Mapping[Instruction, Callable[[PtoInstructionOp], Lowered]]
+    table: Mapping[Instruction, Callable[[Any], Lowered]]
+    """Each entry takes the op class of its instruction (which a Mapping's type cannot say)."""
     extra_patterns: tuple[RewritePattern, ...] = ()
     """Target patterns tried before the table-driven one (e.g. a5's register gather)."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
@@ -79,7 +80,7 @@ class CostReport:
         pipes = list(self.pipes().values())
         return None if None in pipes else max(pipes, default=0)  # type: ignore[type-var]
 
-    def json(self) -> dict[str, object]:
+    def json(self) -> dict[str, Any]:
         return {
             "target": self.target,
             "ops": [
@@ -214,7 +215,7 @@ def cost_function(op: Operation, target: targets.TargetInfo) -> CostFn:
         raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
 
 
-def price(op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int]) -> OpCost:
+def price(op: Operation, target: targets.TargetInfo, facts: dict[str, Any], work: dict[str, int]) -> OpCost:
     """One execution of `op` with these operand facts and data-dependent counts."""
     try:
         return cost_function(op, target)(op, facts, target.costs, work)

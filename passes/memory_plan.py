@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr
@@ -111,7 +112,7 @@ def _op_at(op: Operation | None) -> str:
 def _walks_before(a: Operation | None, b: Operation | None, f: func.FuncOp) -> bool:
     """`a` comes before `b` in a pre-order walk of `f` (for messages)."""
     order = {op: i for i, op in enumerate(f.walk())}
-    return a in order and b in order and order[a] < order[b]
+    return a is not None and b is not None and a in order and b in order and order[a] < order[b]
 
 
 def _may_write(use: Use) -> bool:
@@ -445,7 +446,9 @@ def _check_not_rewritten_while_carried(op: AllocTileOp | TAssignOp, graph: CallG
         if loop.is_ancestor(op):
             body = loop.body.block
             order = {o: i for i, o in enumerate(body.ops)}
-            written = order[_ancestor_in(body, op)]
+            ancestor = _ancestor_in(body, op)
+            assert ancestor is not None, "op is inside the loop"
+            written = order[ancestor]
             in_body = [a for user in _readers(carried, graph) if (a := _ancestor_in(body, user)) is not None]
             if any(order[a] >= written for a in in_body):
                 name = f"%{carried.name_hint}" if carried.name_hint else "the carried tile"
@@ -566,7 +569,8 @@ def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
     that op in place (targets/rules/aliasing.py), else an error saying why."""
     op = written.writer
     assert op is not None and written.addr is not None and read.addr is not None
-    w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None
+    w = None if written.is_callee_tile else cast(AllocTileOp | TAssignOp, written.op).result.type
+    r = None if read.is_callee_tile else cast(AllocTileOp | TAssignOp, read.op).result.type
     exact = (
         w is not None and r is not None and written.addr == read.addr
         and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase) and exact_alias(w, r)
@@ -598,8 +602,8 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
             continue
         align = TILE_ADDRESS_ALIGNMENT.get(b.space, 32)
         addr = 0
-        for other in sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: o.addr):
-            if addr + b.size <= other.addr:
+        for other in sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: cast(int, o.addr)):
+            if addr + b.size <= cast(int, other.addr):
                 break
             addr = max(addr, -(-(other.addr + other.size) // align) * align)
         b.addr = addr

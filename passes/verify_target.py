@@ -75,7 +75,7 @@ class VerifyTargetPass(ModulePass):
         verify_target(op, targets.resolve(self.target, op))
 
 
-def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
+def rejections(module: ModuleOp, target: targets.TargetInfo) -> list[PtoError]:
     """Everything `target` rejects in the module: each op its rule tables reject; when they
     accept it, the first error of the whole pipeline (memory plan, lowering) on a copy."""
     from passes.pipeline import PipelinePass
@@ -90,7 +90,7 @@ def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
 
 
 def verdict_matrix(
-    module: Operation, chosen: Sequence[targets.TargetInfo]
+    module: ModuleOp, chosen: Sequence[targets.TargetInfo]
 ) -> tuple[str, list[targets.TargetInfo]]:
     """`pto-opt --targets`: one row per rejected op (where, which op), one column per target,
     each cell `ok` or the rule's message; and the targets that accept the module."""

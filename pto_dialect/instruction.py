@@ -115,7 +115,7 @@ class AsmForm:
     """A short spelling with two operands and one result that names no type for the second
     operand: (result type, attributes) -> that operand's type, or why it cannot be implied,
     or None where the spelling does not apply."""
-    omits_operand_type: Callable[[PtoInstructionOp], bool] | None = None
+    omits_operand_type: Callable[[Any], bool] | None = None
     """Whether the printer may use that short spelling for an op."""
     operand_order: tuple[int, ...] = ()
     """The SSA spelling's operands in the order the assembly form writes them (their

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntAttr, StringAttr
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
@@ -202,9 +202,10 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
     def params(self) -> TileParams:
         """The tile's one description as plain values (computed once per type: kept in the
         instance dict, which the frozen dataclass's fields do not use)."""
-        if (known := self.__dict__.get("_params")) is not None:
+        instance_dict = cast(dict[str, Any], self.__dict__)  # typeshed: a class's MappingProxy
+        if (known := instance_dict.get("_params")) is not None:
             return known
-        params = self.__dict__["_params"] = TileParams(
+        params = instance_dict["_params"] = TileParams(
             self.loc.data,
             self.element_type,
             self.rows.data,

@@ -25,13 +25,15 @@ run them on NumPy with each target's exact semantics.
 - `testing`: assertions for users' own test suites.
 """
 
+from typing import Any as _Any
+
 import targets as _targets
 from pto_dialect import load
 from pto_dialect.diagnostics import PtoError
 from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
 from pto_frontend.kernel import Kernel, compare, kernel, run
-from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector  # noqa: A004
+from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector
 from pto_frontend.values import DTYPES, DType, Value, index, ptr
 
 TARGETS: tuple[str, ...] = _targets.names()
@@ -45,3 +47,11 @@ __all__ = [
     "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "testing",
     *DTYPES, *FUNCTIONS,
 ]
+
+
+
+def __getattr__(name: str) -> _Any:
+    """`pto.<name>` for a name the module lacks (Python's message then names the nearest one). The
+    element types and instruction functions are made from tables at import, so a type checker
+    reads them through this function."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,7 @@ from io import StringIO
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 from xdsl.dialects import func
@@ -72,7 +72,7 @@ class Kernel:
         self.target = target
         """The target `to_pto` and `run` use when not told (None: targets.DEFAULT)."""
         self._module: ModuleOp | None = None
-        functools.update_wrapper(self, function)
+        functools.update_wrapper(cast(Any, self), function)  # a Kernel is not called: typeshed wants a callable
 
     def __repr__(self) -> str:
         return f"<pto kernel {self.name}>"
@@ -262,14 +262,18 @@ def _kernel_options(call: str, options: dict[str, Any], accepted: tuple[str, ...
     return options
 
 
-def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None):  # noqa: ANN201
+@overload
+def kernel(function: Callable[..., Any], *, target: str | None = None, name: str | None = None) -> Kernel: ...
+@overload
+def kernel(function: None = None, *, target: str | None = None, name: str | None = None) -> Callable[[Callable[..., Any]], Kernel]: ...
+def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
     """`@pto.kernel` or `@pto.kernel(target="a5", name="k")`: the function builds a PTO kernel."""
     if function is None:
         return lambda f: Kernel(f, target, name)
     return Kernel(function, target, name)
 
 
-def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:  # noqa: ANN401
+def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (), **options: Any) -> list[np.ndarray]:
     """interpreter.run for a `.pto` file or module; `kernel.run(*args, target=...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
@@ -278,7 +282,7 @@ def run(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = N
     return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
 
 
-def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
+def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:
     """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.compare(*args, targets=targets, **_kernel_options("compare", options, ("profile",)))

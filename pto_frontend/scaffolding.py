@@ -15,6 +15,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from enum import Enum
+from typing import TypeVar
 
 from xdsl.dialects import scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i64
@@ -26,10 +28,10 @@ from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewO
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
 from pto_frontend.trace import current, located
-from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, index, index_operand
+from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, Value, index, index_operand
 
 
-def make_tensor_view(ptr: Pointer, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
+def make_tensor_view(ptr: Value, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
     """A GM tensor over a pointer argument; its type's dims are the Python ints of `shape`
     (`?` for index values)."""
     trace = current("pto.make_tensor_view()")
@@ -94,15 +96,15 @@ def alloc_tile(
     return Tile(trace.append(op).results[0])
 
 
-def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:  # noqa: A001
+def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:
     """`scf.for`: `for i in pto.range(n)` or `pto.range(start, stop, step)`; the body, traced
     once, is the loop's body, and `i` its index."""
     trace = current("pto.range()")
     if stop is None:
         start, stop = 0, start
-    bounds = [index_operand(v, "pto.range()") for v in (start, stop, step)]
+    lower, upper, step_value = (index_operand(v, "pto.range()") for v in (start, stop, step))
     body = Block(arg_types=[IndexType()])
-    loop = trace.append(scf.ForOp(*bounds, [], body))
+    loop = trace.append(scf.ForOp(lower, upper, step_value, [], body))
     counter = Scalar(body.args[0])
     with trace.inside(body):
         yield counter
@@ -120,12 +122,12 @@ def _section(kind: type[SectionOp], name: str) -> Iterator[None]:
         yield
 
 
-def section_vector():  # noqa: ANN201
+def section_vector():
     """`with pto.section_vector():` code for the vector core (`pto.section.vector`)."""
     return _section(SectionVectorOp, "section_vector")
 
 
-def section_cube():  # noqa: ANN201
+def section_cube():
     """`with pto.section_cube():` code for the cube core (`pto.section.cube`)."""
     return _section(SectionCubeOp, "section_cube")
 
@@ -136,7 +138,10 @@ def constant(value: int | float, dtype: DType = index) -> Scalar:
     return Scalar(current("pto.constant()").constant(value, dtype.attr))
 
 
-def _enum(kind: type, value: str, what: str):  # noqa: ANN202
+_E = TypeVar("_E", bound=Enum)
+
+
+def _enum(kind: type[_E], value: str, what: str) -> _E:
     try:
         return kind(value)
     except ValueError:

@@ -28,7 +28,7 @@ _CURRENT: ContextVar[Trace | None] = ContextVar("pto_frontend_trace", default=No
 
 def user_frame() -> FrameType:
     """The innermost frame outside this package: the user's call."""
-    frame = sys._getframe(1)  # noqa: SLF001 (the caller's frame, cheaply)
+    frame = sys._getframe(1)
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == PACKAGE:
         frame = frame.f_back
     return frame
@@ -83,7 +83,7 @@ class Trace:
         if (known := self._constants.get(key)) is not None:
             return known
         try:
-            attr = FloatAttr(float(value), type_) if isinstance(value, float) else IntegerAttr(value, type_)
+            attr = FloatAttr(float(value), type_) if isinstance(value, float) else IntegerAttr(value, type_)  # pyright: ignore[reportCallIssue, reportArgumentType] (a wrong type_ raises: the except below)
         except (VerifyException, ValueError, TypeError) as e:
             raise located(f"the constant {value!r} cannot be a {type_}: {e}") from e
         op = arith.ConstantOp(attr)

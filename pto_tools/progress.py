@@ -41,8 +41,8 @@ class ProgressBar(Interpreter.Listener):
 
     @classmethod
     def on_terminal(cls, *, quiet: bool, stream: IO[str] | None = None) -> _Progress:
-        stream = stream or sys.stderr
-        return _Progress(None if quiet or not stream.isatty() else cls(stream))
+        shown = stream or sys.stderr
+        return _Progress(None if quiet or not shown.isatty() else cls(shown))
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
         self.ops += 1

@@ -146,7 +146,7 @@ class CppTarget(Target):
         output.write(emit_cpp(module))
 
 
-def _lowering_dialect(name: str):  # noqa: ANN202
+def _lowering_dialect(name: str):
     from pto_dialect.instructions import LOWERING_DIALECTS
 
     return next(d for d in LOWERING_DIALECTS if d.name == name)
@@ -381,8 +381,10 @@ class PtoOptMain(xDSLOptMain):
             replace(p, target=self.target.name) if getattr(p, "target", "") is None else p
             for p in self.pipeline.passes
         )
+        from passes.pipeline import PipelinePass
+
         # a pipeline pass runs as its stages, each seen by --mlir-print-ir-after-all and --time-passes
-        passes = tuple(stage for p in passes for stage in (p.stages(prog) if hasattr(p, "stages") else (p,)))
+        passes = tuple(stage for p in passes for stage in (p.stages(prog) if isinstance(p, PipelinePass) else (p,)))
         with self.diagnosing():
             replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 

@@ -243,7 +243,7 @@ def _view_shape(function: func.FuncOp, index: int) -> tuple[int, ...] | None:
     return None
 
 
-def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:  # noqa: ANN001
+def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:
     """`--targets`: print the report (and the profiles side by side), write each target's
     outputs, exit 1 unless all agree."""
     from passes.estimate import side_by_side

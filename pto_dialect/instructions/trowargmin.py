@@ -38,7 +38,6 @@ from pto_dialect.instructions.tcolargmin import (
     ColArgReduceOp,
     Extreme,
     TMP_ADDED,
-    TmpAdded,
     check_output_shape,
     check_value_index_types,
     col_arg_reduce,
@@ -80,7 +79,7 @@ class RowArgReduceRules(ArgReduceTypes):
 
 def check(rules: RowArgReduceRules, operands: dict, attrs: object, target: str) -> None:
     src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
-    dst_idx = operands.get("dstIdx", operands.get("dst"))
+    dst_idx = operands.get("dstIdx") or operands["dst"]
     require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
     require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
     require_type("src", src.elem, rules.src_types)
@@ -152,7 +151,7 @@ def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     """Per row: the column of the minimum (maximum); where the search keeps its start (a5,
     every chunk NaN), index 0 and the start value (-inf / +inf for a maximum / minimum)."""
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     x = src.read_valid()
     vr = x.shape[-2]
     idx, found = first_minimum(extreme_keys(x, extreme, compare), nan)
@@ -167,7 +166,7 @@ def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 def footprint(o: dict, **_: object) -> Footprint:
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     vr = src.valid_row
     tiles = [(src, False, valid_rect(src)), (dst_idx, True, rect(dst_idx, vr, 1))]
     if dst_val is not None:
@@ -196,11 +195,8 @@ REPEAT_MAX = 255
 
 
 def _reduction(op: RowArgReduceBase) -> str:
-    match op.KERNEL.keywords["extreme"]:  # pyright: ignore[reportFunctionMemberAccess]
-        case Extreme.MIN:
-            return "vcmin"
-        case Extreme.MAX:
-            return "vcmax"
+    extreme = op.KERNEL.keywords["extreme"]  # pyright: ignore[reportFunctionMemberAccess]
+    return "vcmin" if extreme == Extreme.MIN else "vcmax"
 
 
 def _cce(op: RowArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -213,7 +209,7 @@ def _cce(op: RowArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCo
     then a scalar loop writing the results. A scalar loop costs one scalar cycle per element
     it writes (the cost model charges it nothing)."""
     src, dst_val, t = o["src"], o.get("dstVal"), machine.trace()
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     vr, vc = src.valid_shape
     per_repeat = REPEAT_BYTES // src.elem.bytes
     reduce = _reduction(op)

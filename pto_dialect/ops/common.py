@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -74,7 +74,7 @@ def writes(op: Operation, value: SSAValue) -> bool:
     return any(e.kind == MemoryEffectKind.WRITE and e.value is value for e in get_effects(op) or ())
 
 
-def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[Attribute], int]:
+def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[TypeAttribute], int]:
     """`(%a, %b : Ta, Tb)`; returns names, types and the group's position."""
     pos = parser.pos
     parser.parse_punctuation("(")
@@ -89,7 +89,7 @@ def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOpera
     return names, types, pos
 
 
-def parse_type_list(parser: Parser) -> list[Attribute]:
+def parse_type_list(parser: Parser) -> list[TypeAttribute]:
     """`T` or `(T, ...)` (possibly `()`)."""
     if parser.parse_optional_punctuation("(") is not None:
         if parser.parse_optional_punctuation(")") is not None:
@@ -100,7 +100,7 @@ def parse_type_list(parser: Parser) -> list[Attribute]:
     return [parser.parse_type()]
 
 
-def parse_signature(parser: Parser) -> tuple[list[Attribute], list[Attribute]]:
+def parse_signature(parser: Parser) -> tuple[list[TypeAttribute], list[TypeAttribute]]:
     """`T -> R`, `(T, ...) -> R` or `(T, ...) -> (R, ...)` (pto-isa writes `T -> R`)."""
     inputs = parse_type_list(parser)
     parser.parse_punctuation("->")
