@@ -17,6 +17,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
@@ -285,6 +287,6 @@ def _read_only_view(array: np.ndarray) -> np.ndarray:
     return view
 
 
-from interpreter.compare import Report, compare, scratch_arguments
+from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)
 
 __all__ = ["GmWrites", "Profiler", "Report", "compare", "declared_dtype", "entry_function", "lower_for", "run", "run_with_results", "scratch_arguments"]

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from xdsl.dialects import scf
+import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 

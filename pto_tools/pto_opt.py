@@ -51,6 +51,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_dialect import asm, make_context
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.files import KERNEL_BYTES, read_kernel, read_stream
 from pto_dialect.parser import decode_source, parse_module, split_input, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
@@ -273,10 +274,9 @@ class PtoOptMain(xDSLOptMain):
         since `-o` may name the input file; --split-input-file splits it as MLIR does. Every
         input is MLIR text (or the assembly form) whatever its extension."""
         if self.reads_stdin():
-            data = sys.stdin.buffer.read()
+            data = read_stream(sys.stdin.buffer, "<stdin>", KERNEL_BYTES, "a kernel")
         else:
-            with open(self.args.input_file, "rb") as f:
-                data = f.read()
+            data = read_kernel(self.args.input_file)
         self.annotated = self.args.verify_diagnostics and has_annotations(data.decode(errors="replace"))
         pieces = split_input(data) if self.args.split_input_file else [(data, 0)]
         return [(BytesIO(chunk), line_offset) for chunk, line_offset in pieces], "mlir"

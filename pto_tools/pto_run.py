@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,6 +40,7 @@ import targets
 from pto_tools.usage import VersionAction, bare_flag_value, one_line_errors
 
 from pto_tools.exits import run_main
+from pto_tools.npy import read_npy
 from pto_tools.outputs import StagedOutputs
 from pto_tools.progress import ProgressBar
 
@@ -172,6 +172,7 @@ def _load_kernel(path: str) -> ModuleOp:
     """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
     import pto_dialect
     from pto_dialect.asm import ASM_EXTENSION, read_asm
+    from pto_dialect.files import read_kernel
     from pto_dialect.parser import decode_source, verify_located
 
     from pto_dialect.instructions import LOWERING_DIALECTS
@@ -179,7 +180,7 @@ def _load_kernel(path: str) -> ModuleOp:
     ctx = pto_dialect.make_context()
     for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
         ctx.load_dialect(dialect)
-    text = decode_source(Path(path).read_bytes(), path, 0)
+    text = decode_source(read_kernel(path), path, 0)
     if not path.endswith("." + ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)
     module = read_asm(ctx, text, path, Path(path).stem)
@@ -288,30 +289,6 @@ def write_outputs(directory: Path, files: Mapping[Path, np.ndarray]) -> None:
             with staged.open(directory / path, "wb") as f:
                 np.save(f, array)
         staged.commit()
-
-
-def read_npy(path: str) -> np.ndarray:
-    """A .npy array; its header is checked against the file's size before anything is allocated."""
-    try:
-        with open(path, "rb") as f:
-            try:
-                version = np.lib.format.read_magic(f)
-                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, _, dtype = read_header(f)
-            except Exception as e:  # numpy raises many kinds (ValueError, SyntaxError, TokenError...) on a bad header
-                raise PtoError(f"{path}: error: not a .npy array file ({type(e).__name__}: {e})") from e
-            data_bytes = os.fstat(f.fileno()).st_size - f.tell()
-    except IsADirectoryError:
-        raise PtoError(f"{path}: error: cannot open: Is a directory") from None
-    if dtype.hasobject:
-        raise PtoError(f"{path}: error: the array holds Python objects; pto-run reads numeric arrays only")
-    needed = math.prod(shape) * dtype.itemsize
-    if needed != data_bytes:
-        raise PtoError(
-            f"{path}: error: the header declares shape {shape} of {dtype} ({needed} bytes) "
-            f"but the file holds {data_bytes} bytes of data"
-        )
-    return np.load(path, allow_pickle=False)
 
 
 if __name__ == "__main__":
