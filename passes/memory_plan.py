@@ -36,6 +36,7 @@ from xdsl.traits import IsTerminator, SymbolTable
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
+from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
 from pto_dialect.ops.memory import SectionOp
@@ -138,6 +139,7 @@ class CallGraph:
 
     def __init__(self, module: Operation, target: str | TargetInfo):
         self.target = targets.get(target)
+        self._untouched: dict[Operation, frozenset[str]] = {}
         self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
         self.callee: dict[func.CallOp, func.FuncOp] = {}
@@ -260,7 +262,7 @@ class CallGraph:
             across) of the tile known by `names`: from the first op that may write it (else
             the first that uses it; else `op`) to the last that uses it, each at op
             granularity, or the whole of a loop the tile lives across (_lives_across)."""
-            accesses = [use for v in names for use in v.uses]
+            accesses = [use for v in names for use in v.uses if not self.untouched(use)]
             loops = {loop for use in accesses for loop in _enclosing_loops(use.operation, f)}
             crossed = {loop for loop in loops if _lives_across(loop, accesses)}
             start: tuple[int, Operation] | None = None
@@ -351,6 +353,20 @@ class CallGraph:
                 at = position[call]
                 out[callee].update({b.op: b for b in own if b.start <= at <= b.end} | out[g])
         return {f: list(tiles.values()) for f, tiles in out.items()}
+
+    def untouched(self, use: Use) -> bool:
+        """Whether the target's code for the instruction using the tile ignores that operand
+        (its `untouched` roles: a tmp it does not use takes no memory there)."""
+        op = use.operation
+        if not isinstance(op, PtoInstructionOp) or use.index >= len(op.ins):
+            return False
+        if (roles := self._untouched.get(op)) is None:
+            instruction = instruction_of(op)
+            roles = self._untouched[op] = (
+                instruction.untouched(op, self.target.rules[instruction])
+                if instruction is not None and instruction.untouched is not None else frozenset()
+            )
+        return bool(roles) and op.role_lists()[0][use.index] in roles
 
     def limit(self, f: func.FuncOp, space: str) -> tuple[int, str]:
         """The budget that f's tiles must fit: every caller's, transitively, and f's own

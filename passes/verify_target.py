@@ -22,7 +22,10 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
     larger than its memory on `target`, in program order."""
     from targets.rules import RuleViolation, check_op  # imported when the pass runs: --help lists the passes without it
 
+    past_storage = []
     for op in module.walk():
+        if (outside := _boxes_past_storage(op)) is not None:
+            past_storage.append(outside)
         if (too_large := _tile_size_error(op, target)) is not None:
             yield too_large
         try:
@@ -32,6 +35,8 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
             if not message.endswith(f"on target {target}"):
                 message += f" (target {target})"
             yield PtoError.at_op(op, message)
+    # after the instructions' rules, which say more of the layouts they take
+    yield from past_storage
 
 
 def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
@@ -54,6 +59,22 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
                 op,
                 f"{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
                 f"{MEMORY_NAMES[loc]} on target {target}",
+            )
+    return None
+
+
+def _boxes_past_storage(op: Operation) -> PtoError | None:
+    """A tile the op defines whose boxes do not tile its shape so that an element lies past
+    its storage (pto-isa's offsets for a vec tile of 8 rows in 16-row boxes): no target holds it."""
+    values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
+    for value in values:
+        tile = value.type
+        if isinstance(tile, TileTypeBase) and (outside := tile.params.element_outside_storage()) is not None:
+            (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
+            return PtoError.at_op(
+                op,
+                f"places element [{r}, {c}] of {tile} at storage element {at}, past its {tile.rows.data * tile.cols.data}: "
+                f"the {br}x{bc} boxes of slayout={tile.slayout.data} must tile its {tile.rows.data}x{tile.cols.data} shape",
             )
     return None
 

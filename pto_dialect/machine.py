@@ -262,27 +262,14 @@ class GmView:
 
 @lru_cache(maxsize=256)
 def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
-    """Rows x Cols array: where each logical element lives in the tile's storage.
-
-    Boxes of `inner_box` are ordered by blayout (row_major: along rows of boxes;
-    col_major: down columns of boxes), elements inside a box by slayout. NZ
-    (col_major + row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0.
-    """
+    """Rows x Cols array: where each logical element lives in the tile's storage (boxed
+    layouts: TileParams.storage_offset)."""
     rows, cols = tile_type.shape
     r = np.arange(rows)[:, None]
     c = np.arange(cols)[None, :]
-    box = tile_type.inner_box
-    if box is None:
+    if tile_type.inner_box is None:
         return r * cols + c if tile_type.is_row_major else c * rows + r
-    br, bc = box
-    box_row, in_r = divmod(r, br)
-    box_col, in_c = divmod(c, bc)
-    if tile_type.is_row_major:
-        box_index = box_row * (cols // bc) + box_col
-    else:
-        box_index = box_col * (rows // br) + box_row
-    inner = in_r * bc + in_c if tile_type.slayout.data == "row_major" else in_c * br + in_r
-    return box_index * (br * bc) + inner
+    return tile_type.params.storage_offset(r, c)
 
 
 class Footprint(NamedTuple):

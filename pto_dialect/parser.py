@@ -22,8 +22,9 @@ from dataclasses import replace
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, BlockArgument, ErasedSSAValue, Operation, SSAValue
+from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation
 from xdsl.parser import Parser
-from xdsl.traits import SymbolTable
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
@@ -124,7 +125,28 @@ def verify_op(op: Operation) -> None:
     try:
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
+        if _lacks_segment_sizes(op):
+            raise PtoError.at_op(op, _SEGMENT_SIZES_MESSAGE) from e
         raise PtoError.at_op(op, _strip_op_prefix(str(e), op)) from e
+    # what xDSL's Block.verify checks, skipped with the nested ops (`func.func @k(%a: T) {}`)
+    if not op.has_trait(NoTerminator):
+        for region in op.regions:
+            if len(region.blocks) == 1 and region.block.first_op is None:
+                raise PtoError.at_op(op, "has an empty block in a single-block region that expects at least a terminator")
+
+
+_SEGMENT_SIZES_MESSAGE = (
+    "in the generic form needs the operandSegmentSizes property, the sizes of its operand groups "
+    "(ins, outs); the custom form (`ins(...) outs(...)`) needs none"
+)
+
+
+def _lacks_segment_sizes(op: Operation) -> bool:
+    """A generic-form op with operand groups read without their sizes (PTOAS writes
+    `"pto.tscatter"(%src, %dst, %idx) <{maskPattern = ...}>`)."""
+    if not isinstance(op, IRDLOperation) or AttrSizedOperandSegments.attribute_name in op.properties:
+        return False
+    return any(isinstance(o, AttrSizedOperandSegments) for o in type(op).get_irdl_definition().options)
 
 
 def _signature(op: Operation) -> tuple[object, ...] | None:

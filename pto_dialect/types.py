@@ -92,6 +92,35 @@ class TileParams:
         per_32_bytes = 32 // self.elem.bytes
         return (16, per_32_bytes) if self.slayout == "row_major" else (per_32_bytes, 16)
 
+    def storage_offset(self, r, c):  # noqa: ANN001, ANN201 (ints, or NumPy arrays broadcasting)
+        """Where logical element (r, c) of a boxed tile lives in its storage: boxes of
+        `inner_box` ordered by blayout (row_major: along rows of boxes; col_major: down columns
+        of boxes), elements inside a box by slayout (pto-isa's GetOffset). NZ (col_major +
+        row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0."""
+        box = self.inner_box
+        assert box is not None, "a boxed layout"
+        br, bc = box
+        box_row, in_r = divmod(r, br)
+        box_col, in_c = divmod(c, bc)
+        if self.is_row_major:
+            box_index = box_row * (self.cols // bc) + box_col
+        else:
+            box_index = box_col * (self.rows // br) + box_row
+        inner = in_r * bc + in_c if self.slayout == "row_major" else in_c * br + in_r
+        return box_index * (br * bc) + inner
+
+    def element_outside_storage(self) -> tuple[int, int, int] | None:
+        """The first element (r, c) whose storage offset is past the tile's rows x cols
+        elements (boxes that do not tile the shape), with that offset; None if every one fits."""
+        box = self.inner_box
+        if box is None or (self.rows % box[0] == 0 and self.cols % box[1] == 0):
+            return None
+        for r in range(self.rows):
+            for c in range(self.cols):
+                if (at := self.storage_offset(r, c)) >= self.rows * self.cols:
+                    return r, c, at
+        return None
+
     @property
     def size_bytes(self) -> int:
         """Physical storage, padding included: the one size of a tile that

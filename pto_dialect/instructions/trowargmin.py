@@ -312,7 +312,13 @@ def row_arg_reduce(op: type[ColArgReduceOp], lowered: type[RowArgReduceBase]) ->
     return replace(
         col_arg_reduce(op, lowered),  # pyright: ignore[reportArgumentType]
         rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE, cost=COST,
+        untouched=_untouched,
     )
+
+
+def _untouched(op: ColArgReduceOp, rules: RowArgReduceRules) -> frozenset[str]:
+    """A tmp a target's code does not use (cpu, a5: PTOAS issue 558) takes no UB at the op."""
+    return frozenset() if rules.tmp_workspace else frozenset({"tmp"})
 
 
 TROWARGMIN = row_arg_reduce(TRowArgMinOp, TRowArgMinBase)

@@ -28,6 +28,7 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.diagnostics import PtoError
 from pto_dialect.types import (
     PartitionTensorViewType,
     ShapedViewBase,
@@ -275,6 +276,8 @@ class PtoInstructionOp(IRDLOperation):
         return out
 
     def print(self, printer: Printer) -> None:
+        if AttrSizedOperandSegments.attribute_name not in self.properties:  # read unverified (--disable-verify)
+            raise PtoError.at_op(self, "cannot be printed: its operandSegmentSizes property is missing")
         attrs = self.printed_attributes()
         if self.outs:
             self.print_dps_ins(printer)
