@@ -17,6 +17,8 @@ run them on NumPy with each target's exact semantics.
 
 - `load`, `run`, `compare`: a `.pto` file's module, its run, its report across targets
   (the interpreter's; `run` and `compare` also take a kernel).
+- `estimate(kernel, target=..., cost_model="pto-isa")`: what `pto-opt --estimate=json`
+  prints, as a dict.
 - The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
   `section_cube`, `constant`, and one function per instruction of the registry (`tload`,
@@ -32,7 +34,7 @@ from pto_dialect import load
 from pto_dialect.diagnostics import PtoError
 from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
-from pto_frontend.kernel import Kernel, compare, kernel, run
+from pto_frontend.kernel import COST_MODELS, Kernel, compare, estimate, kernel, run
 from pto_frontend.scaffolding import alloc_tile, constant, make_tensor_view, partition_view, range, section_cube, section_vector
 from pto_frontend.values import DTYPES, DType, Value, index, ptr
 
@@ -43,7 +45,7 @@ globals().update(DTYPES)
 globals().update(FUNCTIONS)
 
 __all__ = [
-    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "index", "kernel", "load", "make_tensor_view",
+    "COST_MODELS", "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "estimate", "index", "kernel", "load", "make_tensor_view",
     "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "testing",
     *DTYPES, *FUNCTIONS,
 ]

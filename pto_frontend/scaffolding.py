@@ -27,18 +27,19 @@ from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
-from pto_frontend.trace import current, located
+from pto_frontend.trace import checked_call, current, located, sequence_of
 from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, Value, index, index_operand
 
 
+@checked_call("pto.make_tensor_view()")
 def make_tensor_view(ptr: Value, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
     """A GM tensor over a pointer argument; its type's dims are the Python ints of `shape`
     (`?` for index values)."""
     trace = current("pto.make_tensor_view()")
     if not isinstance(ptr, Pointer):
         raise located(f"pto.make_tensor_view() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
-    shape_ssa = [index_operand(d, "pto.make_tensor_view(shape=...)") for d in shape]
-    stride_ssa = [index_operand(s, "pto.make_tensor_view(strides=...)") for s in strides]
+    shape_ssa = [index_operand(d, "pto.make_tensor_view(shape=...)") for d in sequence_of("pto.make_tensor_view()", "shape", shape)]
+    stride_ssa = [index_operand(s, "pto.make_tensor_view(strides=...)") for s in sequence_of("pto.make_tensor_view()", "strides", strides)]
     dims = [c if (c := constant_index(v)) is not None else DYNAMIC_INDEX for v in shape_ssa]
     view = TensorViewType.get(dims, ptr.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     props = {"layout": GmLayoutAttr(_enum(GmLayout, layout, "layout"))} if layout is not None else {}
@@ -46,18 +47,20 @@ def make_tensor_view(ptr: Value, shape: Sequence[int | Scalar], strides: Sequenc
     return TensorView(trace.append(op).results[0])
 
 
+@checked_call("pto.partition_view()")
 def partition_view(view: TensorView, offsets: Sequence[int | Scalar], sizes: Sequence[int | Scalar]) -> PartitionView:
     """A window of a tensor view; its type's dims are the Python ints of `sizes`."""
     trace = current("pto.partition_view()")
     if not isinstance(view, TensorView) or isinstance(view, PartitionView):
         raise located(f"pto.partition_view() takes a tensor view (pto.make_tensor_view), got {view!r}")
-    offset_ssa = [index_operand(o, "pto.partition_view(offsets=...)") for o in offsets]
-    size_ssa = [index_operand(s, "pto.partition_view(sizes=...)") for s in sizes]
+    offset_ssa = [index_operand(o, "pto.partition_view(offsets=...)") for o in sequence_of("pto.partition_view()", "offsets", offsets)]
+    size_ssa = [index_operand(s, "pto.partition_view(sizes=...)") for s in sequence_of("pto.partition_view()", "sizes", sizes)]
     result: PartitionTensorViewType = PartitionViewOp.inferred_type(view.type, size_ssa)  # pyright: ignore[reportArgumentType]
     op = PartitionViewOp.build(operands=[view.ssa, offset_ssa, size_ssa], result_types=[result])
     return PartitionView(trace.append(op).results[0])
 
 
+@checked_call("pto.alloc_tile()")
 def alloc_tile(
     shape: Sequence[int],
     dtype: DType,
@@ -73,7 +76,8 @@ def alloc_tile(
     trace = current("pto.alloc_tile()")
     if not isinstance(dtype, DType):
         raise located(f"pto.alloc_tile() takes dtype=pto.f16, pto.i32, ..., got {dtype!r}")
-    valid = list(shape) if valid is None else list(valid)
+    shape = sequence_of("pto.alloc_tile()", "shape", shape)
+    valid = list(shape) if valid is None else sequence_of("pto.alloc_tile()", "valid", valid)
     if len(valid) != 2:
         raise located(f"pto.alloc_tile() takes valid=[rows, cols], got {valid!r}")
     static = [v if isinstance(v, int) and not isinstance(v, bool) else DYNAMIC_INDEX for v in valid]
@@ -96,6 +100,7 @@ def alloc_tile(
     return Tile(trace.append(op).results[0])
 
 
+@checked_call("pto.range()")
 def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:
     """`scf.for`: `for i in pto.range(n)` or `pto.range(start, stop, step)`; the body, traced
     once, is the loop's body, and `i` its index."""
@@ -132,6 +137,7 @@ def section_cube():
     return _section(SectionCubeOp, "section_cube")
 
 
+@checked_call("pto.constant()")
 def constant(value: int | float, dtype: DType = index) -> Scalar:
     """An `arith.constant` of `dtype` (index by default): a value where a Python number would
     be folded into the type, such as a dynamic valid dim that starts at a known size."""

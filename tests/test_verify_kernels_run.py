@@ -65,10 +65,11 @@ def test_an_accepted_kernel_runs(where: str, text: str, target: str) -> None:
     functions = [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
     for function in functions:
         args = [zeros_for(t) for t in function.function_type.inputs]
-        if any(a is None for a in args):
+        given = [a for a in args if a is not None]
+        if len(given) < len(args):
             continue  # a dynamically shaped argument: run by the interpreter tests with shapes
         try:
-            interpreter.run(module, target, args, entry=function.sym_name.data)
+            interpreter.run(module, target, given, entry=function.sym_name.data)
         except PtoError as e:
             assert ": error: " in e.text and not internal(e), e.text
 
