@@ -88,10 +88,14 @@ class LocatingInterpreter(Interpreter):
             raise located_failure(op, e) from e
 
 
-def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray):
-    """The runtime value for an argument, checking the array against the argument's type."""
+def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray, source: str | None = None):
+    """The runtime value for an argument, checking the array against the argument's type;
+    an error names the argument (`%table`) and, given, where its array came from (a file)."""
     def fail(what: str) -> PtoError:
-        return PtoError.at_op(function, f"argument {index} ({arg_type}): {what}")
+        hint = function.args[index].name_hint
+        name = f"%{hint}" if hint else f"%arg{index}"
+        origin = f", from {source}" if source is not None else ""
+        return PtoError.at_op(function, f"argument {index} ({name}: {arg_type}{origin}): {what}")
 
     if isinstance(arg_type, PtrType):
         want = arg_type.element.numpy
@@ -203,11 +207,13 @@ def run_with_results(
     batch_loops: bool = True,
     gm_writes: GmWrites | None = None,
     profiler: Profiler | None = None,
+    sources: Sequence[str] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
     argument bound to GM, which of its elements the run stored to (flat; None for others).
-    A `profiler` (interpreter/profile.py, for the same target) counts what runs."""
+    A `profiler` (interpreter/profile.py, for the same target) counts what runs. `sources`
+    names where each array came from (pto-run: its .npy file), for the errors binding it."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -230,7 +236,10 @@ def run_with_results(
         _read_only_view(a) if _only_read(arg) else np.array(a, copy=True, order="C")
         for a, arg in zip(given, function.args)
     ]
-    values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
+    values = [
+        bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
+        for i, (ty, a) in enumerate(zip(arg_types, arrays))
+    ]
 
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)

@@ -14,6 +14,7 @@ by skipping the text (bench/parse.py).
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from bisect import bisect_right
@@ -26,6 +27,7 @@ from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation
 from xdsl.parser import Parser
 from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from pto_dialect.diagnostics import PtoError, op_location
@@ -45,6 +47,7 @@ MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPri
     r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
 )
 
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
 _FLAT_BODY = re.compile(r'<[^<>()\[\]{}"]*(?<!-)>')
 """A `<...>` type or attribute body with no nested brackets or strings: it ends at the
 first `>` (MLIR's balanced scan also reads `->` as no closer)."""
@@ -88,6 +91,20 @@ class LocatedParser(Parser):
         self._known[key] = value
         return value
 
+    def _unregistered(self, name: str, start: int) -> ParseError:
+        """xDSL's "not registered" at the op's name (not the token after it), with the nearest
+        registered op name."""
+        text = self.lexer.input.content
+        at = text.find(name, start)
+        span = Span(at, at + len(name), self.lexer.input) if at != -1 else self._current_token.span
+        known = [op.name for op in self.ctx.loaded_ops]
+        if "." in name:
+            dialect = name.partition(".")[0]
+            known += [op.name for d in self.ctx.registered_dialect_names if d == dialect for op in self.ctx.get_dialect(d).operations]
+        nearest = difflib.get_close_matches(name, sorted(set(known)), n=1)
+        hint = f"; did you mean {nearest[0]}?" if nearest else ""
+        return ParseError(span, f"Operation {name} is not registered{hint}")
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         try:
@@ -95,6 +112,10 @@ class LocatedParser(Parser):
         except VerifyException as e:
             # IRDL constraint failures while building an op carry no location
             raise ParseError(span, str(e)) from e
+        except ParseError as e:
+            if (unknown := _UNREGISTERED.fullmatch(e.msg)) is not None:
+                raise self._unregistered(unknown.group(1), span.start) from None
+            raise
         if isinstance(op.location, UnknownLoc):
             op.location = self._location(span.start)
         return op

@@ -14,8 +14,9 @@ The first line of output, once the run succeeded, names the target and why
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
 the K-th result of the function to DIR/resultK.npy, all renamed into place only
-once the run succeeded and all were written; without it, an 8-element preview of
-each is printed. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
+once the run succeeded and all were written; without it, what the kernel wrote
+is printed: each argument it may write (the rows and columns it stored to) and each
+result, as 2-D arrays. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
 on stderr with exit code 1; Ctrl-C exits with 130 and writes nothing. On a
 terminal, a run longer than a couple of seconds shows a progress bar on stderr
 (not with --quiet).
@@ -54,17 +55,19 @@ argument binding:
   !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
   index, iN, f32, ...              a 0-d array (np.save(path, np.array(3)))
   bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits. np.save stores
-  ml_dtypes arrays as raw data (np.load gives |V2 for bf16): such an array is read as the
-  argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
+  most ml_dtypes arrays as raw data (np.load gives |V2 for bf16; f8E5M2 is <f1): such an array
+  is read as the argument's declared type, and outputs read back the same way
+  (.view(ml_dtypes.bfloat16)). A .npy may come through a pipe (<(python make.py)).
 
 outputs:
   first line     the target it ran for and why: the flag, the module's attribute, or the default
-  without --out  one line per argument (argI) and result (resultK): dtype, shape, first 8 elements
+  without --out  per argument the kernel may write (argI) and result (resultK): a header (dtype,
+                 shape, as R x C, the region stored to), then that region as a 2-D array
   --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
   --print        every argument the kernel may write, and every result, as a 2-D array
 
-example:
-  pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy
+example (the repository's files):
+  pto-run examples/embedding_wrap.pto --target a5 --out out/ examples/data/wrap_table.npy examples/data/wrap_ids.npy examples/data/wrap_out.npy
 """
 
 
@@ -141,7 +144,7 @@ def _run(args: argparse.Namespace) -> None:
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
-            profiler=profiler,
+            profiler=profiler, sources=args.arrays,
         )
     named = [(f"arg{i}", a) for i, a in enumerate(finals)] + [(f"result{k}", r) for k, r in enumerate(results)]
     if args.out:

@@ -239,3 +239,14 @@ def test_no_program_is_run_from_path(copy_inputs, tmp_path):
                           timeout=120, check=False, cwd=ROOT)
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), marker.read_text()
+
+
+# -- binding errors name the argument and its file ------------------------------------------------
+
+
+def test_a_dtype_error_names_the_argument_and_its_npy(copy_inputs, tmp_path, capsys):
+    wrong = tmp_path / "ints.npy"
+    np.save(wrong, np.arange(8, dtype=np.int32))
+    code, _, err = call(pto_run.main, [copy_inputs[0], str(wrong), copy_inputs[2]], capsys)
+    assert code == 1
+    assert f"argument 0 (%src: !pto.ptr<f32, gm>, from {wrong}): expected an array of dtype float32, got int32" in err, err
