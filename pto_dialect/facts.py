@@ -14,7 +14,7 @@ from xdsl.ir import SSAValue
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.dtypes import ELEMENT_TYPES, ElementType
-from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, constant_index
+from pto_dialect.ops.memory import MakeTensorViewOp, PartitionViewOp, constant_index
 from pto_dialect.types import ShapedViewBase, TileParams, TileTypeBase, gm_shape5
 
 UNKNOWN = DYNAMIC_INDEX
@@ -166,20 +166,9 @@ def known(*dims: int) -> bool:
 
 
 def static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
-    """An operand's facts from its type; a scalar's is its type's spelling. A dynamic valid
-    dim that `pto.alloc_tile` sets from a constant is that constant: the rules check it as
-    they check a static one (the run would find the same value)."""
+    """An operand's facts from its type; a scalar's is its type's spelling."""
     if isinstance(value.type, TileTypeBase):
-        facts = TileFacts.of(role, value.type)
-        alloc = value.owner
-        if isinstance(alloc, AllocTileOp) and UNKNOWN in (facts.valid_row, facts.valid_col):
-            row = constant_index(alloc.valid_row) if alloc.valid_row is not None else None
-            col = constant_index(alloc.valid_col) if alloc.valid_col is not None else None
-            facts = facts.with_valid(
-                row if facts.valid_row == UNKNOWN and row is not None else facts.valid_row,
-                col if facts.valid_col == UNKNOWN and col is not None else facts.valid_col,
-            )
-        return facts
+        return TileFacts.of(role, value.type)
     if isinstance(value.type, ShapedViewBase):
         return ViewFacts.of(role, value)
     return str(value.type)

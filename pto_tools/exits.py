@@ -31,6 +31,8 @@ def run_main(body: Callable[[], None], input_name: Callable[[], str | None]) -> 
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))  # what parses also prints
     stdout = sys.stdout
     sys.stdout = named_stream(stdout)
+    digits = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # nested loops' execution counts print whatever their size
     try:
         body()
         sys.stdout.flush()
@@ -54,6 +56,7 @@ def run_main(body: Callable[[], None], input_name: Callable[[], str | None]) -> 
         fail(f"{where}error: internal error: {type(e).__name__}: {e} (PTO_DEBUG=1 shows the traceback)")
     finally:
         sys.stdout = stdout
+        sys.set_int_max_str_digits(digits)
 
 
 def _silence(stdout: object) -> None:

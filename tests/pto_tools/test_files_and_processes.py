@@ -250,3 +250,11 @@ def test_a_dtype_error_names_the_argument_and_its_npy(copy_inputs, tmp_path, cap
     code, _, err = call(pto_run.main, [copy_inputs[0], str(wrong), copy_inputs[2]], capsys)
     assert code == 1
     assert f"argument 0 (%src: !pto.ptr<f32, gm>, from {wrong}): expected an array of dtype float32, got int32" in err, err
+
+
+def test_counts_of_any_size_print(capsys):
+    """Nested 10^9-trip loops multiply to counts past Python's 4300-digit str() limit."""
+    from pto_tools.exits import run_main
+
+    run_main(lambda: print(10**5000), lambda: None)
+    assert capsys.readouterr().out == "1" + "0" * 5000 + "\n"
