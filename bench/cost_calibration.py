@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from passes.estimate import estimate  # noqa: E402
 from passes.pipeline import PipelinePass  # noqa: E402
 from pto_dialect import parse  # noqa: E402
-from pto_dialect.cost import CalibratedMachine, DmaPath, Param, PathTiming  # noqa: E402
+from pto_dialect.cost import CalibratedMachine, DmaPath  # noqa: E402
 from targets.a2a3.costs import CALIBRATED, MACHINE  # noqa: E402
 from xdsl.context import Context  # noqa: E402
 

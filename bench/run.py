@@ -85,7 +85,7 @@ class Counter(Interpreter.Listener):
     def __init__(self) -> None:
         self.ops = 0
 
-    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+    def will_interpret_op(self, op, args) -> None:
         self.ops += 1
 
 
@@ -105,7 +105,7 @@ def take_all(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
     np.take(table.reshape(ROWS, COLS), rows, axis=0, out=out.reshape(-1, COLS))
 
 
-def peak_bytes(f) -> int:  # noqa: ANN001
+def peak_bytes(f) -> int:
     """The most memory f() holds at once beyond what was allocated before (tracemalloc)."""
     tracemalloc.start()
     try:
@@ -117,7 +117,7 @@ def peak_bytes(f) -> int:  # noqa: ANN001
         tracemalloc.stop()
 
 
-def best_of(n: int, f) -> float:  # noqa: ANN001
+def best_of(n: int, f) -> float:
     times = []
     for _ in range(n):
         start = time.perf_counter()

@@ -26,7 +26,6 @@ medians and the ratio to xdsl-opt doing the same thing. Aim: at most 1.3x.
 from __future__ import annotations
 
 import argparse
-import os
 import resource
 import statistics
 import subprocess
@@ -37,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from parse import builtin_kernel, machine_note, pto_kernel  # noqa: E402
+from parse import builtin_kernel, machine_note, pto_kernel
 
 BIN = Path(sys.executable).parent
 LAUNCH_SOURCE_TREE = (

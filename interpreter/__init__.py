@@ -17,12 +17,15 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+
+import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
-from xdsl.interpreter import Interpreter, InterpretationError, OpImplResult, PythonValues
+from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
+from xdsl.utils.exceptions import InterpretationError
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -87,10 +90,14 @@ class LocatingInterpreter(Interpreter):
             raise located_failure(op, e) from e
 
 
-def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray):  # noqa: ANN001
-    """The runtime value for an argument, checking the array against the argument's type."""
+def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray, source: str | None = None):
+    """The runtime value for an argument, checking the array against the argument's type;
+    an error names the argument (`%table`) and, given, where its array came from (a file)."""
     def fail(what: str) -> PtoError:
-        return PtoError.at_op(function, f"argument {index} ({arg_type}): {what}")
+        hint = function.args[index].name_hint
+        name = f"%{hint}" if hint else f"%arg{index}"
+        origin = f", from {source}" if source is not None else ""
+        return PtoError.at_op(function, f"argument {index} ({name}: {arg_type}{origin}): {what}")
 
     if isinstance(arg_type, PtrType):
         want = arg_type.element.numpy
@@ -106,7 +113,8 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             raise fail(f"expected an array of shape {list(shape)}, got {list(array.shape)}")
         if isinstance(arg_type, TileBufType):
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
-            valid = tuple(d if v == DYNAMIC_INDEX else v for d, v in zip(shape, arg_type.valid_shape))
+            (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
+            valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
             tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
@@ -117,7 +125,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
     raise fail("this argument type cannot be bound from an array")
 
 
-def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float | bool:  # noqa: ANN001
+def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int | float | bool:
     """A 0-d array as a scalar argument: an integer for index and integer types (a bool for
     i1), a number of the argument's type for float types."""
     if array.shape != ():
@@ -136,7 +144,7 @@ def _scalar(arg_type, array: np.ndarray, fail: Callable[[str], PtoError]) -> int
     return array.astype(want).item()
 
 
-def _scalar_dtype(arg_type) -> np.dtype | None:  # noqa: ANN001
+def _scalar_dtype(arg_type) -> np.dtype | None:
     """The NumPy type of a scalar argument type (None for index: any integer)."""
     if isinstance(arg_type, IntegerType) and arg_type.width.data == 1:
         return np.dtype(np.bool_)
@@ -158,7 +166,7 @@ def _as_array(value: object, index: int) -> np.ndarray:
         raise PtoError(f"error: args[{index}] is not a rectangular array: {e}") from e
 
 
-def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
+def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
     """Raw void data of the element's size (what np.save / np.load make of ml_dtypes arrays:
     bf16 reads back as |V2) viewed as the declared element type."""
     element = getattr(arg_type, "element", None)
@@ -171,8 +179,8 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:  # noqa: ANN001
 
 def run(
     module_or_path: ModuleOp | str | Path,
-    target: str | None = None,
-    args: Sequence[np.ndarray] = (),
+    target: str | targets.TargetInfo | None = None,
+    args: Sequence[np.ndarray | np.generic] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -194,14 +202,15 @@ def run(
 
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
-    target: str | None = None,
-    args: Sequence[np.ndarray] = (),
+    target: str | targets.TargetInfo | None = None,
+    args: Sequence[np.ndarray | np.generic] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
     gm_writes: GmWrites | None = None,
     profiler: Profiler | None = None,
     sync_report: SyncReport | None = None,
+    sources: Sequence[str] | None = None,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
@@ -209,7 +218,8 @@ def run_with_results(
     A `profiler` (interpreter/profile.py, for the same target) counts what runs; one drawing a
     timeline runs loops iteration by iteration, in program order. A `sync_report` gets what the
     sync checker (passes/sync_check.py) finds replaying the lowered kernel's pipes with this run's
-    scalar arguments, every loop iteration with its index."""
+    scalar arguments, every loop iteration with its index. `sources`
+    names where each array came from (pto-run: its .npy file), for the errors binding it."""
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -232,7 +242,10 @@ def run_with_results(
         _read_only_view(a) if _only_read(arg) else np.array(a, copy=True, order="C")
         for a, arg in zip(given, function.args)
     ]
-    values = [bind_argument(function, i, ty, a) for i, (ty, a) in enumerate(zip(arg_types, arrays))]
+    values = [
+        bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
+        for i, (ty, a) in enumerate(zip(arg_types, arrays))
+    ]
 
     if sync_report is not None:
         found = check_sync(lowered, t.sync, values, function)
@@ -268,7 +281,7 @@ def run_with_results(
     return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
 
 
-def _result_array(value: object, result_type) -> np.ndarray:  # noqa: ANN001
+def _result_array(value: object, result_type) -> np.ndarray:
     if isinstance(value, Tile):
         return np.array(value.values, copy=True)
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)

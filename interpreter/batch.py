@@ -30,7 +30,7 @@ reported is the one the serial run would meet first: same op, same message, plus
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 from xdsl.dialects import arith, scf
@@ -47,10 +47,10 @@ from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
 from pto_dialect.ops import PartitionViewOp
 from pto_dialect.ops.sync import SYNC_OPS
 
-SYNC_OP_TYPES = tuple(SYNC_OPS)
-
 from interpreter.lowered import kernel_call
 from interpreter.state import located_failure, run_state
+
+SYNC_OP_TYPES = tuple(SYNC_OPS)
 
 SLICE_TRIPS = 1 << 16
 """Iterations batched at a time: a longer loop runs slice after slice, in order (its index
@@ -125,7 +125,7 @@ def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...
     return type(op) in INDEX_MATH and int_width(interpreter, op) <= 64
 
 
-def eligible(interpreter: Interpreter, plan: Any) -> bool:  # noqa: ANN401 (loops._LoopPlan)
+def eligible(interpreter: Interpreter, plan: Any) -> bool:
     """Whether the loop's shape allows batching: no carried values; the body holds only
     index math, views, and data ops with batched kernels; index math does not read data."""
     if len(plan.block_args) != 1 or plan.yielded:
@@ -337,12 +337,12 @@ def _store_target(
         return None
 
 
-def _iterations(value: Any, start: int, stop: int) -> Any:  # noqa: ANN401
+def _iterations(value: Any, start: int, stop: int) -> Any:
     """A batched value's iterations start..stop-1 (views into the same storage)."""
     if isinstance(value, Tile):
         return Tile(value.type, value.flat[start:stop], value.valid_row, value.valid_col)
     if isinstance(value, GmView):
-        return GmView(value.buffer, value.offset[start:stop], value.shape, value.strides)
+        return GmView(value.buffer, cast(np.ndarray, value.offset)[start:stop], value.shape, value.strides)
     return value[start:stop]
 
 
@@ -368,7 +368,7 @@ class _Fault(NamedTuple):
 
 
 def run_batched(
-    interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any],  # noqa: ANN401
+    interpreter: Interpreter, loop: scf.ForOp, plan: Any, bounds: range, slots: list[Any],
     first_iteration: int = 0,
 ) -> bool:
     """Run an eligible loop's iterations `bounds` (the loop's iterations from `first_iteration`

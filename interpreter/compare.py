@@ -23,6 +23,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from xdsl.dialects import func
@@ -261,7 +262,7 @@ def scratch_arguments(function: func.FuncOp) -> dict[int, str]:
     out = {}
     for i, arg in enumerate(function.args):
         roles = [(_role(use), use.operation) for use in arg.uses]
-        if roles and all(role is not None and role in op.WORKSPACE for role, op in roles):
+        if roles and all(role is not None and role in cast(PtoInstructionOp, op).WORKSPACE for role, op in roles):
             out[i] = ", ".join(f"the {role} of {op.name} at {op_location(op) or '?'}" for role, op in roles)
     return out
 

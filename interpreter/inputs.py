@@ -24,7 +24,7 @@ from typing import Literal
 
 import numpy as np
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, ModuleOp
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError

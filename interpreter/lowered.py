@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 from xdsl.dialects import scf
@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, DenseArrayBase, IntegerAttr, St
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, inferred_strides, static_facts
 from pto_dialect.instructions import REGISTRY, instruction_of
@@ -50,7 +51,7 @@ def _per_op(compute: Callable[[Operation], T]) -> Callable[[Operation], T]:
     return cached
 
 
-def runs_kernel(op: Operation) -> bool:
+def runs_kernel(op: Operation | type[Operation]) -> bool:
     return getattr(op, "KERNEL", None) is not None
 
 
@@ -84,7 +85,7 @@ def kernel_params(op: Operation) -> dict[str, object]:
     kernel = type(op).KERNEL  # pyright: ignore[reportAttributeAccessIssue]
     own = getattr(type(op), "kernel_params", None)
     params: dict[str, object] = {} if own is None else dict(own(op))
-    accessors = op.get_irdl_definition().accessor_names
+    accessors = cast(IRDLOperation, op).get_irdl_definition().accessor_names
     for name, parameter in _keyword_parameters(kernel).items():
         if name == SITE:
             params[SITE] = None  # given at each run (run_kernel)

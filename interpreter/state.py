@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
-from xdsl.interpreter import InterpretationError, Interpreter
+from xdsl.interpreter import Interpreter
+from xdsl.utils.exceptions import InterpretationError
 from xdsl.ir import Operation
 
 from pto_dialect.diagnostics import PtoError
@@ -65,7 +66,8 @@ _KEY = "run-state"
 
 
 def run_state(interpreter: Interpreter) -> RunState:
-    state = interpreter._impl_data.get(RunState, {}).get(_KEY)  # pyright: ignore[reportPrivateUsage]
+    # kept under RunState as if it were an InterpreterFunctions class (set_data below)
+    state = interpreter._impl_data.get(RunState, {}).get(_KEY)  # pyright: ignore[reportPrivateUsage, reportArgumentType, reportCallIssue]
     assert state is not None, "interpreter.run sets the run state"
     return state
 
@@ -86,7 +88,7 @@ def located_failure(op: Operation, error: Exception) -> PtoError:
     return PtoError.at_op(op, f"failed: {type(error).__name__}: {error}")
 
 
-class fault_at:  # noqa: N801 (used as `with fault_at(op):`)
+class fault_at:
     """Turn a RuntimeFault inside into a located PtoError about `op` (shown as `name`).
 
     A class rather than @contextmanager: it runs once per interpreted op."""
@@ -100,6 +102,6 @@ class fault_at:  # noqa: N801 (used as `with fault_at(op):`)
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, kind, error, traceback) -> None:  # noqa: ANN001
+    def __exit__(self, kind, error, traceback) -> None:
         if isinstance(error, RuntimeFault):
             raise PtoError.at_op(self.op, str(error), name=self.name) from error

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import irdl_op_definition
@@ -33,7 +33,8 @@ class TargetLowering:
     """How one target lowers each instruction: which op, with which choices."""
 
     target: str
-    table: Mapping[Instruction, Callable[[PtoInstructionOp], Lowered]]
+    table: Mapping[Instruction, Callable[[Any], Lowered]]
+    """Each entry takes the op class of its instruction (which a Mapping's type cannot say)."""
     extra_patterns: tuple[RewritePattern, ...] = ()
     """Target patterns tried before the table-driven one (e.g. a5's register gather)."""
     approximate: Mapping[Instruction, str] = field(default_factory=dict)

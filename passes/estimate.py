@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.context import Context
 from xdsl.dialects import func, scf
@@ -82,7 +83,7 @@ class CostReport:
         pipes = list(self.pipes().values())
         return None if None in pipes else max(pipes, default=0)  # type: ignore[type-var]
 
-    def json(self) -> dict[str, object]:
+    def json(self) -> dict[str, Any]:
         return {
             "target": self.target,
             "ops": [

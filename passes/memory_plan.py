@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr
@@ -35,6 +36,7 @@ from xdsl.traits import IsTerminator, SymbolTable
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
+from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
 from pto_dialect.ops.memory import SectionOp
@@ -111,7 +113,7 @@ def _op_at(op: Operation | None) -> str:
 def _walks_before(a: Operation | None, b: Operation | None, f: func.FuncOp) -> bool:
     """`a` comes before `b` in a pre-order walk of `f` (for messages)."""
     order = {op: i for i, op in enumerate(f.walk())}
-    return a in order and b in order and order[a] < order[b]
+    return a is not None and b is not None and a in order and b in order and order[a] < order[b]
 
 
 def _may_write(use: Use) -> bool:
@@ -137,6 +139,7 @@ class CallGraph:
 
     def __init__(self, module: Operation, target: str | TargetInfo):
         self.target = targets.get(target)
+        self._untouched: dict[Operation, frozenset[str]] = {}
         self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
         self.callee: dict[func.CallOp, func.FuncOp] = {}
@@ -259,7 +262,7 @@ class CallGraph:
             across) of the tile known by `names`: from the first op that may write it (else
             the first that uses it; else `op`) to the last that uses it, each at op
             granularity, or the whole of a loop the tile lives across (_lives_across)."""
-            accesses = [use for v in names for use in v.uses]
+            accesses = [use for v in names for use in v.uses if not self.untouched(use)]
             loops = {loop for use in accesses for loop in _enclosing_loops(use.operation, f)}
             crossed = {loop for loop in loops if _lives_across(loop, accesses)}
             start: tuple[int, Operation] | None = None
@@ -350,6 +353,20 @@ class CallGraph:
                 at = position[call]
                 out[callee].update({b.op: b for b in own if b.start <= at <= b.end} | out[g])
         return {f: list(tiles.values()) for f, tiles in out.items()}
+
+    def untouched(self, use: Use) -> bool:
+        """Whether the target's code for the instruction using the tile ignores that operand
+        (its `untouched` roles: a tmp it does not use takes no memory there)."""
+        op = use.operation
+        if not isinstance(op, PtoInstructionOp) or use.index >= len(op.ins):
+            return False
+        if (roles := self._untouched.get(op)) is None:
+            instruction = instruction_of(op)
+            roles = self._untouched[op] = (
+                instruction.untouched(op, self.target.rules[instruction])
+                if instruction is not None and instruction.untouched is not None else frozenset()
+            )
+        return bool(roles) and op.role_lists()[0][use.index] in roles
 
     def limit(self, f: func.FuncOp, space: str) -> tuple[int, str]:
         """The budget that f's tiles must fit: every caller's, transitively, and f's own
@@ -445,7 +462,9 @@ def _check_not_rewritten_while_carried(op: AllocTileOp | TAssignOp, graph: CallG
         if loop.is_ancestor(op):
             body = loop.body.block
             order = {o: i for i, o in enumerate(body.ops)}
-            written = order[_ancestor_in(body, op)]
+            ancestor = _ancestor_in(body, op)
+            assert ancestor is not None, "op is inside the loop"
+            written = order[ancestor]
             in_body = [a for user in _readers(carried, graph) if (a := _ancestor_in(body, user)) is not None]
             if any(order[a] >= written for a in in_body):
                 name = f"%{carried.name_hint}" if carried.name_hint else "the carried tile"
@@ -566,7 +585,8 @@ def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
     that op in place (targets/rules/aliasing.py), else an error saying why."""
     op = written.writer
     assert op is not None and written.addr is not None and read.addr is not None
-    w, r = written.op.result.type if not written.is_callee_tile else None, read.op.result.type if not read.is_callee_tile else None
+    w = None if written.is_callee_tile else cast(AllocTileOp | TAssignOp, written.op).result.type
+    r = None if read.is_callee_tile else cast(AllocTileOp | TAssignOp, read.op).result.type
     exact = (
         w is not None and r is not None and written.addr == read.addr
         and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase) and exact_alias(w, r)
@@ -598,8 +618,8 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
             continue
         align = TILE_ADDRESS_ALIGNMENT.get(b.space, 32)
         addr = 0
-        for other in sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: o.addr):
-            if addr + b.size <= other.addr:
+        for other in sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: cast(int, o.addr)):
+            if addr + b.size <= cast(int, other.addr):
                 break
             addr = max(addr, -(-(other.addr + other.size) // align) * align)
         b.addr = addr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
@@ -38,7 +39,7 @@ class SsaToDpsPass(ModulePass):
         from pto_dialect.ops.common import PtoInstructionOp
 
         for ssa_op in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.res]:
-            buffers = [AllocTileOp(buffer_type(r.type)) for r in ssa_op.res]
+            buffers = [AllocTileOp(cast(TileBufType, buffer_type(r.type))) for r in ssa_op.res]
             attrs = {**ssa_op.attributes, **ssa_op.properties}
             attrs.pop("operandSegmentSizes", None)
             if "maskPattern" in attrs and "axis" not in attrs:  # SSA's default, spelled out

@@ -22,7 +22,10 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
     larger than its memory on `target`, in program order."""
     from targets.rules import RuleViolation, check_op  # imported when the pass runs: --help lists the passes without it
 
+    past_storage = []
     for op in module.walk():
+        if (outside := _boxes_past_storage(op)) is not None:
+            past_storage.append(outside)
         if (too_large := _tile_size_error(op, target)) is not None:
             yield too_large
         try:
@@ -32,6 +35,8 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
             if not message.endswith(f"on target {target}"):
                 message += f" (target {target})"
             yield PtoError.at_op(op, message)
+    # after the instructions' rules, which say more of the layouts they take
+    yield from past_storage
 
 
 def verify_target(module: Operation, target: str | targets.TargetInfo) -> None:
@@ -58,6 +63,22 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
     return None
 
 
+def _boxes_past_storage(op: Operation) -> PtoError | None:
+    """A tile the op defines whose boxes do not tile its shape so that an element lies past
+    its storage (pto-isa's offsets for a vec tile of 8 rows in 16-row boxes): no target holds it."""
+    values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
+    for value in values:
+        tile = value.type
+        if isinstance(tile, TileTypeBase) and (outside := tile.params.element_outside_storage()) is not None:
+            (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
+            return PtoError.at_op(
+                op,
+                f"places element [{r}, {c}] of {tile} at storage element {at}, past its {tile.rows.data * tile.cols.data}: "
+                f"the {br}x{bc} boxes of slayout={tile.slayout.data} must tile its {tile.rows.data}x{tile.cols.data} shape",
+            )
+    return None
+
+
 @dataclass(frozen=True)
 class VerifyTargetPass(ModulePass):
     """
@@ -75,7 +96,7 @@ class VerifyTargetPass(ModulePass):
         verify_target(op, targets.resolve(self.target, op))
 
 
-def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
+def rejections(module: ModuleOp, target: targets.TargetInfo) -> list[PtoError]:
     """Everything `target` rejects in the module: each op its rule tables reject; when they
     accept it, the first error of the whole pipeline (memory plan, lowering) on a copy."""
     from passes.pipeline import PipelinePass
@@ -90,7 +111,7 @@ def rejections(module: Operation, target: targets.TargetInfo) -> list[PtoError]:
 
 
 def verdict_matrix(
-    module: Operation, chosen: Sequence[targets.TargetInfo]
+    module: ModuleOp, chosen: Sequence[targets.TargetInfo]
 ) -> tuple[str, list[targets.TargetInfo]]:
     """`pto-opt --targets`: one row per rejected op (where, which op), one column per target,
     each cell `ok` or the rule's message; and the targets that accept the module."""

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import Builtin, ModuleOp
 from xdsl.utils.exceptions import ParseError
 
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.files import InputTooLarge, read_kernel
 from pto_dialect.parser import decode_source, parse_module, verify_located
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ def load(path: str | Path) -> ModuleOp:
     if isinstance(path, str) and ("\n" in path or "{" in path):
         raise PtoError("error: load() takes a file path, got MLIR text; use pto_dialect.parse(text) for text")
     try:
-        data = Path(path).read_bytes()
+        data = read_kernel(str(path))
+    except (TimeoutError, InputTooLarge) as e:
+        raise PtoError(f"{path}: error: cannot read: {e.strerror}") from e
     except OSError as e:
         raise PtoError(f"{path}: error: cannot open: {e.strerror}") from e
     return parse(decode_source(data, str(path)), str(path))

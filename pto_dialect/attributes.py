@@ -118,8 +118,9 @@ class SaturationMode(StrEnum):
 
 
 class Precision(StrEnum):
-    """TEXP/TLOG/TSQRT/TRSQRT/TRECIP's precisionType (`#pto<exp_precision high_precision>`):
-    pto-isa's <Op>Algorithm::DEFAULT or HIGH_PRECISION."""
+    """An instruction's precisionType (`#pto<exp_precision high_precision>`, `#pto<div_precision ...>`):
+    pto-isa's <Op>Algorithm::DEFAULT or HIGH_PRECISION (the template argument selects a5's
+    software-corrected sequences; a2a3 and the simulator ignore it)."""
 
     DEFAULT = "default"
     HIGH_PRECISION = "high_precision"
@@ -264,15 +265,6 @@ class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
     """`#pto.address_space<vec>`: the memory a `!pto.ptr` points into."""
 
     name = "pto.address_space"
-
-
-class Precision(StrEnum):
-    """pto-isa's DivAlgorithm, RemAlgorithm, FmodAlgorithm, PowAlgorithm: the template argument
-    `<...::HIGH_PRECISION>` selects a5's software-corrected sequences (a2a3 and the simulator
-    ignore it)."""
-
-    DEFAULT = "default"
-    HIGH_PRECISION = "high_precision"
 
 
 @irdl_attr_definition

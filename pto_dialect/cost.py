@@ -324,7 +324,7 @@ def by_op(*cases: tuple[type, CostFn]) -> CostFn:
     """A cost function choosing by the op's class (the first case it is an instance of),
     documented by its cases' docstrings."""
 
-    def cost(op: Any, o: dict[str, Any], machine: Any, work: Work) -> OpCost:  # noqa: ANN401
+    def cost(op: Any, o: dict[str, Any], machine: Any, work: Work) -> OpCost:
         for kind, price in cases:
             if isinstance(op, kind):
                 return price(op, o, machine, work)

@@ -15,6 +15,7 @@ layer needs of one PTO instruction, declared once in the instruction's module.
     pipe         the hardware pipe it issues on
     in_place     per form, which input an output may exactly alias
     implicit_tmp the tmp tile `pto-materialize-implicit-tmp` adds when the op omits it
+    untouched    the operands a target's code ignores (no live range there: memory plan)
     asm          its PTO assembly form, if it has one
     cost         what a lowered op (or a pto op that stays) costs on each machine model
                  (pto_dialect/cost.py); each target's folder holds its machine's numbers
@@ -132,7 +133,7 @@ class AsmForm:
     """A short spelling with two operands and one result that names no type for the second
     operand: (result type, attributes) -> that operand's type, or why it cannot be implied,
     or None where the spelling does not apply."""
-    omits_operand_type: Callable[[PtoInstructionOp], bool] | None = None
+    omits_operand_type: Callable[[Any], bool] | None = None
     """Whether the printer may use that short spelling for an op."""
     operand_order: tuple[int, ...] = ()
     """The SSA spelling's operands in the order the assembly form writes them (their
@@ -157,6 +158,9 @@ class Instruction:
     computes nothing in place."""
     implicit_tmp: Callable[[Any, Any], AllocTileOp | None] | None = None
     """(op, the target's rule row) -> the tile to add, or None."""
+    untouched: Callable[[Any, Any], frozenset[str]] | None = None
+    """(op, the target's rule row) -> the operand roles the target's code neither reads nor
+    writes (a tmp it ignores): the memory plan gives them no live range at the op."""
     asm: AsmForm | None = None
     form: Callable[[Any], str] = lambda op: ""
     """The op's form, where the instruction has several (`index`, `mask`, ...): messages

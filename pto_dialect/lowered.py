@@ -68,11 +68,11 @@ class LoweredOp(IRDLOperation):
     )
 
     @property
-    def WORKSPACE(self) -> frozenset[str]:  # noqa: N802 (OperandEffects reads it as the pto op's)
+    def WORKSPACE(self) -> frozenset[str]:
         return self.SOURCE.WORKSPACE
 
     @property
-    def WRITTEN_INS(self) -> frozenset[str]:  # noqa: N802 (as WORKSPACE)
+    def WRITTEN_INS(self) -> frozenset[str]:
         return self.SOURCE.WRITTEN_INS
 
     @classmethod

@@ -20,11 +20,12 @@ interpreter drives.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
 from math import prod
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pto_dialect.types import TileTypeBase, gm_shape5, gm_strides5
 
@@ -38,13 +39,16 @@ class _ImportedOnFirstUse:
     def __init__(self, name: str):
         self._name = name
 
-    def __getattr__(self, attr: str) -> Any:  # noqa: ANN401
+    def __getattr__(self, attr: str) -> Any:
         value = getattr(import_module(self._name), attr)
         setattr(self, attr, value)
         return value
 
 
-np: Any = _ImportedOnFirstUse("numpy")
+if TYPE_CHECKING:
+    import numpy as np
+else:
+    np = _ImportedOnFirstUse("numpy")
 
 
 class RuntimeFault(Exception):
@@ -150,11 +154,12 @@ class GmView:
     def strides5(self) -> tuple[int, ...]:
         return gm_strides5(self.shape, self.strides)
 
-    def array(self) -> np.ndarray:
+    def array(self) -> np.ndarray | None:
         """The window as a strided NumPy view of the buffer (reads and writes go through).
-        Batched (one offset per iteration) with evenly spaced offsets: iterations x window."""
+        Batched (one offset per iteration) with evenly spaced offsets: iterations x window;
+        other batched offsets: None."""
         if isinstance(self.offset, np.ndarray):
-            return self._batched_array()
+            return self._batched_array(self.offset)
         if len(self.shape) == 2:  # the common rows x cols window: slicing is cheaper than np.ndarray(...)
             (rows, cols), (row_stride, col_stride) = self.shape, self.strides
             if col_stride == 1 and 0 < cols <= row_stride and rows > 0 and self.offset >= 0:
@@ -168,7 +173,7 @@ class GmView:
             raise RuntimeFault(self._outside(self.offset))
         return self._strided((), (), self.offset)
 
-    def reach(self, offset):  # noqa: ANN001, ANN202 (an int, or one int per iteration)
+    def reach(self, offset):
         """The lowest and highest element the window touches from `offset`."""
         low = high = offset
         for d, s in zip(self.shape, self.strides):
@@ -196,10 +201,9 @@ class GmView:
             strides=tuple(s * itemsize for s in (*lead_strides, *self.strides)),
         )
 
-    def _batched_array(self) -> np.ndarray | None:
+    def _batched_array(self, offsets: np.ndarray) -> np.ndarray | None:
         """Iterations x window as one strided view when the offsets are evenly spaced (affine
         in the induction variable); None otherwise (read2d/write2d then index elements)."""
-        offsets = self.offset
         low, high = self.reach(offsets)
         bad = (low < 0) | (high >= self.buffer.size)
         if bad.any():
@@ -219,7 +223,7 @@ class GmView:
         """Buffer offsets of the window's elements, folded to (rows, last dim); batched:
         iterations x that."""
         grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape, self.strides)), indexing="ij", sparse=True)
-        within = sum(grids).reshape(-1, self.shape[-1])
+        within = np.asarray(sum(grids)).reshape(-1, self.shape[-1])
         if isinstance(self.offset, np.ndarray):
             return self.offset[:, None, None] + within
         return self.offset + within
@@ -237,15 +241,17 @@ class GmView:
 
     def read2d(self) -> np.ndarray:
         """The window as rows x last-dim (leading dims folded into rows)."""
+        cols = self.shape[-1]
         if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
-            return self.array().reshape(-1, self.shape[-1])
+            return self.array().reshape(-1, cols)
         folded = self._folded()
         return folded if folded is not None else self.buffer[self.offsets2d()]
 
-    def write2d(self, rows: slice, cols: slice, values: np.ndarray) -> None:
+    def write2d(self, rows: slice, cols: slice, values: np.ndarray | np.generic) -> None:
         """Store `values` into rows x cols of the folded window."""
+        last = self.shape[-1]
         if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
-            self.array().reshape(-1, self.shape[-1])[rows, cols] = values
+            self.array().reshape(-1, last)[rows, cols] = values
             return
         folded = self._folded()
         if folded is not None:
@@ -256,36 +262,23 @@ class GmView:
 
 @lru_cache(maxsize=256)
 def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
-    """Rows x Cols array: where each logical element lives in the tile's storage.
-
-    Boxes of `inner_box` are ordered by blayout (row_major: along rows of boxes;
-    col_major: down columns of boxes), elements inside a box by slayout. NZ
-    (col_major + row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0.
-    """
+    """Rows x Cols array: where each logical element lives in the tile's storage (boxed
+    layouts: TileParams.storage_offset)."""
     rows, cols = tile_type.shape
     r = np.arange(rows)[:, None]
     c = np.arange(cols)[None, :]
-    box = tile_type.inner_box
-    if box is None:
+    if tile_type.inner_box is None:
         return r * cols + c if tile_type.is_row_major else c * rows + r
-    br, bc = box
-    box_row, in_r = divmod(r, br)
-    box_col, in_c = divmod(c, bc)
-    if tile_type.is_row_major:
-        box_index = box_row * (cols // bc) + box_col
-    else:
-        box_index = box_col * (rows // br) + box_row
-    inner = in_r * bc + in_c if tile_type.slayout.data == "row_major" else in_c * br + in_r
-    return box_index * (br * bc) + inner
+    return tile_type.params.storage_offset(r, c)
 
 
 class Footprint(NamedTuple):
     """What a kernel reads and writes, for deciding whether a loop's iterations are
     independent (interpreter/batch.py)."""
 
-    tiles: list[tuple[Tile, bool, np.ndarray | None]]
+    tiles: Sequence[tuple[Tile, bool, np.ndarray | None]]
     """(tile, written?, storage elements; None = any element), reads before writes."""
-    views: list[tuple[GmView, bool, bool]]
+    views: Sequence[tuple[GmView, bool, bool]]
     """(view, written?, read or written at data-dependent places of its whole buffer?). A
     kernel that writes at data-dependent places takes a leading iteration axis as the outer
     serial order (interpreter/batch.py)."""

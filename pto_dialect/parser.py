@@ -14,6 +14,7 @@ by skipping the text (bench/parse.py).
 
 from __future__ import annotations
 
+import difflib
 import re
 import sys
 from bisect import bisect_right
@@ -22,9 +23,11 @@ from dataclasses import replace
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import Attribute, BlockArgument, ErasedSSAValue, Operation, SSAValue
+from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation
 from xdsl.parser import Parser
-from xdsl.traits import SymbolTable
+from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 
 from pto_dialect.diagnostics import PtoError, op_location
@@ -44,6 +47,7 @@ MLIRLexer._unescaped_characters_regex = re.compile(  # pyright: ignore[reportPri
     r'"(?:[^"\\\n\v\f]++|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+"'
 )
 
+_UNREGISTERED = re.compile(r"Operation (\S+) is not registered")
 _FLAT_BODY = re.compile(r'<[^<>()\[\]{}"]*(?<!-)>')
 """A `<...>` type or attribute body with no nested brackets or strings: it ends at the
 first `>` (MLIR's balanced scan also reads `->` as no closer)."""
@@ -87,6 +91,20 @@ class LocatedParser(Parser):
         self._known[key] = value
         return value
 
+    def _unregistered(self, name: str, start: int) -> ParseError:
+        """xDSL's "not registered" at the op's name (not the token after it), with the nearest
+        registered op name."""
+        text = self.lexer.input.content
+        at = text.find(name, start)
+        span = Span(at, at + len(name), self.lexer.input) if at != -1 else self._current_token.span
+        known = [op.name for op in self.ctx.loaded_ops]
+        if "." in name:
+            dialect = name.partition(".")[0]
+            known += [op.name for d in self.ctx.registered_dialect_names if d == dialect for op in self.ctx.get_dialect(d).operations]
+        nearest = difflib.get_close_matches(name, sorted(set(known)), n=1)
+        hint = f"; did you mean {nearest[0]}?" if nearest else ""
+        return ParseError(span, f"Operation {name} is not registered{hint}")
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
         try:
@@ -94,6 +112,10 @@ class LocatedParser(Parser):
         except VerifyException as e:
             # IRDL constraint failures while building an op carry no location
             raise ParseError(span, str(e)) from e
+        except ParseError as e:
+            if (unknown := _UNREGISTERED.fullmatch(e.msg)) is not None:
+                raise self._unregistered(unknown.group(1), span.start) from None
+            raise
         if isinstance(op.location, UnknownLoc):
             op.location = self._location(span.start)
         return op
@@ -124,7 +146,28 @@ def verify_op(op: Operation) -> None:
     try:
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
+        if _lacks_segment_sizes(op):
+            raise PtoError.at_op(op, _SEGMENT_SIZES_MESSAGE) from e
         raise PtoError.at_op(op, _strip_op_prefix(str(e), op)) from e
+    # what xDSL's Block.verify checks, skipped with the nested ops (`func.func @k(%a: T) {}`)
+    if not op.has_trait(NoTerminator):
+        for region in op.regions:
+            if len(region.blocks) == 1 and region.block.first_op is None:
+                raise PtoError.at_op(op, "has an empty block in a single-block region that expects at least a terminator")
+
+
+_SEGMENT_SIZES_MESSAGE = (
+    "in the generic form needs the operandSegmentSizes property, the sizes of its operand groups "
+    "(ins, outs); the custom form (`ins(...) outs(...)`) needs none"
+)
+
+
+def _lacks_segment_sizes(op: Operation) -> bool:
+    """A generic-form op with operand groups read without their sizes (PTOAS writes
+    `"pto.tscatter"(%src, %dst, %idx) <{maskPattern = ...}>`)."""
+    if not isinstance(op, IRDLOperation) or AttrSizedOperandSegments.attribute_name in op.properties:
+        return False
+    return any(isinstance(o, AttrSizedOperandSegments) for o in type(op).get_irdl_definition().options)
 
 
 def _signature(op: Operation) -> tuple[object, ...] | None:

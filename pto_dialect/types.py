@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import Any, ClassVar, cast
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntAttr, StringAttr
 from xdsl.ir import Attribute, Data, ParametrizedAttribute, TypeAttribute
@@ -91,6 +91,35 @@ class TileParams:
             return (16, 2)
         per_32_bytes = 32 // self.elem.bytes
         return (16, per_32_bytes) if self.slayout == "row_major" else (per_32_bytes, 16)
+
+    def storage_offset(self, r, c):  # noqa: ANN001, ANN201 (ints, or NumPy arrays broadcasting)
+        """Where logical element (r, c) of a boxed tile lives in its storage: boxes of
+        `inner_box` ordered by blayout (row_major: along rows of boxes; col_major: down columns
+        of boxes), elements inside a box by slayout (pto-isa's GetOffset). NZ (col_major +
+        row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0."""
+        box = self.inner_box
+        assert box is not None, "a boxed layout"
+        br, bc = box
+        box_row, in_r = divmod(r, br)
+        box_col, in_c = divmod(c, bc)
+        if self.is_row_major:
+            box_index = box_row * (self.cols // bc) + box_col
+        else:
+            box_index = box_col * (self.rows // br) + box_row
+        inner = in_r * bc + in_c if self.slayout == "row_major" else in_c * br + in_r
+        return box_index * (br * bc) + inner
+
+    def element_outside_storage(self) -> tuple[int, int, int] | None:
+        """The first element (r, c) whose storage offset is past the tile's rows x cols
+        elements (boxes that do not tile the shape), with that offset; None if every one fits."""
+        box = self.inner_box
+        if box is None or (self.rows % box[0] == 0 and self.cols % box[1] == 0):
+            return None
+        for r in range(self.rows):
+            for c in range(self.cols):
+                if (at := self.storage_offset(r, c)) >= self.rows * self.cols:
+                    return r, c, at
+        return None
 
     @property
     def size_bytes(self) -> int:
@@ -202,9 +231,10 @@ class TileTypeBase(ParametrizedAttribute, TypeAttribute):
     def params(self) -> TileParams:
         """The tile's one description as plain values (computed once per type: kept in the
         instance dict, which the frozen dataclass's fields do not use)."""
-        if (known := self.__dict__.get("_params")) is not None:
+        instance_dict = cast(dict[str, Any], self.__dict__)  # typeshed: a class's MappingProxy
+        if (known := instance_dict.get("_params")) is not None:
             return known
-        params = self.__dict__["_params"] = TileParams(
+        params = instance_dict["_params"] = TileParams(
             self.loc.data,
             self.element_type,
             self.rows.data,

@@ -18,6 +18,8 @@ run them on NumPy with each target's exact semantics.
 - `load`, `run`, `compare`: a `.pto` file's module, its run, its report across targets
   (the interpreter's; `run` and `compare` also take a kernel); `run(..., inputs="random:SEED")`
   draws the arguments (`draw_inputs` gives the same arrays).
+- `estimate(kernel, target=..., cost_model="pto-isa")`: what `pto-opt --estimate=json`
+  prints, as a dict.
 - The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
   `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, and one function per instruction of the registry (`tload`,
@@ -26,12 +28,14 @@ run them on NumPy with each target's exact semantics.
 - `testing`: assertions for users' own test suites.
 """
 
+from typing import Any as _Any
+
 import targets as _targets
 from pto_dialect import load
 from pto_dialect.diagnostics import PtoError
 from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
-from pto_frontend.kernel import Kernel, compare, draw_inputs, kernel, run
+from pto_frontend.kernel import COST_MODELS, Kernel, compare, draw_inputs, estimate, kernel, run
 from pto_frontend.scaffolding import (  # noqa: A004
     alloc_tile, constant, index_cast, load_scalar, make_tensor_view, partition_view, range, section_cube, section_vector, set_validshape,
     store_scalar,
@@ -45,7 +49,16 @@ globals().update(DTYPES)
 globals().update(FUNCTIONS)
 
 __all__ = [
-    "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "index", "index_cast", "kernel", "load", "load_scalar", "make_tensor_view",
-    "partition_view", "ptr", "range", "run", "section_cube", "section_vector", "set_validshape", "store_scalar", "testing",
+    "COST_MODELS", "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "estimate", "index",
+    "index_cast", "kernel", "load", "load_scalar", "make_tensor_view", "partition_view", "ptr", "range", "run", "section_cube",
+    "section_vector", "set_validshape", "store_scalar", "testing",
     *DTYPES, *FUNCTIONS,
 ]
+
+
+
+def __getattr__(name: str) -> _Any:
+    """`pto.<name>` for a name the module lacks (Python's message then names the nearest one). The
+    element types and instruction functions are made from tables at import, so a type checker
+    reads them through this function."""
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

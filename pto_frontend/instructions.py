@@ -31,7 +31,7 @@ from pto_dialect.instructions import REGISTRY
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileTypeBase
 
-from pto_frontend.trace import current, located
+from pto_frontend.trace import call_error, current, located
 from pto_frontend.values import Value
 
 
@@ -96,7 +96,10 @@ def builder(instruction: Instruction) -> Callable[..., None]:
 
     def build(*args: object, **kwargs: object) -> None:
         trace = current(f"{name}()")
-        arguments = signature.bind(*args, **kwargs).arguments
+        try:
+            arguments = signature.bind(*args, **kwargs).arguments
+        except TypeError as e:
+            raise located(call_error(f"{name}()", signature, e, kwargs)) from None
         given = frozenset(n for n in (*spec.positional, *spec.optional) if arguments.get(n) is not None)
         form = next((f for f in spec.forms if f.arguments == given), None)
         if form is None:

@@ -19,27 +19,31 @@ it never writes into the caller's arrays unless `inplace=True`.
 
 from __future__ import annotations
 
+import ast
 import functools
 import inspect
+import textwrap
 from io import StringIO
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast, overload
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerType, ModuleOp, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
 
 import targets
+from passes.memory_plan import DYN_UBUF_ATTR
 from passes.verify_target import verify_target
+from pto_dialect import load
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
 from pto_dialect.parser import verify_located
 
-from pto_frontend.trace import Trace, located, tracing
+from pto_frontend.trace import Trace, checked_call, located, tracing
 from pto_frontend.values import DType, Ptr, wrap
 
 if TYPE_CHECKING:
@@ -66,13 +70,17 @@ class _ViewOfArgument:
 class Kernel:
     """A PTO kernel built by a Python function (`@pto.kernel`)."""
 
-    def __init__(self, function: Callable[..., Any], target: str | None = None, name: str | None = None):
+    def __init__(
+        self, function: Callable[..., Any], target: str | None = None, name: str | None = None, dyn_ubuf_size: int | None = None
+    ):
         self.function = function
         self.name = name or function.__name__
         self.target = target
         """The target `to_pto` and `run` use when not told (None: targets.DEFAULT)."""
+        self.dyn_ubuf_size = dyn_ubuf_size
+        """The kernel's `pto.dyn_ubuf_size`: bytes of UB it declares for a SIMT launch (None: the target's default)."""
         self._module: ModuleOp | None = None
-        functools.update_wrapper(self, function)
+        functools.update_wrapper(cast(Any, self), function)  # a Kernel is not called: typeshed wants a callable
 
     def __repr__(self) -> str:
         return f"<pto kernel {self.name}>"
@@ -82,13 +90,7 @@ class Kernel:
     @functools.cached_property
     def parameters(self) -> dict[str, Ptr | DType]:
         """Each argument's annotation, by name."""
-        try:
-            annotations = inspect.get_annotations(self.function, eval_str=True)
-        except NameError as e:  # `from __future__ import annotations` keeps them as text
-            raise PtoError(
-                f"{self._where()}: error: kernel {self.name}: its argument types name {e.name!r}, which is not a "
-                "module-level name (with `from __future__ import annotations`, they are evaluated there)"
-            ) from e
+        annotations = {name: self._annotation(name, a) for name, a in inspect.get_annotations(self.function).items()}
         out: dict[str, Ptr | DType] = {}
         for name in inspect.signature(self.function).parameters:
             annotation = annotations.get(name)
@@ -99,6 +101,41 @@ class Kernel:
                 )
             out[name] = annotation
         return out
+
+    def _annotation(self, name: str, annotation: object) -> object:
+        """An argument's annotation; text (`from __future__ import annotations`) is evaluated
+        in the kernel's module, and a failure located at the annotation, not in `<string>`."""
+        if not isinstance(annotation, str):
+            return annotation
+        try:
+            return eval(annotation, self.function.__globals__)  # noqa: S307 (the user's own annotation)
+        except NameError as e:
+            raise PtoError(
+                f"{self._annotation_site(name)}: error: kernel {self.name}: its argument types name {e.name!r}, which is "
+                "not a module-level name (with `from __future__ import annotations`, they are evaluated there)"
+            ) from None
+        except PtoError as e:
+            raise PtoError(f"{self._annotation_site(name)}: error: {e.text.partition(': error: ')[2]}") from None
+        except Exception as e:
+            raise PtoError(
+                f"{self._annotation_site(name)}: error: kernel {self.name}: the type of argument '{name}' ({annotation}) "
+                f"failed: {type(e).__name__}: {e}"
+            ) from None
+
+    def _annotation_site(self, name: str) -> str:
+        """`FILE:LINE:COL` of argument `name`'s annotation (else of the kernel's definition)."""
+        try:
+            lines, first = inspect.getsourcelines(self.function)
+            indent = len(lines[0]) - len(lines[0].lstrip())
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+        except (OSError, TypeError, SyntaxError):
+            return self._where()
+        definition = next((n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)), None)
+        arguments = [] if definition is None else [*definition.args.posonlyargs, *definition.args.args, *definition.args.kwonlyargs]
+        for arg in arguments:
+            if arg.arg == name and arg.annotation is not None:
+                return f"{self.function.__code__.co_filename}:{first + arg.annotation.lineno - 1}:{indent + arg.annotation.col_offset + 1}"
+        return self._where()
 
     @property
     def module(self) -> ModuleOp:
@@ -120,6 +157,8 @@ class Kernel:
         types: list[Attribute] = [p.attr for p in self.parameters.values()]
         function = func.FuncOp(self.name, (types, []))
         function.location = self._location()
+        if self.dyn_ubuf_size is not None:
+            function.attributes[DYN_UBUF_ATTR] = IntegerAttr(self.dyn_ubuf_size, i64)
         for arg, name in zip(function.args, self.parameters):
             arg.name_hint = name
         module = ModuleOp([function])
@@ -153,15 +192,18 @@ class Kernel:
 
     # -- using ------------------------------------------------------------------------
 
-    def _target(self, target: str | None) -> targets.TargetInfo:
+    def _target(self, target: str | None, call: str) -> targets.TargetInfo:
+        if target is not None and not isinstance(target, str):
+            raise located(f"{call}: target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
         try:
             return targets.get(target or self.target or targets.DEFAULT)
         except targets.UnknownTarget as e:
             raise located(str(e)) from e
 
+    @checked_call("kernel.to_pto()")
     def to_pto(self, target: str | None = None) -> str:
         """The kernel's `.pto` text, verified for `target`, with `pto.target_arch` set to it."""
-        chosen = self._target(target)
+        chosen = self._target(target, f"{self.name}.to_pto()")
         module = self.module.clone()
         module.attributes["pto.target_arch"] = StringAttr(chosen.name)
         verify_target(module, chosen)
@@ -169,30 +211,33 @@ class Kernel:
         Printer(stream=text).print_op(module)
         return text.getvalue() + "\n"
 
+    @checked_call("kernel.run()")
     def run(self, *arrays: object, target: str | None = None, inplace: bool = False) -> list[np.ndarray]:
         """Run on `target`: every argument's contents after the run, as pto-run writes them
         (an argument the kernel only reads comes back as a read-only view of the one given).
         With `inplace=True` the results are also written into the arrays given."""
         import interpreter
 
-        chosen = self._target(target)
+        chosen = self._target(target, f"{self.name}.run()")
         given = self._arguments(arrays, "run")
         outputs = interpreter.run(self.module, chosen.name, given)
         if not inplace:
             return outputs
         return [self._write_back(name, a, out) for name, a, out in zip(self.parameters, arrays, outputs)]
 
+    @checked_call("kernel.run_all()")
     def run_all(self, *arrays: object, targets: str | Sequence[str] = "all") -> dict[str, list[np.ndarray]]:
         """`run` on each target (`"all"`, `"cpu,a5"` or a list of names)."""
-        return {t.name: self.run(*arrays, target=t.name) for t in _targets(targets)}
+        return {t.name: self.run(*arrays, target=t.name) for t in _targets(targets, f"{self.name}.run_all()")}
 
+    @checked_call("kernel.compare()")
     def compare(self, *arrays: object, targets: str | Sequence[str] = "all", profile: bool = False) -> Report:
         """interpreter.compare's report: verdicts, outputs and differences per target, and the
         first op whose writes differ (`report.text()` prints it); with `profile`, also what
         ran on each target (`report.profiles`)."""
         import interpreter
 
-        names = [t.name for t in _targets(targets)]
+        names = [t.name for t in _targets(targets, f"{self.name}.compare()")]
         return interpreter.compare(self.module, names, self._arguments(arrays, "compare"), profile=profile)
 
     # -- arguments ----------------------------------------------------------------------
@@ -246,7 +291,9 @@ def _scalar(what: str, annotation: DType, value: object) -> np.ndarray:
     return array
 
 
-def _targets(chosen: str | Sequence[str]) -> tuple[targets.TargetInfo, ...]:
+def _targets(chosen: str | Sequence[str], call: str) -> tuple[targets.TargetInfo, ...]:
+    if not isinstance(chosen, str) and not (isinstance(chosen, Sequence) and all(isinstance(t, str) for t in chosen)):
+        raise located(f"{call}: targets takes \"all\", a comma-separated str or a list of target names, got {chosen!r}")
     try:
         return targets.parse_list(chosen)
     except targets.UnknownTarget as e:
@@ -262,13 +309,71 @@ def _kernel_options(call: str, options: dict[str, Any], accepted: tuple[str, ...
     return options
 
 
-def kernel(function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None):  # noqa: ANN201
-    """`@pto.kernel` or `@pto.kernel(target="a5", name="k")`: the function builds a PTO kernel."""
+@overload
+def kernel(
+    function: Callable[..., Any], *, target: str | None = None, name: str | None = None, dyn_ubuf_size: int | None = None
+) -> Kernel: ...
+@overload
+def kernel(
+    function: None = None, *, target: str | None = None, name: str | None = None, dyn_ubuf_size: int | None = None
+) -> Callable[[Callable[..., Any]], Kernel]: ...
+@checked_call("pto.kernel()")
+def kernel(
+    function: Callable[..., Any] | None = None, *, target: str | None = None, name: str | None = None,
+    dyn_ubuf_size: int | None = None,
+) -> Kernel | Callable[[Callable[..., Any]], Kernel]:
+    """`@pto.kernel` or `@pto.kernel(target="a5", name="k", dyn_ubuf_size=...)`: the function
+    builds a PTO kernel; `dyn_ubuf_size` is its `pto.dyn_ubuf_size`, the bytes of UB a kernel
+    with a SIMT launch declares (a5)."""
+    if function is not None and not callable(function):
+        raise located(f"pto.kernel() decorates a function, got {function!r}")
+    if target is not None and not isinstance(target, str):
+        raise located(f"pto.kernel(): target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
+    if name is not None and not isinstance(name, str):
+        raise located(f"pto.kernel(): name takes a str, got {name!r}")
+    if dyn_ubuf_size is not None and (isinstance(dyn_ubuf_size, bool) or not isinstance(dyn_ubuf_size, int) or dyn_ubuf_size < 0):
+        raise located(f"pto.kernel(): dyn_ubuf_size takes a non-negative int (bytes), got {dyn_ubuf_size!r}")
     if function is None:
-        return lambda f: Kernel(f, target, name)
-    return Kernel(function, target, name)
+        return lambda f: Kernel(f, target, name, dyn_ubuf_size)
+    return Kernel(function, target, name, dyn_ubuf_size)
 
 
+COST_MODELS = ("pto-isa",)
+"""The cost models `estimate` takes: pto-isa's (each target's machine model, pto_dialect/cost.py)."""
+
+
+@checked_call("pto.estimate()")
+def estimate(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, cost_model: str = "pto-isa") -> dict[str, Any]:
+    """The cost estimate of a kernel (or a `.pto` file or module) on `target`: what
+    `pto-opt --estimate=json` prints, as a dict (ops with their pipe, bytes, cycles and count;
+    serial and bound cycles)."""
+    from passes.estimate import estimate as estimate_module
+
+    if cost_model not in COST_MODELS:
+        raise located(f"pto.estimate(): cost_model takes {', '.join(map(repr, COST_MODELS))}, got {cost_model!r}")
+    if isinstance(kernel_or_module, Kernel):
+        chosen = kernel_or_module._target(target, "pto.estimate()")  # pyright: ignore[reportPrivateUsage]
+        module = kernel_or_module.module.clone()
+        module.attributes["pto.target_arch"] = StringAttr(chosen.name)
+        verify_target(module, chosen)
+        return estimate_module(module, chosen).json()
+    if isinstance(kernel_or_module, str | Path):
+        module = load(kernel_or_module)
+    elif isinstance(kernel_or_module, ModuleOp):
+        module = kernel_or_module
+    else:
+        raise located(f"pto.estimate() takes a kernel, a .pto file's path or a module, got {kernel_or_module!r}")
+    if target is not None and not isinstance(target, str):
+        raise located(f"pto.estimate(): target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
+    try:
+        chosen = targets.resolve(target, module)
+    except targets.UnknownTarget as e:
+        raise located(str(e)) from e
+    verify_target(module, chosen)
+    return estimate_module(module, chosen).json()
+
+
+@checked_call("pto.run()")
 def run(
     kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, args: Sequence[object] = (),
     inputs: str | None = None, scalars: Mapping[str, object] | None = None, **options: Any,  # noqa: ANN401
@@ -299,6 +404,7 @@ def draw_inputs(
     return interpreter.draw_inputs(module, inputs, scalars=scalars)
 
 
+@checked_call("pto.compare()")
 def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Sequence[str] = "all", args: Sequence[object] = (), **options: Any) -> Report:  # noqa: ANN401
     """interpreter.compare for a `.pto` file or module; `kernel.compare(...)` for a kernel."""
     if isinstance(kernel_or_module, Kernel):
@@ -308,4 +414,4 @@ def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Seq
     return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
 
 
-__all__ = ["Kernel", "compare", "draw_inputs", "kernel", "run"]
+__all__ = ["COST_MODELS", "Kernel", "compare", "draw_inputs", "estimate", "kernel", "run"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from enum import Enum
+from typing import TypeVar
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, i64
@@ -27,18 +29,19 @@ from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
-from pto_frontend.trace import current, located
-from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, index, index_operand
+from pto_frontend.trace import checked_call, current, located, sequence_of
+from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, Value, index, index_operand
 
 
-def make_tensor_view(ptr: Pointer, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
+@checked_call("pto.make_tensor_view()")
+def make_tensor_view(ptr: Value, shape: Sequence[int | Scalar], strides: Sequence[int | Scalar], layout: str | None = None) -> TensorView:
     """A GM tensor over a pointer argument; its type's dims are the Python ints of `shape`
     (`?` for index values)."""
     trace = current("pto.make_tensor_view()")
     if not isinstance(ptr, Pointer):
         raise located(f"pto.make_tensor_view() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
-    shape_ssa = [index_operand(d, "pto.make_tensor_view(shape=...)") for d in shape]
-    stride_ssa = [index_operand(s, "pto.make_tensor_view(strides=...)") for s in strides]
+    shape_ssa = [index_operand(d, "pto.make_tensor_view(shape=...)") for d in sequence_of("pto.make_tensor_view()", "shape", shape)]
+    stride_ssa = [index_operand(s, "pto.make_tensor_view(strides=...)") for s in sequence_of("pto.make_tensor_view()", "strides", strides)]
     dims = [c if (c := constant_index(v)) is not None else DYNAMIC_INDEX for v in shape_ssa]
     view = TensorViewType.get(dims, ptr.type.element_type)  # pyright: ignore[reportAttributeAccessIssue]
     props = {"layout": GmLayoutAttr(_enum(GmLayout, layout, "layout"))} if layout is not None else {}
@@ -46,18 +49,20 @@ def make_tensor_view(ptr: Pointer, shape: Sequence[int | Scalar], strides: Seque
     return TensorView(trace.append(op).results[0])
 
 
+@checked_call("pto.partition_view()")
 def partition_view(view: TensorView, offsets: Sequence[int | Scalar], sizes: Sequence[int | Scalar]) -> PartitionView:
     """A window of a tensor view; its type's dims are the Python ints of `sizes`."""
     trace = current("pto.partition_view()")
     if not isinstance(view, TensorView) or isinstance(view, PartitionView):
         raise located(f"pto.partition_view() takes a tensor view (pto.make_tensor_view), got {view!r}")
-    offset_ssa = [index_operand(o, "pto.partition_view(offsets=...)") for o in offsets]
-    size_ssa = [index_operand(s, "pto.partition_view(sizes=...)") for s in sizes]
+    offset_ssa = [index_operand(o, "pto.partition_view(offsets=...)") for o in sequence_of("pto.partition_view()", "offsets", offsets)]
+    size_ssa = [index_operand(s, "pto.partition_view(sizes=...)") for s in sequence_of("pto.partition_view()", "sizes", sizes)]
     result: PartitionTensorViewType = PartitionViewOp.inferred_type(view.type, size_ssa)  # pyright: ignore[reportArgumentType]
     op = PartitionViewOp.build(operands=[view.ssa, offset_ssa, size_ssa], result_types=[result])
     return PartitionView(trace.append(op).results[0])
 
 
+@checked_call("pto.alloc_tile()")
 def alloc_tile(
     shape: Sequence[int],
     dtype: DType,
@@ -73,7 +78,8 @@ def alloc_tile(
     trace = current("pto.alloc_tile()")
     if not isinstance(dtype, DType):
         raise located(f"pto.alloc_tile() takes dtype=pto.f16, pto.i32, ..., got {dtype!r}")
-    valid = list(shape) if valid is None else list(valid)
+    shape = sequence_of("pto.alloc_tile()", "shape", shape)
+    valid = list(shape) if valid is None else sequence_of("pto.alloc_tile()", "valid", valid)
     if len(valid) != 2:
         raise located(f"pto.alloc_tile() takes valid=[rows, cols], got {valid!r}")
     static = [v if isinstance(v, int) and not isinstance(v, bool) else DYNAMIC_INDEX for v in valid]
@@ -96,15 +102,16 @@ def alloc_tile(
     return Tile(trace.append(op).results[0])
 
 
-def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:  # noqa: A001
+@checked_call("pto.range()")
+def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Scalar = 1) -> Iterator[Scalar]:
     """`scf.for`: `for i in pto.range(n)` or `pto.range(start, stop, step)`; the body, traced
     once, is the loop's body, and `i` its index."""
     trace = current("pto.range()")
     if stop is None:
         start, stop = 0, start
-    bounds = [index_operand(v, "pto.range()") for v in (start, stop, step)]
+    lower, upper, step_value = (index_operand(v, "pto.range()") for v in (start, stop, step))
     body = Block(arg_types=[IndexType()])
-    loop = trace.append(scf.ForOp(*bounds, [], body))
+    loop = trace.append(scf.ForOp(lower, upper, step_value, [], body))
     counter = Scalar(body.args[0])
     with trace.inside(body):
         yield counter
@@ -122,16 +129,17 @@ def _section(kind: type[SectionOp], name: str) -> Iterator[None]:
         yield
 
 
-def section_vector():  # noqa: ANN201
+def section_vector():
     """`with pto.section_vector():` code for the vector core (`pto.section.vector`)."""
     return _section(SectionVectorOp, "section_vector")
 
 
-def section_cube():  # noqa: ANN201
+def section_cube():
     """`with pto.section_cube():` code for the cube core (`pto.section.cube`)."""
     return _section(SectionCubeOp, "section_cube")
 
 
+@checked_call("pto.constant()")
 def constant(value: int | float, dtype: DType = index) -> Scalar:
     """An `arith.constant` of `dtype` (index by default): a value where a Python number would
     be folded into the type, such as a dynamic valid dim that starts at a known size."""
@@ -183,7 +191,10 @@ def index_cast(value: Scalar) -> Scalar:
     return Scalar(trace.append(arith.IndexCastOp(value.ssa, IndexType())).results[0])
 
 
-def _enum(kind: type, value: str, what: str):  # noqa: ANN202
+_E = TypeVar("_E", bound=Enum)
+
+
+def _enum(kind: type[_E], value: str, what: str) -> _E:
     try:
         return kind(value)
     except ValueError:

@@ -54,7 +54,7 @@ def assert_matches(
         position = names.index(key) if isinstance(key, str) else key
         problems += _differences(names[position], outputs[position], value, rtol, atol)
     if problems:
-        where = f"{kernel.name}.run(target={kernel._target(target).name})"  # noqa: SLF001
+        where = f"{kernel.name}.run(target={kernel._target(target, 'pto.testing.assert_matches()').name})"
         raise AssertionError("\n".join([where + ": outputs differ from the expected ones", *problems]))
     return outputs
 

@@ -6,12 +6,16 @@ package), and verifies it there; a failure is a PtoError starting with that `FIL
 
 from __future__ import annotations
 
+import difflib
+import functools
+import inspect
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from itertools import islice
 from types import CodeType, FrameType
+from typing import Any, TypeVar
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntAttr, IntegerAttr, StringAttr
@@ -23,12 +27,14 @@ from pto_dialect.parser import verify_op
 
 PACKAGE = __name__.split(".")[0]
 
+F = TypeVar("F", bound=Callable[..., Any])
+
 _CURRENT: ContextVar[Trace | None] = ContextVar("pto_frontend_trace", default=None)
 
 
 def user_frame() -> FrameType:
     """The innermost frame outside this package: the user's call."""
-    frame = sys._getframe(1)  # noqa: SLF001 (the caller's frame, cheaply)
+    frame = sys._getframe(1)
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == PACKAGE:
         frame = frame.f_back
     return frame
@@ -42,6 +48,47 @@ def call_site() -> FileLineColLoc:
     if position is not None and position[0] is not None and position[2] is not None:
         line, column = position[0], position[2] + 1
     return FileLineColLoc(StringAttr(frame.f_code.co_filename), IntAttr(line), IntAttr(column))
+
+
+def checked_call(name: str) -> Callable[[F], F]:
+    """A user-facing function (or method) whose wrong call, an unknown or missing argument, is a
+    PtoError at the caller's line naming `name` and what it takes (not Python's TypeError)."""
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
+            try:
+                signature.bind(*args, **kwargs)
+            except TypeError as e:
+                raise located(call_error(name, signature, e, kwargs)) from None
+            return function(*args, **kwargs)
+
+        return checked  # pyright: ignore[reportReturnType]
+
+    return decorate
+
+
+def call_error(name: str, signature: inspect.Signature, error: TypeError, keywords: Mapping[str, object]) -> str:
+    """`pto.f(): got an unexpected keyword argument 'x' (did you mean 'y'?); it takes (a, b, *, y=None)`."""
+    parameters = [p for p in signature.parameters.values() if p.name != "self"]
+    known = [p.name for p in parameters]
+    message = str(error)
+    if unknown := [k for k in keywords if k not in known]:  # said first: it explains a "missing" one
+        message = f"got an unexpected keyword argument '{unknown[0]}'"
+        if nearest := difflib.get_close_matches(unknown[0], known, n=1):
+            message += f" (did you mean '{nearest[0]}'?)"
+    plain = [p.replace(annotation=inspect.Parameter.empty) for p in parameters]
+    return f"{name}: {message}; it takes {inspect.Signature(plain)}"
+
+
+def sequence_of(name: str, what: str, value: object) -> list[Any]:
+    """`value` as a list, for an argument that takes a list (`shape=[8, 32]`); else a PtoError
+    at the caller's line (`shape=8`)."""
+    if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+        raise located(f"{name}: {what} takes a list, got {value!r}")
+    return list(value)
 
 
 def located(message: str) -> PtoError:
@@ -83,7 +130,7 @@ class Trace:
         if (known := self._constants.get(key)) is not None:
             return known
         try:
-            attr = FloatAttr(float(value), type_) if isinstance(value, float) else IntegerAttr(value, type_)
+            attr = FloatAttr(float(value), type_) if isinstance(value, float) else IntegerAttr(value, type_)  # pyright: ignore[reportCallIssue, reportArgumentType] (a wrong type_ raises: the except below)
         except (VerifyException, ValueError, TypeError) as e:
             raise located(f"the constant {value!r} cannot be a {type_}: {e}") from e
         op = arith.ConstantOp(attr)

@@ -85,7 +85,7 @@ class Value:
         raise located(f"{self!r} has no truth value while the kernel is built (it has one when the kernel runs)")
 
 
-def _arith(op_class: type[arith.SignlessIntegerBinaryOperation], symbol: str):  # noqa: ANN202
+def _arith(op_class: type[arith.SignlessIntegerBinaryOperation], symbol: str):
     def apply(self: Scalar, other: object, reflected: bool = False) -> Scalar:
         trace = current(f"'{symbol}' on a pto value")
         if not isinstance(self.type, IndexType | IntegerType):

@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from xdsl.dialects import scf
+import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
@@ -41,8 +42,8 @@ class ProgressBar(Interpreter.Listener):
 
     @classmethod
     def on_terminal(cls, *, quiet: bool, stream: IO[str] | None = None) -> _Progress:
-        stream = stream or sys.stderr
-        return _Progress(None if quiet or not stream.isatty() else cls(stream))
+        shown = stream or sys.stderr
+        return _Progress(None if quiet or not shown.isatty() else cls(shown))
 
     def will_interpret_op(self, op: Operation, args: tuple[Any, ...]) -> None:
         self.ops += 1

@@ -51,6 +51,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from pto_dialect import asm, make_context
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.files import KERNEL_BYTES, read_kernel, read_stream
 from pto_dialect.parser import decode_source, parse_module, split_input, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
@@ -146,7 +147,7 @@ class CppTarget(Target):
         output.write(emit_cpp(module))
 
 
-def _lowering_dialect(name: str):  # noqa: ANN202
+def _lowering_dialect(name: str):
     from pto_dialect.instructions import LOWERING_DIALECTS
 
     return next(d for d in LOWERING_DIALECTS if d.name == name)
@@ -297,10 +298,9 @@ class PtoOptMain(xDSLOptMain):
         since `-o` may name the input file; --split-input-file splits it as MLIR does. Every
         input is MLIR text (or the assembly form) whatever its extension."""
         if self.reads_stdin():
-            data = sys.stdin.buffer.read()
+            data = read_stream(sys.stdin.buffer, "<stdin>", KERNEL_BYTES, "a kernel")
         else:
-            with open(self.args.input_file, "rb") as f:
-                data = f.read()
+            data = read_kernel(self.args.input_file)
         self.annotated = self.args.verify_diagnostics and has_annotations(data.decode(errors="replace"))
         pieces = split_input(data) if self.args.split_input_file else [(data, 0)]
         return [(BytesIO(chunk), line_offset) for chunk, line_offset in pieces], "mlir"
@@ -405,8 +405,10 @@ class PtoOptMain(xDSLOptMain):
             replace(p, target=self.target.name) if getattr(p, "target", "") is None else p
             for p in self.pipeline.passes
         )
+        from passes.pipeline import PipelinePass
+
         # a pipeline pass runs as its stages, each seen by --mlir-print-ir-after-all and --time-passes
-        passes = tuple(stage for p in passes for stage in (p.stages(prog) if hasattr(p, "stages") else (p,)))
+        passes = tuple(stage for p in passes for stage in (p.stages(prog) if isinstance(p, PipelinePass) else (p,)))
         with self.diagnosing():
             replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 

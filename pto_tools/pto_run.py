@@ -15,8 +15,9 @@ The first line of output, once the run succeeded, names the target and why
 The i-th .npy binds the i-th argument of the module's public function (or
 --entry). With --out, every argument's final contents go to DIR/argI.npy and
 the K-th result of the function to DIR/resultK.npy, all renamed into place only
-once the run succeeded and all were written; without it, an 8-element preview of
-each is printed. `--inputs random[:SEED]` draws the arrays instead (interpreter/inputs.py:
+once the run succeeded and all were written; without it, what the kernel wrote
+is printed: each argument it may write (the rows and columns it stored to) and each
+result, as 2-D arrays. `--inputs random[:SEED]` draws the arrays instead (interpreter/inputs.py:
 sized from the signature and the kernel's views, integer scalars given with --arg, indices
 inside the table they index); with --out they are saved as DIR/inputs/argI.npy, which
 repeat the run when given as the ARG.npy files. Any bad input or run-time fault is `FILE:LINE:COL: error: ...`
@@ -30,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -45,6 +45,7 @@ import targets
 from pto_tools.usage import VersionAction, bare_flag_value, one_line_errors
 
 from pto_tools.exits import run_main
+from pto_tools.npy import read_npy
 from pto_tools.outputs import StagedOutputs
 from pto_tools.progress import ProgressBar
 
@@ -58,12 +59,14 @@ argument binding:
   !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
   index, iN, f32, ...              a 0-d array (np.save(path, np.array(3)))
   bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits. np.save stores
-  ml_dtypes arrays as raw data (np.load gives |V2 for bf16): such an array is read as the
-  argument's declared type, and outputs read back the same way (.view(ml_dtypes.bfloat16)).
+  most ml_dtypes arrays as raw data (np.load gives |V2 for bf16; f8E5M2 is <f1): such an array
+  is read as the argument's declared type, and outputs read back the same way
+  (.view(ml_dtypes.bfloat16)). A .npy may come through a pipe (<(python make.py)).
 
 outputs:
   first line     the target it ran for and why: the flag, the module's attribute, or the default
-  without --out  one line per argument (argI) and result (resultK): dtype, shape, first 8 elements
+  without --out  per argument the kernel may write (argI) and result (resultK): a header (dtype,
+                 shape, as R x C, the region stored to), then that region as a 2-D array
   --out DIR      DIR/argI.npy: the final contents of argument I; DIR/resultK.npy: result K
   --print        every argument the kernel may write, and every result, as a 2-D array
 
@@ -78,7 +81,7 @@ random inputs (--inputs random[:SEED], seed 0 by default; the same seed, the sam
                                    (--indices wide: [-entries, 2 * entries), for the out-of-range modes)
 
 examples:
-  pto-run examples/embedding_lookup.pto --target a5 --out out/ table.npy ids.npy out.npy
+  pto-run examples/embedding_wrap.pto --target a5 --out out/ examples/data/wrap_table.npy examples/data/wrap_ids.npy examples/data/wrap_out.npy
   pto-run examples/embedding_lookup.pto --targets all --inputs random:7 --out out/
 """
 
@@ -203,7 +206,7 @@ def _run(args: argparse.Namespace) -> None:
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
-            profiler=profiler, sync_report=sync,
+            profiler=profiler, sync_report=sync, sources=args.arrays,
         )
     if sync is not None:
         for line in sync.warnings:
@@ -263,6 +266,7 @@ def _load_kernel(path: str) -> ModuleOp:
     """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
     import pto_dialect
     from pto_dialect.asm import ASM_EXTENSION, read_asm
+    from pto_dialect.files import read_kernel
     from pto_dialect.parser import decode_source, verify_located
 
     from pto_dialect.instructions import LOWERING_DIALECTS
@@ -270,7 +274,7 @@ def _load_kernel(path: str) -> ModuleOp:
     ctx = pto_dialect.make_context()
     for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
         ctx.load_dialect(dialect)
-    text = decode_source(Path(path).read_bytes(), path, 0)
+    text = decode_source(read_kernel(path), path, 0)
     if not path.endswith("." + ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)
     module = read_asm(ctx, text, path, Path(path).stem)
@@ -334,7 +338,7 @@ def _view_shape(function: func.FuncOp, index: int) -> tuple[int, ...] | None:
     return None
 
 
-def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:  # noqa: ANN001
+def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Namespace) -> None:
     """`--targets`: print the report (and the profiles side by side), write each target's
     outputs, exit 1 unless all agree."""
     from passes.estimate import side_by_side
@@ -382,30 +386,6 @@ def write_outputs(directory: Path, files: Mapping[Path, np.ndarray]) -> None:
             with staged.open(directory / path, "wb") as f:
                 np.save(f, array)
         staged.commit()
-
-
-def read_npy(path: str) -> np.ndarray:
-    """A .npy array; its header is checked against the file's size before anything is allocated."""
-    try:
-        with open(path, "rb") as f:
-            try:
-                version = np.lib.format.read_magic(f)
-                read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
-                shape, _, dtype = read_header(f)
-            except Exception as e:  # numpy raises many kinds (ValueError, SyntaxError, TokenError...) on a bad header
-                raise PtoError(f"{path}: error: not a .npy array file ({type(e).__name__}: {e})") from e
-            data_bytes = os.fstat(f.fileno()).st_size - f.tell()
-    except IsADirectoryError:
-        raise PtoError(f"{path}: error: cannot open: Is a directory") from None
-    if dtype.hasobject:
-        raise PtoError(f"{path}: error: the array holds Python objects; pto-run reads numeric arrays only")
-    needed = math.prod(shape) * dtype.itemsize
-    if needed != data_bytes:
-        raise PtoError(
-            f"{path}: error: the header declares shape {shape} of {dtype} ({needed} bytes) "
-            f"but the file holds {data_bytes} bytes of data"
-        )
-    return np.load(path, allow_pickle=False)
 
 
 if __name__ == "__main__":

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Every test: pytest (Python API, interpreter, properties, fuzz) and lit (FileCheck tests).
-# Both spread over every core (pytest-xdist, lit's workers) and run at the same time, so that
-# lit fills the cores while the longest property tests finish; lit's report follows pytest's.
+# Every test: pytest (Python API, interpreter, properties, fuzz), lit (FileCheck tests) and the
+# static check (ruff; basedpyright is configured in pyproject.toml but not run yet: the vector
+# families' modules are not clean for it). pytest spreads over every
+# core (pytest-xdist); lit and the static checks run beside it, so that they fill the cores
+# while the longest property tests finish; their reports follow pytest's. Any failure fails.
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 lit_log="$(mktemp)"
-trap 'rm -f "$lit_log"' EXIT
+static_log="$(mktemp)"
+trap 'rm -f "$lit_log" "$static_log"' EXIT
 lit -sv tests/filecheck >"$lit_log" 2>&1 &
 lit_pid=$!
+ruff check --quiet . >"$static_log" 2>&1 &
+static_pid=$!
 status=0
 python -m pytest -q -n auto -W error::DeprecationWarning tests || status=$?
 lit_status=0
 wait "$lit_pid" || lit_status=$?
+static_status=0
+wait "$static_pid" || static_status=$?
 cat "$lit_log"
+echo "static checks (ruff):"
+cat "$static_log"
 if [ "$status" -eq 5 ]; then echo "pytest collected no tests"; exit 1; fi
 if [ "$status" -eq 0 ]; then status=$lit_status; fi
+if [ "$status" -eq 0 ]; then status=$static_status; fi
 exit "$status"

@@ -11,7 +11,7 @@ Adding a target is one folder under targets/ and one entry in `REGISTRY`.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
@@ -150,7 +150,7 @@ def check_comparable(module: Operation) -> None:
 
 
 def _toplevel(op: Operation) -> Operation:
-    return op if isinstance(op, ModuleOp) else op.get_toplevel_object()
+    return op if isinstance(op, ModuleOp) else cast(Operation, op.get_toplevel_object())
 
 
 def _own(module: Operation, lowered: tuple[TargetInfo, Operation] | None) -> Resolution:

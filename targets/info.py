@@ -54,7 +54,7 @@ def _per_instruction(module: str, name: str, what: str) -> property:
     """The target's table `name` in `<package>.<module>`, imported on first use and checked
     to hold an entry for every instruction of the registry (and nothing else)."""
 
-    def read(self: TargetInfo) -> Any:  # noqa: ANN401
+    def read(self: TargetInfo) -> Any:
         from pto_dialect.instructions import REGISTRY
 
         table = getattr(import_module(f"{self.package}.{module}"), name)

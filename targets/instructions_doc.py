@@ -26,12 +26,12 @@ op is printed on the lowered op (`pto-opt K.pto --target T -p pto-lower`), and
 """
 
 
-def _lowered_classes(instruction, target: targets.TargetInfo) -> list[type]:  # noqa: ANN001
+def _lowered_classes(instruction, target: targets.TargetInfo) -> list[type]:
     """The target's lowered ops of the instruction."""
     return [op for op in target.dialect.operations if issubclass(op, instruction.lowered)]
 
 
-def _lowered_ops(instruction, target: targets.TargetInfo) -> list[str]:  # noqa: ANN001
+def _lowered_ops(instruction, target: targets.TargetInfo) -> list[str]:
     ops = _lowered_classes(instruction, target)
     if not instruction.lowered:
         return [f"`{instruction.name}` stays, recording its choices as attributes"]
@@ -48,7 +48,7 @@ def _base_doc(op: type) -> str | None:
     return op.__mro__[1].__doc__
 
 
-def _choices(instruction) -> list[str]:  # noqa: ANN001
+def _choices(instruction) -> list[str]:
     """Each choice property of the instruction's lowered ops (or of its own op's lowering), once."""
     kinds = set(ChoiceAttr.KINDS.values())
     seen: dict[str, type] = {}
@@ -64,7 +64,7 @@ def _choices(instruction) -> list[str]:  # noqa: ANN001
     return lines
 
 
-def _ops_of(instruction) -> list[type]:  # noqa: ANN001
+def _ops_of(instruction) -> list[type]:
     """Every target's lowered ops of the instruction."""
     return [op for t in targets.REGISTRY for op in _lowered_classes(instruction, t)]
 

@@ -120,10 +120,10 @@ SCALAR_ARGS = """func.func @k(%n: index, %k: f32, %t: !pto.tile_buf<vec, 8x16xf3
 @pytest.mark.parametrize(
     ("n", "k", "message"),
     [
-        (np.array(1.5), np.array(1.0, np.float32), "argument 0 (index): expected an integer scalar, got dtype float64"),
-        (np.array(True), np.array(1.0, np.float32), "argument 0 (index): expected an integer scalar, got dtype bool"),
-        (np.array(2), np.array("x"), "argument 1 (f32): expected a f32 scalar, got dtype <U1"),
-        (np.array([2]), np.array(1.0, np.float32), "argument 0 (index): expected a scalar (a 0-d array), got an array of shape [1]"),
+        (np.array(1.5), np.array(1.0, np.float32), "argument 0 (%n: index): expected an integer scalar, got dtype float64"),
+        (np.array(True), np.array(1.0, np.float32), "argument 0 (%n: index): expected an integer scalar, got dtype bool"),
+        (np.array(2), np.array("x"), "argument 1 (%k: f32): expected a f32 scalar, got dtype <U1"),
+        (np.array([2]), np.array(1.0, np.float32), "argument 0 (%n: index): expected a scalar (a 0-d array), got an array of shape [1]"),
     ],
 )
 def test_run_checks_scalar_arguments(n, k, message):

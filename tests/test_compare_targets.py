@@ -37,7 +37,7 @@ def expected_rows(ids: np.ndarray, index_bits: int) -> np.ndarray:
     return np.repeat(np.array([u % 1000 for u in unsigned], np.float32)[:, None], 32, axis=1).reshape(-1)
 
 
-def exit_code(call) -> int:  # noqa: ANN001
+def exit_code(call) -> int:
     try:
         call()
     except SystemExit as e:

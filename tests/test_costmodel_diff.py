@@ -18,6 +18,7 @@ from pto_tools import pto_opt
 from tests.pto_tools.cli import ROOT, call
 
 SPEC = importlib.util.spec_from_file_location("costmodel_diff", ROOT / "bench" / "costmodel_diff.py")
+assert SPEC is not None and SPEC.loader is not None
 costmodel_diff = sys.modules[SPEC.name] = importlib.util.module_from_spec(SPEC)  # dataclasses look it up
 SPEC.loader.exec_module(costmodel_diff)
 

@@ -416,7 +416,7 @@ def time_limit(seconds: int):
         signal.signal(signal.SIGALRM, previous)
 
 
-def run_in_process(args: list[str], main=pto_opt_main) -> tuple[int, str, str]:  # noqa: ANN001
+def run_in_process(args: list[str], main=pto_opt_main) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -562,7 +562,7 @@ class InterruptAt(Interpreter.Listener):
     def __init__(self, ops: int):
         self.left = ops
 
-    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+    def will_interpret_op(self, op, args) -> None:
         self.left -= 1
         if self.left == 0:
             raise KeyboardInterrupt
@@ -584,7 +584,7 @@ def run_interrupted(case: int, directory: Path, seed: int = SEED) -> str | None:
     saves: list[object] = []
     real_save = np.save
 
-    def save(file, array):  # noqa: ANN001
+    def save(file, array):
         saves.append(array)
         if len(saves) == 2:
             raise KeyboardInterrupt

@@ -1,4 +1,4 @@
-"""Imports point down only (../shared/design.md, "Layers"): a module may import its own
+"""Imports point down only (README.md, "Layout"): a module may import its own
 package and the packages of lower layers, never a higher layer or a sibling of its own."""
 
 from __future__ import annotations

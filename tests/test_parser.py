@@ -4,7 +4,10 @@ is not parsed again, and an instruction signature verified once is not verified 
 Neither may change what a kernel means or where an error is reported.
 """
 
+from typing import cast
+
 import pytest
+from xdsl.dialects import func
 
 from pto_dialect import PtoError, parse
 from pto_dialect.types import TileBufType
@@ -17,8 +20,9 @@ VIEW = "!pto.partition_tensor_view<64x32xf16>"
 def arguments(types: list[str]) -> list[TileBufType]:
     params = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
     module = parse(f"func.func @k({params}) {{\n  return\n}}\n")
-    (func,) = module.body.ops
-    return list(func.function_type.inputs)
+    (function,) = module.body.ops
+    assert isinstance(function, func.FuncOp)
+    return cast(list[TileBufType], list(function.function_type.inputs))
 
 
 def test_every_spelling_of_a_repeated_type_gives_the_same_type():

@@ -138,4 +138,4 @@ def test_an_incomplete_target_fails_when_its_tables_are_read():
     cpu = targets.get("cpu")
     broken = type(cpu)(**{**vars(cpu), "name": "broken", "package": "tests.incomplete_target"})
     with pytest.raises(IncompleteTarget, match="has no rule row for pto.tcolargmin"):
-        broken.rules  # noqa: B018
+        broken.rules

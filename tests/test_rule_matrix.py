@@ -168,7 +168,7 @@ def tgather_compare_eq(t: str, target: str) -> str:
     return func([("s", s), ("k", t), ("t", tmp), ("d", d), ("c", c)], op)
 
 
-def col_arg_index(name: str):  # noqa: ANN201
+def col_arg_index(name: str):
     def form(t: str, target: str) -> str:
         s, tmp, i = tile("16x32", t), tile("16x32", t), tile("1x32", "i32")
         return func([("s", s), ("t", tmp), ("i", i)], f"pto.{name} ins(%s, %t : {s}, {tmp}) outs(%i : {i})")
@@ -176,7 +176,7 @@ def col_arg_index(name: str):  # noqa: ANN201
     return form
 
 
-def col_arg_value(name: str):  # noqa: ANN201
+def col_arg_value(name: str):
     def form(t: str, target: str) -> str:
         it = tcolargmin_value_index_dtype(t, target)
         s, tmp, v, i = tile("16x32", t), tile("16x32", t), tile("1x32", t), tile("1x32", it)
@@ -186,7 +186,7 @@ def col_arg_value(name: str):  # noqa: ANN201
     return form
 
 
-def row_arg_index(name: str):  # noqa: ANN201
+def row_arg_index(name: str):
     def form(t: str, target: str) -> str:
         s, i = tile("16x32", t), tile("16x1", "i32", ", blayout=col_major")
         return func([("s", s), ("i", i)], f"pto.{name} ins(%s : {s}) outs(%i : {i})")
@@ -194,7 +194,7 @@ def row_arg_index(name: str):  # noqa: ANN201
     return form
 
 
-def row_arg_value(name: str):  # noqa: ANN201
+def row_arg_value(name: str):
     def form(t: str, target: str) -> str:
         it = tcolargmin_value_index_dtype(t, target) if BYTES[t] != 1 else "i32"
         s, v, i = tile("16x32", t), tile("16x1", t, ", blayout=col_major"), tile("16x1", it, ", blayout=col_major")
@@ -203,7 +203,7 @@ def row_arg_value(name: str):  # noqa: ANN201
     return form
 
 
-def mscatter(mode: str):  # noqa: ANN201
+def mscatter(mode: str):
     def form(t: str, target: str) -> str:
         s, i = tile("8x32", t), tile("1x8", "i32") if mode == "row" else tile("8x32", "i32")
         m = f"!pto.partition_tensor_view<64x32x{t}>" if mode == "row" else f"!pto.partition_tensor_view<1x2048x{t}>"

@@ -56,7 +56,7 @@ def test_pass_resolves_its_target(pass_name, way, option, flags, arch, expected,
     resolved: list[str] = []
     real_resolve = targets.resolve
 
-    def spy(option, module):  # noqa: ANN001, ANN202
+    def spy(option, module):
         target = real_resolve(option, module)
         resolved.append(target.name)
         return target

@@ -5,6 +5,11 @@ C++ emission: a DPS kernel written against the pto-isa built-in API
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from backends.cpp.emitter import emit_cpp
+
 __all__ = ["emit_cpp"]
 
 

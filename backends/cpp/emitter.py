@@ -267,7 +267,8 @@ class _Emitter:
         name = self.values[value] = self.names.fresh(value.name_hint)
         return name
 
-    def alias(self, tile: Attribute) -> str:
+    def alias(self, tile_type: Attribute) -> str:
+        tile = tile_type
         assert isinstance(tile, TileBufType)
         if (name := self.aliases.get(tile)) is None:
             name = self.aliases[tile] = self.names.fresh(tile_alias_base(tile))  # not a local of this kernel
@@ -309,11 +310,11 @@ class _Emitter:
             self.sync = PipeSync()
 
     def call(
-        self, function: str, values: Sequence[SSAValue], template: Sequence[str] = (), literals: Sequence[str] = ()
+        self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()
     ) -> str:
-        """`FUNCTION<TEMPLATE>(VALUES, LITERALS);`"""
-        arguments = ", ".join([*(self.values[v] for v in values), *literals])
-        return f"{function}<{', '.join(template)}>({arguments});" if template else f"{function}({arguments});"
+        """`NAME<TEMPLATE>(ARGS, EXTRA);`"""
+        arguments = ", ".join([*(self.values[v] for v in args), *extra])
+        return f"{name}<{', '.join(template)}>({arguments});" if template else f"{name}({arguments});"
 
     # -- scaffolding ------------------------------------------------------------------
 

@@ -568,7 +568,7 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
     error = build(batch, emitted.cpp, names, flags) if names else None
     if error is not None:
         # kernels the simulator's headers do not compile: disagreements; the rest built again
-        uncompiled = owners([int(n) for n in re.findall(r"kernels\.cpp:(\d+):\d+:", error)], cpp, r"__global__ AICORE void (\w+)\(")
+        uncompiled = owners([int(n) for n in re.findall(r"kernels\.cpp:(\d+):\d+:", error)], emitted.cpp, r"__global__ AICORE void (\w+)\(")
         for name in uncompiled & set(names):
             results[name].problem = f"the simulator's headers do not compile it (see {batch / 'build.log'}); cpu accepts it"
         names = [n for n in names if n not in uncompiled]

@@ -1,3 +1,5 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """
 An embedding lookup written in Python with pto_frontend: 16 tiles of 64 ids, each gathering
 64 rows of a 1000 x 128 f16 table (ids past the table's end clamp to its last row).

@@ -1,3 +1,5 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """
 The `.pto` examples of examples/, written with pto_frontend: each kernel here builds the same
 kernel as the file named in TWINS (tests/frontend/test_examples.py checks that its `.pto`

@@ -9,6 +9,12 @@ what the short spellings leave out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pto_dialect.asm.printer import print_asm
+    from pto_dialect.asm.reader import read_asm
+
 ASM_EXTENSION = "ptoasm"
 """File extension of the PTO assembly form."""
 

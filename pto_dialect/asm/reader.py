@@ -169,7 +169,7 @@ class _Reader:
 
         op = INSTRUCTIONS[str(opcode)].op.from_parts(ins, [], out_types, attrs)
         first = result_tokens[0] if result_tokens else opcode
-        op.location = self.location(first.line, first.column)
+        op.location = self.location(first.line or 0, first.column or 0)
         self.block.add_op(op)
         for token, result in zip(result_tokens, op.results, strict=True):
             self.define(token, result)

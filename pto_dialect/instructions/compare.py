@@ -502,7 +502,7 @@ def _data(o: dict) -> TileFacts:
 def _cce_compare(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3 TCmp.hpp / TCmps.hpp: per valid row one vcmpv(s) of the row's repeats (at most
     240 a call), in norm mode; ne adds a barrier, a count-mode vnot over dst's rows and the masks."""
-    src, dst = _data(o), o["dst"]
+    src = _data(o)
     mode = CmpMode(op.cmp_mode.data) if isinstance(op, CompareBase) else CmpMode.EQ
     row = op.MEMBER
     assert isinstance(row, CompareSelect)

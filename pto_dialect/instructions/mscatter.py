@@ -652,7 +652,7 @@ def _cce(op: MScatterBase, o: dict, machine: CceMachine, work: Work) -> OpCost:
 def _slot_owners(op: MScatterBase) -> bool:
     """a5 `last` (no atomic op): the kernels give each lane table rows (elements) and store
     the last writer's values (simt_mscatter_*_last_kernel)."""
-    return op.scatter_atomic_op.data == ScatterAtomicOp.NONE and op.winner.data == ScatterWinner.LAST_IN_ORDER
+    return op.scatter_atomic_op.data == ScatterAtomicOp.NONE and op.winner.data == ScatterWinner.LAST_IN_ORDER  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _vf(op: MScatterBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
@@ -716,7 +716,7 @@ def _measure_vf(op: MScatterBase, o: dict, machine: VfMachine) -> dict[str, obje
     size = table.buffer.itemsize
     targets, kept = _targets(op, o)
     if row_mode(op):  # a5's row mode: unit column stride
-        starts = row_starts(table, targets, stride(op.row_stride.data, table, src))
+        starts = row_starts(table, targets, stride(op.row_stride.data, table, src))  # pyright: ignore[reportAttributeAccessIssue]
         if not _slot_owners(op):
             return {"segments": row_bursts(starts, vc * size, burst, kept)}
         segments = (starts[..., None] + np.arange(vc) * size) // burst  # (..., rows, columns)

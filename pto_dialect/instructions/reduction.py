@@ -43,7 +43,7 @@ from xdsl.ir import Attribute
 from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded

@@ -102,7 +102,7 @@ class ColArgReduceRules(ArgReduceTypes):
 
 def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
     src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
-    dst_idx = operands.get("dstIdx", operands.get("dst"))
+    dst_idx = operands.get("dstIdx") or operands["dst"]
     require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
     require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
     require_type("src", src.elem, rules.src_types)
@@ -193,7 +193,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     """Per column: the row of the minimum (maximum), rows being axis -2 (a leading iteration
     axis rides along)."""
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     x = valid_values(src, src_read)
     vr, vc = x.shape[-2:]
     idx, _ = first_minimum(extreme_keys(x, extreme, compare).swapaxes(-1, -2), nan)
@@ -209,7 +209,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     vc = src.valid_col
     tiles = [(src, False, valid_reads(src, src_read)), (dst_idx, True, rect(dst_idx, 1, vc))]
     if dst_val is not None:

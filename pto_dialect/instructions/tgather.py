@@ -589,21 +589,24 @@ def tgather_compare(o: dict, *, cmp_mode: CmpMode, offset: int, index_numbering:
 
 
 def load_index_vector(o: dict, *, lane: np.dtype) -> tuple[np.ndarray]:
-    """The index tile's valid elements as unsigned lanes (reinterpreted, not converted)."""
-    valid = o["indices"].read_valid()
-    wide = valid.reshape(*valid.shape[:-2], -1).astype(np.int64)
+    """The index tile as unsigned lanes (reinterpreted, not converted), rows x cols: a5's
+    loads read row i of dst's valid rows at `i * Cols` of the index tile, whatever its own
+    valid rows (npu/a5/TGather.hpp), so the gather picks the lanes it uses."""
+    wide = o["indices"].values.astype(np.int64)
     return ((wide & ((1 << (8 * lane.itemsize)) - 1)).astype(lane),)
 
 
 def register_gather(o: dict, *, lane: np.dtype) -> tuple[np.ndarray]:
     """lane i = base[index[i]] for the lanes under the mask (the dst valid shape, row by
     row); b8 data zero-extends into b16 lanes."""
-    base, index, shape = o["base"], o["index"], o["mask"].valid_shape
-    lanes = shape[0] * shape[1]
-    lanes_used = index[..., :lanes].astype(np.int64)
-    values = gather_src_elements(
-        base, lanes_used.reshape(*index.shape[:-1], *shape), OutOfRange.FAULT, batched=index.ndim > 1
-    )
+    base, index, (rows, cols) = o["base"], o["index"], o["mask"].valid_shape
+    if rows > index.shape[-2] or cols > index.shape[-1]:
+        raise RuntimeFault(
+            f"dst valid shape [{rows}, {cols}] exceeds the indices tile [{index.shape[-2]}, {index.shape[-1]}]: "
+            "the index loads would read past it"
+        )
+    lanes_used = index[..., :rows, :cols].astype(np.int64)
+    values = gather_src_elements(base, lanes_used, OutOfRange.FAULT, batched=index.ndim > 2)
     if values.dtype.itemsize == 1 and lane.itemsize == 2:
         return (values.view(np.uint8).astype(np.uint16).view(lane),)
     return (values,)
@@ -681,11 +684,12 @@ class TGatherCompareBase(LoweredOp):
 
 
 class LoadIndexVectorBase(IRDLOperation):
-    """`LoadAlign` of the index tile's valid elements into a register, as the result's lanes."""
+    """`LoadAlign` of the index tile into a register, as the result's lanes (the rows the
+    dst's valid rows select, whatever the tile's valid shape)."""
 
     SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
     KERNEL = staticmethod(load_index_vector)
-    FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["indices"], False, valid_rect(o["indices"]))], []))
+    FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["indices"], False, None)], []))  # rows the dst selects
     kernel_params = staticmethod(result_lane)
     indices = operand_def(TileBufType)
     result = result_def(VRegType)

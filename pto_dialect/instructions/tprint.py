@@ -103,7 +103,9 @@ def print_text(src: Tile | GmView, region: PrintRegion, site: Site) -> str:
     head = f"{site.location}: pto.tprint" + (f" (iteration {loops})" if loops else "")
     if isinstance(src, GmView):
         shape = "x".join(map(str, src.shape))
-        return f"{head}: {shape}x{_spelling(src.buffer.dtype)} GM view\n{np.array2string(src.array())}\n"
+        window = src.array()
+        assert window is not None, "a GM view printed at one iteration"
+        return f"{head}: {shape}x{_spelling(src.buffer.dtype)} GM view\n{np.array2string(window)}\n"
     rows, cols = src.type.shape
     what = f"{rows}x{cols}x{src.type.element.mlir} {src.type.loc.data} tile, valid {src.valid_row}x{src.valid_col}"
     match region:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition
@@ -466,7 +466,7 @@ def emit_tstore(e: Emission, op: TStoreOp) -> None:
 
 
 def _transfer(
-    op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, TransferOp], None], pipe: Pipe,
+    op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, Any], None], pipe: Pipe,
     cost: InstructionCost,
 ) -> Instruction:
     """TLOAD and TSTORE share their rules and stay pto ops when lowered."""

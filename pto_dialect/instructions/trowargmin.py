@@ -77,7 +77,7 @@ class RowArgReduceRules(ArgReduceTypes):
 
 def check(rules: RowArgReduceRules, operands: dict, attrs: object, target: str) -> None:
     src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
-    dst_idx = operands.get("dstIdx", operands.get("dst"))
+    dst_idx = operands.get("dstIdx") or operands["dst"]
     require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
     require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
     require_type("src", src.elem, rules.src_types)
@@ -149,7 +149,7 @@ def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
     """Per row: the column of the minimum (maximum); where the search keeps its start (a5,
     every chunk NaN), index 0 and the start value (-inf / +inf for a maximum / minimum)."""
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     x = src.read_valid()
     vr = x.shape[-2]
     idx, found = first_minimum(extreme_keys(x, extreme, compare), nan)
@@ -164,7 +164,7 @@ def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 def footprint(o: dict, **_: object) -> Footprint:
     src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     vr = src.valid_row
     tiles = [(src, False, valid_rect(src)), (dst_idx, True, rect(dst_idx, vr, 1))]
     if dst_val is not None:
@@ -207,7 +207,7 @@ def _cce(op: RowArgReduceBase, o: dict, machine: CceMachine, work: Work) -> OpCo
     then a scalar loop writing the results. A scalar loop costs one scalar cycle per element
     it writes (the cost model charges it nothing)."""
     src, dst_val, t = o["src"], o.get("dstVal"), machine.trace()
-    dst_idx = o.get("dstIdx", o.get("dst"))
+    dst_idx = o.get("dstIdx") or o["dst"]
     vr, vc = src.valid_shape
     per_repeat = REPEAT_BYTES // src.elem.bytes
     reduce = _reduction(op)
@@ -310,7 +310,13 @@ def row_arg_reduce(op: type[ColArgReduceOp], lowered: type[RowArgReduceBase]) ->
     return replace(
         col_arg_reduce(op, lowered),  # pyright: ignore[reportArgumentType]
         rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE, cost=COST,
+        untouched=_untouched,
     )
+
+
+def _untouched(op: ColArgReduceOp, rules: RowArgReduceRules) -> frozenset[str]:
+    """A tmp a target's code does not use (cpu, a5: PTOAS issue 558) takes no UB at the op."""
+    return frozenset() if rules.tmp_workspace else frozenset({"tmp"})
 
 
 TROWARGMIN = row_arg_reduce(TRowArgMinOp, TRowArgMinBase)

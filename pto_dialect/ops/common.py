@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import ClassVar
 
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -30,6 +30,7 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.diagnostics import PtoError
 from pto_dialect.types import (
     PartitionTensorViewType,
     ShapedViewBase,
@@ -76,7 +77,7 @@ def writes(op: Operation, value: SSAValue) -> bool:
     return any(e.kind == MemoryEffectKind.WRITE and e.value is value for e in get_effects(op) or ())
 
 
-def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[Attribute], int]:
+def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[TypeAttribute], int]:
     """`(%a, %b : Ta, Tb)`; returns names, types and the group's position."""
     pos = parser.pos
     parser.parse_punctuation("(")
@@ -91,7 +92,7 @@ def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOpera
     return names, types, pos
 
 
-def parse_type_list(parser: Parser) -> list[Attribute]:
+def parse_type_list(parser: Parser) -> list[TypeAttribute]:
     """`T` or `(T, ...)` (possibly `()`)."""
     if parser.parse_optional_punctuation("(") is not None:
         if parser.parse_optional_punctuation(")") is not None:
@@ -102,7 +103,7 @@ def parse_type_list(parser: Parser) -> list[Attribute]:
     return [parser.parse_type()]
 
 
-def parse_signature(parser: Parser) -> tuple[list[Attribute], list[Attribute]]:
+def parse_signature(parser: Parser) -> tuple[list[TypeAttribute], list[TypeAttribute]]:
     """`T -> R`, `(T, ...) -> R` or `(T, ...) -> (R, ...)` (pto-isa writes `T -> R`)."""
     inputs = parse_type_list(parser)
     parser.parse_punctuation("->")
@@ -286,6 +287,8 @@ class PtoInstructionOp(IRDLOperation):
         return out
 
     def print(self, printer: Printer) -> None:
+        if AttrSizedOperandSegments.attribute_name not in self.properties:  # read unverified (--disable-verify)
+            raise PtoError.at_op(self, "cannot be printed: its operandSegmentSizes property is missing")
         attrs = self.printed_attributes()
         if self.outs:
             self.print_dps_ins(printer)

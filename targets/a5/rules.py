@@ -24,7 +24,6 @@ from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL,
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules

@@ -14,7 +14,6 @@ from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.tcolargmin import TmpAdded
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules

@@ -26,6 +26,16 @@ is accepted. The "why" row of each table records those decisions.
 
 Rules on dimensions that are dynamic (`?`) are skipped statically and checked
 again by the interpreter on the actual valid shapes, through the same functions.
+pto-isa's own checks of valid shapes are static_asserts, which a dynamic valid shape
+skips; its code then runs on the dst's valid shape whatever the operands' are. An
+elem-coalesce MGATHER with a 16x8 index tile of valid shape 16x1 and a 16x32 dst (PTOAS's
+`mgather_padded_valid_shape_coalesce_sync`, which PTOAS compiles to `MGATHER<Elem>`) thus
+reads index element `r * 8 + c` for each of the 16x32 dst elements (a2a3/MGather.hpp,
+MGatherElemImpl): other rows' elements and, from row 13 on, bytes past the index tile.
+That is no result anyone asked for, so it is refused by the rule the static shapes meet
+(index valid shape = dst valid shape): valid dims set at run time (`pto.alloc_tile
+valid_col = %c1`, a constant included) are checked when the kernel runs, with the same
+message.
 
 Also applied, on every target: fp8 and hif8 exist only in AI Core builds, so the
 cpu target rejects them everywhere; the `tcolargmin`, `tcolargmax`, `trowargmin` and

@@ -1,10 +1,12 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """A row-gather kernel for the frontend's tests, built by a factory: its MGATHER's call is the
 line marked `# the gather` (where its errors are located)."""
 
 import pto_frontend as pto
 
 
-def row_gather(name: str, rows: int, cols: int, ids: int, dtype=pto.f32, id_dtype=pto.i32, **mgather: str) -> pto.Kernel:  # noqa: ANN001
+def row_gather(name: str, rows: int, cols: int, ids: int, dtype=pto.f32, id_dtype=pto.i32, **mgather: str) -> pto.Kernel:
     """Load `ids` ids of type `id_dtype`, gather their rows of a rows x cols table, store them."""
 
     def kernel(table: pto.ptr(dtype), id_list: pto.ptr(id_dtype), out: pto.ptr(dtype)):

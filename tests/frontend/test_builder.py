@@ -1,3 +1,5 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """
 The builder's scaffolding and values (pto_frontend/values.py, scaffolding.py, kernel.py): index
 arithmetic builds arith ops with Python's results, loops and sections build scf.for and

@@ -1,3 +1,5 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """
 What a kernel author is told, and where: every error of a kernel starts with the `FILE:LINE:COL`
 of the user's own call that built the op (then pto-opt's message for that op), here or in
@@ -31,7 +33,7 @@ def test_a_structural_error_is_located_at_the_call() -> None:
 i16_ids = row_gather("i16_ids", 64, 32, 16, dtype=pto.f16, id_dtype=pto.i16, coalesce="row")
 
 
-def test_a_rule_of_the_target_is_located_at_the_call_with_pto_opt_s_message(tmp_path) -> None:  # noqa: ANN001
+def test_a_rule_of_the_target_is_located_at_the_call_with_pto_opt_s_message(tmp_path) -> None:
     """cpu reads i16 ids, a2a3 only i32 ones (examples/bad/mgather_a2a3.pto): pto-opt says so of the printed text."""
     text = i16_ids.to_pto(target="cpu")
     (tmp_path / "k.pto").write_text(text)
@@ -100,7 +102,7 @@ def test_a_builder_call_outside_a_kernel_says_where_it_belongs() -> None:
 
 def test_an_argument_without_a_type_is_named() -> None:
     @pto.kernel
-    def untyped(x):  # noqa: ANN001
+    def untyped(x):
         pass
 
     with pytest.raises(pto.PtoError, match="kernel untyped: argument 'x' needs a type: pto.ptr\\(dtype\\), pto.index"):
@@ -150,7 +152,7 @@ class ArrayLike:
     def __init__(self, data: np.ndarray):
         self.data = data
 
-    def __array__(self, dtype=None, copy=None):  # noqa: ANN001, ANN204
+    def __array__(self, dtype=None, copy=None):
         return self.data
 
 
@@ -185,7 +187,7 @@ def test_argument_types_naming_local_names_under_postponed_annotations() -> None
     dtype = pto.f32
 
     @pto.kernel
-    def local_type(x: pto.ptr(dtype)):  # noqa: ANN001 (evaluated later, where `dtype` is unknown)
+    def local_type(x: pto.ptr(dtype)):
         pass
 
     with pytest.raises(pto.PtoError, match="kernel local_type: its argument types name 'dtype', which is not a module-level name"):

@@ -13,6 +13,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PYTHON_EXAMPLES = ROOT / "examples" / "python"
 
 
-def _module(name: str):  # noqa: ANN202
+def _module(name: str):
     spec = importlib.util.spec_from_file_location(name, PYTHON_EXAMPLES / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -39,12 +40,12 @@ KERNELS = _module("kernels")
 TWINS = [pytest.param(kernel, ROOT / "examples" / pto, id=kernel.name) for kernel, pto in KERNELS.TWINS.items()]
 
 
-def _inputs(kernel, seed: int) -> list[np.ndarray]:  # noqa: ANN001
+def _inputs(kernel, seed: int) -> list[np.ndarray]:
     """Random arguments, as large as the kernel's views of them: ids of either sign, in and
     out of the tables."""
     rng = np.random.default_rng(seed)
     return [
-        _random(rng, element_info(annotation.dtype.attr).numpy, max(v.extent for v in kernel._views[name]))  # noqa: SLF001
+        _random(rng, element_info(annotation.dtype.attr).numpy, max(v.extent for v in kernel._views[name]))
         for name, annotation in kernel.parameters.items()
     ]
 
@@ -57,7 +58,7 @@ def _random(rng: np.random.Generator, dtype: np.dtype, size: int) -> np.ndarray:
 
 @pytest.mark.parametrize(("kernel", "example"), TWINS)
 @pytest.mark.parametrize("target", TARGETS)
-def test_the_printed_text_reads_back_unchanged(kernel, example: Path, target: str) -> None:  # noqa: ANN001
+def test_the_printed_text_reads_back_unchanged(kernel, example: Path, target: str) -> None:
     text = kernel.to_pto(target=target)
     assert f'pto.target_arch = "{target}"' in text.splitlines()[0]
     assert str(parse(text, "built.pto")) + "\n" == text  # what pto-opt prints of it
@@ -65,7 +66,7 @@ def test_the_printed_text_reads_back_unchanged(kernel, example: Path, target: st
 
 @pytest.mark.parametrize(("kernel", "example"), TWINS)
 @pytest.mark.parametrize("target", TARGETS)
-def test_the_printed_text_runs_as_the_example(kernel, example: Path, target: str) -> None:  # noqa: ANN001
+def test_the_printed_text_runs_as_the_example(kernel, example: Path, target: str) -> None:
     args = _inputs(kernel, seed=len(example.name))
     try:
         want = interpreter.run(load(example), target, args)
@@ -114,8 +115,8 @@ def test_the_readme_s_python_examples_use_pto_frontend_and_run(monkeypatch: pyte
     assert not any(re.search(r"^(import|from) (pto_dialect|interpreter|targets|passes)\b", b, re.M) for b in blocks)
     monkeypatch.chdir(ROOT)
     for block in blocks:
-        names: dict[str, object] = {}
-        exec(compile(block, "README.md", "exec"), names)  # noqa: S102
+        names: dict[str, Any] = {}
+        exec(compile(block, "README.md", "exec"), names)
     assert np.array_equal(names["out"], names["out_too"])
     # run returns a read-only view of an argument the kernel only reads, a copy of one it writes
     assert not names["table"].flags.writeable and names["out"].flags.writeable  # type: ignore[attr-defined]

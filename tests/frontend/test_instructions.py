@@ -1,3 +1,5 @@
+# pyright: reportInvalidTypeForm=false
+# (a kernel's parameters are annotated with calls, `x: pto.ptr(pto.f16)`: the builder's syntax)
 """
 Each instruction's builder function (pto_frontend/instructions.py, made from the registry),
 on every target: a kernel built with it holds the op as the same kernel written in `.pto`

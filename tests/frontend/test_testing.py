@@ -6,6 +6,8 @@ AssertionError holding the difference report.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -29,7 +31,8 @@ def rows_read(ids: np.ndarray) -> np.ndarray:
 
 def test_assert_matches_accepts_names_positions_and_sequences() -> None:
     expected = rows_read(IN_RANGE)
-    for form in ({"out": expected}, {2: expected.reshape(8, 8)}, [None, IN_RANGE, expected]):
+    forms: tuple[Any, ...] = ({"out": expected}, {2: expected.reshape(8, 8)}, [None, IN_RANGE, expected])
+    for form in forms:
         outputs = assert_matches(wrap_rows, TABLE, IN_RANGE, OUT, expected=form, target="a5")
         assert np.array_equal(outputs[2], expected)
 

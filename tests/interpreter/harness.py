@@ -100,7 +100,7 @@ def gm_views(args: Sequence[tuple[str, str, tuple[int, int]]]) -> str:
     return "\n".join(lines)
 
 
-def run(text: str, target: str, args: Sequence[np.ndarray]) -> list[np.ndarray]:
+def run(text: str, target: str, args: Sequence[np.ndarray | np.generic]) -> list[np.ndarray]:
     """Parse `text` (as file k.pto) and run it on `target`."""
     return interpreter.run(parse(text, "k.pto"), target, list(args))
 
@@ -154,7 +154,7 @@ def through_f16(i: int) -> int:
     return spacing * round(i / spacing)
 
 
-def first_extreme(column: list, better) -> int:  # noqa: ANN001
+def first_extreme(column: list, better) -> int:
     """The first row whose value is `better` (`<`: minimum) than every earlier one's, in a
     typed scan: a NaN at row 0 sticks, later NaNs never win (no comparison with NaN holds)."""
     cur, idx = column[0], 0
@@ -164,7 +164,7 @@ def first_extreme(column: list, better) -> int:  # noqa: ANN001
     return idx
 
 
-def running_extreme(column: list, keeps, extreme) -> int:  # noqa: ANN001
+def running_extreme(column: list, keeps, extreme) -> int:
     """a2a3's vector scan: cur = x[0]; for i >= 1: if not keeps(cur, x[i]): idx = i;
     cur = extreme(cur, x[i]), a NaN propagating through `extreme`."""
     cur, idx = column[0], 0
@@ -176,7 +176,7 @@ def running_extreme(column: list, keeps, extreme) -> int:  # noqa: ANN001
     return idx
 
 
-def column_golden(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool, scan_native, scan_a2a3) -> np.ndarray:  # noqa: ANN001
+def column_golden(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool, scan_native, scan_a2a3) -> np.ndarray:
     """A column arg-reduction's index per column j < vc over rows i < vr, from a test's own
     scans of one column: typed values on cpu / a5, a2a3's float keys and its fp16 row counter
     (2-byte index-only) on a2a3."""

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
+from xdsl.dialects.func import FuncOp
 from xdsl.interpreter import Interpreter
 
 import interpreter
@@ -162,6 +163,7 @@ def kernel_inputs(text: str, instruction: str, in_place: bool, rng: np.random.Ge
         rng.integers(-50, 50, OUT_ROWS * dc).astype(np_dt),
     ]
     function = parse(text, "k.pto").body.block.first_op
+    assert isinstance(function, FuncOp)
     for arg in function.args[len(arrays):]:
         shape_dtype = np.float32 if "f32" in str(arg.type) else np.int32
         arrays.append(np.full(R * 2 * C, -7, shape_dtype))  # room for the largest tile (tscatter_mask dst)
@@ -174,7 +176,7 @@ class IterationSeen(Interpreter.Listener):
     def __init__(self) -> None:
         self.value: int | None = None
 
-    def will_interpret_op(self, op, args) -> None:  # noqa: ANN001
+    def will_interpret_op(self, op, args) -> None:
         if op.name == "arith.muli" and op.operands[0].owner is op.parent_block() and op.parent_block().args:
             if op.parent_block().args[0] is op.operands[0]:
                 self.value = args[0]
@@ -214,7 +216,7 @@ def recording_batched() -> Iterator[list[bool | str]]:
     outcomes: list[bool | str] = []
     real = batch.run_batched
 
-    def spy(*args):  # noqa: ANN002, ANN202
+    def spy(*args):
         try:
             outcomes.append(real(*args))
         except PtoError:
@@ -229,7 +231,7 @@ def recording_batched() -> Iterator[list[bool | str]]:
         batch.run_batched = real
 
 
-def batched_outcomes(text: str, target: str, arrays) -> list[bool | str]:  # noqa: ANN001
+def batched_outcomes(text: str, target: str, arrays) -> list[bool | str]:
     with recording_batched() as outcomes:
         interpreter.run(parse(text, "k.pto"), target, arrays)
     return outcomes
@@ -250,7 +252,7 @@ def batched_outcomes(text: str, target: str, arrays) -> list[bool | str]:  # noq
     oob=st.sampled_from(["clamp", "wrap", "zero", "undefined"]),
     seed=st.integers(0, 2**16),
 )
-def test_batched_loops_match_serial(target, instruction, trips, lb, step, load, store, carried, in_place,  # noqa: ANN001
+def test_batched_loops_match_serial(target, instruction, trips, lb, step, load, store, carried, in_place,
                                     early_store, oob, seed) -> None:
     in_place = in_place and _dst_shape(instruction) == ((R, C), "f32")  # the output can be read as the input
     text = loop_kernel(instruction, target, (lb, lb + trips * step, step), load, store, carried, in_place,
@@ -274,7 +276,7 @@ def test_batched_loops_match_serial(target, instruction, trips, lb, step, load, 
         ((R, 0), False, True),  # dst read before the iteration writes it
     ],
 )
-def test_which_loops_run_batched(target, instruction, store, carried, early_store) -> None:  # noqa: ANN001
+def test_which_loops_run_batched(target, instruction, store, carried, early_store) -> None:
     text = loop_kernel(instruction, target, (0, 4, 1), (1, 0), store, carried, False, early_store, "clamp")
     arrays = kernel_inputs(text, instruction, False, np.random.default_rng(1))
     arrays[2] = np.abs(arrays[2]) % (R * C if instruction == "tgather_index" else TABLE_ROWS)
@@ -287,7 +289,7 @@ def test_which_loops_run_batched(target, instruction, store, carried, early_stor
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_scatter_indexes_loaded_before_the_loop(target) -> None:  # noqa: ANN001
+def test_scatter_indexes_loaded_before_the_loop(target) -> None:
     """TSCATTER by indexes loaded once, before the loop: every iteration scatters its own src
     by them, into a dst stored to strided windows."""
     lines = loop_kernel("tscatter_index", target, (0, 4, 1), (1, 0), (2 * R, 1), False, False, False, "clamp").splitlines()
@@ -327,7 +329,7 @@ def test_fault_names_its_iteration() -> None:
 
 @pytest.mark.parametrize("chunk_bytes", [1, 1000])
 @pytest.mark.parametrize("instruction", ["mgather_row", "tcolargmin"])
-def test_long_loops_run_in_chunks(monkeypatch, chunk_bytes, instruction) -> None:  # noqa: ANN001
+def test_long_loops_run_in_chunks(monkeypatch, chunk_bytes, instruction) -> None:
     """With room for one iteration or a few at a time, chunks run one after the other: same
     results, and a fault in a later chunk names its iteration in the whole loop."""
     monkeypatch.setattr(batch, "CHUNK_BYTES", chunk_bytes)
@@ -353,7 +355,7 @@ class _Coarse(Interpreter.Listener):
 
 
 @pytest.mark.parametrize("listener,batched", [(_EveryOp(), []), (_Coarse(), [True])])
-def test_only_listeners_that_see_every_op_keep_loops_serial(listener, batched) -> None:  # noqa: ANN001
+def test_only_listeners_that_see_every_op_keep_loops_serial(listener, batched) -> None:
     """pto-run's progress bar (SEES_EVERY_OP = False) leaves batching on; a listener that
     sees every op turns it off (the loop is then not even tried)."""
     text = loop_kernel("mgather_row", "a5", (0, 4, 1), (1, 0), (R, 0), False, False, False, "clamp")
@@ -367,7 +369,7 @@ def test_only_listeners_that_see_every_op_keep_loops_serial(listener, batched) -
 
 
 @pytest.mark.parametrize("instruction", ["mgather_row", "tcolargmin"])
-def test_long_loops_run_slice_after_slice(monkeypatch, instruction) -> None:  # noqa: ANN001
+def test_long_loops_run_slice_after_slice(monkeypatch, instruction) -> None:
     """A loop longer than SLICE_TRIPS batches a slice of iterations at a time, in order: 9
     trips in slices of 4 are three batched runs (4, 4, 1: the last runs alone), and the
     results are those of the iteration-by-iteration run."""
@@ -473,7 +475,7 @@ def scatter_inputs(mode: str, dtype: str, trips: int, rng: np.random.Generator, 
 @pytest.mark.parametrize("mode", ["row", "elem"])
 @pytest.mark.parametrize("op", ["none", "add"])
 @pytest.mark.parametrize("dtype", ["f16", "f32"])
-def test_scatter_loops_run_batched_in_serial_order(target, mode, op, dtype) -> None:  # noqa: ANN001
+def test_scatter_loops_run_batched_in_serial_order(target, mode, op, dtype) -> None:
     """A loop of MSCATTERs into one table runs batched: colliding writes of different
     iterations land (or accumulate, an f16 sum rounding after each add) as one iteration after
     the other; out-of-range indices skipped."""
@@ -485,7 +487,7 @@ def test_scatter_loops_run_batched_in_serial_order(target, mode, op, dtype) -> N
 
 
 @pytest.mark.parametrize("target", TARGETS)
-def test_scatter_fault_names_its_iteration(target) -> None:  # noqa: ANN001
+def test_scatter_fault_names_its_iteration(target) -> None:
     """scatterOob = undefined: the writes of the iterations before the bad index are made, as
     in the serial run, and the fault names the iteration."""
     rng = np.random.default_rng(seed("batch-scatter-fault", target))
@@ -512,7 +514,7 @@ def test_scatter_conflict_names_its_iteration() -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("inside,read_table", [((False, False), False), ((True, True), True)])
-def test_scatter_loops_that_run_serially(target, inside, read_table) -> None:  # noqa: ANN001
+def test_scatter_loops_that_run_serially(target, inside, read_table) -> None:
     """Serial: the same tiles scattered by every iteration (no operand carries the iteration:
     one batched call would add them once), or a loop that also reads the table."""
     rng = np.random.default_rng(seed("batch-scatter-serial", target, inside, read_table))
@@ -524,7 +526,7 @@ def test_scatter_loops_that_run_serially(target, inside, read_table) -> None:  #
 
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("inside", [(True, False), (False, True)])
-def test_scatter_with_one_operand_loaded_in_the_loop(target, inside) -> None:  # noqa: ANN001
+def test_scatter_with_one_operand_loaded_in_the_loop(target, inside) -> None:
     """Only src or only idx changes per iteration: the other is spread along the iterations."""
     rng = np.random.default_rng(seed("batch-scatter-one", target, inside))
     text = scatter_loop(target, "row", "add", "f16", 4, inside=inside)

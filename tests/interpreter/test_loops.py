@@ -73,7 +73,7 @@ class Recorder(Interpreter.Listener):
         self.events.append(("did", op.name, tuple(r for r in results if isinstance(r, int))))
 
 
-def run_with_xdsl_functions(monkeypatch: pytest.MonkeyPatch, text: str, target: str, args, listeners=()):  # noqa: ANN001, ANN201
+def run_with_xdsl_functions(monkeypatch: pytest.MonkeyPatch, text: str, target: str, args, listeners=()):
     """interpreter.run with xDSL's own scf and arith functions in place of ours."""
     with monkeypatch.context() as m:
         m.setattr(interpreter, "LoopFunctions", ScfFunctions)
@@ -154,7 +154,7 @@ INTS = st.one_of(st.integers(-(2**70), 2**70), st.sampled_from([0, -1, 2**31 - 1
 
 @settings(max_examples=examples(300), deadline=None)
 @given(st.sampled_from(WIDTHS), st.sampled_from((arith.AddiOp, arith.SubiOp, arith.MuliOp)), INTS, INTS)
-def test_index_arith_wraps_as_xdsl_does(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
+def test_index_arith_wraps_as_xdsl_does(width, op_type, lhs: int, rhs: int) -> None:
     op = op_type(create_ssa_value(width), create_ssa_value(width))
     name = {arith.AddiOp: "run_addi", arith.SubiOp: "run_subi", arith.MuliOp: "run_muli"}[op_type]
     machine = Interpreter(op)
@@ -191,7 +191,7 @@ def as_signed(value: int, width: int) -> int:
 
 @settings(max_examples=examples(400), deadline=None)
 @given(st.sampled_from(WIDTHS), st.sampled_from([*UNSIGNED, *SIGNED]), INTS, INTS)
-def test_min_max_div_follow_mlir(width, op_type, lhs: int, rhs: int) -> None:  # noqa: ANN001
+def test_min_max_div_follow_mlir(width, op_type, lhs: int, rhs: int) -> None:
     """MLIR's semantics, written out: operands read at the result's width as unsigned
     (…ui) or signed (…si) numbers; the result wraps to that width."""
     bits = 64 if isinstance(width, IndexType) else width.width.data

@@ -29,7 +29,7 @@ def windows(draw: st.DrawFn) -> tuple[int, int, tuple[int, ...], tuple[int, ...]
 
 @settings(max_examples=examples(3000), deadline=None)
 @given(windows())
-def test_window_is_the_strided_view_or_a_fault(window) -> None:  # noqa: ANN001
+def test_window_is_the_strided_view_or_a_fault(window) -> None:
     size, offset, shape, strides = window
     buffer = np.arange(size, dtype=np.float32) * 2 + 1
     view = GmView(buffer, offset, shape, strides)
@@ -44,6 +44,7 @@ def test_window_is_the_strided_view_or_a_fault(window) -> None:  # noqa: ANN001
             view.array()
         return
     window_values = view.array()
+    assert window_values is not None
     assert window_values.shape == shape
     assert np.array_equal(window_values, buffer[where])
     window_values[(0,) * len(shape)] = -5  # a view: the write reaches the buffer

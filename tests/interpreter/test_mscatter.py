@@ -39,7 +39,7 @@ ATOMIC_TYPES = {
 # the independent golden model: the targets' serial loops
 
 
-def combine(op: str, old, new, dtype: np.dtype):  # noqa: ANN001, ANN201
+def combine(op: str, old, new, dtype: np.dtype):
     """One write: a store, an add rounded to the element type, or std::max / std::min."""
     if op == "none":
         return new
@@ -53,7 +53,7 @@ def combine(op: str, old, new, dtype: np.dtype):  # noqa: ANN001, ANN201
     return new if new < old else old
 
 
-def quieted(nan):  # noqa: ANN001, ANN201
+def quieted(nan):
     """A NaN with its top mantissa bit set."""
     dtype = np.asarray(nan).dtype
     bits = np.array([nan], dtype).view(f"u{dtype.itemsize}")

@@ -26,7 +26,7 @@ def dma(nbytes: int, gib_per_s: str) -> int:
     return int(Fraction(nbytes) / GIB / Fraction(gib_per_s) * HZ)
 
 
-def profile(text: str, target: str, args: list[np.ndarray], batch_loops: bool = True):  # noqa: ANN201
+def profile(text: str, target: str, args: list[np.ndarray], batch_loops: bool = True):
     profiler = Profiler(target)
     interpreter.run_with_results(parse(text, "k.pto"), target, args, profiler=profiler, batch_loops=batch_loops)
     return profiler.report()
@@ -170,7 +170,7 @@ ADD_SKIP = ", scatterAtomicOp = #pto<scatter_atomic_op add>" + SKIP
 
 
 def run_scatter(target: str, trips: int, rows: int, cols: int, table: int, attrs: str, ids: np.ndarray, elem: bool,
-                batch_loops: bool = True):  # noqa: ANN201
+                batch_loops: bool = True):
     text = scatter_loop(target, trips, rows, cols, table, attrs, elem)
     tab = np.zeros(table * (1 if elem else cols), np.float32)
     _, scatter = profile(text, target, [tab, ids.astype(np.int32)], batch_loops).ops

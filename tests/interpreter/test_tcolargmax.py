@@ -23,7 +23,7 @@ import pytest
 
 from pto_dialect import PtoError
 from tests.interpreter.test_tcolargmin import SRC_TYPES
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, filled, random_values, run, seed, tile)  # noqa: E501
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, filled, random_values, run, seed, tile)
 
 COVERS = ("pto.tcolargmax",)
 """The instructions whose results these tests check against their own formulas, per target

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, SENTINEL, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, SENTINEL, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)
 
 COVERS = ('pto.tcolargmin',)
 """The instructions whose results these tests check against their own formulas, per target

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, bits, constants, filled, func, gm_views, random_values, run, seed, tensor_view, tile, view)  # noqa: E501
+from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, bits, constants, filled, func, gm_views, random_values, run, seed, tensor_view, tile, view)
 
 COVERS = ('pto.tgather',)
 """The instructions whose results these tests check against their own formulas, per target

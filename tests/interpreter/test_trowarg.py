@@ -53,12 +53,12 @@ def typed(x: np.ndarray) -> list:
     return [float(v) for v in x.astype(np.float64)] if x.dtype.kind == "f" or x.dtype == NP["bf16"] else [int(v) for v in x]
 
 
-def a2a3_search(row: list, better) -> int:  # noqa: ANN001
+def a2a3_search(row: list, better) -> int:
     nans = [j for j, v in enumerate(row) if isinstance(v, float) and math.isnan(v)]
     return nans[0] if nans else first_extreme(row, better)
 
 
-def a5_search(row: list, better, chunk: int, start) -> int | None:  # noqa: ANN001
+def a5_search(row: list, better, chunk: int, start) -> int | None:
     """None: no chunk taken."""
     best, idx = start, None
     for c in range(0, len(row), chunk):
@@ -78,9 +78,11 @@ def golden(op: str, target: str, x: np.ndarray) -> tuple[list[int], list]:
     is_float = x.dtype.kind == "f" or x.dtype == NP["bf16"]
     for row in x:
         if target == "cpu":
-            idx.append(first_extreme(typed(row), better)), start_value.append(None)
+            idx.append(first_extreme(typed(row), better))
+            start_value.append(None)
         elif target == "a2a3":
-            idx.append(a2a3_search(flushed(row), better)), start_value.append(None)
+            idx.append(a2a3_search(flushed(row), better))
+            start_value.append(None)
         else:
             if is_float:
                 start = math.inf if better is operator.lt else -math.inf
@@ -162,6 +164,7 @@ def test_nans(op, target, dtype):
     rows = [[math.nan, 5, 1, 2], [5, math.nan, 1, 7], [1, 2, 3, math.nan], [4, 3, 2, 1]]
     x = padded(rows, dtype)
     idx, val = run_rows(op, target, x, valid=(4, 4), value_form=True)
+    assert val is not None
     want = {
         "cpu": {"trowargmin": [0, 2, 0, 3], "trowargmax": [0, 3, 2, 0]},
         "a2a3": {"trowargmin": [0, 1, 3, 3], "trowargmax": [0, 1, 3, 0]},
@@ -186,6 +189,7 @@ def test_nan_chunk_on_a5(op, target):
 def test_signed_zeros_tie(op, target):
     x = padded([[-0.0, 0.0, 1.0 if op == "trowargmin" else -1.0], [0.0, -0.0, 1.0 if op == "trowargmin" else -1.0]], "f32")
     idx, val = run_rows(op, target, x, valid=(2, 3), value_form=True)
+    assert val is not None
     assert list(idx) == [0, 0]
     assert_bits_equal(val, x[:, 0])
 
@@ -212,6 +216,7 @@ def test_a5_integer_start_value(op, target, dtype):
     x = np.full((2, 32 // NP[dtype].itemsize), limit, NP[dtype])
     x[1, 5] = limit - 1 if op == "trowargmin" else limit + 1
     idx, val = run_rows(op, target, x, value_form=True)
+    assert val is not None
     assert list(idx) == [0, 5] == golden(op, target, x)[0]
     assert_bits_equal(val, np.array([limit, x[1, 5]], NP[dtype]))
 
@@ -250,6 +255,7 @@ def test_random(op, target, dtype, shape, value_form, col_major):
     want, start = golden(op, target, x[:vr, :vc])
     assert list(idx) == want
     if value_form:
+        assert val is not None
         assert_bits_equal(val, expected_values(x[:vr, :vc], want, start))
 
 

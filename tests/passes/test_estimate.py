@@ -17,7 +17,7 @@ import pytest
 import targets
 from passes.estimate import estimate, trip_count
 from pto_dialect import PtoError, parse
-from pto_dialect.cost import CceTrace, NoCostModel
+from pto_dialect.cost import CceMachine, CceTrace, NoCostModel
 from pto_dialect.instructions import REGISTRY
 from targets.cost_docs import render
 from tests.interpreter.harness import constants, func, tensor_view, tile, view
@@ -38,12 +38,12 @@ def kernel(*functions: str) -> str:
     return 'module attributes {pto.target_arch = "a2a3"} {\n' + "".join(functions) + "}\n"
 
 
-def report(text: str, target: str = "a2a3"):  # noqa: ANN201
+def report(text: str, target: str = "a2a3"):
     return estimate(parse(text, "k.pto"), target)
 
 
 def transfer_kernel(rows: int, cols: int, dtype: str, pad: int = 0) -> str:
-    t = tile((rows, cols), dtype, **({"pad": str(pad)} if pad else {}))
+    t = tile((rows, cols), dtype, pad=str(pad)) if pad else tile((rows, cols), dtype)
     pv = view((rows, cols), dtype)
     body = f"""
     {constants(0, 1, rows, cols)}
@@ -140,7 +140,9 @@ def test_row_mgather_is_one_transfer_a_row(rows, vc, dtype, oob):
 
 
 def test_the_vector_queue_pays_head_once_and_tails_at_barriers():
-    t = CceTrace(targets.get("a2a3").costs)
+    machine = targets.get("a2a3").costs
+    assert isinstance(machine, CceMachine)
+    t = CceTrace(machine)
     t.vector("vmuls")  # head 11 + 1
     t.vector("vmuls")  # 1 (queue busy)
     t.barrier()  # tail 15 + 1
@@ -150,6 +152,7 @@ def test_the_vector_queue_pays_head_once_and_tails_at_barriers():
 
 def test_a_loop_is_its_first_trip_then_its_steady_trips():
     machine = targets.get("a2a3").costs
+    assert isinstance(machine, CceMachine)
     looped, unrolled = CceTrace(machine), CceTrace(machine)
 
     def body(t: CceTrace) -> None:

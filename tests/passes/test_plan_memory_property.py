@@ -417,7 +417,7 @@ def execution(p: Program) -> list[Node]:
     return out
 
 
-def clobbered(p: Program, addr: dict[int, int]) -> str | None:
+def clobbered(p: Program, addr: dict[int, int | None]) -> str | None:
     """The first op of the execution that writes bytes of a tile holding a live value (one a
     later op reads before any op writes it again), or touches two tiles sharing bytes."""
     steps = execution(p)

@@ -15,7 +15,7 @@ DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
 WRAP_INPUTS = [str(DATA / f"wrap_{name}.npy") for name in ("table", "ids", "out")]
 
-# rows of the wrap example's table read for its ids (reference/semantics.md 1.2-1.3): the id as
+# rows of the wrap example's table read for its ids (docs/instructions.md, MGATHER): the id as
 # an unsigned number of the target's index width, modulo the target's row capacity
 INDEX_BITS_AND_CAPACITY = {"cpu": (64, 7), "a2a3": (32, 14), "a5": (32, 7)}
 

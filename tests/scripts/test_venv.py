@@ -44,7 +44,9 @@ def source_venv(project: Path, python: Path | None) -> subprocess.CompletedProce
     if not tools.exists():
         tools.mkdir()
         for tool in ("bash", "dirname", "sed", "tr", "mkdir", "cp", "rm", "touch"):
-            (tools / tool).symlink_to(shutil.which(tool))
+            found = shutil.which(tool)
+            assert found is not None, f"{tool} is not on PATH"
+            (tools / tool).symlink_to(found)
     env = {"PATH": f"{project / 'bin'}:{tools}", "HOME": os.environ.get("HOME", "/")}
     if python is not None:
         env["PYTHON"] = str(python)

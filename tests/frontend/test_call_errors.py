@@ -1,0 +1,181 @@
+# pyright: reportInvalidTypeForm=false, reportCallIssue=false, reportArgumentType=false
+# (kernels annotated with calls; the calls below are wrong on purpose)
+"""
+Issue 30, "The Python builder": a wrong call (a misspelt keyword, a missing operand, an
+argument of the wrong type) is a PtoError at the caller's line naming the function and what
+it expected, never Python's TypeError; with `from __future__ import annotations` too;
+`pto.estimate` gives what `pto-opt --estimate=json` prints; `pto.kernel(dyn_ubuf_size=...)`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import pto_frontend as pto
+
+HERE = __file__
+
+
+def line() -> int:
+    """The caller's line."""
+    frame = inspect.currentframe()
+    assert frame is not None and frame.f_back is not None
+    return frame.f_back.f_lineno
+
+
+@pto.kernel
+def copy(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
+    sv = pto.make_tensor_view(src, shape=[16, 64], strides=[64, 1])
+    dv = pto.make_tensor_view(dst, shape=[16, 64], strides=[64, 1])
+    t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
+    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[16, 64]), t)
+    pto.tstore(t, pto.partition_view(dv, offsets=[0, 0], sizes=[16, 64]))
+
+
+def located_at(error: pytest.ExceptionInfo[pto.PtoError], at: int) -> str:
+    """The message after `FILE:LINE:COL: error: `, checking that it names this file and line."""
+    where, _, message = str(error.value).partition(": error: ")
+    assert where.startswith(f"{HERE}:{at}:"), str(error.value)
+    return message
+
+
+def test_a_misspelt_keyword_names_the_function_and_the_nearest() -> None:
+    @pto.kernel
+    def k(src: pto.ptr(pto.f32)):
+        t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
+        sv = pto.make_tensor_view(src, shape=[16, 64], strides=[64, 1])
+        at.append(line() + 1)
+        pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[16, 64]), t, tille=t)
+
+    at: list[int] = []
+    with pytest.raises(pto.PtoError) as e:
+        k.to_pto()
+    assert located_at(e, at[0]) == "pto.tload(): got an unexpected keyword argument 'tille' (did you mean 'tile'?); it takes (view, tile)"
+
+
+def test_a_missing_operand_names_it() -> None:
+    @pto.kernel
+    def k(src: pto.ptr(pto.f32)):
+        t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
+        at.append(line() + 1)
+        pto.tload(t)
+
+    at: list[int] = []
+    with pytest.raises(pto.PtoError) as e:
+        k.to_pto()
+    assert located_at(e, at[0]) == "pto.tload(): missing a required argument: 'tile'; it takes (view, tile)"
+
+
+def test_a_misspelt_keyword_of_a_scaffolding_function() -> None:
+    @pto.kernel
+    def k(src: pto.ptr(pto.f32)):
+        at.append(line() + 1)
+        pto.alloc_tile(shape=[16, 64], dtyp=pto.f32)
+
+    at: list[int] = []
+    with pytest.raises(pto.PtoError) as e:
+        k.to_pto()
+    assert located_at(e, at[0]).startswith("pto.alloc_tile(): got an unexpected keyword argument 'dtyp' (did you mean 'dtype'?); it takes (shape, dtype, ")
+
+
+@pytest.mark.parametrize(("function", "keyword"), [("alloc_tile", "shape"), ("make_tensor_view", "shape")])
+def test_a_number_for_a_list(function: str, keyword: str) -> None:
+    @pto.kernel
+    def k(src: pto.ptr(pto.f32)):
+        if function == "alloc_tile":
+            at.append(line() + 1)
+            pto.alloc_tile(shape=8, dtype=pto.f32)
+        else:
+            at.append(line() + 1)
+            pto.make_tensor_view(src, shape=8, strides=[64, 1])
+
+    at: list[int] = []
+    with pytest.raises(pto.PtoError) as e:
+        k.to_pto()
+    assert located_at(e, at[0]) == f"pto.{function}(): {keyword} takes a list, got 8"
+
+
+def test_a_list_for_a_target() -> None:
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        copy.to_pto(target=["cpu"])
+    assert located_at(e, at) == "copy.to_pto(): target takes a target name (a str: cpu, a2a3, a5), got ['cpu']"
+
+
+def test_a_number_for_targets() -> None:
+    x = np.zeros(16 * 64, np.float32)
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        copy.compare(x, x, targets=3)
+    assert located_at(e, at) == 'copy.compare(): targets takes "all", a comma-separated str or a list of target names, got 3'
+
+
+def test_a_misspelt_keyword_of_the_decorator() -> None:
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.kernel(targt="a5")
+    assert located_at(e, at) == (
+        "pto.kernel(): got an unexpected keyword argument 'targt' (did you mean 'target'?); "
+        "it takes (function=None, *, target=None, name=None, dyn_ubuf_size=None)"
+    )
+
+
+def test_future_annotations_locate_at_the_annotation(tmp_path: Path) -> None:
+    source = tmp_path / "k.py"
+    source.write_text(
+        "from __future__ import annotations\n"
+        "import pto_frontend as pto\n"
+        "\n"
+        "@pto.kernel\n"
+        "def k(src: pto.ptr('f16')):\n"
+        "    pass\n"
+        "\n"
+        "try:\n"
+        "    k.to_pto()\n"
+        "except pto.PtoError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, str(source)], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout == f"{source}:5:12: error: pto.ptr() takes an element type (pto.f16, pto.i32, ...), got 'f16'\n"
+
+
+def test_estimate_is_what_pto_opt_prints(tmp_path: Path) -> None:
+    text = copy.to_pto(target="a2a3")
+    (tmp_path / "k.pto").write_text(text)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "pto-opt"), str(tmp_path / "k.pto"), "--target", "a2a3", "--estimate=json"],
+        capture_output=True, text=True, check=True, timeout=120,
+    )
+    printed = json.loads(done.stdout)
+    assert pto.estimate(str(tmp_path / "k.pto")) == printed
+    from_kernel = pto.estimate(copy, target="a2a3", cost_model="pto-isa")  # its ops located in this file
+    assert [o["loc"].startswith(f"{HERE}:") for o in from_kernel["ops"]] == [True, True]
+    assert {**from_kernel, "ops": [{**o, "loc": ""} for o in from_kernel["ops"]]} == {
+        **printed, "ops": [{**o, "loc": ""} for o in printed["ops"]]
+    }
+
+
+def test_estimate_takes_only_pto_isa_s_cost_model() -> None:
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.estimate(copy, target="a5", cost_model="roofline")
+    assert located_at(e, at) == "pto.estimate(): cost_model takes 'pto-isa', got 'roofline'"
+
+
+def test_dyn_ubuf_size_is_the_kernel_s_attribute() -> None:
+    @pto.kernel(dyn_ubuf_size=65536)
+    def k(src: pto.ptr(pto.f32)):
+        pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
+
+    assert "attributes {pto.dyn_ubuf_size = 65536 : i64}" in k.to_pto(target="a5")
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.kernel(dyn_ubuf_size=-1)
+    assert located_at(e, at) == "pto.kernel(): dyn_ubuf_size takes a non-negative int (bytes), got -1"
