@@ -88,6 +88,8 @@ class Elementwise(Member):
     """Its `precisionType` property's attribute (PTOAS's DefaultValuedAttr), if it has one:
     emitted as the C++ call's template argument where not the default; the values computed
     stay the default algorithm's (a5's high-precision sequences are approximate as well)."""
+    tmp_same_type: bool = field(default=True, kw_only=True)
+    """Its tmp holds dst's element type (False: any type, TRSQRT's high-precision scratch)."""
     tmp: bool = field(default=False, kw_only=True)
     """It takes an optional scratch tile as its last input (`ins(..., %tmp : ...)`): the NPU
     code computes through it, the simulator ignores it; pto-materialize-implicit-tmp adds
@@ -117,6 +119,8 @@ class ElementwiseOp(PtoInstructionOp):
     one), one output `dst` of the inputs' element type."""
 
     INS: ClassVar[tuple[str, ...]]
+    TMP_SAME_TYPE: ClassVar[bool] = True
+    """A tmp (members with one) holds dst's element type (TRSQRT's: any)."""
 
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
@@ -124,10 +128,15 @@ class ElementwiseOp(PtoInstructionOp):
 
     def verify_operands(self) -> None:
         dst = self.expect_tile("dst", self.destinations[0])
+        precision = self.properties.get("precisionType")
+        if "tmp" in self.INS and len(self.ins) < len(self.INS) and isinstance(precision, EnumAttribute) and (
+            precision.data == Precision.HIGH_PRECISION
+        ):
+            raise VerifyException("expects tmp when precisionType is high_precision")
         for role, value in zip(self.INS, self.ins):
             if role == "tmp":
                 tmp = self.expect_tile_in(role, value)
-                if tmp.element_type != dst.element_type:
+                if self.TMP_SAME_TYPE and tmp.element_type != dst.element_type:
                     raise VerifyException(
                         f"expects tmp and dst to have the same element type, got {tmp.element_type} and {dst.element_type}"
                     )
@@ -243,6 +252,8 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
         if rules.row_major_only:
             require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
     require_type("dst", dst.elem, rules.types)
+    if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
+        require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")
     if (tmp := operands.get("tmp")) is not None and rules.tmp == TMP_REMAINDER:
         wanted = remainder_tmp_columns(dst.cols)
         require(
@@ -574,7 +585,10 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             (count, outs), = op_base.FORMS
             shape = {"INS": ins, "FORMS": ((count, outs), (count + 1, outs))}
             workspace.add("tmp")
-        namespace: dict[str, Any] = {"__annotations__": {k: ClassVar for k in ("WORKSPACE", *shape)}, "WORKSPACE": frozenset(workspace), **shape}
+        namespace: dict[str, Any] = {
+            "__annotations__": {k: ClassVar for k in ("WORKSPACE", "TMP_SAME_TYPE", *shape)},
+            "WORKSPACE": frozenset(workspace), "TMP_SAME_TYPE": row.tmp_same_type, **shape,
+        }
         if row.precision is not None:
             namespace["precision_type"] = opt_prop_def(row.precision, prop_name="precisionType")
             namespace["DEFAULTS"] = {"precisionType": row.precision(Precision.DEFAULT)}
@@ -1040,7 +1054,7 @@ UNARY = Family.of(
         ),
         Elementwise(
             "trsqrt", "dst = 1 / sqrt(src)", compute=in_double(lambda x: 1.0 / np.sqrt(x)), priced_as="vrsqrt",
-            vf_priced_as=("vsqrt", "vdiv"), precision=PRECISION_ATTRS["trsqrt"], tmp=True,
+            vf_priced_as=("vsqrt", "vdiv"), precision=PRECISION_ATTRS["trsqrt"], tmp=True, tmp_same_type=False,
         ),
         Elementwise(
             "trecip", "dst = 1 / src", compute=reciprocal, priced_as=("vector_dup", "vdiv"), vf_priced_as="vdiv",
