@@ -206,7 +206,7 @@ def _run(args: argparse.Namespace) -> None:
     with ProgressBar.on_terminal(quiet=args.quiet) as progress:
         finals, results = interpreter.run_with_results(
             module, chosen.target, arrays, args.entry, listeners=progress.listeners, gm_writes=stored,
-            profiler=profiler, sync_report=sync, sources=args.arrays,
+            profiler=profiler, sync_report=sync, sources=args.arrays or None,
         )
     if sync is not None:
         for line in sync.warnings:
