@@ -238,6 +238,15 @@ PRECISION_ATTRS = {
 }
 """Each precision attribute by the instruction it configures."""
 
+DivPrecisionAttr = _precision_attr("div_precision", "DivAlgorithm")
+"""TDIV's and TDIVS's `precisionType`."""
+RemPrecisionAttr = _precision_attr("rem_precision", "RemAlgorithm")
+"""TREM's and TREMS's `precisionType`."""
+FmodPrecisionAttr = _precision_attr("fmod_precision", "FmodAlgorithm")
+"""TFMOD's and TFMODS's `precisionType`."""
+PowPrecisionAttr = _precision_attr("pow_precision", "PowAlgorithm")
+"""TPOW's and TPOWS's `precisionType`."""
+
 
 @irdl_attr_definition
 class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
@@ -265,34 +274,6 @@ class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
     """`#pto.address_space<vec>`: the memory a `!pto.ptr` points into."""
 
     name = "pto.address_space"
-
-
-@irdl_attr_definition
-class DivPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
-    """`#pto<div_precision default|high_precision>`: TDIV's and TDIVS's `precisionType`."""
-
-    name = "pto.div_precision"
-
-
-@irdl_attr_definition
-class RemPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
-    """`#pto<rem_precision default|high_precision>`: TREM's `precisionType`."""
-
-    name = "pto.rem_precision"
-
-
-@irdl_attr_definition
-class FmodPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
-    """`#pto<fmod_precision default|high_precision>`: TFMOD's `precisionType`."""
-
-    name = "pto.fmod_precision"
-
-
-@irdl_attr_definition
-class PowPrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
-    """`#pto<pow_precision default|high_precision>`: TPOW's and TPOWS's `precisionType`."""
-
-    name = "pto.pow_precision"
 
 
 ATTRIBUTES = [

@@ -518,19 +518,13 @@ COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _
 # C++
 
 
-ALGORITHMS = {"div_precision": "DivAlgorithm", "rem_precision": "RemAlgorithm", "fmod_precision": "FmodAlgorithm",
-              "pow_precision": "PowAlgorithm"}
-"""pto-isa's C++ enum of each precisionType attribute."""
-
-
 def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, ElementwiseOp], None]:
     def emit(e: Emission, op: ElementwiseOp) -> None:
-        """`TADD(dst, src0, src1)`: dst first, then the inputs; `TDIV<DivAlgorithm::HIGH_PRECISION>(...)`."""
+        """`TADD(dst, src0, src1)`: dst first, then the inputs; `TDIV<pto::DivAlgorithm::HIGH_PRECISION>(...)`."""
         precision = op.properties.get("precisionType")
         template = ()
         if isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION:
-            algorithm = getattr(type(precision), "ALGORITHM", None)
-            template = (f"pto::{algorithm}::HIGH_PRECISION" if algorithm else f"{ALGORITHMS[precision.name.removeprefix('pto.')]}::HIGH_PRECISION",)
+            template = (f"pto::{type(precision).ALGORITHM}::HIGH_PRECISION",)  # pyright: ignore[reportAttributeAccessIssue]
         ins = list(op.ins)[::-1] if "scalarFirst" in op.properties else list(op.ins)
         e.issue(op, e.call(row.cpp_name, [*op.outs, *ins], template))
 
@@ -557,7 +551,16 @@ def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | No
     return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
 
 
-def in_place(row: Elementwise, roles: tuple[str, ...]) -> dict[str, InPlace]:
+def refused_by_target(rules: ElementwiseRules) -> str | None:
+    """Why a target's rule row refuses dst over an input (ElementwiseRules.not_in_place)."""
+    return rules.not_in_place or None
+
+
+def in_place(
+    row: Elementwise, roles: tuple[str, ...], refused_by: Callable[[Any], str | None] | None = refused_by_target
+) -> dict[str, InPlace]:
+    """What a member computes in place; `refused_by` reads a target's rule row for a refusal of
+    its own (None: a family whose rule rows have none)."""
     tiles = frozenset(r for r in roles if r not in ("scalar", "tmp", *row.reread))
     refused = "dst over an input at another place would overwrite elements of it still to be read."
     if row.reread:
@@ -568,7 +571,7 @@ def in_place(row: Elementwise, roles: tuple[str, ...]) -> dict[str, InPlace]:
             tiles,
             how="each element of dst is computed from the inputs' elements at its own place, all read before it is written",
             refused=refused,
-            refused_by=lambda rules: getattr(rules, "not_in_place", "") or None,  # rows of families reusing these ops too
+            refused_by=refused_by,
         )
     }
 

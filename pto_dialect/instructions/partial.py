@@ -225,7 +225,7 @@ def declare(row: Elementwise) -> Instruction:
         lowered=(lowered,),
         emit=emitter(row, roles),
         pipe=Pipe.VECTOR,
-        in_place=in_place(row, roles),  # dst exactly over a source: that source has dst's valid shape, so it is the larger
+        in_place=in_place(row, roles, refused_by=None),  # dst exactly over a source: that source has dst's valid shape, so it is the larger
         asm=AsmForm(),
         cost=COST,
         summary=row.summary,
