@@ -499,13 +499,12 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     cost model builds (its default algorithm) as it prices them: one loop over dst's valid
     registers where every tile's valid columns fill its rows (or every tile is one row), else
     a loop over the valid rows of a loop over a row's registers; VfSim's pipeline on that loop
-    (`vfsim` in the table), or its per-instruction table where VfSim has no row."""
+    (`vfsim` in the table), or its per-instruction table where VfSim has no row. (Its TDIV
+    takes no algorithm: a high-precision TDIV is priced as the default's loop.)"""
     dst = o["dst"]
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
     row = _row(op)
-    precision = op.properties.get("precisionType")
-    high_precision = isinstance(precision, EnumAttribute) and precision.data == Precision.HIGH_PRECISION
-    if row.mnemonic in machine.vfsim.tile_ops and not high_precision:
+    if row.mnemonic in machine.vfsim.tile_ops:
         (intrinsic,) = row.vf_intrinsics
         tiles = [f for f in o.values() if isinstance(f, TileFacts)]
         flat = all(t.valid_col == t.cols for t in tiles) or all(t.rows == 1 for t in tiles)
