@@ -496,7 +496,7 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
 def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TBinOp.hpp (TBinSOp.hpp): one vector function; per register of each valid row a
     predicate, a load per tile input, the operation(s) and a store. The tile ops pto-isa's a5
-    cost model builds (its default algorithm) as it prices them: one loop over dst's valid
+    cost model builds (`vfsim.tile_ops`) as it prices them: one loop over dst's valid
     registers where every tile's valid columns fill its rows (or every tile is one row), else
     a loop over the valid rows of a loop over a row's registers; VfSim's pipeline on that loop
     (`vfsim` in the table), or its per-instruction table where VfSim has no row. (Its TDIV
