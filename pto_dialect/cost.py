@@ -8,8 +8,9 @@ with that machine's parameters. Each target's folder holds one machine
 
     CceMachine        pto-isa's own cost model (include/pto/costmodel/, a2a3): every CCE
                       intrinsic a mock that charges cycles to a pipe (CceTrace replays them)
-    VfMachine         a documented model of the a5 code: DMA by bandwidth, vector functions
-                      by the VfSim parameters, SIMT gathers by 128-byte bursts
+    VfMachine         the a5 code: the tile ops pto-isa's a5 cost model builds as its VfSim
+                      prices them; else a documented model: DMA by bandwidth, vector
+                      functions by the VfSim parameters, SIMT gathers by 128-byte bursts
     SimulatorMachine  the CPU simulator: the steps of its loops, not a hardware estimate
     CalibratedMachine a machine's transfers priced by parameters fitted to public hardware
                       figures (`--cost-model=calibrated`); everything else by the machine
@@ -256,9 +257,10 @@ class VfSimLoop:
 
 @dataclass(frozen=True)
 class VfMachine:
-    """A model of the a5 code: transfers by bandwidth; a vector function (one `__VEC_SCOPE__`)
-    costs its startup, each executed instruction's issue cycles, and its drain; a SIMT gather
-    costs the 128-byte GM bursts its warps issue, at the GM read bandwidth."""
+    """A model of the a5 code: the tile ops pto-isa's a5 cost model builds as it prices them
+    (`vfsim`); otherwise transfers by bandwidth, a vector function (one `__VEC_SCOPE__`) its
+    startup, each executed instruction's issue cycles, and its drain, a SIMT gather the 128-byte
+    GM bursts its warps issue, at the GM read bandwidth."""
 
     model: str
     dma: DmaTable
