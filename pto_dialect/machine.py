@@ -239,13 +239,24 @@ class GmView:
         except ValueError:
             return None
 
+    def _row_starts(self) -> np.ndarray:
+        """Buffer offsets of the first element of each row of the folded window; batched:
+        iterations x rows."""
+        grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape[:-1], self.strides[:-1])), indexing="ij", sparse=True)
+        within = np.asarray(sum(grids), np.int64).reshape(-1)
+        return np.asarray(self.offset)[..., None] + within
+
     def read2d(self) -> np.ndarray:
         """The window as rows x last-dim (leading dims folded into rows)."""
         cols = self.shape[-1]
         if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
             return self.array().reshape(-1, cols)
-        folded = self._folded()
-        return folded if folded is not None else self.buffer[self.offsets2d()]
+        folded = self._folded()  # checks the window is inside the buffer
+        if folded is not None:
+            return folded
+        if self.strides[-1] == 1:  # rows at scattered places (a row per token id): copied row by row
+            return np.lib.stride_tricks.sliding_window_view(self.buffer, cols)[self._row_starts()]
+        return self.buffer[self.offsets2d()]
 
     def write2d(self, rows: slice, cols: slice, values: np.ndarray | np.generic) -> None:
         """Store `values` into rows x cols of the folded window."""
