@@ -13,6 +13,7 @@ ours for the pto scaffolding and for the target dialect.
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -55,6 +56,37 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     lowered = module.clone()
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
+
+
+LOWERED_KEPT = 16
+"""Lowered modules `run` keeps, most recently used first (each with the source it came from)."""
+
+_lowered: OrderedDict[tuple[int, str], tuple[ModuleOp, ModuleOp, ModuleOp]] = OrderedDict()
+
+
+def _lowered_for_run(module: ModuleOp, target: targets.TargetInfo) -> ModuleOp:
+    """lower_for(module, target), reused while `module` is unchanged: a kernel run again and
+    again (each call of a user's loop) is lowered once. The source is kept with a copy of it as
+    it was lowered; a module changed since (any op, attribute or type) is lowered again."""
+    key = (id(module), target.name)
+    kept = _lowered.get(key)
+    if kept is not None and kept[0] is module and _unchanged(module, kept[1]):
+        _lowered.move_to_end(key)
+        return kept[2]
+    lowered = lower_for(module, target)
+    _lowered[key] = (module, module.clone(), lowered)
+    _lowered.move_to_end(key)
+    while len(_lowered) > LOWERED_KEPT:
+        _lowered.popitem(last=False)
+    return lowered
+
+
+def _unchanged(module: ModuleOp, copy: ModuleOp) -> bool:
+    """Same ops, operands, attributes, properties, block argument and result types (xDSL's
+    structural equivalence leaves result types out)."""
+    return module.is_structurally_equivalent(copy) and all(
+        a.result_types == b.result_types for a, b in zip(module.walk(), copy.walk())
+    )
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -229,7 +261,7 @@ def run_with_results(
         t = targets.resolve(target, module)
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
-    lowered = lower_for(module, t)
+    lowered = _lowered_for_run(module, t)
     function = entry_function(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
         for op in lowered.walk():
