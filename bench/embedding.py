@@ -22,10 +22,7 @@ module: its pipeline, lowering and the copy it makes of a written argument are i
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import ml_dtypes
@@ -35,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import interpreter
 import pto_dialect
 import run as ptoas_lookup
+from run import alternating
 from parse import machine_note
 
 TOKENS, HIDDEN = 1024, 7168
@@ -73,17 +71,6 @@ def numpy_per_token(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> np.n
     for t in range(TOKENS):
         out[t] = table[min(max(int(ids[t]), 0), last)]
     return out
-
-
-def alternating(rounds: int, variants: dict[str, Callable[[], object]]) -> dict[str, float]:
-    """Median seconds of each variant, every round running each once, in turn."""
-    times: dict[str, list[float]] = {name: [] for name in variants}
-    for _ in range(rounds):
-        for name, f in variants.items():
-            start = time.perf_counter()
-            f()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def main() -> None:
@@ -135,24 +122,25 @@ def main() -> None:
         "ptoas reused": lambda: ptoas_run(greused),
         "take reused": lambda: take_loop(greused),
     })
-    serial = alternating(max(1, args.rounds // 5), {"serial": lambda: deepseek(reused, batch_loops=False)})["serial"]
+    serial = alternating(max(1, args.rounds // 5), {"serial": lambda: deepseek(reused, batch_loops=False)})["serial"][0]
 
-    ms = {name: f"{t * 1e3:.1f} ms" for name, t in medians.items()}
+    def row(kind: str, ours: str, theirs: str) -> str:
+        (wall, cpu), (base_wall, base_cpu) = medians[f"{ours} {kind}"], medians[f"{theirs} {kind}"]
+        return (f"| {kind} | {wall * 1e3:.1f} ms | {base_wall * 1e3:.1f} ms | {wall / base_wall:.2f}x "
+                f"| {cpu * 1e3:.1f} ms | {base_cpu * 1e3:.1f} ms | {cpu / base_cpu:.2f}x |")
+
     print(f"target {args.target}, medians of {args.rounds} alternating rounds ({machine_note()})\n")
     print(f"DeepSeek style, {TOKENS} tokens x {HIDDEN} bf16 from {args.vocab} rows "
           f"(iteration by iteration, reused output: {serial * 1e3:.1f} ms):\n")
-    print("| output | interpreter, batched | NumPy per token | ratio |")
-    print("|---|---|---|---|")
+    print("| output | interpreter, batched | NumPy per token | wall ratio | CPU: interpreter | NumPy | CPU ratio |")
+    print("|---|---|---|---|---|---|---|")
     for kind in ("fresh", "reused"):
-        ratio = medians[f"deepseek {kind}"] / medians[f"numpy {kind}"]
-        print(f"| {kind} | {ms[f'deepseek {kind}']} | {ms[f'numpy {kind}']} | {ratio:.2f}x |")
+        print(row(kind, "deepseek", "numpy"))
     print(f"\nPTOAS style, {ptoas_lookup.TILES} tiles of {ptoas_lookup.IDS} ids x {ptoas_lookup.COLS} f16:\n")
-    print("| output | interpreter, batched | per-tile np.take loop | ratio |")
-    print("|---|---|---|---|")
+    print("| output | interpreter, batched | per-tile np.take loop | wall ratio | CPU: interpreter | np.take loop | CPU ratio |")
+    print("|---|---|---|---|---|---|---|")
     for kind in ("fresh", "reused"):
-        ratio = medians[f"ptoas {kind}"] / medians[f"take {kind}"]
-        print(f"| {kind} | {ms[f'ptoas {kind}']} | {ms[f'take {kind}']} | {ratio:.2f}x |")
-
+        print(row(kind, "ptoas", "take"))
 
 if __name__ == "__main__":
     main()

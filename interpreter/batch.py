@@ -59,10 +59,15 @@ SYNC_OP_TYPES = tuple(SYNC_OPS)
 SLICE_TRIPS = 1 << 16
 """Iterations batched at a time: a longer loop runs slice after slice, in order (its index
 arrays stay small, and Ctrl-C is seen between slices)."""
-CHUNK_BYTES = 64 << 20
+CHUNK_BYTES = 4 << 20
 """Most bytes of per-iteration tile storage at once: longer loops run batched in chunks of
 iterations, one after the other, so memory stays within this much (plus the kernels' temporaries
-of the same size) whatever the trip count."""
+of the same size) whatever the trip count. Small enough for a chunk's arrays to stay in the
+caches from one op to the next, large enough for each op's per-chunk cost to stay small. CPU
+time of bench/softmax.py's kernel: 143 ms at 64 MiB, 94 ms at 4 MiB, 83 ms at 1 MiB where
+malloc reuses freed memory; about 140 ms at each where every chunk's arrays are new pages (the
+page faults, 20,500 a run at 4 MiB against 3,700, take what the caches give). bench/run.py's
+PTOAS-style lookup: 9.4 ms at 64 MiB, 9.6 ms at 4 MiB, 13 ms at 1 MiB."""
 
 ELEMENT_CHECK_LIMIT = 1 << 22
 """Most GM element accesses (one buffer, all iterations) compared one by one when iteration
