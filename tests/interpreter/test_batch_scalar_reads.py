@@ -180,3 +180,39 @@ def test_float_scalar_reads_keep_the_loop_serial() -> None:
     arrays = inputs(np.arange(TOKENS, dtype=np.int32) % ROWS)
     assert batched_outcomes(text, "a2a3", arrays) == []
     assert not run_both(text, "a2a3", arrays)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize(
+    "col,width,padded",
+    [
+        (0, C, False),  # whole table rows
+        (0, 4, False),  # half rows: each starts a whole number of 4-element lines into the table
+        (4, 4, False),
+        (1, 5, False),  # rows at different offsets within 5-element lines: read another way
+        (0, 4, True),  # a padded tile: TLOAD fills the padding (cpu: the whole tile) first
+    ],
+)
+def test_windows_of_the_rows_at_the_ids(target, col, width, padded) -> None:
+    """Columns col..col+width of the row at each id, loaded into the width valid columns of a
+    1 x 8 tile (padded: pad max) and stored to the token's row of out."""
+    valid = f", valid=1x{width}" if width < C else ""
+    row = f"!pto.tile_buf<vec, 1x{C}xf32{valid}{', pad=2' if padded else ''}>"
+    part = f"!pto.partition_tensor_view<1x{width}xf32>"
+    text = (
+        lookup_kernel(out_rows=TOKENS)
+        .replace(f"!pto.tile_buf<vec, 1x{C}xf32>", row)
+        .replace(f"!pto.partition_tensor_view<1x{C}xf32>", part)
+        .replace("offsets = [%r, %c0], sizes = [%c1, %ccols]", "offsets = [%r, %ccol], sizes = [%c1, %cwidth]")
+        .replace("offsets = [%t, %c0], sizes = [%c1, %ccols]", "offsets = [%t, %c0], sizes = [%c1, %cwidth]")
+        .replace("%c1 = arith.constant 1 : index",
+                 f"%c1 = arith.constant 1 : index\n  %ccol = arith.constant {col} : index\n"
+                 f"  %cwidth = arith.constant {width} : index")
+    )
+    ids = np.array([3, 3, 0, -1, ROWS, 7, 3, 11, 2, 2, 9, 1, 0, 5, 3, 6], np.int32)
+    arrays = inputs(ids)
+    assert batched_outcomes(text, target, arrays) == [True]
+    assert not run_both(text, target, arrays)
+    out = run(parse(text, "k.pto"), target, arrays)[2].reshape(TOKENS, C)
+    assert np.array_equal(out[:, :width], arrays[0].reshape(ROWS, C)[clamped(ids), col : col + width])
+    assert (out[:, width:] == -7.0).all()
