@@ -60,3 +60,21 @@ def test_a_module_changed_in_place_is_lowered_again(lowerings) -> None:
     table, ids, out = lookup(module)
     assert lowerings == ["a2a3", "a2a3"]
     assert np.array_equal(out.view(np.uint16), table[np.clip(ids, 0, 5)].view(np.uint16))
+
+
+def test_what_counts_as_a_change() -> None:
+    """Operands swapped, an op inserted, an attribute added: each a change; a clone is none."""
+    module = pto_dialect.load(EXAMPLE)
+    assert interpreter._unchanged(module, module.clone())
+    for change in ("swap", "insert", "attribute"):
+        module = pto_dialect.load(EXAMPLE)
+        kept = module.clone()
+        low = next(op for op in module.walk() if isinstance(op, arith.MaxSIOp))
+        if change == "swap":
+            low.operands = [low.operands[1], low.operands[0]]
+        elif change == "insert":
+            unused = arith.ConstantOp(IntegerAttr(7, IndexType()))
+            low.parent_block().insert_op_before(unused, low)  # pyright: ignore[reportOptionalMemberAccess]
+        else:
+            low.attributes["note"] = IntegerAttr(1, IndexType())
+        assert not interpreter._unchanged(module, kept), change
