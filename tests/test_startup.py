@@ -77,3 +77,19 @@ def test_xdsl_interpreters_init_runs_when_a_name_of_it_is_used():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_target_ops_formats_read_on_first_use_are_valid():
+    """Each target op's assembly format becomes a parser when first used (lowering/convert.py):
+    every one of them reads, so none fails only once a lowered op of it is printed."""
+    import targets
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    formats = 0
+    for target in targets.REGISTRY:
+        for op in target.dialect.operations:
+            definition = op.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
+            if definition.assembly_format is not None:
+                FormatProgram.from_str(definition.assembly_format, definition)
+                formats += 1
+    assert formats > 100
