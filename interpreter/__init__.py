@@ -13,7 +13,9 @@ ours for the pto scaffolding and for the target dialect.
 from __future__ import annotations
 
 import sys
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from itertools import zip_longest
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +57,57 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     lowered = module.clone()
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
+
+
+LOWERED_KEPT = 16
+"""Lowered modules `run` keeps, most recently used first (each with the source it came from)."""
+
+_lowered: OrderedDict[tuple[int, str], tuple[ModuleOp, ModuleOp, ModuleOp]] = OrderedDict()
+
+
+def _lowered_for_run(module: ModuleOp, target: targets.TargetInfo) -> ModuleOp:
+    """lower_for(module, target), reused while `module` is unchanged: a kernel run again and
+    again (each call of a user's loop) is lowered once. The source is kept with a copy of it as
+    it was lowered; a module changed since (any op, attribute or type) is lowered again."""
+    key = (id(module), target.name)
+    kept = _lowered.get(key)
+    if kept is not None and kept[0] is module and _unchanged(module, kept[1]):
+        _lowered.move_to_end(key)
+        return kept[2]
+    lowered = lower_for(module, target)
+    _lowered[key] = (module, module.clone(), lowered)
+    _lowered.move_to_end(key)
+    while len(_lowered) > LOWERED_KEPT:
+        _lowered.popitem(last=False)
+    return lowered
+
+
+def _unchanged(module: ModuleOp, copy: ModuleOp) -> bool:
+    """Whether `module` is still what `copy` was cloned from: the same ops in the same order,
+    with the same properties, attributes, result and block argument types, operands and
+    successors (xDSL's is_structurally_equivalent, result types included, at a third of its cost)."""
+    seen: dict[object, object] = {}
+    for a, b in zip_longest(module.walk(), copy.walk()):
+        if a is None or b is None or type(a) is not type(b) or a.result_types != b.result_types:
+            return False
+        if a.properties != b.properties or a.attributes != b.attributes:
+            return False
+        if len(a.operands) != len(b.operands) or any(seen.get(x) is not y for x, y in zip(a.operands, b.operands)):
+            return False
+        if len(a.successors) != len(b.successors) or any(seen.get(x) is not y for x, y in zip(a.successors, b.successors)):
+            return False
+        if len(a.regions) != len(b.regions):
+            return False
+        for region, other in zip(a.regions, b.regions):
+            if len(region.blocks) != len(other.blocks):
+                return False
+            for block, other_block in zip(region.blocks, other.blocks):
+                if block.arg_types != other_block.arg_types:
+                    return False
+                seen[block] = other_block
+                seen.update(zip(block.args, other_block.args))
+        seen.update(zip(a.results, b.results))
+    return True
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -229,7 +282,7 @@ def run_with_results(
         t = targets.resolve(target, module)
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
-    lowered = lower_for(module, t)
+    lowered = _lowered_for_run(module, t)
     function = entry_function(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
         for op in lowered.walk():

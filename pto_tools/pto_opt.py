@@ -49,13 +49,14 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from pto_dialect import asm, make_context
+from pto_dialect import asm
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.files import KERNEL_BYTES, read_kernel, read_stream
 from pto_dialect.parser import decode_source, parse_module, split_input, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
 
+from pto_tools.context import kernel_context
 from pto_tools.exits import run_main
 from pto_tools.expected_diagnostics import Expected, has_annotations
 from pto_tools.expected_diagnostics import check as check_expected
@@ -147,12 +148,6 @@ class CppTarget(Target):
         output.write(emit_cpp(module))
 
 
-def _lowering_dialect(name: str):
-    from pto_dialect.instructions import LOWERING_DIALECTS
-
-    return next(d for d in LOWERING_DIALECTS if d.name == name)
-
-
 class PtoOptMain(xDSLOptMain):
     rejected = False
     """`--targets`: some target rejects the input."""
@@ -172,12 +167,7 @@ class PtoOptMain(xDSLOptMain):
     # -- registration -----------------------------------------------------------
 
     def register_all_dialects(self):
-        self.ctx = make_context()
-        # lowered IR's dialects, each imported when parsed IR first names it
-        for name in ("pto_choice", "pto_reg"):
-            self.ctx.register_dialect(name, lambda name=name: _lowering_dialect(name))
-        for target in targets.REGISTRY:
-            self.ctx.register_dialect(target.dialect_name, lambda t=target: t.dialect)
+        self.ctx = kernel_context()
 
     def register_all_targets(self):
         super().register_all_targets()
