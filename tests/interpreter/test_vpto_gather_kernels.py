@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from pto_dialect.machine import RuntimeFault
-from pto_dialect.vpto.gather_kernels import vgather2, vgather2_bc, vgatherb, vscatter
+from pto_dialect.vpto.gather_kernels import Memory, vgather2, vgather2_bc, vgatherb, vscatter
 
 UB_BYTES = 4096
 DATA = {
@@ -59,7 +59,7 @@ def test_vgather2(name, signed_offsets):
             address = base + int(offsets.view(f"u{offsets.dtype.itemsize}")[i]) * width
             value = element(ub, address, source)
             expected[i] = np.array(int(value.view(np.uint8)), np.uint16).view(lane) if width == 1 else value
-    out = vgather2(ub, base, offsets, mask, source=np.dtype(source), result=np.dtype(lane))
+    out = vgather2(Memory(ub), base, offsets, mask, source=np.dtype(source), result=np.dtype(lane))
     assert out.dtype == np.dtype(lane) and out.view(f"u{np.dtype(lane).itemsize}").tolist() == \
         expected.view(f"u{np.dtype(lane).itemsize}").tolist()
 
@@ -70,7 +70,7 @@ def test_vgather2_b8_zero_extends():
     ub[:2] = np.array([40, -40], np.int8).view(np.uint8)
     offsets = np.zeros(128, np.uint16)
     offsets[1] = 1
-    out = vgather2(ub, 0, offsets, np.ones(128, bool), source=np.dtype(np.int8), result=np.dtype(np.int16))
+    out = vgather2(Memory(ub), 0, offsets, np.ones(128, bool), source=np.dtype(np.int8), result=np.dtype(np.int16))
     assert out[:2].tolist() == [40, 216]
 
 
@@ -81,7 +81,7 @@ def test_vgather2_masked_off_lane_may_point_anywhere():
     offsets[0] = 3
     mask = np.zeros(64, bool)
     mask[0] = True
-    out = vgather2(ub, 0, offsets, mask, source=np.dtype(np.uint32), result=np.dtype(np.uint32))
+    out = vgather2(Memory(ub), 0, offsets, mask, source=np.dtype(np.uint32), result=np.dtype(np.uint32))
     assert out[0] == int(ub[12:16].view(np.uint32)[0]) and not out[1:].any()
 
 
@@ -91,14 +91,14 @@ def test_vgather2_active_lane_outside_ub_names_the_lane(name, bad_offset):
     lanes = 256 // max(np.dtype(source).itemsize, 2)
     offsets = np.zeros(lanes, offset_dtype(source))
     offsets[9] = bad_offset
-    with pytest.raises(RuntimeFault, match=r"^lane 9 reads UB bytes \[\d+, \d+\), outside UB's 4096 bytes$"):
-        vgather2(np.zeros(UB_BYTES, np.uint8), 0, offsets, np.ones(lanes, bool),
+    with pytest.raises(RuntimeFault, match=r"^lane 9 \(offset \d+\) reads bytes \[\d+, \d+\) of UB, which holds 4096 bytes$"):
+        vgather2(Memory(np.zeros(UB_BYTES, np.uint8)), 0, offsets, np.ones(lanes, bool),
                  source=np.dtype(source), result=np.dtype(lane))
 
 
 def test_vgather2_misaligned_base_is_an_error():
-    with pytest.raises(RuntimeFault, match="lane 0 reads UB byte 2, not aligned to 4 bytes"):
-        vgather2(np.zeros(UB_BYTES, np.uint8), 2, np.zeros(64, np.uint32), np.ones(64, bool),
+    with pytest.raises(RuntimeFault, match=r"lane 0 \(offset 0\) reads byte 2 of UB, not aligned to 4 bytes"):
+        vgather2(Memory(np.zeros(UB_BYTES, np.uint8)), 2, np.zeros(64, np.uint32), np.ones(64, bool),
                  source=np.dtype(np.float32), result=np.dtype(np.float32))
 
 
@@ -106,9 +106,9 @@ def test_vgather2_batched_fault_names_iteration_and_lane():
     offsets = np.zeros((3, 64), np.uint32)
     offsets[2, 7] = 5000
     with pytest.raises(RuntimeFault) as err:
-        vgather2(np.zeros(UB_BYTES, np.uint8), 0, offsets, np.ones((3, 64), bool),
+        vgather2(Memory(np.zeros(UB_BYTES, np.uint8)), 0, offsets, np.ones((3, 64), bool),
                  source=np.dtype(np.float32), result=np.dtype(np.float32))
-    assert err.value.iteration == 2 and str(err.value).startswith("lane 7 reads")
+    assert err.value.iteration == 2 and str(err.value).startswith("lane 7 (offset 5000) reads")
 
 
 @pytest.mark.parametrize("name", ("f32", "i32", "ui32", "f16", "i16"))
@@ -124,7 +124,7 @@ def test_vgather2_bc(name):
         if mask[i]:
             address = base + int(offsets[i]) * width
             words[i] = int(ub[address:address + width].copy().view(f"u{width}")[0])
-    out = vgather2_bc(ub, base, offsets, mask, source=np.dtype(source), result=np.dtype(source))
+    out = vgather2_bc(Memory(ub), base, offsets, mask, source=np.dtype(source), result=np.dtype(source))
     assert out.size * out.dtype.itemsize == 256
     assert out.view(np.uint32).tolist() == words.tolist()
 
@@ -142,17 +142,17 @@ def test_vgatherb(result):
         if mask[b]:
             start = base + int(offsets[b])
             expected[32 * b:32 * b + 32] = ub[start:start + 32]
-    out = vgatherb(ub, base, offsets, mask, result=np.dtype(result))
+    out = vgatherb(Memory(ub), base, offsets, mask, result=np.dtype(result))
     assert out.dtype == np.dtype(result) and out.view(np.uint8).tolist() == expected.tolist()
 
 
-@pytest.mark.parametrize("offset,message", ((4096 - 16, r"lane 3 reads the 32-byte block at UB bytes \[4080, 4112\)"),
-                                            (40, "lane 3 reads the 32-byte block at UB byte 40, not aligned")))
+@pytest.mark.parametrize("offset,message", ((4096 - 16, r"lane 3 \(offset 4080\) reads the 32-byte block at bytes \[4080, 4112\) of UB"),
+                                            (40, r"lane 3 \(offset 40\) reads the 32-byte block at byte 40 of UB, not aligned")))
 def test_vgatherb_block_outside_ub_or_misaligned(offset, message):
     offsets = np.zeros(64, np.uint32)
     offsets[3] = offset
     with pytest.raises(RuntimeFault, match=message):
-        vgatherb(np.zeros(UB_BYTES, np.uint8), 0, offsets, np.ones(64, bool), result=np.dtype(np.float32))
+        vgatherb(Memory(np.zeros(UB_BYTES, np.uint8)), 0, offsets, np.ones(64, bool), result=np.dtype(np.float32))
 
 
 @pytest.mark.parametrize("name", ("i8", "ui8", "i16", "f16", "f32", "i32"))
@@ -173,7 +173,7 @@ def test_vscatter(name):
             address = base + int(offsets[i]) * width
             payload = value[2 * i] if width == 1 else value[i]
             expected[address:address + width] = np.array([payload]).view(np.uint8)
-    vscatter(ub, value, base, offsets, mask)
+    vscatter(Memory(ub), value, base, offsets, mask)
     assert ub.tolist() == expected.tolist()
 
 
@@ -181,6 +181,6 @@ def test_vscatter_outside_ub_names_the_lane():
     offsets = np.zeros(64, np.uint32)
     offsets[63] = 1024
     ub = np.zeros(UB_BYTES, np.uint8)
-    with pytest.raises(RuntimeFault, match=r"lane 63 writes UB bytes \[4096, 4100\)"):
-        vscatter(ub, np.ones(64, np.float32), 0, offsets, np.ones(64, bool))
+    with pytest.raises(RuntimeFault, match=r"lane 63 \(offset 1024\) writes bytes \[4096, 4100\) of UB"):
+        vscatter(Memory(ub), np.ones(64, np.float32), 0, offsets, np.ones(64, bool))
     assert not ub.any()
