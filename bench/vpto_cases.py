@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 CASES = "test/vpto/cases/micro-op"
-FOLDERS = ("gather-scatter", "vector-load-store", "predicate-load-store", "materialization-predicate")
+FOLDERS: tuple[str, ...] = ("gather-scatter", "vector-load-store", "predicate-load-store", "materialization-predicate")
 STEP_SECONDS = 600
 """The longest one step of a case (golden, pto-run, compare) may take."""
 
