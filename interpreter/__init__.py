@@ -39,6 +39,7 @@ from pto_dialect.machine import GmView, Tile
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
+from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 from passes.sync_check import SyncReport, check_sync
 import targets
@@ -253,7 +254,8 @@ def run_with_results(
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
+    register_level = tuple(f() for f in REGISTER_LEVEL_FUNCTIONS)
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
         interpreter.register_implementations(functions)
     batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
     set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
