@@ -35,7 +35,7 @@ from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
-from pto_dialect.machine import GmView, Tile
+from pto_dialect.machine import GmView, Tile, private_storage
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
@@ -116,7 +116,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
             (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
             valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
-            tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
+            tile = Tile.over(arg_type, private_storage(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
         strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))

@@ -28,5 +28,12 @@ def store(pointer: Pointer, dist: str, vreg: VRegType, value: np.ndarray, mask: 
         offsets = (active[:, None] * size + np.arange(size)).reshape(-1)
         pointer.scatter_bytes(offsets, value[active].view(np.uint8).reshape(-1) if active.size else np.zeros(0, np.uint8))
         return offsets
+    if dist in ("PK_B16", "PK_B32"):  # lane i's low half to the i-th half-width slot, for active lanes
+        half = size // 2
+        active = np.nonzero(lanes_of(mask, size))[0]
+        low = np.ascontiguousarray(value).view(f"u{half}")[::2]  # little-endian: the low half comes first
+        offsets = (active[:, None] * half + np.arange(half)).reshape(-1)
+        pointer.scatter_bytes(offsets, low[active].view(np.uint8).reshape(-1) if active.size else np.zeros(0, np.uint8))
+        return offsets
     raise RuntimeFault(f"pto-run does not run the store distribution \"{dist}\" yet")
 

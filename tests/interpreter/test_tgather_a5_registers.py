@@ -68,12 +68,13 @@ def test_a5_index_gather_ignores_index_rows_past_the_dst_valid_rows():
     assert_bits_equal(out, golden(src, ids, dst, valid))
 
 
-@pytest.mark.parametrize("data,index,bad", (("f32", "i32", 256), ("f16", "ui16", 65535), ("i8", "i16", -1)))
-def test_a5_index_gather_out_of_src_is_a_located_error(data, index, bad):
+@pytest.mark.parametrize("data,index,bad,lane", (("f32", "i32", 256, 13), ("f16", "ui16", 65535, 77), ("i8", "i16", -1, 77)))
+def test_a5_index_gather_out_of_src_is_a_located_error(data, index, bad, lane):
     src_shape, shape = (4, 64), (2, 128)
     ids = np.zeros(shape, dtype=NP[index])
-    ids[1, 77] = np.array(bad).astype(NP[index])
+    ids[1, 77] = np.array(bad).astype(NP[index])  # column 77: lane 77 of 128 (16-bit indices), 13 of 64 (32-bit)
     with pytest.raises(PtoError) as err:
         run(kernel(data, index, src_shape, shape, shape, shape), "a5",
             [np.zeros(src_shape, NP[data]), ids, filled(shape, data)])
-    assert str(err.value).startswith("k.pto:2:3: error:") and "pto.tgather" in str(err.value)
+    message = str(err.value)  # at the tgather; the lowered gather's lane and offset named
+    assert message.startswith("k.pto:2:3: error: 'pto.vgather2") and f"lane {lane} (offset {bits(ids)[1, 77]}) reads" in message, message
