@@ -537,6 +537,33 @@ class VptoFunctions(_family_functions()):
         run_state(interpreter).special_registers["SQZN"] = kept.size * source.dtype.itemsize
         return (result,)
 
+    @impl(vector.VcvtOp)
+    def run_vcvt(self, interpreter: Interpreter, op: vector.VcvtOp, args: PythonValues):
+        source, mask = args
+        target = _vreg(op.result.type).element.numpy
+        with fault_at(op):
+            converted = convert(source, target, op.rnd.data if op.rnd is not None else "R")
+        active = masks.lanes_of(mask, source.dtype.itemsize)[: source.size]
+        converted = np.where(active, converted, np.zeros((), target))
+        part = vector.PARTS[op.part.data] if op.part is not None else 0
+        result = np.zeros(_vreg(op.result.type).lanes, target)
+        if source.size <= result.size:  # each source lane into sub-lane `part` of its group
+            result[part :: op.factor] = converted
+        else:  # sub-lane `part` of each source group into one result lane
+            result[:] = converted[part :: op.factor]
+        return (result,)
+
+
+def convert(values: np.ndarray, target: np.dtype, rounding: str) -> np.ndarray:
+    """Lanes converted to `target`: to a float type nearest-even (R, NumPy's own rounding, IEEE's default);
+    the other roundings and conversions to integers are not run yet."""
+    if target.kind == "f" or target.name == "bfloat16":
+        exact = values.dtype.kind == "f" and values.dtype.itemsize < target.itemsize  # a float widened
+        if rounding != "R" and not exact:
+            raise RuntimeFault(f"pto-run converts to {target} with rnd \"R\" only yet, got \"{rounding}\"")
+        return values.astype(target)
+    raise RuntimeFault(f"pto-run does not run vcvt to {target} yet")
+
 
 def lane_scalar(value: Any, dtype: np.dtype) -> Any:
     """A scalar operand as one lane of `dtype` (an integer wraps to the lane's width: b8 takes its low 8 bits)."""

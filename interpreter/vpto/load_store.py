@@ -33,10 +33,10 @@ def load(pointer: Pointer, dist: str, vreg: VRegType) -> np.ndarray:
     lanes = _lanes(width)
     if dist == "NORM":
         data = pointer.read(VECTOR_BYTES, np.dtype(np.uint8))
-    elif dist.startswith("BRC_B"):  # one element in every lane
-        data = np.resize(pointer.read(1, lanes), VECTOR_BYTES // width).view(np.uint8)
     elif dist == "BRC_BLK":  # one 32-byte block in every block
         data = np.tile(pointer.read(BLOCK_BYTES, np.dtype(np.uint8)), VECTOR_BYTES // BLOCK_BYTES)
+    elif dist.startswith("BRC_B"):  # one element in every lane
+        data = np.resize(pointer.read(1, lanes), VECTOR_BYTES // width).view(np.uint8)
     elif dist.startswith("US_B"):  # half a register of elements, each twice
         data = np.repeat(pointer.read(VECTOR_BYTES // 2 // width, lanes), 2).view(np.uint8)
     elif dist.startswith("DS_B"):  # two registers of elements, every other one

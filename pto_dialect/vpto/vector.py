@@ -152,4 +152,48 @@ class VsqzOp(IRDLOperation):
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
-VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp]
+ROUNDINGS = ("R", "A", "F", "C", "Z", "O")
+"""vcvt rounding modes (09-conversion-ops.md): R nearest-even, A away from zero, F floor, C ceil, Z toward
+zero, O to odd."""
+SATURATIONS = ("SAT", "NOSAT")
+PARTS = {"EVEN": 0, "ODD": 1, "P0": 0, "P1": 1, "P2": 2, "P3": 3}
+"""vcvt parts: which of the 2 (EVEN/ODD) or 4 (P0..P3) sub-lanes a width-changing conversion uses."""
+
+
+@irdl_op_definition
+class VcvtOp(IRDLOperation):
+    """Convert each active lane to the result's element type. When the lane counts differ by a factor k,
+    `part` names which of the k sub-lanes of the wider side the narrower side's lanes pair with."""
+
+    name = "pto.vcvt"
+    irdl_options = (ParsePropInAttrDict(),)
+
+    input = operand_def(VRegType)
+    mask = operand_def(MaskType)
+    rnd = opt_prop_def(StringAttr)
+    sat = opt_prop_def(StringAttr)
+    part = opt_prop_def(StringAttr)
+    result = result_def(VRegType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
+
+    @property
+    def factor(self) -> int:
+        """How many lanes of the side with more lanes pair with one lane of the other."""
+        source, result = _vreg(self.input.type).lanes, _vreg(self.result.type).lanes
+        return max(source, result) // min(source, result)
+
+    def verify_(self) -> None:
+        for attr, tokens, what in ((self.rnd, ROUNDINGS, "rnd"), (self.sat, SATURATIONS, "sat"), (self.part, PARTS, "part")):
+            if attr is not None:
+                require_token(attr.data, tokens, what)
+        factor = self.factor
+        if factor not in (1, 2, 4):
+            raise VerifyException(f"converts {self.input.type} to {self.result.type}: lane counts must match or differ 2x or 4x")
+        if factor > 1 and self.part is None:
+            raise VerifyException(f"requires a part for a conversion whose lane counts differ {factor}x")
+        if self.part is not None and PARTS[self.part.data] >= factor:
+            raise VerifyException(f"part \"{self.part.data}\" names a sub-lane a {factor}x conversion does not have")
+
+
+VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp, VcvtOp]
