@@ -12,9 +12,9 @@ PTOAS enters this repository. Folders (under test/vpto/cases/micro-op/): gather-
 vector-load-store, predicate-load-store, materialization-predicate (all four unless --folder is given).
 
 Per case: `golden.py --output-dir .` in the case's copy makes the .bin files; the kernel's arguments are
-the buffers launch.cpp passes, in order, each read from `<name>.bin` as the element type of its
-`!pto.ptr<T, gm>`; `pto-run --target a5 --out` runs it; the buffers main.cpp writes back
-(`WriteFile("./<name>.bin", ...)`) are written from pto-run's outputs; `compare.py` runs in the copy and
+what main.cpp passes through launch.cpp, in order: a buffer read from the `<file>.bin` its ReadFile fills
+it from, as the element type of its `!pto.ptr<T, gm>`, or a constant; `pto-run --target a5 --out` runs
+it; the buffers main.cpp writes back (`WriteFile("./<file>.bin", ...)`) are written from pto-run's outputs; `compare.py` runs in the copy and
 its exit code is the verdict. Prints a table (case, verdict, reason) and the counts per folder.
 """
 
@@ -80,33 +80,77 @@ def _copy_tree(source: Path, target: Path) -> None:
             destination.write_bytes(path.read_bytes())
 
 
-def launch_buffers(case: Path) -> list[str]:
-    """The buffers launch.cpp passes to the kernel, in argument order (`(__gm__ T *)name`)."""
-    text = (case / "launch.cpp").read_text()
-    call = re.search(r"<<<[^>]*>>>\s*\((.*?)\);", text, re.S)
-    if call is None:
-        raise ValueError("launch.cpp has no kernel launch")
-    return [re.sub(r"\(.*?\)", "", arg).strip() for arg in call.group(1).split(",")]
+@dataclass
+class Argument:
+    """One kernel argument as the case's host code passes it: a buffer read from (and maybe written back to)
+    `<file>.bin`, or a scalar constant."""
+
+    file: str | None = None
+    written: bool = False
+    scalar: int | None = None
 
 
-def written_buffers(case: Path) -> list[str]:
-    """The buffers main.cpp writes back to their .bin files: the kernel's outputs."""
-    return re.findall(r'WriteFile\("\./([A-Za-z0-9_]+)\.bin"', (case / "main.cpp").read_text())
+def _split_arguments(text: str) -> list[str]:
+    return [a.strip() for a in text.split(",") if a.strip()]
 
 
-def argument_dtypes(kernel: Path) -> list[np.dtype]:
-    """Each kernel argument's element type (`!pto.ptr<T, gm>`), from the project's parser."""
+def case_arguments(case: Path) -> list[Argument]:
+    """The kernel's arguments in order: launch.cpp's kernel launch names its launch function's parameters,
+    main.cpp's call of that function passes a device buffer (copied from and to a host buffer that
+    ReadFile / WriteFile fill from and save to `<file>.bin`) or a constant for each."""
+    launch = (case / "launch.cpp").read_text()
+    main = (case / "main.cpp").read_text()
+    kernel_call = re.search(r"<<<[^>]*>>>\s*\((.*?)\);", launch, re.S)
+    definition = re.search(r"void\s+(Launch\w*)\s*\((.*?)\)\s*\{", launch, re.S)
+    if kernel_call is None or definition is None:
+        raise ValueError("launch.cpp has no launch function with a kernel launch")
+    parameters = [p.split()[-1].lstrip("*") for p in _split_arguments(definition.group(2))]
+    main_call = re.search(rf"\b{definition.group(1)}\s*\((.*?)\);", main.split("int main", 1)[-1], re.S)
+    if main_call is None:
+        raise ValueError(f"main.cpp does not call {definition.group(1)}")
+    passed = dict(zip(parameters, _split_arguments(main_call.group(1))))
+    arguments = []
+    for launched in _split_arguments(kernel_call.group(1)):
+        given = passed.get(re.sub(r"\(.*?\)", "", launched).strip(), "")
+        arguments.append(_host_argument(main, given))
+    return arguments
+
+
+def _host_argument(main: str, given: str) -> Argument:
+    constant = re.search(rf"\b{re.escape(given)}\s*=\s*(-?\d+)\s*;", main)
+    if constant is not None:
+        return Argument(scalar=int(constant.group(1)))
+    host = _host_of(main, given)
+    read = re.search(rf'ReadFile\("(?:\./)?(\w+)\.bin",[^;]*?\b{re.escape(host)}\b', main)
+    written = re.search(rf'WriteFile\("(?:\./)?(\w+)\.bin",\s*\(?[^;]*?\b{re.escape(host)}\b', main)
+    file = read.group(1) if read else written.group(1) if written else None
+    return Argument(file=file, written=written is not None)
+
+
+def _host_of(main: str, device: str) -> str:
+    """The host buffer main.cpp copies to `device` (aclrtMemcpy(device, ..., host, ...))."""
+    copy = re.search(rf"aclrtMemcpy\(\s*{re.escape(device)}\s*,[^,]*,\s*(\w+)", main)
+    return copy.group(1) if copy else re.sub(r"Device$", "Host", device)
+
+
+def argument_types(kernel: Path) -> list[tuple[np.dtype, bool]]:
+    """Each kernel argument's NumPy type and whether it is a pointer (`!pto.ptr<T, gm>`: its element type)
+    rather than a scalar, from the project's parser."""
     import interpreter
     import pto_dialect
     from pto_dialect.types import PtrType
+    from xdsl.dialects.builtin import IntegerType
 
     function = interpreter.entry_function(pto_dialect.load(kernel), None)
-    dtypes = []
+    types = []
     for arg in function.args:
-        if not isinstance(arg.type, PtrType):
-            raise ValueError(f"argument {arg.name_hint or arg.index} is {arg.type}, not a !pto.ptr")
-        dtypes.append(arg.type.element.numpy)
-    return dtypes
+        if isinstance(arg.type, PtrType):
+            types.append((arg.type.element.numpy, True))
+        elif isinstance(arg.type, IntegerType):
+            types.append((np.dtype(f"int{arg.type.width.data}"), False))
+        else:
+            raise ValueError(f"argument {arg.name_hint or arg.index} is {arg.type}: neither a !pto.ptr nor an integer")
+    return types
 
 
 def _last_error(text: str) -> str:
@@ -127,28 +171,33 @@ def run_case(folder: str, case: Path, pto_run: Path) -> Verdict:
     if golden.returncode != 0:
         return verdict("error", f"golden.py: {_last_error(golden.stderr + golden.stdout)}")
     try:
-        buffers = launch_buffers(case)
-        outputs = written_buffers(case)
-        dtypes = argument_dtypes(case / "kernel.pto")
+        arguments = case_arguments(case)
+        types = argument_types(case / "kernel.pto")
     except Exception as e:  # noqa: BLE001 (any failure to read the case is its verdict)
         return verdict("fail", _last_error(str(e)))
-    if len(buffers) != len(dtypes):
-        return verdict("error", f"launch.cpp passes {len(buffers)} buffers to a kernel of {len(dtypes)} arguments")
+    if len(arguments) != len(types):
+        return verdict("error", f"launch.cpp passes {len(arguments)} arguments to a kernel of {len(types)}")
     arrays = case / "npy"
     arrays.mkdir()
-    for name, dtype in zip(buffers, dtypes):
-        source = case / f"{name}.bin"
-        if not source.exists():
-            return verdict("error", f"golden.py wrote no {name}.bin")
-        np.save(arrays / f"{name}.npy", np.fromfile(source, dtype=dtype))
+    paths = []
+    for index, (argument, (dtype, is_pointer)) in enumerate(zip(arguments, types)):
+        path = arrays / f"arg{index}.npy"
+        paths.append(str(path))
+        if not is_pointer:
+            if argument.scalar is None:
+                return verdict("error", f"main.cpp passes no constant for scalar argument {index}")
+            np.save(path, np.array(argument.scalar, dtype=dtype))
+        elif argument.file is None or not (case / f"{argument.file}.bin").exists():
+            return verdict("error", f"no .bin file found for argument {index} ({argument.file})")
+        else:
+            np.save(path, np.fromfile(case / f"{argument.file}.bin", dtype=dtype))
     out = case / "out"
-    run = _run([str(pto_run), "--target", "a5", "--quiet", "--out", str(out), "kernel.pto",
-                *(str(arrays / f"{n}.npy") for n in buffers)], case)
+    run = _run([str(pto_run), "--target", "a5", "--quiet", "--out", str(out), "kernel.pto", *paths], case)
     if run.returncode != 0:
         return verdict("fail", _last_error(run.stderr + run.stdout))
-    for index, name in enumerate(buffers):
-        if name in outputs:
-            np.load(out / f"arg{index}.npy").tofile(case / f"{name}.bin")
+    for index, argument in enumerate(arguments):
+        if argument.written:
+            np.load(out / f"arg{index}.npy").tofile(case / f"{argument.file}.bin")
     compare = _run([sys.executable, "compare.py"], case)
     if compare.returncode != 0:
         return verdict("fail", f"compare.py: {_last_error(compare.stdout + compare.stderr)}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.interpreter import Interpreter
@@ -55,7 +55,7 @@ class RunState:
     """Where it is asked for: the GM elements the run stores to."""
     profiler: Profiler | None = None
     """`pto-run --profile`: told about each op before its kernel runs (interpreter/profile.py)."""
-    special_registers: dict[str, object] = field(default_factory=dict)
+    special_registers: dict[str, Any] = field(default_factory=dict)
     """Register-level state outside SSA (the AR of the AR-driven unaligned stores, the atomic mode of
     the DMA to GM, the loop strides of the DMA), by name."""
 

@@ -8,6 +8,9 @@ import numpy as np
 from pto_dialect.vpto.predicates import pattern_lanes
 from pto_dialect.vpto.types import PREDICATE_BITS, MaskType
 
+PREDICATE_BYTES = PREDICATE_BITS // 8
+"""A predicate register stored whole (psts NORM)."""
+
 
 def empty_mask() -> np.ndarray:
     return np.zeros(PREDICATE_BITS, dtype=bool)

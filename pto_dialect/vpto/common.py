@@ -53,3 +53,8 @@ def require_token(token: str, allowed: object, what: str) -> None:
     """`token` is one of `allowed` (a table keyed by token)."""
     if token not in allowed:  # pyright: ignore[reportOperatorIssue]
         raise VerifyException(f"{what} must be one of {', '.join(allowed)}, got \"{token}\"")  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+
+def require_same(first: Attribute, second: Attribute, what: str) -> None:
+    if first != second:
+        raise VerifyException(f"requires {what} to share one type, got {first} and {second}")

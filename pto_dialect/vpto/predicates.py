@@ -28,12 +28,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryWriteEffect, Pure
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
 from pto_dialect.vpto.common import UB, require_space, require_token, require_updated_base
-from pto_dialect.vpto.types import GRANULARITY_BYTES, MaskType
+from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
 """The pset / pge pattern tokens (05-materialization-predicate.md)."""
@@ -99,6 +99,8 @@ def _granular(base: type[IRDLOperation], stem: str) -> list[type[IRDLOperation]]
 
 
 PSET_OPS = _granular(PsetOpBase, "pset")
+PGE_OPS = _granular(PsetOpBase, "pge")
+"""pge_bN: the same patterns as pset_bN (PTOAS's lane-count patterns)."""
 PLT_OPS = _granular(PltOpBase, "plt")
 
 
@@ -163,11 +165,8 @@ PSTS_DISTS = ("NORM", "PK")
 """psts / psti: NORM stores the 256 bits (32 bytes); PK every other bit (16 bytes)."""
 
 
-@irdl_op_definition
-class PstsOp(IRDLOperation):
-    """Store a predicate register's bits to UB at a byte offset (post-update: at the base, returning base + offset)."""
-
-    name = "pto.psts"
+class PredicateStoreOpBase(IRDLOperation):
+    """Store a predicate register's bits to UB (post-update: at the base, returning the base advanced)."""
 
     value = operand_def(MaskType)
     destination = operand_def(PtrType)
@@ -186,4 +185,136 @@ class PstsOp(IRDLOperation):
         require_updated_base(self, self.destination, self.updated_base)
 
 
-PREDICATE_OPS = [*PSET_OPS, *PLT_OPS, PandOp, PorOp, PxorOp, PselOp, PnotOp, PstsOp]
+PLDS_DISTS = ("NORM", "US", "DS")
+"""plds / pldi: NORM loads 32 bytes; US 16 bytes, each bit twice; DS 64 bytes, every other bit."""
+
+ALIGNMENT_UNIT_BYTES = {"NORM": 32, "US": 16, "DS": 32, "PK": 16}
+"""pldi / psti: the bytes one immediate offset counts, by distribution (04-predicate-load-store.md, A5)."""
+
+
+@irdl_op_definition
+class PstsOp(PredicateStoreOpBase):
+    """... at a byte offset."""
+
+    name = "pto.psts"
+
+
+@irdl_op_definition
+class PstiOp(PredicateStoreOpBase):
+    """... at an immediate offset counted in the distribution's alignment units."""
+
+    name = "pto.psti"
+
+
+class PredicateLoadOpBase(IRDLOperation):
+    """Load a predicate register from UB."""
+
+    source = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    dist = prop_def(StringAttr)
+    result = result_def(MaskType)
+    updated_base = opt_result_def(PtrType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
+        "(`,` type($updated_base)^)?"
+    )
+
+    def verify_(self) -> None:
+        require_space(self.source, UB, "source")
+        require_token(self.dist.data, PLDS_DISTS, "the predicate load distribution")
+        require_updated_base(self, self.source, self.updated_base)
+
+
+@irdl_op_definition
+class PldsOp(PredicateLoadOpBase):
+    """... at a byte offset."""
+
+    name = "pto.plds"
+
+
+@irdl_op_definition
+class PldiOp(PredicateLoadOpBase):
+    """... at an immediate offset in the distribution's alignment units."""
+
+    name = "pto.pldi"
+
+
+@irdl_op_definition
+class PstuOp(IRDLOperation):
+    """Append a predicate's lane bits (one per lane: 16 bytes of b16, 8 of b32) to an unaligned store stream
+    at `base`; returns the state and `base` advanced past them."""
+
+    name = "pto.pstu"
+
+    align_in = operand_def(AlignType)
+    value = operand_def(MaskType)
+    base = operand_def(PtrType)
+    align_out = result_def(AlignType)
+    base_out = result_def(PtrType)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$align_in `,` $value `,` $base attr-dict `:` type($align_in) `,` type($value) `,` type($base) `->` "
+        "type($align_out) `,` type($base_out)"
+    )
+
+    def verify_(self) -> None:
+        pointer = require_space(self.base, UB, "base")
+        mask = self.value.type
+        assert isinstance(mask, MaskType)
+        if mask.granularity.data not in ("b16", "b32") or pointer.element.bytes != mask.lane_bytes or pointer.element.family != "uint":
+            raise VerifyException(f"requires a b16 mask with a ui16 base or a b32 mask with a ui32 base, got {mask} and {pointer}")
+        require_updated_base(self, self.base, self.base_out)
+
+
+PART_TOKENS = ("LOWER", "HIGHER")
+
+
+class MaskPartOpBase(IRDLOperation):
+    """ppack / punpack: a half of a predicate, narrowed or widened."""
+
+    input = operand_def(MaskType)
+    part = prop_def(StringAttr)
+    result = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $part attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        require_token(self.part.data, PART_TOKENS, "part")
+
+
+@irdl_op_definition
+class PpackOp(MaskPartOpBase):
+    """Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero."""
+
+    name = "pto.ppack"
+
+
+@irdl_op_definition
+class PunpackOp(MaskPartOpBase):
+    """The LOWER or HIGHER half of the input, each bit followed by a zero bit."""
+
+    name = "pto.punpack"
+
+
+class MaskPairOpBase(IRDLOperation):
+    """pintlv / pdintlv: two predicates' lanes interleaved or deinterleaved into (low, high)."""
+
+    GRANULARITY: ClassVar[str] = "b32"
+    lhs = operand_def(MaskType)
+    rhs = operand_def(MaskType)
+    low = result_def(MaskType)
+    high = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
+
+    def verify_(self) -> None:
+        for value, what in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.low, "low"), (self.high, "high")):
+            _mask_result(self, value.type, self.GRANULARITY, what)
+
+
+PINTLV_OPS = _granular(MaskPairOpBase, "pintlv")
+PDINTLV_OPS = _granular(MaskPairOpBase, "pdintlv")
+
+PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, PandOp, PorOp, PxorOp, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
+                 PstuOp, PpackOp, PunpackOp, *PINTLV_OPS, *PDINTLV_OPS]
