@@ -37,10 +37,11 @@ from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
-from pto_dialect.machine import GmView, Tile
+from pto_dialect.machine import GmView, Tile, private_storage
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
+from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 from passes.sync_check import SyncReport, check_sync
 import targets
@@ -168,7 +169,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
             (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
             valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
-            tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
+            tile = Tile.over(arg_type, private_storage(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
         strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
@@ -306,7 +307,8 @@ def run_with_results(
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
+    register_level = tuple(f() for f in REGISTER_LEVEL_FUNCTIONS)
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
         interpreter.register_implementations(functions)
     batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
     set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))

@@ -16,7 +16,7 @@ from pto_dialect.ops.subview import window_valid
 from pto_dialect.ops import sync
 from pto_dialect.types import PtrType, TileTypeBase
 
-from pto_dialect.machine import GmView, RuntimeFault, Tile
+from pto_dialect.machine import GmView, RuntimeFault, Tile, private_storage
 from interpreter.state import fault_at, run_state
 
 
@@ -29,7 +29,7 @@ def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | No
             raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {rows}x{cols} tile")
     memory = run_state(interpreter).memory(tile_type.loc.data) if addr is not None else None
     if memory is None:
-        return Tile.over(tile_type, np.zeros(rows * cols, dtype), valid)
+        return Tile.over(tile_type, private_storage(rows * cols, dtype), valid)
     size = tile_type.size_bytes
     if addr < 0 or addr + size > memory.size:
         target = run_state(interpreter).target
