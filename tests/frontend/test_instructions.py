@@ -694,6 +694,36 @@ pto.tstore ins(%d : {_TCI_DST}) outs(%zp : {view((1, 32), "i32")})
 )
 
 
+@pto.kernel
+def tmov_then_textract(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp = _parts([(x, ELEMENTWISE)])[0]
+    zp = _parts([(z, (4, 8))])[0]
+    a, b = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f32))
+    d = pto.alloc_tile(shape=[4, 8], dtype=pto.f32)
+    pto.tload(xp, a)
+    pto.tmov(a, b)
+    pto.textract(b, pto.constant(2), pto.constant(8), d)
+    pto.tstore(d, zp)
+
+
+_MOVE_TILE, _EXTRACTED = tile(ELEMENTWISE, "f32"), tile((4, 8), "f32")
+MOVEMENT_SAMPLE = Sample(
+    tmov_then_textract,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 4, 8, *ELEMENTWISE) + f"""
+{gm_views([("x", "f32", ELEMENTWISE), ("z", "f32", (4, 8))])}
+%a = pto.alloc_tile : {_MOVE_TILE}
+%b = pto.alloc_tile : {_MOVE_TILE}
+%d = pto.alloc_tile : {_EXTRACTED}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {_MOVE_TILE})
+pto.tmov ins(%a : {_MOVE_TILE}) outs(%b : {_MOVE_TILE})
+%c2 = arith.constant 2 : index
+pto.textract ins(%b, %c2, %c8 : {_MOVE_TILE}, index, index) outs(%d : {_EXTRACTED})
+pto.tstore ins(%d : {_EXTRACTED}) outs(%zp : {view((4, 8), "f32")})
+""", "tmov_then_textract"),
+    (RNG.standard_normal(128).astype(np.float32), np.zeros(32, np.float32)),
+)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -703,7 +733,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
     _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

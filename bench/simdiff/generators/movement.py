@@ -1,0 +1,66 @@
+"""TMOV and TEXTRACT (Vec to Vec): every element type the cpu target's rule rows take, dst of
+another type at times (TMOV converts), row-major, column-major and NZ tiles (TMOV between
+two layouts), valid shapes smaller than the tile, TEXTRACT at random positions inside src's
+valid region, on random data with edge values."""
+
+from __future__ import annotations
+
+import random
+
+import targets
+from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, values
+from pto_dialect.instructions.movement import TEXTRACT, TMOV
+
+MOVE_TYPES = sorted(targets.get("cpu").rules[TMOV].types)
+EXTRACT_TYPES = sorted(targets.get("cpu").rules[TEXTRACT].types)
+FRACTAL_ROWS = 16
+
+
+def _tile(rng: random.Random, dtype: str, valid: tuple[int, int], layout: str) -> Tile:
+    if layout == "nz":
+        return Tile("vec", align(valid[0], FRACTAL_ROWS), align(valid[1], per_block(dtype)), dtype, valid, "nz")
+    if layout == "dn":
+        return Tile("vec", align(valid[0] + rng.choice([0, 1]), per_block(dtype)), valid[1] + rng.choice([0, 2]), dtype, valid, "dn")
+    return Tile("vec", valid[0] + rng.choice([0, 2]), align(valid[1] + rng.choice([0, 3]), per_block(dtype)), dtype, valid)
+
+
+def _valid(rng: random.Random, layouts: tuple[str, ...]) -> tuple[int, int]:
+    valid = (rng.randint(1, 20), rng.randint(1, 70))
+    if "nz" in layouts:  # an NZ tile is loaded and stored as whole fractals (32 bytes wide for every type)
+        valid = (align(valid[0], FRACTAL_ROWS), align(valid[1], 32))
+    return valid
+
+
+def tmov(rng: random.Random) -> Case:
+    source = rng.choice(MOVE_TYPES)
+    target = source if rng.random() < 0.6 else rng.choice(MOVE_TYPES)
+    layouts = (rng.choice(["nd", "nd", "dn", "nz"]), rng.choice(["nd", "nd", "dn", "nz"]))
+    valid = _valid(rng, layouts)
+    src, dst = maybe_dynamic(rng, _tile(rng, source, valid, layouts[0])), _tile(rng, target, valid, layouts[1])
+    k = Kernel(rng, "TMOV", f"{src} -> {dst}")
+    k.load("a", src, values(rng, source, valid))
+    k.load("d", dst)
+    k.op(f"pto.tmov ins(%a : {src}) outs(%d : {dst})")
+    k.store("d")
+    return k.case()
+
+
+def textract(rng: random.Random) -> Case:
+    dtype = rng.choice(EXTRACT_TYPES)
+    layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
+    src_valid = _valid(rng, (layout,))
+    dst_valid = (rng.randint(1, src_valid[0]), rng.randint(1, src_valid[1]))
+    if layout == "nz":
+        dst_valid = (align(dst_valid[0], FRACTAL_ROWS), align(dst_valid[1], 32))
+    row, col = rng.randint(0, src_valid[0] - dst_valid[0]), rng.randint(0, src_valid[1] - dst_valid[1])
+    src = maybe_dynamic(rng, _tile(rng, dtype, src_valid, layout))
+    dst = _tile(rng, dtype, dst_valid, layout)
+    k = Kernel(rng, "TEXTRACT", f"{src} at ({row}, {col}) -> {dst}")
+    k.load("a", src, values(rng, dtype, src_valid))
+    k.load("d", dst)
+    k.op(f"pto.textract ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
+    k.store("d")
+    return k.case()
+
+
+FORMS = {"tmov": tmov, "textract": textract}
