@@ -48,6 +48,12 @@ def _check_offset(op: pto.LoadScalarOp | pto.StoreScalarOp, buffer: np.ndarray, 
         )
 
 
+def _check_tile_offset(op: pto.TGetValOp | pto.TSetValOp, tile: Tile, offset: int) -> None:
+    if not 0 <= offset < tile.flat.size:
+        what = "reads" if isinstance(op, pto.TGetValOp) else "writes"
+        raise RuntimeFault(f"offset {offset} {what} outside the tile's {tile.flat.size} elements of storage")
+
+
 @register_impls
 class PtoFunctions(InterpreterFunctions):
     @impl(pto.MakeTensorViewOp)
@@ -97,6 +103,21 @@ class PtoFunctions(InterpreterFunctions):
         with fault_at(op):
             _check_offset(op, buffer, offset)
             return (buffer[offset].item(),)
+
+    @impl(pto.TGetValOp)
+    def run_tgetval(self, interpreter: Interpreter, op: pto.TGetValOp, args: PythonValues):
+        tile, offset = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            return (tile.flat[offset].item(),)
+
+    @impl(pto.TSetValOp)
+    def run_tsetval(self, interpreter: Interpreter, op: pto.TSetValOp, args: PythonValues):
+        offset, value, tile = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            tile.flat[offset] = value
+        return ()
 
     @impl(pto.StoreScalarOp)
     def run_store_scalar(self, interpreter: Interpreter, op: pto.StoreScalarOp, args: PythonValues):

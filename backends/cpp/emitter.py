@@ -75,7 +75,7 @@ from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
     AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    SubViewOp, TAssignOp,
+    SubViewOp, TAssignOp, TGetValOp, TSetValOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -282,12 +282,15 @@ class _Emitter:
     def issue(self, op: Operation, statement: str) -> None:
         """The op's statement on its instruction's pipe, after the flags that the tiles it reads
         and writes (its memory effects) need."""
+        instruction = instruction_of(op)
+        assert instruction is not None, op.name
+        self.issue_on(instruction.pipe, op, statement)
+
+    def issue_on(self, pipe: Pipe, op: Operation, statement: str) -> None:
+        """`statement` on `pipe`, after the flags the tiles `op` reads and writes need."""
         if self.explicit_sync:
             self.line(statement)
             return
-        instruction = instruction_of(op)
-        assert instruction is not None, op.name
-        pipe = instruction.pipe
         effects = get_effects(op) or set()
         tiles_read = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.READ)
         tiles_written = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.WRITE)
@@ -373,6 +376,16 @@ class _Emitter:
         cpp = _scalar_cpp(op.value.type)
         assert cpp is not None, "the pointer's element type (verified)"
         self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.ptr]}[{self.values[op.offset]}];")
+
+    def tgetval(self, op: TGetValOp) -> None:
+        """PTOAS's `src.GetValue(offset)`, on the scalar unit."""
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the tile's element type (verified)"
+        self.issue_on(Pipe.SCALAR, op, f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
+
+    def tsetval(self, op: TSetValOp) -> None:
+        """PTOAS's `dst.SetValue(offset, value)`, on the scalar unit."""
+        self.issue_on(Pipe.SCALAR, op, f"{self.values[op.tile]}.SetValue({self.values[op.offset]}, {self.values[op.value]});")
 
     def store_scalar(self, op: StoreScalarOp) -> None:
         self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
@@ -508,6 +521,8 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     arith.ConstantOp: _Emitter.constant,
     MakeTensorViewOp: _Emitter.make_tensor_view,
     LoadScalarOp: _Emitter.load_scalar,
+    TGetValOp: _Emitter.tgetval,
+    TSetValOp: _Emitter.tsetval,
     SetValidShapeOp: _Emitter.set_validshape,
     SubViewOp: _Emitter.subview,
     **dict.fromkeys(

@@ -11,6 +11,7 @@ from pto_dialect.ops.memory import (
 )
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.subview import SubViewOp
+from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
@@ -24,6 +25,8 @@ SCAFFOLDING = [
     StoreScalarOp,
     SetValidShapeOp,
     SubViewOp,
+    TGetValOp,
+    TSetValOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

@@ -1,4 +1,4 @@
-"""TMOV and TEXTRACT (Vec to Vec): every element type the cpu target's rule rows take, dst of
+"""TMOV and TEXTRACT (Vec to Vec), and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
 another type at times (TMOV converts), row-major, column-major and NZ tiles (TMOV between
 two layouts), valid shapes smaller than the tile, TEXTRACT at random positions inside src's
 valid region, on random data with edge values."""
@@ -63,4 +63,20 @@ def textract(rng: random.Random) -> Case:
     return k.case()
 
 
-FORMS = {"tmov": tmov, "textract": textract}
+def tgetval_tsetval(rng: random.Random) -> Case:
+    """An element of src's storage (any offset in it) copied to one of dst's by the scalar unit."""
+    dtype = rng.choice(MOVE_TYPES)
+    layouts = (rng.choice(["nd", "dn", "nz"]), rng.choice(["nd", "dn", "nz"]))
+    valid = _valid(rng, layouts)
+    src, dst = _tile(rng, dtype, valid, layouts[0]), _tile(rng, dtype, valid, layouts[1])
+    at, to = rng.randrange(src.rows * src.cols), rng.randrange(dst.rows * dst.cols)
+    k = Kernel(rng, "TGETVAL/TSETVAL", f"{src}[{at}] -> {dst}[{to}]")
+    k.load("a", src, values(rng, dtype, valid))
+    k.load("d", dst)
+    k.op(f"%v = pto.tgetval ins(%a, {k.index(at)} : {src}, index) outs : {dtype}")
+    k.op(f"pto.tsetval ins({k.index(to)}, %v : index, {dtype}) outs(%d : {dst})")
+    k.store("d")
+    return k.case()
+
+
+FORMS = {"tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
