@@ -1,3 +1,4 @@
+# pyright: reportInvalidTypeForm=false
 """The builder's pto.tgetval / pto.tsetval spell what PTOAS reads and run on every target
 (against NumPy on the tile's storage order)."""
 
