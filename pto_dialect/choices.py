@@ -709,3 +709,17 @@ class ExtractBounds(Choice):
 
 
 ExtractBoundsAttr = choice_attr(ExtractBounds, "extract_bounds")
+
+
+class ConcatCopy(Choice):
+    """How TCONCAT places src0's and src1's valid columns side by side in dst."""
+
+    ELEMENTS = "elements", "cpu/TConcat.hpp: element by element through each tile's layout, exactly the valid columns"
+    UB_BLOCKS = "ub_blocks", (
+        "npu/a2a3/TConcat.hpp: src0's rows by copy_ubuf_to_ubuf, its valid columns rounded up to 32-byte blocks; "
+        "src1's rows after them the same way when src0's valid columns end on a block, else element by element"
+    )
+    VECTOR = "vector", "npu/a5/TConcat.hpp: vsts (src0) and vscatter (src1) of exactly the valid columns"
+
+
+ConcatCopyAttr = choice_attr(ConcatCopy, "concat_copy")

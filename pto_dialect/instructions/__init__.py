@@ -24,7 +24,7 @@ from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
-from pto_dialect.instructions.movement import TEXTRACT, TMOV
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -48,7 +48,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL.instructions,
     *PARTIAL_ARG.instructions,
     TCI,
-    TMOV, TEXTRACT,
+    TMOV, TEXTRACT, TCONCAT,
 )
 """Every instruction, in the order docs and reports list them."""
 

@@ -3,9 +3,10 @@ UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md)
 
     pto.tmov ins(%src : S) outs(%dst : D)                                  dst = src
     pto.textract ins(%src, %r, %c : S, index, index) outs(%dst : D)        dst = src[r:, c:]
+    pto.tconcat ins(%src0, %src1 : S0, S1) outs(%dst : D)                  dst = [src0 | src1]
 
 (SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
-emitted as `TMOV(dst, src)` and `TEXTRACT(dst, src, r, c)`. The cube-side moves (mat, left,
+emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)` and `TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
 right, acc tiles) are other instructions' work and are refused here.
 
 How each target copies (TMOV's `move_copy` choice):
@@ -24,6 +25,11 @@ TEXTRACT copies dst's valid region from src at (indexRow, indexCol) on every tar
 element loop, the NPUs' copy_ubuf / vlds / vsts: the same elements); the targets differ in the
 types and layouts they take and in what the position must satisfy (the `extract_bounds`
 choice), which a constant position meets at verify time and any other at run time.
+
+TCONCAT puts src1's valid columns after src0's in each of the common valid rows (`concat_copy`):
+cpu and a5 exactly those columns (cpu through any layouts, a5 row-major tiles); a2a3 copies
+src0's rows in whole 32-byte blocks, so past its valid columns until src1's overwrite them,
+and src1's the same way when src0's valid columns end on a block (else element by element).
 """
 
 from __future__ import annotations
@@ -38,7 +44,9 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import ExtractBounds, ExtractBoundsAttr, MoveCopy, MoveCopyAttr, NumericsAttr
+from pto_dialect.choices import (
+    ConcatCopy, ConcatCopyAttr, ExtractBounds, ExtractBoundsAttr, MoveCopy, MoveCopyAttr, NumericsAttr,
+)
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -433,4 +441,159 @@ TEXTRACT = Instruction(
     pipe=Pipe.VECTOR,
     asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _textract_cce, VfMachine: _textract_vf, SimulatorMachine: _textract_simulated}),
+)
+
+
+# ---------------------------------------------------------------------------
+# TCONCAT
+
+
+@irdl_op_definition
+class TConcatOp(PtoInstructionOp):
+    """dst = src0's valid columns, then src1's, in each valid row."""
+
+    name = "pto.tconcat"
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src0", "src1"), ("dst",)
+
+    def verify_operands(self) -> None:
+        dst = self.expect_tile("dst", self.destinations[0])
+        for role, value in zip(("src0", "src1"), self.ins):
+            same_element_type(role, self.expect_tile_in(role, value).element_type, "dst", dst.element_type)
+
+
+@dataclass(frozen=True)
+class TConcatRules:
+    types: frozenset[str]
+    row_major: bool
+    """Every tile row-major ND (else any layouts, element by element)."""
+    exact_cols: bool
+    """dst's valid columns are src0's plus src1's (else they fit in dst's columns)."""
+    note: str
+
+
+def tconcat_check(rules: TConcatRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
+    for tile in (src0, src1, dst):
+        require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
+        if rules.row_major:
+            require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
+    require_type("dst", dst.elem, rules.types)
+    if known(src0.valid_row, src1.valid_row, dst.valid_row):
+        require(
+            src0.valid_row == dst.valid_row == src1.valid_row,
+            f"expects src0, src1 and dst to have the same valid rows, got {src0.valid_row}, {src1.valid_row} and "
+            f"{dst.valid_row}",
+        )
+    if not known(src0.valid_col, src1.valid_col):
+        return
+    total = src0.valid_col + src1.valid_col
+    if rules.exact_cols:
+        if known(dst.valid_col):
+            require(
+                total == dst.valid_col,
+                f"expects dst valid cols to be src0's plus src1's, got {dst.valid_col} and {src0.valid_col} + "
+                f"{src1.valid_col}",
+            )
+    else:
+        require(
+            total <= dst.cols,
+            f"expects src0's and src1's valid cols to fit in dst's cols, got {src0.valid_col} + {src1.valid_col} > "
+            f"{dst.cols}",
+        )
+
+
+def tconcat_describe(t: dict[str, TConcatRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element types (all three alike)", lambda r: spell(r.types)),
+        ("layouts", lambda r: "row-major ND" if r.row_major else "any"),
+        ("valid shapes", lambda r: "one valid row count; dst's valid cols "
+         + ("are src0's plus src1's" if r.exact_cols else "not read: src0's plus src1's fit in dst's cols")),
+        ("why", lambda r: r.note),
+    ])
+
+
+def tconcat_kernel(o: dict, *, concat_copy: ConcatCopy) -> None:
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    rows, cols0, cols1 = dst.valid_row, src0.valid_col, src1.valid_col
+    if concat_copy is not ConcatCopy.UB_BLOCKS:
+        dst.write(rows, cols0 + cols1, np.concatenate(
+            [src0.values[..., :rows, :cols0], src1.values[..., :rows, :cols1]], axis=-1))
+        return
+    # row-major ND tiles: storage i * Cols + j; a row's blocks past its end run on into the next
+    blocks0 = _whole_blocks(cols0, dst)
+    _copy_rows(dst, 0, src0, rows, blocks0)
+    blocks1 = _whole_blocks(cols1, dst) if cols0 % (BLOCK_BYTES // dst.flat.dtype.itemsize) == 0 else cols1
+    _copy_rows(dst, cols0, src1, rows, blocks1)
+
+
+def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
+    """dst's storage from column `at` of each of `rows` rows, `cols` elements, from src's rows
+    (each row at its tile's row stride), row after row."""
+    rows_at = np.arange(rows)[:, None]
+    within = np.arange(cols)[None, :]
+    dst_index = (rows_at * dst.type.shape[1] + at + within).ravel()
+    src_index = (rows_at * src.type.shape[1] + within).ravel()
+    inside = (dst_index < dst.flat.shape[-1]) & (src_index < src.flat.shape[-1])
+    dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
+
+
+class TConcatBase(LoweredOp):
+    """dst = [src0 | src1] over the valid rows."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TConcatOp
+    KERNEL = staticmethod(tconcat_kernel)
+    concat_copy = prop_def(ConcatCopyAttr)
+    numerics = prop_def(NumericsAttr)
+
+
+def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TConcat.hpp: a copy_ubuf_to_ubuf per valid row of src0's valid columns' blocks;
+    then one per row of src1's when src0's valid columns end on a block, else a scalar store
+    per element of src1's valid region (a flag pair before)."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    rows, size = dst.valid_row, dst.elem.bytes
+    t = machine.trace()
+    t.dma(DmaPath.UB_TO_UB, -(-src0.valid_col * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+    if src0.valid_col * size % BLOCK_BYTES == 0:
+        t.dma(DmaPath.UB_TO_UB, -(-src1.valid_col * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+    else:
+        t.call(4 + rows * src1.valid_col)
+    return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=rows * dst.valid_col)
+
+
+def _tconcat_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TConcat.hpp: one vector function; per valid row, per register of src0 a
+    predicate, a load and a store; of src1 a predicate, a load, vci and vscatter (priced as
+    the gather's fallback, which vscatter's lacks)."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    first, second = (dst.valid_row * vector_repeats(t.valid_col, dst.elem.bytes) for t in (src0, src1))
+    body = {"plt": first + second, "vlds": first + second, "vsts": first, "vci": second, "vgather2": second}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TConcat.hpp: a loop over both valid regions."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * (src0.valid_col + src1.valid_col))
+
+
+def tconcat_emit(e: Emission, op: TConcatOp) -> None:
+    """`TCONCAT(dst, src0, src1)`."""
+    e.issue(op, e.call("TCONCAT", [*op.outs, *op.ins]))
+
+
+TCONCAT = Instruction(
+    op=TConcatOp,
+    rules=TConcatRules,
+    check=tconcat_check,
+    describe=tconcat_describe,
+    lowered=(TConcatBase,),
+    emit=tconcat_emit,
+    pipe=Pipe.VECTOR,
+    asm=AsmForm(),
+    cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
 )

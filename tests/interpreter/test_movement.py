@@ -14,7 +14,7 @@ import pytest
 from pto_dialect import PtoError
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, filled, func, random_values, run, seed, tile
 
-COVERS = ("pto.tmov", "pto.textract")
+COVERS = ("pto.tmov", "pto.textract", "pto.tconcat")
 
 
 def tmov(src: str, dst: str) -> str:
@@ -187,3 +187,58 @@ def test_textract_static_position_outside_src(target: str) -> None:
     s, d = tile((8, 16), "f32"), tile((4, 8), "f32")
     with pytest.raises(PtoError, match=r"expects indexRow \+ dst valid rows to be at most src rows, got 6 \+ 4 > 8"):
         run(textract(s, d, (6, 0)), target, [np.zeros((8, 16), np.float32), filled((4, 8), "f32")])
+
+
+def tconcat(src0: str, src1: str, dst: str) -> str:
+    return func([("a", src0), ("b", src1), ("d", dst)], f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ["i8", "f16", "f32"])
+def test_tconcat_places_src1_after_src0(target: str, dtype: str) -> None:
+    """src0's 5 valid columns (not a whole block), src1's 7: cpu and a5 copy exactly those;
+    a2a3 copies src0's rows in whole 32-byte blocks, then src1's element by element over them."""
+    block = 32 // NP[dtype].itemsize
+    a, b = tile((3, block), dtype, valid=(2, 5)), tile((3, block), dtype, valid=(2, 7))
+    d = tile((3, 2 * block), dtype, valid=(2, 12))
+    rng = np.random.default_rng(seed(target, dtype, "concat"))
+    x, y = random_values(rng, dtype, (3, block)), random_values(rng, dtype, (3, block))
+    out = run(tconcat(a, b, d), target, [x, y, filled((3, 2 * block), dtype)])[-1]
+    expected = filled((3, 2 * block), dtype)
+    if target == "a2a3":
+        expected[:2, :block] = x[:2]
+    expected[:2, :5] = x[:2, :5]
+    expected[:2, 5:12] = y[:2, :7]
+    assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tconcat_block_aligned_src0(target: str) -> None:
+    """src0's valid columns a whole block (8 f32): a2a3 copies src1's rows in whole blocks too,
+    the last running past dst's row into the next row's start (dst 2x16: row 0's blocks of src1
+    reach columns 8..15, with 3 valid only)."""
+    a, b = tile((2, 8), "f32"), tile((2, 8), "f32", valid=(2, 3))
+    d = tile((2, 16), "f32", valid=(2, 11))
+    x = np.arange(16, dtype=np.float32).reshape(2, 8)
+    y = 100 + np.arange(16, dtype=np.float32).reshape(2, 8)
+    out = run(tconcat(a, b, d), target, [x, y, filled((2, 16), "f32")])[-1]
+    expected = filled((2, 16), "f32")
+    expected[:, :8] = x
+    expected[:, 8:11] = y[:, :3]
+    if target == "a2a3":
+        expected[:, 11:16] = y[:, 3:8]
+    assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tconcat_valid_cols_rules(target: str) -> None:
+    """dst's valid cols other than src0's plus src1's: cpu and a5 refuse; a2a3 does not read
+    them (only that the sum fits in dst's cols)."""
+    a, b, d = tile((2, 8), "f32", valid=(2, 4)), tile((2, 8), "f32", valid=(2, 4)), tile((2, 16), "f32", valid=(2, 12))
+    args = [np.ones((2, 8), np.float32), np.full((2, 8), 2, np.float32), filled((2, 16), "f32")]
+    if target == "a2a3":
+        out = run(tconcat(a, b, d), target, args)[-1]
+        assert (out[:, :4] == 1).all() and (out[:, 4:8] == 2).all()
+        return
+    with pytest.raises(PtoError, match=r"expects dst valid cols to be src0's plus src1's, got 12 and 4 \+ 4"):
+        run(tconcat(a, b, d), target, args)

@@ -1,4 +1,4 @@
-"""TMOV and TEXTRACT (Vec to Vec), and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
+"""TMOV, TEXTRACT and TCONCAT (Vec to Vec), and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
 another type at times (TMOV converts), row-major, column-major and NZ tiles (TMOV between
 two layouts), valid shapes smaller than the tile, TEXTRACT at random positions inside src's
 valid region, on random data with edge values."""
@@ -9,10 +9,11 @@ import random
 
 import targets
 from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, values
-from pto_dialect.instructions.movement import TEXTRACT, TMOV
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV
 
 MOVE_TYPES = sorted(targets.get("cpu").rules[TMOV].types)
 EXTRACT_TYPES = sorted(targets.get("cpu").rules[TEXTRACT].types)
+CONCAT_TYPES = sorted(targets.get("cpu").rules[TCONCAT].types)
 FRACTAL_ROWS = 16
 
 
@@ -79,4 +80,21 @@ def tgetval_tsetval(rng: random.Random) -> Case:
     return k.case()
 
 
-FORMS = {"tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
+def tconcat(rng: random.Random) -> Case:
+    """src0's and src1's valid columns side by side, any layouts of the three."""
+    dtype = rng.choice(CONCAT_TYPES)
+    layouts = tuple(rng.choice(["nd", "nd", "dn"]) for _ in range(3))
+    rows = rng.randint(1, 16)
+    cols0, cols1 = rng.randint(1, 40), rng.randint(1, 40)
+    src0, src1 = _tile(rng, dtype, (rows, cols0), layouts[0]), _tile(rng, dtype, (rows, cols1), layouts[1])
+    dst = maybe_dynamic(rng, _tile(rng, dtype, (rows, cols0 + cols1), layouts[2]))
+    k = Kernel(rng, "TCONCAT", f"{src0} | {src1} -> {dst}")
+    k.load("a", src0, values(rng, dtype, (rows, cols0)))
+    k.load("b", src1, values(rng, dtype, (rows, cols1)))
+    k.load("d", dst)
+    k.op(f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
+    k.store("d")
+    return k.case()
+
+
+FORMS = {"tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
