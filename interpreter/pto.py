@@ -160,6 +160,22 @@ class PtoFunctions(InterpreterFunctions):
             storage = tile.flat[row * cols : (row + window_rows) * cols]
             return (Tile.over(op.result.type, storage, valid),)
 
+    @impl(pto.TReshapeOp)
+    def run_treshape(self, interpreter: Interpreter, op: pto.TReshapeOp, args: PythonValues):
+        (tile,) = args
+        assert isinstance(tile, Tile)
+        result = op.result.type
+        valid = result.valid_shape
+        if DYNAMIC_INDEX in valid:
+            if tuple(result.shape) != tuple(tile.type.shape):
+                with fault_at(op):
+                    raise RuntimeFault(
+                        f"the result's valid shape is dynamic and its shape {result.shape[0]}x{result.shape[1]} is not "
+                        f"the source's: pto-run does not know which region is valid (give the result type a static one)"
+                    )
+            valid = tile.valid_shape
+        return (Tile.over(result, tile.flat.view(result.element.numpy), valid),)
+
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):
         return interpreter.run_ssacfg_region(op.body, (), "section.vector")

@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
+from pto_dialect.ops.reshape import TReshapeOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
@@ -201,6 +202,27 @@ def tsetval(tile: Tile, offset: int | Scalar, value: int | float | Scalar) -> No
     trace.append(TSetValOp.build(operands=[offset_ssa, value_ssa, tile.ssa]))
 
 
+@checked_call("pto.treshape()")
+def treshape(
+    tile: Tile, shape: Sequence[int], dtype: DType | None = None, blayout: str | None = None, slayout: str | None = None
+) -> Tile:
+    """`pto.treshape`: the tile's storage as a tile of `shape` (and `dtype`, `blayout`,
+    `slayout`; by default the tile's), of the same bytes; nothing moves."""
+    trace = current("pto.treshape()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.treshape() takes a tile (pto.alloc_tile), got {tile!r}")
+    source = tile.type
+    assert isinstance(source, TileBufType)
+    shape = sequence_of("pto.treshape()", "shape", shape)
+    layout = {"blayout": blayout or source.params.blayout, "slayout": slayout or source.params.slayout}
+    element = dtype.attr if dtype is not None else source.element_type
+    try:
+        result = TileBufType.get(source.loc.data, tuple(shape), element, valid=list(shape), **layout)
+    except (VerifyException, ValueError, TypeError) as e:
+        raise located(f"pto.treshape(): {e}") from e
+    return Tile(trace.append(TReshapeOp.build(operands=[tile.ssa], result_types=[result])).results[0])
+
+
 def set_validshape(tile: Tile, valid_row: int | Scalar, valid_col: int | Scalar) -> None:
     """`pto.set_validshape`: the valid shape of a tile allocated with dynamic valid dims
     (`valid=[pto.constant(n), ...]`), from here on."""
@@ -231,5 +253,5 @@ def _enum(kind: type[_E], value: str, what: str) -> _E:
 
 __all__ = [
     "alloc_tile", "constant", "index_cast", "load_scalar", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector",
-    "set_validshape", "store_scalar", "tgetval", "tsetval",
+    "set_validshape", "store_scalar", "tgetval", "treshape", "tsetval",
 ]

@@ -75,7 +75,7 @@ from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
     AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    SubViewOp, TAssignOp, TGetValOp, TSetValOp,
+    SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -205,6 +205,9 @@ class _Emitter:
         self.values: dict[SSAValue, str] = {}
         """The C++ expression of each value: a variable, or a constant's literal."""
         self.tensors: dict[SSAValue, _Tensor] = {}
+        self.storage: dict[str, str] = {}
+        """A tile variable over another's storage (TRESHAPE, TSUBVIEW) -> that tile's name: the
+        flags of one are the flags of the other."""
         self.lines: list[str] = []
         self.depth = 1
         self.sync = PipeSync()
@@ -232,6 +235,7 @@ class _Emitter:
             raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
         name = self.globals.fresh(function.sym_name.data)
         self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
+        self.storage = {}
         self.explicit_sync = has_explicit_sync(function)
         params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
         self.block(function.body.block)
@@ -301,7 +305,8 @@ class _Emitter:
 
     def _tiles(self, values: Iterable[object]) -> list[str]:
         """The C++ names of the tile buffers among `values` (an effect's value), in operand order."""
-        return sorted({self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType)})
+        names = (self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType))
+        return sorted({self.storage.get(name, name) for name in names})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)
@@ -368,6 +373,14 @@ class _Emitter:
         self.declare_tile(self.alias(op.result.type), name, valid)
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
+        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
+
+    def treshape(self, op: TReshapeOp) -> None:
+        """PTOAS's `TRESHAPE(dst, src)`: a tile variable of the result's type over the source's storage."""
+        name = self.bind(op.result)
+        self.declare_tile(self.alias(op.result.type), name, [])
+        self.line(f"TRESHAPE({name}, {self.values[op.source]});")
+        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
 
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
@@ -525,6 +538,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     TSetValOp: _Emitter.tsetval,
     SetValidShapeOp: _Emitter.set_validshape,
     SubViewOp: _Emitter.subview,
+    TReshapeOp: _Emitter.treshape,
     **dict.fromkeys(
         (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,

@@ -9,6 +9,7 @@ from pto_dialect.ops.memory import (
     SectionVectorOp,
     TAssignOp,
 )
+from pto_dialect.ops.reshape import TReshapeOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.subview import SubViewOp
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
@@ -27,6 +28,7 @@ SCAFFOLDING = [
     SubViewOp,
     TGetValOp,
     TSetValOp,
+    TReshapeOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

@@ -43,3 +43,21 @@ def test_a_tile_is_required():
 
     with pytest.raises(pto.PtoError, match=r"test_tile_value_builder.py:\d+:\d+: error: pto.tgetval\(\) takes a tile"):
         bad.to_pto()
+
+
+@pto.kernel
+def transpose_view(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
+    sv = pto.make_tensor_view(src, shape=[1, 32], strides=[32, 1])
+    dv = pto.make_tensor_view(dst, shape=[4, 8], strides=[8, 1])
+    t = pto.alloc_tile(shape=[1, 32], dtype=pto.f32)
+    d = pto.alloc_tile(shape=[4, 8], dtype=pto.f32)
+    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[1, 32]), t)
+    pto.tmov(pto.treshape(t, [4, 8]), d)
+    pto.tstore(d, pto.partition_view(dv, offsets=[0, 0], sizes=[4, 8]))
+
+
+def test_treshape_spells_ptoas_and_runs():
+    assert "= pto.treshape %" in transpose_view.to_pto(target="cpu")
+    for target in pto.TARGETS:
+        src = np.arange(32, dtype=np.float32)
+        np.testing.assert_array_equal(transpose_view.run(src, np.zeros(32, np.float32), target=target)[1], src)

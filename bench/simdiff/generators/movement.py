@@ -1,4 +1,4 @@
-"""TMOV, TEXTRACT and TCONCAT (Vec to Vec), and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
+"""TMOV, TEXTRACT and TCONCAT (Vec to Vec), TRESHAPE, and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
 another type at times (TMOV converts), row-major, column-major and NZ tiles (TMOV between
 two layouts), valid shapes smaller than the tile, TEXTRACT at random positions inside src's
 valid region, on random data with edge values."""
@@ -97,4 +97,26 @@ def tconcat(rng: random.Random) -> Case:
     return k.case()
 
 
-FORMS = {"tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
+def treshape(rng: random.Random) -> Case:
+    """A row-major tile's storage seen as another row-major shape of the same bytes (the same
+    element type, or another of its size and kind), copied out by TMOV."""
+    dtype = rng.choice(MOVE_TYPES)
+    size = 32 // per_block(dtype)
+    kin = [t for t in MOVE_TYPES if 32 // per_block(t) == size and (t[0] == "f" or t[0] == "b") == (dtype[0] in "fb")]
+    viewed = rng.choice(kin)
+    total = per_block(dtype) * rng.randint(1, 24)  # elements: whole 32-byte blocks
+    rows = rng.choice([d for d in range(1, 17) if total % d == 0 and (total // d) % per_block(dtype) == 0])
+    src = Tile("vec", rows, total // rows, dtype)
+    shapes = [(r, total // r) for r in range(1, 33) if total % r == 0 and (total // r) % per_block(viewed) == 0]
+    new_rows, new_cols = rng.choice(shapes)
+    view = Tile("vec", new_rows, new_cols, viewed)
+    k = Kernel(rng, "TRESHAPE", f"{src} -> {view}")
+    k.load("a", src, values(rng, dtype, (rows, total // rows)))
+    k.load("d", view)
+    k.op(f"%r = pto.treshape %a : {src} -> {view}")
+    k.op(f"pto.tmov ins(%r : {view}) outs(%d : {view})")
+    k.store("d")
+    return k.case()
+
+
+FORMS = {"treshape": treshape, "tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
