@@ -75,7 +75,7 @@ from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
     AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    SubViewOp, TAssignOp,
+    SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
@@ -205,6 +205,9 @@ class _Emitter:
         self.values: dict[SSAValue, str] = {}
         """The C++ expression of each value: a variable, or a constant's literal."""
         self.tensors: dict[SSAValue, _Tensor] = {}
+        self.storage: dict[str, str] = {}
+        """A tile variable over another's storage (TRESHAPE, TSUBVIEW) -> that tile's name: the
+        flags of one are the flags of the other."""
         self.lines: list[str] = []
         self.depth = 1
         self.sync = PipeSync()
@@ -232,6 +235,7 @@ class _Emitter:
             raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
         name = self.globals.fresh(function.sym_name.data)
         self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
+        self.storage = {}
         self.explicit_sync = has_explicit_sync(function)
         params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
         self.block(function.body.block)
@@ -282,12 +286,15 @@ class _Emitter:
     def issue(self, op: Operation, statement: str) -> None:
         """The op's statement on its instruction's pipe, after the flags that the tiles it reads
         and writes (its memory effects) need."""
+        instruction = instruction_of(op)
+        assert instruction is not None, op.name
+        self.issue_on(instruction.pipe, op, statement)
+
+    def issue_on(self, pipe: Pipe, op: Operation, statement: str) -> None:
+        """`statement` on `pipe`, after the flags the tiles `op` reads and writes need."""
         if self.explicit_sync:
             self.line(statement)
             return
-        instruction = instruction_of(op)
-        assert instruction is not None, op.name
-        pipe = instruction.pipe
         effects = get_effects(op) or set()
         tiles_read = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.READ)
         tiles_written = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.WRITE)
@@ -298,7 +305,8 @@ class _Emitter:
 
     def _tiles(self, values: Iterable[object]) -> list[str]:
         """The C++ names of the tile buffers among `values` (an effect's value), in operand order."""
-        return sorted({self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType)})
+        names = (self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType))
+        return sorted({self.storage.get(name, name) for name in names})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)
@@ -365,6 +373,14 @@ class _Emitter:
         self.declare_tile(self.alias(op.result.type), name, valid)
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
+        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
+
+    def treshape(self, op: TReshapeOp) -> None:
+        """PTOAS's `TRESHAPE(dst, src)`: a tile variable of the result's type over the source's storage."""
+        name = self.bind(op.result)
+        self.declare_tile(self.alias(op.result.type), name, [])
+        self.line(f"TRESHAPE({name}, {self.values[op.source]});")
+        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
 
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
@@ -373,6 +389,16 @@ class _Emitter:
         cpp = _scalar_cpp(op.value.type)
         assert cpp is not None, "the pointer's element type (verified)"
         self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.ptr]}[{self.values[op.offset]}];")
+
+    def tgetval(self, op: TGetValOp) -> None:
+        """PTOAS's `src.GetValue(offset)`, on the scalar unit."""
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the tile's element type (verified)"
+        self.issue_on(Pipe.SCALAR, op, f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
+
+    def tsetval(self, op: TSetValOp) -> None:
+        """PTOAS's `dst.SetValue(offset, value)`, on the scalar unit."""
+        self.issue_on(Pipe.SCALAR, op, f"{self.values[op.tile]}.SetValue({self.values[op.offset]}, {self.values[op.value]});")
 
     def store_scalar(self, op: StoreScalarOp) -> None:
         self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
@@ -508,8 +534,11 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     arith.ConstantOp: _Emitter.constant,
     MakeTensorViewOp: _Emitter.make_tensor_view,
     LoadScalarOp: _Emitter.load_scalar,
+    TGetValOp: _Emitter.tgetval,
+    TSetValOp: _Emitter.tsetval,
     SetValidShapeOp: _Emitter.set_validshape,
     SubViewOp: _Emitter.subview,
+    TReshapeOp: _Emitter.treshape,
     **dict.fromkeys(
         (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,

@@ -9,8 +9,10 @@ from pto_dialect.ops.memory import (
     SectionVectorOp,
     TAssignOp,
 )
+from pto_dialect.ops.reshape import TReshapeOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.subview import SubViewOp
+from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
@@ -24,6 +26,9 @@ SCAFFOLDING = [
     StoreScalarOp,
     SetValidShapeOp,
     SubViewOp,
+    TGetValOp,
+    TSetValOp,
+    TReshapeOp,
 ]
 
 __all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]
