@@ -15,8 +15,7 @@ left it, every pipe's work is finished before the next op. That is the view thes
 establish, so on one core they change no value and the run executes them as no-ops; what they
 guard against (a stale cached line after a DMA write, another core's write arriving late) does
 not arise in the run. A kernel that needs them on hardware (a load_scalar of a line a TSTORE
-wrote) runs the same with or without them here: `pto-run --check-sync` reports missing pipe
-order, not missing cache maintenance.
+wrote) runs the same with or without them here: a missing invalidation is not detected.
 """
 
 from __future__ import annotations
