@@ -65,7 +65,7 @@ from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
 
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import GmLayout, KernelKind, KernelKindAttr
 from backends.cpp.sync import PipeSync
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
@@ -74,14 +74,16 @@ from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.ops import (
-    AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
+    AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp,
+    LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp,
+    SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
 from pto_dialect.types import (
     COMPACTS,
+    LocalArrayType,
     GM_RANK,
     PADS,
     PartitionTensorViewType,
@@ -122,14 +124,26 @@ RESERVED_NAMES = frozenset(
     + _PTO_NAMES.split()
     + [i.mnemonic.upper() for i in REGISTRY]
     + [pipe.value for pipe in Pipe]
-    + [info.cpp for info in ELEMENT_TYPES.values()]
+    + [info.cpp for info in ELEMENT_TYPES.values() if info.cpp]
 )
 """Identifiers a kernel's own names must not take (C++ keywords, the names the emitted code uses)."""
 
 
 def emit_cpp(module: ModuleOp) -> str:
     """The pto-isa C++ of every kernel in the module; PtoError at the first op it cannot write."""
+    _require_cpp_types(module)
     return _Emitter().module(module)
+
+
+def _require_cpp_types(module: ModuleOp) -> None:
+    """Every element type the kernels use has a pto-isa C++ name (f8E4M3FNUZ and kin have none)."""
+    for op in module.walk():
+        for value in (*op.operands, *op.results):
+            kind = value.type
+            element = getattr(kind, "element_type", kind)
+            info = element_info(element) if isinstance(element, Attribute) else None
+            if info is not None and not info.cpp:
+                raise PtoError.at_op(op, f"cannot be emitted as C++: pto-isa has no C++ type for {info.mlir}")
 
 
 def tile_template(tile: TileBufType) -> str:
@@ -403,6 +417,55 @@ class _Emitter:
     def store_scalar(self, op: StoreScalarOp) -> None:
         self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
 
+    def declare_local_array(self, op: DeclareLocalArrayOp) -> None:
+        array = op.array.type
+        assert isinstance(array, LocalArrayType)
+        self.line(f"{array.element.cpp} {self.bind(op.array)}{''.join(f'[{d}]' for d in array.shape)};")
+
+    def element(self, op: LocalArrayGetOp | LocalArraySetOp) -> str:
+        return self.values[op.array] + "".join(f"[{self.values[i]}]" for i in op.indices)
+
+    def local_array_get(self, op: LocalArrayGetOp) -> None:
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the array's element type (verified)"
+        self.line(f"{cpp} {self.bind(op.value)} = {self.element(op)};")
+
+    def local_array_set(self, op: LocalArraySetOp) -> None:
+        self.line(f"{self.element(op)} = {self.values[op.value]};")
+
+    def cache_invalid(self, op: CmoCacheInvalidOp) -> None:
+        """PTOAS's lowering: dcci of the whole data cache, or of the line holding the address."""
+        if op.addr is None:
+            self.line("dcci((__gm__ void*)0, cache_line_t::ENTIRE_DATA_CACHE);")
+            return
+        if isinstance(op.addr.type, PtrType):
+            address = self.values[op.addr]
+        elif op.addr in self.tensors:
+            address = self.tensors[op.addr].pointer
+        else:
+            address = f"{self.values[op.addr]}.data()"
+        self.line(f"dcci({address}, cache_line_t::SINGLE_CACHE_LINE);")
+
+    def fence(self, op: FenceBarrierAllOp) -> None:
+        """PTOAS's lowering of a gm / all fence: a vector kernel drains every pipe, another
+        kind MTE2, MTE3 and FIX, then `dsb(DSB_DDR)`."""
+        if not op.orders_gm:
+            raise PtoError.at_op(op, f"cannot be emitted as C++: no public lowering of {op.scope}")
+        pipes = ("PIPE_ALL",) if _in_vector_kernel(op) else ("PIPE_MTE2", "PIPE_MTE3", "PIPE_FIX")
+        for pipe in pipes:
+            self.line(f"pipe_barrier({pipe});")
+        self.line("dsb(DSB_DDR);")
+
+    def reserved_buffer(self, op: ReserveBufferOp | ImportReservedBufferOp) -> None:
+        reserve = op if isinstance(op, ReserveBufferOp) else op.reserved()
+        base = reserve.planned_base()
+        if base is None:
+            raise PtoError.at_op(
+                op, f"cannot be emitted as C++: reserve_buffer \"{reserve.buffer_name}\" has auto = true, an address "
+                "PTOAS's memory planning chooses: give auto = false, base = N"
+            )
+        self.line(f"int32_t {self.bind(op.addr)} = {base};")
+
     def partition_view(self, op: PartitionViewOp) -> None:
         tensor = self.tensors[op.source]  # kernels take no tensor_view arguments
         view = op.result.type
@@ -544,6 +607,13 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
         _Emitter.integer_arith,
     ),
     StoreScalarOp: _Emitter.store_scalar,
+    DeclareLocalArrayOp: _Emitter.declare_local_array,
+    LocalArrayGetOp: _Emitter.local_array_get,
+    LocalArraySetOp: _Emitter.local_array_set,
+    CmoCacheInvalidOp: _Emitter.cache_invalid,
+    FenceBarrierAllOp: _Emitter.fence,
+    ReserveBufferOp: _Emitter.reserved_buffer,
+    ImportReservedBufferOp: _Emitter.reserved_buffer,
     PartitionViewOp: _Emitter.partition_view,
     AllocTileOp: _Emitter.alloc_tile,
     TAssignOp: _Emitter.tassign,
@@ -567,6 +637,19 @@ def has_explicit_sync(function: FuncOp) -> bool:
 
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
     return isinstance(user, PtoInstructionOp) and user.role("threshold") is value
+
+
+def _in_vector_kernel(op: Operation) -> bool:
+    """Inside a pto.section.vector, or a function whose kernel_kind is vector (PTOAS's isInVectorKernel)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, SectionVectorOp):
+            return True
+        kind = parent.attributes.get("pto.kernel_kind")
+        if kind is not None:
+            return isinstance(kind, KernelKindAttr) and kind.data == KernelKind.VECTOR
+        parent = parent.parent_op()
+    return False
 
 
 def _scalar_cpp(type_: Attribute) -> str | None:
