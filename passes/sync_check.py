@@ -69,10 +69,10 @@ class Region(NamedTuple):
 
     def describe(self) -> str:
         kind, *rest = self.space if isinstance(self.space, tuple) else (self.space,)
-        name = str(rest[0]) if rest else ""
-        what = {"mem": lambda: MEMORY_NAMES.get(name, name), "gm": lambda: f"GM argument {rest[0]}"}.get(
-            str(kind), lambda: "tile"
-        )()
+        if kind == "mem":
+            what = MEMORY_NAMES.get(str(rest[0]), str(rest[0]))
+        else:
+            what = f"GM argument {rest[0]}" if kind == "gm" else "tile"
         span = "" if self.start is None else f" bytes [{self.start}, {self.end})"
         return what + span
 
