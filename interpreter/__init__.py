@@ -302,7 +302,7 @@ def run_with_results(
     ]
 
     if sync_report is not None:
-        found = check_sync(lowered, t.sync, values, function)
+        found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))

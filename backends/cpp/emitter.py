@@ -35,11 +35,10 @@ What each op becomes:
   and strides right-aligned to pto-isa's 5-D form (padded dims get tight strides);
 - `pto.tload` / `pto.tstore`: `TLOAD(tile, view)` / `TSTORE(view, tile)`; the instructions: their
   API call with every template argument spelled (cpu and NPU defaults differ);
-  pipe flags between them as sync.py says;
-- `scf.for`: a `for` loop, ending with `pipe_barrier(PIPE_ALL)` so that no iteration overtakes
-  the previous one (in a kernel without sync ops of its own; one with them is written as it is,
-  its `pto.set_flag` / `wait_flag` (`_dyn`) / `barrier` / `sync.set` / `sync.wait` as pto-isa's
-  calls and no flag or barrier added); `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
+- `pto.set_flag` / `wait_flag` (`_dyn`) / `barrier` / `sync.set` / `sync.wait`: pto-isa's calls. A
+  kernel without sync ops of its own gets them from pto-insert-sync (passes/insert_sync.py) for
+  the target first, so the C++ orders its pipes as the sync checker proves;
+- `scf.for`: a `for` loop; `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
 - `arith.constant`: its literal where it is used (a compare threshold, which pto-isa takes by
   reference, gets a variable).
 Anything else (SSA instructions, an instruction without the tmp its C++ call takes, a view of
@@ -50,7 +49,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -63,10 +62,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.traits import MemoryEffectKind, get_effects
 
+import targets
+from passes.insert_sync import insert_sync
 from pto_dialect.attributes import GmLayout, KernelKind, KernelKindAttr
-from backends.cpp.sync import PipeSync
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.instruction import Pipe, camel
@@ -129,10 +128,19 @@ RESERVED_NAMES = frozenset(
 """Identifiers a kernel's own names must not take (C++ keywords, the names the emitted code uses)."""
 
 
-def emit_cpp(module: ModuleOp) -> str:
-    """The pto-isa C++ of every kernel in the module; PtoError at the first op it cannot write."""
+def emit_cpp(module: ModuleOp, target: str | targets.TargetInfo | None = None) -> str:
+    """The pto-isa C++ of every kernel in the module, one without sync ops of its own with the
+    flags and barriers pto-insert-sync gives it for `target` (default: the module's); PtoError
+    at the first op it cannot write. The module is left as it is."""
     _require_cpp_types(module)
-    return _Emitter().module(module)
+    return _Emitter().module(synchronised(module, target))
+
+
+def synchronised(module: ModuleOp, target: str | targets.TargetInfo | None = None) -> ModuleOp:
+    """The module emit_cpp writes: a copy, pto-insert-sync run on it for `target`."""
+    copy = module.clone()
+    insert_sync(copy, targets.resolve(target, module))
+    return copy
 
 
 def _require_cpp_types(module: ModuleOp) -> None:
@@ -219,14 +227,8 @@ class _Emitter:
         self.values: dict[SSAValue, str] = {}
         """The C++ expression of each value: a variable, or a constant's literal."""
         self.tensors: dict[SSAValue, _Tensor] = {}
-        self.storage: dict[str, str] = {}
-        """A tile variable over another's storage (TRESHAPE, TSUBVIEW) -> that tile's name: the
-        flags of one are the flags of the other."""
         self.lines: list[str] = []
         self.depth = 1
-        self.sync = PipeSync()
-        self.explicit_sync = False
-        """The kernel has its own sync ops: it is written as it is, without flags of ours."""
 
     # -- output -----------------------------------------------------------------
 
@@ -248,12 +250,9 @@ class _Emitter:
         if function.function_type.outputs.data:
             raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
         name = self.globals.fresh(function.sym_name.data)
-        self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
-        self.storage = {}
-        self.explicit_sync = has_explicit_sync(function)
+        self.names, self.lines, self.depth = CppNames(self.globals), [], 1
         params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
         self.block(function.body.block)
-        self.barrier()
         body = "".join(line + "\n" for line in self.lines)
         return f"__global__ AICORE void {name}({params})\n{{\n{body}}}\n"
 
@@ -298,38 +297,11 @@ class _Emitter:
         return f"0x{value:X}" if value is not None else self.values[addr]
 
     def issue(self, op: Operation, statement: str) -> None:
-        """The op's statement on its instruction's pipe, after the flags that the tiles it reads
-        and writes (its memory effects) need."""
-        instruction = instruction_of(op)
-        assert instruction is not None, op.name
-        self.issue_on(instruction.pipe, op, statement)
-
-    def issue_on(self, pipe: Pipe, op: Operation, statement: str) -> None:
-        """`statement` on `pipe`, after the flags the tiles `op` reads and writes need."""
-        if self.explicit_sync:
-            self.line(statement)
-            return
-        effects = get_effects(op) or set()
-        tiles_read = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.READ)
-        tiles_written = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.WRITE)
-        for producer in self.sync.issue(pipe, tiles_read, tiles_written):
-            self.line(f"set_flag({producer}, {pipe}, EVENT_ID0);")
-            self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
+        """The op's statement (its pipe's order comes from the kernel's sync ops, written as they are)."""
         self.line(statement)
-
-    def _tiles(self, values: Iterable[object]) -> list[str]:
-        """The C++ names of the tile buffers among `values` (an effect's value), in operand order."""
-        names = (self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType))
-        return sorted({self.storage.get(name, name) for name in names})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)
-        self.sync = PipeSync()
-
-    def barrier(self) -> None:
-        if not self.sync.idle and not self.explicit_sync:
-            self.line("pipe_barrier(PIPE_ALL);")
-            self.sync = PipeSync()
 
     def call(
         self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()
@@ -387,14 +359,12 @@ class _Emitter:
         self.declare_tile(self.alias(op.result.type), name, valid)
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
-        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
 
     def treshape(self, op: TReshapeOp) -> None:
         """PTOAS's `TRESHAPE(dst, src)`: a tile variable of the result's type over the source's storage."""
         name = self.bind(op.result)
         self.declare_tile(self.alias(op.result.type), name, [])
         self.line(f"TRESHAPE({name}, {self.values[op.source]});")
-        self.storage[name] = self.storage.get(self.values[op.source], self.values[op.source])
 
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
@@ -408,11 +378,11 @@ class _Emitter:
         """PTOAS's `src.GetValue(offset)`, on the scalar unit."""
         cpp = _scalar_cpp(op.value.type)
         assert cpp is not None, "the tile's element type (verified)"
-        self.issue_on(Pipe.SCALAR, op, f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
+        self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
 
     def tsetval(self, op: TSetValOp) -> None:
         """PTOAS's `dst.SetValue(offset, value)`, on the scalar unit."""
-        self.issue_on(Pipe.SCALAR, op, f"{self.values[op.tile]}.SetValue({self.values[op.offset]}, {self.values[op.value]});")
+        self.line(f"{self.values[op.tile]}.SetValue({self.values[op.offset]}, {self.values[op.value]});")
 
     def store_scalar(self, op: StoreScalarOp) -> None:
         self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
@@ -532,15 +502,10 @@ class _Emitter:
         cpp = _scalar_cpp(iv.type)
         i, lb, ub, step = self.bind(iv), self.values[op.lb], self.values[op.ub], self.values[op.step]
         self.line(f"for ({cpp} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
-        before = self.sync.snapshot()
         self.depth += 1
         self.block(op.body.block)
-        self.barrier()
         self.depth -= 1
         self.line("}")
-        first, end = constant_index(op.lb), constant_index(op.ub)
-        if first is None or end is None or first >= end:  # no iteration's barrier may have run
-            self.sync = before
 
     def flag(self, op: StaticFlagOp | DynFlagOp) -> None:
         """`set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);`; a dynamic id is an `event_t`."""
@@ -628,11 +593,6 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     ReturnOp: _Emitter.terminator,
 }  # pyright: ignore[reportAssignmentType]
 """How each op is written; an op not listed has no C++ form."""
-
-
-def has_explicit_sync(function: FuncOp) -> bool:
-    """The kernel orders its pipes itself (any sync op in it)."""
-    return any(isinstance(op, tuple(SYNC_OPS)) for op in function.walk())
 
 
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
