@@ -26,6 +26,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
+from pto_dialect.walk import walk
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -58,7 +59,7 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
-    functions = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    functions = [op for op in walk(module) if isinstance(op, func.FuncOp)]
     where = module if op_location(module) else next(iter(module.ops), module)
     if entry is not None:
         for f in functions:
@@ -232,7 +233,7 @@ def run_with_results(
     lowered = lower_for(module, t)
     function = entry_function(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
-        for op in lowered.walk():
+        for op in walk(lowered):
             profiler.check(op)
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):

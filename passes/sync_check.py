@@ -35,6 +35,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instruction import Pipe
@@ -577,7 +578,7 @@ def check_sync(module: ModuleOp, facts: SyncFacts, scalars: Sequence[object] | N
         values = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
         return SyncChecker(facts, values).function(entry)
     report = SyncReport()
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, FuncOp) and op.body.blocks:
             found = SyncChecker(facts).function(op)
             report.errors += found.errors

@@ -9,6 +9,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.types import TileTypeBase
@@ -23,7 +24,7 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
     from targets.rules import RuleViolation, check_op  # imported when the pass runs: --help lists the passes without it
 
     past_storage = []
-    for op in module.walk():
+    for op in walk(module):
         if (outside := _boxes_past_storage(op)) is not None:
             past_storage.append(outside)
         if (too_large := _tile_size_error(op, target)) is not None:

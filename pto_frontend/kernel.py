@@ -34,6 +34,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
+from pto_dialect.walk import walk
 
 import targets
 from passes.memory_plan import DYN_UBUF_ATTR
@@ -181,7 +182,7 @@ class Kernel:
         assert isinstance(function, func.FuncOp)
         names = list(self.parameters)
         views: dict[str, list[_ViewOfArgument]] = {}
-        for op in function.walk():
+        for op in walk(function):
             if isinstance(op, MakeTensorViewOp) and isinstance(op.ptr, BlockArgument) and op.ptr.block is function.body.block:
                 dims = [constant_index(v) for v in (*op.shape, *op.strides)]
                 if None not in dims:

@@ -64,6 +64,7 @@ from xdsl.dialects.builtin import (
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
+from pto_dialect.walk import walk
 
 from pto_dialect.attributes import GmLayout
 from backends.cpp.sync import PipeSync
@@ -533,7 +534,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
 
 def has_explicit_sync(function: FuncOp) -> bool:
     """The kernel orders its pipes itself (any sync op in it)."""
-    return any(isinstance(op, tuple(SYNC_OPS)) for op in function.walk())
+    return any(isinstance(op, tuple(SYNC_OPS)) for op in walk(function))
 
 
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
