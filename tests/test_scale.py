@@ -4,6 +4,8 @@ bench/scale.py; these are the small ones."""
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -12,7 +14,10 @@ import pto_dialect
 from pto_dialect import PtoError
 from pto_dialect.parser import RECURSION_LIMIT, recursion_limit
 from pto_dialect.walk import walk
+from interpreter.compare import _WriteRecorder  # pyright: ignore[reportPrivateUsage]
 from tests.kernel_text import nested_loops
+
+compare = importlib.import_module("interpreter.compare")  # the package's `compare` is the function
 
 
 def test_a_thousand_nested_loops_run() -> None:
@@ -60,3 +65,65 @@ def test_calls_deeper_than_the_interpreter_follows_are_located() -> None:
         f"{interpreter.CALL_DEPTH_FRAMES} Python frames hold about {interpreter.CALL_DEPTH_FRAMES // interpreter.FRAMES_PER_NESTING} "
         "nested regions, fewer calls)"
     )
+
+
+def wrap_in_a_loop(trips: int) -> str:
+    """`trips` iterations, each gathering 8 rows of a 7 x 8 table by 8 ids with gatherOob =
+    wrap: a negative id wraps differently on each target (examples/embedding_wrap.pto)."""
+    ids, out = f"{trips * 8}", f"{trips * 8}"
+    return f"""\
+func.func @wrap_loop(%table: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %c8 = arith.constant 8 : index
+  %n = arith.constant {trips * 8} : index
+  %tv = pto.make_tensor_view %table, shape = [%c7, %c8], strides = [%c8, %c1] : !pto.tensor_view<7x8xf32>
+  %iv = pto.make_tensor_view %ids, shape = [%c1, %n], strides = [%n, %c1] : !pto.tensor_view<1x{ids}xi32>
+  %ov = pto.make_tensor_view %out, shape = [%n, %c8], strides = [%c8, %c1] : !pto.tensor_view<{out}x8xf32>
+  %tab = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c7, %c8] : !pto.tensor_view<7x8xf32>
+  %idx = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
+  %rows = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  scf.for %b = %c0 to %n step %c8 {{
+    %ip = pto.partition_view %iv, offsets = [%c0, %b], sizes = [%c1, %c8] : !pto.tensor_view<1x{ids}xi32>
+    %op = pto.partition_view %ov, offsets = [%b, %c0], sizes = [%c8, %c8] : !pto.tensor_view<{out}x8xf32>
+    pto.tload ins(%ip : !pto.partition_tensor_view<1x8xi32>) outs(%idx : !pto.tile_buf<vec, 1x8xi32>)
+    pto.mgather ins(%tab, %idx : !pto.partition_tensor_view<7x8xf32>, !pto.tile_buf<vec, 1x8xi32>)
+                outs(%rows : !pto.tile_buf<vec, 8x8xf32>) {{coalesce = #pto<coalesce row>, gatherOob = #pto<gather_oob wrap>}}
+    pto.tstore ins(%rows : !pto.tile_buf<vec, 8x8xf32>) outs(%op : !pto.partition_tensor_view<8x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+def counting(recorder: type[_WriteRecorder], made: list[_WriteRecorder]) -> type[_WriteRecorder]:
+    """`recorder`, each instance of which is noted in `made`."""
+
+    class Counted(recorder):
+        def __init__(self, start: int = 0, stop: int | None = None) -> None:
+            super().__init__(start, stop)
+            made.append(self)
+
+    return Counted
+
+
+def test_the_first_divergent_write_is_found_with_few_writes_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Comparing targets keeps a bounded number of digests per target, whatever the run's
+    length: with room for 4 checkpoints and 2 writes, the targets run again over narrower
+    windows and find the same first divergent op as with room for all."""
+    trips, late = 20, 13  # only iteration 13 reads a negative id
+    ids = np.arange(trips * 8, dtype=np.int32) % 7
+    ids[late * 8 + 3] = -1
+    module = pto_dialect.parse(wrap_in_a_loop(trips), "wrap.pto")
+    arrays = [np.arange(56, dtype=np.float32), ids, np.zeros(trips * 64, np.float32)]
+    whole = interpreter.compare(module, "cpu,a5", arrays)
+    monkeypatch.setattr(compare, "CHECKPOINTS", 4)
+    monkeypatch.setattr(compare, "KEPT_WRITES", 2)
+    runs: list[_WriteRecorder] = []
+    monkeypatch.setattr(compare, "_WriteRecorder", counting(_WriteRecorder, runs))
+    narrowed = interpreter.compare(module, "cpu,a5", arrays)
+    assert whole.first_divergent_op is not None and whole.first_divergent_op.name == "pto.mgather"
+    assert narrowed.first_divergent_op == whole.first_divergent_op
+    assert len(runs) > 2  # the two targets' runs, then narrower ones
+    assert max(len(r.checkpoints) for r in runs) <= 4 and max(len(r.kept) for r in runs) <= 2
