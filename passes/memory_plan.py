@@ -247,12 +247,13 @@ class CallGraph:
         last_inside: dict[Operation, int] = {}
         for op in reversed(ordered):  # nested ops come after their parent in pre-order
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
+        loops_around = _LoopsAround(f)
 
         def span(user: Operation, crossed: set[Operation]) -> tuple[int, int, Operation | None]:
             """The positions an access by `user` keeps a tile live over: its own, or those of
             the outermost loop around it across whose iterations the tile lives (`crossed`,
             returned too)."""
-            loop = next((loop for loop in _enclosing_loops(user, f) if loop in crossed), None)
+            loop = next((loop for loop in loops_around(user) if loop in crossed), None)
             held = loop or user
             return position[held], last_inside[held], loop
 
@@ -264,7 +265,8 @@ class CallGraph:
             the first that uses it; else `op`) to the last that uses it, each at op
             granularity, or the whole of a loop the tile lives across (_loops_lived_across)."""
             accesses = [use for v in names for use in v.uses if not self.untouched(use)]
-            loops = {loop for use in accesses for loop in _enclosing_loops(use.operation, f)}
+            one_per_parent = {use.operation.parent_op(): use.operation for use in accesses}  # same loops around
+            loops = {loop for user in one_per_parent.values() for loop in loops_around(user)}
             crossed = _loops_lived_across(loops, accesses)
             start: tuple[int, Operation] | None = None
             for writes in (True, False):
@@ -390,15 +392,26 @@ def _runs_at_least_once(loop: scf.ForOp) -> bool:
     return lb is not None and ub is not None and ub > lb
 
 
-def _enclosing_loops(op: Operation, f: func.FuncOp) -> list[Operation]:
-    """The loops (scf.for, scf.while) around `op` inside `f`, outermost first."""
-    loops = []
-    parent = op.parent_op()
-    while parent is not None and parent is not f:
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+class _LoopsAround:
+    """The loops (scf.for, scf.while) around an op inside `f`, outermost first, found once per
+    op holding others: the ops of a nest share their parents' answers."""
+
+    def __init__(self, f: func.FuncOp):
+        self.f = f
+        self.inside: dict[Operation, tuple[Operation, ...]] = {}
+        """For an op of f holding others: the loops its ops are in (itself included)."""
+
+    def __call__(self, op: Operation) -> tuple[Operation, ...]:
+        climbed: list[Operation] = []
+        parent = op.parent_op()
+        while parent is not None and parent is not self.f and parent not in self.inside:
+            climbed.append(parent)
+            parent = parent.parent_op()
+        loops = self.inside.get(parent, ()) if parent is not None else ()
+        for holder in reversed(climbed):  # outermost first
+            loops = loops + (holder,) if isinstance(holder, scf.ForOp | scf.WhileOp) else loops
+            self.inside[holder] = loops
+        return loops
 
 
 def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use]) -> set[Operation]:

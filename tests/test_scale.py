@@ -127,3 +127,23 @@ def test_the_first_divergent_write_is_found_with_few_writes_kept(monkeypatch: py
     assert narrowed.first_divergent_op == whole.first_divergent_op
     assert len(runs) > 2  # the two targets' runs, then narrower ones
     assert max(len(r.checkpoints) for r in runs) <= 4 and max(len(r.kept) for r in runs) <= 2
+
+
+def test_a_deep_nest_with_instructions_at_every_level_is_estimated() -> None:
+    """Each level's ops used tiles live across every loop around them (the memory plan's
+    quadratic case, 45 s for 240 levels before): priced once each per trip."""
+    import pto_frontend as pto
+
+    levels = 120
+    module = pto_dialect.parse(nested_loops(levels, trips=3, ops_per_level=1), "wide.pto")
+    report = pto.estimate(module, target="a5")
+    counts = {(op["op"], op["count"]) for op in report["ops"]}
+    assert {("pto.tadd", 3**level) for level in range(1, levels + 1)} <= counts
+    assert ("pto.tadd", 3**levels) in counts and ("pto.tmul", 3**levels) in counts
+
+
+def test_a_thousand_nested_loops_are_estimated_from_python() -> None:
+    import pto_frontend as pto
+
+    report = pto.estimate(pto_dialect.parse(nested_loops(1000, trips=10**9), "nest.pto"), target="a5")
+    assert ("pto.tadd", 10**9000) in {(op["op"], op["count"]) for op in report["ops"]}
