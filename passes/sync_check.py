@@ -47,6 +47,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instruction import Pipe
@@ -922,7 +923,7 @@ def check_sync(
         values: dict[SSAValue, object] = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
         return SyncChecker(facts, values, batch_loops).function(entry)
     report = SyncReport()
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, FuncOp) and op.body.blocks:
             found = SyncChecker(facts).function(op)
             report.errors += found.errors

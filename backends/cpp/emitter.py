@@ -72,6 +72,7 @@ from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
+from pto_dialect.walk import walk
 from pto_dialect.ops import (
     AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp,
     LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp,
@@ -145,7 +146,7 @@ def synchronised(module: ModuleOp, target: str | targets.TargetInfo | None = Non
 
 def _require_cpp_types(module: ModuleOp) -> None:
     """Every element type the kernels use has a pto-isa C++ name (f8E4M3FNUZ and kin have none)."""
-    for op in module.walk():
+    for op in walk(module):
         for value in (*op.operands, *op.results):
             kind = value.type
             element = getattr(kind, "element_type", kind)
