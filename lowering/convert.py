@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from xdsl.ir import Attribute, Dialect, Operation
-from xdsl.irdl import irdl_op_definition
+from xdsl.irdl import IRDLOperation, irdl_op_definition
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from pto_dialect.choices import Choice, Numerics, choice
@@ -80,7 +80,7 @@ class LowerInstruction(RewritePattern):
         rewriter.replace(op, lowered.create_from(op, op.ins, op.outs, **kept, **recorded), [])
 
 
-Op = TypeVar("Op", bound=type[Operation])
+Op = TypeVar("Op", bound=type[IRDLOperation])
 
 
 class TargetOps:

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
 import targets
+from targets.rules import Operands
 from pto_dialect.cost import CalibratedMachine, CostFn, Machine, NoCostModel, OpCost
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
@@ -254,7 +255,7 @@ def cost_function(op: Operation, target: targets.TargetInfo, machine: Machine | 
 
 
 def price(
-    op: Operation, target: targets.TargetInfo, facts: dict[str, object], work: dict[str, int],
+    op: Operation, target: targets.TargetInfo, facts: Operands, work: dict[str, int],
     machine: Machine | None = None,
 ) -> OpCost:
     """One execution of `op` with these operand facts and data-dependent counts, on

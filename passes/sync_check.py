@@ -56,9 +56,10 @@ class Region(NamedTuple):
 
     def describe(self) -> str:
         kind, *rest = self.space if isinstance(self.space, tuple) else (self.space,)
-        what = {"mem": lambda: MEMORY_NAMES.get(rest[0], rest[0]), "gm": lambda: f"GM argument {rest[0]}"}.get(
-            kind, lambda: "tile"
-        )()
+        if kind == "mem":
+            what = MEMORY_NAMES.get(str(rest[0]), str(rest[0]))
+        else:
+            what = f"GM argument {rest[0]}" if kind == "gm" else "tile"
         span = "" if self.start is None else f" bytes [{self.start}, {self.end})"
         return what + span
 
@@ -574,7 +575,7 @@ def check_sync(module: ModuleOp, facts: SyncFacts, scalars: Sequence[object] | N
     """Check every kernel of a lowered module (static), or `entry` with its scalar
     arguments `scalars` (one per argument; dynamic)."""
     if entry is not None:
-        values = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
+        values: dict[SSAValue, object] = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
         return SyncChecker(facts, values).function(entry)
     report = SyncReport()
     for op in module.walk():

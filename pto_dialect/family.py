@@ -17,9 +17,9 @@ override where a member differs) and lowers every member with one declaration
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from xdsl.irdl import irdl_op_definition, prop_def
 
@@ -112,13 +112,16 @@ def with_keywords(function: Callable[..., object], keywords: tuple[str, ...]) ->
     return call
 
 
+RowT = TypeVar("RowT", bound=Member)
+
+
 @dataclass(frozen=True, eq=False)
-class Family:
+class Family(Generic[RowT]):
     """A family: its rows and the instruction each becomes (in the rows' order)."""
 
     name: str
     """`binary elementwise`: how docs and messages name it."""
-    rows: tuple[Member, ...]
+    rows: tuple[RowT, ...]
     instructions: tuple[Instruction, ...]
 
     def __post_init__(self) -> None:
@@ -126,7 +129,7 @@ class Family:
         assert len({r.mnemonic for r in self.rows}) == len(self.rows), f"{self.name}: a mnemonic twice"
 
     @staticmethod
-    def of(name: str, rows: tuple[Member, ...], declare: Callable[[Any], Instruction]) -> Family:
+    def of(name: str, rows: tuple[RowT, ...], declare: Callable[[RowT], Instruction]) -> Family[RowT]:
         """The family whose instructions `declare` makes from its rows."""
         return Family(name, rows, tuple(declare(row) for row in rows))
 
@@ -144,9 +147,9 @@ class Family:
         assert not unknown, f"no member of the {self.name} family records {unknown}"
         return lambda row, op: {name: values[name] for name in row.choices}
 
-    def row(self, instruction: Instruction) -> Member:
+    def row(self, instruction: Instruction) -> RowT:
         return self.rows[self.instructions.index(instruction)]
 
-    def __iter__(self):  # noqa: ANN204
+    def __iter__(self) -> Iterator[tuple[RowT, Instruction]]:
         return iter(zip(self.rows, self.instructions))
 

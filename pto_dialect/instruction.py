@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.str_enum import StrEnum
 
 if TYPE_CHECKING:
@@ -150,7 +151,7 @@ class Instruction:
     rules: type
     check: CheckRule
     describe: Callable[[dict[str, Any]], list[tuple[str, dict[str, str]]]]
-    lowered: tuple[type[Operation], ...]
+    lowered: tuple[type[IRDLOperation], ...]
     emit: Callable[[Emission, Any], None]
     pipe: Pipe
     in_place: Mapping[str, InPlace] = field(default_factory=dict)

@@ -63,10 +63,11 @@ def phases_of(op: Operation) -> tuple[Step, ...] | None:
     if instruction is None:
         return None
     effects = get_effects(op) or set()
-    reads = tuple(e.value for e in effects if e.kind == MemoryEffectKind.READ and e.value is not None)
-    writes = tuple(e.value for e in effects if e.kind == MemoryEffectKind.WRITE and e.value is not None)
-    operands = list(op.operands)
-    return (Step(instruction.pipe, tuple(sorted(set(reads), key=operands.index)), tuple(sorted(set(writes), key=operands.index))),)
+    reads = tuple(e.value for e in effects if e.kind == MemoryEffectKind.READ and isinstance(e.value, SSAValue))
+    writes = tuple(e.value for e in effects if e.kind == MemoryEffectKind.WRITE and isinstance(e.value, SSAValue))
+    position = {v: i for i, v in reversed(list(enumerate(op.operands)))}
+    return (Step(instruction.pipe, tuple(sorted(set(reads), key=position.__getitem__)),
+                 tuple(sorted(set(writes), key=position.__getitem__))),)
 
 
 def internal_flags(op: Operation) -> tuple[InternalFlag, ...]:

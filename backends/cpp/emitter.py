@@ -296,9 +296,9 @@ class _Emitter:
             self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
         self.line(statement)
 
-    def _tiles(self, values: Iterable[SSAValue | None]) -> list[str]:
-        """The C++ names of the tile buffers among `values`, in operand order."""
-        return sorted({self.values[v] for v in values if v is not None and isinstance(v.type, TileBufType)})
+    def _tiles(self, values: Iterable[object]) -> list[str]:
+        """The C++ names of the tile buffers among `values` (an effect's value), in operand order."""
+        return sorted({self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType)})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)

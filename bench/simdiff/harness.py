@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 import traceback
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -341,7 +341,7 @@ class Ours:
     error: str | None = None
 
 
-PHASES: Counter = Counter()
+PHASES: defaultdict[str, float] = defaultdict(float)
 """Seconds spent per phase (interpret, emit, build, simulate), summed over the jobs."""
 PHASES_LOCK = threading.Lock()
 
@@ -395,7 +395,7 @@ class Result:
     sim: list[np.ndarray] | None = None
 
 
-SIGNALS = {signal.SIGABRT: "asserted (SIGABRT)", signal.SIGALRM: f"timed out ({CASE_TIMEOUT_SECONDS} s)"}
+SIGNALS: dict[int, str] = {signal.SIGABRT: "asserted (SIGABRT)", signal.SIGALRM: f"timed out ({CASE_TIMEOUT_SECONDS} s)"}
 
 
 def simulator_failure(status: str, log: str) -> str | None:

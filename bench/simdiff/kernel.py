@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from typing import Literal
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -105,7 +106,7 @@ class Argument:
     role: str
     scalar: bool = False
     shape: tuple[int, ...] | None = None
-    order: str = "C"
+    order: Literal["C", "F"] = "C"
 
     @property
     def type(self) -> str:
@@ -161,7 +162,7 @@ class Kernel:
         self.consts.add(n)
         return f"%c{n}"
 
-    def argument(self, dtype: str, data: np.ndarray, role: str, shape: tuple[int, ...] | None = None, order: str = "C") -> int:
+    def argument(self, dtype: str, data: np.ndarray, role: str, shape: tuple[int, ...] | None = None, order: Literal["C", "F"] = "C") -> int:
         flat = np.ascontiguousarray(data, numpy_dtype(dtype)).reshape(-1)
         self.arguments.append(Argument(dtype, flat, role, shape=shape, order=order))
         return len(self.arguments) - 1
@@ -174,7 +175,7 @@ class Kernel:
 
     def view(
         self, name: str, dtype: str, shape: list[int], strides: list[int], data: np.ndarray, role: str, layout: str = "nd",
-        positions: tuple[tuple[int, ...], str] | None = None,
+        positions: tuple[tuple[int, ...], Literal["C", "F"]] | None = None,
     ) -> str:  # fmt: skip
         """%name: a partition view of the whole of a new GM argument holding `data` (flat,
         as the strides address it); returns the view's type. `positions`: (shape, order)

@@ -366,7 +366,7 @@ def _storage_row_read(tile: Tile, rows: int, span: int) -> tuple[np.ndarray, np.
     return flat[np.minimum(index, flat.size - 1)], inside
 
 
-def _write_mask(o: dict, src: Tile, bits_of: Callable[[np.ndarray, np.ndarray], np.ndarray], second: Tile | None,
+def _write_mask(o: dict, src: Tile, bits_of: Callable[[np.ndarray, np.ndarray | None], np.ndarray], second: Tile | None,
                 mode: CmpMode, mask_write: MaskWrite) -> None:
     """Write dst's mask: `bits_of(a, b)` compares src's elements (with `second`'s, or None)."""
     dst = o["dst"]
@@ -496,7 +496,7 @@ class SelectBase(FamilyLoweredOp):
 
 
 def _data(o: dict) -> TileFacts:
-    return o.get("src0", o.get("src"))
+    return o["src0"] if "src0" in o else o["src"]
 
 
 def _cce_compare(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:

@@ -394,7 +394,13 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     rows, cols = src.valid_row, src.valid_col
     if src.elem.family != "float" or _row(op).combine == "prod":
         blocks = -(-cols * src.elem.bytes // BLOCK_BYTES)
-        t.loop(rows, lambda: (t.vector("vector_dup"), t.loop(blocks, lambda: t.vector(lane_wise)), t.call(4)))
+
+        def row() -> None:
+            t.vector("vector_dup")
+            t.loop(blocks, lambda: t.vector(lane_wise))
+            t.call(4)
+
+        t.loop(rows, row)
     else:
         for _ in range(max(0, vector_repeats(cols, src.elem.bytes) - 1)):
             t.call(2)

@@ -379,7 +379,7 @@ def _calibrated_transfer(
     def cost(op: PtoInstructionOp, o: dict, machine: CalibratedMachine, work: Work) -> OpCost:
         tile, trace = o[role_tile], machine.trace()
         path = paths.get(tile.loc)
-        if path not in machine.paths:
+        if path is None or path not in machine.paths:
             return instruction_cost().of(machine.base)(op, o, machine.base, work)
         if not _cce_transfer(trace, path, o[role_view], tile, with_pad=loads):
             raise NoCostModel(

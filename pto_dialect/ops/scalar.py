@@ -41,11 +41,11 @@ def static_pointer_extent(ptr: SSAValue) -> int | None:
     views = [u.operation for u in ptr.uses if isinstance(u.operation, MakeTensorViewOp)]
     extents = []
     for view in views:
-        shape = [constant_index(d) for d in view.shape]
-        strides = [constant_index(s) for s in view.strides]
-        if None in shape or None in strides:
+        sizes = [constant_index(v) for v in (*view.shape, *view.strides)]
+        known = [s for s in sizes if s is not None]
+        if len(known) < len(sizes):
             return None
-        extents.append(view_extent(shape, strides))
+        extents.append(view_extent(known[: len(view.shape)], known[len(view.shape) :]))
     return max(extents, default=None)
 
 

@@ -91,11 +91,11 @@ def _parse_enum(parser: Parser, attr_type: type[PipeAttr] | type[EventAttr]) -> 
     if (quoted := parser.parse_optional_str_literal()) is not None:
         if quoted not in {e.value for e in enum}:
             parser.raise_error(f"invalid {attr_type.name.removeprefix('pto.')} token: {quoted}")
-        return attr_type(enum(quoted))
+        return attr_type.new(enum(quoted))
     if parser.parse_optional_punctuation("<") is not None:
         value = parser.parse_str_enum(enum)
         parser.parse_punctuation(">")
-        return attr_type(value)
+        return attr_type.new(value)
     pos = parser.pos
     attr = parser.parse_attribute()
     if not isinstance(attr, attr_type):

@@ -34,7 +34,7 @@ class Sample:
     kernel: pto.Kernel
     text: str
     """The same kernel in `.pto` text, its values named as the builder's variables."""
-    inputs: tuple[np.ndarray, ...]
+    inputs: tuple[np.ndarray | np.generic, ...]
 
 
 def _parts(args: list[tuple[pto.Value, tuple[int, int]]]) -> list[pto.Value]:
@@ -284,7 +284,7 @@ INTEGER_ONLY = {"tand", "tor", "tshl", "tshr", "tands", "tors", "tshls", "tshrs"
 """The members taking integers only: their samples use i32 tiles holding small values (shift counts)."""
 
 
-def _element(mnemonic: str) -> tuple[str, object]:
+def _element(mnemonic: str) -> tuple[str, pto.DType]:
     return ("i32", pto.i32) if mnemonic in INTEGER_ONLY else ("f32", pto.f32)
 
 

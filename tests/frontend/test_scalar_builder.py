@@ -1,3 +1,4 @@
+# pyright: reportInvalidTypeForm=false
 """The builder's scalar access: pto.load_scalar / pto.store_scalar / pto.index_cast spell what
 PTOAS reads and run on every target (against NumPy indexing)."""
 
@@ -43,7 +44,7 @@ def test_the_kernel_reads_the_rows_its_ids_name(target):
 def test_a_pointer_is_required():
     @pto.kernel
     def bad(x: pto.ptr(pto.f32)):
-        pto.load_scalar(3, 0)
+        pto.load_scalar(3, 0)  # pyright: ignore[reportArgumentType]  (the mistake under test)
 
     with pytest.raises(pto.PtoError, match=r"test_scalar_builder.py:\d+:\d+: error: pto.load_scalar\(\) takes a pointer argument"):
         bad.to_pto()

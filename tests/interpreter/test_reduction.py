@@ -28,7 +28,7 @@ TYPES = {
 """Element types every target's row reductions take (their rule rows'; the lit tests check them)."""
 
 
-def tree(lanes: list) -> object:
+def tree(lanes: list[np.float32]) -> np.float32:
     """vcadd's tree as the interpreter assumes it: adjacent pairs, then pairs of those, ..."""
     while len(lanes) > 1:
         lanes = [lanes[i] + lanes[i + 1] for i in range(0, len(lanes), 2)]

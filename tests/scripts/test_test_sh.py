@@ -1,4 +1,4 @@
-"""scripts/test.sh: a failing static check (ruff) fails the run as pytest or lit
+"""scripts/test.sh: a failing static check (ruff, basedpyright) fails the run as pytest or lit
 would, and its report is shown. Run on a copy of the script, with a venv.sh that puts
 stand-ins for every tool it calls first on PATH."""
 
@@ -9,7 +9,7 @@ import pytest
 
 from tests.pto_tools.cli import ROOT
 
-TOOLS = ("python", "lit", "ruff")
+TOOLS = ("python", "lit", "ruff", "basedpyright")
 
 STAND_IN_VENV = """\
 export PATH="{bin}:$PATH"
@@ -30,7 +30,7 @@ def run_test_sh(tmp_path: Path, failing: str | None) -> subprocess.CompletedProc
     return subprocess.run(["bash", str(tmp_path / "scripts" / "test.sh")], capture_output=True, text=True, cwd=tmp_path)
 
 
-@pytest.mark.parametrize("failing", ["ruff", "lit", "python"])
+@pytest.mark.parametrize("failing", TOOLS)
 def test_any_failing_check_fails_the_run(tmp_path: Path, failing: str) -> None:
     result = run_test_sh(tmp_path, failing)
     assert result.returncode != 0, result.stdout

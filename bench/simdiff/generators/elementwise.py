@@ -66,7 +66,7 @@ def counts(rng: random.Random, dtype: str, shape: tuple[int, ...]) -> np.ndarray
     return np.random.default_rng(rng.getrandbits(32)).integers(0, bits, shape).astype(numpy_dtype(dtype))
 
 
-def scalar_value(rng: random.Random, ssa: str, dtype: str, op: str = "") -> object:
+def scalar_value(rng: random.Random, ssa: str, dtype: str, op: str = "") -> float | int:
     """A scalar of SSA type `ssa`: an edge value, a small one, or one of the tile's values."""
     if numpy_dtype(ssa).kind not in "iu":  # f16, f32, and ml_dtypes' bf16 (kind 'V')
         pool = [0.0, -0.0, 1.0, -1.5, 2.5, 3.0, 1e-3, 1e30, float("nan"), float("inf"), -float("inf"), 0.1, -7.25]
