@@ -212,6 +212,9 @@ class VfMachine:
     """Each vector-function instruction's cycles per execution."""
     warp_lanes: Param
     burst_bytes: Param
+    register_level: Mapping[str, str] = field(default_factory=dict)
+    """Each register-level op (pto_dialect/vpto/) by name: the `vf_ops` instruction it is priced as, or
+    `dma` (its bytes at the DMA bandwidth), `config` (`config_call`), `scope` (startup and drain)."""
 
     def issue(self, body: Mapping[str, int]) -> int:
         """Executing each instruction of `body` that many times."""

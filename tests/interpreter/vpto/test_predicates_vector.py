@@ -242,3 +242,30 @@ def test_atomic_add_combines_with_gm():
     want = ((want + 2**31) % 2**32 - 2**31).astype(np.int32)  # wraps
     want[:4] = x[:4]  # then replaced, the atomic mode off
     np.testing.assert_array_equal(got, want)
+
+
+def test_profile_prices_register_level_ops_from_the_a5_table():
+    from targets.a5.costs import MACHINE
+
+    x = np.zeros(256, np.uint8)
+    profiler = interpreter.Profiler("a5")
+    body = """
+    pto.mte_gm_ub %x, %ub, %c0, %c128 nburst(%c2, %c128, %c128) : !pto.ptr<ui8, gm>, !pto.ptr<ui8, ub>, i64, i64, i64, i64, i64
+    pto.vecscope {
+      %m = pto.pset_b8 "PAT_ALL" : !pto.mask<b8>
+    }"""
+    text = f"""module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<ui8, gm>) {{
+    %c0 = arith.constant 0 : i64
+    %c2 = arith.constant 2 : i64
+    %c128 = arith.constant 128 : i64
+    %ub = pto.castptr %c0 : i64 -> !pto.ptr<ui8, ub>
+{body}
+    return
+  }}
+}}"""
+    interpreter.run_with_results(parse(text), "a5", [x], profiler=profiler)
+    rows = {row.op: row for row in profiler.report().ops}
+    assert rows["mte_gm_ub"].bytes == 256 and rows["mte_gm_ub"].pipe == "MTE2"
+    assert rows["vecscope"].cycles == MACHINE.vf_startup.value + MACHINE.vf_drain.value
+    assert rows["pset_b8"].cycles == MACHINE.vf_ops["pset"].value
