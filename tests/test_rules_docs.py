@@ -1,8 +1,8 @@
-"""docs/verification.md and docs/instructions.md are generated from the code and must be current."""
+"""docs/verification.md, docs/instructions.md, docs/register-level.md and docs/register-gathers.md are generated from the code and must be current."""
 
 from pathlib import Path
 
-from targets import instructions_doc
+from targets import instructions_doc, register_gather_doc
 from targets.rules.docs import render
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -23,4 +23,10 @@ def test_register_level_doc_is_generated_from_the_ops():
 
     assert (DOCS / "register-level.md").read_text() == register_level_doc.render(), (
         "run: python -m targets.register_level_doc > docs/register-level.md"
+    )
+
+
+def test_register_gathers_doc_is_generated_from_their_tables():
+    assert (DOCS / "register-gathers.md").read_text() == register_gather_doc.render(), (
+        "run: python -m targets.register_gather_doc > docs/register-gathers.md"
     )

@@ -29,6 +29,9 @@ class Pointer:
     space: str
     owner: np.ndarray | None = None
     """A GM argument's own array (what the run's stored-to marks name)."""
+    extent: tuple[int, int] | None = None
+    """The bytes [first, stop) of the tile the pointer was taken from (pto.tile_buf_addr): what a gather
+    or scatter through it may touch (interpreter/vpto/gather.py)."""
 
     @property
     def where(self) -> str:
