@@ -274,6 +274,9 @@ class VfMachine:
     burst_bytes: Param
     vfsim: VfSimLoop
     """The tile ops pto-isa's a5 cost model prices with VfSim: priced as it does."""
+    register_level: Mapping[str, str] = field(default_factory=dict)
+    """Each register-level op (pto_dialect/vpto/) by name: the `vf_ops` instruction it is priced as, or
+    `dma` (its bytes at the DMA bandwidth), `config` (`config_call`), `scope` (startup and drain)."""
 
     def issue(self, body: Mapping[str, int]) -> int:
         """Executing each instruction of `body` that many times."""

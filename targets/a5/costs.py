@@ -71,6 +71,28 @@ VFSIM_TABLE = VfSimLoop(
     },
 )
 
+
+REGISTER_LEVEL = {
+    **dict.fromkeys(("pto.vlds", "pto.vldsx2", "pto.vsldb", "pto.vldas", "pto.vldus"), "vlds"),
+    **dict.fromkeys(("pto.vsts", "pto.vstsx2", "pto.vsstb", "pto.vstus", "pto.vstas"), "vsts"),
+    **dict.fromkeys(("pto.plds", "pto.pldi"), "plds"),
+    **dict.fromkeys(("pto.psts", "pto.psti", "pto.pstu"), "psts"),
+    **dict.fromkeys(("pto.pset_b8", "pto.pset_b16", "pto.pset_b32", "pto.pge_b8", "pto.pge_b16", "pto.pge_b32"), "pset"),
+    **dict.fromkeys(("pto.plt_b8", "pto.plt_b16", "pto.plt_b32"), "plt"),
+    # predicate logic and shuffles have no rows of their own: priced as pand (the table's predicate op)
+    **dict.fromkeys(("pto.pand", "pto.por", "pto.pxor", "pto.pnot", "pto.psel", "pto.ppack", "pto.punpack",
+                     *(f"pto.p{k}intlv_b{w}" for k in ("", "d") for w in (8, 16, 32))), "pand"),
+    **{f"pto.{name}": name for name in ("vbr", "vdup", "vsel", "vcmps", "vcvt", "vsqz", "vstur", "vstar", "sprclr",
+                                        "sprsts", "mem_bar")},
+    "pto.sprsti": "sprsts",
+    **dict.fromkeys(("pto.mte_gm_ub", "pto.mte_ub_gm", "pto.copy_gm_to_ubuf", "pto.copy_ubuf_to_gm", "pto.mte_ub_ub"), "dma"),
+    **dict.fromkeys((*(f"pto.set_{r}_{d}" for r in ("loop_size", "loop1_stride", "loop2_stride") for d in ("outtoub", "ubtoout")),
+                     *(f"pto.set_atomic_{m}" for m in ("none", "add", "max", "min", "f32", "f16", "bf16", "s32", "s16", "s8"))),
+                    "config"),
+    "pto.vecscope": "scope",
+}
+"""The register-level ops --profile prices, each as the instruction of the table above it runs as."""
+
 MACHINE = VfMachine(
     model="a5-vf-model",
     dma=DMA,
@@ -135,6 +157,7 @@ MACHINE = VfMachine(
         "mem_bar": Param(20, "a5/cce_costmodel/vec_cycle_generated.hpp kMemBarPenaltyPlaceholder (what VfSimCostModel.cpp charges a memory barrier)"),
     },
     warp_lanes=Param(32, "pto-isa docs/isa/MGATHER.md (A5: dim3{32, warps})"),
+    register_level=REGISTER_LEVEL,
     burst_bytes=Param(128, "pto-isa docs/isa/MGATHER.md (A5: lanes coalesce into 128 B GM bursts)"),
     vfsim=VFSIM_TABLE,
 )
