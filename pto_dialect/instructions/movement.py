@@ -238,9 +238,13 @@ def _tmov_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Wor
     return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
 
 
-def tmov_emit(e: Emission, op: TMovOp) -> None:
-    """`TMOV(dst, src)`."""
-    e.issue(op, e.call("TMOV", [*op.outs, *op.ins]))
+def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
+    """`CPP(dst, <the ins>)`: TMOV(dst, src), TEXTRACT / TINSERT(dst, src, r, c), TCONCAT(dst, src0, src1)."""
+
+    def emit(e: Emission, op: PtoInstructionOp) -> None:
+        e.issue(op, e.call(cpp, [*op.outs, *op.ins]))
+
+    return emit
 
 
 TMOV = Instruction(
@@ -249,7 +253,7 @@ TMOV = Instruction(
     check=tmov_check,
     describe=tmov_describe,
     lowered=(TMovBase,),
-    emit=tmov_emit,
+    emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
@@ -458,17 +462,13 @@ def declare_window(row: WindowCopy) -> Instruction:
     op = member_op(WindowOp, row, WHOLE=row.whole, PART=row.part)
     lowered = member_lowered_base(WindowBase, op, row, window_kernel(row), None)
 
-    def emit(e: Emission, op: WindowOp) -> None:
-        """`TEXTRACT(dst, src, indexRow, indexCol)` / `TINSERT(dst, src, indexRow, indexCol)`."""
-        e.issue(op, e.call(row.cpp_name, [*op.outs, *op.ins]))
-
     return Instruction(
         op=op,
         rules=WindowRules,
         check=window_check(row),
         describe=window_describe,
         lowered=(lowered,),
-        emit=emit,
+        emit=dst_first(row.cpp_name),
         pipe=Pipe.VECTOR,
         asm=AsmForm(),
         cost=InstructionCost(on={
@@ -629,18 +629,13 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
     return machine.cost(Pipe.VECTOR, 0, dst.valid_row * (src0.valid_col + src1.valid_col))
 
 
-def tconcat_emit(e: Emission, op: TConcatOp) -> None:
-    """`TCONCAT(dst, src0, src1)`."""
-    e.issue(op, e.call("TCONCAT", [*op.outs, *op.ins]))
-
-
 TCONCAT = Instruction(
     op=TConcatOp,
     rules=TConcatRules,
     check=tconcat_check,
     describe=tconcat_describe,
     lowered=(TConcatBase,),
-    emit=tconcat_emit,
+    emit=dst_first("TCONCAT"),
     pipe=Pipe.VECTOR,
     asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
