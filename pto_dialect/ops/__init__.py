@@ -10,6 +10,9 @@ from pto_dialect.ops.memory import (
     TAssignOp,
 )
 from pto_dialect.ops.reshape import TReshapeOp
+from pto_dialect.ops.coherence import COHERENCE_OPS, CmoCacheInvalidOp, FenceBarrierAllOp
+from pto_dialect.ops.local_array import LOCAL_ARRAY_OPS, DeclareLocalArrayOp, LocalArrayGetOp, LocalArraySetOp
+from pto_dialect.ops.reserved import RESERVED_OPS, ImportReservedBufferOp, ReserveBufferOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.subview import SubViewOp
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
@@ -29,6 +32,12 @@ SCAFFOLDING = [
     TGetValOp,
     TSetValOp,
     TReshapeOp,
+    *LOCAL_ARRAY_OPS,
+    *COHERENCE_OPS,
+    *RESERVED_OPS,
 ]
 
-__all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]
+__all__ = [
+    "CmoCacheInvalidOp", "DeclareLocalArrayOp", "FenceBarrierAllOp", "ImportReservedBufferOp", "LocalArrayGetOp",
+    "LocalArraySetOp", "ReserveBufferOp",
+] + [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

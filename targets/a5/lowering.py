@@ -15,7 +15,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead
 from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterConflict
 from pto_dialect.instructions.mgather import (
@@ -36,7 +36,6 @@ from pto_dialect.instructions.tgather import (
     RegisterStoreBase,
     TGatherCompareBase,
     TGatherForm,
-    TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
 )
@@ -62,6 +61,8 @@ from pto_dialect.instruction import Pipe
 from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
+from pto_dialect.vpto.gather_kernels import VSCATTER_WINNER
+from targets.a5.register_gather import register_index_gather
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
@@ -157,13 +158,6 @@ class A5StoreOp(RegisterStoreBase):
     """b16 lanes of b8 data keep their low byte."""
 
     name = "pto_a5.store"
-
-
-@OPS.declare
-class A5GatherB16ByU32Op(TGatherIndexBase):
-    """b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store)."""
-
-    name = "pto_a5.gather_b16_by_u32"
 
 
 @OPS.declare
@@ -270,12 +264,12 @@ def _tgather(op: TGatherOp) -> Lowered:
                 "compare": CompareKind.UNSIGNED_AFTER_ROUND,
                 "threshold_read": ThresholdRead.RAW,
             }
-        case TGatherForm.INDEX:  # b16 data with 32-bit indices (the other index forms: the pattern below)
-            return A5GatherB16ByU32Op, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
+        case TGatherForm.INDEX:  # the register-level ops LowerIndexTGatherToRegisters writes: no op, no choice
+            return None, {}
 
 
 VSCATTER = {"dst_fill": DstFill.WHOLE_TILE_ZERO, "src_read": SrcRead.ROW_MAJOR_STORAGE,
-            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": ScatterWinner.LOWEST_LANE}
+            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": VSCATTER_WINNER}
 """TSCATTER's index form: zero dst, then per row a vscatter per register of indices."""
 TSCATTER_FORMS = {
     TScatterForm.INDEX: (A5TScatterIndexOp, VSCATTER),
@@ -295,23 +289,24 @@ def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
 
 
 class LowerIndexTGatherToRegisters(RewritePattern):
-    """Index-form TGATHER -> load index vector, gather by index under a mask, store."""
+    """Index-form TGATHER -> the register-level gather a user writes (targets/a5/register_gather.py)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         if op.form != TGatherForm.INDEX or op.results:
             return
-        src, indices = op.src.type, op.ins[1].type
-        assert isinstance(src, TileBufType) and isinstance(indices, TileBufType)
-        if src.element.bytes == 2 and indices.element.bytes == 4:
-            return  # the vgather2_bc variant: lowered as one op by the table
-        lane, index_lane = register_gather_types(src)
-        load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
-        gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
-        store = A5StoreOp.build(operands=[gather.result, op.dst])
-        for new in (load, gather, store):
-            new.location = op.location
-        rewriter.replace(op, [load, gather, store], [])
+        src = op.src.type
+        assert isinstance(src, TileBufType)
+        if src.element.bytes == 8:  # pto-isa's Int64Gather: two 32-bit gathers per lane, not yet written as vpto
+            lane, index_lane = register_gather_types(src)
+            load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
+            gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
+            store = A5StoreOp.build(operands=[gather.result, op.dst])
+            for new in (load, gather, store):
+                new.location = op.location
+            rewriter.replace(op, [load, gather, store], [])
+            return
+        rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
 
 @OPS.declare
