@@ -691,24 +691,27 @@ class MoveCopy(Choice):
 MoveCopyAttr = choice_attr(MoveCopy, "move_copy")
 
 
-class ExtractBounds(Choice):
-    """What TEXTRACT's (and TINSERT's) position must satisfy at run time."""
+class WindowBounds(Choice):
+    """What the position of TEXTRACT's and TINSERT's window must satisfy at run time: the window
+    (the part: TEXTRACT's dst, TINSERT's src) at (indexRow, indexCol) of the whole (TEXTRACT's
+    src, TINSERT's dst)."""
 
-    SRC_VALID = "src_valid", (
-        "cpu/TExtract.hpp: indexRow + dst's valid rows at most src's valid rows, likewise columns (an assert)"
+    WHOLE_VALID = "whole_valid", (
+        "cpu/TExtract.hpp, TInsert.hpp: indexRow + the part's valid rows at most the whole's valid rows, likewise "
+        "columns (an assert)"
     )
     ALIGNED_TILE = "aligned_tile", (
-        "npu/a2a3/TExtract.hpp: indexRow + dst's valid rows at most src's rows, likewise columns; an ND indexCol "
-        "a whole number of 32-byte blocks, an NZ one of C0 columns and its indexRow of 16 rows (PTO_ASSERTs; a "
-        "1x1 dst: the scalar path, the position inside src)"
+        "npu/a2a3/TExtract.hpp, TInsert.hpp: indexRow + the part's valid rows at most the whole's rows, likewise "
+        "columns; an ND indexCol a whole number of 32-byte blocks, an NZ one of C0 columns and its indexRow of 16 "
+        "rows (PTO_ASSERTs; a 1x1 part: the scalar path, the position inside the whole)"
     )
     TILE = "tile", (
-        "npu/a5/TExtract.hpp: indexRow + dst's valid rows at most src's rows, likewise columns (PTO_ASSERTs; a "
-        "1x1 dst: the position inside src)"
+        "npu/a5/TExtract.hpp, TInsert.hpp: indexRow + the part's valid rows at most the whole's rows, likewise "
+        "columns (PTO_ASSERTs; a 1x1 part: the position inside the whole)"
     )
 
 
-ExtractBoundsAttr = choice_attr(ExtractBounds, "extract_bounds")
+WindowBoundsAttr = choice_attr(WindowBounds, "window_bounds")
 
 
 class ConcatCopy(Choice):

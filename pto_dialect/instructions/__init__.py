@@ -24,7 +24,7 @@ from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -48,13 +48,13 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL.instructions,
     *PARTIAL_ARG.instructions,
     TCI,
-    TMOV, TEXTRACT, TCONCAT,
+    TMOV, *WINDOW_COPIES.instructions, TCONCAT,
 )
 """Every instruction, in the order docs and reports list them."""
 
 FAMILIES = (
     BINARY, TILE_SCALAR, FILL, UNARY, ROW_REDUCTIONS, COL_REDUCTIONS, ROW_BROADCASTS, COL_BROADCASTS, COMPARE_SELECT,
-    PARTIAL, PARTIAL_ARG,
+    PARTIAL, PARTIAL_ARG, WINDOW_COPIES,
 )
 """The instruction families (pto_dialect/family.py), whose members REGISTRY lists too."""
 

@@ -3,10 +3,12 @@ UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md)
 
     pto.tmov ins(%src : S) outs(%dst : D)                                  dst = src
     pto.textract ins(%src, %r, %c : S, index, index) outs(%dst : D)        dst = src[r:, c:]
+    pto.tinsert ins(%src, %r, %c : S, index, index) outs(%dst : D)         dst[r:, c:] = src
     pto.tconcat ins(%src0, %src1 : S0, S1) outs(%dst : D)                  dst = [src0 | src1]
 
 (SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
-emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)` and `TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
+emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)`, `TINSERT(dst, src, r, c)` and
+`TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
 right, acc tiles) are other instructions' work and are refused here.
 
 How each target copies (TMOV's `move_copy` choice):
@@ -21,9 +23,10 @@ How each target copies (TMOV's `move_copy` choice):
   row at its tile's RowStride; same layout (its ND->NZ and ND->ZN repacks are not taken
   here), an element type of the same size (bits kept).
 
-TEXTRACT copies dst's valid region from src at (indexRow, indexCol) on every target (cpu's
-element loop, the NPUs' copy_ubuf / vlds / vsts: the same elements); the targets differ in the
-types and layouts they take and in what the position must satisfy (the `extract_bounds`
+TEXTRACT and TINSERT are one family (a window copy): TEXTRACT copies dst's valid region from src
+at (indexRow, indexCol), TINSERT src's valid region into dst there, on every target the same
+elements (cpu's element loop, the NPUs' copy_ubuf / vcopy / vlds / vsts); the targets differ in
+the types and layouts they take and in what the position must satisfy (the `window_bounds`
 choice), which a constant position meets at verify time and any other at run time.
 
 TCONCAT puts src1's valid columns after src0's in each of the common valid rows (`concat_copy`):
@@ -34,8 +37,8 @@ and src1's the same way when src0's valid columns end on a block (else element b
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType
@@ -45,14 +48,15 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.choices import (
-    ConcatCopy, ConcatCopyAttr, ExtractBounds, ExtractBoundsAttr, MoveCopy, MoveCopyAttr, NumericsAttr,
+    ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds,
 )
-from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
+from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import RuntimeFault, Tile, np
+from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.vector import vector_repeats
@@ -234,9 +238,13 @@ def _tmov_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Wor
     return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
 
 
-def tmov_emit(e: Emission, op: TMovOp) -> None:
-    """`TMOV(dst, src)`."""
-    e.issue(op, e.call("TMOV", [*op.outs, *op.ins]))
+def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
+    """`CPP(dst, <the ins>)`: TMOV(dst, src), TEXTRACT / TINSERT(dst, src, r, c), TCONCAT(dst, src0, src1)."""
+
+    def emit(e: Emission, op: PtoInstructionOp) -> None:
+        e.issue(op, e.call(cpp, [*op.outs, *op.ins]))
+
+    return emit
 
 
 TMOV = Instruction(
@@ -245,7 +253,7 @@ TMOV = Instruction(
     check=tmov_check,
     describe=tmov_describe,
     lowered=(TMovBase,),
-    emit=tmov_emit,
+    emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
@@ -255,14 +263,16 @@ TMOV = Instruction(
 
 
 # ---------------------------------------------------------------------------
-# TEXTRACT
+# TEXTRACT and TINSERT: a window copy
 
 
-@irdl_op_definition
-class TExtractOp(PtoInstructionOp):
-    """dst = src[indexRow : indexRow + dst's valid rows, indexCol : ...] (Vec to Vec)."""
+class WindowOp(PtoInstructionOp):
+    """A window of the whole tile (at indexRow, indexCol) copied from or to the part tile."""
 
-    name = "pto.textract"
+    WHOLE: ClassVar[str]
+    """The role the position indexes into (TEXTRACT's src, TINSERT's dst)."""
+    PART: ClassVar[str]
+    """The role whose valid shape is the window's."""
     FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((3, 1),)
 
     @classmethod
@@ -270,35 +280,36 @@ class TExtractOp(PtoInstructionOp):
         return ("src", "index_row", "index_col"), ("dst",)
 
     def verify_operands(self) -> None:
-        dst = self.expect_tile("dst", self.destinations[0])
-        src = self.expect_tile_in("src", self.ins[0])
+        tiles = {"dst": self.expect_tile("dst", self.destinations[0]), "src": self.expect_tile_in("src", self.ins[0])}
         for role, value in zip(("indexRow", "indexCol"), self.ins[1:]):
             if not isinstance(value.type, IndexType):
                 raise VerifyException(f"expects {role} to be an index, got {value.type}")
-        same_element_type("src", src.element_type, "dst", dst.element_type)
+        same_element_type("src", tiles["src"].element_type, "dst", tiles["dst"].element_type)
+        whole, part = tiles[self.WHOLE], tiles[self.PART]
         for role, value, bound, extent, what in (
-            ("indexRow", self.ins[1], src.shape[0], dst.valid_shape[0], "rows"),
-            ("indexCol", self.ins[2], src.shape[1], dst.valid_shape[1], "cols"),
+            ("indexRow", self.ins[1], whole.shape[0], part.valid_shape[0], "rows"),
+            ("indexCol", self.ins[2], whole.shape[1], part.valid_shape[1], "cols"),
         ):
             at = constant_index(value)
             if at is not None and at < 0:
                 raise VerifyException(f"expects {role} to be non-negative, got {at}")
             if at is not None and known(extent) and at + extent > bound:
                 raise VerifyException(
-                    f"expects {role} + dst valid {what} to be at most src {what}, got {at} + {extent} > {bound}"
+                    f"expects {role} + {self.PART} valid {what} to be at most {self.WHOLE} {what}, got "
+                    f"{at} + {extent} > {bound}"
                 )
 
 
 @dataclass(frozen=True)
-class TExtractRules:
+class WindowRules:
     types: frozenset[str]
     layouts: frozenset[str]
     """`nd` and / or `nz`: both tiles in one of them; empty: any pair (element by element)."""
-    dst_within_src: bool
-    """dst's rows and cols at most src's (static_asserts)."""
+    part_within_whole: bool
+    """The part's rows and cols at most the whole's (static_asserts)."""
     even_valid_bytes: bool
-    """dst's valid columns a whole number of 2-byte units unless it is 1x1 (a static_assert,
-    which a dynamic valid column fails for 1-byte types)."""
+    """The part's valid columns a whole number of 2-byte units unless it is 1x1 (a
+    static_assert, which a dynamic valid column fails for 1-byte types)."""
     note: str
 
 
@@ -306,142 +317,179 @@ def _kind(t: TileFacts) -> str:
     return "nd" if t.is_nd else "nz" if t.is_nz else "other"
 
 
-def textract_check(rules: TExtractRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst = operands["src"], operands["dst"]
-    _vec_pair(src, dst)
-    require_type("dst", dst.elem, rules.types)
-    if rules.layouts:
-        require(
-            _kind(src) == _kind(dst) and _kind(dst) in rules.layouts,
-            f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))} on target "
-            f"{target}, got {_layout(src)} and {_layout(dst)}",
-        )
-    if rules.dst_within_src:
-        require(
-            dst.rows <= src.rows and dst.cols <= src.cols,
-            f"expects dst's shape within src's on target {target}, got {dst.rows}x{dst.cols} and {src.rows}x{src.cols}",
-        )
-    if rules.even_valid_bytes and (dst.valid_row, dst.valid_col) != (1, 1):
-        require(
-            known(dst.valid_col) and dst.valid_col * dst.elem.bytes % 2 == 0,
-            f"expects dst valid cols to span whole 2-byte units on target {target} (unless dst is 1x1), got "
-            f"{'?' if not known(dst.valid_col) else dst.valid_col} x {dst.elem.mlir}",
-        )
+def window_check(row: WindowCopy) -> CheckRule:
+    def check(rules: WindowRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst = operands["src"], operands["dst"]
+        whole, part = operands[row.whole], operands[row.part]
+        _vec_pair(src, dst)
+        require_type("dst", dst.elem, rules.types)
+        if rules.layouts:
+            require(
+                _kind(src) == _kind(dst) and _kind(dst) in rules.layouts,
+                f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))} on target "
+                f"{target}, got {_layout(src)} and {_layout(dst)}",
+            )
+        if rules.part_within_whole:
+            require(
+                part.rows <= whole.rows and part.cols <= whole.cols,
+                f"expects {row.part}'s shape within {row.whole}'s on target {target}, got {part.rows}x{part.cols} and "
+                f"{whole.rows}x{whole.cols}",
+            )
+        if rules.even_valid_bytes and (part.valid_row, part.valid_col) != (1, 1):
+            require(
+                known(part.valid_col) and part.valid_col * part.elem.bytes % 2 == 0,
+                f"expects {row.part} valid cols to span whole 2-byte units on target {target} (unless {row.part} is "
+                f"1x1), got {'?' if not known(part.valid_col) else part.valid_col} x {part.elem.mlir}",
+            )
+
+    return check
 
 
-def textract_describe(t: dict[str, TExtractRules]) -> list[tuple[str, dict[str, str]]]:
+def window_describe(t: dict[str, WindowRules]) -> list[tuple[str, dict[str, str]]]:
     return per_target(t, [
         ("element types (src's is dst's)", lambda r: spell(r.types)),
         ("layouts", lambda r: " or ".join(f"both {k.upper()}" for k in sorted(r.layouts)) or "any pair"),
-        ("dst's shape", lambda r: "within src's" if r.dst_within_src else "any"),
-        ("dst's valid cols", lambda r: "whole 2-byte units (or dst 1x1)" if r.even_valid_bytes else "any"),
+        ("the window's tile (TEXTRACT's dst, TINSERT's src)", lambda r: "within the other" if r.part_within_whole else "any shape"),
+        ("its valid cols", lambda r: "whole 2-byte units (or 1x1)" if r.even_valid_bytes else "any"),
         ("why", lambda r: r.note),
     ])
 
 
-def _extract_fault(
-    bounds: ExtractBounds, src: Tile, dst: Tile, row: int, col: int, scalar_path: bool
+def _window_fault(
+    bounds: WindowBounds, whole: Tile, role: str, part: Tile, row: int, col: int, scalar_path: bool
 ) -> str | None:
     """What the target's code asserts of the position, if it does not hold."""
     if row < 0 or col < 0:
         return f"the position ({row}, {col}) is negative"
-    rows, cols = dst.valid_shape
-    if bounds is ExtractBounds.SRC_VALID:
-        limit, names = src.valid_shape, "src's valid shape"
+    rows, cols = (1, 1) if scalar_path else part.valid_shape
+    if bounds is WindowBounds.WHOLE_VALID:
+        limit, names = whole.valid_shape, f"{role}'s valid shape"
     else:
-        limit, names = src.type.shape, "src's shape"
-    if scalar_path:
-        rows = cols = 1
+        limit, names = whole.type.shape, f"{role}'s shape"
     if row + rows > limit[0] or col + cols > limit[1]:
-        return (f"dst's valid {rows}x{cols} at ({row}, {col}) reaches past {names} {limit[0]}x{limit[1]}")
-    if bounds is ExtractBounds.ALIGNED_TILE and not scalar_path:
-        size = dst.flat.dtype.itemsize
-        if src.type.is_row_major and col * size % BLOCK_BYTES:
+        return f"the {rows}x{cols} window at ({row}, {col}) reaches past {names} {limit[0]}x{limit[1]}"
+    if bounds is WindowBounds.ALIGNED_TILE and not scalar_path:
+        size = part.flat.dtype.itemsize
+        if whole.type.is_row_major and col * size % BLOCK_BYTES:
             return f"indexCol {col} is not a whole number of 32-byte blocks (a2a3's ND copy)"
-        if not src.type.is_row_major and (row % 16 or col % (BLOCK_BYTES // size)):
+        if not whole.type.is_row_major and (row % 16 or col % (BLOCK_BYTES // size)):
             return f"the position ({row}, {col}) is not on a 16-row, {BLOCK_BYTES // size}-column box (a2a3's NZ copy)"
     return None
 
 
-def textract_kernel(o: dict, *, extract_bounds: ExtractBounds) -> None:
-    src, dst = o["src"], o["dst"]
-    row, col = int(o["index_row"]), int(o["index_col"])
-    scalar_path = extract_bounds is not ExtractBounds.SRC_VALID and dst.type.valid_shape == (1, 1)
-    fault = _extract_fault(extract_bounds, src, dst, row, col, scalar_path)
-    if fault is not None:
-        raise RuntimeFault(fault)
-    rows, cols = dst.valid_shape
-    dst.write(rows, cols, src.values[..., row : row + rows, col : col + cols])
+def window_kernel(row: WindowCopy) -> Callable[..., None]:
+    def kernel(o: dict, *, window_bounds: WindowBounds) -> None:
+        whole, part = o[row.whole], o[row.part]
+        at_row, at_col = int(o["index_row"]), int(o["index_col"])
+        scalar_path = window_bounds is not WindowBounds.WHOLE_VALID and part.type.valid_shape == (1, 1)
+        fault = _window_fault(window_bounds, whole, row.whole, part, at_row, at_col, scalar_path)
+        if fault is not None:
+            raise RuntimeFault(fault)
+        rows, cols = part.valid_shape
+        if row.whole == "src":
+            part.write(rows, cols, whole.values[..., at_row : at_row + rows, at_col : at_col + cols])
+        else:
+            window = np.zeros(whole.type.shape, bool)
+            window[at_row : at_row + rows, at_col : at_col + cols] = True
+            whole.flat[..., storage_offsets(whole.type)[window]] = part.read_valid().reshape(*part.flat.shape[:-1], -1)
+
+    return kernel
 
 
-class TExtractBase(LoweredOp):
-    """dst = src[indexRow:, indexCol:] over dst's valid region."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TExtractOp
-    KERNEL = staticmethod(textract_kernel)
-    extract_bounds = prop_def(ExtractBoundsAttr)
-    numerics = prop_def(NumericsAttr)
+class WindowBase(FamilyLoweredOp):
+    """A window copy as its target bounds the position (window_bounds)."""
 
 
-def _textract_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
-    """npu/a2a3/TExtract.hpp: a 1x1 dst one scalar move between two flag pairs; else one
-    copy_ubuf_to_ubuf of the valid rows' whole 32-byte blocks, and for a tail of a block
-    (dst's static valid columns not whole blocks) set_mask_count, set_vector_mask, a vcopy
-    per 255 rows and the two resets."""
-    dst = o["dst"]
-    t = machine.trace()
-    if (dst.valid_row, dst.valid_col) == (1, 1):
-        t.call(5)  # set_flag, wait_flag, the move, set_flag, wait_flag
-        return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=1)
-    size = dst.elem.bytes
-    row_bytes = dst.valid_col * size
-    aligned = row_bytes // BLOCK_BYTES * BLOCK_BYTES
-    if aligned:
-        t.dma(DmaPath.UB_TO_UB, dst.valid_row * aligned)
-    if row_bytes - aligned:
-        t.call(2)
-        t.vector("vcopy", repeat=min(dst.valid_row, 255))
-        if dst.valid_row > 255:
-            t.vector("vcopy", repeat=dst.valid_row - 255)
-        t.call(2)
-    return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=dst.valid_row * dst.valid_col)
+def _window_cce(row: WindowCopy) -> CostFn:
+    def cost(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+        """npu/a2a3/TExtract.hpp, TInsert.hpp: a 1x1 window one scalar move between two flag
+        pairs; else one copy_ubuf_to_ubuf of the window's rows' whole 32-byte blocks, and for a
+        tail of a block set_mask_count, set_vector_mask, a vcopy per 255 rows and the two resets."""
+        part = o[row.part]
+        t = machine.trace()
+        if (part.valid_row, part.valid_col) == (1, 1):
+            t.call(5)  # set_flag, wait_flag, the move, set_flag, wait_flag
+            return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=1)
+        row_bytes = part.valid_col * part.elem.bytes
+        aligned = row_bytes // BLOCK_BYTES * BLOCK_BYTES
+        if aligned:
+            t.dma(DmaPath.UB_TO_UB, part.valid_row * aligned)
+        if row_bytes - aligned:
+            t.call(2)
+            t.vector("vcopy", repeat=min(part.valid_row, 255))
+            if part.valid_row > 255:
+                t.vector("vcopy", repeat=part.valid_row - 255)
+            t.call(2)
+        return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=part.valid_row * part.valid_col)
+
+    return cost
 
 
-def _textract_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TExtract.hpp: dst's valid columns whole 32-byte blocks: one copy_ubuf_to_ubuf
-    (priced by bytes); else a vector function with a load and a store per register of each
-    valid row (the position's alignment is not known to the model: the aligned load priced)."""
-    dst = o["dst"]
-    size = dst.elem.bytes
-    if dst.valid_col * size % BLOCK_BYTES == 0:
-        nbytes = dst.valid_row * dst.valid_col * size
-        return machine.cost(Pipe.VECTOR, nbytes, machine.dma.cycles(DmaPath.UB_TO_UB, nbytes))
-    registers = dst.valid_row * vector_repeats(dst.valid_col, size)
-    return machine.cost(Pipe.VECTOR, 0, machine.vector_function({"vlds": registers, "vsts": registers}))
+def _window_vf(row: WindowCopy) -> CostFn:
+    def cost(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+        """npu/a5/TExtract.hpp, TInsert.hpp: the window's valid columns whole 32-byte blocks: one
+        copy_ubuf_to_ubuf (priced by bytes); else a vector function with a load and a store per
+        register of each valid row (the position's alignment unknown to the model)."""
+        part = o[row.part]
+        size = part.elem.bytes
+        if part.valid_col * size % BLOCK_BYTES == 0:
+            nbytes = part.valid_row * part.valid_col * size
+            return machine.cost(Pipe.VECTOR, nbytes, machine.dma.cycles(DmaPath.UB_TO_UB, nbytes))
+        registers = part.valid_row * vector_repeats(part.valid_col, size)
+        return machine.cost(Pipe.VECTOR, 0, machine.vector_function({"vlds": registers, "vsts": registers}))
+
+    return cost
 
 
-def _textract_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TExtract.hpp: a loop over dst's valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
+def _window_simulated(row: WindowCopy) -> CostFn:
+    def cost(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+        """pto-isa cpu/TExtract.hpp, TInsert.hpp: a loop over the window's valid elements."""
+        part = o[row.part]
+        return machine.cost(Pipe.VECTOR, 0, part.valid_row * part.valid_col)
+
+    return cost
 
 
-def textract_emit(e: Emission, op: TExtractOp) -> None:
-    """`TEXTRACT(dst, src, indexRow, indexCol)`."""
-    e.issue(op, e.call("TEXTRACT", [*op.outs, *op.ins]))
+@dataclass(frozen=True)
+class WindowCopy(Member):
+    """TEXTRACT or TINSERT: which tile the position indexes."""
+
+    whole: str = field(kw_only=True)
+    part: str = field(kw_only=True)
 
 
-TEXTRACT = Instruction(
-    op=TExtractOp,
-    rules=TExtractRules,
-    check=textract_check,
-    describe=textract_describe,
-    lowered=(TExtractBase,),
-    emit=textract_emit,
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
-    cost=InstructionCost(on={CceMachine: _textract_cce, VfMachine: _textract_vf, SimulatorMachine: _textract_simulated}),
+def declare_window(row: WindowCopy) -> Instruction:
+    op = member_op(WindowOp, row, WHOLE=row.whole, PART=row.part)
+    lowered = member_lowered_base(WindowBase, op, row, window_kernel(row), None)
+
+    return Instruction(
+        op=op,
+        rules=WindowRules,
+        check=window_check(row),
+        describe=window_describe,
+        lowered=(lowered,),
+        emit=dst_first(row.cpp_name),
+        pipe=Pipe.VECTOR,
+        asm=AsmForm(),
+        cost=InstructionCost(on={
+            CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row),
+        }),
+        summary=row.summary,
+    )
+
+
+WINDOW_COPIES = Family.of(
+    "window copy",
+    (
+        WindowCopy("textract", "dst = src[indexRow : + dst's valid rows, indexCol : + its valid cols]",
+                   choices={"window_bounds": WindowBounds}, whole="src", part="dst"),
+        WindowCopy("tinsert", "dst[indexRow : + src's valid rows, indexCol : + its valid cols] = src's valid region",
+                   choices={"window_bounds": WindowBounds}, whole="dst", part="src"),
+    ),
+    declare_window,
 )
+"""TEXTRACT and TINSERT, Vec to Vec."""
+TEXTRACT, TINSERT = WINDOW_COPIES.instructions
 
 
 # ---------------------------------------------------------------------------
@@ -581,18 +629,13 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
     return machine.cost(Pipe.VECTOR, 0, dst.valid_row * (src0.valid_col + src1.valid_col))
 
 
-def tconcat_emit(e: Emission, op: TConcatOp) -> None:
-    """`TCONCAT(dst, src0, src1)`."""
-    e.issue(op, e.call("TCONCAT", [*op.outs, *op.ins]))
-
-
 TCONCAT = Instruction(
     op=TConcatOp,
     rules=TConcatRules,
     check=tconcat_check,
     describe=tconcat_describe,
     lowered=(TConcatBase,),
-    emit=tconcat_emit,
+    emit=dst_first("TCONCAT"),
     pipe=Pipe.VECTOR,
     asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),

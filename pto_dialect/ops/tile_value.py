@@ -16,14 +16,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
+from xdsl.ir import Attribute, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser, UnresolvedOperand
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
+from pto_dialect.ops.common import parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.phases import Phase
 from pto_dialect.types import TileBufType
@@ -62,26 +63,6 @@ def _check(op: TGetValOp | TSetValOp, scalar: Attribute, what: str) -> None:
         )
 
 
-def _parse_group(parser: Parser) -> tuple[list[UnresolvedOperand], list[TypeAttribute]]:
-    """`(%a, %b : Ta, Tb)`."""
-    parser.parse_punctuation("(")
-    names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
-    parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-    parser.parse_punctuation(")")
-    if len(names) != len(types):
-        parser.raise_error(f"expects {len(names)} types, got {len(types)}")
-    return names, types
-
-
-def _print_group(printer: Printer, values: list[SSAValue]) -> None:
-    printer.print_string("(")
-    printer.print_list(values, printer.print_ssa_value)
-    printer.print_string(" : ")
-    printer.print_list([v.type for v in values], printer.print_attribute)
-    printer.print_string(")")
-
-
 @irdl_op_definition
 class TGetValOp(IRDLOperation):
     """The element at `offset` of the tile's storage."""
@@ -98,8 +79,7 @@ class TGetValOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TGetValOp:
         parser.parse_keyword("ins")
-        pos = parser.pos
-        names, types = _parse_group(parser)
+        names, types, pos = parse_operand_group(parser, "ins")
         if len(names) != 2:
             parser.raise_error("expects tgetval ins(src, offset)", pos)
         parser.parse_keyword("outs")
@@ -111,8 +91,7 @@ class TGetValOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ins")
-        _print_group(printer, [self.tile, self.offset])
+        print_operand_group(printer, "ins", [self.tile, self.offset])
         printer.print_string(" outs : ")
         printer.print_attribute(self.value.type)
         printer.print_op_attributes(self.attributes)
@@ -137,13 +116,11 @@ class TSetValOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser) -> TSetValOp:
         parser.parse_keyword("ins")
-        pos = parser.pos
-        names, types = _parse_group(parser)
+        names, types, pos = parse_operand_group(parser, "ins")
         if len(names) != 2:
             parser.raise_error("expects tsetval ins(offset, value)", pos)
         parser.parse_keyword("outs")
-        out_pos = parser.pos
-        out_names, out_types = _parse_group(parser)
+        out_names, out_types, out_pos = parse_operand_group(parser, "outs")
         if len(out_names) != 1:
             parser.raise_error("expects tsetval outs(dst)", out_pos)
         attrs = parser.parse_optional_attr_dict()
@@ -153,10 +130,8 @@ class TSetValOp(IRDLOperation):
         return op
 
     def print(self, printer: Printer) -> None:
-        printer.print_string(" ins")
-        _print_group(printer, [self.offset, self.value])
-        printer.print_string(" outs")
-        _print_group(printer, [self.tile])
+        print_operand_group(printer, "ins", [self.offset, self.value])
+        print_operand_group(printer, "outs", [self.tile])
         printer.print_op_attributes(self.attributes)
 
     def verify_(self) -> None:

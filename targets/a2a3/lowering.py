@@ -50,8 +50,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TR
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
-from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
+from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -369,11 +369,6 @@ class A2A3TMovOp(TMovBase):
 
 
 @OPS.declare
-class A2A3TExtractOp(TExtractBase):
-    name = "pto_a2a3.textract"
-
-
-@OPS.declare
 class A2A3TConcatOp(TConcatBase):
     name = "pto_a2a3.tconcat"
 
@@ -413,7 +408,7 @@ LOWERING = TargetLowering(
         ),
         TCI: lambda op: (A2A3TCIOp, {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
-        TEXTRACT: lambda op: (A2A3TExtractOp, {"extract_bounds": ExtractBounds.ALIGNED_TILE, "numerics": Numerics.EXACT}),
+        **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         TCONCAT: lambda op: (A2A3TConcatOp, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),

@@ -15,7 +15,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -377,11 +377,11 @@ RULES = {
         note="npu/a2a3/TMov.hpp TMovToVec: copy_ubuf_to_ubuf of storage (static_asserts one shape and one "
         "element size)",
     ),
-    TEXTRACT: TExtractRules(
-        STANDARD, layouts=frozenset({"nd", "nz"}), dst_within_src=True, even_valid_bytes=True,
-        note="npu/a2a3/TExtract.hpp CheckTExtractVecToVecCommon / ND / NZ: one type, both ND or both NZ, "
+    **WINDOW_COPIES.rules(WindowRules(
+        STANDARD, layouts=frozenset({"nd", "nz"}), part_within_whole=True, even_valid_bytes=True,
+        note="npu/a2a3/TExtract.hpp, TInsert.hpp (textract_common / tinsert_common CheckT*VecToVec*): one type, both ND or both NZ, "
         "dst within src, valid cols of whole 2-byte units (its vcopy tail moves 16-bit units).",
-    ),
+    )),
     TCONCAT: TConcatRules(
         STANDARD, row_major=True, exact_cols=False,
         note="npu/a2a3/TConcat.hpp: one type of its list; row strides (ND tiles); PTO_ASSERTs of the valid rows and of "

@@ -46,8 +46,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
-from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
+from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -347,11 +347,6 @@ class A5TMovOp(TMovBase):
 
 
 @OPS.declare
-class A5TExtractOp(TExtractBase):
-    name = "pto_a5.textract"
-
-
-@OPS.declare
 class A5TConcatOp(TConcatBase):
     name = "pto_a5.tconcat"
 
@@ -391,7 +386,7 @@ LOWERING = TargetLowering(
         ),
         TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
         TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
-        TEXTRACT: lambda op: (A5TExtractOp, {"extract_bounds": ExtractBounds.TILE, "numerics": Numerics.EXACT}),
+        **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),

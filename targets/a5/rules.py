@@ -28,7 +28,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -387,12 +387,12 @@ RULES = {
         note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows (its ND->NZ and "
         "ND->ZN repacks are not taken here)",
     ),
-    TEXTRACT: TExtractRules(
+    **WINDOW_COPIES.rules(WindowRules(
         types_named("i8", "si8", "i32", "si32", "f16", "bf16", "f32"), layouts=frozenset({"nd", "nz"}),
-        dst_within_src=True, even_valid_bytes=False,
-        note="npu/a5/TExtract.hpp TEXTRACT_IMPL (Vec->Vec): int8_t, int32_t, half, bfloat16_t, float (fp8 and "
+        part_within_whole=True, even_valid_bytes=False,
+        note="npu/a5/TExtract.hpp, TInsert.hpp TEXTRACT_IMPL / TINSERT_IMPL (Vec->Vec): int8_t, int32_t, half, bfloat16_t, float (fp8 and "
         "fp4 not taken here); both ND or both NZ; dst within src.",
-    ),
+    )),
     TCONCAT: TConcatRules(
         STANDARD, row_major=True, exact_cols=True,
         note="npu/a5/TConcat.hpp TConcatCheck: one type of its list, row-major tiles; PTO_ASSERTs of the valid rows "

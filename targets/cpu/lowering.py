@@ -25,8 +25,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
-from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
+from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -197,11 +197,6 @@ class CpuTMovOp(TMovBase):
 
 
 @OPS.declare
-class CpuTExtractOp(TExtractBase):
-    name = "pto_cpu.textract"
-
-
-@OPS.declare
 class CpuTConcatOp(TConcatBase):
     name = "pto_cpu.tconcat"
 
@@ -235,7 +230,7 @@ LOWERING = TargetLowering(
         ),
         TCI: lambda op: (CpuTCIOp, {"numerics": Numerics.EXACT}),
         TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
-        TEXTRACT: lambda op: (CpuTExtractOp, {"extract_bounds": ExtractBounds.SRC_VALID, "numerics": Numerics.EXACT}),
+        **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
         TCONCAT: lambda op: (CpuTConcatOp, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),

@@ -15,7 +15,7 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
-from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -341,11 +341,11 @@ RULES = {
         note="cpu/TMov.hpp: GetElement / SetElement per valid element, each tile by its own layout, the value "
         "converted to dst's type; an assert that the valid shapes are equal.",
     ),
-    TEXTRACT: TExtractRules(
-        STANDARD, layouts=frozenset(), dst_within_src=False, even_valid_bytes=False,
-        note="cpu/TExtract.hpp: GetElement / SetElement per valid element of dst, any layouts; an assert that "
-        "the position plus dst's valid shape stays in src's valid shape.",
-    ),
+    **WINDOW_COPIES.rules(WindowRules(
+        STANDARD, layouts=frozenset(), part_within_whole=False, even_valid_bytes=False,
+        note="cpu/TExtract.hpp, TInsert.hpp: GetElement / SetElement per element of the window, any layouts; an "
+        "assert that the position plus the window's valid shape stays in the other tile's valid shape.",
+    )),
     TCONCAT: TConcatRules(
         STANDARD, row_major=False, exact_cols=True,
         note="cpu/TConcat.hpp TConcatTileCheck: one type of its list, Vec tiles; asserts of the valid rows and cols; "

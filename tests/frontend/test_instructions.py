@@ -703,6 +703,7 @@ def tmov_then_textract(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
     pto.tload(xp, a)
     pto.tmov(a, b)
     pto.textract(b, pto.constant(2), pto.constant(8), d)
+    pto.tinsert(d, pto.constant(0), pto.constant(0), d)
     pto.tstore(d, zp)
 
 
@@ -718,6 +719,7 @@ pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {_MOVE_TILE})
 pto.tmov ins(%a : {_MOVE_TILE}) outs(%b : {_MOVE_TILE})
 %c2 = arith.constant 2 : index
 pto.textract ins(%b, %c2, %c8 : {_MOVE_TILE}, index, index) outs(%d : {_EXTRACTED})
+pto.tinsert ins(%d, %c0, %c0 : {_EXTRACTED}, index, index) outs(%d : {_EXTRACTED})
 pto.tstore ins(%d : {_EXTRACTED}) outs(%zp : {view((4, 8), "f32")})
 """, "tmov_then_textract"),
     (RNG.standard_normal(128).astype(np.float32), np.zeros(32, np.float32)),

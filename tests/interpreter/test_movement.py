@@ -14,7 +14,7 @@ import pytest
 from pto_dialect import PtoError
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, filled, func, random_values, run, seed, tile
 
-COVERS = ("pto.tmov", "pto.textract", "pto.tconcat")
+COVERS = ("pto.tmov", "pto.textract", "pto.tinsert", "pto.tconcat")
 
 
 def tmov(src: str, dst: str) -> str:
@@ -159,7 +159,7 @@ def test_textract_dynamic_position_and_bounds(target: str) -> None:
     assert_bits_equal(out, src[2:6, 16:24])
     late = [src, filled((4, 8), "f32"), np.int64(8), np.int64(0)]
     if target == "cpu":
-        with pytest.raises(PtoError, match="reaches past src's valid shape 10x32"):
+        with pytest.raises(PtoError, match="the 4x8 window at \\(8, 0\\) reaches past src's valid shape 10x32"):
             run(text, target, late)
     else:
         assert_bits_equal(run(text, target, late)[1], src[8:12, 0:8])
@@ -242,3 +242,65 @@ def test_tconcat_valid_cols_rules(target: str) -> None:
         return
     with pytest.raises(PtoError, match=r"expects dst valid cols to be src0's plus src1's, got 12 and 4 \+ 4"):
         run(tconcat(a, b, d), target, args)
+
+
+def tinsert(src: str, dst: str, at: tuple[int, int] | None = None) -> str:
+    """At a constant position, or at %r, %c arguments when None."""
+    args = [("s", src), ("d", dst)] + ([("r", "index"), ("c", "index")] if at is None else [])
+    position = "%r, %c" if at is None else f"%c{at[0]}, %c{at[1]}"
+    body = ("" if at is None else constants(*at) + "\n") + (
+        f"pto.tinsert ins(%s, {position} : {src}, index, index) outs(%d : {dst})")
+    return func(args, body)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("dtype", ["i8", "f16", "f32"])
+def test_tinsert_places_the_window(target: str, dtype: str) -> None:
+    per_block = 32 // NP[dtype].itemsize
+    s, d = tile((8, 2 * per_block), dtype, valid=(5, per_block + 2)), tile((16, 4 * per_block), dtype)
+    rng = np.random.default_rng(seed(target, dtype, "insert"))
+    src = random_values(rng, dtype, (8, 2 * per_block))
+    out = run(tinsert(s, d, (3, per_block)), target, [src, filled((16, 4 * per_block), dtype)])[-1]
+    expected = filled((16, 4 * per_block), dtype)
+    expected[3:8, per_block : 2 * per_block + 2] = src[:5, : per_block + 2]
+    assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tinsert_dynamic_position_and_bounds(target: str) -> None:
+    """A window inside dst; one past dst's valid rows (cpu asserts; the NPUs check dst's rows); one
+    not on a 32-byte block (a2a3's ND copy asserts)."""
+    s, d = tile((4, 8), "f32"), tile((16, 32), "f32", valid=(10, 32))
+    text = tinsert(s, d)
+    src = np.arange(32, dtype=np.float32).reshape(4, 8)
+
+    def expected(row: int, col: int) -> np.ndarray:
+        out = filled((16, 32), "f32")
+        out[row : row + 4, col : col + 8] = src
+        return out
+
+    assert_bits_equal(run(text, target, [src, filled((16, 32), "f32"), np.int64(2), np.int64(16)])[1], expected(2, 16))
+    late = [src, filled((16, 32), "f32"), np.int64(8), np.int64(0)]
+    if target == "cpu":
+        with pytest.raises(PtoError, match="the 4x8 window at \\(8, 0\\) reaches past dst's valid shape 10x32"):
+            run(text, target, late)
+    else:
+        assert_bits_equal(run(text, target, late)[1], expected(8, 0))
+    odd = [src, filled((16, 32), "f32"), np.int64(0), np.int64(4)]
+    if target == "a2a3":
+        with pytest.raises(PtoError, match="indexCol 4 is not a whole number of 32-byte blocks"):
+            run(text, target, odd)
+    else:
+        assert_bits_equal(run(text, target, odd)[1], expected(0, 4))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tinsert_into_an_nz_tile(target: str) -> None:
+    """Both NZ (col_major blocks of 16 x C0 row-major boxes): the window at a box corner."""
+    s = tile((16, 8), "f32", blayout="col_major", slayout="row_major")
+    d = tile((32, 16), "f32", blayout="col_major", slayout="row_major")
+    src = np.arange(128, dtype=np.float32).reshape(16, 8)
+    out = run(tinsert(s, d, (16, 8)), target, [src, filled((32, 16), "f32")])[-1]
+    expected = filled((32, 16), "f32")
+    expected[16:, 8:] = src
+    assert_bits_equal(out, expected)

@@ -1,4 +1,4 @@
-"""TMOV, TEXTRACT and TCONCAT (Vec to Vec), TRESHAPE, and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
+"""TMOV, TEXTRACT, TINSERT and TCONCAT (Vec to Vec), TRESHAPE, and TGETVAL / TSETVAL: every element type the cpu target's rule rows take, dst of
 another type at times (TMOV converts), row-major, column-major and NZ tiles (TMOV between
 two layouts), valid shapes smaller than the tile, TEXTRACT at random positions inside src's
 valid region, on random data with edge values."""
@@ -12,7 +12,7 @@ from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_b
 from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV
 
 MOVE_TYPES = sorted(targets.get("cpu").rules[TMOV].types)
-EXTRACT_TYPES = sorted(targets.get("cpu").rules[TEXTRACT].types)
+EXTRACT_TYPES = sorted(targets.get("cpu").rules[TEXTRACT].types)  # TINSERT's too (one family row)
 CONCAT_TYPES = sorted(targets.get("cpu").rules[TCONCAT].types)
 FRACTAL_ROWS = 16
 
@@ -119,4 +119,23 @@ def treshape(rng: random.Random) -> Case:
     return k.case()
 
 
-FORMS = {"treshape": treshape, "tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
+def tinsert(rng: random.Random) -> Case:
+    """src's valid region placed into dst at a random position inside dst's valid region."""
+    dtype = rng.choice(EXTRACT_TYPES)
+    layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
+    dst_valid = _valid(rng, (layout,))
+    src_valid = (rng.randint(1, dst_valid[0]), rng.randint(1, dst_valid[1]))
+    if layout == "nz":
+        src_valid = (align(src_valid[0], FRACTAL_ROWS), align(src_valid[1], 32))
+    row, col = rng.randint(0, dst_valid[0] - src_valid[0]), rng.randint(0, dst_valid[1] - src_valid[1])
+    src = _tile(rng, dtype, src_valid, layout)
+    dst = maybe_dynamic(rng, _tile(rng, dtype, dst_valid, layout))
+    k = Kernel(rng, "TINSERT", f"{src} -> {dst} at ({row}, {col})")
+    k.load("a", src, values(rng, dtype, src_valid))
+    k.load("d", dst)
+    k.op(f"pto.tinsert ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
+    k.store("d")
+    return k.case()
+
+
+FORMS = {"tinsert": tinsert, "treshape": treshape, "tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
