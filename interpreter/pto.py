@@ -18,7 +18,7 @@ from pto_dialect.ops.reserved import ReserveBufferOp
 from pto_dialect.types import LocalArrayType
 from pto_dialect.types import PtrType, TileTypeBase
 
-from pto_dialect.machine import GmView, RuntimeFault, Tile
+from pto_dialect.machine import GmView, RuntimeFault, Tile, private_storage
 from interpreter.state import fault_at, run_state
 
 
@@ -31,7 +31,7 @@ def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | No
             raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {rows}x{cols} tile")
     memory = run_state(interpreter).memory(tile_type.loc.data) if addr is not None else None
     if memory is None:
-        return Tile.over(tile_type, np.zeros(rows * cols, dtype), valid)
+        return Tile.over(tile_type, private_storage(rows * cols, dtype), valid)
     size = tile_type.size_bytes
     if addr < 0 or addr + size > memory.size:
         target = run_state(interpreter).target
@@ -48,6 +48,12 @@ def _check_offset(op: pto.LoadScalarOp | pto.StoreScalarOp, buffer: np.ndarray, 
         raise RuntimeFault(
             f"offset {offset} {what} outside %{op.ptr.name_hint or 'ptr'}, whose array holds {buffer.size} elements"
         )
+
+
+def _check_tile_offset(op: pto.TGetValOp | pto.TSetValOp, tile: Tile, offset: int) -> None:
+    if not 0 <= offset < tile.flat.size:
+        what = "reads" if isinstance(op, pto.TGetValOp) else "writes"
+        raise RuntimeFault(f"offset {offset} {what} outside the tile's {tile.flat.size} elements of storage")
 
 
 class LocalArray:
@@ -129,6 +135,21 @@ class PtoFunctions(InterpreterFunctions):
             _check_offset(op, buffer, offset)
             return (buffer[offset].item(),)
 
+    @impl(pto.TGetValOp)
+    def run_tgetval(self, interpreter: Interpreter, op: pto.TGetValOp, args: PythonValues):
+        tile, offset = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            return (tile.flat[offset].item(),)
+
+    @impl(pto.TSetValOp)
+    def run_tsetval(self, interpreter: Interpreter, op: pto.TSetValOp, args: PythonValues):
+        offset, value, tile = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            tile.flat[offset] = value
+        return ()
+
     @impl(pto.StoreScalarOp)
     def run_store_scalar(self, interpreter: Interpreter, op: pto.StoreScalarOp, args: PythonValues):
         value, buffer, offset = args
@@ -209,6 +230,22 @@ class PtoFunctions(InterpreterFunctions):
             valid = window_valid(op, tile.valid_shape, (row, col), given)
             storage = tile.flat[row * cols : (row + window_rows) * cols]
             return (Tile.over(op.result.type, storage, valid),)
+
+    @impl(pto.TReshapeOp)
+    def run_treshape(self, interpreter: Interpreter, op: pto.TReshapeOp, args: PythonValues):
+        (tile,) = args
+        assert isinstance(tile, Tile)
+        result = op.result.type
+        valid = result.valid_shape
+        if DYNAMIC_INDEX in valid:
+            if tuple(result.shape) != tuple(tile.type.shape):
+                with fault_at(op):
+                    raise RuntimeFault(
+                        f"the result's valid shape is dynamic and its shape {result.shape[0]}x{result.shape[1]} is not "
+                        f"the source's: pto-run does not know which region is valid (give the result type a static one)"
+                    )
+            valid = tile.valid_shape
+        return (Tile.over(result, tile.flat.view(result.element.numpy), valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):
