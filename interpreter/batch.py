@@ -39,7 +39,7 @@ import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.interpreter import Interpreter
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.comparisons import to_signed
 
 from xdsl.traits import MemoryEffectKind, get_effects
@@ -83,11 +83,15 @@ INDEX_MATH = {
 """Integer ops computed on a varying operand (elementwise, then wrapped to the result width)."""
 
 def int_width(interpreter: Interpreter, op: Operation) -> int:
-    result_type = op.results[0].type
-    if isinstance(result_type, IndexType):
+    return type_width(interpreter, op.results[0].type)
+
+
+def type_width(interpreter: Interpreter, int_type: Attribute) -> int:
+    """The bits of an integer or index type."""
+    if isinstance(int_type, IndexType):
         return interpreter.index_bitwidth
-    assert isinstance(result_type, IntegerType)
-    return result_type.width.data
+    assert isinstance(int_type, IntegerType)
+    return int_type.width.data
 
 
 def signed(value: int, width: int) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
@@ -29,6 +29,7 @@ from pto_dialect.diagnostics import PtoError
 from interpreter import batch
 from interpreter.batch import int_width as _width
 from interpreter.batch import signed as _signed
+from interpreter.batch import type_width
 from interpreter.lowered import reads_site
 from pto_dialect.machine import RuntimeFault
 from interpreter.state import located_failure, run_state
@@ -300,11 +301,7 @@ class IndexArithFunctions(ArithFunctions):
 
 
 def _operand_width(interpreter: Interpreter, op: Operation) -> int:
-    operand_type = op.operands[0].type
-    if isinstance(operand_type, IndexType):
-        return interpreter.index_bitwidth
-    assert isinstance(operand_type, IntegerType)
-    return operand_type.width.data
+    return type_width(interpreter, op.operands[0].type)
 
 
 def _truncating_quotient(a: int, b: int) -> int:

@@ -16,6 +16,8 @@ use it (TPUSH / TPOP) are not implemented.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from xdsl.dialects.builtin import I32, BoolAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, SymbolRefAttr, i32
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute, Operation
@@ -26,6 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import AddressSpace, AddressSpaceAttr
 
+_Op = TypeVar("_Op", bound=IRDLOperation)
 LOCATIONS = (AddressSpace.VEC, AddressSpace.MAT)
 INTEGER_FIELDS = ("size", "base")
 """Fields PTOAS types I32Attr, written as bare integers."""
@@ -46,6 +49,16 @@ def _parse_fields(parser: Parser, names: tuple[str, ...], optional: tuple[str, .
         fields[key] = IntegerAttr(parser.parse_integer(), i32) if key in INTEGER_FIELDS else parser.parse_attribute()
     parser.parse_punctuation("}")
     return fields
+
+
+def _parse_buffer_op(cls: type[_Op], parser: Parser, names: tuple[str, ...], optional: tuple[str, ...] = ()) -> _Op:
+    """`{fields} attr-dict -> i32`"""
+    fields = _parse_fields(parser, names, optional)
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation("->")
+    op = cls.create(properties=fields, result_types=[parser.parse_type()])
+    op.attributes.update(attrs)
+    return op
 
 
 def _print_fields(printer: Printer, fields: list[tuple[str, str]]) -> None:
@@ -84,12 +97,7 @@ class ReserveBufferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ReserveBufferOp:
-        fields = _parse_fields(parser, ("name", "size", "location", "auto"), ("base",))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation("->")
-        op = cls.create(properties=fields, result_types=[parser.parse_type()])
-        op.attributes.update(attrs)
-        return op
+        return _parse_buffer_op(cls, parser, ("name", "size", "location", "auto"), ("base",))
 
     def print(self, printer: Printer) -> None:
         fields = [("name", f'"{self.buffer_name}"'), ("size", str(self.size.value.data)),
@@ -131,12 +139,7 @@ class ImportReservedBufferOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser) -> ImportReservedBufferOp:
-        fields = _parse_fields(parser, ("name", "peer_func"))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation("->")
-        op = cls.create(properties=fields, result_types=[parser.parse_type()])
-        op.attributes.update(attrs)
-        return op
+        return _parse_buffer_op(cls, parser, ("name", "peer_func"))
 
     def print(self, printer: Printer) -> None:
         _print_fields(printer, [("name", f'"{self.buffer.data}"'), ("peer_func", f"@{self.peer_func.root_reference.data}")])
