@@ -17,8 +17,10 @@ replays a lowered kernel's pipes with vector clocks:
   flag of the kernel's pending on a pair it uses itself (INTERNAL_FLAGS) is an error.
 
 Static mode (`pto-opt --verify-sync`): values the kernel computes from its arguments are
-unknown; a loop runs its body twice (iteration i and i+1, where loop-carried hazards meet)
-and may also run zero times; an `scf.if` whose condition is unknown runs both branches and
+unknown; a loop of constant trip count is replayed as in dynamic mode (every iteration with its
+index: a double buffer's address and event id chosen by the index's parity are known); any other
+loop runs its body twice (iteration i and i+1, where loop-carried hazards meet) and may also run
+zero times; an `scf.if` whose condition is unknown runs both branches and
 keeps only what both guarantee (a flag set on one path only cannot satisfy a later wait).
 Dynamic mode (`pto-run --check-sync`): the same replay with the run's scalar arguments,
 every iteration with its induction variable's value, which the messages name. A loop of known
@@ -379,7 +381,7 @@ class SyncChecker:
         lb, ub, step = (self.values.get(v) for v in (op.lb, op.ub, op.step))
         iv = op.body.block.args[0]
         name = iv.name_hint or "i"
-        if all(isinstance(v, int) for v in (lb, ub, step)) and self.dynamic:
+        if all(isinstance(v, int) for v in (lb, ub, step)):  # known trips: replayed exactly, in either mode
             trips = range(lb, ub, step)  # pyright: ignore[reportArgumentType, reportCallIssue]
             if self.batch_loops and len(trips) > _WARMUP and _straight_line(op.body.block):
                 batched = _BatchedLoop(self, op, trips).run(state)
