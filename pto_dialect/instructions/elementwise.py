@@ -1024,6 +1024,8 @@ def exp(x: Any) -> Any:  # noqa: ANN401
     """OP_EXP: half through expf (float), every other type through double."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
+    if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
+        return np.exp(x, out=np.empty(x.shape, x.dtype), dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 
