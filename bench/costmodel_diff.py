@@ -34,7 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -691,9 +691,9 @@ int main()
 # Running a batch
 
 
-def batch_module(kernels: list[Kernel], names: list[str]) -> str:
+def batch_module(kernels: list[Kernel], names: list[str], target: str = "a2a3") -> str:
     functions = "\n".join(k.text(n) for k, n in zip(kernels, names))
-    return f'module attributes {{pto.target_arch = "a2a3"}} {{\n{functions}\n}}\n'
+    return f'module attributes {{pto.target_arch = "{target}"}} {{\n{functions}\n}}\n'
 
 
 def pto_opt(*args: str) -> subprocess.CompletedProcess:
@@ -715,37 +715,92 @@ def estimates_by_function(estimate: dict, module: str, names: list[str]) -> dict
     return found
 
 
-def run_batch(kernels: list[Kernel], names: list[str], batch: Path, work: Path, flags: list[str]):
-    """name -> (cost model [(INSTRUCTION, cycles)], estimate [(INSTRUCTION, cycles, model)]),
-    or the error that stopped the batch."""
+def estimate_and_emit(module: str, batch: Path, target: str) -> tuple[dict, str] | str:
+    """The batch's estimate (its JSON) and C++ (tiles with addresses), written to `batch`, or
+    the error that stopped pto-opt."""
     batch.mkdir(parents=True, exist_ok=True)
-    module = batch_module(kernels, names)
     source = batch / "batch.pto"
     source.write_text(module)
-    estimated = pto_opt(str(source), "--target", "a2a3", "--estimate=json")
+    estimated = pto_opt(str(source), "--target", target, "--estimate=json")
     if estimated.returncode:
         return f"pto-opt --estimate=json: {estimated.stderr}"
     (batch / "estimate.json").write_text(estimated.stdout)
-    emitted = pto_opt(str(source), "--target", "a2a3", "-p", "pto-plan-memory", "--to=cpp")  # tiles with addresses
+    emitted = pto_opt(str(source), "--target", target, "-p", "pto-plan-memory", "--to=cpp")
     if emitted.returncode:
         return f"pto-opt --to=cpp: {emitted.stderr}"
-    (batch / "kernels.cpp").write_text(emitted.stdout)
-    calls = "\n".join(f'    run_case("{n}", {n});' for n in names)
-    driver = DRIVER.replace("@BYTES@", str(GM_BUFFER_BYTES)).replace("@CALLS@", calls)
-    (batch / "driver.cpp").write_text(f'#include "{work / SHIMS.name}"\n#include "kernels.cpp"\n{driver}')
-    built = subprocess.run(["g++", *flags, str(batch / "driver.cpp"), "-o", str(batch / "driver")], capture_output=True, text=True, check=False)
-    if built.returncode:
-        return f"g++: {built.stderr[-4000:]}"
-    ran = subprocess.run([str(batch / "driver")], capture_output=True, text=True, check=False)
+    return json.loads(estimated.stdout), emitted.stdout
+
+
+def run_driver(driver: Path, batch: Path, names: list[str]) -> dict[str, list[tuple[str, int]]] | str:
+    """name -> [(INSTRUCTION, cycles)] as the driver prints them (`name INSTRUCTION cycles`)."""
+    ran = subprocess.run([str(driver)], capture_output=True, text=True, check=False)
     if ran.returncode:
         return f"driver exit {ran.returncode}: {ran.stderr[-2000:]}"
     (batch / "costmodel.txt").write_text(ran.stdout)
-    model: dict[str, list] = {n: [] for n in names}
+    model: dict[str, list[tuple[str, int]]] = {n: [] for n in names}
     for line in ran.stdout.splitlines():
         name, instruction, cycles = line.split()
         model[name].append((instruction, int(cycles)))
-    ours = estimates_by_function(json.loads(estimated.stdout), module, names)
+    return model
+
+
+def differential_batch(kernels: list[Kernel], names: list[str], batch: Path, target: str, build: Callable[[str, str], str | None]):
+    """name -> (cost model [(INSTRUCTION, cycles)], estimate [(INSTRUCTION, cycles, model)]),
+    or the error that stopped the batch. `build(the emitted C++, the driver's run_case calls)`
+    writes and builds `batch/driver`, returning the error that stopped it."""
+    module = batch_module(kernels, names, target)
+    done = estimate_and_emit(module, batch, target)
+    if isinstance(done, str):
+        return done
+    estimate, cpp = done
+    error = build(cpp, "\n".join(f'    run_case("{n}", {n});' for n in names))
+    if error is not None:
+        return error
+    model = run_driver(batch / "driver", batch, names)
+    if isinstance(model, str):
+        return model
+    ours = estimates_by_function(estimate, module, names)
     return {n: (model[n], ours[n]) for n in names}
+
+
+def run_batch(kernels: list[Kernel], names: list[str], batch: Path, work: Path, flags: list[str]):
+    """differential_batch on a2a3: the C++ with the shims, built by g++."""
+
+    def build(cpp: str, calls: str) -> str | None:
+        (batch / "kernels.cpp").write_text(cpp)
+        driver = DRIVER.replace("@BYTES@", str(GM_BUFFER_BYTES)).replace("@CALLS@", calls)
+        (batch / "driver.cpp").write_text(f'#include "{work / SHIMS.name}"\n#include "kernels.cpp"\n{driver}')
+        built = subprocess.run(["g++", *flags, str(batch / "driver.cpp"), "-o", str(batch / "driver")], capture_output=True, text=True, check=False)
+        return f"g++: {built.stderr[-4000:]}" if built.returncode else None
+
+    return differential_batch(kernels, names, batch, "a2a3", build)
+
+
+def run_batches(names: list[str], size: int, jobs: int, run: Callable[[list[str], int], dict | str]) -> tuple[dict, list[str]]:
+    """`run(names of a batch, its number)` over batches of `size`, `jobs` at once: the results
+    by name and each failed batch's error."""
+    batches = [names[b : b + size] for b in range(0, len(names), size)]
+    with ThreadPoolExecutor(jobs) as pool:
+        outcomes = list(pool.map(run, batches, range(len(batches))))
+    results = {n: r[n] for r in outcomes if isinstance(r, dict) for n in r}
+    errors = [f"batch{b:03d} ({batches[b][0]}..{batches[b][-1]}): {r}" for b, r in enumerate(outcomes) if isinstance(r, str)]
+    return results, errors
+
+
+def conclude(work: Path, keep: bool, agreed: int, compared: int, cases: tuple[int, int], disagreements: list[str], errors: list[str]) -> int:
+    """Writes the disagreements and errors, prints the count; exit 0 (the work dir removed
+    unless `keep`) only when all agree. `cases`: (compared, drawn)."""
+    (work / "disagreements.txt").write_text("\n".join(disagreements))
+    (work / "errors.txt").write_text("\n".join(errors))
+    print(f"agree {agreed} of {compared} instructions ({cases[0]} cases); cases in batches that failed: {cases[1] - cases[0]}")
+    for error in errors:
+        print(error, file=sys.stderr)
+    if agreed == compared and not errors:
+        if not keep:
+            shutil.rmtree(work)
+        return 0
+    print(f"disagreements and errors: {work / 'disagreements.txt'}, {work / 'errors.txt'}")
+    return 1
 
 
 # ---------------------------------------------------------------------------
@@ -757,22 +812,32 @@ def generate(forms: list[str], n: int, seed: int) -> dict[str, Kernel]:
     return {f"c{i:04d}": FORMS[forms[i % len(forms)]](rng) for i in range(n)}
 
 
-def options(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+def common_options(p: argparse.ArgumentParser, n: int, seed: int, batch: int) -> None:
+    """The options a differential against a pto-isa cost model takes, with its defaults."""
     p.add_argument("--pto-isa", type=Path, required=True, help="a pto-isa checkout (only read)")
     p.add_argument("--work", type=Path, help="the work dir (default: a temporary one, kept when not all agree)")
-    p.add_argument("--n", type=int, default=240, help="cases (default 240)")
-    p.add_argument("--seed", type=int, default=11)
-    p.add_argument("--forms", default=",".join(REQUIRED_FORMS), help=f"of {', '.join(FORMS)} (default: {','.join(REQUIRED_FORMS)})")
+    p.add_argument("--n", type=int, default=n, help=f"cases (default {n})")
+    p.add_argument("--seed", type=int, default=seed)
     p.add_argument("--jobs", type=int, default=2, help="batches built at once")
-    p.add_argument("--batch", type=int, default=40, help="cases per C++ build")
-    args = p.parse_args(argv)
+    p.add_argument("--batch", type=int, default=batch, help="cases per C++ build")
+
+
+def checked(p: argparse.ArgumentParser, args: argparse.Namespace, kind: str, chosen: str, known: Mapping[str, object]) -> argparse.Namespace:
+    """`args`, its counts positive and its comma-separated `chosen` `kind` all `known`."""
     if min(args.n, args.jobs, args.batch) < 1:
         p.error("--n, --jobs and --batch take a positive count")
-    unknown = [f for f in args.forms.split(",") if f not in FORMS]
+    unknown = [f for f in chosen.split(",") if f not in known]
     if unknown:
-        p.error(f"unknown forms {', '.join(unknown)}; known: {', '.join(FORMS)}")
+        p.error(f"unknown {kind} {', '.join(unknown)}; known: {', '.join(known)}")
     return args
+
+
+def options(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    common_options(p, n=240, seed=11, batch=40)
+    p.add_argument("--forms", default=",".join(REQUIRED_FORMS), help=f"of {', '.join(FORMS)} (default: {','.join(REQUIRED_FORMS)})")
+    args = p.parse_args(argv)
+    return checked(p, args, "forms", args.forms, FORMS)
 
 
 def compare(kernels: dict[str, Kernel], results: dict[str, tuple[list, list]]):
@@ -807,20 +872,12 @@ def main(argv: list[str] | None = None) -> int:
     work.mkdir(parents=True, exist_ok=True)
     flags = compile_flags(prepare_cost_model(args.pto_isa.resolve(), work), work)
     kernels = generate(args.forms.split(","), args.n, args.seed)
-    names = list(kernels)
-    batches = [names[b : b + args.batch] for b in range(0, len(names), args.batch)]
 
-    def run(b: int):
-        return run_batch([kernels[n] for n in batches[b]], batches[b], work / f"batch{b:03d}", work, flags)
+    def run(names: list[str], b: int):
+        return run_batch([kernels[n] for n in names], names, work / f"batch{b:03d}", work, flags)
 
-    with ThreadPoolExecutor(args.jobs) as pool:
-        outcomes = list(pool.map(run, range(len(batches))))
-    results = {n: r[n] for r in outcomes if isinstance(r, dict) for n in r}
-    errors = [f"batch{b:03d} ({batches[b][0]}..{batches[b][-1]}): {r}" for b, r in enumerate(outcomes) if isinstance(r, str)]
+    results, errors = run_batches(list(kernels), args.batch, args.jobs, run)
     tally, disagreements = compare(kernels, results)
-    (work / "disagreements.txt").write_text("\n".join(disagreements))
-    (work / "errors.txt").write_text("\n".join(errors))
-
     print("compared to: the cost model's cycles, plus (+ scalar) the estimate's charge for scalar loops its mocks charge nothing")
     print(f"{'form':40} {'instruction':12} {'estimate model':22} {'compared to':22} {'agree':>6} {'disagree':>8} {'scalar cycles added':>19}")
     for (label, instruction, model_name, with_scalar), (agree, disagree, scalar) in sorted(tally.items()):
@@ -828,16 +885,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{label:40} {instruction:12} {model_name:22} {compared_to:22} {agree:6} {disagree:8} {scalar:19}")
     agreed = sum(a for a, _, _ in tally.values())
     compared = sum(a + d for a, d, _ in tally.values())
-    print(f"agree {agreed} of {compared} instructions ({len(results)} cases); cases in batches that failed: {len(kernels) - len(results)}")
-    for error in errors:
-        print(error, file=sys.stderr)
-    if agreed == compared and not errors:
-        if args.work is None:
-            shutil.rmtree(work)
-        return 0
-    print(f"disagreements and errors: {work / 'disagreements.txt'}, {work / 'errors.txt'}")
-    return 1
-
+    return conclude(work, args.work is not None, agreed, compared, (len(results), len(kernels)), disagreements, errors)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,17 +26,18 @@ pto-opt accepts the kernels it generates.
 from __future__ import annotations
 
 import argparse
-import json
+import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from costmodel_diff import BLOCK, SIZES, Kernel, align, estimates_by_function, prepare_cost_model, pto_opt, tile  # noqa: E402
+from costmodel_diff import (  # noqa: E402
+    BLOCK, SIZES, Kernel, align, checked, common_options, conclude, differential_batch, prepare_cost_model, run_batches,
+    tile,
+)
 
 UB_BYTES = 253952
 """a5's UB (targets/a5: 248 KiB)."""
@@ -176,7 +177,7 @@ int main()
 # The kernels
 
 
-def tile_op(rng, op: str) -> Kernel:
+def tile_op(rng: random.Random, op: str) -> Kernel:
     """One tile op on tiles of one type: a valid region filling its rows (one loop) or not (a
     loop over rows), at times one row."""
     dtype = rng.choice(TYPES[op])
@@ -207,47 +208,20 @@ def tile_op(rng, op: str) -> Kernel:
 
 def generate(ops: list[str], n: int, seed: int) -> dict[str, Kernel]:
     """n cases named c0000..., the ops taken in turn."""
-    import random
-
     rng = random.Random(seed)
     return {f"c{i:04d}": tile_op(rng, ops[i % len(ops)]) for i in range(n)}
 
 
-def batch_module(kernels: list[Kernel], names: list[str]) -> str:
-    functions = "\n".join(k.text(n) for k, n in zip(kernels, names))
-    return f'module attributes {{pto.target_arch = "a5"}} {{\n{functions}\n}}\n'
-
-
 def run_batch(kernels: list[Kernel], names: list[str], batch: Path, clang: Path, flags: list[str], library: Path):
-    """name -> (cost model [(INSTRUCTION, cycles)], estimate [(INSTRUCTION, cycles, model)]),
-    or the error that stopped the batch."""
-    batch.mkdir(parents=True, exist_ok=True)
-    module = batch_module(kernels, names)
-    source = batch / "batch.pto"
-    source.write_text(module)
-    estimated = pto_opt(str(source), "--target", "a5", "--estimate=json")
-    if estimated.returncode:
-        return f"pto-opt --estimate=json: {estimated.stderr}"
-    (batch / "estimate.json").write_text(estimated.stdout)
-    emitted = pto_opt(str(source), "--target", "a5", "-p", "pto-plan-memory", "--to=cpp")
-    if emitted.returncode:
-        return f"pto-opt --to=cpp: {emitted.stderr}"
-    calls = "\n".join(f'    run_case("{n}", {n});' for n in names)
-    (batch / "driver.cpp").write_text(emitted.stdout + DRIVER.replace("@CALLS@", calls))
-    built = subprocess.run([clang, *flags, batch / "driver.cpp", library, "-lpthread", "-o", batch / "driver"],
-                           capture_output=True, text=True, check=False)  # fmt: skip
-    if built.returncode:
-        return f"clang++: {built.stderr[-4000:]}"
-    ran = subprocess.run([str(batch / "driver")], capture_output=True, text=True, check=False)
-    if ran.returncode:
-        return f"driver exit {ran.returncode}: {ran.stderr[-2000:]}"
-    (batch / "costmodel.txt").write_text(ran.stdout)
-    model: dict[str, list] = {n: [] for n in names}
-    for line in ran.stdout.splitlines():
-        name, instruction, cycles = line.split()
-        model[name].append((instruction, int(cycles)))
-    ours = estimates_by_function(json.loads(estimated.stdout), module, names)
-    return {n: (model[n], ours[n]) for n in names}
+    """differential_batch on a5: the C++ built by clang with the loop pass, VfSim linked."""
+
+    def build(cpp: str, calls: str) -> str | None:
+        (batch / "driver.cpp").write_text(cpp + DRIVER.replace("@CALLS@", calls))
+        built = subprocess.run([clang, *flags, batch / "driver.cpp", library, "-lpthread", "-o", batch / "driver"],
+                               capture_output=True, text=True, check=False)  # fmt: skip
+        return f"clang++: {built.stderr[-4000:]}" if built.returncode else None
+
+    return differential_batch(kernels, names, batch, "a5", build)
 
 
 def compare(kernels: dict[str, Kernel], results: dict[str, tuple[list, list]]):
@@ -268,21 +242,11 @@ def compare(kernels: dict[str, Kernel], results: dict[str, tuple[list, list]]):
 
 def options(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--pto-isa", type=Path, required=True, help="a pto-isa checkout (only read)")
+    common_options(p, n=260, seed=5, batch=26)
     p.add_argument("--llvm-config", help="the LLVM to build the pass and kernels with (default: the newest in /usr/lib)")
-    p.add_argument("--work", type=Path, help="the work dir (default: a temporary one, kept when not all agree)")
-    p.add_argument("--n", type=int, default=260, help="cases (default 260)")
-    p.add_argument("--seed", type=int, default=5)
     p.add_argument("--ops", default=",".join(TYPES), help=f"of {', '.join(TYPES)} (default: all)")
-    p.add_argument("--jobs", type=int, default=2, help="batches built at once")
-    p.add_argument("--batch", type=int, default=26, help="cases per C++ build")
     args = p.parse_args(argv)
-    if min(args.n, args.jobs, args.batch) < 1:
-        p.error("--n, --jobs and --batch take a positive count")
-    unknown = [o for o in args.ops.split(",") if o not in TYPES]
-    if unknown:
-        p.error(f"unknown ops {', '.join(unknown)}; known: {', '.join(TYPES)}")
-    return args
+    return checked(p, args, "ops", args.ops, TYPES)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -297,20 +261,12 @@ def main(argv: list[str] | None = None) -> int:
     plugin, library = build_tools(include, work, config, clang)
     flags = compile_flags(include, work, prelude, plugin)
     kernels = generate(args.ops.split(","), args.n, args.seed)
-    names = list(kernels)
-    batches = [names[b : b + args.batch] for b in range(0, len(names), args.batch)]
 
-    def run(b: int):
-        return run_batch([kernels[n] for n in batches[b]], batches[b], work / f"batch{b:03d}", clang, flags, library)
+    def run(names: list[str], b: int):
+        return run_batch([kernels[n] for n in names], names, work / f"batch{b:03d}", clang, flags, library)
 
-    with ThreadPoolExecutor(args.jobs) as pool:
-        outcomes = list(pool.map(run, range(len(batches))))
-    results = {n: r[n] for r in outcomes if isinstance(r, dict) for n in r}
-    errors = [f"batch{b:03d} ({batches[b][0]}..{batches[b][-1]}): {r}" for b, r in enumerate(outcomes) if isinstance(r, str)]
+    results, errors = run_batches(list(kernels), args.batch, args.jobs, run)
     tally, disagreements = compare(kernels, results)
-    (work / "disagreements.txt").write_text("\n".join(disagreements))
-    (work / "errors.txt").write_text("\n".join(errors))
-
     print(f"built with {clang} ({config})")
     print(f"{'op, element type, loop form':40} {'agree':>6} {'disagree':>8}")
     for label, (agree, disagree) in sorted(tally.items()):
@@ -326,16 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     print(", ".join(f"{op.upper()} {a} of {n} ({v})" for op, (a, n, v) in sorted(by_op.items())))
     agreed = sum(a for a, _ in tally.values())
     compared = sum(a + d for a, d in tally.values())
-    print(f"agree {agreed} of {compared} instructions ({len(results)} cases); cases in batches that failed: {len(kernels) - len(results)}")
-    for error in errors:
-        print(error, file=sys.stderr)
-    if agreed == compared and not errors:
-        if args.work is None:
-            shutil.rmtree(work)
-        return 0
-    print(f"disagreements and errors: {work / 'disagreements.txt'}, {work / 'errors.txt'}")
-    return 1
-
+    return conclude(work, args.work is not None, agreed, compared, (len(results), len(kernels)), disagreements, errors)
 
 if __name__ == "__main__":
     sys.exit(main())
