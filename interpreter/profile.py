@@ -17,7 +17,9 @@ import numpy as np
 from xdsl.interpreter import PythonValues
 from xdsl.ir import Operation
 
+from pto_dialect.cost import DmaPath, VfMachine
 from pto_dialect.diagnostics import op_location
+from pto_dialect.instruction import Pipe
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
 from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price, priced_by
@@ -54,6 +56,7 @@ class Profiler:
     def record(self, op: Operation, args: PythonValues) -> None:
         """`op` is about to run on `args` (each iteration of a batched loop at once)."""
         if instruction_of(op) is None:
+            self._record_register_level(op, args)
             return
         iterations = _iterations(args)
         operands = dict(zip(roles_of(op), args))
@@ -77,6 +80,34 @@ class Profiler:
                 assert iterations == 1, "a timeline needs the run iteration by iteration"
                 self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op))
 
+    def _record_register_level(self, op: Operation, args: PythonValues) -> None:
+        """A register-level op priced as the machine's `register_level` table says (not priced: no row)."""
+        table = getattr(self.machine, "register_level", {})
+        kind = table.get(op.name)
+        if kind is None:
+            return
+        machine = self.machine
+        assert isinstance(machine, VfMachine)
+        pipe, nbytes = Pipe.VECTOR, 0
+        if kind == "dma":
+            nbytes = dma_bytes(op, args)
+            path = DmaPath.GM_TO_UB if op.name in ("pto.mte_gm_ub", "pto.copy_gm_to_ubuf") else (
+                DmaPath.UB_TO_UB if op.name == "pto.mte_ub_ub" else DmaPath.UB_TO_GM)
+            pipe = {DmaPath.GM_TO_UB: Pipe.MTE2, DmaPath.UB_TO_GM: Pipe.MTE3}.get(path, Pipe.MTE2)
+            cycles = machine.dma.cycles(path, nbytes)
+        elif kind == "config":
+            pipe, cycles = Pipe.SCALAR, int(machine.config_call.value)
+        elif kind == "scope":
+            cycles = int(machine.vf_startup.value) + int(machine.vf_drain.value)
+        else:
+            cycles = int(machine.vf_ops[kind].value)
+        totals = self._ops.get(op)
+        if totals is None:
+            totals = self._ops[op] = _Totals(op, pipe.short, machine.model)
+        totals.count += 1
+        totals.cycles += cycles
+        totals.bytes += nbytes
+
     def check(self, op: Operation) -> None:
         """Fail before running when `op` has no cost model on the target."""
         if instruction_of(op) is not None:
@@ -89,11 +120,11 @@ class Profiler:
         sums: dict[object, list[int]] = {}
         for t in self._ops.values():
             instruction = instruction_of(t.op)
-            assert instruction is not None
+            name = instruction.name if instruction is not None else t.op.name.removeprefix("pto.")  # a register-level op
             loc = op_location(t.op)
-            key = (loc, instruction.name) if loc is not None else t.op
+            key = (loc, name) if loc is not None else t.op
             if key not in rows:
-                rows[key] = OpRow(instruction.name, loc, t.pipe, 0, 0, t.count, t.model)
+                rows[key] = OpRow(name, loc, t.pipe, 0, 0, t.count, t.model)
                 sums[key] = [0, 0]
                 report.ops.append(rows[key])
             sums[key][0] += t.cycles
@@ -102,6 +133,19 @@ class Profiler:
             cycles, nbytes = sums[key]
             row.cycles, row.bytes, row.counted_total = _mean(cycles, row.count), _mean(nbytes, row.count), cycles
         return report
+
+
+def dma_bytes(op: Operation, args: PythonValues) -> int:
+    """The bytes a register-level DMA moves: its burst length times its burst and loop counts (a register-
+    configured copy's loop registers are not counted: one pass of its bursts)."""
+    from interpreter.vpto.functions import operands_by_name
+
+    operands = operands_by_name(op, args)
+    length = int(operands["len_burst"]) * (32 if op.name == "pto.mte_ub_ub" else 1)
+    count = int(operands["n_burst"])
+    for loop in operands.get("loop_counts") or []:
+        count *= int(loop)
+    return length * count
 
 
 def _mean(total: int, count: int | None) -> int | float:

@@ -26,6 +26,7 @@ from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
+from pto_dialect.walk import walk
 
 import targets
 from targets.rules import Operands
@@ -344,8 +345,8 @@ def counted_ops(module: ModuleOp) -> Iterator[tuple[Operation, int | None]]:
     """Each op of an instruction in program order, with how often it runs: the product of
     its enclosing loops' static trip counts, summed over the calls of its function (None
     where a count is not static). Functions no call names are the kernels, run once each."""
-    functions = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks}
-    called = {c.callee.root_reference.data for c in module.walk() if isinstance(c, func.CallOp)}
+    functions = {f.sym_name.data: f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks}
+    called = {c.callee.root_reference.data for c in walk(module) if isinstance(c, func.CallOp)}
     calls = _function_counts(functions, [name for name in functions if name not in called])
     for name, function in functions.items():
         for op, count in _ops_in(function.body.blocks[0], 1):

@@ -1,4 +1,4 @@
-"""docs/verification.md, docs/instructions.md and docs/register-gathers.md are generated from the code and must be current."""
+"""docs/verification.md, docs/instructions.md, docs/register-level.md and docs/register-gathers.md are generated from the code and must be current."""
 
 from pathlib import Path
 
@@ -15,6 +15,14 @@ def test_verification_doc_is_generated_from_rule_tables():
 def test_instructions_doc_is_generated_from_the_registry():
     assert (DOCS / "instructions.md").read_text() == instructions_doc.render(), (
         "run: python -m targets.instructions_doc > docs/instructions.md"
+    )
+
+
+def test_register_level_doc_is_generated_from_the_ops():
+    from targets import register_level_doc
+
+    assert (DOCS / "register-level.md").read_text() == register_level_doc.render(), (
+        "run: python -m targets.register_level_doc > docs/register-level.md"
     )
 
 

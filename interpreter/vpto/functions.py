@@ -8,9 +8,11 @@ array), a `!pto.vreg<NxT>` an array of N lanes of T, a `!pto.mask<G>` 256 boolea
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
@@ -32,6 +34,21 @@ ATOMIC_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
 """Each comparison mode of vector.COMPARISONS."""
 assert set(COMPARE) == set(vector.COMPARISONS) and set(ATOMIC_COMBINE) == {m for m in config.ATOMIC_MODES.values() if m}
+
+
+def priced(op_type: type[IRDLOperation]) -> Callable[[Callable[..., Any]], Any]:
+    """`impl(op_type)`, telling the run's profiler (pto-run --profile) about each execution first."""
+
+    def annotate(function: Callable[..., Any]) -> Any:
+        def run(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues) -> Any:
+            profiler = run_state(interpreter).profiler
+            if profiler is not None:
+                profiler.record(op, args)
+            return function(self, interpreter, op, args)
+
+        return impl(op_type)(run)
+
+    return annotate
 
 
 def pointer_arg(interpreter: Interpreter, value: object, op_value) -> Pointer:  # noqa: ANN001
@@ -141,7 +158,7 @@ def _family_functions() -> type[InterpreterFunctions]:
         (predicates.PINTLV_OPS, _run_pintlv), (predicates.PDINTLV_OPS, _run_pdintlv),
         (config.LOOP_CONFIG_OPS, _run_loop_config), (config.ATOMIC_OPS, _run_set_atomic),
     ]
-    namespace = {f"run_{op.name}": impl(op)(function) for ops, function in families for op in ops}
+    namespace = {f"run_{op.name}": priced(op)(function) for ops, function in families for op in ops}
     return type("FamilyFunctions", (InterpreterFunctions,), namespace)
 
 
@@ -149,7 +166,7 @@ def _family_functions() -> type[InterpreterFunctions]:
 class VptoFunctions(_family_functions()):
     # pointers
 
-    @impl(pointers.CastPtrOp)
+    @priced(pointers.CastPtrOp)
     def run_castptr(self, interpreter: Interpreter, op: pointers.CastPtrOp, args: PythonValues):
         (value,) = args
         target = op.result.type
@@ -162,22 +179,22 @@ class VptoFunctions(_family_functions()):
                 return (Pointer(ub_memory(interpreter), int(value), target.element.numpy, "ub"),)
             return (pointer_arg(interpreter, value, op.input).byte,)
 
-    @impl(pointers.AddPtrOp)
+    @priced(pointers.AddPtrOp)
     def run_addptr(self, interpreter: Interpreter, op: pointers.AddPtrOp, args: PythonValues):
         base, offset = args
         return (pointer_arg(interpreter, base, op.ptr).advanced(offset),)
 
     # scope and ordering
 
-    @impl(scope.VecScopeOp)
+    @priced(scope.VecScopeOp)
     def run_vecscope(self, interpreter: Interpreter, op: scope.VecScopeOp, args: PythonValues):
         return interpreter.run_ssacfg_region(op.body, (), "vecscope")
 
-    @impl(scope.MemBarOp)
+    @priced(scope.MemBarOp)
     def run_mem_bar(self, interpreter: Interpreter, op: scope.MemBarOp, args: PythonValues):
         return ()  # a run is in program order
 
-    @impl(scope.SprClrOp)
+    @priced(scope.SprClrOp)
     def run_sprclr(self, interpreter: Interpreter, op: scope.SprClrOp, args: PythonValues):
         run_state(interpreter).special_registers[op.spr.data] = 0
         return ()
@@ -210,21 +227,21 @@ class VptoFunctions(_family_functions()):
         offsets = (row_starts[:, None] + tail).reshape(-1)
         destination.scatter_bytes(offsets, np.resize(fill, tail.size * row_starts.size))
 
-    @impl(dma.MteGmUbOp)
+    @priced(dma.MteGmUbOp)
     def run_mte_gm_ub(self, interpreter: Interpreter, op: dma.MteGmUbOp, args: PythonValues):
         with fault_at(op):
-            self._dma(interpreter, op, _by_name(op, args))
+            self._dma(interpreter, op, operands_by_name(op, args))
         return ()
 
-    @impl(dma.MteUbGmOp)
+    @priced(dma.MteUbGmOp)
     def run_mte_ub_gm(self, interpreter: Interpreter, op: dma.MteUbGmOp, args: PythonValues):
         with fault_at(op):
-            self._dma(interpreter, op, _by_name(op, args))
+            self._dma(interpreter, op, operands_by_name(op, args))
         return ()
 
     # vector loads and stores
 
-    @impl(load_store.VldsOp)
+    @priced(load_store.VldsOp)
     def run_vlds(self, interpreter: Interpreter, op: load_store.VldsOp, args: PythonValues):
         base, offset = args
         pointer = pointer_arg(interpreter, base, op.source)
@@ -233,7 +250,7 @@ class VptoFunctions(_family_functions()):
             result = load_store_kernels.load(here, op.dist_token, op.result.type)
         return (result,) if after is None else (result, after)
 
-    @impl(load_store.VstsOp)
+    @priced(load_store.VstsOp)
     def run_vsts(self, interpreter: Interpreter, op: load_store.VstsOp, args: PythonValues):
         value, base, offset, mask = args
         pointer = pointer_arg(interpreter, base, op.destination)
@@ -246,27 +263,27 @@ class VptoFunctions(_family_functions()):
     # predicates
 
 
-    @impl(predicates.PandOp)
+    @priced(predicates.PandOp)
     def run_pand(self, interpreter: Interpreter, op: predicates.PandOp, args: PythonValues):
         a, b, governing = args
         return (governing & a & b,)
 
-    @impl(predicates.PorOp)
+    @priced(predicates.PorOp)
     def run_por(self, interpreter: Interpreter, op: predicates.PorOp, args: PythonValues):
         a, b, governing = args
         return (governing & (a | b),)
 
-    @impl(predicates.PxorOp)
+    @priced(predicates.PxorOp)
     def run_pxor(self, interpreter: Interpreter, op: predicates.PxorOp, args: PythonValues):
         a, b, governing = args
         return (governing & (a ^ b),)
 
-    @impl(predicates.PselOp)
+    @priced(predicates.PselOp)
     def run_psel(self, interpreter: Interpreter, op: predicates.PselOp, args: PythonValues):
         a, b, select = args
         return (np.where(select, a, b),)
 
-    @impl(predicates.PnotOp)
+    @priced(predicates.PnotOp)
     def run_pnot(self, interpreter: Interpreter, op: predicates.PnotOp, args: PythonValues):
         a, governing = args
         return (governing & ~a,)
@@ -282,14 +299,14 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, here, np.arange(data.size))
         return () if after is None else (after,)
 
-    @impl(predicates.PstsOp)
+    @priced(predicates.PstsOp)
     def run_psts(self, interpreter: Interpreter, op: predicates.PstsOp, args: PythonValues):
         return self._predicate_store(interpreter, op, args, 1)
 
 
     # register-configured DMA
 
-    @impl(config.CopyGmToUbufOp)
+    @priced(config.CopyGmToUbufOp)
     def run_copy_gm_to_ubuf(self, interpreter: Interpreter, op: config.CopyGmToUbufOp, args: PythonValues):
         source, destination, _sid, n_burst, length, left, right, data_select, _l2, gm_stride, ub_stride = args
         with fault_at(op):
@@ -300,7 +317,7 @@ class VptoFunctions(_family_functions()):
                  int(length), groups)
         return ()
 
-    @impl(config.CopyUbufToGmOp)
+    @priced(config.CopyUbufToGmOp)
     def run_copy_ubuf_to_gm(self, interpreter: Interpreter, op: config.CopyUbufToGmOp, args: PythonValues):
         source, destination, _sid, n_burst, length, _reserved, gm_stride, ub_stride = args
         with fault_at(op):
@@ -309,7 +326,7 @@ class VptoFunctions(_family_functions()):
                  int(length), groups)
         return ()
 
-    @impl(config.MteUbUbOp)
+    @priced(config.MteUbUbOp)
     def run_mte_ub_ub(self, interpreter: Interpreter, op: config.MteUbUbOp, args: PythonValues):
         source, destination, n_burst, length, src_gap, dst_gap = args
         block = config.MTE_UB_UB_BLOCK_BYTES
@@ -321,7 +338,7 @@ class VptoFunctions(_family_functions()):
 
     # dual, block-strided and unaligned loads and stores
 
-    @impl(load_store.Vldsx2Op)
+    @priced(load_store.Vldsx2Op)
     def run_vldsx2(self, interpreter: Interpreter, op: load_store.Vldsx2Op, args: PythonValues):
         base, offset = args
         here, after = _post_update(pointer_arg(interpreter, base, op.source), offset, op.updated_base is not None)
@@ -329,7 +346,7 @@ class VptoFunctions(_family_functions()):
             low, high = load_store_kernels.load_x2(here, op.dist.data, _vreg(op.low.type))
         return (low, high) if after is None else (low, high, after)
 
-    @impl(load_store.Vstsx2Op)
+    @priced(load_store.Vstsx2Op)
     def run_vstsx2(self, interpreter: Interpreter, op: load_store.Vstsx2Op, args: PythonValues):
         low, high, base, offset, _mask = args
         here, _ = _post_update(pointer_arg(interpreter, base, op.destination), offset, False)
@@ -338,7 +355,7 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, here, written)
         return ()
 
-    @impl(load_store.VsldbOp)
+    @priced(load_store.VsldbOp)
     def run_vsldb(self, interpreter: Interpreter, op: load_store.VsldbOp, args: PythonValues):
         base, block_stride, repeat_stride, mask = args
         pointer = pointer_arg(interpreter, base, op.source)
@@ -347,7 +364,7 @@ class VptoFunctions(_family_functions()):
             result = load_store_kernels.load_blocks(here, block_stride, mask, _mask_type(op.mask.type).lane_bytes, _vreg(op.result.type))
         return (result,) if after is None else (result, after)
 
-    @impl(load_store.VsstbOp)
+    @priced(load_store.VsstbOp)
     def run_vsstb(self, interpreter: Interpreter, op: load_store.VsstbOp, args: PythonValues):
         value, base, block_stride, repeat_stride, mask = args
         pointer = pointer_arg(interpreter, base, op.destination)
@@ -357,14 +374,14 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, here, written)
         return () if after is None else (after,)
 
-    @impl(load_store.VldasOp)
+    @priced(load_store.VldasOp)
     def run_vldas(self, interpreter: Interpreter, op: load_store.VldasOp, args: PythonValues):
         pointer = pointer_arg(interpreter, args[0], op.source)
         with fault_at(op):  # the priming load reads the aligned block holding the address
             pointer.advanced_bytes(-(pointer.byte % load_store.BLOCK_BYTES)).read(load_store.BLOCK_BYTES, np.dtype(np.uint8))
         return (unaligned.Align(),)
 
-    @impl(load_store.VldusOp)
+    @priced(load_store.VldusOp)
     def run_vldus(self, interpreter: Interpreter, op: load_store.VldusOp, args: PythonValues):
         base, align, *increment = args
         pointer = pointer_arg(interpreter, base, op.source)
@@ -375,11 +392,11 @@ class VptoFunctions(_family_functions()):
             return result, align
         return result, align, pointer.advanced(increment[0])
 
-    @impl(load_store.InitAlignOp)
+    @priced(load_store.InitAlignOp)
     def run_init_align(self, interpreter: Interpreter, op: load_store.InitAlignOp, args: PythonValues):
         return (unaligned.Align(),)
 
-    @impl(load_store.VstusOp)
+    @priced(load_store.VstusOp)
     def run_vstus(self, interpreter: Interpreter, op: load_store.VstusOp, args: PythonValues):
         state, count, value, base = args
         pointer = pointer_arg(interpreter, base, op.base)
@@ -390,7 +407,7 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, pointer, written)
         return (state,) if op.base_out is None else (state, pointer.advanced(count))
 
-    @impl(load_store.VsturOp)
+    @priced(load_store.VsturOp)
     def run_vstur(self, interpreter: Interpreter, op: load_store.VsturOp, args: PythonValues):
         state, value, base = args
         registers = run_state(interpreter).special_registers
@@ -403,7 +420,7 @@ class VptoFunctions(_family_functions()):
             registers["AR"] = int(registers.get("AR", 0)) + squeezed
         return (state,)
 
-    @impl(load_store.VstasOp)
+    @priced(load_store.VstasOp)
     def run_vstas(self, interpreter: Interpreter, op: load_store.VstasOp, args: PythonValues):
         state, base, offset = args
         here, after = _post_update(pointer_arg(interpreter, base, op.destination), offset, op.updated_base is not None)
@@ -412,7 +429,7 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, here, written)
         return () if after is None else (after,)
 
-    @impl(load_store.VstarOp)
+    @priced(load_store.VstarOp)
     def run_vstar(self, interpreter: Interpreter, op: load_store.VstarOp, args: PythonValues):
         state, base = args
         at = pointer_arg(interpreter, base, op.destination).advanced_bytes(int(run_state(interpreter).special_registers.get("AR", 0)))
@@ -431,11 +448,11 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, here, np.arange(word.nbytes))
         return () if after is None else (after,)
 
-    @impl(load_store.SprstiOp)
+    @priced(load_store.SprstiOp)
     def run_sprsti(self, interpreter: Interpreter, op: load_store.SprstiOp, args: PythonValues):
         return self._spr_store(interpreter, op, args)
 
-    @impl(load_store.SprstsOp)
+    @priced(load_store.SprstsOp)
     def run_sprsts(self, interpreter: Interpreter, op: load_store.SprstsOp, args: PythonValues):
         return self._spr_store(interpreter, op, args)
 
@@ -454,19 +471,19 @@ class VptoFunctions(_family_functions()):
                 bits = masks.unpacked(here.read(2 * masks.PREDICATE_BYTES, np.dtype(np.uint8)))[::2]
         return (bits,) if after is None else (bits, after)
 
-    @impl(predicates.PldsOp)
+    @priced(predicates.PldsOp)
     def run_plds(self, interpreter: Interpreter, op: predicates.PldsOp, args: PythonValues):
         return self._predicate_load(interpreter, op, args, 1)
 
-    @impl(predicates.PldiOp)
+    @priced(predicates.PldiOp)
     def run_pldi(self, interpreter: Interpreter, op: predicates.PldiOp, args: PythonValues):
         return self._predicate_load(interpreter, op, args, predicates.ALIGNMENT_UNIT_BYTES[op.dist.data])
 
-    @impl(predicates.PstiOp)
+    @priced(predicates.PstiOp)
     def run_psti(self, interpreter: Interpreter, op: predicates.PstiOp, args: PythonValues):
         return self._predicate_store(interpreter, op, args, predicates.ALIGNMENT_UNIT_BYTES[op.dist.data])
 
-    @impl(predicates.PstuOp)
+    @priced(predicates.PstuOp)
     def run_pstu(self, interpreter: Interpreter, op: predicates.PstuOp, args: PythonValues):
         state, value, base = args
         pointer = pointer_arg(interpreter, base, op.base)
@@ -478,7 +495,7 @@ class VptoFunctions(_family_functions()):
 
     # predicate shuffles
 
-    @impl(predicates.PpackOp)
+    @priced(predicates.PpackOp)
     def run_ppack(self, interpreter: Interpreter, op: predicates.PpackOp, args: PythonValues):
         lane_bytes = _mask_type(op.result.type).lane_bytes
         lanes = masks.lanes_of(args[0], lane_bytes)
@@ -488,7 +505,7 @@ class VptoFunctions(_family_functions()):
         result[start : start + half] = lanes[0::2]
         return (masks.from_lanes(result, lane_bytes),)
 
-    @impl(predicates.PunpackOp)
+    @priced(predicates.PunpackOp)
     def run_punpack(self, interpreter: Interpreter, op: predicates.PunpackOp, args: PythonValues):
         lane_bytes = _mask_type(op.result.type).lane_bytes
         lanes = masks.lanes_of(args[0], lane_bytes)
@@ -500,12 +517,12 @@ class VptoFunctions(_family_functions()):
 
     # vector materialization, select, compare, squeeze
 
-    @impl(vector.VbrOp)
+    @priced(vector.VbrOp)
     def run_vbr(self, interpreter: Interpreter, op: vector.VbrOp, args: PythonValues):
         vreg = _vreg(op.result.type)
         return (np.full(vreg.lanes, lane_scalar(args[0], vreg.element.numpy)),)
 
-    @impl(vector.VdupOp)
+    @priced(vector.VdupOp)
     def run_vdup(self, interpreter: Interpreter, op: vector.VdupOp, args: PythonValues):
         source, mask = args
         vreg = _vreg(op.result.type)
@@ -516,19 +533,19 @@ class VptoFunctions(_family_functions()):
         active = masks.lanes_of(mask, vreg.element.bytes)
         return (np.where(active, value, np.zeros((), vreg.element.numpy)).astype(vreg.element.numpy),)
 
-    @impl(vector.VselOp)
+    @priced(vector.VselOp)
     def run_vsel(self, interpreter: Interpreter, op: vector.VselOp, args: PythonValues):
         a, b, mask = args
         return (np.where(masks.lanes_of(mask, a.dtype.itemsize), a, b),)
 
-    @impl(vector.VcmpsOp)
+    @priced(vector.VcmpsOp)
     def run_vcmps(self, interpreter: Interpreter, op: vector.VcmpsOp, args: PythonValues):
         source, scalar, mask = args
         width = source.dtype.itemsize
         compared = COMPARE[op.cmp_mode.data](source, lane_scalar(scalar, source.dtype))
         return (masks.from_lanes(masks.lanes_of(mask, width) & compared, width),)
 
-    @impl(vector.VsqzOp)
+    @priced(vector.VsqzOp)
     def run_vsqz(self, interpreter: Interpreter, op: vector.VsqzOp, args: PythonValues):
         source, mask = args
         kept = source[masks.lanes_of(mask, source.dtype.itemsize)]
@@ -537,7 +554,7 @@ class VptoFunctions(_family_functions()):
         run_state(interpreter).special_registers["SQZN"] = kept.size * source.dtype.itemsize
         return (result,)
 
-    @impl(vector.VcvtOp)
+    @priced(vector.VcvtOp)
     def run_vcvt(self, interpreter: Interpreter, op: vector.VcvtOp, args: PythonValues):
         source, mask = args
         target = _vreg(op.result.type).element.numpy
@@ -582,18 +599,19 @@ def _mask_type(value_type: object) -> MaskType:
     return value_type
 
 
-def _by_name(op, args: PythonValues) -> dict[str, Any]:  # noqa: ANN001
+def operands_by_name(op: Operation, args: PythonValues) -> dict[str, Any]:
     """An op's run-time operands by their definition's names (variadic ones as lists)."""
+    assert isinstance(op, IRDLOperation)
     named: dict[str, Any] = {}
     values = iter(args)
     for name, _ in type(op).get_irdl_definition().operands:
         operand = getattr(op, name)
         if operand is None:
             named[name] = None
-        elif isinstance(operand, tuple | list) or type(operand).__name__ == "VarOperand":
-            named[name] = [next(values) for _ in operand]
-        else:
+        elif isinstance(operand, SSAValue):
             named[name] = next(values)
+        else:  # a variadic operand
+            named[name] = [next(values) for _ in operand]
     return named
 
 

@@ -40,7 +40,7 @@ def load(pointer: Pointer, dist: str, vreg: VRegType) -> np.ndarray:
     elif dist.startswith("US_B"):  # half a register of elements, each twice
         data = np.repeat(pointer.read(VECTOR_BYTES // 2 // width, lanes), 2).view(np.uint8)
     elif dist.startswith("DS_B"):  # two registers of elements, every other one
-        data = pointer.read(2 * VECTOR_BYTES // width, lanes)[::2].view(np.uint8)
+        data = np.ascontiguousarray(pointer.read(2 * VECTOR_BYTES // width, lanes)[::2]).view(np.uint8)
     elif dist.startswith("UNPK_B"):  # half a register of elements, each zero-extended to twice its width
         half = pointer.read(VECTOR_BYTES // 2 // width, lanes)
         data = np.stack([half, np.zeros_like(half)], axis=1).reshape(-1).view(np.uint8)

@@ -46,6 +46,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -338,6 +340,22 @@ class A5TCIOp(TCIBase):
     name = "pto_a5.tci"
 
 
+
+@OPS.declare
+class A5TMovOp(TMovBase):
+    name = "pto_a5.tmov"
+
+
+@OPS.declare
+class A5TExtractOp(TExtractBase):
+    name = "pto_a5.textract"
+
+
+@OPS.declare
+class A5TConcatOp(TConcatBase):
+    name = "pto_a5.tconcat"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -372,6 +390,9 @@ LOWERING = TargetLowering(
             },
         ),
         TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
+        TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        TEXTRACT: lambda op: (A5TExtractOp, {"extract_bounds": ExtractBounds.TILE, "numerics": Numerics.EXACT}),
+        TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={
