@@ -351,7 +351,11 @@ class _Emitter:
             arith.MaxSIOp: f"{a} > {b} ? {a} : {b}",
             arith.MinSIOp: f"{a} < {b} ? {a} : {b}",
         }[type(op)]
-        self.line(f"{cpp} {self.bind(op.results[0])} = {expression};")
+        # A tensor view's shape is not written (pto-isa's GlobalTensor takes its partitions' static
+        # shapes), so a value only views use is unused in C++.
+        only_shapes = all(isinstance(u.operation, MakeTensorViewOp) for u in op.results[0].uses)
+        unused = "[[maybe_unused]] " if only_shapes else ""
+        self.line(f"{unused}{cpp} {self.bind(op.results[0])} = {expression};")
 
     def subview(self, op: SubViewOp) -> None:
         """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
@@ -435,7 +439,8 @@ class _Emitter:
                 op, f"cannot be emitted as C++: reserve_buffer \"{reserve.buffer_name}\" has auto = true, an address "
                 "PTOAS's memory planning chooses: give auto = false, base = N"
             )
-        self.line(f"int32_t {self.bind(op.addr)} = {base};")
+        unused = "" if op.addr.uses else "[[maybe_unused]] "  # the pipes' push/pop use it; a kernel may not
+        self.line(f"{unused}int32_t {self.bind(op.addr)} = {base};")
 
     def partition_view(self, op: PartitionViewOp) -> None:
         tensor = self.tensors[op.source]  # kernels take no tensor_view arguments

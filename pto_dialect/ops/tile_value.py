@@ -13,6 +13,8 @@ computed one a run-time fault.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
@@ -21,7 +23,9 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.phases import Phase
 from pto_dialect.types import TileBufType
 
 INDEX = IndexType()
@@ -88,6 +92,8 @@ class TGetValOp(IRDLOperation):
     offset = operand_def(IndexType)
     value = result_def()
     traits = traits_def(_TileElementAccess())
+    PHASES: ClassVar = (Phase(Pipe.SCALAR, reads=("tile",)),)
+    """The scalar unit reads the tile (Tile::GetValue): a vector write before it needs V -> S."""
 
     @classmethod
     def parse(cls, parser: Parser) -> TGetValOp:
@@ -125,6 +131,8 @@ class TSetValOp(IRDLOperation):
     value = operand_def()
     tile = operand_def(TileBufType)
     traits = traits_def(_TileElementAccess())
+    PHASES: ClassVar = (Phase(Pipe.SCALAR, writes=("tile",)),)
+    """The scalar unit writes the tile (Tile::SetValue)."""
 
     @classmethod
     def parse(cls, parser: Parser) -> TSetValOp:
