@@ -37,7 +37,6 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.lowered import operand_roles
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import AllocTileOp, constant_index
-from pto_dialect.vpto import VPTO_OPS
 from pto_dialect.vpto.scope import VecScopeOp
 
 
@@ -283,32 +282,20 @@ def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | No
     return price(op, target, facts, {}, machine)
 
 
-_REGISTER_OPS = tuple(VPTO_OPS)
-
-
-def priced_as(op: Operation) -> str:
-    """The vector-function instruction a register-level op is priced as: its name without `pto.` and
-    without a predicate granularity (pto.plt_b32: plt)."""
-    name = op.name.removeprefix("pto.")
-    stem, _, granularity = name.rpartition("_")
-    return stem if granularity in ("b8", "b16", "b32") else name
-
-
 def vector_scope_cost(scope: VecScopeOp, target: targets.TargetInfo, machine: Machine) -> OpCost | None:
     """A register-level kernel (pto.vecscope) as one vector function: its startup, each register op's
-    issue cycles times how often it runs in the scope, its drain (None where a trip count is not static)."""
+    issue cycles (as the machine's `register_level` table prices it) times how often it runs in the
+    scope, its drain; None where a trip count is not static. Scalar and loop ops are not priced."""
     if not isinstance(machine, VfMachine):
         raise PtoError.at_op(scope, f"has no cost model on target {target}: a vector scope is priced by a vector-function model")
     body: dict[str, int] = {}
     for op, count in _walk(scope.body.blocks[0], 1):
-        if not isinstance(op, _REGISTER_OPS) or isinstance(op, VecScopeOp):
-            continue  # scalar and loop ops: the scalar unit's, not priced here
+        priced = machine.register_level.get(op.name)
+        if priced is None or priced not in machine.vf_ops:  # scalar ops; scopes, DMA and config: not in a scope
+            continue
         if count is None:
             return None
-        name = priced_as(op)
-        if name not in machine.vf_ops:
-            raise PtoError.at_op(op, f"has no cost model on target {target}: {machine.model} has no price for {name}")
-        body[name] = body.get(name, 0) + count
+        body[priced] = body.get(priced, 0) + count
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
