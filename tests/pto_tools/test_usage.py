@@ -111,7 +111,7 @@ def test_mlir_print_debuginfo_is_print_debuginfo(capsys):
     "flag, why",
     [
         ("--pto-level=level3", "--pto-level is a PTOAS option that pto-opt does not take: pto-opt has no levels"),
-        ("--enable-insert-sync", "--enable-insert-sync is a PTOAS option that pto-opt does not take: pto-opt inserts no sync"),
+        ("--enable-insert-sync", "--enable-insert-sync is a PTOAS option that pto-opt does not take: pto-opt inserts sync with -p pto-insert-sync"),
     ],
 )
 def test_unsupported_ptoas_flags_say_why_in_one_line(flag, why, capsys):
