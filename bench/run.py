@@ -19,7 +19,9 @@ of its arrays.
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
+from collections.abc import Callable
 import tracemalloc
 
 import numpy as np
@@ -124,6 +126,19 @@ def best_of(n: int, f) -> float:
         f()
         times.append(time.perf_counter() - start)
     return min(times)
+
+
+def alternating(rounds: int, variants: dict[str, Callable[[], object]]) -> dict[str, tuple[float, float]]:
+    """(median wall seconds, median CPU seconds of this process) of each variant, every round
+    running each once, in turn. On a machine shared with other jobs the CPU time, which waiting
+    for a core does not count, is the steadier of the two."""
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, f in variants.items():
+            wall, cpu = time.perf_counter(), time.process_time()
+            f()
+            times[name].append((time.perf_counter() - wall, time.process_time() - cpu))
+    return {name: (statistics.median(w for w, _ in t), statistics.median(c for _, c in t)) for name, t in times.items()}
 
 
 def options() -> argparse.Namespace:

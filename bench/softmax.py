@@ -1,7 +1,7 @@
 """
 Interpreter speed on a row softmax (issue 25, "Speed"): an scf.for over 1024 tiles of 64 x 128
 f32, each: tload, TROWMAX into a one-column DN tile, TROWEXPANDSUB, TEXP, TROWSUM, TROWEXPANDDIV,
-tstore. Reports, side by side in one process, the time of interpreter.run on an already parsed
+tstore. Reports, side by side in one process (alternating rounds, medians of wall and CPU time), the time of interpreter.run on an already parsed
 module (lowering included) with the loop batched (interpreter/batch.py) and iteration by
 iteration, against the same computation written in NumPy per tile (max, subtract, exp, sum,
 divide; the baseline, aim: batched within 1.5x of it). The row max and the row sum share one
@@ -10,7 +10,7 @@ overlap), which interpreter/batch.py takes as two tiles sharing memory and runs 
 target's order (a sequential sum on cpu, vcadd's stages on a2a3 and a5): they are checked close
 to NumPy's here, not equal; docs/instructions.md says which are exact.
 
-    .venv/bin/python bench/softmax.py [--target a2a3] [--repeat N]
+    .venv/bin/python bench/softmax.py [--target a2a3] [--repeat N]     (N rounds; default 5)
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ import numpy as np
 
 import interpreter
 import pto_dialect
-from run import best_of, options
+from parse import machine_note
+from run import alternating, options
 
 TILES, ROWS, COLS = 1024, 64, 128
 TILE = f"!pto.tile_buf<vec, {ROWS}x{COLS}xf32>"
@@ -78,17 +79,24 @@ def main() -> None:
         result = interpreter.run(module, args.target, [x, y], batch_loops=batch_loops)[1]
         assert np.allclose(result, expected, rtol=1e-5, atol=1e-7), "interpreter far from NumPy"
 
-    t_batched = best_of(args.repeat, lambda: interpreter.run(module, args.target, [x, y]))
-    t_serial = best_of(max(1, args.repeat // 3), lambda: interpreter.run(module, args.target, [x, y], batch_loops=False))
     out = np.zeros_like(x)
-    t_numpy = best_of(args.repeat, lambda: numpy_per_tile(x, out))
-    print("| target | batched | iteration by iteration | NumPy per tile | batched / NumPy | iteration by iteration / NumPy |")
-    print("|---|---|---|---|---|---|")
+    medians = alternating(args.repeat, {
+        "batched": lambda: interpreter.run(module, args.target, [x, y]),
+        "numpy": lambda: numpy_per_tile(x, out),
+    })
+    serial = alternating(max(1, args.repeat // 3), {
+        "serial": lambda: interpreter.run(module, args.target, [x, y], batch_loops=False),
+    })["serial"]
+    (batched, batched_cpu), (numpy, numpy_cpu) = medians["batched"], medians["numpy"]
+    print(f"medians of {args.repeat} alternating rounds ({machine_note()})\n")
+    print("| target | batched | iteration by iteration | NumPy per tile | batched / NumPy "
+          "| iteration by iteration / NumPy | CPU: batched | NumPy | batched / NumPy |")
+    print("|---|---|---|---|---|---|---|---|---|")
     print(
-        f"| {args.target} | {t_batched * 1e3:.1f} ms | {t_serial * 1e3:.1f} ms | {t_numpy * 1e3:.1f} ms "
-        f"| {t_batched / t_numpy:.2f}x | {t_serial / t_numpy:.2f}x |"
+        f"| {args.target} | {batched * 1e3:.1f} ms | {serial[0] * 1e3:.1f} ms | {numpy * 1e3:.1f} ms "
+        f"| {batched / numpy:.2f}x | {serial[0] / numpy:.2f}x "
+        f"| {batched_cpu * 1e3:.1f} ms | {numpy_cpu * 1e3:.1f} ms | {batched_cpu / numpy_cpu:.2f}x |"
     )
-
 
 if __name__ == "__main__":
     main()

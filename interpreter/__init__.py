@@ -12,9 +12,10 @@ ours for the pto scaffolding and for the target dialect.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from pathlib import Path
 
 import numpy as np
@@ -39,10 +40,11 @@ from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
-from pto_dialect.machine import GmView, Tile
+from pto_dialect.machine import GmView, Tile, private_storage
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
+from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 from passes.sync_check import SyncReport, check_sync
 import targets
@@ -62,6 +64,57 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     lowered = module.clone()
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
+
+
+LOWERED_KEPT = 16
+"""Lowered modules `run` keeps, most recently used first (each with the source it came from)."""
+
+_lowered: OrderedDict[tuple[int, str], tuple[ModuleOp, ModuleOp, ModuleOp]] = OrderedDict()
+
+
+def _lowered_for_run(module: ModuleOp, target: targets.TargetInfo) -> ModuleOp:
+    """lower_for(module, target), reused while `module` is unchanged: a kernel run again and
+    again (each call of a user's loop) is lowered once. The source is kept with a copy of it as
+    it was lowered; a module changed since (any op, attribute or type) is lowered again."""
+    key = (id(module), target.name)
+    kept = _lowered.get(key)
+    if kept is not None and kept[0] is module and _unchanged(module, kept[1]):
+        _lowered.move_to_end(key)
+        return kept[2]
+    lowered = lower_for(module, target)
+    _lowered[key] = (module, module.clone(), lowered)
+    _lowered.move_to_end(key)
+    while len(_lowered) > LOWERED_KEPT:
+        _lowered.popitem(last=False)
+    return lowered
+
+
+def _unchanged(module: ModuleOp, copy: ModuleOp) -> bool:
+    """Whether `module` is still what `copy` was cloned from: the same ops in the same order,
+    with the same properties, attributes, result and block argument types, operands and
+    successors (xDSL's is_structurally_equivalent, result types included, at a third of its cost)."""
+    seen: dict[object, object] = {}
+    for a, b in zip_longest(module.walk(), copy.walk()):
+        if a is None or b is None or type(a) is not type(b) or a.result_types != b.result_types:
+            return False
+        if a.properties != b.properties or a.attributes != b.attributes:
+            return False
+        if len(a.operands) != len(b.operands) or any(seen.get(x) is not y for x, y in zip(a.operands, b.operands)):
+            return False
+        if len(a.successors) != len(b.successors) or any(seen.get(x) is not y for x, y in zip(a.successors, b.successors)):
+            return False
+        if len(a.regions) != len(b.regions):
+            return False
+        for region, other in zip(a.regions, b.regions):
+            if len(region.blocks) != len(other.blocks):
+                return False
+            for block, other_block in zip(region.blocks, other.blocks):
+                if block.arg_types != other_block.arg_types:
+                    return False
+                seen[block] = other_block
+                seen.update(zip(block.args, other_block.args))
+        seen.update(zip(a.results, b.results))
+    return True
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -138,7 +191,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
             (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
             valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
-            tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
+            tile = Tile.over(arg_type, private_storage(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
         strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
@@ -268,7 +321,7 @@ def _run_with_results(
         t = targets.resolve(target, module)
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
-    lowered = lower_for(module, t)
+    lowered = _lowered_for_run(module, t)
     function = entry_function(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
         for op in walk(lowered):
@@ -287,12 +340,13 @@ def _run_with_results(
     ]
 
     if sync_report is not None:
-        found = check_sync(lowered, t.sync, values, function)
+        found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
+    register_level = tuple(f() for f in REGISTER_LEVEL_FUNCTIONS)
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
         interpreter.register_implementations(functions)
     batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
     set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))

@@ -13,11 +13,14 @@ Independent, decided at run time from the actual addresses of every iteration:
   (or accumulate, rounding after each add) as they would one iteration at a time;
 - UB: an element an iteration reads before writing it is written by no iteration (so each
   iteration sees its pre-loop value), and the tiles the loop writes overlap no other tile it uses.
+- scalars read from GM (`pto.load_scalar`, of an integer type) are read from a buffer the loop
+  writes nowhere (so every iteration reads what it would have read in order), and feed only
+  index math and view offsets: a token id read per iteration makes the view of its row move.
 Anything else (another op in the body, a view whose shape varies, a fault in the index math)
 runs iteration by iteration, as interpreter/loops.py does.
 
-Batched values: the induction variable and the index math on it are int64 arrays (wrapping at
-the result's width as the scalar ops do); a view at a varying offset holds one offset per
+Batched values: the induction variable, the scalars read at offsets computed from it and the
+index math on them are int64 arrays (wrapping at the result's width as the scalar ops do); a view at a varying offset holds one offset per
 iteration (memory.GmView); a tile the loop writes gets one storage per iteration, and the last
 iteration's contents go back to UB. Data ops run their ordinary implementations on these
 values: the kernels (pto_dialect/instructions/) index trailing axes, and each op's
@@ -44,7 +47,8 @@ from xdsl.traits import MemoryEffectKind, get_effects
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instructions.transfer import TStoreOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
-from pto_dialect.ops import PartitionViewOp
+from pto_dialect.ops import LoadScalarOp, PartitionViewOp
+from pto_dialect.types import PtrType
 from pto_dialect.ops.sync import SYNC_OPS
 
 from interpreter.lowered import kernel_call
@@ -55,10 +59,15 @@ SYNC_OP_TYPES = tuple(SYNC_OPS)
 SLICE_TRIPS = 1 << 16
 """Iterations batched at a time: a longer loop runs slice after slice, in order (its index
 arrays stay small, and Ctrl-C is seen between slices)."""
-CHUNK_BYTES = 64 << 20
+CHUNK_BYTES = 4 << 20
 """Most bytes of per-iteration tile storage at once: longer loops run batched in chunks of
 iterations, one after the other, so memory stays within this much (plus the kernels' temporaries
-of the same size) whatever the trip count."""
+of the same size) whatever the trip count. Small enough for a chunk's arrays to stay in the
+caches from one op to the next, large enough for each op's per-chunk cost to stay small. CPU
+time of bench/softmax.py's kernel: 143 ms at 64 MiB, 94 ms at 4 MiB, 83 ms at 1 MiB where
+malloc reuses freed memory; about 140 ms at each where every chunk's arrays are new pages (the
+page faults, 20,500 a run at 4 MiB against 3,700, take what the caches give). bench/run.py's
+PTOAS-style lookup: 9.4 ms at 64 MiB, 9.6 ms at 4 MiB, 13 ms at 1 MiB."""
 
 ELEMENT_CHECK_LIMIT = 1 << 22
 """Most GM element accesses (one buffer, all iterations) compared one by one when iteration
@@ -117,29 +126,62 @@ def _is_pure(op: Operation) -> bool:
     return effects is not None and all(e.kind == MemoryEffectKind.ALLOC for e in effects)
 
 
+def _loads_integer(op: LoadScalarOp) -> bool:
+    """A scalar read whose values int64 holds exactly (what index math computes on)."""
+    ptr_type = op.ptr.type
+    assert isinstance(ptr_type, PtrType)
+    dtype = ptr_type.element.numpy
+    return dtype.kind == "i" or (dtype.kind == "u" and dtype.itemsize < 8)
+
+
+def _cast_width(interpreter: Interpreter, op: arith.IndexCastOp) -> int:
+    """The bits an index_cast keeps: sign-extended from a narrower input, truncated to a
+    narrower result (xDSL's run_indexcast)."""
+    source = op.input.type
+    source_width = interpreter.index_bitwidth if isinstance(source, IndexType) else cast(IntegerType, source).width.data
+    return min(source_width, int_width(interpreter, op))
+
+
 def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...], varying: set[int]) -> bool:
     """Whether `op` can take its varying operands as arrays."""
     if isinstance(op, PartitionViewOp):
         rank = (len(operands) - 1) // 2
         return not varying.intersection(operands[1 + rank :])  # sizes stay the same
+    if isinstance(op, LoadScalarOp):
+        return True  # only the offset can vary: a pointer is no index math
+    if isinstance(op, arith.IndexCastOp):
+        return _cast_width(interpreter, op) <= 64
     return type(op) in INDEX_MATH and int_width(interpreter, op) <= 64
 
 
 def eligible(interpreter: Interpreter, plan: Any) -> bool:
     """Whether the loop's shape allows batching: no carried values; the body holds only
-    index math, views, and data ops with batched kernels; index math does not read data."""
+    index math, views, integer scalar reads and data ops with batched kernels; index math does
+    not read data, and what scalar reads give reaches data ops only as view offsets."""
     if len(plan.block_args) != 1 or plan.yielded:
         return False
     varying = {plan.block_args[0]}
+    loaded: set[int] = set()
+    """Scalars read from GM and values computed from them (not the views they place)."""
     data_results: set[int] = set()
     for step in plan.steps:
         if _is_data(step.op):
+            if loaded.intersection(step.operands):
+                return False  # a kernel's scalar operand is one number, not one per iteration
             data_results.update(step.results)
             continue
         if _is_sync(step.op):
             continue
-        if not _is_pure(step.op) or data_results.intersection(step.operands):
+        if data_results.intersection(step.operands):
             return False
+        if isinstance(step.op, LoadScalarOp):
+            if not _loads_integer(step.op):
+                return False
+            loaded.update(step.results)
+        elif not _is_pure(step.op):
+            return False
+        elif loaded.intersection(step.operands) and not isinstance(step.op, PartitionViewOp):
+            loaded.update(step.results)
         if varying.intersection(step.operands):
             if not _varies_ok(interpreter, step.op, step.operands, varying):
                 return False
@@ -155,6 +197,13 @@ def _vary(interpreter: Interpreter, op: Operation, args: list[Any], count: int) 
     """A pure op with at least one varying operand, for every iteration at once."""
     if isinstance(op, PartitionViewOp):
         return (_partition(args, count),)
+    if isinstance(op, LoadScalarOp):
+        buffer, offsets = args
+        if np.any((offsets < 0) | (offsets >= buffer.size)):
+            raise RuntimeFault("offset outside the pointer's array")  # the serial run words it
+        return (buffer[offsets].astype(np.int64),)
+    if isinstance(op, arith.IndexCastOp):
+        return (_wrap(args[0], _cast_width(interpreter, op)),)
     width = int_width(interpreter, op)
     a, b = (x if isinstance(x, np.ndarray) else np.int64(signed(x, width)) for x in args)
     return (_wrap(INDEX_MATH[type(op)](a, b), width),)
@@ -240,6 +289,13 @@ def _gm_independent(prints: list[Footprint], count: int) -> bool:
         if not _windows_disjoint(views, count):
             return False
     return True
+
+
+def _unwritten(buffers: list[np.ndarray], prints: list[Footprint]) -> bool:
+    """No op of the loop writes memory of `buffers` (the arrays scalar reads read: all of them
+    were read before any data op ran)."""
+    written = [view.buffer for fp in prints for view, write, _ in fp.views if write]
+    return not any(np.may_share_memory(b, w) for b in buffers for w in written)
 
 
 def _scatters_see_iterations(prints: list[Footprint], uses: list[_TileUse]) -> bool:
@@ -400,6 +456,9 @@ def run_batched(
         prints = [_footprint(step.op, [slots[s] for s in step.operands]) for step in data]
         uses = _tile_uses(prints)
         if uses is None or not _gm_independent(prints, count) or not _scatters_see_iterations(prints, uses):
+            return False
+        scalar_sources = [slots[step.operands[0]] for step in plan.steps if isinstance(step.op, LoadScalarOp)]
+        if not _unwritten(scalar_sources, prints):
             return False
         written = [use for use in uses if use.written.any()]
         forwarded = {id(use): _store_target(use, data, prints, count) for use in written}

@@ -51,6 +51,16 @@ else:
     np = _ImportedOnFirstUse("numpy")
 
 
+VECTOR_REGISTER_BYTES = 256
+"""A vector register's bytes (a5's CCE_VL), the most a register load reads past a tile's end."""
+
+
+def private_storage(count: int, dtype: Any) -> np.ndarray:
+    """Zeroed storage for a tile outside the run's UB (a kernel argument, an unplaced tile), followed by
+    one vector register's bytes more: UB has bytes past a tile, which a register load at its end reads."""
+    return np.zeros(count + -(-VECTOR_REGISTER_BYTES // np.dtype(dtype).itemsize), dtype)[:count]
+
+
 class RuntimeFault(Exception):
     """A fault the target would raise (or undefined behaviour we refuse to guess).
 
@@ -239,13 +249,51 @@ class GmView:
         except ValueError:
             return None
 
+    def _row_starts(self) -> np.ndarray:
+        """Buffer offsets of the first element of each row of the folded window; batched:
+        iterations x rows."""
+        grids = np.meshgrid(*(np.arange(d) * s for d, s in zip(self.shape[:-1], self.strides[:-1])), indexing="ij", sparse=True)
+        within = np.asarray(sum(grids), np.int64).reshape(-1)
+        return np.asarray(self.offset)[..., None] + within
+
     def read2d(self) -> np.ndarray:
         """The window as rows x last-dim (leading dims folded into rows)."""
         cols = self.shape[-1]
         if len(self.shape) <= 2 and not isinstance(self.offset, np.ndarray):
             return self.array().reshape(-1, cols)
-        folded = self._folded()
-        return folded if folded is not None else self.buffer[self.offsets2d()]
+        folded = self._folded()  # checks the window is inside the buffer
+        if folded is not None:
+            return folded
+        if self.strides[-1] == 1:  # rows at scattered places (a row per token id): copied row by row
+            return np.lib.stride_tricks.sliding_window_view(self.buffer, cols)[self._row_starts()]
+        return self.buffer[self.offsets2d()]
+
+    def scattered_rows(self, target: np.ndarray) -> np.ndarray | None:
+        """For a batched window whose rows lie at scattered places (a row per token id), each
+        row the same whole number of `cols`-element lines from the buffer's start plus one
+        shared remainder, which rows of the buffer seen as lines of cols elements (after that
+        remainder) fill `target` (iterations x rows x cols, the window's top-left corner), for
+        `take_rows`; None for any other window (read2d then reads it)."""
+        if not isinstance(self.offset, np.ndarray) or self.strides[-1] != 1 or target.dtype != self.buffer.dtype:
+            return None
+        if self._folded() is not None:  # evenly spaced (it also checks the window is inside the buffer)
+            return None
+        starts = self._row_starts()
+        rows, cols = target.shape[-2:]
+        if target.shape[:-2] != starts.shape[:-1] or rows > starts.shape[-1] or cols != self.shape[-1]:
+            return None
+        starts = starts[..., :rows]
+        if (starts % cols != starts.flat[0] % cols).any():
+            return None
+        return starts
+
+    def take_rows(self, starts: np.ndarray, target: np.ndarray) -> None:
+        """Copy the lines `scattered_rows` found into `target`, straight from the buffer: one
+        pass, no temporary."""
+        cols = target.shape[-1]
+        skip = int(starts.flat[0]) % cols
+        lines = self.buffer[skip : skip + (self.buffer.size - skip) // cols * cols].reshape(-1, cols)
+        np.take(lines, starts // cols, axis=0, out=target, mode="clip")  # in range: scattered_rows checked
 
     def write2d(self, rows: slice, cols: slice, values: np.ndarray | np.generic) -> None:
         """Store `values` into rows x cols of the folded window."""

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from io import BytesIO
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -49,13 +49,14 @@ from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseE
 from xdsl.utils.target import Target
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from pto_dialect import asm, make_context
+from pto_dialect import asm
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.files import KERNEL_BYTES, read_kernel, read_stream
 from pto_dialect.parser import decode_source, parse_module, split_input, verify_located
 import targets
 from backends.cpp.emit_pass import EmitCppPass
 
+from pto_tools.context import kernel_context
 from pto_tools.exits import run_main
 from pto_tools.expected_diagnostics import Expected, has_annotations
 from pto_tools.expected_diagnostics import check as check_expected
@@ -96,8 +97,8 @@ goes to FILE and the plan to standard output. Columns:
 _UNSUPPORTED_PTOAS_FLAGS = {
     "--pto-level": "pto-opt has no levels: alloc_tile takes addr and tassign is accepted in every kernel, "
     "and -p pto-plan-memory places only the tiles without an address",
-    "--enable-insert-sync": "pto-opt inserts no sync into the IR; its C++ (--to=cpp) always places "
-    "set_flag/wait_flag between pipes",
+    "--enable-insert-sync": "pto-opt inserts sync with -p pto-insert-sync (pto-pipeline ends with it), "
+    "and its C++ (--to=cpp) has it in every kernel without sync of its own",
 }
 
 
@@ -137,20 +138,17 @@ class AsmTarget(Target):
 
 @dataclass(frozen=True)
 class CppTarget(Target):
-    """`--to=cpp`: pto-isa C++ (pto_dialect/cpp)."""
+    """`--to=cpp`: pto-isa C++ (backends/cpp), a kernel without sync of its own synchronised by
+    pto-insert-sync for the invocation's target."""
 
     name = "cpp"
+
+    target: ClassVar[str | None] = None
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         from backends.cpp.emitter import emit_cpp
 
-        output.write(emit_cpp(module))
-
-
-def _lowering_dialect(name: str):
-    from pto_dialect.instructions import LOWERING_DIALECTS
-
-    return next(d for d in LOWERING_DIALECTS if d.name == name)
+        output.write(emit_cpp(module, self.target))
 
 
 class PtoOptMain(xDSLOptMain):
@@ -172,17 +170,12 @@ class PtoOptMain(xDSLOptMain):
     # -- registration -----------------------------------------------------------
 
     def register_all_dialects(self):
-        self.ctx = make_context()
-        # lowered IR's dialects, each imported when parsed IR first names it
-        for name in ("pto_choice", "pto_reg"):
-            self.ctx.register_dialect(name, lambda name=name: _lowering_dialect(name))
-        for target in targets.REGISTRY:
-            self.ctx.register_dialect(target.dialect_name, lambda t=target: t.dialect)
+        self.ctx = kernel_context()
 
     def register_all_targets(self):
         super().register_all_targets()
         self.available_targets[AsmTarget.name] = lambda: AsmTarget
-        self.available_targets[CppTarget.name] = lambda: CppTarget
+        self.available_targets[CppTarget.name] = lambda: type("CppTarget", (CppTarget,), {"target": self.target.name})
 
     def register_all_passes(self):
         from backends import get_backend_passes

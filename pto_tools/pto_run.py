@@ -268,12 +268,9 @@ def _load_kernel(path: str) -> ModuleOp:
     from pto_dialect.asm import ASM_EXTENSION, read_asm
     from pto_dialect.files import read_kernel
     from pto_dialect.parser import decode_source, verify_located
+    from pto_tools.context import kernel_context
 
-    from pto_dialect.instructions import LOWERING_DIALECTS
-
-    ctx = pto_dialect.make_context()
-    for dialect in (*LOWERING_DIALECTS, *(t.dialect for t in targets.REGISTRY)):
-        ctx.load_dialect(dialect)
+    ctx = kernel_context()
     text = decode_source(read_kernel(path), path, 0)
     if not path.endswith("." + ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)

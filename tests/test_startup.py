@@ -1,6 +1,7 @@
 """
-What `pto-opt` imports: a plain parse-verify-print and `--help` leave out what they do not
-use (bench/startup.py measures the time; this checks the cause, without timing).
+What `pto-opt` and `pto-run` import: a plain parse-verify-print and `--help` leave out what they
+do not use, and a run loads only its target's dialect and xDSL's func, arith and scf interpreters
+(bench/startup.py measures the time; this checks the cause, without timing).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ HEAVY = ("ml_dtypes", "numpy", "lark", "interpreter", "backends.cpp.emitter", "p
 
 PROBE = """
 import sys
-from pto_tools.pto_opt import main
+from pto_tools.{tool} import main
 try:
     main(sys.argv[1:])
 except SystemExit:
@@ -25,9 +26,9 @@ print("\\nIMPORTED", *sorted(m for m in {heavy!r} if m in sys.modules))
 """
 
 
-def imported_heavy_modules(*args: str) -> list[str]:
+def imported_heavy_modules(*args: str, tool: str = "pto_opt", heavy: tuple[str, ...] = HEAVY) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(heavy=HEAVY), *args],
+        [sys.executable, "-c", PROBE.format(tool=tool, heavy=heavy), *args],
         capture_output=True, text=True, check=True,
     )
     return done.stdout.rsplit("IMPORTED", 1)[1].split()
@@ -50,3 +51,45 @@ def test_import_pto_frontend_leaves_the_interpreter_out():
     probe = "import sys, pto_frontend; print(sorted(m for m in sys.modules if m.partition('.')[0] == 'interpreter'))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+RUN_UNUSED = ("targets.cpu.lowering", "targets.a5.lowering", "xdsl.interpreters.riscv", "xdsl.interpreters.linalg")
+"""What a2a3's run of the example has no use for: the other targets' dialects, the interpreters of
+xDSL's other dialects (which `xdsl.interpreters`' __init__ would import)."""
+
+
+def test_pto_run_help_imports_no_interpreter():
+    assert imported_heavy_modules("--help", tool="pto_run", heavy=("interpreter", *RUN_UNUSED)) == []
+
+
+def test_pto_run_imports_only_what_its_run_uses():
+    used = ("interpreter", "targets.a2a3.lowering", "xdsl.interpreters.scf")
+    found = imported_heavy_modules(str(EXAMPLE), "--inputs", "random", tool="pto_run", heavy=(*used, *RUN_UNUSED))
+    assert found == sorted(used)
+
+
+def test_xdsl_interpreters_init_runs_when_a_name_of_it_is_used():
+    probe = (
+        "import sys, pto_dialect.xdsl_interpreter; import xdsl.interpreters.scf; "
+        "before = 'xdsl.interpreters.riscv' in sys.modules; "
+        "from xdsl.interpreters import register_implementations; "
+        "print(before, 'xdsl.interpreters.riscv' in sys.modules, callable(register_implementations))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_target_ops_formats_read_on_first_use_are_valid():
+    """Each target op's assembly format becomes a parser when first used (lowering/convert.py):
+    every one of them reads, so none fails only once a lowered op of it is printed."""
+    import targets
+    from xdsl.irdl.declarative_assembly_format import FormatProgram
+
+    formats = 0
+    for target in targets.REGISTRY:
+        for op in target.dialect.operations:
+            definition = op.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
+            if definition.assembly_format is not None:
+                FormatProgram.from_str(definition.assembly_format, definition)
+                formats += 1
+    assert formats > 100

@@ -232,11 +232,12 @@ def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa:
         return x.max(axis=-1) if combine == "max" else x.min(axis=-1)
     is_nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
     # NaNs as the identity, not through fmax/fmin.reduce: NumPy 2.4's reduction skips values after a signalling NaN
-    extreme = np.where(is_nan, x.dtype.type(-np.inf if combine == "max" else np.inf), x)
+    any_nan = bool(is_nan.any())
+    extreme = np.where(is_nan, x.dtype.type(-np.inf if combine == "max" else np.inf), x) if any_nan else x
     extreme = extreme.max(axis=-1) if combine == "max" else extreme.min(axis=-1)
     if nan == ExtremeNan.PROPAGATES:
         return np.where(is_nan.any(axis=-1), x.dtype.type(np.nan), extreme)
-    if not (extreme == 0).any() and not is_nan[..., 0].any():
+    if not (extreme == 0).any() and not (any_nan and is_nan[..., 0].any()):
         return extreme  # no zero of either sign to choose between, no NaN to keep
     first = np.argmax(x == extreme[..., None], axis=-1)
     values = np.take_along_axis(x, first[..., None], axis=-1)[..., 0]

@@ -212,6 +212,12 @@ def nz_offsets(view: GmView) -> np.ndarray:
 
 def tload(o: dict, *, pad_fill: PadFill, pad_value: PadValue, nz_view: bool) -> None:
     view, tile = o["src"], o["dst"]
+    valid = tile.valid_view()
+    starts = None if nz_view or valid is None else view.scattered_rows(valid)
+    if starts is not None and valid is not None:  # rows at token ids, batched: straight into the tile
+        _fill_padding(tile, pad_fill, pad_value)
+        view.take_rows(starts, valid)
+        return
     src = view.buffer[nz_offsets(view)] if nz_view else view.read2d()  # batched: iterations x rows x cols
     _fill_padding(tile, pad_fill, pad_value)
     tile.write_valid(src[..., : tile.valid_row, : tile.valid_col])
