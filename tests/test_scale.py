@@ -12,7 +12,6 @@ import pytest
 import interpreter
 import pto_dialect
 from pto_dialect import PtoError
-from pto_dialect.parser import RECURSION_LIMIT, recursion_limit
 from pto_dialect.walk import walk
 from interpreter.compare import _WriteRecorder  # pyright: ignore[reportPrivateUsage]
 from tests.kernel_text import nested_loops
@@ -44,16 +43,6 @@ def test_a_nest_deeper_than_the_interpreter_follows_is_located(monkeypatch: pyte
 def test_walk_yields_what_xdsl_walk_yields(reverse: bool) -> None:
     module = pto_dialect.parse(nested_loops(3, ops_per_level=1) + nested_loops(2).replace("@nest", "@other"))
     assert list(walk(module, reverse=reverse)) == list(module.walk(reverse=reverse))
-
-
-def test_a_thousand_nested_loops_go_through_the_pipeline() -> None:
-    from passes.pipeline import PipelinePass
-    from xdsl.context import Context
-
-    module = pto_dialect.parse(nested_loops(1000), "nest.pto")
-    with recursion_limit(RECURSION_LIMIT):  # as the commands run it: xDSL verifies recursively
-        PipelinePass("a5").apply(Context(), module)
-    assert sum(op.name == "scf.for" for op in walk(module)) == 1000
 
 
 def test_calls_deeper_than_the_interpreter_follows_are_located() -> None:
@@ -142,8 +131,9 @@ def test_a_deep_nest_with_instructions_at_every_level_is_estimated() -> None:
     assert ("pto.tadd", 3**levels) in counts and ("pto.tmul", 3**levels) in counts
 
 
-def test_a_thousand_nested_loops_are_estimated_from_python() -> None:
+def test_a_deep_nest_of_huge_loops_is_estimated_from_python() -> None:
+    """Deeper than Python's default recursion limit follows, with a count of 5,400 digits."""
     import pto_frontend as pto
 
-    report = pto.estimate(pto_dialect.parse(nested_loops(1000, trips=10**9), "nest.pto"), target="a5")
-    assert ("pto.tadd", 10**9000) in {(op["op"], op["count"]) for op in report["ops"]}
+    report = pto.estimate(pto_dialect.parse(nested_loops(600, trips=10**9), "nest.pto"), target="a5")
+    assert ("pto.tadd", 10**5400) in {(op["op"], op["count"]) for op in report["ops"]}
