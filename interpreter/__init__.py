@@ -12,9 +12,9 @@ ours for the pto scaffolding and for the target dialect.
 
 from __future__ import annotations
 
-import sys
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
 
@@ -26,27 +26,34 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
 from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
+from xdsl.interpreter import _InterpreterFunctionImpls  # pyright: ignore[reportPrivateUsage]
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
+from pto_dialect.walk import walk
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.parser import recursion_limit
 from pto_dialect.dtypes import element_info
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
-from pto_dialect.machine import GmView, Tile
+from pto_dialect.machine import GmView, Tile, private_storage
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
+from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 from passes.sync_check import SyncReport, check_sync
 import targets
 
-CALL_DEPTH_FRAMES = 8000
-"""Python's recursion limit while a kernel runs (interpreted calls recurse in Python)."""
+CALL_DEPTH_FRAMES = 16000
+"""Python's recursion limit while a kernel runs (interpreted calls and regions recurse in Python)."""
+
+FRAMES_PER_NESTING = 8
+"""The Python frames one nested region (an scf.for body, a section) takes while it runs."""
 
 
 def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
@@ -111,7 +118,7 @@ def _unchanged(module: ModuleOp, copy: ModuleOp) -> bool:
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
-    functions = [op for op in module.walk() if isinstance(op, func.FuncOp)]
+    functions = [op for op in walk(module) if isinstance(op, func.FuncOp)]
     where = module if op_location(module) else next(iter(module.ops), module)
     if entry is not None:
         for f in functions:
@@ -132,9 +139,25 @@ def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
     return public[0]
 
 
+class _UncaughtImpls(_InterpreterFunctionImpls):
+    """xDSL's table of op implementations, run without its catch-all, which prints the whole
+    module into each exception at every op the exception passes (an error 1,000 loops deep
+    printed the module 1,000 times): LocatingInterpreter locates the error instead."""
+
+    def run(self, interpreter: Interpreter, op: Operation, args: tuple[object, ...]) -> OpImplResult:
+        found = self._impl_dict.get(type(op))
+        if found is None:
+            raise InterpretationError(f"Could not find interpretation function for op {op.name}")
+        functions, impl = found
+        return impl(functions, interpreter, op, args)
+
+
+@dataclass
 class LocatingInterpreter(Interpreter):
     """xDSL's interpreter, reporting any failure while running an op as a located error at
     that op (the innermost one: an outer op passes the error on)."""
+
+    _impls: _InterpreterFunctionImpls = field(default_factory=_UncaughtImpls)
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
         try:
@@ -168,7 +191,7 @@ def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray
             # a dynamic valid dim of an argument tile is the whole dim: the array fills it
             (rows, cols), (valid_rows, valid_cols) = shape, arg_type.valid_shape
             valid = (rows if valid_rows == DYNAMIC_INDEX else valid_rows, cols if valid_cols == DYNAMIC_INDEX else valid_cols)
-            tile = Tile.over(arg_type, np.zeros(array.size, want), valid)
+            tile = Tile.over(arg_type, private_storage(array.size, want), valid)
             tile.write(*arg_type.shape, array)
             return tile
         strides = tuple(int(np.prod(shape[i + 1 :])) for i in range(len(shape)))
@@ -273,6 +296,22 @@ def run_with_results(
     sync checker (passes/sync_check.py) finds replaying the lowered kernel's pipes with this run's
     scalar arguments, every loop iteration with its index. `sources`
     names where each array came from (pto-run: its .npy file), for the errors binding it."""
+    with recursion_limit(CALL_DEPTH_FRAMES):  # nested regions and calls recurse in Python
+        return _run_with_results(module_or_path, target, args, entry, listeners, batch_loops, gm_writes, profiler, sync_report, sources)
+
+
+def _run_with_results(
+    module_or_path: ModuleOp | str | Path,
+    target: str | targets.TargetInfo | None,
+    args: Sequence[np.ndarray | np.generic],
+    entry: str | None,
+    listeners: Sequence[Interpreter.Listener],
+    batch_loops: bool,
+    gm_writes: GmWrites | None,
+    profiler: Profiler | None,
+    sync_report: SyncReport | None,
+    sources: Sequence[str] | None,
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
             f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
@@ -285,7 +324,7 @@ def run_with_results(
     lowered = _lowered_for_run(module, t)
     function = entry_function(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
-        for op in lowered.walk():
+        for op in walk(lowered):
             profiler.check(op)
     arg_types = function.function_type.inputs.data
     if len(args) != len(arg_types):
@@ -301,27 +340,22 @@ def run_with_results(
     ]
 
     if sync_report is not None:
-        found = check_sync(lowered, t.sync, values, function)
+        found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels()):
+    register_level = tuple(f() for f in REGISTER_LEVEL_FUNCTIONS)
+    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
         interpreter.register_implementations(functions)
     batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
     set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, CALL_DEPTH_FRAMES))  # each interpreted call takes ~15 Python frames
     try:
         results = interpreter.call_op(function, tuple(values))
     except InterpretationError as e:
         raise PtoError.at_op(function, str(e)) from e
     except RecursionError as e:
-        raise PtoError.at_op(
-            function, f"func.call nests deeper than the interpreter can follow (~{CALL_DEPTH_FRAMES // 15} levels)"
-        ) from e
-    finally:
-        sys.setrecursionlimit(limit)
+        raise _too_deep(lowered, function) from e
     for i, value in enumerate(values):
         if isinstance(value, Tile) and arrays[i].flags.writeable:
             arrays[i][...] = value.values
@@ -332,6 +366,37 @@ def run_with_results(
         ]
     result_types = function.function_type.outputs.data
     return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
+
+
+def _too_deep(module: ModuleOp, function: func.FuncOp) -> PtoError:
+    """What a run that went past Python's recursion limit reports: the deepest nest of regions
+    (loops, ifs, sections inside each other) at its innermost op, when that nest alone takes
+    half the frames; else the calls, which recurse with the frames of each callee's nest."""
+    depth: dict[Operation, int] = {}
+    deepest: Operation | None = None
+    for op in walk(module):
+        parent = op.parent_op()
+        depth[op] = depth.get(parent, 0) + 1 if parent is not None and not isinstance(parent, ModuleOp | func.FuncOp) else 0
+        if op.regions and not isinstance(op, ModuleOp | func.FuncOp) and (deepest is None or depth[op] > depth[deepest]):
+            deepest = op
+    levels = CALL_DEPTH_FRAMES // FRAMES_PER_NESTING
+    if deepest is not None and (depth[deepest] + 1) * 2 > levels:
+        nest: Counter[str] = Counter()
+        around: Operation | None = deepest
+        while around is not None and not isinstance(around, ModuleOp | func.FuncOp):
+            nest[around.name] += 1
+            around = around.parent_op()
+        kinds = ", ".join(f"{n} {name}" for name, n in nest.most_common())
+        return PtoError.at_op(
+            deepest,
+            f"is nested {depth[deepest] + 1} regions deep ({kinds}): deeper than the interpreter "
+            f"can follow (about {levels} nested regions and calls in all)",
+        )
+    return PtoError.at_op(
+        function,
+        f"func.call nests deeper than the interpreter can follow (its {CALL_DEPTH_FRAMES} Python frames hold about "
+        f"{levels} nested regions, fewer calls)",
+    )
 
 
 def _result_array(value: object, result_type) -> np.ndarray:

@@ -46,6 +46,12 @@ from passes.estimate import CostReport
 SHOWN_POSITIONS = 5
 """Differing positions listed per argument."""
 
+CHECKPOINTS = 1024
+"""Chain digests a target's run keeps to find where the targets' writes first differ."""
+
+KEPT_WRITES = 4096
+"""The writes a run keeps whole: those of a window that narrowing made this small."""
+
 APPROXIMATE = "a hardware intrinsic no public code fixes: the interpreter gives the reference formula's values"
 
 
@@ -157,11 +163,33 @@ class _Write:
 
 
 class _WriteRecorder(Interpreter.Listener):
-    """Records, in execution order, each op that writes a tile or GM view and what it wrote."""
+    """Follows, in execution order, each op that writes a tile or GM view, in memory bounded
+    whatever the run's length: digests of what the writes from `start` on (up to `stop`)
+    wrote, chained, with the chains after every `every` writes (at most CHECKPOINTS of
+    them: past that, every other is dropped and `every` doubles); the writes themselves
+    (`kept`) when the window [start, stop) holds at most KEPT_WRITES. The ops approximate
+    on the target (at most one entry per op of the kernel) are noted all along."""
 
-    def __init__(self) -> None:
-        self.writes: list[_Write] = []
+    def __init__(self, start: int = 0, stop: int | None = None) -> None:
+        self.start, self.stop = start, stop
+        self.count = 0
+        """Writes so far, from the run's start."""
+        self.keeps = stop is not None and stop - start <= KEPT_WRITES
+        self.kept: list[_Write] = []
+        self.chains = (hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16))
+        """Over the window's writes: where each is and what it wrote (valid region; whole tile)."""
+        self.checkpoints: dict[int, tuple[bytes, bytes]] = {}
+        """After n writes of the window: the chains' digests."""
+        self.every = 1
+        self.approximate: dict[str, None] = {}
+        """`k.pto:3:3 pto.texp` for each op approximate on the target that wrote, in order."""
         self._pending: PythonValues = ()
+
+    @property
+    def in_window(self) -> int:
+        """Writes made inside the window."""
+        end = self.count if self.stop is None else min(self.count, self.stop)
+        return max(0, end - self.start)
 
     def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
         self._pending = args
@@ -169,6 +197,13 @@ class _WriteRecorder(Interpreter.Listener):
     def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
         written = _written(op, self._pending)
         if written is None:
+            return
+        index = self.count
+        self.count += 1
+        location, name = op_location(op) or "?", source_name(op)
+        if _approximate(op):
+            self.approximate.setdefault(f"{location} {name}")
+        if index < self.start or (self.stop is not None and index >= self.stop):
             return
         valid, whole = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
         for value in written:
@@ -178,9 +213,67 @@ class _WriteRecorder(Interpreter.Listener):
             ):
                 digest.update(str(data.shape).encode())
                 digest.update(np.ascontiguousarray(data).tobytes())
-        self.writes.append(
-            _Write(op_location(op) or "?", source_name(op), valid.digest(), whole.digest(), op)
-        )
+        write = _Write(location, name, valid.digest(), whole.digest(), op)
+        if self.keeps:
+            self.kept.append(write)
+        where = f"{location} {name}".encode()
+        for chain, digest in zip(self.chains, (write.digest, write.whole_digest)):
+            chain.update(where)
+            chain.update(digest)
+        n = index + 1 - self.start
+        if n % self.every == 0:
+            self.checkpoints[n] = (self.chains[0].digest(), self.chains[1].digest())
+            if len(self.checkpoints) > CHECKPOINTS:
+                self.every *= 2
+                self.checkpoints = {k: v for k, v in self.checkpoints.items() if k % self.every == 0}
+
+
+VALID, WHOLE = 0, 1
+"""Which chain a search compares: of the valid regions, or of the whole tiles."""
+
+
+def _narrowed(recorders: Sequence[_WriteRecorder], chain: int) -> tuple[int, int] | None:
+    """The window [lo, hi) of writes (counted from the run's start) holding the first write
+    whose `chain` side differs between the targets (or is at a different op), from the
+    recorders of one run over the same window; None when none differs among the writes all
+    targets made."""
+    start = recorders[0].start
+    common = min(r.in_window for r in recorders)
+    every = max(r.every for r in recorders)  # the coarsest: every target has its checkpoints
+    agreed = 0
+    for n in range(every, common + 1, every):
+        if len({r.checkpoints[n][chain] for r in recorders}) > 1:
+            return start + agreed, start + n
+        agreed = n
+    if agreed == common:
+        return None
+    if len({r.in_window for r in recorders}) == 1 and len({r.chains[chain].digest() for r in recorders}) == 1:
+        return None
+    return start + agreed, start + common
+
+
+def _divergence_window(
+    recorders: dict[str, _WriteRecorder], outputs_differ: bool, rerun: Callable[[int, int], dict[str, _WriteRecorder]]
+) -> dict[str, list[_Write]] | None:
+    """Each target's writes over a window in which `_first_divergent_op` finds what it would
+    find over the whole runs, narrowed from the chains' checkpoints by running the targets
+    again (`rerun(lo, hi)`: the recorders of a run over [lo, hi)); None when no write differs."""
+    for chain in (VALID, WHOLE) if outputs_differ else (VALID,):
+        current = recorders
+        while not all(r.keeps for r in current.values()):
+            window = _narrowed(list(current.values()), chain)
+            if window is None:
+                break
+            current = rerun(*window)
+        else:
+            if _narrowed(list(current.values()), chain) is not None:
+                return {t: r.kept for t, r in current.items()}
+    if not outputs_differ:
+        return None
+    common = min(r.count for r in recorders.values())
+    if all(r.count == common for r in recorders.values()):
+        return None
+    return {t: r.kept for t, r in rerun(common, common + 1).items()}  # a write some targets make
 
 
 def _written(op: Operation, args: PythonValues) -> list[Tile | GmView] | None:
@@ -214,7 +307,7 @@ def compare(
     check_comparable(module)
     chosen = parse_list(targets)
     report = Report({})
-    recorded: dict[str, list[_Write]] = {}
+    recorded: dict[str, _WriteRecorder] = {}
     for target in chosen:
         recorder = _WriteRecorder()
         profiler = Profiler(target, cost_model, cores) if profile else None
@@ -227,7 +320,14 @@ def compare(
             report.profiles[target.name] = profiler.report()
         report.verdicts[target.name] = Verdict(target.name, True)
         report.outputs[target.name], report.results[target.name] = outputs, results
-        recorded[target.name] = recorder.writes
+        recorded[target.name] = recorder
+
+    def rerun(start: int, stop: int) -> dict[str, _WriteRecorder]:
+        """The targets that ran, run again, recording the writes in [start, stop)."""
+        again = {t: _WriteRecorder(start, stop) for t in recorded}
+        for t, recorder in again.items():
+            run_with_results(module, t, args, entry, listeners=[recorder])
+        return again
     if report.outputs:
         scratch = scratch_arguments(entry_function(module, entry))
         for i, finals in enumerate(zip(*report.outputs.values())):
@@ -237,9 +337,11 @@ def compare(
             )
         for k, results in enumerate(zip(*report.results.values())):
             report.differences.append(_difference(f"result{k}", dict(zip(report.results, results))))
-    report.approximate = _approximate_ops(recorded)
+    report.approximate = _approximate_ops({t: r.approximate for t, r in recorded.items()})
     if len(recorded) > 1:
-        report.first_divergent_op = _first_divergent_op(recorded, any(d.differing for d in report.differences))
+        outputs_differ = any(d.differing for d in report.differences)
+        window = _divergence_window(recorded, outputs_differ, rerun)
+        report.first_divergent_op = _first_divergent_op(window, outputs_differ) if window is not None else None
     return report
 
 
@@ -247,12 +349,12 @@ def _approximate(op: Operation) -> bool:
     return choices_of(op).get("numerics") is Numerics.APPROXIMATE
 
 
-def _approximate_ops(recorded: dict[str, list[_Write]]) -> dict[str, list[str]]:
+def _approximate_ops(per_target: dict[str, dict[str, None]]) -> dict[str, list[str]]:
+    """Each op approximate on some target, with those targets, from each target's ops."""
     out: dict[str, list[str]] = {}
-    for target, writes in recorded.items():
-        for w in writes:
-            if _approximate(w.op) and target not in (on := out.setdefault(f"{w.location} {w.name}", [])):
-                on.append(target)
+    for target, ops in per_target.items():
+        for op in ops:
+            out.setdefault(op, []).append(target)
     return out
 
 

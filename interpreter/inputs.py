@@ -155,8 +155,11 @@ def _given_scalar(function: func.FuncOp, index: int, arg_type: Attribute, value:
 
 
 def _pointer_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue, int | float]) -> int:
-    """Elements a pointer argument needs: the furthest element any view of it reaches."""
+    """Elements a pointer argument needs: the furthest element any view of it reaches (none
+    for an argument the kernel never uses)."""
     name = argument_name(function, index)
+    if not function.args[index].uses:
+        return 0  # never read or written: an empty array
     views = [u.operation for u in function.args[index].uses if isinstance(u.operation, MakeTensorViewOp)]
     if not views:
         raise PtoError.at_op(

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType
 from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
@@ -203,8 +203,9 @@ def _nonzero(divisor: int) -> int:
 @register_impls
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants and the integer ops of index math read their
-    types with a plain isinstance (same values and wrap-around results), and those xDSL lacks that kernels use for tile
-    counts and tails (min/max, ceildiv, unsigned div/rem) are added with MLIR's semantics;
+    types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
+    that kernels use for tile counts and tails (min/max, ceildiv, unsigned div/rem, trunci,
+    extsi, extui) are added with MLIR's semantics;
     signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
 
     @impl(arith.ConstantOp)
@@ -284,6 +285,26 @@ class IndexArithFunctions(ArithFunctions):
     def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
         w = _width(interpreter, op)
         return (_signed(_signed(args[0], w) // _nonzero(_signed(args[1], w)), w),)
+
+    @impl(arith.TruncIOp)
+    def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
+        return (_signed(args[0], _width(interpreter, op)),)  # the low bits, read as signed
+
+    @impl(arith.ExtSIOp)
+    def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
+        return (_signed(args[0], _operand_width(interpreter, op)),)
+
+    @impl(arith.ExtUIOp)
+    def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
+        return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+
+
+def _operand_width(interpreter: Interpreter, op: Operation) -> int:
+    operand_type = op.operands[0].type
+    if isinstance(operand_type, IndexType):
+        return interpreter.index_bitwidth
+    assert isinstance(operand_type, IntegerType)
+    return operand_type.width.data
 
 
 def _truncating_quotient(a: int, b: int) -> int:

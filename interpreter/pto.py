@@ -14,9 +14,11 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 from pto_dialect import ops as pto
 from pto_dialect.ops.subview import window_valid
 from pto_dialect.ops import sync
+from pto_dialect.ops.reserved import ReserveBufferOp
+from pto_dialect.types import LocalArrayType
 from pto_dialect.types import PtrType, TileTypeBase
 
-from pto_dialect.machine import GmView, RuntimeFault, Tile
+from pto_dialect.machine import GmView, RuntimeFault, Tile, private_storage
 from interpreter.state import fault_at, run_state
 
 
@@ -29,7 +31,7 @@ def place_tile(interpreter: Interpreter, tile_type: TileTypeBase, addr: int | No
             raise RuntimeFault(f"{name} {v} is outside [0, {limit}] for a {rows}x{cols} tile")
     memory = run_state(interpreter).memory(tile_type.loc.data) if addr is not None else None
     if memory is None:
-        return Tile.over(tile_type, np.zeros(rows * cols, dtype), valid)
+        return Tile.over(tile_type, private_storage(rows * cols, dtype), valid)
     size = tile_type.size_bytes
     if addr < 0 or addr + size > memory.size:
         target = run_state(interpreter).target
@@ -46,6 +48,41 @@ def _check_offset(op: pto.LoadScalarOp | pto.StoreScalarOp, buffer: np.ndarray, 
         raise RuntimeFault(
             f"offset {offset} {what} outside %{op.ptr.name_hint or 'ptr'}, whose array holds {buffer.size} elements"
         )
+
+
+def _check_tile_offset(op: pto.TGetValOp | pto.TSetValOp, tile: Tile, offset: int) -> None:
+    if not 0 <= offset < tile.flat.size:
+        what = "reads" if isinstance(op, pto.TGetValOp) else "writes"
+        raise RuntimeFault(f"offset {offset} {what} outside the tile's {tile.flat.size} elements of storage")
+
+
+class LocalArray:
+    """A pto.declare_local_array: its elements and which of them a set has written."""
+
+    def __init__(self, array_type: LocalArrayType):
+        self.values = np.zeros(array_type.shape, array_type.element.numpy)
+        self.written = np.zeros(array_type.shape, bool)
+
+    def checked(self, op: pto.LocalArrayGetOp | pto.LocalArraySetOp, indices: tuple[int, ...]) -> tuple[int, ...]:
+        name = op.array.name_hint or "array"
+        for dim, (i, size) in enumerate(zip(indices, self.values.shape)):
+            if not 0 <= i < size:
+                raise RuntimeFault(f"index {i} of dim {dim} is outside [0, {size - 1}] for %{name}")
+        if isinstance(op, pto.LocalArrayGetOp) and not self.written[indices]:
+            raise RuntimeFault(
+                f"reads %{name}{list(indices)} before any pto.local_array_set wrote it (C++ leaves a stack array uninitialized)"
+            )
+        return indices
+
+
+def _reserved_address(op: ReserveBufferOp) -> int:
+    base = op.planned_base()
+    if base is None:
+        raise RuntimeFault(
+            f"the address of reserve_buffer \"{op.buffer_name}\" (auto = true) is chosen by PTOAS's memory planning, "
+            "which pto-frontend does not do: give auto = false, base = N"
+        )
+    return base
 
 
 @register_impls
@@ -98,6 +135,21 @@ class PtoFunctions(InterpreterFunctions):
             _check_offset(op, buffer, offset)
             return (buffer[offset].item(),)
 
+    @impl(pto.TGetValOp)
+    def run_tgetval(self, interpreter: Interpreter, op: pto.TGetValOp, args: PythonValues):
+        tile, offset = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            return (tile.flat[offset].item(),)
+
+    @impl(pto.TSetValOp)
+    def run_tsetval(self, interpreter: Interpreter, op: pto.TSetValOp, args: PythonValues):
+        offset, value, tile = args
+        with fault_at(op):
+            _check_tile_offset(op, tile, offset)
+            tile.flat[offset] = value
+        return ()
+
     @impl(pto.StoreScalarOp)
     def run_store_scalar(self, interpreter: Interpreter, op: pto.StoreScalarOp, args: PythonValues):
         value, buffer, offset = args
@@ -107,6 +159,46 @@ class PtoFunctions(InterpreterFunctions):
         if (stored := run_state(interpreter).gm_writes) is not None:
             stored.mark(GmView(buffer, offset, (1, 1), (1, 1)))
         return ()
+
+    @impl(pto.DeclareLocalArrayOp)
+    def run_declare_local_array(self, interpreter: Interpreter, op: pto.DeclareLocalArrayOp, args: PythonValues):
+        assert isinstance(op.array.type, LocalArrayType)
+        return (LocalArray(op.array.type),)
+
+    @impl(pto.LocalArrayGetOp)
+    def run_local_array_get(self, interpreter: Interpreter, op: pto.LocalArrayGetOp, args: PythonValues):
+        array, *indices = args
+        assert isinstance(array, LocalArray)
+        with fault_at(op):
+            return (array.values[array.checked(op, tuple(indices))].item(),)
+
+    @impl(pto.LocalArraySetOp)
+    def run_local_array_set(self, interpreter: Interpreter, op: pto.LocalArraySetOp, args: PythonValues):
+        array, *indices, value = args
+        assert isinstance(array, LocalArray)
+        with fault_at(op):
+            at = array.checked(op, tuple(indices))
+        array.values[at] = value
+        array.written[at] = True
+        return ()
+
+    @impl(pto.CmoCacheInvalidOp)
+    def run_cmo_cacheinvalid(self, interpreter: Interpreter, op: pto.CmoCacheInvalidOp, args: PythonValues):
+        return ()  # one core in program order, no data cache modelled (pto_dialect/ops/coherence.py)
+
+    @impl(pto.FenceBarrierAllOp)
+    def run_fence_barrier_all(self, interpreter: Interpreter, op: pto.FenceBarrierAllOp, args: PythonValues):
+        return ()  # every access already complete in program order (pto_dialect/ops/coherence.py)
+
+    @impl(pto.ReserveBufferOp)
+    def run_reserve_buffer(self, interpreter: Interpreter, op: pto.ReserveBufferOp, args: PythonValues):
+        with fault_at(op):
+            return (_reserved_address(op),)
+
+    @impl(pto.ImportReservedBufferOp)
+    def run_import_reserved_buffer(self, interpreter: Interpreter, op: pto.ImportReservedBufferOp, args: PythonValues):
+        with fault_at(op):
+            return (_reserved_address(op.reserved()),)
 
     @impl(pto.SetValidShapeOp)
     def run_set_validshape(self, interpreter: Interpreter, op: pto.SetValidShapeOp, args: PythonValues):
@@ -138,6 +230,22 @@ class PtoFunctions(InterpreterFunctions):
             valid = window_valid(op, tile.valid_shape, (row, col), given)
             storage = tile.flat[row * cols : (row + window_rows) * cols]
             return (Tile.over(op.result.type, storage, valid),)
+
+    @impl(pto.TReshapeOp)
+    def run_treshape(self, interpreter: Interpreter, op: pto.TReshapeOp, args: PythonValues):
+        (tile,) = args
+        assert isinstance(tile, Tile)
+        result = op.result.type
+        valid = result.valid_shape
+        if DYNAMIC_INDEX in valid:
+            if tuple(result.shape) != tuple(tile.type.shape):
+                with fault_at(op):
+                    raise RuntimeFault(
+                        f"the result's valid shape is dynamic and its shape {result.shape[0]}x{result.shape[1]} is not "
+                        f"the source's: pto-run does not know which region is valid (give the result type a static one)"
+                    )
+            valid = tile.valid_shape
+        return (Tile.over(result, tile.flat.view(result.element.numpy), valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

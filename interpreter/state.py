@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.interpreter import Interpreter
@@ -27,10 +27,14 @@ class GmWrites:
 
     def mark(self, view: GmView) -> None:
         """The whole (batched) window was stored to."""
-        entry = self._masks.get(id(view.buffer))
+        GmView(self.flags(view.buffer), view.offset, view.shape, view.strides).write2d(slice(None), slice(None), np.True_)
+
+    def flags(self, buffer: np.ndarray) -> np.ndarray:
+        """The buffer's flags, to set: one per element, True where the run stored."""
+        entry = self._masks.get(id(buffer))
         if entry is None:
-            entry = self._masks[id(view.buffer)] = (view.buffer, np.zeros(view.buffer.size, bool))
-        GmView(entry[1], view.offset, view.shape, view.strides).write2d(slice(None), slice(None), np.True_)
+            entry = self._masks[id(buffer)] = (buffer, np.zeros(buffer.size, bool))
+        return entry[1]
 
     def of(self, buffer: np.ndarray) -> np.ndarray:
         """The flags of a buffer (all False if nothing was stored to it)."""
@@ -51,6 +55,9 @@ class RunState:
     """Where it is asked for: the GM elements the run stores to."""
     profiler: Profiler | None = None
     """`pto-run --profile`: told about each op before its kernel runs (interpreter/profile.py)."""
+    special_registers: dict[str, Any] = field(default_factory=dict)
+    """Register-level state outside SSA (the AR of the AR-driven unaligned stores, the atomic mode of
+    the DMA to GM, the loop strides of the DMA), by name."""
 
     def memory(self, loc: str) -> np.ndarray | None:
         """The byte array of an on-chip space (None: tiles there get private storage)."""

@@ -26,15 +26,19 @@ from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
+from pto_dialect.walk import walk
 
 import targets
 from targets.rules import Operands
-from pto_dialect.cost import CalibratedMachine, CostFn, Machine, NoCostModel, OpCost
+from pto_dialect.cost import CalibratedMachine, CostFn, Machine, NoCostModel, OpCost, VfMachine
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.facts import UNKNOWN, TileFacts, ViewFacts, static_facts
 from pto_dialect.instructions import instruction_of
 from pto_dialect.lowered import operand_roles
+from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import AllocTileOp, constant_index
+from pto_dialect.vpto import VPTO_OPS
+from pto_dialect.vpto.scope import VecScopeOp
 
 
 @dataclass
@@ -226,17 +230,17 @@ def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | No
     """One lowered op's row; the lowered ops of one source op (same place, same instruction,
     one after the other) share it."""
     instruction = instruction_of(op)
-    assert instruction is not None
+    name, pipe = (instruction.name, instruction.pipe) if instruction is not None else (op.name, Pipe.VECTOR)
     loc = op_location(op)
     last = report.ops[-1] if report.ops else None
-    if last is not None and loc is not None and (last.loc, last.op, last.count) == (loc, instruction.name, count):
+    if last is not None and loc is not None and (last.loc, last.op, last.count) == (loc, name, count):
         last.cycles = None if last.cycles is None or cost is None else last.cycles + cost.cycles
         last.bytes = None if last.bytes is None or cost is None else last.bytes + cost.bytes
         return
     if cost is None:  # a dynamic shape: the pipe the instruction issues on, the machine's model
-        row = OpRow(instruction.name, loc, instruction.pipe.short, None, None, count, model)
+        row = OpRow(name, loc, pipe.short, None, None, count, model)
     else:
-        row = OpRow(instruction.name, loc, cost.pipe.short, cost.bytes, cost.cycles, count, cost.model)
+        row = OpRow(name, loc, cost.pipe.short, cost.bytes, cost.cycles, count, cost.model)
     report.ops.append(row)
 
 
@@ -270,11 +274,42 @@ def price(
 def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> OpCost | None:
     """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
     constants its alloc_tile names); None when a shape is dynamic."""
+    if isinstance(op, VecScopeOp):
+        return vector_scope_cost(op, target, machine if machine is not None else target.costs)
     facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
     cost_function(op, target, machine)  # an op without a cost model fails even when its shapes are dynamic
     if any(_dynamic(f) for f in facts.values()):
         return None
     return price(op, target, facts, {}, machine)
+
+
+_REGISTER_OPS = tuple(VPTO_OPS)
+
+
+def priced_as(op: Operation) -> str:
+    """The vector-function instruction a register-level op is priced as: its name without `pto.` and
+    without a predicate granularity (pto.plt_b32: plt)."""
+    name = op.name.removeprefix("pto.")
+    stem, _, granularity = name.rpartition("_")
+    return stem if granularity in ("b8", "b16", "b32") else name
+
+
+def vector_scope_cost(scope: VecScopeOp, target: targets.TargetInfo, machine: Machine) -> OpCost | None:
+    """A register-level kernel (pto.vecscope) as one vector function: its startup, each register op's
+    issue cycles times how often it runs in the scope, its drain (None where a trip count is not static)."""
+    if not isinstance(machine, VfMachine):
+        raise PtoError.at_op(scope, f"has no cost model on target {target}: a vector scope is priced by a vector-function model")
+    body: dict[str, int] = {}
+    for op, count in _walk(scope.body.blocks[0], 1):
+        if not isinstance(op, _REGISTER_OPS) or isinstance(op, VecScopeOp):
+            continue  # scalar and loop ops: the scalar unit's, not priced here
+        if count is None:
+            return None
+        name = priced_as(op)
+        if name not in machine.vf_ops:
+            raise PtoError.at_op(op, f"has no cost model on target {target}: {machine.model} has no price for {name}")
+        body[name] = body.get(name, 0) + count
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
 def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
@@ -310,8 +345,8 @@ def counted_ops(module: ModuleOp) -> Iterator[tuple[Operation, int | None]]:
     """Each op of an instruction in program order, with how often it runs: the product of
     its enclosing loops' static trip counts, summed over the calls of its function (None
     where a count is not static). Functions no call names are the kernels, run once each."""
-    functions = {f.sym_name.data: f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks}
-    called = {c.callee.root_reference.data for c in module.walk() if isinstance(c, func.CallOp)}
+    functions = {f.sym_name.data: f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks}
+    called = {c.callee.root_reference.data for c in walk(module) if isinstance(c, func.CallOp)}
     calls = _function_counts(functions, [name for name in functions if name not in called])
     for name, function in functions.items():
         for op, count in _ops_in(function.body.blocks[0], 1):
@@ -357,7 +392,8 @@ def _walk(block: Block, count: int | None) -> Iterator[tuple[Operation, int | No
 
 
 def _ops_in(block: Block, count: int | None) -> Iterator[tuple[Operation, int | None]]:
-    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None)
+    """The priced ops: an instruction's, and a vector scope (its register ops priced with it)."""
+    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None or isinstance(op, VecScopeOp))
 
 
 def _calls_in(block: Block, count: int | None) -> Iterator[tuple[func.CallOp, int | None]]:

@@ -8,6 +8,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from pto_dialect.walk import walk
 
 import targets
 
@@ -33,7 +34,7 @@ class MaterializeImplicitTmpPass(ModulePass):
         from pto_dialect.ops.common import PtoInstructionOp
 
         target = targets.resolve(self.target, op)
-        for inst in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.is_dps]:
+        for inst in [o for o in walk(op) if isinstance(o, PtoInstructionOp) and o.is_dps]:
             instruction = instruction_of(inst)
             if instruction is None or instruction.implicit_tmp is None:
                 continue

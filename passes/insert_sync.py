@@ -26,6 +26,7 @@ from xdsl.dialects.func import FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from pto_dialect.walk import walk
 
 import targets
 from pto_dialect.instruction import Pipe
@@ -161,13 +162,13 @@ def _runs_once_at_least(loop: scf.ForOp) -> bool:
 
 def has_explicit_sync(function: FuncOp) -> bool:
     """The kernel orders its pipes itself (any sync op in it)."""
-    return any(isinstance(op, tuple(SYNC_OPS)) for op in function.walk())
+    return any(isinstance(op, tuple(SYNC_OPS)) for op in walk(function))
 
 
 def insert_sync(module: ModuleOp, target: targets.TargetInfo) -> int:
     """Insert the sync of every kernel without its own; returns how many flag pairs and barriers."""
     inserter = _Inserter(target_phases(target), target.sync.flag_events)
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, FuncOp) and op.body.blocks and not has_explicit_sync(op):
             inserter.block(op.body.block, _Model())
     return inserter.inserted

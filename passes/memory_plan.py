@@ -32,6 +32,7 @@ from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue, Use
 from xdsl.traits import IsTerminator, SymbolTable
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.lowered import Launch, LoweredOp
@@ -112,7 +113,7 @@ def _op_at(op: Operation | None) -> str:
 
 def _walks_before(a: Operation | None, b: Operation | None, f: func.FuncOp) -> bool:
     """`a` comes before `b` in a pre-order walk of `f` (for messages)."""
-    order = {op: i for i, op in enumerate(f.walk())}
+    order = {op: i for i, op in enumerate(walk(f))}
     return a is not None and b is not None and a in order and b in order and order[a] < order[b]
 
 
@@ -140,12 +141,12 @@ class CallGraph:
     def __init__(self, module: Operation, target: str | TargetInfo):
         self.target = targets.get(target)
         self._untouched: dict[Operation, frozenset[str]] = {}
-        self.functions = [f for f in module.walk() if isinstance(f, func.FuncOp) and f.body.blocks]
+        self.functions = [f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
         self.callee: dict[func.CallOp, func.FuncOp] = {}
         """The function with a body each call enters (calls closing a tile-free cycle: none)."""
         for f in self.functions:
-            for op in f.walk():
+            for op in walk(f):
                 if isinstance(op, func.CallOp):
                     callee = SymbolTable.lookup_symbol(op, op.callee)
                     if isinstance(callee, func.FuncOp) and callee in self.calls:
@@ -193,7 +194,7 @@ class CallGraph:
             f = todo.pop()
             if f not in seen:
                 seen.add(f)
-                if any(isinstance(op, AllocTileOp | TAssignOp) for op in f.walk()):
+                if any(isinstance(op, AllocTileOp | TAssignOp) for op in walk(f)):
                     return True
                 todo += [callee for _, callee in self.calls[f]]
         return False
@@ -230,7 +231,7 @@ class CallGraph:
     def returned_index(self, f: func.FuncOp, value: SSAValue) -> int | None:
         """The result of `f` that returns the tile named `value` (directly or carried), if any."""
         names = self.aliases(value)
-        for op in f.walk():
+        for op in walk(f):
             if isinstance(op, func.ReturnOp):
                 for i, v in enumerate(op.arguments):
                     if v in names:
@@ -241,17 +242,18 @@ class CallGraph:
         """Every tile placement in `f` with its live range, in program order; with_calls: a call
         also stands for its callee's placed tiles, for the instant of the call (a returned
         tile: until the caller's last use of it)."""
-        ordered = list(f.walk())
+        ordered = list(walk(f))
         position = {op: i for i, op in enumerate(ordered)}
         last_inside: dict[Operation, int] = {}
         for op in reversed(ordered):  # nested ops come after their parent in pre-order
             last_inside[op] = max([position[op], *(last_inside[c] for r in op.regions for b in r.blocks for c in b.ops)])
+        loops_around = _LoopsAround(f)
 
         def span(user: Operation, crossed: set[Operation]) -> tuple[int, int, Operation | None]:
             """The positions an access by `user` keeps a tile live over: its own, or those of
             the outermost loop around it across whose iterations the tile lives (`crossed`,
             returned too)."""
-            loop = next((loop for loop in _enclosing_loops(user, f) if loop in crossed), None)
+            loop = next((loop for loop in loops_around(user) if loop in crossed), None)
             held = loop or user
             return position[held], last_inside[held], loop
 
@@ -261,10 +263,11 @@ class CallGraph:
             """(start, the op writing there), (end, the op reading there, the loop it reads
             across) of the tile known by `names`: from the first op that may write it (else
             the first that uses it; else `op`) to the last that uses it, each at op
-            granularity, or the whole of a loop the tile lives across (_lives_across)."""
+            granularity, or the whole of a loop the tile lives across (_loops_lived_across)."""
             accesses = [use for v in names for use in v.uses if not self.untouched(use)]
-            loops = {loop for use in accesses for loop in _enclosing_loops(use.operation, f)}
-            crossed = {loop for loop in loops if _lives_across(loop, accesses)}
+            one_per_parent = {use.operation.parent_op(): use.operation for use in accesses}  # same loops around
+            loops = {loop for user in one_per_parent.values() for loop in loops_around(user)}
+            crossed = _loops_lived_across(loops, accesses)
             start: tuple[int, Operation] | None = None
             for writes in (True, False):
                 for use in accesses:
@@ -348,7 +351,7 @@ class CallGraph:
                 for b in self.buffers_of(g, with_calls=False)
                 if b.addr is not None
             ]
-            position = {op: i for i, op in enumerate(g.walk())}
+            position = {op: i for i, op in enumerate(walk(g))}
             for call, callee in self.calls[g]:
                 at = position[call]
                 out[callee].update({b.op: b for b in own if b.start <= at <= b.end} | out[g])
@@ -389,49 +392,79 @@ def _runs_at_least_once(loop: scf.ForOp) -> bool:
     return lb is not None and ub is not None and ub > lb
 
 
-def _enclosing_loops(op: Operation, f: func.FuncOp) -> list[Operation]:
-    """The loops (scf.for, scf.while) around `op` inside `f`, outermost first."""
-    loops = []
-    parent = op.parent_op()
-    while parent is not None and parent is not f:
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            loops.append(parent)
-        parent = parent.parent_op()
-    return loops[::-1]
+class _LoopsAround:
+    """The loops (scf.for, scf.while) around an op inside `f`, outermost first, found once per
+    op holding others: the ops of a nest share their parents' answers."""
+
+    def __init__(self, f: func.FuncOp):
+        self.f = f
+        self.inside: dict[Operation, tuple[Operation, ...]] = {}
+        """For an op of f holding others: the loops its ops are in (itself included)."""
+
+    def __call__(self, op: Operation) -> tuple[Operation, ...]:
+        climbed: list[Operation] = []
+        parent = op.parent_op()
+        while parent is not None and parent is not self.f and parent not in self.inside:
+            climbed.append(parent)
+            parent = parent.parent_op()
+        loops = self.inside.get(parent, ()) if parent is not None else ()
+        for holder in reversed(climbed):  # outermost first
+            loops = loops + (holder,) if isinstance(holder, scf.ForOp | scf.WhileOp) else loops
+            self.inside[holder] = loops
+        return loops
 
 
-def _lives_across(loop: Operation, accesses: list[Use]) -> bool:
-    """Whether a tile (used by `accesses`) may hold a value from one iteration of `loop` that a
-    later one reads: some use in its body may read the tile before one iteration's own
-    unconditional write (an instruction's outs, not inside an scf.if or an inner loop that may
-    run no iteration; a section runs its body once). A tile written first in each iteration
-    is live there from that write only."""
+def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use]) -> set[Operation]:
+    """The `loops` across whose iterations a tile (used by `accesses`) may hold a value from one
+    iteration that a later one reads: some use in its body may read the tile before one
+    iteration's own unconditional write (an instruction's outs, not inside an scf.if or an
+    inner loop that may run no iteration; a section runs its body once). A tile written first
+    in each iteration is live there from that write only.
+
+    One scan per block and entry state, shared by all the loops: only ops holding a use are
+    entered, so a deep nest costs its depth, not its depth squared."""
     by_op: dict[Operation, list[Use]] = {}
     for use in accesses:
         by_op.setdefault(use.operation, []).append(use)
-    inside = {o for o in by_op if o is not loop and loop.is_ancestor(o)}
-    if not inside:
-        return False
+    holding: set[Operation] = set()  # the ops with a use strictly inside them
+    for o in by_op:
+        parent = o.parent_op()
+        while parent is not None and parent not in holding:
+            holding.add(parent)
+            parent = parent.parent_op()
+    scanned: dict[tuple[Block, bool], tuple[bool, bool]] = {}
 
-    def reads_before_writing(region_ops: Iterable[Operation], written: bool) -> tuple[bool, bool]:
-        """(a use may read before a write, written afterwards) over ops run once, in order."""
-        for o in region_ops:
-            if o in inside:
-                uses = by_op[o]
+    def reads_before_writing(block: Block, written: bool) -> tuple[bool, bool]:
+        """(a use may read before a write, written afterwards) over the block's ops, run once
+        in order."""
+        key = (block, written)
+        if key not in scanned:
+            scanned[key] = scan(block, written)
+        return scanned[key]
+
+    def scan(block: Block, written: bool) -> tuple[bool, bool]:
+        for o in block.ops:
+            uses = by_op.get(o)
+            if uses is not None:
                 if not written and any(not _writes(u) for u in uses):
                     return True, written
                 written = written or any(_writes(u) for u in uses)
+            if o not in holding:
+                continue  # nothing inside reads or writes the tile
             once = isinstance(o, SectionOp)
             for region in o.regions:
-                for block in region.blocks:
-                    read_first, after = reads_before_writing(block.ops, written)
+                for inner in region.blocks:
+                    read_first, after = reads_before_writing(inner, written)
                     if read_first:
                         return True, written
                     if once:
                         written = after
         return False, written
 
-    return any(reads_before_writing(block.ops, False)[0] for region in loop.regions for block in region.blocks)
+    return {
+        loop for loop in loops
+        if loop in holding and any(reads_before_writing(block, False)[0] for region in loop.regions for block in region.blocks)
+    }
 
 
 def _writes(use: Use) -> bool:
@@ -529,7 +562,7 @@ def budget(f: func.FuncOp, space: str, target: TargetInfo, graph: CallGraph) -> 
 def _launches_simt(f: func.FuncOp, target: TargetInfo) -> bool:
     """f runs an instruction as a SIMT launch (a5's MGATHER and MSCATTER): the lowered op's class says so,
     and for a pto op the target's lowering table is asked which op it becomes."""
-    for op in f.walk():
+    for op in walk(f):
         if isinstance(op, PtoInstructionOp) and not op.res:
             op_class, _ = target.lowering.choose(op)
         elif isinstance(op, LoweredOp):
@@ -546,7 +579,7 @@ def check_manual_addresses(module: Operation, target: str | TargetInfo) -> None:
     (a callee's tiles included, at each call)."""
     graph = CallGraph(module, target)
     for f in graph.callees_first:
-        for op in f.walk():
+        for op in walk(f):
             if isinstance(op, AllocTileOp | TAssignOp):
                 _check_not_rewritten_while_carried(op, graph)
         check_placed(f, graph.buffers_of(f), graph)
@@ -608,7 +641,7 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
     off the `reserved` tiles (callers' tiles live across calls to f) and within the budget
     of f and of its callers. A function with no tile to place has nothing to do here:
     check_manual_addresses has checked its hand-placed ones."""
-    if not any(isinstance(op, AllocTileOp) and op.addr is None for op in f.walk()):
+    if not any(isinstance(op, AllocTileOp) and op.addr is None for op in walk(f)):
         return []
     buffers = graph.buffers_of(f)
     whole = [Buffer(r.op, r.space, r.size, 0, len(buffers) and max(b.end for b in buffers), r.addr, r.label) for r in reserved]

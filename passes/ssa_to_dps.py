@@ -10,6 +10,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from pto_dialect.walk import walk
 
 from pto_dialect.types import TileBufType, TileType
 
@@ -38,7 +39,7 @@ class SsaToDpsPass(ModulePass):
         from pto_dialect.ops import AllocTileOp  # when the pass runs: --help lists the passes without it
         from pto_dialect.ops.common import PtoInstructionOp
 
-        for ssa_op in [o for o in op.walk() if isinstance(o, PtoInstructionOp) and o.res]:
+        for ssa_op in [o for o in walk(op) if isinstance(o, PtoInstructionOp) and o.res]:
             buffers = [AllocTileOp(cast(TileBufType, buffer_type(r.type))) for r in ssa_op.res]
             attrs = {**ssa_op.attributes, **ssa_op.properties}
             attrs.pop("operandSegmentSizes", None)
@@ -51,7 +52,7 @@ class SsaToDpsPass(ModulePass):
             Rewriter.replace_op(ssa_op, dps, [b.result for b in buffers])
         # What still carries a value tile (function signatures and arguments, loop-carried
         # values, call and scf results) now carries the buffer; the ops stay (and their locations).
-        for o in op.walk():
+        for o in walk(op):
             if isinstance(o, func.FuncOp):
                 ft = o.function_type
                 o.function_type = FunctionType.from_lists(

@@ -21,7 +21,18 @@ unknown; a loop runs its body twice (iteration i and i+1, where loop-carried haz
 and may also run zero times; an `scf.if` whose condition is unknown runs both branches and
 keeps only what both guarantee (a flag set on one path only cannot satisfy a later wait).
 Dynamic mode (`pto-run --check-sync`): the same replay with the run's scalar arguments,
-every iteration with its induction variable's value, which the messages name.
+every iteration with its induction variable's value, which the messages name. A loop of known
+trip count whose body is straight-line code (no nested loop, branch or section; flag event ids
+not computed in it) is checked in one batch (`_BatchedLoop`): its first iterations are replayed
+for their flags and clocks only, until the pipes' state repeats shifted (the state before
+iteration k+1 is the one before k plus each pipe's count per iteration, so it does for every
+later one); each access's clock and count in every iteration follow; the byte ranges every
+access touches come from evaluating the body's index arithmetic once over all induction values
+(NumPy arrays); each pair of accesses on different pipes is then checked over all iteration
+pairs at once (for an earlier access, the later iterations it is unordered with form a range,
+found by binary search in the later access's clocks). The loop's accesses stay as arrays
+(`BatchedAccesses`) for what runs after it. A body whose state does not repeat within
+`_WARMUP` iterations is replayed iteration by iteration.
 """
 
 from __future__ import annotations
@@ -29,12 +40,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
+import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instruction import Pipe
@@ -51,8 +64,9 @@ class Region(NamedTuple):
     """Bytes [start, end) of one memory (`vec`, `mat`, GM argument i, a private tile); start None: anywhere in it."""
 
     space: object
-    start: int | None = None
-    end: int | None = None
+    start: int | np.ndarray | None = None
+    end: int | np.ndarray | None = None
+    """Arrays (one bound per iteration) only while a batched loop's index arithmetic runs."""
 
     def describe(self) -> str:
         kind, *rest = self.space if isinstance(self.space, tuple) else (self.space,)
@@ -92,6 +106,49 @@ class Access:
         return f"{written_name(self.op)} at {op_location(self.op) or '?'}{''.join(self.where)}{phase}"
 
 
+@dataclass(frozen=True, slots=True)
+class BatchedAccesses:
+    """One access of a batched loop's body, in each iteration i: bytes [starts[i], ends[i]) of
+    `space` (anywhere in it when not `known`), its count `seqs[i]` on its pipe."""
+
+    op: Operation
+    phase: int | None
+    pipe: Pipe
+    write: bool
+    space: object
+    known: bool
+    starts: np.ndarray
+    ends: np.ndarray
+    seqs: np.ndarray
+    where: tuple[str, ...]
+    """Where the loop is, then its own iteration's words (a format of the induction value)."""
+    induction: np.ndarray
+
+    def access(self, i: int) -> Access:
+        *outer, own = self.where
+        return Access(self.op, self.pipe, int(self.seqs[i]), self.phase, (*outer, own.format(self.induction[i])))
+
+    def region(self, i: int) -> Region:
+        return Region(self.space, int(self.starts[i]), int(self.ends[i])) if self.known else Region(self.space)
+
+    def overlaps(self, region: Region) -> np.ndarray | bool:
+        if not self.known or region.start is None or region.end is None:
+            return True
+        return (self.starts < region.end) & (self.ends > region.start)
+
+
+class _Record(NamedTuple):
+    """An access replayed for its clock only (a batched loop's first iterations)."""
+
+    op: Operation
+    phase: int | None
+    pipe: Pipe
+    value: SSAValue
+    write: bool
+    seq: int
+    clock: Clock
+
+
 @dataclass
 class _Shadow:
     writes: dict[Pipe, Access] = field(default_factory=dict)
@@ -108,8 +165,9 @@ class _SpaceIndex:
         if region.start is None or region.end is None:
             self.unknown.append(region)
         else:
-            insort(self.known, (region.start, region.end, region))
-            self.longest = max(self.longest, region.end - region.start)
+            start, end = int(region.start), int(region.end)
+            insort(self.known, (start, end, region))
+            self.longest = max(self.longest, end - start)
 
     def overlapping(self, region: Region) -> list[Region]:
         if region.start is None or region.end is None:
@@ -140,6 +198,8 @@ class PipeState:
     maybe_left: list[tuple[tuple[Pipe, Pipe], _Token]] = field(default_factory=list)
     """Flags pending on some path only where paths met (a loop that may run no trip, a branch):
     no wait can rely on them, but one may be left set at the end (a warning)."""
+    batched: list[BatchedAccesses] = field(default_factory=list)
+    """The accesses of batched loops that a later access may still race with."""
 
     def clock(self, pipe: Pipe) -> Clock:
         return self.clocks.setdefault(pipe, {})
@@ -169,6 +229,7 @@ class PipeState:
             {r: _Shadow(dict(s.writes), dict(s.reads)) for r, s in self.shadow.items()},
             {space: i.copy() for space, i in self.index.items()},
             list(self.maybe_left),
+            list(self.batched),
         )
 
     @staticmethod
@@ -190,6 +251,7 @@ class PipeState:
             longer = ta if len(ta) > len(tb) else tb
             merged.maybe_left += [(key, token) for token in longer[len(merged.flags[key]):]]
         merged.maybe_left += [*a.maybe_left, *b.maybe_left]
+        merged.batched = [*a.batched, *(x for x in b.batched if all(x is not y for y in a.batched))]
         for region in set(a.shadow) | set(b.shadow):
             sa, sb = a.shadow.get(region, _Shadow()), b.shadow.get(region, _Shadow())
             merged.shadow[region] = _Shadow(
@@ -235,9 +297,14 @@ class _Unknown(Exception):
 
 
 class SyncChecker:
-    def __init__(self, facts: SyncFacts, scalars: dict[SSAValue, object] | None = None):
+    def __init__(self, facts: SyncFacts, scalars: dict[SSAValue, object] | None = None, batch_loops: bool = True):
         self.facts = facts
         self.dynamic = scalars is not None
+        self.batch_loops = batch_loops
+        self.recording: list[_Record] | None = None
+        """While a batched loop's first iterations replay: their accesses, not checked."""
+        self.vector = False
+        """While a batched loop's index arithmetic runs over all induction values at once."""
         self.values: dict[SSAValue, object] = dict(scalars or {})
         self.report = SyncReport()
         self.reported: set[tuple[object, ...]] = set()
@@ -305,6 +372,7 @@ class SyncChecker:
         for clock in state.clocks.values():
             _join(joined, clock)
         state.clocks = {pipe: dict(joined) for pipe in Pipe}
+        state.batched = []  # every pipe is past every access
         return state
 
     def loop(self, op: scf.ForOp, state: PipeState) -> PipeState:
@@ -312,7 +380,12 @@ class SyncChecker:
         iv = op.body.block.args[0]
         name = iv.name_hint or "i"
         if all(isinstance(v, int) for v in (lb, ub, step)) and self.dynamic:
-            for i in range(lb, ub, step):  # pyright: ignore[reportArgumentType, reportCallIssue]
+            trips = range(lb, ub, step)  # pyright: ignore[reportArgumentType, reportCallIssue]
+            if self.batch_loops and len(trips) > _WARMUP and _straight_line(op.body.block):
+                batched = _BatchedLoop(self, op, trips).run(state)
+                if batched is not None:
+                    return batched
+            for i in trips:
                 self.values[iv] = i
                 self.where.append(f" in iteration %{name} = {i}")
                 state = self.block(op.body.block, state)
@@ -352,9 +425,9 @@ class SyncChecker:
 
     def known(self, value: SSAValue) -> int:
         v = self.values.get(value)
-        if not isinstance(v, int) or isinstance(v, bool) and False:
-            raise _Unknown
-        return v
+        if isinstance(v, int) or self.vector and isinstance(v, np.ndarray):
+            return v  # pyright: ignore[reportReturnType]
+        raise _Unknown
 
     def _value(self, op: Operation) -> object:
         if isinstance(op, arith.ConstantOp):
@@ -366,7 +439,10 @@ class SyncChecker:
         if isinstance(op, arith.CmpiOp):
             return _compare(op.predicate.value.data, self.known(op.lhs), self.known(op.rhs))
         if isinstance(op, arith.SelectOp):
-            return self.known(op.lhs) if self.known(op.cond) else self.known(op.rhs)
+            cond = self.known(op.cond)
+            if isinstance(cond, np.ndarray):
+                return np.where(cond, self.known(op.lhs), self.known(op.rhs))
+            return self.known(op.lhs) if cond else self.known(op.rhs)
         if isinstance(op, MakeTensorViewOp):
             source = self.values.get(op.ptr)
             if not isinstance(source, _View):
@@ -379,12 +455,12 @@ class SyncChecker:
             if op.addr is None:
                 return Region(("tile", id(op)), 0, tile.size_bytes)
             space = ("mem", tile.loc.data)
-            return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int) else Region(space)
+            return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int | np.ndarray) else Region(space)
         if isinstance(op, TAssignOp):
             tile = op.result.type
             addr = self.values.get(op.addr)
             space = ("mem", tile.loc.data)  # pyright: ignore[reportAttributeAccessIssue]
-            return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int) else Region(space)  # pyright: ignore[reportAttributeAccessIssue]
+            return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int | np.ndarray) else Region(space)  # pyright: ignore[reportAttributeAccessIssue]
         raise _Unknown
 
     def partition(self, operands: tuple[SSAValue, tuple[SSAValue, ...], tuple[SSAValue, ...], SSAValue], state: PipeState) -> PipeState:
@@ -396,7 +472,7 @@ class SyncChecker:
             return state
         offsets = [values.get(v) for v in offset_values]
         sizes = [values.get(v) for v in size_values]
-        if source.offset is None or any(not isinstance(x, int) for x in (*offsets, *sizes, *source.strides)):
+        if source.offset is None or any(not isinstance(x, int | np.ndarray) for x in (*offsets, *sizes, *source.strides)):
             values[result] = Region(source.buffer)
             return state
         start = source.offset + sum(o * s for o, s in zip(offsets, source.strides))  # pyright: ignore[reportOperatorIssue]
@@ -430,11 +506,19 @@ class SyncChecker:
         multi = len(steps) > 1
         where = tuple(self.where)
         region_of = self.region
+        recording = self.recording
         for index, step in enumerate(steps):
             clock = state.clock(step.pipe)
             if previous is not None and previous != step.pipe:  # the library orders its own phases
                 _join(clock, state.clock(previous))
             clock[step.pipe] = clock.get(step.pipe, 0) + 1
+            previous = step.pipe
+            if recording is not None:
+                seen = dict(clock)
+                phase = index if multi else None
+                recording += [_Record(op, phase, step.pipe, v, False, seen[step.pipe], seen) for v in step.reads]
+                recording += [_Record(op, phase, step.pipe, v, True, seen[step.pipe], seen) for v in step.writes]
+                continue
             access = Access(op, step.pipe, clock[step.pipe], index if multi else None, where)
             for value in step.reads:
                 if (region := region_of(value)) is not None:
@@ -442,7 +526,6 @@ class SyncChecker:
             for value in step.writes:
                 if (region := region_of(value)) is not None:
                     self.access(state, region, access, write=True)
-            previous = step.pipe
         return state
 
     def access(self, state: PipeState, region: Region, access: Access, write: bool) -> None:
@@ -455,6 +538,11 @@ class SyncChecker:
                 for earlier in shadow.reads.values():
                     if not earlier.ordered_for(access.pipe, clock):
                         self.race("WAR", earlier, access, region, state)
+        for batch in state.batched:
+            if batch.space == region.space and batch.pipe != access.pipe and (write or batch.write):
+                hits = np.flatnonzero((batch.seqs > clock.get(batch.pipe, 0)) & batch.overlaps(region))
+                if hits.size:
+                    self.race(_kind(batch.write, write), batch.access(int(hits[-1])), access, region, state)
         shadow = state.entry(region)
         if write:
             shadow.writes = {access.pipe: access}
@@ -521,6 +609,249 @@ class SyncChecker:
         self.report.errors.append(PtoError.at_op(op, message, name=written_name(op)))
 
 
+_WARMUP = 8
+"""Iterations a batched loop replays at most, waiting for its pipes' state to repeat."""
+
+
+class _BatchedLoop:
+    """One run of a loop of known trip count with a straight-line body, checked over all its
+    iterations at once (the module docstring says how)."""
+
+    def __init__(self, checker: SyncChecker, op: scf.ForOp, trips: range):
+        self.checker, self.trips, self.body = checker, trips, op.body.block
+        self.iv = self.body.args[0]
+        self.label = f" in iteration %{self.iv.name_hint or 'i'} = {{}}"
+
+    def run(self, state: PipeState) -> PipeState | None:
+        """The state after the loop, its races reported; None where the body's pipe state does
+        not repeat in the first iterations (or an error shows there): replay it iteration by iteration."""
+        checker = self.checker
+        report, reported = checker.report, set(checker.reported)
+        checker.report = SyncReport()
+        snapshots = [_snapshot(state)]
+        sim = PipeState(*_snapshot(state))
+        records: list[list[_Record]] = []
+        shift: dict[Pipe, int] | None = None
+        try:
+            for k in range(_WARMUP):
+                checker.values[self.iv] = self.trips[k]
+                checker.where.append(self.label.format(self.trips[k]))
+                checker.recording = []
+                try:
+                    sim = checker.block(self.body, sim)
+                finally:
+                    records.append(checker.recording)
+                    checker.recording = None
+                    checker.where.pop()
+                snapshots.append(_snapshot(sim))
+                if checker.report.errors:
+                    break
+                if (shift := _shift(snapshots[k], snapshots[k + 1], self.touched(records[0]))) is not None:
+                    break
+        finally:
+            failed = bool(checker.report.errors)
+            checker.report, checker.reported = report, reported
+        if shift is None or failed:
+            return None
+        return self.check(state, records, snapshots, shift)
+
+    def touched(self, records: list[_Record]) -> frozenset[Pipe]:
+        """The pipes whose clocks the body reads or changes: its instructions', its flags', all at a barrier."""
+        if any(isinstance(op, BarrierOp) for op in self.body.ops):
+            return frozenset(Pipe)
+        flags = [op.pair for op in self.body.ops if isinstance(op, FlagOpBase)]
+        return frozenset({r.pipe for r in records} | {p for pair in flags for p in pair})
+
+    def check(
+        self, state: PipeState, records: list[list[_Record]], snapshots: list[_Snapshot], shift: dict[Pipe, int]
+    ) -> PipeState:
+        checker, n, warm = self.checker, len(self.trips), len(records) - 1
+        later = np.arange(1, n - warm, dtype=np.int64)  # iterations past `warm`, counted from it
+
+        def series(position: int, of: Callable[[_Record], int], per_iteration: int) -> np.ndarray:
+            out = np.empty(n, np.int64)
+            out[: warm + 1] = [of(r[position]) for r in records]
+            out[warm + 1 :] = of(records[warm][position]) + later * per_iteration
+            return out
+
+        induction = np.arange(self.trips.start, self.trips.stop, self.trips.step, dtype=np.int64)
+        checker.values[self.iv] = induction
+        checker.vector = True
+        try:
+            for op in self.body.ops:
+                if phases_of(op) is None and not isinstance(op, FlagOpBase | BarrierOp):
+                    checker.op(op, state)
+        finally:
+            checker.vector = False
+        where = (*checker.where, self.label)
+        batches: list[tuple[int, BatchedAccesses]] = []
+        for position, record in enumerate(records[warm]):
+            region = checker.region(record.value)
+            if region is None:
+                continue
+            known = region.start is not None and region.end is not None
+            batches.append((position, BatchedAccesses(
+                record.op, record.phase, record.pipe, record.write, region.space, known,
+                np.broadcast_to(np.asarray(region.start if known else 0, np.int64), (n,)),
+                np.broadcast_to(np.asarray(region.end if known else 0, np.int64), (n,)),
+                series(position, lambda r: r.seq, shift[record.pipe]), where, induction,
+            )))
+        self.finish(state, snapshots[warm], snapshots[warm + 1], shift, n - warm, self.touched(records[0]))
+        for position, y in batches:
+            clock_of = {}
+
+            def clock(pipe: Pipe, position: int = position, clock_of: dict = clock_of) -> np.ndarray:  # noqa: B008
+                if pipe not in clock_of:
+                    clock_of[pipe] = series(position, lambda r: r.clock.get(pipe, 0), shift.get(pipe, 0))
+                return clock_of[pipe]
+
+            for earlier_position, x in batches:  # this loop's accesses
+                if x.pipe != y.pipe and (x.write or y.write) and x.space == y.space:
+                    lo = np.arange(n, dtype=np.int64) + (0 if earlier_position < position else 1)
+                    self.report(x, y, _first_race(x, y, clock(x.pipe), lo), state)
+            for x in self.earlier(state, y):  # what ran before the loop
+                if x.pipe != y.pipe and (x.write or y.write):
+                    self.report(x, y, _first_race(x, y, clock(x.pipe), np.zeros(len(x.seqs), np.int64)), state)
+        state.batched = [*state.batched, *(b for _, b in batches)]
+        return state
+
+    def earlier(self, state: PipeState, y: BatchedAccesses) -> list[BatchedAccesses]:
+        """The accesses before the loop to y's memory: earlier batches, and the shadow's as batches of one."""
+        found = [b for b in state.batched if b.space == y.space]
+        index = state.index.get(y.space)
+        if index is None:
+            return found
+        hull = Region(y.space, int(y.starts.min()), int(y.ends.max())) if y.known else Region(y.space)
+        for region in index.overlapping(hull):
+            shadow = state.shadow[region]
+            known = region.start is not None and region.end is not None
+            for write, accesses in ((True, shadow.writes), (False, shadow.reads)):
+                found += [
+                    BatchedAccesses(
+                        a.op, a.phase, a.pipe, write, region.space, known,
+                        np.array([region.start if known else 0]), np.array([region.end if known else 0]),
+                        np.array([a.seq]), (*a.where, ""), np.zeros(1, np.int64),
+                    )
+                    for a in accesses.values()
+                ]
+        return found
+
+    def report(self, x: BatchedAccesses, y: BatchedAccesses, found: tuple[int, int] | None, state: PipeState) -> None:
+        if found is not None:
+            i, j = found
+            self.checker.race(_kind(x.write, y.write), x.access(i), y.access(j), y.region(j), state)
+
+    def finish(
+        self, state: PipeState, warm: _Snapshot, after: _Snapshot, shift: dict[Pipe, int], iterations: int, touched: frozenset[Pipe]
+    ) -> None:
+        """The pipes' state after the last iteration: the one before iteration `warm` moved on by
+        `iterations` iterations (a token pending since before the loop stays as it is)."""
+        clocks, flags = warm
+        state.clocks = {p: _moved(clocks.get(p, {}), shift, iterations) if p in touched else clocks[p] for p in {*clocks, *touched}}
+        outer = "".join(self.checker.where)
+        iteration_of = {outer + self.label.format(i): k for k, i in enumerate(self.trips)}
+
+        def moved(token: _Token, stays: bool) -> _Token:
+            if stays:
+                return token
+            k = iteration_of.get(token.where)
+            where = token.where if k is None else outer + self.label.format(self.trips[k + iterations])
+            return _Token(_moved(token.clock, shift, iterations), token.op, token.event, where)
+
+        state.flags = {
+            key: [moved(t, t is u) for t, u in zip(tokens, after[1].get(key, []))] for key, tokens in flags.items()
+        }
+
+
+_Snapshot = tuple[dict[Pipe, Clock], dict[tuple[Pipe, Pipe], list[_Token]]]
+
+
+def _snapshot(state: PipeState) -> _Snapshot:
+    return {p: dict(c) for p, c in state.clocks.items()}, {k: list(v) for k, v in state.flags.items()}
+
+
+def _moved(clock: Clock, shift: dict[Pipe, int], iterations: int) -> Clock:
+    """`clock` (a count missing: 0) with each pipe's count moved on by `iterations` times its shift."""
+    return {q: clock.get(q, 0) + iterations * shift.get(q, 0) for q in {*clock, *shift}}
+
+
+def _shift(before: _Snapshot, after: _Snapshot, touched: frozenset[Pipe]) -> dict[Pipe, int] | None:
+    """Each pipe's count per iteration if `after` is `before` with every count (a missing one
+    0) moved on by it, in the clock of every pipe the body `touched` (the others' the body
+    neither reads nor changes) and every pending token (one pending in both unchanged); else None."""
+    (c0, f0), (c1, f1) = before, after
+    shift = {q: c1.get(q, {}).get(q, 0) - c0.get(q, {}).get(q, 0) for q in Pipe}
+
+    def moved(a: Clock, b: Clock) -> bool:
+        return all(b.get(q, 0) - a.get(q, 0) == shift[q] for q in Pipe)
+
+    if not all(moved(c0.get(p, {}), c1.get(p, {})) for p in touched):
+        return None
+    for key in {*f0, *f1}:
+        t0, t1 = f0.get(key, []), f1.get(key, [])
+        if len(t0) != len(t1):
+            return None
+        for x, y in zip(t0, t1):
+            if x is not y and (x.op is not y.op or x.event != y.event or not moved(x.clock, y.clock)):
+                return None
+    return shift
+
+
+def _first_race(x: BatchedAccesses, y: BatchedAccesses, y_clock: np.ndarray, lo: np.ndarray) -> tuple[int, int] | None:
+    """An (i, j) with x's access in iteration i and y's in iteration j >= lo[i] unordered (y's
+    clock of x's pipe short of x's count: j below a bound, y's clocks growing) on overlapping
+    bytes, j the least; None if there is none."""
+    bound = np.searchsorted(y_clock, x.seqs, side="left")
+    rows = np.flatnonzero(bound > lo)
+    if not rows.size:
+        return None
+    first, width = lo[rows], bound[rows] - lo[rows]
+    if not (x.known and y.known):
+        return int(rows[np.argmin(first)]), int(first.min())
+    xs, xe, ys, ye = x.starts, x.ends, y.starts, y.ends
+    best: tuple[int, int] | None = None
+    if width.max() <= _BAND:  # a few iterations apart at most: one comparison per distance
+        for d in range(int(width.max())):
+            i = rows[width > d]
+            j = first[width > d] + d
+            hit = np.flatnonzero((xs[i] < ye[j]) & (ys[j] < xe[i]))
+            if hit.size:
+                k = hit[np.argmin(j[hit])]
+                if best is None or j[k] < best[1]:
+                    best = int(i[k]), int(j[k])
+        return best
+    columns = np.arange(len(ys))
+    for chunk in range(0, len(rows), _BAND):
+        i = rows[chunk : chunk + _BAND, None]
+        mask = (columns >= lo[i]) & (columns < bound[i]) & (xs[i] < ye) & (ys < xe[i])
+        if mask.any():
+            r, j = np.nonzero(mask)
+            k = np.argmin(j)
+            if best is None or j[k] < best[1]:
+                best = int(i[r[k], 0]), int(j[k])
+    return best
+
+
+_BAND = 64
+
+
+def _kind(earlier_writes: bool, later_writes: bool) -> str:
+    return ("WAW" if later_writes else "RAW") if earlier_writes else "WAR"
+
+
+def _straight_line(block: Block) -> bool:
+    """No nested region, and no flag whose event id the body computes (so every iteration
+    runs the same sync)."""
+    for op in block.ops:
+        if op.regions:
+            return False
+        if isinstance(op, DynFlagOp):
+            owner = op.event_id.owner
+            if isinstance(owner, Operation) and owner.parent_block() is block or owner is block:
+                return False
+    return True
+
+
 def written_name(op: Operation) -> str:
     """The name the kernel wrote: a lowered op's pto instruction."""
     source = getattr(op, "SOURCE", None)
@@ -539,15 +870,22 @@ def _compare(predicate: int, a: int, b: int) -> bool:
 
 
 def _floordiv(a: int, b: int) -> int:
-    if b == 0:
+    """Division toward zero; of arrays too (a batched loop's index arithmetic)."""
+    if np.any(np.equal(b, 0)):
         raise _Unknown
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        quotient = np.abs(a) // np.abs(b)
+        return np.where((np.less(a, 0)) != (np.less(b, 0)), -quotient, quotient)  # pyright: ignore[reportReturnType]
     return int(a / b)
 
 
 def _rem(a: int, b: int) -> int:
-    if b == 0:
-        raise _Unknown
-    return a - b * int(a / b)
+    return a - b * _floordiv(a, b)
+
+
+def _elementwise(scalar: Callable[[int, int], int], array: Callable[[Any, Any], Any]) -> Callable[[int, int], int]:
+    """`scalar` on two ints, `array` where either is an array."""
+    return lambda a, b: array(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else scalar(a, b)  # pyright: ignore[reportReturnType]
 
 
 _INT_OPS = {
@@ -561,24 +899,31 @@ _INT_OPS = {
     arith.AndIOp: lambda a, b: a & b,
     arith.OrIOp: lambda a, b: a | b,
     arith.XOrIOp: lambda a, b: a ^ b,
-    arith.MinSIOp: min,
-    arith.MaxSIOp: max,
-    arith.MinUIOp: min,
-    arith.MaxUIOp: max,
+    arith.MinSIOp: _elementwise(min, np.minimum),
+    arith.MaxSIOp: _elementwise(max, np.maximum),
+    arith.MinUIOp: _elementwise(min, np.minimum),
+    arith.MaxUIOp: _elementwise(max, np.maximum),
     arith.ShLIOp: lambda a, b: a << b,
     arith.ShRUIOp: lambda a, b: a >> b,
     arith.ShRSIOp: lambda a, b: a >> b,
 }
 
 
-def check_sync(module: ModuleOp, facts: SyncFacts, scalars: Sequence[object] | None = None, entry: FuncOp | None = None) -> SyncReport:
+def check_sync(
+    module: ModuleOp,
+    facts: SyncFacts,
+    scalars: Sequence[object] | None = None,
+    entry: FuncOp | None = None,
+    batch_loops: bool = True,
+) -> SyncReport:
     """Check every kernel of a lowered module (static), or `entry` with its scalar
-    arguments `scalars` (one per argument; dynamic)."""
+    arguments `scalars` (one per argument; dynamic; `batch_loops` False: every loop
+    iteration by iteration)."""
     if entry is not None:
         values: dict[SSAValue, object] = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
-        return SyncChecker(facts, values).function(entry)
+        return SyncChecker(facts, values, batch_loops).function(entry)
     report = SyncReport()
-    for op in module.walk():
+    for op in walk(module):
         if isinstance(op, FuncOp) and op.body.blocks:
             found = SyncChecker(facts).function(op)
             report.errors += found.errors

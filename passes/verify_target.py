@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.types import TileTypeBase
@@ -23,7 +24,7 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
     from targets.rules import RuleViolation, check_op  # imported when the pass runs: --help lists the passes without it
 
     past_storage = []
-    for op in module.walk():
+    for op in walk(module):
         if (outside := _boxes_past_storage(op)) is not None:
             past_storage.append(outside)
         if (too_large := _tile_size_error(op, target)) is not None:
@@ -57,7 +58,7 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
         if capacity is not None and tile.size_bytes > capacity:
             return PtoError.at_op(
                 op,
-                f"{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
+                f"{_argument(value)}{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
                 f"{MEMORY_NAMES[loc]} on target {target}",
             )
     return None
@@ -73,10 +74,18 @@ def _boxes_past_storage(op: Operation) -> PtoError | None:
             (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
             return PtoError.at_op(
                 op,
-                f"places element [{r}, {c}] of {tile} at storage element {at}, past its {tile.rows.data * tile.cols.data}: "
+                f"{_argument(value)}places element [{r}, {c}] of {tile} at storage element {at}, past its {tile.rows.data * tile.cols.data}: "
                 f"the {br}x{bc} boxes of slayout={tile.slayout.data} must tile its {tile.rows.data}x{tile.cols.data} shape",
             )
     return None
+
+
+def _argument(value: SSAValue) -> str:
+    """`argument 0 (%t): ` for a block argument (of a function, a loop body), which the error is
+    located at the op of; nothing for an op's result."""
+    if not isinstance(value, BlockArgument):
+        return ""
+    return f"argument {value.index} ({'%' + value.name_hint if value.name_hint else 'unnamed'}): "
 
 
 @dataclass(frozen=True)

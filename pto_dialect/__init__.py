@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import ParseError
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.files import InputTooLarge, read_kernel
-from pto_dialect.parser import decode_source, parse_module, verify_located
+from pto_dialect.parser import RECURSION_LIMIT, decode_source, parse_module, recursion_limit, verify_located
 
 if TYPE_CHECKING:
     from xdsl.ir import Dialect
@@ -51,7 +51,8 @@ def parse(text: str, name: str = "<string>", ctx: Context | None = None) -> Modu
         module = parse_module(ctx or make_context(), text, name)
     except ParseError as e:
         raise PtoError.from_parse_error(e) from e
-    verify_located(module)
+    with recursion_limit(RECURSION_LIMIT):
+        verify_located(module)
     return module
 
 

@@ -143,6 +143,14 @@ class AddressSpace(StrEnum):
     SCALING = "scaling"
 
 
+class FenceScope(StrEnum):
+    """What `pto.fence.barrier_all` orders (PTOAS's FenceScope)."""
+
+    LOCAL_MEMORY = "local_memory"
+    GM = "gm"
+    ALL = "all"
+
+
 class _AngleBracketed:
     """Enum attributes printed `#pto.kind<value>` keep their value in angle brackets."""
 
@@ -276,6 +284,13 @@ class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
     name = "pto.address_space"
 
 
+@irdl_attr_definition
+class FenceScopeAttr(_AngleBracketed, EnumAttribute[FenceScope]):
+    """`#pto.fence_scope<gm>`: the memory whose accesses `pto.fence.barrier_all` orders."""
+
+    name = "pto.fence_scope"
+
+
 ATTRIBUTES = [
     DivPrecisionAttr,
     RemPrecisionAttr,
@@ -295,4 +310,5 @@ ATTRIBUTES = [
     GmLayoutAttr,
     KernelKindAttr,
     AddressSpaceAttr,
+    FenceScopeAttr,
 ]

@@ -664,3 +664,62 @@ class ArgLanes(Choice):
 
 
 ArgLanesAttr = choice_attr(ArgLanes, "arg_lanes")
+
+
+# ---------------------------------------------------------------------------
+# UB-to-UB data movement (pto_dialect/instructions/movement.py)
+
+
+class MoveCopy(Choice):
+    """How TMOV copies a Vec tile into another."""
+
+    ELEMENTS = "elements", (
+        "cpu/TMov.hpp: each valid element through GetElement / SetElement (each tile's own layout), converted to "
+        "dst's type as C++ converts it; src's and dst's valid shapes must be equal (an assert)"
+    )
+    UB_BLOCKS = "ub_blocks", (
+        "npu/a2a3/TMov.hpp TMovToVec: copy_ubuf_to_ubuf of the smaller valid rows, whole rows when dst's valid "
+        "columns are all its columns, else each row's smaller valid columns rounded up to whole 32-byte blocks; "
+        "storage bits kept"
+    )
+    VECTOR_ROWS = "vector_rows", (
+        "npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of the smaller valid rows, each row's smaller valid columns "
+        "(a predicate), rows at each tile's RowStride; storage bits kept"
+    )
+
+
+MoveCopyAttr = choice_attr(MoveCopy, "move_copy")
+
+
+class ExtractBounds(Choice):
+    """What TEXTRACT's (and TINSERT's) position must satisfy at run time."""
+
+    SRC_VALID = "src_valid", (
+        "cpu/TExtract.hpp: indexRow + dst's valid rows at most src's valid rows, likewise columns (an assert)"
+    )
+    ALIGNED_TILE = "aligned_tile", (
+        "npu/a2a3/TExtract.hpp: indexRow + dst's valid rows at most src's rows, likewise columns; an ND indexCol "
+        "a whole number of 32-byte blocks, an NZ one of C0 columns and its indexRow of 16 rows (PTO_ASSERTs; a "
+        "1x1 dst: the scalar path, the position inside src)"
+    )
+    TILE = "tile", (
+        "npu/a5/TExtract.hpp: indexRow + dst's valid rows at most src's rows, likewise columns (PTO_ASSERTs; a "
+        "1x1 dst: the position inside src)"
+    )
+
+
+ExtractBoundsAttr = choice_attr(ExtractBounds, "extract_bounds")
+
+
+class ConcatCopy(Choice):
+    """How TCONCAT places src0's and src1's valid columns side by side in dst."""
+
+    ELEMENTS = "elements", "cpu/TConcat.hpp: element by element through each tile's layout, exactly the valid columns"
+    UB_BLOCKS = "ub_blocks", (
+        "npu/a2a3/TConcat.hpp: src0's rows by copy_ubuf_to_ubuf, its valid columns rounded up to 32-byte blocks; "
+        "src1's rows after them the same way when src0's valid columns end on a block, else element by element"
+    )
+    VECTOR = "vector", "npu/a5/TConcat.hpp: vsts (src0) and vscatter (src1) of exactly the valid columns"
+
+
+ConcatCopyAttr = choice_attr(ConcatCopy, "concat_copy")

@@ -8,8 +8,9 @@ with that machine's parameters. Each target's folder holds one machine
 
     CceMachine        pto-isa's own cost model (include/pto/costmodel/, a2a3): every CCE
                       intrinsic a mock that charges cycles to a pipe (CceTrace replays them)
-    VfMachine         a documented model of the a5 code: DMA by bandwidth, vector functions
-                      by the VfSim parameters, SIMT gathers by 128-byte bursts
+    VfMachine         the a5 code: the tile ops pto-isa's a5 cost model builds as its VfSim
+                      prices them; else a documented model: DMA by bandwidth, vector
+                      functions by the VfSim parameters, SIMT gathers by 128-byte bursts
     SimulatorMachine  the CPU simulator: the steps of its loops, not a hardware estimate
     CalibratedMachine a machine's transfers priced by parameters fitted to public hardware
                       figures (`--cost-model=calibrated`); everything else by the machine
@@ -197,10 +198,69 @@ class CceTrace:
 
 
 @dataclass(frozen=True)
+class VfSimRow:
+    """One intrinsic in one element type as pto-isa's a5 VfSim prices it
+    (a5/VfSim/params/): the cycles from its loads to it, from it to the store, between two of
+    it on one issue port, and its store's cost."""
+
+    load_forward: Param
+    store_forward: Param
+    initiation_interval: Param
+    store_cost: Param
+
+
+@dataclass(frozen=True)
+class VfSimLoop:
+    """pto-isa's a5 cost model on a vector function that is one loop (a tile op's registers;
+    rows x registers of a row where its rows are not contiguous) of the same body: loads, one
+    intrinsic, a store. Iteration k is ready at R(k): the k-th cycle of a flat loop; in a nested
+    loop of M rows of N > 1 registers, row o's register i at `nested_start + o * max(row_gap,
+    N + nested_start) + i` (an inner loop of one iteration is straight code: a flat loop of M).
+    Its intrinsic issues at t(k) = max(R(k), t(k - ports) + initiation_interval) (`ports` issue
+    ports, each taking the next intrinsic when free). The function takes `startup +
+    load_forward + store_forward + store_cost + drain + t(last)`. A body whose intrinsic has no
+    row in its element type VfSim does not simulate: the cost model then charges each executed
+    intrinsic its `fallback` cycles, no startup nor drain (VfSimCostModel.cpp FallbackNodes)."""
+
+    tile_ops: frozenset[str]
+    """The tile ops pto-isa's a5 cost model builds (those a5_vf_stub.hpp includes the header of)."""
+    startup: Param
+    drain: Param
+    ports: Param
+    row_gap: Param
+    nested_start: Param
+    rows: Mapping[str, Mapping[str, VfSimRow]]
+    """Intrinsic -> element type -> its row."""
+    fallback: Mapping[str, Param]
+    """Intrinsic -> cycles per execution where VfSim is not run."""
+
+    def cycles(self, intrinsic: str, elem: str, loads: int, rows: int, per_row: int, nested: bool) -> int:
+        """One vector function: `rows` x `per_row` iterations (`nested`: a loop over rows of a
+        loop over a row's registers; else one loop of rows x per_row) of `loads` loads, the
+        intrinsic and a store."""
+        row = self.rows.get(intrinsic, {}).get(elem)
+        if row is None:
+            per_iteration = loads * self.fallback["vlds"].value + self.fallback[intrinsic].value + self.fallback["vsts"].value
+            return int(per_iteration) * rows * per_row
+        if nested and per_row > 1:
+            start, gap = int(self.nested_start.value), max(int(self.row_gap.value), per_row + int(self.nested_start.value))
+            ready = [start + o * gap + i for o in range(rows) for i in range(per_row)]
+        else:
+            ready = list(range(rows * per_row))
+        ports, interval = int(self.ports.value), int(row.initiation_interval.value)
+        last = len(ready) - 1
+        # t(last) unrolled: the ready time of each iteration on the same port, plus its intervals
+        issue = max(ready[last - j * ports] + j * interval for j in range(last // ports + 1))
+        fixed = self.startup.value + row.load_forward.value + row.store_forward.value + row.store_cost.value + self.drain.value
+        return int(fixed) + issue
+
+
+@dataclass(frozen=True)
 class VfMachine:
-    """A model of the a5 code: transfers by bandwidth; a vector function (one `__VEC_SCOPE__`)
-    costs its startup, each executed instruction's issue cycles, and its drain; a SIMT gather
-    costs the 128-byte GM bursts its warps issue, at the GM read bandwidth."""
+    """A model of the a5 code: the tile ops pto-isa's a5 cost model builds as it prices them
+    (`vfsim`); otherwise transfers by bandwidth, a vector function (one `__VEC_SCOPE__`) its
+    startup, each executed instruction's issue cycles, and its drain, a SIMT gather the 128-byte
+    GM bursts its warps issue, at the GM read bandwidth."""
 
     model: str
     dma: DmaTable
@@ -212,6 +272,8 @@ class VfMachine:
     """Each vector-function instruction's cycles per execution."""
     warp_lanes: Param
     burst_bytes: Param
+    vfsim: VfSimLoop
+    """The tile ops pto-isa's a5 cost model prices with VfSim: priced as it does."""
 
     def issue(self, body: Mapping[str, int]) -> int:
         """Executing each instruction of `body` that many times."""

@@ -17,7 +17,13 @@ from xdsl.dialects.builtin import (
     BFloat16Type,
     Float16Type,
     Float32Type,
+    Float64Type,
+    Float8E3M4Type,
+    Float8E4M3B11FNUZType,
     Float8E4M3FNType,
+    Float8E4M3FNUZType,
+    Float8E4M3Type,
+    Float8E5M2FNUZType,
     Float8E5M2Type,
     IntegerType,
     Signedness,
@@ -35,6 +41,40 @@ class HiF8Type(ParametrizedAttribute, TypeAttribute):
 
     name = "pto.hif8"
 
+
+@irdl_attr_definition
+class F8E8M0Type(ParametrizedAttribute, TypeAttribute):
+    """`!pto.f8E8M0`: Ascend 950's MX scale (an 8-bit power of two, E8M0 with no sign)."""
+
+    name = "pto.f8E8M0"
+
+
+class _PackedType(ParametrizedAttribute, TypeAttribute):
+    """A PTOAS element type that packs two values into one element."""
+
+
+@irdl_attr_definition
+class HiF8x2Type(_PackedType):
+    name = "pto.hif8x2"
+
+
+@irdl_attr_definition
+class F4E1M2x2Type(_PackedType):
+    name = "pto.f4E1M2x2"
+
+
+@irdl_attr_definition
+class F4E2M1x2Type(_PackedType):
+    name = "pto.f4E2M1x2"
+
+
+@irdl_attr_definition
+class BF16x2Type(_PackedType):
+    name = "pto.bf16x2"
+
+
+ELEMENT_TYPE_ATTRIBUTES = [HiF8Type, F8E8M0Type, HiF8x2Type, F4E1M2x2Type, F4E2M1x2Type, BF16x2Type]
+"""The element types the pto dialect itself defines (PTOAS's PTOTypeDefs.td)."""
 
 Family = Literal["int", "uint", "float", "fp8", "hif8"]
 
@@ -115,6 +155,14 @@ _TABLE += [
         ElementType("f8E5M2", 1, "fp8", "ml_dtypes.float8_e5m2", "float8_e5m2_t"),
     ),
     (HiF8Type(), ElementType("!pto.hif8", 1, "hif8", "uint8", "hifloat8_t")),
+    (Float64Type(), ElementType("f64", 8, "float", "float64", "double")),
+    (F8E8M0Type(), ElementType("!pto.f8E8M0", 1, "fp8", "ml_dtypes.float8_e8m0fnu", "float8_e8m0_t")),
+    # PTOAS's other 8-bit floats (isPTOFloat8Type): ml_dtypes holds them; pto-isa names no C++ type
+    (Float8E4M3Type(), ElementType("f8E4M3", 1, "fp8", "ml_dtypes.float8_e4m3", "")),
+    (Float8E4M3FNUZType(), ElementType("f8E4M3FNUZ", 1, "fp8", "ml_dtypes.float8_e4m3fnuz", "")),
+    (Float8E4M3B11FNUZType(), ElementType("f8E4M3B11FNUZ", 1, "fp8", "ml_dtypes.float8_e4m3b11fnuz", "")),
+    (Float8E5M2FNUZType(), ElementType("f8E5M2FNUZ", 1, "fp8", "ml_dtypes.float8_e5m2fnuz", "")),
+    (Float8E3M4Type(), ElementType("f8E3M4", 1, "fp8", "ml_dtypes.float8_e3m4", "")),
 ]
 
 ELEMENT_TYPES: dict[Attribute, ElementType] = dict(_TABLE)
@@ -127,6 +175,17 @@ FLOAT_DTYPE_NAMES = frozenset(i.dtype_name for i in ELEMENT_TYPES.values() if i.
 
 def element_info(attr: Attribute) -> ElementType | None:
     return ELEMENT_TYPES.get(attr)
+
+
+def unsupported_element(attr: Attribute) -> str:
+    """Why `attr` is no element type here: a packed pair (PTOAS takes it; NumPy has no dtype
+    for two values in one element), or unknown."""
+    if isinstance(attr, _PackedType):
+        return (
+            f"element type {attr} packs two values into one element: PTOAS reads it, but NumPy and "
+            "ml_dtypes have no dtype for it, so pto-frontend neither verifies nor runs kernels on it"
+        )
+    return f"element type {attr}"
 
 
 def element_type_names() -> str:

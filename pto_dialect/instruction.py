@@ -80,13 +80,12 @@ class Emission(Protocol):
     """What an instruction's `emit` writes its C++ with (backends/cpp/emitter.py)."""
 
     def issue(self, op: Operation, statement: str) -> None:
-        """Write `statement`, the op's C++, on its instruction's pipe, after the flags that
-        what it reads and writes (its memory effects) need."""
+        """Write `statement`, the op's C++, on its instruction's pipe (the kernel's sync ops,
+        its own or pto-insert-sync's, order the pipes)."""
         ...
 
     def synchronised(self, statement: str) -> None:
-        """Write `statement`, which waits for every pipe itself (pipe_barrier(PIPE_ALL)):
-        no flags before it, none owed after it."""
+        """Write `statement`, which waits for every pipe itself (pipe_barrier(PIPE_ALL))."""
         ...
 
     def call(self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()) -> str:

@@ -51,6 +51,16 @@ else:
     np = _ImportedOnFirstUse("numpy")
 
 
+VECTOR_REGISTER_BYTES = 256
+"""A vector register's bytes (a5's CCE_VL), the most a register load reads past a tile's end."""
+
+
+def private_storage(count: int, dtype: Any) -> np.ndarray:
+    """Zeroed storage for a tile outside the run's UB (a kernel argument, an unplaced tile), followed by
+    one vector register's bytes more: UB has bytes past a tile, which a register load at its end reads."""
+    return np.zeros(count + -(-VECTOR_REGISTER_BYTES // np.dtype(dtype).itemsize), dtype)[:count]
+
+
 class RuntimeFault(Exception):
     """A fault the target would raise (or undefined behaviour we refuse to guess).
 

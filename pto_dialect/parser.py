@@ -18,6 +18,8 @@ import difflib
 import re
 import sys
 from bisect import bisect_right
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from xdsl.context import Context
@@ -29,6 +31,7 @@ from xdsl.traits import NoTerminator, SymbolTable
 from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
+from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 
@@ -38,6 +41,18 @@ RECURSION_LIMIT = 8000
 """Python frames allowed while parsing (and in the CLIs, for verifying, passes and printing):
 the parser takes ~8 frames per level of nesting, so about 1000 nested regions, brackets or
 types parse; deeper input is a located "nesting too deep" error."""
+
+
+@contextmanager
+def recursion_limit(frames: int) -> Iterator[None]:
+    """Python's recursion limit at least `frames` inside (xDSL parses, verifies, clones and
+    prints nested regions recursively), as it was afterwards."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, frames))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 # xDSL 0.74's string-literal regex nests `+` inside `*`, so on an unterminated
 # string it backtracks exponentially in the length of the rest of the line (a
@@ -129,7 +144,7 @@ def verify_located(module: Operation) -> None:
     the same instructions on the same tile types: a signature that verified once is not
     checked again."""
     verified: set[tuple[object, ...]] = set()
-    for op in module.walk(reverse=True):
+    for op in walk(module, reverse=True):
         if op.has_trait(SymbolTable):
             _check_unique_symbols(op)
         signature = _signature(op)
@@ -241,19 +256,17 @@ def _strip_op_prefix(message: str, op: Operation) -> str:
 def parse_module(ctx: Context, text: str, name: str, line_offset: int = 0) -> ModuleOp:
     """Parse (not verify) one module; ParseError on bad syntax, at its line in the whole file."""
     parser = LocatedParser(ctx, text, name, line_offset)
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, RECURSION_LIMIT))
     try:
-        try:
+        with recursion_limit(RECURSION_LIMIT):
             module = parser.parse_module()
-        except RecursionError:
-            raise ParseError(parser._current_token.span, "nesting too deep to parse") from None  # pyright: ignore[reportPrivateUsage]
+    except RecursionError:
+        raise ParseError(  # at its line in the whole file, as below
+            replace(parser._current_token.span, line_offset=line_offset), "nesting too deep to parse"  # pyright: ignore[reportPrivateUsage]
+        ) from None
     except ParseError as e:
         # a --split-input-file chunk's lines start at line_offset (as xDSL's own run() does)
         e.span = replace(e.span, line_offset=line_offset)
         raise
-    finally:
-        sys.setrecursionlimit(limit)
     if isinstance(module.location, UnknownLoc):  # the implicit module around top-level ops
         module.location = FileLineColLoc(StringAttr(name), IntAttr(1 + line_offset), IntAttr(1))
     return module

@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from pto_dialect.attributes import AddressSpace
-from pto_dialect.dtypes import ElementType, element_info
+from pto_dialect.dtypes import ElementType, element_info, unsupported_element
 
 # ---------------------------------------------------------------------------
 # Tile parameters
@@ -155,7 +155,7 @@ class TileParams:
                 f"unsupported s_fractal_size: {self.fractal}, must be one of {{32, 512, 1024}}"
             )
         if element_info(self.element_type) is None:
-            return f"unsupported {MNEMONIC} element type {self.element_type}"
+            return f"unsupported {MNEMONIC} {unsupported_element(self.element_type)}"
         return None
 
 
@@ -516,7 +516,7 @@ class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         super().verify()
         if element_info(self.element_type) is None:
-            raise VerifyException(f"unsupported {self.name} element type {self.element_type}")
+            raise VerifyException(f"unsupported {self.name} {unsupported_element(self.element_type)}")
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
@@ -525,7 +525,7 @@ class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
             dims, element_type = parser.parse_ranked_shape()
         if element_info(element_type) is None:
             parser.raise_error(
-                f"unsupported !{cls.name} element type {element_type}", start, parser.pos
+                f"unsupported !{cls.name} {unsupported_element(element_type)}", start, parser.pos
             )
         return [IntAttrList(tuple(dims)), element_type]
 
@@ -547,6 +547,30 @@ class PartitionTensorViewType(ShapedViewBase):
     """`!pto.partition_tensor_view<AxBxT>`: a window of a tensor view (a GM table)."""
 
     name = "pto.partition_tensor_view"
+
+
+@irdl_attr_definition
+class LocalArrayType(ShapedViewBase):
+    """`!pto.local_array<16xi32>`, `<8x8xf32>`: a stack array of the scalar unit (C++ `T a[16];`),
+    static positive dims, an integer or float element (PTOAS's DeclareLocalArrayOp)."""
+
+    name = "pto.local_array"
+
+    def verify(self) -> None:
+        super().verify()
+        if not self.shape or min(self.shape) <= 0:
+            raise VerifyException(f"!pto.local_array needs static positive dims, got {list(map(dim_text, self.shape))}")
+        if self.element.family not in ("int", "uint", "float"):
+            raise VerifyException(f"!pto.local_array holds integers or floats, got {self.element_type}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:
+        start = parser.pos
+        params = super().parse_parameters(parser)
+        shape = cast(IntAttrList, params[0]).data
+        if not shape or min(shape) <= 0:
+            parser.raise_error(f"!pto.local_array needs static positive dims, got {list(map(dim_text, shape))}", start, parser.pos)
+        return params
 
 
 _POINTED_MEMORY = {
@@ -608,7 +632,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
                 )
         parser.parse_punctuation(">")
         if element_info(element_type) is None:
-            parser.raise_error(f"unsupported !pto.ptr element type {element_type}", start, parser.pos)
+            parser.raise_error(f"unsupported !pto.ptr {unsupported_element(element_type)}", start, parser.pos)
         return [element_type, StringAttr(PTR_SPACES[space])]
 
     def print_parameters(self, printer: Printer) -> None:
@@ -617,4 +641,4 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
         printer.print_string(f", {self.space.data}>")
 
 
-TYPES = [TileBufType, TileType, TensorViewType, PartitionTensorViewType, PtrType, IntAttrList]
+TYPES = [TileBufType, TileType, TensorViewType, PartitionTensorViewType, PtrType, LocalArrayType, IntAttrList]

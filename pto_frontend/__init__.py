@@ -22,7 +22,7 @@ run them on NumPy with each target's exact semantics.
   prints, as a dict.
 - The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
-  `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, and one function per instruction of the registry (`tload`,
+  `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, `tgetval`, `tsetval`, `treshape`, and one function per instruction of the registry (`tload`,
   `mgather`, ...; pto_frontend/instructions.py).
 - `PtoError`: every failure, `FILE:LINE:COL: error: ...` (a kernel's: at the user's call).
 - `testing`: assertions for users' own test suites.
@@ -38,7 +38,7 @@ from pto_frontend.instructions import FUNCTIONS
 from pto_frontend.kernel import COST_MODELS, Kernel, compare, draw_inputs, estimate, kernel, run
 from pto_frontend.scaffolding import (  # noqa: A004
     alloc_tile, constant, index_cast, load_scalar, make_tensor_view, partition_view, range, section_cube, section_vector, set_validshape,
-    store_scalar,
+    store_scalar, tgetval, treshape, tsetval,
 )
 from pto_frontend.values import DTYPES, DType, Value, index, ptr
 
@@ -51,7 +51,7 @@ globals().update(FUNCTIONS)
 __all__ = [
     "COST_MODELS", "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "estimate", "index",
     "index_cast", "kernel", "load", "load_scalar", "make_tensor_view", "partition_view", "ptr", "range", "run", "section_cube",
-    "section_vector", "set_validshape", "store_scalar", "testing",
+    "section_vector", "set_validshape", "store_scalar", "testing", "tgetval", "treshape", "tsetval",
     *DTYPES, *FUNCTIONS,
 ]
 

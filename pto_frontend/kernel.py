@@ -34,6 +34,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IndexType, IntAttr, IntegerAttr, IntegerType, ModuleOp, StringAttr, i64
 from xdsl.ir import Attribute, BlockArgument
 from xdsl.printer import Printer
+from pto_dialect.walk import walk
 
 import targets
 from passes.memory_plan import DYN_UBUF_ATTR
@@ -41,7 +42,7 @@ from passes.verify_target import verify_target
 from pto_dialect import load
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
-from pto_dialect.parser import verify_located
+from pto_dialect.parser import RECURSION_LIMIT, recursion_limit, verify_located
 
 from pto_frontend.trace import Trace, checked_call, located, tracing
 from pto_frontend.values import DType, Ptr, wrap
@@ -181,7 +182,7 @@ class Kernel:
         assert isinstance(function, func.FuncOp)
         names = list(self.parameters)
         views: dict[str, list[_ViewOfArgument]] = {}
-        for op in function.walk():
+        for op in walk(function):
             if isinstance(op, MakeTensorViewOp) and isinstance(op.ptr, BlockArgument) and op.ptr.block is function.body.block:
                 dims = [constant_index(v) for v in (*op.shape, *op.strides)]
                 if None not in dims:
@@ -347,6 +348,11 @@ def estimate(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | Non
     """The cost estimate of a kernel (or a `.pto` file or module) on `target`: what
     `pto-opt --estimate=json` prints, as a dict (ops with their pipe, bytes, cycles and count;
     serial and bound cycles)."""
+    with recursion_limit(RECURSION_LIMIT):  # xDSL clones and verifies nested regions recursively
+        return _estimate(kernel_or_module, target, cost_model)
+
+
+def _estimate(kernel_or_module: object, target: str | None, cost_model: str) -> dict[str, Any]:
     from passes.estimate import estimate as estimate_module
 
     if cost_model not in COST_MODELS:

@@ -25,7 +25,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
 from pto_dialect.ops.memory import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionOp, SectionVectorOp, constant_index
+from pto_dialect.ops.reshape import TReshapeOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
+from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
@@ -173,6 +175,54 @@ def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar
     trace.append(StoreScalarOp.build(operands=[value_ssa, ptr.ssa, offset_ssa]))
 
 
+def tgetval(tile: Tile, offset: int | Scalar) -> Scalar:
+    """`pto.tgetval`: the element at `offset` of a Vec tile's storage (Tile::GetValue)."""
+    trace = current("pto.tgetval()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.tgetval() takes a tile (pto.alloc_tile), got {tile!r}")
+    offset_ssa = index_operand(offset, "pto.tgetval(offset)")
+    op = TGetValOp.build(operands=[tile.ssa, offset_ssa], result_types=[tile.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
+    return Scalar(trace.append(op).results[0])
+
+
+def tsetval(tile: Tile, offset: int | Scalar, value: int | float | Scalar) -> None:
+    """`pto.tsetval`: the element at `offset` of a Vec tile's storage set to `value`
+    (Tile::SetValue; a Python number becomes a constant of the tile's element type)."""
+    trace = current("pto.tsetval()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.tsetval() takes a tile (pto.alloc_tile), got {tile!r}")
+    element = tile.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        value_ssa = trace.constant(value, element)
+    elif isinstance(value, Scalar):
+        value_ssa = value.ssa
+    else:
+        raise located(f"pto.tsetval() takes a value of the tile's element type or a Python number, got {value!r}")
+    offset_ssa = index_operand(offset, "pto.tsetval(offset)")
+    trace.append(TSetValOp.build(operands=[offset_ssa, value_ssa, tile.ssa]))
+
+
+@checked_call("pto.treshape()")
+def treshape(
+    tile: Tile, shape: Sequence[int], dtype: DType | None = None, blayout: str | None = None, slayout: str | None = None
+) -> Tile:
+    """`pto.treshape`: the tile's storage as a tile of `shape` (and `dtype`, `blayout`,
+    `slayout`; by default the tile's), of the same bytes; nothing moves."""
+    trace = current("pto.treshape()")
+    if not isinstance(tile, Tile):
+        raise located(f"pto.treshape() takes a tile (pto.alloc_tile), got {tile!r}")
+    source = tile.type
+    assert isinstance(source, TileBufType)
+    shape = sequence_of("pto.treshape()", "shape", shape)
+    layout = {"blayout": blayout or source.params.blayout, "slayout": slayout or source.params.slayout}
+    element = dtype.attr if dtype is not None else source.element_type
+    try:
+        result = TileBufType.get(source.loc.data, tuple(shape), element, valid=list(shape), **layout)
+    except (VerifyException, ValueError, TypeError) as e:
+        raise located(f"pto.treshape(): {e}") from e
+    return Tile(trace.append(TReshapeOp.build(operands=[tile.ssa], result_types=[result])).results[0])
+
+
 def set_validshape(tile: Tile, valid_row: int | Scalar, valid_col: int | Scalar) -> None:
     """`pto.set_validshape`: the valid shape of a tile allocated with dynamic valid dims
     (`valid=[pto.constant(n), ...]`), from here on."""
@@ -203,5 +253,5 @@ def _enum(kind: type[_E], value: str, what: str) -> _E:
 
 __all__ = [
     "alloc_tile", "constant", "index_cast", "load_scalar", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector",
-    "set_validshape", "store_scalar",
+    "set_validshape", "store_scalar", "tgetval", "treshape", "tsetval",
 ]

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from io import BytesIO
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, ClassVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, StringAttr
@@ -97,8 +97,8 @@ goes to FILE and the plan to standard output. Columns:
 _UNSUPPORTED_PTOAS_FLAGS = {
     "--pto-level": "pto-opt has no levels: alloc_tile takes addr and tassign is accepted in every kernel, "
     "and -p pto-plan-memory places only the tiles without an address",
-    "--enable-insert-sync": "pto-opt inserts no sync into the IR; its C++ (--to=cpp) always places "
-    "set_flag/wait_flag between pipes",
+    "--enable-insert-sync": "pto-opt inserts sync with -p pto-insert-sync (pto-pipeline ends with it), "
+    "and its C++ (--to=cpp) has it in every kernel without sync of its own",
 }
 
 
@@ -138,14 +138,17 @@ class AsmTarget(Target):
 
 @dataclass(frozen=True)
 class CppTarget(Target):
-    """`--to=cpp`: pto-isa C++ (pto_dialect/cpp)."""
+    """`--to=cpp`: pto-isa C++ (backends/cpp), a kernel without sync of its own synchronised by
+    pto-insert-sync for the invocation's target."""
 
     name = "cpp"
+
+    target: ClassVar[str | None] = None
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         from backends.cpp.emitter import emit_cpp
 
-        output.write(emit_cpp(module))
+        output.write(emit_cpp(module, self.target))
 
 
 class PtoOptMain(xDSLOptMain):
@@ -172,7 +175,7 @@ class PtoOptMain(xDSLOptMain):
     def register_all_targets(self):
         super().register_all_targets()
         self.available_targets[AsmTarget.name] = lambda: AsmTarget
-        self.available_targets[CppTarget.name] = lambda: CppTarget
+        self.available_targets[CppTarget.name] = lambda: type("CppTarget", (CppTarget,), {"target": self.target.name})
 
     def register_all_passes(self):
         from backends import get_backend_passes

@@ -3,7 +3,8 @@
 # pto-run on each target (table rows gathered for 32 ids, some past the table's end), run the same
 # kind of kernel written in Python (examples/python/embedding.py), then run a kernel whose results
 # differ between targets on all of them at once (ids wrapping around a small table): pto-run
-# --targets all reports where the targets differ and why.
+# --targets all reports where the targets differ and why; last, a routed MoE combine on random
+# inputs, on every target.
 # Usage: bash scripts/example.sh [KERNEL.pto]   (PYTHON=python3.12 picks the Python; see venv.sh)
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
 kernel="${1:-examples/embedding_lookup.pto}"
@@ -37,4 +38,9 @@ PY
   pto-run examples/embedding_wrap.pto --targets all \
     examples/data/wrap_table.npy examples/data/wrap_ids.npy examples/data/wrap_out.npy || status=$?
   echo "(pto-run exited $status: 0 when every target agrees, 1 when they differ)"
+  echo
+  echo "A kernel as users write them (examples/routed_combine.pto: MoE outputs weighted and added into"
+  echo "their tokens' rows by MSCATTER's atomic add), on inputs drawn from its signature:"
+  echo "== pto-run examples/routed_combine.pto --targets all --inputs random:5"
+  pto-run examples/routed_combine.pto --targets all --inputs random:5 || exit 1
 fi

@@ -15,6 +15,7 @@ from typing import NamedTuple, cast
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Operation
+from pto_dialect.walk import walk
 
 from targets.a2a3 import A2A3
 from targets.a5 import A5
@@ -100,7 +101,7 @@ def lowered_for(module: Operation) -> tuple[TargetInfo, Operation] | None:
     """The target whose dialect the module's ops are in, with the first such op, if the module
     was lowered already (`pto-lower`, `pto-pipeline`)."""
     dialects = {t.dialect_name: t for t in REGISTRY}
-    for op in module.walk():
+    for op in walk(module):
         target = dialects.get(op.name.partition(".")[0])
         if target is not None:
             return target, op

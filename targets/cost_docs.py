@@ -73,8 +73,14 @@ located error (exit 1), never a 0.
   elements / 32, blind to the data, when nothing else is charged). An elem-mode MGATHER (MSCATTER)
   also costs each GM line its loop moves to: one line transfer GM->UB (a store's UB->GM, an atomic
   add's both).
-- `a5-vf-model`: a documented model of the a5 code, below; pto-isa's cost model has no a5 DMA
-  mock and no VfSim row for the gathers, squeezes and unaligned stores these instructions issue.
+- `a5-vf-model`: for the thirteen tile ops pto-isa's a5 cost model builds (TADD TSUB TMUL TDIV
+  TMAX TMIN TAND TADDS TSUBS TMULS TMINS TSHLS TSHRS: the headers its a5_vf_stub.hpp includes),
+  equal to it: VfSim's pipeline on the op's loop where VfSim has a row for its intrinsic and
+  element type (f32, f16; bf16 as f16), else its per-instruction VecCycle table (`vfsim` below;
+  `bench/vfsim_diff.py` builds that cost model with clang, its LLVM loop pass and VfSim, and
+  compares). Every other a5 instruction: a documented model of the a5 code, below; pto-isa's
+  cost model builds none of them, has no a5 DMA mock and no VfSim row for the gathers, squeezes
+  and unaligned stores they issue.
 - `cpu-simulator-steps (not a hardware estimate)`: the steps of the CPU simulator's loops.
 - `a2a3-calibrated` (`--cost-model=calibrated`): a2a3's TLOAD and TSTORE priced by parameters
   fitted to public hardware figures (below, "a2a3 `--cost-model=calibrated`"); the other rows of

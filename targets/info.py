@@ -46,6 +46,17 @@ class SyncFacts:
     """Where these facts come from."""
 
 
+@dataclass(frozen=True)
+class RegisterLevel:
+    """A target whose kernels can also be written at the register level (PTOAS's vpto ops: vector and
+    predicate registers, typed pointers, DMA micro-ops): read by pto-verify-target and the interpreter."""
+
+    ub_loc: str
+    """The tile loc whose memory the `!pto.ptr<T, ub>` pointers address (its size is `on_chip_bytes`)."""
+    source: str
+    """Where the fact comes from."""
+
+
 class IncompleteTarget(Exception):
     """A target's folder lacks an instruction's rule row or lowering."""
 
@@ -96,6 +107,8 @@ class TargetInfo:
     """Set where an instruction can run as a SIMT launch that shrinks the UB."""
     device_spec_prefixes: tuple[str, ...] = ()
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
+    register_level: RegisterLevel | None = None
+    """Set where kernels may be written at the register level (pto_dialect/vpto/)."""
 
     # what lives in the target's folder, imported on first use (properties, not fields)
     rules = _per_instruction("rules", "RULES", "rule row")

@@ -29,3 +29,41 @@ func.func @{name}(%{src}: !pto.ptr<{element}>, %{dst}: !pto.ptr<{element}>) {{
 {end}  return
 }}
 """
+
+
+def nested_loops(depth: int, trips: int = 1, ops_per_level: int = 0) -> str:
+    """`@nest(%x, %y)`: tload a 1 x 16 f32 tile from %x; `depth` scf.for loops of `trips`
+    iterations each, one inside the other; at each level `ops_per_level` pairs of instructions
+    (t = (t + t) * t through a second tile), and innermost one `t = t + t`; tstore t to %y.
+    With one trip and no ops per level, %y is %x doubled."""
+    tile = "!pto.tile_buf<vec, 1x16xf32>"
+    part = "!pto.partition_tensor_view<1x16xf32>"
+    view = "!pto.tensor_view<1x16xf32>"
+    lines = [
+        "func.func @nest(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {",
+        "  %c0 = arith.constant 0 : index",
+        "  %c1 = arith.constant 1 : index",
+        f"  %trips = arith.constant {trips} : index",
+        "  %c16 = arith.constant 16 : index",
+        f"  %xv = pto.make_tensor_view %x, shape = [%c1, %c16], strides = [%c16, %c1] : {view}",
+        f"  %yv = pto.make_tensor_view %y, shape = [%c1, %c16], strides = [%c16, %c1] : {view}",
+        f"  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : {view}",
+        f"  %yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c16] : {view}",
+        f"  %t = pto.alloc_tile : {tile}",
+        f"  %u = pto.alloc_tile : {tile}",
+        "  pto.section.vector {",
+        f"    pto.tload ins(%xp : {part}) outs(%t : {tile})",
+    ]
+    indent = "    "
+    for level in range(depth):
+        lines.append(f"{indent}scf.for %i{level} = %c0 to %trips step %c1 {{")
+        indent += "  "
+        for _ in range(ops_per_level):
+            lines.append(f"{indent}pto.tadd ins(%t, %t : {tile}, {tile}) outs(%u : {tile})")
+            lines.append(f"{indent}pto.tmul ins(%u, %t : {tile}, {tile}) outs(%t : {tile})")
+    lines.append(f"{indent}pto.tadd ins(%t, %t : {tile}, {tile}) outs(%t : {tile})")
+    for _ in range(depth):
+        indent = indent[:-2]
+        lines.append(f"{indent}}}")
+    lines += [f"    pto.tstore ins(%t : {tile}) outs(%yp : {part})", "  }", "  return", "}"]
+    return "\n".join(lines) + "\n"

@@ -17,6 +17,7 @@ from passes.implicit_tmp import MaterializeImplicitTmpPass
 from passes.plan_memory import PlanMemoryPass
 from passes.ssa_to_dps import SsaToDpsPass
 from pto_dialect import make_context, parse
+from pto_dialect.instructions import FAMILIES
 from backends.cpp import emit_cpp
 from targets import module_target
 
@@ -33,7 +34,7 @@ KERNEL_FILES = sorted(
     path
     for pattern in ("examples/*.pto", "examples/ssa/*.pto", "tests/filecheck/kernels/*.pto", "tests/filecheck/emit_cpp/*.pto")
     for path in ROOT.glob(pattern)
-    if path.name != "invalid.pto" and is_ir(path.read_text())
+    if not path.name.startswith("invalid") and is_ir(path.read_text())
 )
 GXX = shutil.which("g++")
 
@@ -55,12 +56,27 @@ def emitted_kernels(path: Path) -> list[str]:
     return sources
 
 
+def family_declarations() -> str:
+    """Each family member's call (TADD, TROWSUM, ...), declared from the family rows: any
+    operands, with or without a precision template argument (their argument orders are
+    checked against pto-isa's own headers by the simulator differential, bench/simdiff)."""
+    names = sorted({row.cpp_name for family in FAMILIES for row in family.rows})
+    lines = ["#include <pto/pto-inst.hpp>", "namespace pto {"]
+    for name in names:
+        lines.append(f"template <typename... Operands> RecordEvent {name}(Operands&&... operands);")
+        lines.append(f"template <auto Algorithm, typename... Operands> RecordEvent {name}(Operands&&... operands);")
+    return "\n".join([*lines, "}  // namespace pto", ""])
+
+
 def compile_cpp(sources: list[str], directory: Path) -> subprocess.CompletedProcess[str]:
+    families = directory / "families.hpp"
+    families.write_text(family_declarations())
     files = []
     for i, source in enumerate(sources):
         files.append(directory / f"kernel{i}.cpp")
         files[-1].write_text(source)
-    command = [GXX, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", f"-I{STUB}", "-D__DAV_VEC__", "-D__DAV_CUBE__"]
+    command = [GXX, "-std=c++17", "-fsyntax-only", "-Wall", "-Werror", f"-I{STUB}", "-include", str(families),
+               "-D__DAV_VEC__", "-D__DAV_CUBE__"]
     return subprocess.run([*command, *map(str, files)], check=False, capture_output=True, text=True)  # pyright: ignore[reportArgumentType]
 
 

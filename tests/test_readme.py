@@ -103,3 +103,4 @@ def test_example_script_shows_targets_differ():
         "then bounds-checked as unsigned (cpu) / read as 32-bit unsigned (a2a3, a5)"
     ) in report
     assert "(pto-run exited 1: 0 when every target agrees, 1 when they differ)" in report
+    assert "the targets that ran agree bit for bit (cpu, a2a3, a5)" in report.split("examples/routed_combine.pto --targets all")[1]

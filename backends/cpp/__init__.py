@@ -1,6 +1,6 @@
 """
 C++ emission: a DPS kernel written against the pto-isa built-in API
-(`#include <pto/pto-inst.hpp>`), as emitter.py describes; sync.py places the pipe flags.
+(`#include <pto/pto-inst.hpp>`), as emitter.py describes.
 """
 
 from __future__ import annotations

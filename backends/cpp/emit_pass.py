@@ -15,13 +15,16 @@ class EmitCppPass(ModulePass):
     Print a DPS kernel as pto-isa C++ instead of its IR.
 
     Check that every kernel can be written as pto-isa C++, failing located at the first op
-    that cannot. The IR is left as it is; when this pass ends the pipeline, `pto-opt`
-    prints the C++ instead of the IR (as `--to=cpp` does).
+    that cannot. A kernel without sync ops of its own is written with what pto-insert-sync
+    gives it for the target. The IR is left as it is; when this pass ends the pipeline,
+    `pto-opt` prints the C++ instead of the IR (as `--to=cpp` does). Option: target.
     """
 
     name = "pto-emit-cpp"
 
+    target: str | None = None
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         from backends.cpp.emitter import emit_cpp  # pto-opt imports this class for every run
 
-        emit_cpp(op)
+        emit_cpp(op, self.target)

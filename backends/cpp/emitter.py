@@ -35,11 +35,10 @@ What each op becomes:
   and strides right-aligned to pto-isa's 5-D form (padded dims get tight strides);
 - `pto.tload` / `pto.tstore`: `TLOAD(tile, view)` / `TSTORE(view, tile)`; the instructions: their
   API call with every template argument spelled (cpu and NPU defaults differ);
-  pipe flags between them as sync.py says;
-- `scf.for`: a `for` loop, ending with `pipe_barrier(PIPE_ALL)` so that no iteration overtakes
-  the previous one (in a kernel without sync ops of its own; one with them is written as it is,
-  its `pto.set_flag` / `wait_flag` (`_dyn`) / `barrier` / `sync.set` / `sync.wait` as pto-isa's
-  calls and no flag or barrier added); `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
+- `pto.set_flag` / `wait_flag` (`_dyn`) / `barrier` / `sync.set` / `sync.wait`: pto-isa's calls. A
+  kernel without sync ops of its own gets them from pto-insert-sync (passes/insert_sync.py) for
+  the target first, so the C++ orders its pipes as the sync checker proves;
+- `scf.for`: a `for` loop; `pto.section.vector` / `.cube`: `#if defined(__DAV_VEC__)` / `__DAV_CUBE__`;
 - `arith.constant`: its literal where it is used (a compare threshold, which pto-isa takes by
   reference, gets a variable).
 Anything else (SSA instructions, an instruction without the tmp its C++ call takes, a view of
@@ -50,7 +49,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
@@ -63,25 +62,28 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.traits import MemoryEffectKind, get_effects
 
-from pto_dialect.attributes import GmLayout
-from backends.cpp.sync import PipeSync
+import targets
+from passes.insert_sync import insert_sync
+from pto_dialect.attributes import GmLayout, KernelKind, KernelKindAttr
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
+from pto_dialect.walk import walk
 from pto_dialect.ops import (
-    AllocTileOp, LoadScalarOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp,
-    SubViewOp, TAssignOp,
+    AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp,
+    LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp,
+    SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
 )
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
 from pto_dialect.types import (
     COMPACTS,
+    LocalArrayType,
     GM_RANK,
     PADS,
     PartitionTensorViewType,
@@ -122,14 +124,35 @@ RESERVED_NAMES = frozenset(
     + _PTO_NAMES.split()
     + [i.mnemonic.upper() for i in REGISTRY]
     + [pipe.value for pipe in Pipe]
-    + [info.cpp for info in ELEMENT_TYPES.values()]
+    + [info.cpp for info in ELEMENT_TYPES.values() if info.cpp]
 )
 """Identifiers a kernel's own names must not take (C++ keywords, the names the emitted code uses)."""
 
 
-def emit_cpp(module: ModuleOp) -> str:
-    """The pto-isa C++ of every kernel in the module; PtoError at the first op it cannot write."""
-    return _Emitter().module(module)
+def emit_cpp(module: ModuleOp, target: str | targets.TargetInfo | None = None) -> str:
+    """The pto-isa C++ of every kernel in the module, one without sync ops of its own with the
+    flags and barriers pto-insert-sync gives it for `target` (default: the module's); PtoError
+    at the first op it cannot write. The module is left as it is."""
+    _require_cpp_types(module)
+    return _Emitter().module(synchronised(module, target))
+
+
+def synchronised(module: ModuleOp, target: str | targets.TargetInfo | None = None) -> ModuleOp:
+    """The module emit_cpp writes: a copy, pto-insert-sync run on it for `target`."""
+    copy = module.clone()
+    insert_sync(copy, targets.resolve(target, module))
+    return copy
+
+
+def _require_cpp_types(module: ModuleOp) -> None:
+    """Every element type the kernels use has a pto-isa C++ name (f8E4M3FNUZ and kin have none)."""
+    for op in walk(module):
+        for value in (*op.operands, *op.results):
+            kind = value.type
+            element = getattr(kind, "element_type", kind)
+            info = element_info(element) if isinstance(element, Attribute) else None
+            if info is not None and not info.cpp:
+                raise PtoError.at_op(op, f"cannot be emitted as C++: pto-isa has no C++ type for {info.mlir}")
 
 
 def tile_template(tile: TileBufType) -> str:
@@ -207,9 +230,6 @@ class _Emitter:
         self.tensors: dict[SSAValue, _Tensor] = {}
         self.lines: list[str] = []
         self.depth = 1
-        self.sync = PipeSync()
-        self.explicit_sync = False
-        """The kernel has its own sync ops: it is written as it is, without flags of ours."""
 
     # -- output -----------------------------------------------------------------
 
@@ -231,11 +251,9 @@ class _Emitter:
         if function.function_type.outputs.data:
             raise PtoError.at_op(function, "cannot be emitted as C++: a kernel returns nothing")
         name = self.globals.fresh(function.sym_name.data)
-        self.names, self.lines, self.depth, self.sync = CppNames(self.globals), [], 1, PipeSync()
-        self.explicit_sync = has_explicit_sync(function)
+        self.names, self.lines, self.depth = CppNames(self.globals), [], 1
         params = ", ".join(self.parameter(function, arg.index) for arg in function.args)
         self.block(function.body.block)
-        self.barrier()
         body = "".join(line + "\n" for line in self.lines)
         return f"__global__ AICORE void {name}({params})\n{{\n{body}}}\n"
 
@@ -280,34 +298,11 @@ class _Emitter:
         return f"0x{value:X}" if value is not None else self.values[addr]
 
     def issue(self, op: Operation, statement: str) -> None:
-        """The op's statement on its instruction's pipe, after the flags that the tiles it reads
-        and writes (its memory effects) need."""
-        if self.explicit_sync:
-            self.line(statement)
-            return
-        instruction = instruction_of(op)
-        assert instruction is not None, op.name
-        pipe = instruction.pipe
-        effects = get_effects(op) or set()
-        tiles_read = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.READ)
-        tiles_written = self._tiles(e.value for e in effects if e.kind == MemoryEffectKind.WRITE)
-        for producer in self.sync.issue(pipe, tiles_read, tiles_written):
-            self.line(f"set_flag({producer}, {pipe}, EVENT_ID0);")
-            self.line(f"wait_flag({producer}, {pipe}, EVENT_ID0);")
+        """The op's statement (its pipe's order comes from the kernel's sync ops, written as they are)."""
         self.line(statement)
-
-    def _tiles(self, values: Iterable[object]) -> list[str]:
-        """The C++ names of the tile buffers among `values` (an effect's value), in operand order."""
-        return sorted({self.values[v] for v in values if isinstance(v, SSAValue) and isinstance(v.type, TileBufType)})
 
     def synchronised(self, statement: str) -> None:
         self.line(statement)
-        self.sync = PipeSync()
-
-    def barrier(self) -> None:
-        if not self.sync.idle and not self.explicit_sync:
-            self.line("pipe_barrier(PIPE_ALL);")
-            self.sync = PipeSync()
 
     def call(
         self, name: str, args: Sequence[SSAValue], template: Sequence[str] = (), extra: Sequence[str] = ()
@@ -356,7 +351,11 @@ class _Emitter:
             arith.MaxSIOp: f"{a} > {b} ? {a} : {b}",
             arith.MinSIOp: f"{a} < {b} ? {a} : {b}",
         }[type(op)]
-        self.line(f"{cpp} {self.bind(op.results[0])} = {expression};")
+        # A tensor view's shape is not written (pto-isa's GlobalTensor takes its partitions' static
+        # shapes), so a value only views use is unused in C++.
+        only_shapes = all(isinstance(u.operation, MakeTensorViewOp) for u in op.results[0].uses)
+        unused = "[[maybe_unused]] " if only_shapes else ""
+        self.line(f"{unused}{cpp} {self.bind(op.results[0])} = {expression};")
 
     def subview(self, op: SubViewOp) -> None:
         """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
@@ -366,6 +365,12 @@ class _Emitter:
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
 
+    def treshape(self, op: TReshapeOp) -> None:
+        """PTOAS's `TRESHAPE(dst, src)`: a tile variable of the result's type over the source's storage."""
+        name = self.bind(op.result)
+        self.declare_tile(self.alias(op.result.type), name, [])
+        self.line(f"TRESHAPE({name}, {self.values[op.source]});")
+
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
 
@@ -374,8 +379,68 @@ class _Emitter:
         assert cpp is not None, "the pointer's element type (verified)"
         self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.ptr]}[{self.values[op.offset]}];")
 
+    def tgetval(self, op: TGetValOp) -> None:
+        """PTOAS's `src.GetValue(offset)`, on the scalar unit."""
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the tile's element type (verified)"
+        self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
+
+    def tsetval(self, op: TSetValOp) -> None:
+        """PTOAS's `dst.SetValue(offset, value)`, on the scalar unit."""
+        self.line(f"{self.values[op.tile]}.SetValue({self.values[op.offset]}, {self.values[op.value]});")
+
     def store_scalar(self, op: StoreScalarOp) -> None:
         self.line(f"{self.values[op.ptr]}[{self.values[op.offset]}] = {self.values[op.value]};")
+
+    def declare_local_array(self, op: DeclareLocalArrayOp) -> None:
+        array = op.array.type
+        assert isinstance(array, LocalArrayType)
+        self.line(f"{array.element.cpp} {self.bind(op.array)}{''.join(f'[{d}]' for d in array.shape)};")
+
+    def element(self, op: LocalArrayGetOp | LocalArraySetOp) -> str:
+        return self.values[op.array] + "".join(f"[{self.values[i]}]" for i in op.indices)
+
+    def local_array_get(self, op: LocalArrayGetOp) -> None:
+        cpp = _scalar_cpp(op.value.type)
+        assert cpp is not None, "the array's element type (verified)"
+        self.line(f"{cpp} {self.bind(op.value)} = {self.element(op)};")
+
+    def local_array_set(self, op: LocalArraySetOp) -> None:
+        self.line(f"{self.element(op)} = {self.values[op.value]};")
+
+    def cache_invalid(self, op: CmoCacheInvalidOp) -> None:
+        """PTOAS's lowering: dcci of the whole data cache, or of the line holding the address."""
+        if op.addr is None:
+            self.line("dcci((__gm__ void*)0, cache_line_t::ENTIRE_DATA_CACHE);")
+            return
+        if isinstance(op.addr.type, PtrType):
+            address = self.values[op.addr]
+        elif op.addr in self.tensors:
+            address = self.tensors[op.addr].pointer
+        else:
+            address = f"{self.values[op.addr]}.data()"
+        self.line(f"dcci({address}, cache_line_t::SINGLE_CACHE_LINE);")
+
+    def fence(self, op: FenceBarrierAllOp) -> None:
+        """PTOAS's lowering of a gm / all fence: a vector kernel drains every pipe, another
+        kind MTE2, MTE3 and FIX, then `dsb(DSB_DDR)`."""
+        if not op.orders_gm:
+            raise PtoError.at_op(op, f"cannot be emitted as C++: no public lowering of {op.scope}")
+        pipes = ("PIPE_ALL",) if _in_vector_kernel(op) else ("PIPE_MTE2", "PIPE_MTE3", "PIPE_FIX")
+        for pipe in pipes:
+            self.line(f"pipe_barrier({pipe});")
+        self.line("dsb(DSB_DDR);")
+
+    def reserved_buffer(self, op: ReserveBufferOp | ImportReservedBufferOp) -> None:
+        reserve = op if isinstance(op, ReserveBufferOp) else op.reserved()
+        base = reserve.planned_base()
+        if base is None:
+            raise PtoError.at_op(
+                op, f"cannot be emitted as C++: reserve_buffer \"{reserve.buffer_name}\" has auto = true, an address "
+                "PTOAS's memory planning chooses: give auto = false, base = N"
+            )
+        unused = "" if op.addr.uses else "[[maybe_unused]] "  # the pipes' push/pop use it; a kernel may not
+        self.line(f"{unused}int32_t {self.bind(op.addr)} = {base};")
 
     def partition_view(self, op: PartitionViewOp) -> None:
         tensor = self.tensors[op.source]  # kernels take no tensor_view arguments
@@ -443,15 +508,10 @@ class _Emitter:
         cpp = _scalar_cpp(iv.type)
         i, lb, ub, step = self.bind(iv), self.values[op.lb], self.values[op.ub], self.values[op.step]
         self.line(f"for ({cpp} {i} = {lb}; {i} < {ub}; {i} += {step}) {{")
-        before = self.sync.snapshot()
         self.depth += 1
         self.block(op.body.block)
-        self.barrier()
         self.depth -= 1
         self.line("}")
-        first, end = constant_index(op.lb), constant_index(op.ub)
-        if first is None or end is None or first >= end:  # no iteration's barrier may have run
-            self.sync = before
 
     def flag(self, op: StaticFlagOp | DynFlagOp) -> None:
         """`set_flag(PIPE_MTE2, PIPE_V, EVENT_ID0);`; a dynamic id is an `event_t`."""
@@ -508,13 +568,23 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     arith.ConstantOp: _Emitter.constant,
     MakeTensorViewOp: _Emitter.make_tensor_view,
     LoadScalarOp: _Emitter.load_scalar,
+    TGetValOp: _Emitter.tgetval,
+    TSetValOp: _Emitter.tsetval,
     SetValidShapeOp: _Emitter.set_validshape,
     SubViewOp: _Emitter.subview,
+    TReshapeOp: _Emitter.treshape,
     **dict.fromkeys(
         (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,
     ),
     StoreScalarOp: _Emitter.store_scalar,
+    DeclareLocalArrayOp: _Emitter.declare_local_array,
+    LocalArrayGetOp: _Emitter.local_array_get,
+    LocalArraySetOp: _Emitter.local_array_set,
+    CmoCacheInvalidOp: _Emitter.cache_invalid,
+    FenceBarrierAllOp: _Emitter.fence,
+    ReserveBufferOp: _Emitter.reserved_buffer,
+    ImportReservedBufferOp: _Emitter.reserved_buffer,
     PartitionViewOp: _Emitter.partition_view,
     AllocTileOp: _Emitter.alloc_tile,
     TAssignOp: _Emitter.tassign,
@@ -531,13 +601,21 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
 """How each op is written; an op not listed has no C++ form."""
 
 
-def has_explicit_sync(function: FuncOp) -> bool:
-    """The kernel orders its pipes itself (any sync op in it)."""
-    return any(isinstance(op, tuple(SYNC_OPS)) for op in function.walk())
-
-
 def _is_compare_threshold(user: Operation, value: SSAValue) -> bool:
     return isinstance(user, PtoInstructionOp) and user.role("threshold") is value
+
+
+def _in_vector_kernel(op: Operation) -> bool:
+    """Inside a pto.section.vector, or a function whose kernel_kind is vector (PTOAS's isInVectorKernel)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, SectionVectorOp):
+            return True
+        kind = parent.attributes.get("pto.kernel_kind")
+        if kind is not None:
+            return isinstance(kind, KernelKindAttr) and kind.data == KernelKind.VECTOR
+        parent = parent.parent_op()
+    return False
 
 
 def _scalar_cpp(type_: Attribute) -> str | None:

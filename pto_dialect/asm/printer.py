@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.printer import Printer
+from pto_dialect.walk import walk
 
 from pto_dialect.asm.forms import INSTRUCTIONS, spell_type
 from pto_dialect.diagnostics import PtoError, op_location
@@ -67,7 +68,7 @@ def _writable(op: Operation, function: FuncOp) -> PtoInstructionOp:
 
 def _fitting(function: FuncOp) -> str:
     """How to print the function's instructions anyway: each alone in a function of its operands."""
-    instructions = [o for o in function.walk() if isinstance(o, _OPS)]
+    instructions = [o for o in walk(function) if isinstance(o, _OPS)]
     lines = sorted({loc.rsplit(":", 2)[1] for o in instructions if (loc := op_location(o))}, key=int)
     where = f" (here: line {', '.join(lines)})" if lines else ""
     return (

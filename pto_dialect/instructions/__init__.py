@@ -24,6 +24,7 @@ from pto_dialect.instructions.mgather import MGATHER
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -47,6 +48,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL.instructions,
     *PARTIAL_ARG.instructions,
     TCI,
+    TMOV, TEXTRACT, TCONCAT,
 )
 """Every instruction, in the order docs and reports list them."""
 

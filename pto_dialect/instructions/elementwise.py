@@ -495,10 +495,26 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
 
 def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TBinOp.hpp (TBinSOp.hpp): one vector function; per register of each valid row a
-    predicate, a load per tile input, the operation(s) and a store."""
+    predicate, a load per tile input, the operation(s) and a store. The tile ops pto-isa's a5
+    cost model builds (`vfsim.tile_ops`) as it prices them: one loop over dst's valid
+    registers where every tile's valid columns fill its rows (or every tile is one row), else
+    a loop over the valid rows of a loop over a row's registers; VfSim's pipeline on that loop
+    (`vfsim` in the table), or its per-instruction table where VfSim has no row. (Its TDIV
+    takes no algorithm: a high-precision TDIV is priced as the default's loop.)"""
     dst = o["dst"]
-    registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
+    row = _row(op)
+    if row.mnemonic in machine.vfsim.tile_ops:
+        (intrinsic,) = row.vf_intrinsics
+        tiles = [f for f in o.values() if isinstance(f, TileFacts)]
+        flat = all(t.valid_col == t.cols for t in tiles) or all(t.rows == 1 for t in tiles)
+        if flat:
+            rows, per_row = 1, vector_repeats(dst.valid_row * dst.valid_col, dst.elem.bytes)
+        else:
+            rows, per_row = dst.valid_row, vector_repeats(dst.valid_col, dst.elem.bytes)
+        cycles = machine.vfsim.cycles(intrinsic, dst.elem.mlir, loads, rows, per_row, nested=not flat)
+        return machine.cost(Pipe.VECTOR, 0, cycles)
+    registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     body = {"plt": registers, "vlds": loads * registers, "vsts": registers}
     for name in _row(op).vf_intrinsics:
         body[name] = body.get(name, 0) + registers

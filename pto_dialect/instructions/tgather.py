@@ -5,9 +5,9 @@ TGATHER: gather inside a tile (docs/isa: pto-isa's TGATHER.md), in one of three 
       mask:    keep the src elements that `maskPattern` selects along `axis`, densely packed
       compare: dst[i, :] = indices j of row i where cmpMode(src[i, j], k_i) holds; cdst[i] = count
 
-A target may lower the index form to register steps (a5: load the index vector, gather by
-index under a mask, store): their ops are declared here too, on the register type of
-registers.py.
+a5 lowers the index form to the register-level ops a user writes (targets/a5/register_gather.py),
+but for b64 data (pto-isa's Int64Gather, not yet written as vpto): its three register steps (load
+the index vector, gather by index under a mask, store) are declared here, on registers.py's type.
 """
 
 from __future__ import annotations
@@ -790,9 +790,9 @@ def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Wor
 
 
 def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TGather.hpp TGather_b32 / _b16 / _b16_bc / _b8, one vector function: per dst
-    valid row and register of indices, a predicate, vlds, vgather2, vsts. Lowered as three
-    register steps, the load carries the function's startup, the store its drain."""
+    """npu/a5/TGather.hpp's b64 index gather as three register steps (the other widths lower to
+    register-level ops, priced as a vector scope): per dst valid row and register of indices, a
+    predicate, vlds, vgather2, vsts; the load carries the function's startup, the store its drain."""
     match op:
         case LoadIndexVectorBase():
             idx = o["indices"]
@@ -801,13 +801,10 @@ def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost
         case RegisterGatherBase():
             mask = o["mask"]
             cycles = machine.issue({"vgather2": mask.valid_row * vector_repeats(mask.valid_col, _lane_bytes(o["base"]))})
-        case RegisterStoreBase():
+        case _:  # RegisterStoreBase
             dst = o["dst"]
             n = dst.valid_row * vector_repeats(dst.valid_col, _lane_bytes(dst))
             cycles = machine.issue({"vsts": n}) + int(machine.vf_drain.value)
-        case _:  # TGatherIndexBase: the b16 data / 32-bit index variant, one op
-            n = o["dst"].valid_row * vector_repeats(o["dst"].valid_col, o["indices"].elem.bytes)
-            cycles = machine.vector_function({"plt": n, "vlds": n, "vgather2_bc": n, "vsts": n})
     return machine.cost(Pipe.VECTOR, 0, cycles)
 
 

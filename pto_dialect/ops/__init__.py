@@ -9,8 +9,13 @@ from pto_dialect.ops.memory import (
     SectionVectorOp,
     TAssignOp,
 )
+from pto_dialect.ops.reshape import TReshapeOp
+from pto_dialect.ops.coherence import COHERENCE_OPS, CmoCacheInvalidOp, FenceBarrierAllOp
+from pto_dialect.ops.local_array import LOCAL_ARRAY_OPS, DeclareLocalArrayOp, LocalArrayGetOp, LocalArraySetOp
+from pto_dialect.ops.reserved import RESERVED_OPS, ImportReservedBufferOp, ReserveBufferOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.subview import SubViewOp
+from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 
 SCAFFOLDING = [
@@ -24,6 +29,15 @@ SCAFFOLDING = [
     StoreScalarOp,
     SetValidShapeOp,
     SubViewOp,
+    TGetValOp,
+    TSetValOp,
+    TReshapeOp,
+    *LOCAL_ARRAY_OPS,
+    *COHERENCE_OPS,
+    *RESERVED_OPS,
 ]
 
-__all__ = [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]
+__all__ = [
+    "CmoCacheInvalidOp", "DeclareLocalArrayOp", "FenceBarrierAllOp", "ImportReservedBufferOp", "LocalArrayGetOp",
+    "LocalArraySetOp", "ReserveBufferOp",
+] + [op.__name__ for op in SCAFFOLDING] + ["SCAFFOLDING"]

@@ -131,9 +131,15 @@ class SubViewOp(IRDLOperation):
                 raise VerifyException(f"{name} {known} is outside [0, {size}] for the {window[0]}x{window[1]} window")
         if (self.valid_row is None) != (self.valid_col is None):
             raise VerifyException("subview takes both valid operands or neither")
-        dynamic = [v == DYNAMIC_INDEX for v in result.valid_shape]
-        if self.valid_row is not None and not all(dynamic):
-            raise VerifyException(f"valid operands need a result with valid=?x?, got {result}")
+        for dim, value in enumerate((self.valid_row, self.valid_col)):
+            # PTOAS's SubViewOp::verify: a constant operand fixes the result's valid extent
+            # (static there, or `?`); a computed one needs `?`
+            known = constant_index(value) if value is not None else None
+            if value is not None and result.valid_shape[dim] not in (DYNAMIC_INDEX, known):
+                need = "?" if known is None else f"{known} or ?"
+                raise VerifyException(
+                    f"expects result valid_shape[{dim}] to match the valid operand ({need}), got {result}"
+                )
 
 
 def window_valid(op: SubViewOp, parent_valid: tuple[int, int], offsets: tuple[int, int], given: Sequence[int]) -> tuple[int, int]:

@@ -50,6 +50,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TR
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -360,6 +362,22 @@ class A2A3TCIOp(TCIBase):
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
+
+@OPS.declare
+class A2A3TMovOp(TMovBase):
+    name = "pto_a2a3.tmov"
+
+
+@OPS.declare
+class A2A3TExtractOp(TExtractBase):
+    name = "pto_a2a3.textract"
+
+
+@OPS.declare
+class A2A3TConcatOp(TConcatBase):
+    name = "pto_a2a3.tconcat"
+
+
 LOWERING = TargetLowering(
     "a2a3",
     {
@@ -394,6 +412,9 @@ LOWERING = TargetLowering(
             },
         ),
         TCI: lambda op: (A2A3TCIOp, {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
+        TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        TEXTRACT: lambda op: (A2A3TExtractOp, {"extract_bounds": ExtractBounds.ALIGNED_TILE, "numerics": Numerics.EXACT}),
+        TCONCAT: lambda op: (A2A3TConcatOp, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -15,6 +15,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -370,5 +371,20 @@ RULES = {
     TCI: TCIRules(
         INT16 | INT32, tmp_types=types_named("f32", "i32", "si32", "ui32"), tmp_bytes={4: 768, 2: 1792},
         note="npu/a2a3/TCI.hpp (CheckValid): 2- or 4-byte, integers as PTOAS says; a tmp of a 4-byte type, row-major, of PTOAS's least size.",
+    ),
+    TMOV: TMovRules(
+        STANDARD, converts=False, same_shape=True, same_layout=True, equal_valid=False,
+        note="npu/a2a3/TMov.hpp TMovToVec: copy_ubuf_to_ubuf of storage (static_asserts one shape and one "
+        "element size)",
+    ),
+    TEXTRACT: TExtractRules(
+        STANDARD, layouts=frozenset({"nd", "nz"}), dst_within_src=True, even_valid_bytes=True,
+        note="npu/a2a3/TExtract.hpp CheckTExtractVecToVecCommon / ND / NZ: one type, both ND or both NZ, "
+        "dst within src, valid cols of whole 2-byte units (its vcopy tail moves 16-bit units).",
+    ),
+    TCONCAT: TConcatRules(
+        STANDARD, row_major=True, exact_cols=False,
+        note="npu/a2a3/TConcat.hpp: one type of its list; row strides (ND tiles); PTO_ASSERTs of the valid rows and of "
+        "src0's plus src1's valid cols within dst's cols.",
     ),
 }

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from targets.info import SimtBudget, TargetInfo
+from targets.info import RegisterLevel, SimtBudget, TargetInfo
 
 A5 = TargetInfo(
     name="a5",
@@ -16,4 +16,6 @@ A5 = TargetInfo(
     # 256 KiB - 8 KiB reserved - 32 KiB data cache; 128 KiB without pto.dyn_ubuf_size
     simt_budget=SimtBudget(max_bytes=216 * 1024, default_bytes=128 * 1024),
     device_spec_prefixes=("Ascend950", "Ascend910_95"),
+    # PTOAS docs/vpto-spec.md: the vpto micro instructions are A5's (Ascend 950) register level
+    register_level=RegisterLevel(ub_loc="vec", source="PTOAS docs/vpto-spec.md, \"PTO micro Instruction Spec (A5)\""),
 )

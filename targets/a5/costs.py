@@ -1,21 +1,75 @@
 """
-Ascend 950's cost parameters: a documented model, not a reproduction. pto-isa's a5 cost
-model prices vector functions with VfSim (include/pto/costmodel/a5/VfSim/params/) and, for
-programs VfSim cannot simulate (a gather, a squeeze, an unaligned store), with a per-instruction
-table (a5/cce_costmodel/vec_cycle_generated.hpp); it has no DMA mock. Here an instruction costs
-its VfSim throughput where VfSim has a row for it, else that table's cycles; a vector function
-adds VfSim's startup and drain; transfers use the only bandwidth table the cost model has.
-Paths below are in pto-isa's include/pto/costmodel/.
+Ascend 950's cost parameters. pto-isa's a5 cost model builds thirteen tile ops (VFSIM_TABLE.tile_ops)
+and prices their vector functions with VfSim (include/pto/costmodel/a5/VfSim/params/), or, where
+VfSim has no row for a body's intrinsic in its element type, with a per-instruction table
+(a5/cce_costmodel/vec_cycle_generated.hpp); it has no DMA mock. Those thirteen are priced here as
+it prices them (VFSIM_TABLE; bench/vfsim_diff.py runs both). Every other instruction is a documented
+model, not a reproduction: an instruction costs its VfSim throughput where VfSim has a row for it,
+else that table's cycles; a vector function adds VfSim's startup and drain; transfers use the
+only bandwidth table the cost model has. Paths below are in pto-isa's include/pto/costmodel/.
 """
 
 from __future__ import annotations
 
-from pto_dialect.cost import Param, VfMachine
+from pto_dialect.cost import Param, VfMachine, VfSimLoop, VfSimRow
 from targets.a2a3.costs import DMA  # the cost model's only bandwidth table (it has no a5 DMA mock)
 from targets.a2a3.costs import MACHINE as A2A3
 
 VFSIM = "a5/VfSim/params/isa.csv throughput"
 FALLBACK = "a5/cce_costmodel/vec_cycle_generated.hpp VecCycle (no VfSim row)"
+
+PARAMS = "a5/VfSim/params/"
+SWEPT = "(its role found by sweeping VfSim's loops, bench/vfsim_diff.py)"
+
+
+def _row(op: str, form: str, store_forward: int, interval: int, recorded_as: str = "") -> VfSimRow:
+    """A VfSim row: every one of the intrinsics here takes its loads' results after 6 cycles and
+    stores at data_store_cost 9. `recorded_as`: why an element type takes another's row."""
+    return VfSimRow(
+        load_forward=Param(6, f"{PARAMS}forwarding.csv VLDS.{form},{op}.{form}{recorded_as}"),
+        store_forward=Param(store_forward, f"{PARAMS}forwarding.csv {op}.{form},VSTS.{form}{recorded_as}"),
+        initiation_interval=Param(interval, f"{PARAMS}initiation_interval.csv {op}.{form},{op}.{form}{recorded_as}"),
+        store_cost=Param(9, f"{PARAMS}isa.csv {op},{form} data_store_cost{recorded_as}"),
+    )
+
+
+BF16_AS_FP16 = (
+    " (bf16: common/type.hpp makes bfloat16_t _Float16 in a cost-model build whose C++ library has no"
+    " std::bfloat16_t, as libstdc++ 12; the stubs then record its registers as fp16)"
+)
+
+
+def _rows(op: str, fp32: tuple[int, int], fp16: tuple[int, int]) -> dict[str, VfSimRow]:
+    """An intrinsic's rows by element type: (store forward, initiation interval) in each form."""
+    return {"f32": _row(op, "fp32", *fp32), "f16": _row(op, "fp16", *fp16), "bf16": _row(op, "fp16", *fp16, BF16_AS_FP16)}
+
+
+VFSIM_TABLE = VfSimLoop(
+    tile_ops=frozenset({"tadd", "tadds", "tand", "tdiv", "tmax", "tmin", "tmins", "tmul", "tmuls", "tshls", "tshrs", "tsub", "tsubs"}),
+    startup=Param(23, f"{PARAMS}isa_defaults.csv vf_startup_cost"),
+    drain=Param(12, f"{PARAMS}isa_defaults.csv vf_drain_cost"),
+    ports=Param(2, f"{PARAMS}uarch.csv issue_ports (isa.csv dispatch_exu EXU01)"),
+    row_gap=Param(7, f"{PARAMS}uarch.csv loop1_min_feedback_gap {SWEPT}"),
+    nested_start=Param(1, f"{PARAMS}uarch.csv nested_vloop_initial_start_gap {SWEPT}"),
+    rows={
+        "vadd": _rows("VADD", (5, 1), (5, 1)),
+        "vsub": _rows("VSUB", (5, 1), (5, 1)),
+        "vmul": _rows("VMUL", (6, 1), (6, 1)),
+        "vdiv": _rows("VDIV", (15, 4), (20, 8)),
+        "vmax": _rows("VMAX", (4, 1), (4, 1)),
+        "vmin": _rows("VMIN", (4, 1), (4, 1)),
+        "vadds": _rows("VADDS", (5, 1), (5, 1)),
+        "vmuls": _rows("VMULS", (6, 1), (6, 1)),
+        "vmins": _rows("VMINS", (4, 1), (4, 1)),
+    },
+    fallback={
+        name: Param(cycles, f"a5/cce_costmodel/vec_cycle_generated.hpp VecCycle {name}")
+        for name, cycles in (
+            ("vlds", 4), ("vsts", 4), ("vadd", 6), ("vsub", 6), ("vmul", 6), ("vmax", 6), ("vmin", 6), ("vand", 6),
+            ("vshls", 6), ("vshrs", 6), ("vadds", 6), ("vmins", 6), ("vdiv", 10), ("vmuls", 10),
+        )
+    },
+)
 
 MACHINE = VfMachine(
     model="a5-vf-model",
@@ -64,8 +118,11 @@ MACHINE = VfMachine(
         "plt": Param(2, FALLBACK),
         "pset": Param(2, FALLBACK),
         "pand": Param(6, FALLBACK),
+        "por": Param(6, FALLBACK),
+        "pnot": Param(6, FALLBACK),
         "vgather2": Param(5, FALLBACK),
         "vgather2_bc": Param(5, FALLBACK),
+        "vgatherb": Param(5, FALLBACK),
         "vsqz": Param(5, FALLBACK),
         "vstur": Param(5, FALLBACK),
         "vstar": Param(5, FALLBACK),
@@ -79,5 +136,6 @@ MACHINE = VfMachine(
     },
     warp_lanes=Param(32, "pto-isa docs/isa/MGATHER.md (A5: dim3{32, warps})"),
     burst_bytes=Param(128, "pto-isa docs/isa/MGATHER.md (A5: lanes coalesce into 128 B GM bursts)"),
+    vfsim=VFSIM_TABLE,
 )
 NOT_CALIBRATED = "no public hardware figure for Ascend 950 to fit a calibrated model to"

@@ -15,7 +15,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse
+from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead
 from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterConflict
 from pto_dialect.instructions.mgather import (
@@ -36,7 +36,6 @@ from pto_dialect.instructions.tgather import (
     RegisterStoreBase,
     TGatherCompareBase,
     TGatherForm,
-    TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
 )
@@ -47,6 +46,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -60,6 +61,8 @@ from pto_dialect.instruction import Pipe
 from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.registers import VRegType
 from pto_dialect.types import TileBufType, TileTypeBase
+from pto_dialect.vpto.gather_kernels import VSCATTER_WINNER
+from targets.a5.register_gather import register_index_gather
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
 
 
@@ -155,13 +158,6 @@ class A5StoreOp(RegisterStoreBase):
     """b16 lanes of b8 data keep their low byte."""
 
     name = "pto_a5.store"
-
-
-@OPS.declare
-class A5GatherB16ByU32Op(TGatherIndexBase):
-    """b16 data with 32-bit indices: pto-isa's vgather2_bc variant (u32 offsets, packed store)."""
-
-    name = "pto_a5.gather_b16_by_u32"
 
 
 @OPS.declare
@@ -268,12 +264,12 @@ def _tgather(op: TGatherOp) -> Lowered:
                 "compare": CompareKind.UNSIGNED_AFTER_ROUND,
                 "threshold_read": ThresholdRead.RAW,
             }
-        case TGatherForm.INDEX:  # b16 data with 32-bit indices (the other index forms: the pattern below)
-            return A5GatherB16ByU32Op, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.NONE}
+        case TGatherForm.INDEX:  # the register-level ops LowerIndexTGatherToRegisters writes: no op, no choice
+            return None, {}
 
 
 VSCATTER = {"dst_fill": DstFill.WHOLE_TILE_ZERO, "src_read": SrcRead.ROW_MAJOR_STORAGE,
-            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": ScatterWinner.LOWEST_LANE}
+            "index_read": IndexRead.UNSIGNED_OWN_WIDTH, "winner": VSCATTER_WINNER}
 """TSCATTER's index form: zero dst, then per row a vscatter per register of indices."""
 TSCATTER_FORMS = {
     TScatterForm.INDEX: (A5TScatterIndexOp, VSCATTER),
@@ -293,23 +289,24 @@ def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
 
 
 class LowerIndexTGatherToRegisters(RewritePattern):
-    """Index-form TGATHER -> load index vector, gather by index under a mask, store."""
+    """Index-form TGATHER -> the register-level gather a user writes (targets/a5/register_gather.py)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         if op.form != TGatherForm.INDEX or op.results:
             return
-        src, indices = op.src.type, op.ins[1].type
-        assert isinstance(src, TileBufType) and isinstance(indices, TileBufType)
-        if src.element.bytes == 2 and indices.element.bytes == 4:
-            return  # the vgather2_bc variant: lowered as one op by the table
-        lane, index_lane = register_gather_types(src)
-        load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
-        gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
-        store = A5StoreOp.build(operands=[gather.result, op.dst])
-        for new in (load, gather, store):
-            new.location = op.location
-        rewriter.replace(op, [load, gather, store], [])
+        src = op.src.type
+        assert isinstance(src, TileBufType)
+        if src.element.bytes == 8:  # pto-isa's Int64Gather: two 32-bit gathers per lane, not yet written as vpto
+            lane, index_lane = register_gather_types(src)
+            load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
+            gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
+            store = A5StoreOp.build(operands=[gather.result, op.dst])
+            for new in (load, gather, store):
+                new.location = op.location
+            rewriter.replace(op, [load, gather, store], [])
+            return
+        rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
 
 @OPS.declare
@@ -341,6 +338,22 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill":
 @OPS.declare
 class A5TCIOp(TCIBase):
     name = "pto_a5.tci"
+
+
+
+@OPS.declare
+class A5TMovOp(TMovBase):
+    name = "pto_a5.tmov"
+
+
+@OPS.declare
+class A5TExtractOp(TExtractBase):
+    name = "pto_a5.textract"
+
+
+@OPS.declare
+class A5TConcatOp(TConcatBase):
+    name = "pto_a5.tconcat"
 
 
 LOWERING = TargetLowering(
@@ -377,6 +390,9 @@ LOWERING = TargetLowering(
             },
         ),
         TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
+        TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        TEXTRACT: lambda op: (A5TExtractOp, {"extract_bounds": ExtractBounds.TILE, "numerics": Numerics.EXACT}),
+        TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

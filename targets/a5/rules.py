@@ -28,6 +28,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -380,5 +381,21 @@ RULES = {
     TCI: TCIRules(
         INT16 | INT32, tmp_types=STANDARD, tmp_bytes={},
         note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
+    ),
+    TMOV: TMovRules(
+        STANDARD, converts=False, same_shape=False, same_layout=True, equal_valid=False,
+        note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows (its ND->NZ and "
+        "ND->ZN repacks are not taken here)",
+    ),
+    TEXTRACT: TExtractRules(
+        types_named("i8", "si8", "i32", "si32", "f16", "bf16", "f32"), layouts=frozenset({"nd", "nz"}),
+        dst_within_src=True, even_valid_bytes=False,
+        note="npu/a5/TExtract.hpp TEXTRACT_IMPL (Vec->Vec): int8_t, int32_t, half, bfloat16_t, float (fp8 and "
+        "fp4 not taken here); both ND or both NZ; dst within src.",
+    ),
+    TCONCAT: TConcatRules(
+        STANDARD, row_major=True, exact_cols=True,
+        note="npu/a5/TConcat.hpp TConcatCheck: one type of its list, row-major tiles; PTO_ASSERTs of the valid rows "
+        "and of dst's valid cols.",
     ),
 }

@@ -25,6 +25,8 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.choices import ConcatCopy, ExtractBounds, MoveCopy
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatBase, TExtractBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
@@ -188,6 +190,22 @@ class CpuTCIOp(TCIBase):
     name = "pto_cpu.tci"
 
 
+
+@OPS.declare
+class CpuTMovOp(TMovBase):
+    name = "pto_cpu.tmov"
+
+
+@OPS.declare
+class CpuTExtractOp(TExtractBase):
+    name = "pto_cpu.textract"
+
+
+@OPS.declare
+class CpuTConcatOp(TConcatBase):
+    name = "pto_cpu.tconcat"
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -216,6 +234,9 @@ LOWERING = TargetLowering(
             approximate={"tcolexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
         ),
         TCI: lambda op: (CpuTCIOp, {"numerics": Numerics.EXACT}),
+        TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        TEXTRACT: lambda op: (CpuTExtractOp, {"extract_bounds": ExtractBounds.SRC_VALID, "numerics": Numerics.EXACT}),
+        TCONCAT: lambda op: (CpuTConcatOp, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),

@@ -15,6 +15,7 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.movement import TCONCAT, TEXTRACT, TMOV, TConcatRules, TExtractRules, TMovRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -334,5 +335,20 @@ RULES = {
     TCI: TCIRules(
         INT16 | INT32, tmp_types=None, tmp_bytes={},
         note="cpu/TCI.hpp: any type equal to S's (PTOAS: 16- and 32-bit integers, taken here); no tmp form (pto_instr.hpp declares it, cpu/ does not define it).",
+    ),
+    TMOV: TMovRules(
+        STANDARD, converts=True, same_shape=False, same_layout=False, equal_valid=True,
+        note="cpu/TMov.hpp: GetElement / SetElement per valid element, each tile by its own layout, the value "
+        "converted to dst's type; an assert that the valid shapes are equal.",
+    ),
+    TEXTRACT: TExtractRules(
+        STANDARD, layouts=frozenset(), dst_within_src=False, even_valid_bytes=False,
+        note="cpu/TExtract.hpp: GetElement / SetElement per valid element of dst, any layouts; an assert that "
+        "the position plus dst's valid shape stays in src's valid shape.",
+    ),
+    TCONCAT: TConcatRules(
+        STANDARD, row_major=False, exact_cols=True,
+        note="cpu/TConcat.hpp TConcatTileCheck: one type of its list, Vec tiles; asserts of the valid rows and cols; "
+        "any layouts (GetTileElementOffset).",
     ),
 }

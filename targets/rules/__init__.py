@@ -18,6 +18,8 @@ from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileTypeBase
 from targets.info import TargetInfo
 from targets.rules.aliasing import in_place_refusal
+from targets.rules.register_gather import check_register_gather
+from targets.rules.register_level import check_register_level
 from targets.rules.sync import check_sync_op
 
 Operands = dict[str, TileFacts | ViewFacts | str]
@@ -34,6 +36,8 @@ def check_instruction(
 def check_op(op: Operation, target: TargetInfo) -> None:
     """Raise RuleViolation if the pto op breaks a rule of `target` (no-op for ops without rules)."""
     check_sync_op(op, target)
+    check_register_level(op, target)
+    check_register_gather(op)
     instruction = instruction_of(op)
     if instruction is None or not isinstance(op, PtoInstructionOp):
         return

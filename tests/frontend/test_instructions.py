@@ -694,6 +694,62 @@ pto.tstore ins(%d : {_TCI_DST}) outs(%zp : {view((1, 32), "i32")})
 )
 
 
+@pto.kernel
+def tmov_then_textract(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp = _parts([(x, ELEMENTWISE)])[0]
+    zp = _parts([(z, (4, 8))])[0]
+    a, b = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f32))
+    d = pto.alloc_tile(shape=[4, 8], dtype=pto.f32)
+    pto.tload(xp, a)
+    pto.tmov(a, b)
+    pto.textract(b, pto.constant(2), pto.constant(8), d)
+    pto.tstore(d, zp)
+
+
+_MOVE_TILE, _EXTRACTED = tile(ELEMENTWISE, "f32"), tile((4, 8), "f32")
+MOVEMENT_SAMPLE = Sample(
+    tmov_then_textract,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 4, 8, *ELEMENTWISE) + f"""
+{gm_views([("x", "f32", ELEMENTWISE), ("z", "f32", (4, 8))])}
+%a = pto.alloc_tile : {_MOVE_TILE}
+%b = pto.alloc_tile : {_MOVE_TILE}
+%d = pto.alloc_tile : {_EXTRACTED}
+pto.tload ins(%xp : {view(ELEMENTWISE, "f32")}) outs(%a : {_MOVE_TILE})
+pto.tmov ins(%a : {_MOVE_TILE}) outs(%b : {_MOVE_TILE})
+%c2 = arith.constant 2 : index
+pto.textract ins(%b, %c2, %c8 : {_MOVE_TILE}, index, index) outs(%d : {_EXTRACTED})
+pto.tstore ins(%d : {_EXTRACTED}) outs(%zp : {view((4, 8), "f32")})
+""", "tmov_then_textract"),
+    (RNG.standard_normal(128).astype(np.float32), np.zeros(32, np.float32)),
+)
+
+
+@pto.kernel
+def tconcat_halves(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp = _parts([(x, (8, 8))])[0]
+    zp = _parts([(z, (8, 16))])[0]
+    a = pto.alloc_tile(shape=[8, 8], dtype=pto.f32)
+    d = pto.alloc_tile(shape=[8, 16], dtype=pto.f32)
+    pto.tload(xp, a)
+    pto.tconcat(a, a, d)
+    pto.tstore(d, zp)
+
+
+_HALF, _WHOLE = tile((8, 8), "f32"), tile((8, 16), "f32")
+CONCAT_SAMPLE = Sample(
+    tconcat_halves,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16) + f"""
+{gm_views([("x", "f32", (8, 8)), ("z", "f32", (8, 16))])}
+%a = pto.alloc_tile : {_HALF}
+%d = pto.alloc_tile : {_WHOLE}
+pto.tload ins(%xp : {view((8, 8), "f32")}) outs(%a : {_HALF})
+pto.tconcat ins(%a, %a : {_HALF}, {_HALF}) outs(%d : {_WHOLE})
+pto.tstore ins(%d : {_WHOLE}) outs(%zp : {view((8, 16), "f32")})
+""", "tconcat_halves"),
+    (RNG.standard_normal(64).astype(np.float32), np.zeros(128, np.float32)),
+)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -703,7 +759,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
     _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

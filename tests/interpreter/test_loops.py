@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType
+from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
@@ -242,3 +242,26 @@ def test_failures_of_other_ops_are_located() -> None:
     )
     divide = "  %q = arith.ceildivsi %c8, %n : index\n" + COPY_ROW_Q
     assert run_error(divide, 0) == "k.pto:7:3: error: 'arith.ceildivsi' op division by zero"
+
+
+CASTS = [(IntegerType(32), IntegerType(8)), (IntegerType(64), IntegerType(16)), (IntegerType(16), IntegerType(32)),
+         (IntegerType(8), IntegerType(64)), (IntegerType(1), IntegerType(32))]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.sampled_from(CASTS), INTS)
+def test_integer_casts_follow_mlir(types, value: int) -> None:
+    """trunci keeps the low bits; extsi sign-extends, extui zero-extends the operand's bits
+    (values held as signed numbers of their width)."""
+    wide, narrow = sorted(types, key=lambda t: t.width.data, reverse=True)
+    held = as_signed(value, types[0].width.data)  # a value of the operand's type
+    machine = Interpreter(ModuleOp([]))
+    functions = IndexArithFunctions()
+    if types[0] is wide:
+        (out,) = functions.run_trunci(machine, arith.TruncIOp(create_ssa_value(wide), narrow), (held,)).values
+        assert out == as_signed(held, narrow.width.data)
+    else:
+        (signed,) = functions.run_extsi(machine, arith.ExtSIOp(create_ssa_value(narrow), wide), (held,)).values
+        (unsigned,) = functions.run_extui(machine, arith.ExtUIOp(create_ssa_value(narrow), wide), (held,)).values
+        assert signed == held
+        assert unsigned == held & ((1 << narrow.width.data) - 1)

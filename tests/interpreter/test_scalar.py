@@ -97,3 +97,12 @@ def test_stores_are_recorded_for_the_preview(tmp_path):
     interpreter.run_with_results(_kernel(tmp_path, _permute("f32", 16)), "a5", arrays, gm_writes=stored)
     np.testing.assert_array_equal(stored.per_argument[2], np.arange(20) < 16)
     assert stored.per_argument[0] is not None and not stored.per_argument[0].any()
+
+
+def test_an_argument_the_kernel_never_uses_is_drawn_empty(tmp_path):
+    text = _permute("f32", 4).replace("%dst: !pto.ptr<f32>)", "%dst: !pto.ptr<f32>, %spare: !pto.ptr<i64>)")
+    text = text.replace("  scf.for", "  %sv = pto.make_tensor_view %src, shape = [%n], strides = [%c1] : !pto.tensor_view<?xf32>\n"
+                        "  %dv = pto.make_tensor_view %dst, shape = [%n], strides = [%c1] : !pto.tensor_view<?xf32>\n"
+                        "  %iv = pto.make_tensor_view %ids, shape = [%n], strides = [%c1] : !pto.tensor_view<?xi32>\n  scf.for")
+    src, ids, dst, spare = interpreter.draw_inputs(_kernel(tmp_path, text), "random:5")
+    assert (src.size, ids.size, dst.size, spare.shape, spare.dtype) == (4, 4, 4, (0,), np.int64)

@@ -68,3 +68,39 @@ def test_each_inserted_wait_is_needed(path):
         report = check_sync(copy, targets.get("a2a3").sync)
         assert report.errors, f"wait_flag {k} deleted, nothing reported"
         assert report.warnings, "its set_flag is left set"
+
+
+def cpp_kernels():
+    """Every kernel `tests/test_emit_cpp.py` emits, made ready for hardware as it does."""
+    from tests.test_emit_cpp import KERNEL_FILES, is_ir
+
+    for path in KERNEL_FILES:
+        for k, chunk in enumerate(path.read_text().split("// -----")):
+            if is_ir(chunk):
+                yield pytest.param(path, chunk, id=f"{path.relative_to(ROOT)}#{k}")
+
+
+@pytest.mark.parametrize("path, chunk", list(cpp_kernels()))
+def test_the_sync_of_the_cpp_passes_the_checker(path, chunk):
+    """`--to=cpp` writes the sync ops of the module `synchronised` gives (pto-insert-sync's, for a
+    kernel without its own): lowered, the checker accepts it, and the C++ has each of its flags."""
+    from backends.cpp.emitter import emit_cpp, synchronised
+    from passes.implicit_tmp import MaterializeImplicitTmpPass
+    from passes.plan_memory import PlanMemoryPass
+    from passes.ssa_to_dps import SsaToDpsPass
+
+    module = pto_dialect.parse(chunk, str(path))
+    target = targets.module_target(module)
+    for prepare in (SsaToDpsPass(), MaterializeImplicitTmpPass(target.name), PlanMemoryPass(target.name)):
+        prepare.apply(Context(), module)
+    synced = synchronised(module, target)
+    cpp = emit_cpp(module, target)
+    for call in ("set_flag", "wait_flag"):
+        assert cpp.count(f"{call}(") == sum(op.name.removesuffix("_dyn") == f"pto.{call}" for op in synced.walk())
+    try:
+        PipelinePass(target.name).apply(Context(), synced)  # its pto-insert-sync leaves kernels with sync alone
+    except PtoError as e:
+        pytest.skip(f"not for {target.name}: {e.message}")
+    report = check_sync(synced, target.sync)
+    assert not report.errors, [str(e) for e in report.errors]
+    assert not report.warnings

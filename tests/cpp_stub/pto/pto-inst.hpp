@@ -29,6 +29,11 @@ void pipe_barrier(pipe_t pipe);
 uint64_t getFFTSMsg(uint64_t mode, uint64_t flag_id);
 void ffts_cross_core_sync(pipe_t pipe, uint64_t config);
 void wait_flag_dev(int64_t flag_id);
+// data-cache maintenance and memory barriers (pto.cmo.cacheinvalid, pto.fence.barrier_all)
+enum cache_line_t { SINGLE_CACHE_LINE, ENTIRE_DATA_CACHE };
+void dcci(__gm__ void* address, cache_line_t scope);
+enum mem_dsb_t { DSB_ALL, DSB_DDR, DSB_UB };
+void dsb(mem_dsb_t mode);
 
 namespace pto {
 
@@ -178,6 +183,32 @@ PTO_ARG_REDUCTION(TCOLARGMIN)
 PTO_ARG_REDUCTION(TCOLARGMAX)
 PTO_ARG_REDUCTION(TROWARGMIN)
 PTO_ARG_REDUCTION(TROWARGMAX)
+
+// TCVT's modes and the precision template arguments (pto-isa include/pto/common/type.hpp).
+enum class RoundMode : uint8_t { CAST_NONE, CAST_RINT, CAST_ROUND, CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD };
+enum class SaturationMode : uint8_t { ON, OFF };
+enum class PowAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class DivAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class SqrtAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RsqrtAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RecipAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class ExpAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class LogAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class FmodAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+enum class RemAlgorithm : uint8_t { DEFAULT, HIGH_PRECISION };
+
+// TCI and TCVT (pto-isa's pto_instr.hpp). The families' calls (TADD, TROWSUM, ...) are declared
+// by tests/test_emit_cpp.py from the family rows.
+template <typename TileData, typename T, int descending, typename... WaitEvents>
+RecordEvent TCI(TileData& dst, T start, WaitEvents&... events);
+template <typename TileData, typename TileDataTmp, typename T, int descending, typename... WaitEvents>
+RecordEvent TCI(TileData& dst, T start, TileDataTmp& tmp, WaitEvents&... events);
+template <typename TileDataD, typename TileDataS, typename TmpTileData, typename... WaitEvents>
+RecordEvent TCVT(TileDataD& dst, TileDataS& src, TmpTileData& tmp, RoundMode mode, WaitEvents&... events);
+template <typename TileDataD, typename TileDataS, typename... WaitEvents>
+RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, SaturationMode satMode, WaitEvents&... events);
+template <typename TileDataD, typename TileDataS, typename... WaitEvents>
+RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events);
 
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>

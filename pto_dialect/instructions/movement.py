@@ -1,0 +1,599 @@
+"""
+UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md):
+
+    pto.tmov ins(%src : S) outs(%dst : D)                                  dst = src
+    pto.textract ins(%src, %r, %c : S, index, index) outs(%dst : D)        dst = src[r:, c:]
+    pto.tconcat ins(%src0, %src1 : S0, S1) outs(%dst : D)                  dst = [src0 | src1]
+
+(SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
+emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)` and `TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
+right, acc tiles) are other instructions' work and are refused here.
+
+How each target copies (TMOV's `move_copy` choice):
+- cpu (cpu/TMov.hpp): element by element through each tile's own layout, so any layout pair
+  converts, and a dst of another element type receives C++'s conversion; the valid shapes must
+  be equal (an assert: a run-time error here).
+- a2a3 (npu/a2a3/TMov.hpp TMovToVec): copy_ubuf_to_ubuf of storage, the smaller valid shape,
+  whole rows when dst's valid columns are all its columns, else each row's columns rounded up
+  to 32-byte blocks (elements past the valid columns are copied too); same shape, same layout
+  (a byte copy cannot convert one), an element type of the same size (its bits kept).
+- a5 (npu/a5/TMov.hpp TMovVecToVec): vlds / vsts of the smaller valid rows and columns, each
+  row at its tile's RowStride; same layout (its ND->NZ and ND->ZN repacks are not taken
+  here), an element type of the same size (bits kept).
+
+TEXTRACT copies dst's valid region from src at (indexRow, indexCol) on every target (cpu's
+element loop, the NPUs' copy_ubuf / vlds / vsts: the same elements); the targets differ in the
+types and layouts they take and in what the position must satisfy (the `extract_bounds`
+choice), which a constant position meets at verify time and any other at run time.
+
+TCONCAT puts src1's valid columns after src0's in each of the common valid rows (`concat_copy`):
+cpu and a5 exactly those columns (cpu through any layouts, a5 row-major tiles); a2a3 copies
+src0's rows in whole 32-byte blocks, so past its valid columns until src1's overwrite them,
+and src1's the same way when src0's valid columns end on a block (else element by element).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from xdsl.dialects.builtin import IndexType
+from xdsl.ir import Attribute
+from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.attributes import RoundMode, SaturationMode
+from pto_dialect.choices import (
+    ConcatCopy, ConcatCopyAttr, ExtractBounds, ExtractBoundsAttr, MoveCopy, MoveCopyAttr, NumericsAttr,
+)
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.instructions.tcvt import simulated, x86_cast
+from pto_dialect.lowered import LoweredOp
+from pto_dialect.machine import RuntimeFault, Tile, np
+from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.ops.memory import constant_index
+from pto_dialect.vector import vector_repeats
+
+BLOCK_BYTES = 32
+"""A UB block: what copy_ubuf_to_ubuf moves whole."""
+
+
+def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
+    require(
+        src.loc == "vec" and dst.loc == "vec",
+        f"expects src and dst to be Vec tiles (loc=vec; the cube-side moves are not taken here), "
+        f"got loc={src.loc} and loc={dst.loc}",
+    )
+
+
+def _layout(t: TileFacts) -> str:
+    return f"blayout={t.blayout}, slayout={t.slayout}"
+
+
+def _same_layout(a: TileFacts, b: TileFacts) -> bool:
+    return (a.blayout, a.slayout, a.fractal if a.slayout != "none_box" else 0) == (
+        b.blayout, b.slayout, b.fractal if b.slayout != "none_box" else 0)
+
+
+def _storage_rows(tile: Tile, rows: int, cols: int) -> np.ndarray:
+    """Storage offsets `i * RowStride + j` of rows x cols (pto-isa's RowStride: Cols for a
+    row-major block layout, 1 for a column-major one), as a flat index."""
+    stride = tile.type.shape[1] if tile.type.is_row_major else 1
+    index = (np.arange(rows)[:, None] * stride + np.arange(cols)[None, :]).ravel()
+    return index[index < tile.flat.shape[-1]]
+
+
+# ---------------------------------------------------------------------------
+# TMOV
+
+
+@irdl_op_definition
+class TMovOp(PtoInstructionOp):
+    """dst = src (Vec to Vec), converting layout and element type where the target can."""
+
+    name = "pto.tmov"
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src",), ("dst",)
+
+    def verify_operands(self) -> None:
+        self.expect_tile("dst", self.destinations[0])
+        self.expect_tile_in("src", self.ins[0])
+
+
+@dataclass(frozen=True)
+class TMovRules:
+    types: frozenset[str]
+    converts: bool
+    """dst may have another element type, converted as C++ converts (else one of the same
+    size, whose bits the copy keeps)."""
+    same_shape: bool
+    """src and dst of one shape (a static_assert)."""
+    same_layout: bool
+    """src and dst of one layout (the copy cannot convert one)."""
+    equal_valid: bool
+    """src's and dst's valid shapes equal (else the smaller is copied)."""
+    note: str
+
+
+def tmov_check(rules: TMovRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    src, dst = operands["src"], operands["dst"]
+    _vec_pair(src, dst)
+    require_type("src", src.elem, rules.types)
+    require_type("dst", dst.elem, rules.types)
+    require(
+        rules.converts or src.elem.bytes == dst.elem.bytes,
+        f"expects src and dst element types of one size on target {target} (its copy keeps the bits), "
+        f"got {src.elem.mlir} and {dst.elem.mlir}",
+    )
+    require(
+        not rules.same_shape or src.shape == dst.shape,
+        f"expects src and dst to have the same shape on target {target}, got {src.rows}x{src.cols} and "
+        f"{dst.rows}x{dst.cols}",
+    )
+    require(
+        not rules.same_layout or _same_layout(src, dst),
+        f"expects src and dst to have the same layout on target {target}, which cannot convert "
+        f"{_layout(src)} to {_layout(dst)} ({rules.note})",
+    )
+    if rules.equal_valid and known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
+        require(
+            src.valid_shape == dst.valid_shape,
+            f"expects src and dst to have the same valid shape, got {src.valid_row}x{src.valid_col} and "
+            f"{dst.valid_row}x{dst.valid_col}",
+        )
+
+
+def tmov_describe(t: dict[str, TMovRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element types", lambda r: spell(r.types)),
+        ("dst's element type", lambda r: "any of them (converted)" if r.converts else "one of src's size (bits kept)"),
+        ("shapes", lambda r: "src's equals dst's" if r.same_shape else "any"),
+        ("layouts", lambda r: "src's equals dst's" if r.same_layout else "any pair (converted)"),
+        ("valid shapes", lambda r: "src's equals dst's" if r.equal_valid else "the smaller is copied"),
+        ("why", lambda r: r.note),
+    ])
+
+
+def cpp_converted(x: Any, dtype: Any) -> Any:  # noqa: ANN401
+    """`static_cast<D>(x)` as g++ compiles it on x86-64: a float to an integer truncated
+    (cvttss2si / cvttsd2si, out of range the integer indefinite), else as TCVT's simulator."""
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind not in "iu" and dtype.kind in "iu":
+        return x86_cast(x.astype(np.float64), dtype)
+    return simulated(x, dtype, RoundMode.CAST_RINT, SaturationMode.OFF)
+
+
+def tmov_kernel(o: dict, *, move_copy: MoveCopy) -> None:
+    src, dst = o["src"], o["dst"]
+    if move_copy is MoveCopy.ELEMENTS:  # the rules checked the valid shapes are equal
+        with np.errstate(all="ignore"):
+            dst.write_valid(cpp_converted(src.read_valid(), dst.flat.dtype))
+        return
+    rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
+    if move_copy is MoveCopy.UB_BLOCKS and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
+        # one burst of the first `rows` rows' storage, whole blocks (both tiles have one layout and shape)
+        dst_index = src_index = np.arange(min(_whole_blocks(dst.type.shape[1] * rows, dst), dst.flat.shape[-1]))
+    else:
+        if move_copy is MoveCopy.UB_BLOCKS:
+            cols = _whole_blocks(cols, dst)  # each row's columns rounded up to whole blocks
+        dst_index, src_index = _storage_rows(dst, rows, cols), _storage_rows(src, rows, cols)
+    n = min(dst_index.size, src_index.size)
+    dst.flat[..., dst_index[:n]] = src.flat[..., src_index[:n]].view(dst.flat.dtype)
+
+
+def _whole_blocks(elements: int, tile: Tile) -> int:
+    """`elements` rounded up to whole 32-byte blocks of the tile's element type."""
+    size = tile.flat.dtype.itemsize
+    return -(-elements * size // BLOCK_BYTES) * BLOCK_BYTES // size
+
+
+class TMovBase(LoweredOp):
+    """dst = src, as the target copies (move_copy)."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
+    KERNEL = staticmethod(tmov_kernel)
+    move_copy = prop_def(MoveCopyAttr)
+    numerics = prop_def(NumericsAttr)
+
+
+def _tmov_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TMov.hpp TMovToVecImpl: one copy_ubuf_to_ubuf of the valid rows' whole rows
+    when dst's valid columns are all its columns, else one per valid row of its valid
+    columns' 32-byte blocks (the cost model prices each call's bytes at the UB->UB rate)."""
+    src, dst = o["src"], o["dst"]
+    rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
+    t = machine.trace()
+    size = dst.elem.bytes
+    if dst.valid_col == dst.cols or cols == dst.cols:
+        t.dma(DmaPath.UB_TO_UB, -(-dst.cols * rows * size // BLOCK_BYTES) * BLOCK_BYTES)
+    else:
+        t.dma(DmaPath.UB_TO_UB, -(-cols * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+    return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=rows * cols)
+
+
+def _tmov_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TMov.hpp TMovVecToVec: one vector function; per register of each valid row a
+    predicate, a load and a store."""
+    src, dst = o["src"], o["dst"]
+    rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
+    registers = rows * vector_repeats(cols, dst.elem.bytes)
+    body = {"plt": registers, "vlds": registers, "vsts": registers}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _tmov_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TMov.hpp: a loop over the valid elements."""
+    src = o["src"]
+    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
+
+
+def tmov_emit(e: Emission, op: TMovOp) -> None:
+    """`TMOV(dst, src)`."""
+    e.issue(op, e.call("TMOV", [*op.outs, *op.ins]))
+
+
+TMOV = Instruction(
+    op=TMovOp,
+    rules=TMovRules,
+    check=tmov_check,
+    describe=tmov_describe,
+    lowered=(TMovBase,),
+    emit=tmov_emit,
+    pipe=Pipe.VECTOR,
+    in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
+                          "before the same place of dst is written", refused="")},
+    asm=AsmForm(),
+    cost=InstructionCost(on={CceMachine: _tmov_cce, VfMachine: _tmov_vf, SimulatorMachine: _tmov_simulated}),
+)
+
+
+# ---------------------------------------------------------------------------
+# TEXTRACT
+
+
+@irdl_op_definition
+class TExtractOp(PtoInstructionOp):
+    """dst = src[indexRow : indexRow + dst's valid rows, indexCol : ...] (Vec to Vec)."""
+
+    name = "pto.textract"
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((3, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src", "index_row", "index_col"), ("dst",)
+
+    def verify_operands(self) -> None:
+        dst = self.expect_tile("dst", self.destinations[0])
+        src = self.expect_tile_in("src", self.ins[0])
+        for role, value in zip(("indexRow", "indexCol"), self.ins[1:]):
+            if not isinstance(value.type, IndexType):
+                raise VerifyException(f"expects {role} to be an index, got {value.type}")
+        same_element_type("src", src.element_type, "dst", dst.element_type)
+        for role, value, bound, extent, what in (
+            ("indexRow", self.ins[1], src.shape[0], dst.valid_shape[0], "rows"),
+            ("indexCol", self.ins[2], src.shape[1], dst.valid_shape[1], "cols"),
+        ):
+            at = constant_index(value)
+            if at is not None and at < 0:
+                raise VerifyException(f"expects {role} to be non-negative, got {at}")
+            if at is not None and known(extent) and at + extent > bound:
+                raise VerifyException(
+                    f"expects {role} + dst valid {what} to be at most src {what}, got {at} + {extent} > {bound}"
+                )
+
+
+@dataclass(frozen=True)
+class TExtractRules:
+    types: frozenset[str]
+    layouts: frozenset[str]
+    """`nd` and / or `nz`: both tiles in one of them; empty: any pair (element by element)."""
+    dst_within_src: bool
+    """dst's rows and cols at most src's (static_asserts)."""
+    even_valid_bytes: bool
+    """dst's valid columns a whole number of 2-byte units unless it is 1x1 (a static_assert,
+    which a dynamic valid column fails for 1-byte types)."""
+    note: str
+
+
+def _kind(t: TileFacts) -> str:
+    return "nd" if t.is_nd else "nz" if t.is_nz else "other"
+
+
+def textract_check(rules: TExtractRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    src, dst = operands["src"], operands["dst"]
+    _vec_pair(src, dst)
+    require_type("dst", dst.elem, rules.types)
+    if rules.layouts:
+        require(
+            _kind(src) == _kind(dst) and _kind(dst) in rules.layouts,
+            f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))} on target "
+            f"{target}, got {_layout(src)} and {_layout(dst)}",
+        )
+    if rules.dst_within_src:
+        require(
+            dst.rows <= src.rows and dst.cols <= src.cols,
+            f"expects dst's shape within src's on target {target}, got {dst.rows}x{dst.cols} and {src.rows}x{src.cols}",
+        )
+    if rules.even_valid_bytes and (dst.valid_row, dst.valid_col) != (1, 1):
+        require(
+            known(dst.valid_col) and dst.valid_col * dst.elem.bytes % 2 == 0,
+            f"expects dst valid cols to span whole 2-byte units on target {target} (unless dst is 1x1), got "
+            f"{'?' if not known(dst.valid_col) else dst.valid_col} x {dst.elem.mlir}",
+        )
+
+
+def textract_describe(t: dict[str, TExtractRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element types (src's is dst's)", lambda r: spell(r.types)),
+        ("layouts", lambda r: " or ".join(f"both {k.upper()}" for k in sorted(r.layouts)) or "any pair"),
+        ("dst's shape", lambda r: "within src's" if r.dst_within_src else "any"),
+        ("dst's valid cols", lambda r: "whole 2-byte units (or dst 1x1)" if r.even_valid_bytes else "any"),
+        ("why", lambda r: r.note),
+    ])
+
+
+def _extract_fault(
+    bounds: ExtractBounds, src: Tile, dst: Tile, row: int, col: int, scalar_path: bool
+) -> str | None:
+    """What the target's code asserts of the position, if it does not hold."""
+    if row < 0 or col < 0:
+        return f"the position ({row}, {col}) is negative"
+    rows, cols = dst.valid_shape
+    if bounds is ExtractBounds.SRC_VALID:
+        limit, names = src.valid_shape, "src's valid shape"
+    else:
+        limit, names = src.type.shape, "src's shape"
+    if scalar_path:
+        rows = cols = 1
+    if row + rows > limit[0] or col + cols > limit[1]:
+        return (f"dst's valid {rows}x{cols} at ({row}, {col}) reaches past {names} {limit[0]}x{limit[1]}")
+    if bounds is ExtractBounds.ALIGNED_TILE and not scalar_path:
+        size = dst.flat.dtype.itemsize
+        if src.type.is_row_major and col * size % BLOCK_BYTES:
+            return f"indexCol {col} is not a whole number of 32-byte blocks (a2a3's ND copy)"
+        if not src.type.is_row_major and (row % 16 or col % (BLOCK_BYTES // size)):
+            return f"the position ({row}, {col}) is not on a 16-row, {BLOCK_BYTES // size}-column box (a2a3's NZ copy)"
+    return None
+
+
+def textract_kernel(o: dict, *, extract_bounds: ExtractBounds) -> None:
+    src, dst = o["src"], o["dst"]
+    row, col = int(o["index_row"]), int(o["index_col"])
+    scalar_path = extract_bounds is not ExtractBounds.SRC_VALID and dst.type.valid_shape == (1, 1)
+    fault = _extract_fault(extract_bounds, src, dst, row, col, scalar_path)
+    if fault is not None:
+        raise RuntimeFault(fault)
+    rows, cols = dst.valid_shape
+    dst.write(rows, cols, src.values[..., row : row + rows, col : col + cols])
+
+
+class TExtractBase(LoweredOp):
+    """dst = src[indexRow:, indexCol:] over dst's valid region."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TExtractOp
+    KERNEL = staticmethod(textract_kernel)
+    extract_bounds = prop_def(ExtractBoundsAttr)
+    numerics = prop_def(NumericsAttr)
+
+
+def _textract_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TExtract.hpp: a 1x1 dst one scalar move between two flag pairs; else one
+    copy_ubuf_to_ubuf of the valid rows' whole 32-byte blocks, and for a tail of a block
+    (dst's static valid columns not whole blocks) set_mask_count, set_vector_mask, a vcopy
+    per 255 rows and the two resets."""
+    dst = o["dst"]
+    t = machine.trace()
+    if (dst.valid_row, dst.valid_col) == (1, 1):
+        t.call(5)  # set_flag, wait_flag, the move, set_flag, wait_flag
+        return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=1)
+    size = dst.elem.bytes
+    row_bytes = dst.valid_col * size
+    aligned = row_bytes // BLOCK_BYTES * BLOCK_BYTES
+    if aligned:
+        t.dma(DmaPath.UB_TO_UB, dst.valid_row * aligned)
+    if row_bytes - aligned:
+        t.call(2)
+        t.vector("vcopy", repeat=min(dst.valid_row, 255))
+        if dst.valid_row > 255:
+            t.vector("vcopy", repeat=dst.valid_row - 255)
+        t.call(2)
+    return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=dst.valid_row * dst.valid_col)
+
+
+def _textract_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TExtract.hpp: dst's valid columns whole 32-byte blocks: one copy_ubuf_to_ubuf
+    (priced by bytes); else a vector function with a load and a store per register of each
+    valid row (the position's alignment is not known to the model: the aligned load priced)."""
+    dst = o["dst"]
+    size = dst.elem.bytes
+    if dst.valid_col * size % BLOCK_BYTES == 0:
+        nbytes = dst.valid_row * dst.valid_col * size
+        return machine.cost(Pipe.VECTOR, nbytes, machine.dma.cycles(DmaPath.UB_TO_UB, nbytes))
+    registers = dst.valid_row * vector_repeats(dst.valid_col, size)
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function({"vlds": registers, "vsts": registers}))
+
+
+def _textract_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TExtract.hpp: a loop over dst's valid elements."""
+    dst = o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
+
+
+def textract_emit(e: Emission, op: TExtractOp) -> None:
+    """`TEXTRACT(dst, src, indexRow, indexCol)`."""
+    e.issue(op, e.call("TEXTRACT", [*op.outs, *op.ins]))
+
+
+TEXTRACT = Instruction(
+    op=TExtractOp,
+    rules=TExtractRules,
+    check=textract_check,
+    describe=textract_describe,
+    lowered=(TExtractBase,),
+    emit=textract_emit,
+    pipe=Pipe.VECTOR,
+    asm=AsmForm(),
+    cost=InstructionCost(on={CceMachine: _textract_cce, VfMachine: _textract_vf, SimulatorMachine: _textract_simulated}),
+)
+
+
+# ---------------------------------------------------------------------------
+# TCONCAT
+
+
+@irdl_op_definition
+class TConcatOp(PtoInstructionOp):
+    """dst = src0's valid columns, then src1's, in each valid row."""
+
+    name = "pto.tconcat"
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src0", "src1"), ("dst",)
+
+    def verify_operands(self) -> None:
+        dst = self.expect_tile("dst", self.destinations[0])
+        for role, value in zip(("src0", "src1"), self.ins):
+            same_element_type(role, self.expect_tile_in(role, value).element_type, "dst", dst.element_type)
+
+
+@dataclass(frozen=True)
+class TConcatRules:
+    types: frozenset[str]
+    row_major: bool
+    """Every tile row-major ND (else any layouts, element by element)."""
+    exact_cols: bool
+    """dst's valid columns are src0's plus src1's (else they fit in dst's columns)."""
+    note: str
+
+
+def tconcat_check(rules: TConcatRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
+    for tile in (src0, src1, dst):
+        require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
+        if rules.row_major:
+            require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
+    require_type("dst", dst.elem, rules.types)
+    if known(src0.valid_row, src1.valid_row, dst.valid_row):
+        require(
+            src0.valid_row == dst.valid_row == src1.valid_row,
+            f"expects src0, src1 and dst to have the same valid rows, got {src0.valid_row}, {src1.valid_row} and "
+            f"{dst.valid_row}",
+        )
+    if not known(src0.valid_col, src1.valid_col):
+        return
+    total = src0.valid_col + src1.valid_col
+    if rules.exact_cols:
+        if known(dst.valid_col):
+            require(
+                total == dst.valid_col,
+                f"expects dst valid cols to be src0's plus src1's, got {dst.valid_col} and {src0.valid_col} + "
+                f"{src1.valid_col}",
+            )
+    else:
+        require(
+            total <= dst.cols,
+            f"expects src0's and src1's valid cols to fit in dst's cols, got {src0.valid_col} + {src1.valid_col} > "
+            f"{dst.cols}",
+        )
+
+
+def tconcat_describe(t: dict[str, TConcatRules]) -> list[tuple[str, dict[str, str]]]:
+    return per_target(t, [
+        ("element types (all three alike)", lambda r: spell(r.types)),
+        ("layouts", lambda r: "row-major ND" if r.row_major else "any"),
+        ("valid shapes", lambda r: "one valid row count; dst's valid cols "
+         + ("are src0's plus src1's" if r.exact_cols else "not read: src0's plus src1's fit in dst's cols")),
+        ("why", lambda r: r.note),
+    ])
+
+
+def tconcat_kernel(o: dict, *, concat_copy: ConcatCopy) -> None:
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    rows, cols0, cols1 = dst.valid_row, src0.valid_col, src1.valid_col
+    if concat_copy is not ConcatCopy.UB_BLOCKS:
+        dst.write(rows, cols0 + cols1, np.concatenate(
+            [src0.values[..., :rows, :cols0], src1.values[..., :rows, :cols1]], axis=-1))
+        return
+    # row-major ND tiles: storage i * Cols + j; a row's blocks past its end run on into the next
+    blocks0 = _whole_blocks(cols0, dst)
+    _copy_rows(dst, 0, src0, rows, blocks0)
+    blocks1 = _whole_blocks(cols1, dst) if cols0 % (BLOCK_BYTES // dst.flat.dtype.itemsize) == 0 else cols1
+    _copy_rows(dst, cols0, src1, rows, blocks1)
+
+
+def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
+    """dst's storage from column `at` of each of `rows` rows, `cols` elements, from src's rows
+    (each row at its tile's row stride), row after row."""
+    rows_at = np.arange(rows)[:, None]
+    within = np.arange(cols)[None, :]
+    dst_index = (rows_at * dst.type.shape[1] + at + within).ravel()
+    src_index = (rows_at * src.type.shape[1] + within).ravel()
+    inside = (dst_index < dst.flat.shape[-1]) & (src_index < src.flat.shape[-1])
+    dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
+
+
+class TConcatBase(LoweredOp):
+    """dst = [src0 | src1] over the valid rows."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TConcatOp
+    KERNEL = staticmethod(tconcat_kernel)
+    concat_copy = prop_def(ConcatCopyAttr)
+    numerics = prop_def(NumericsAttr)
+
+
+def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
+    """npu/a2a3/TConcat.hpp: a copy_ubuf_to_ubuf per valid row of src0's valid columns' blocks;
+    then one per row of src1's when src0's valid columns end on a block, else a scalar store
+    per element of src1's valid region (a flag pair before)."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    rows, size = dst.valid_row, dst.elem.bytes
+    t = machine.trace()
+    t.dma(DmaPath.UB_TO_UB, -(-src0.valid_col * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+    if src0.valid_col * size % BLOCK_BYTES == 0:
+        t.dma(DmaPath.UB_TO_UB, -(-src1.valid_col * size // BLOCK_BYTES) * BLOCK_BYTES, times=rows)
+    else:
+        t.call(4 + rows * src1.valid_col)
+    return t.cost(Pipe.VECTOR, exact=True, idle=machine.idle_vector, elements=rows * dst.valid_col)
+
+
+def _tconcat_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """npu/a5/TConcat.hpp: one vector function; per valid row, per register of src0 a
+    predicate, a load and a store; of src1 a predicate, a load, vci and vscatter (priced as
+    the gather's fallback, which vscatter's lacks)."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    first, second = (dst.valid_row * vector_repeats(t.valid_col, dst.elem.bytes) for t in (src0, src1))
+    body = {"plt": first + second, "vlds": first + second, "vsts": first, "vci": second, "vgather2": second}
+    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+
+
+def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
+    """pto-isa cpu/TConcat.hpp: a loop over both valid regions."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * (src0.valid_col + src1.valid_col))
+
+
+def tconcat_emit(e: Emission, op: TConcatOp) -> None:
+    """`TCONCAT(dst, src0, src1)`."""
+    e.issue(op, e.call("TCONCAT", [*op.outs, *op.ins]))
+
+
+TCONCAT = Instruction(
+    op=TConcatOp,
+    rules=TConcatRules,
+    check=tconcat_check,
+    describe=tconcat_describe,
+    lowered=(TConcatBase,),
+    emit=tconcat_emit,
+    pipe=Pipe.VECTOR,
+    asm=AsmForm(),
+    cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
+)

@@ -1,0 +1,60 @@
+"""What the register-level ops share: operand checks worded as PTOAS's verifier words them, and the
+tokens (distributions, patterns) each op family takes, as tables the verifier, interpreter and docs read."""
+
+from __future__ import annotations
+
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.dtypes import element_info
+from pto_dialect.types import PtrType
+from pto_dialect.vpto.types import MaskType, VRegType, mask_of_lanes
+
+UB = "ub"
+GM = "gm"
+
+
+def ptr_type(value: SSAValue, what: str) -> PtrType:
+    """`value`'s pointer type; a VerifyException naming `what` if it is not a `!pto.ptr`."""
+    if not isinstance(value.type, PtrType):
+        raise VerifyException(f"requires a pointer-like {what}, got {value.type}")
+    return value.type
+
+
+def require_space(value: SSAValue, space: str, what: str) -> PtrType:
+    """A `!pto.ptr` into `space` (ub or gm)."""
+    pointer = ptr_type(value, what)
+    if pointer.space.data != space:
+        backed = "UB" if space == UB else "GM"
+        raise VerifyException(f"requires a {backed}-backed {what}, got {pointer}")
+    return pointer
+
+
+def require_updated_base(op: Operation, base: SSAValue, updated: SSAValue | None) -> None:
+    """A post-update result has its base's pointer type."""
+    if updated is not None and updated.type != base.type:
+        raise VerifyException(f"requires updated base result to match base type {base.type}, got {updated.type}")
+
+
+def element_bytes(attr: Attribute) -> int:
+    info = element_info(attr)
+    assert info is not None, "a verified type"
+    return info.bytes
+
+
+def require_mask_for(vreg: VRegType, mask: Attribute, what: str = "mask", granularity: str | None = None) -> None:
+    """The mask a vector op over `vreg` takes: the granularity of its element width (or `granularity`)."""
+    want = granularity or mask_of_lanes(vreg.element.bytes)
+    if not isinstance(mask, MaskType) or mask.granularity.data != want:
+        raise VerifyException(f"requires {what} type !pto.mask<{want}> for {vreg}, got {mask}")
+
+
+def require_token(token: str, allowed: object, what: str) -> None:
+    """`token` is one of `allowed` (a table keyed by token)."""
+    if token not in allowed:  # pyright: ignore[reportOperatorIssue]
+        raise VerifyException(f"{what} must be one of {', '.join(allowed)}, got \"{token}\"")  # pyright: ignore[reportCallIssue, reportArgumentType]
+
+
+def require_same(first: Attribute, second: Attribute, what: str) -> None:
+    if first != second:
+        raise VerifyException(f"requires {what} to share one type, got {first} and {second}")

@@ -1,0 +1,320 @@
+"""
+Predicate (mask) registers: making them, combining them, and moving them to and from UB (PTOAS
+docs/isa/micro-isa/05-materialization-predicate.md and 04-predicate-load-store.md):
+
+    %m = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>                        a named pattern
+    %m, %rest = pto.plt_b32 %n : i32 -> !pto.mask<b32>, i32              the first n lanes; n - 64 (or 0) left
+    %r = pto.pand %a, %b, %g : !pto.mask<G>, !pto.mask<G>, !pto.mask<G> -> !pto.mask<G>    (por, pxor alike)
+    %r = pto.pnot %a, %g : !pto.mask<G>, !pto.mask<G> -> !pto.mask<G>
+    %r = pto.psel %a, %b, %s : ... -> !pto.mask<G>                       s ? a : b
+    pto.psts %m, %ub[%bytes], "NORM" : !pto.mask<G>, !pto.ptr<T, ub>, index
+
+A predicate register holds 256 bits, one per byte of a vector register; lane i of a `!pto.mask<bN>`
+view is bit i * N/8. The logic ops work on all 256 bits, zero where the governing mask is off.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I32, IndexType, StringAttr
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    opt_result_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from pto_dialect.types import PtrType
+from pto_dialect.vpto.common import UB, require_space, require_token, require_updated_base
+from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
+
+PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
+"""The pset / pge pattern tokens (05-materialization-predicate.md)."""
+
+
+def pattern_lanes(pattern: str, lanes: int) -> tuple[str, int]:
+    """A pattern as (kind, n): ("prefix", n) for the first n lanes, ("every", k) for lanes i % k == 0."""
+    if pattern == "PAT_ALL":
+        return "prefix", lanes
+    if pattern == "PAT_ALLF":
+        return "prefix", 0
+    if pattern == "PAT_H":
+        return "prefix", lanes // 2
+    if pattern == "PAT_Q":
+        return "prefix", lanes // 4
+    if (vl := re.fullmatch(r"PAT_VL(\d+)", pattern)) is not None:
+        return "prefix", min(int(vl.group(1)), lanes)
+    return "every", int(pattern.removeprefix("PAT_M"))
+
+
+def _mask_result(op: IRDLOperation, value_type: object, granularity: str, what: str = "result") -> None:
+    if not isinstance(value_type, MaskType) or value_type.granularity.data != granularity:
+        raise VerifyException(f"requires {what} type !pto.mask<{granularity}>, got {value_type}")
+
+
+class PsetOpBase(IRDLOperation):
+    """A predicate from a named pattern."""
+
+    GRANULARITY: ClassVar[str] = "b32"
+    pattern = prop_def(StringAttr)
+    result = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$pattern attr-dict `:` type($result)"
+
+    def verify_(self) -> None:
+        require_token(self.pattern.data, PATTERNS, "the pattern")
+        _mask_result(self, self.result.type, self.GRANULARITY)
+
+
+class PltOpBase(IRDLOperation):
+    """The first `scalar` lanes (all when it is at least the lane count), and what is left of it."""
+
+    GRANULARITY: ClassVar[str] = "b32"
+    scalar = operand_def(I32)
+    mask = result_def(MaskType)
+    scalar_out = result_def(I32)
+    traits = traits_def(Pure())
+    assembly_format = "$scalar attr-dict `:` type($scalar) `->` type($mask) `,` type($scalar_out)"
+
+    def verify_(self) -> None:
+        _mask_result(self, self.mask.type, self.GRANULARITY)
+
+
+def _granular(base: type[IRDLOperation], stem: str) -> list[type[IRDLOperation]]:
+    """One op per granularity: `pto.<stem>_b8`, `_b16`, `_b32`."""
+    made = []
+    for granularity in GRANULARITY_BYTES:
+        name = f"{stem.capitalize()}{granularity.upper()}Op"
+        cls = type(name, (base,), {"name": f"pto.{stem}_{granularity}", "GRANULARITY": granularity, "__module__": __name__,
+                           "__annotations__": {"GRANULARITY": ClassVar[str]}})
+        made.append(irdl_op_definition(cls))
+    return made
+
+
+PSET_OPS = _granular(PsetOpBase, "pset")
+PGE_OPS = _granular(PsetOpBase, "pge")
+"""pge_bN: the same patterns as pset_bN (PTOAS's lane-count patterns)."""
+PLT_OPS = _granular(PltOpBase, "plt")
+
+
+class _SameMaskTypes(IRDLOperation):
+    def verify_(self) -> None:
+        types = {v.type for v in (*self.operands, *self.results)}
+        if len(types) != 1:
+            raise VerifyException(
+                f"requires every mask to have one granularity, got {', '.join(sorted(str(t) for t in types))}"
+            )
+
+
+class MaskBinaryOpBase(_SameMaskTypes):
+    """`mask ? (src0 OP src1) : 0`, bit by bit."""
+
+    src0 = operand_def(MaskType)
+    src1 = operand_def(MaskType)
+    mask = operand_def(MaskType)
+    result = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$src0 `,` $src1 `,` $mask attr-dict `:` type($src0) `,` type($src1) `,` type($mask) `->` type($result)"
+    )
+
+
+@irdl_op_definition
+class PandOp(MaskBinaryOpBase):
+    name = "pto.pand"
+
+
+@irdl_op_definition
+class PorOp(MaskBinaryOpBase):
+    name = "pto.por"
+
+
+@irdl_op_definition
+class PxorOp(MaskBinaryOpBase):
+    name = "pto.pxor"
+
+
+@irdl_op_definition
+class PselOp(MaskBinaryOpBase):
+    """`mask ? src0 : src1`, bit by bit (the third operand selects)."""
+
+    name = "pto.psel"
+
+
+@irdl_op_definition
+class PnotOp(_SameMaskTypes):
+    """`mask ? ~input : 0`, bit by bit."""
+
+    name = "pto.pnot"
+
+    input = operand_def(MaskType)
+    mask = operand_def(MaskType)
+    result = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
+
+
+PSTS_DISTS = ("NORM", "PK")
+"""psts / psti: NORM stores the 256 bits (32 bytes); PK every other bit (16 bytes)."""
+
+
+class PredicateStoreOpBase(IRDLOperation):
+    """Store a predicate register's bits to UB (post-update: at the base, returning the base advanced)."""
+
+    value = operand_def(MaskType)
+    destination = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    dist = prop_def(StringAttr)
+    updated_base = opt_result_def(PtrType)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$value `,` $destination `[` $offset `]` `,` $dist attr-dict `:` type($value) `,` type($destination) "
+        "`,` type($offset) (`->` type($updated_base)^)?"
+    )
+
+    def verify_(self) -> None:
+        require_space(self.destination, UB, "destination")
+        require_token(self.dist.data, PSTS_DISTS, "the predicate store distribution")
+        require_updated_base(self, self.destination, self.updated_base)
+
+
+PLDS_DISTS = ("NORM", "US", "DS")
+"""plds / pldi: NORM loads 32 bytes; US 16 bytes, each bit twice; DS 64 bytes, every other bit."""
+
+ALIGNMENT_UNIT_BYTES = {"NORM": 32, "US": 16, "DS": 32, "PK": 16}
+"""pldi / psti: the bytes one immediate offset counts, by distribution (04-predicate-load-store.md, A5)."""
+
+
+@irdl_op_definition
+class PstsOp(PredicateStoreOpBase):
+    """... at a byte offset."""
+
+    name = "pto.psts"
+
+
+@irdl_op_definition
+class PstiOp(PredicateStoreOpBase):
+    """... at an immediate offset counted in the distribution's alignment units."""
+
+    name = "pto.psti"
+
+
+class PredicateLoadOpBase(IRDLOperation):
+    """Load a predicate register from UB."""
+
+    source = operand_def(PtrType)
+    offset = operand_def(IndexType)
+    dist = prop_def(StringAttr)
+    result = result_def(MaskType)
+    updated_base = opt_result_def(PtrType)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
+        "(`,` type($updated_base)^)?"
+    )
+
+    def verify_(self) -> None:
+        require_space(self.source, UB, "source")
+        require_token(self.dist.data, PLDS_DISTS, "the predicate load distribution")
+        require_updated_base(self, self.source, self.updated_base)
+
+
+@irdl_op_definition
+class PldsOp(PredicateLoadOpBase):
+    """... at a byte offset."""
+
+    name = "pto.plds"
+
+
+@irdl_op_definition
+class PldiOp(PredicateLoadOpBase):
+    """... at an immediate offset in the distribution's alignment units."""
+
+    name = "pto.pldi"
+
+
+@irdl_op_definition
+class PstuOp(IRDLOperation):
+    """Append a predicate's lane bits (one per lane: 16 bytes of b16, 8 of b32) to an unaligned store stream
+    at `base`; returns the state and `base` advanced past them."""
+
+    name = "pto.pstu"
+
+    align_in = operand_def(AlignType)
+    value = operand_def(MaskType)
+    base = operand_def(PtrType)
+    align_out = result_def(AlignType)
+    base_out = result_def(PtrType)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$align_in `,` $value `,` $base attr-dict `:` type($align_in) `,` type($value) `,` type($base) `->` "
+        "type($align_out) `,` type($base_out)"
+    )
+
+    def verify_(self) -> None:
+        pointer = require_space(self.base, UB, "base")
+        mask = self.value.type
+        assert isinstance(mask, MaskType)
+        if mask.granularity.data not in ("b16", "b32") or pointer.element.bytes != mask.lane_bytes or pointer.element.family != "uint":
+            raise VerifyException(f"requires a b16 mask with a ui16 base or a b32 mask with a ui32 base, got {mask} and {pointer}")
+        require_updated_base(self, self.base, self.base_out)
+
+
+PART_TOKENS = ("LOWER", "HIGHER")
+
+
+class MaskPartOpBase(IRDLOperation):
+    """ppack / punpack: a half of a predicate, narrowed or widened."""
+
+    input = operand_def(MaskType)
+    part = prop_def(StringAttr)
+    result = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $part attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        require_token(self.part.data, PART_TOKENS, "part")
+
+
+@irdl_op_definition
+class PpackOp(MaskPartOpBase):
+    """Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero."""
+
+    name = "pto.ppack"
+
+
+@irdl_op_definition
+class PunpackOp(MaskPartOpBase):
+    """The LOWER or HIGHER half of the input, each bit followed by a zero bit."""
+
+    name = "pto.punpack"
+
+
+class MaskPairOpBase(IRDLOperation):
+    """pintlv / pdintlv: two predicates' lanes interleaved or deinterleaved into (low, high)."""
+
+    GRANULARITY: ClassVar[str] = "b32"
+    lhs = operand_def(MaskType)
+    rhs = operand_def(MaskType)
+    low = result_def(MaskType)
+    high = result_def(MaskType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
+
+    def verify_(self) -> None:
+        for value, what in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.low, "low"), (self.high, "high")):
+            _mask_result(self, value.type, self.GRANULARITY, what)
+
+
+PINTLV_OPS = _granular(MaskPairOpBase, "pintlv")
+PDINTLV_OPS = _granular(MaskPairOpBase, "pdintlv")
+
+PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, PandOp, PorOp, PxorOp, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
+                 PstuOp, PpackOp, PunpackOp, *PINTLV_OPS, *PDINTLV_OPS]
