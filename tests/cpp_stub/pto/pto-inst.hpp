@@ -210,6 +210,18 @@ RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, SaturationMode 
 template <typename TileDataD, typename TileDataS, typename... WaitEvents>
 RecordEvent TCVT(TileDataD& dst, TileDataS& src, RoundMode mode, WaitEvents&... events);
 
+// Vec-side data movement (pto-isa's pto_instr.hpp; TRESHAPE as PTOAS emits it).
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TMOV(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
+template <typename TileDataDst, typename TileDataSrc0, typename TileDataSrc1, typename... WaitEvents>
+RecordEvent TCONCAT(TileDataDst& dst, TileDataSrc0& src0, TileDataSrc1& src1, WaitEvents&... events);
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TEXTRACT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol, WaitEvents&... events);
+template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol, WaitEvents&... events);
+template <typename TileDataDst, typename TileDataSrc>
+RecordEvent TRESHAPE(TileDataDst& dst, TileDataSrc& src);
+
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>
 void TPRINT(TileData& src);
