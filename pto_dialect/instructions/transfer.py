@@ -330,11 +330,15 @@ def _cce_transfer(trace: CceTrace | CalibratedTrace, path: DmaPath, view: ViewFa
     transfer call per (S0, S1, S2) of S3 (ND) or S4 (DN) bursts (on L1 whole 32-byte blocks),
     after one set_mov_pad_val when a UB tile has a pad value; NZ one call per S0 of S1 bursts
     of validRow 32-byte rows; an ND (DN) view into an L1 NZ (ZN) tile, or a one-row (one-col)
-    L1 tile, one ND2NZ move (a burst per GM row (column))."""
+    L1 tile, one ND2NZ move (a burst per GM row (column)). A UB tile of one row or one column
+    takes the path of its own layout whatever the view's (TStoreUb2gm / TLoadGm2ub dispatch on the
+    tile; the static_assert admits any view for such a tile)."""
     s0, s1, s2, s3, s4 = view.shape5
     size = tile.elem.bytes
     layout = view.layout or GmLayout.ND
     on_l1 = tile.loc == "mat"
+    if not on_l1 and 1 in (tile.rows, tile.cols) and _storage(tile) in ("nd", "dn"):
+        layout = GmLayout.ND if _storage(tile) == "nd" else GmLayout.DN
     match _storage(tile), layout:
         case "nd", GmLayout.ND if on_l1 and tile.rows == 1:  # TLoadGm2L1VectorInND: one ND2NZ move
             trace.dma(path, s3 * s4 * size, bursts=s3)
