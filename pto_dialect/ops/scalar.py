@@ -86,6 +86,14 @@ def _parse_access(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]
     return ptr, offset
 
 
+def _print_access(printer: Printer, ptr: SSAValue, offset: SSAValue) -> None:
+    """`%ptr[%offset]`, as _parse_access reads it."""
+    printer.print_ssa_value(ptr)
+    printer.print_string("[")
+    printer.print_ssa_value(offset)
+    printer.print_string("]")
+
+
 @irdl_op_definition
 class LoadScalarOp(IRDLOperation):
     """One element read from GM: `%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`."""
@@ -114,10 +122,7 @@ class LoadScalarOp(IRDLOperation):
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")
-        printer.print_ssa_value(self.ptr)
-        printer.print_string("[")
-        printer.print_ssa_value(self.offset)
-        printer.print_string("]")
+        _print_access(printer, self.ptr, self.offset)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
@@ -163,10 +168,7 @@ class StoreScalarOp(IRDLOperation):
         printer.print_string(" ")
         printer.print_ssa_value(self.value)
         printer.print_string(", ")
-        printer.print_ssa_value(self.ptr)
-        printer.print_string("[")
-        printer.print_ssa_value(self.offset)
-        printer.print_string("]")
+        _print_access(printer, self.ptr, self.offset)
         printer.print_op_attributes(self.attributes)
         printer.print_string(" : ")
         printer.print_attribute(self.ptr.type)
