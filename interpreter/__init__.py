@@ -339,6 +339,8 @@ def _run_with_results(
         for i, (ty, a) in enumerate(zip(arg_types, arrays))
     ]
 
+    if profiler is not None:
+        profiler.bind(function, values)
     if sync_report is not None:
         found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors

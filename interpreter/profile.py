@@ -11,9 +11,11 @@ execution (an integer when every execution cost the same).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.interpreter import PythonValues
 from xdsl.ir import Operation
 
@@ -22,7 +24,7 @@ from pto_dialect.diagnostics import op_location
 from pto_dialect.instruction import Pipe
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
-from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price, priced_by
+from passes.estimate import CostReport, OpRow, cost_function, cost_machine, kernel_cores, price, priced_by, with_cores
 import targets
 
 from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands
@@ -43,15 +45,24 @@ class Profiler:
     """Counts, per op, its executions and their cycles and bytes on one target."""
 
     def __init__(
-        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, trace: bool = False
+        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int | None = None,
+        trace: bool = False,
     ):
         self.target = targets.get(target)
         self.machine = cost_machine(self.target, cost_model, cores)
+        self._given_cores = cores
+        self.cores = kernel_cores(None, cores)
+        """`--cores`, else the run's SPMD block count (`bind`), else 1."""
         self.timeline = Timeline(self.target.name, self.machine.model) if trace else None
         """With `trace`: each execution placed on its pipe (interpreter/trace.py); a run then goes
         iteration by iteration."""
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
+
+    def bind(self, function: func.FuncOp, arguments: Sequence[object]) -> None:
+        """The kernel is about to run `function` on `arguments`: the cores they launch it on."""
+        self.cores = kernel_cores(function, self._given_cores, arguments)
+        self.machine = with_cores(self.machine, self.cores)
 
     def record(self, op: Operation, args: PythonValues) -> None:
         """`op` is about to run on `args` (each iteration of a batched loop at once)."""
@@ -115,7 +126,7 @@ class Profiler:
 
     def report(self) -> CostReport:
         """One row per source op, in the order they first ran."""
-        report = CostReport(self.target.name, what="profile", priced_by=priced_by(self.machine))
+        report = CostReport(self.target.name, what="profile", **priced_by(self.machine, self.cores))
         rows: dict[object, OpRow] = {}
         sums: dict[object, list[int]] = {}
         for t in self._ops.values():

@@ -146,9 +146,9 @@ def make_parser() -> argparse.ArgumentParser:
         "on public hardware figures (docs/cost.md)",
     )
     p.add_argument(
-        "--cores", type=int, default=1, metavar="N",
-        help="cores transferring at once, for the calibrated model's contention "
-        "(default 1; needs --cost-model=calibrated)",
+        "--cores", type=int, metavar="N",
+        help="cores transferring at once, for the calibrated model's contention (needs "
+        "--cost-model=calibrated; default: the kernel's SPMD block count, %%__pypto_spmd_block_num, else 1)",
     )
     p.add_argument(
         "--check-sync", action="store_true",
@@ -170,7 +170,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--target and --targets exclude each other")
     if args.profile == "trace" and args.targets is not None:
         parser.error("--profile=trace takes one --target")
-    if args.profile is None and (args.cost_model != "pto-isa" or args.cores != 1):
+    if args.profile is None and (args.cost_model != "pto-isa" or args.cores is not None):
         parser.error("--cost-model and --cores price --profile: add --profile")
     if args.inputs is not None and args.arrays:
         parser.error("--inputs random draws every argument: give no .npy files with it")

@@ -27,7 +27,10 @@ target's machine in `targets/<name>/costs.py`) by `python -m targets.cost_docs`;
     pto-run K.pto ARGS... --target T --profile=trace   a per-pipe timeline (Chrome trace JSON)
         --cost-model=pto-isa|calibrated  pto-isa's own model (the default), or the target's model
                                          fitted to public hardware figures (below)
-        --cores N                        cores transferring at once (calibrated: contention; default 1)
+        --cores N                        cores transferring at once (calibrated: contention); default:
+                                         a run's SPMD block count (the kernel's
+                                         %__pypto_spmd_block_num argument, as PyPTO's kernels
+                                         take their launch's), else 1; the title says which
 
 Each source op gets one row (the lowered ops it became count together): its pipe, the bytes its
 transfers move (GM <-> UB/L1 and UB <-> UB; 0 for vector work), the cycles of one execution, and
@@ -36,7 +39,10 @@ not static). `--estimate=json` prints exactly
 
     {"target": T, "ops": [{"op": "pto.mgather", "loc": "FILE:LINE:COL", "pipe": "MTE2", "bytes": B,
       "cycles": C, "count": N, "model": "..."}], "pipes": {PIPE: cycles}, "serial_cycles": S,
-      "bound_cycles": M}
+      "bound_cycles": M, "cores": {"count": N, "from": "--cores"}}
+
+(`cores`: the calibrated model's cores transferring at once and what said so; null for a model
+without contention).
 
 `pipes` adds cycles x count per pipe, `serial_cycles` over every op (the pipes one after the
 other), `bound_cycles` is the busiest pipe's (the pipes fully overlapped): the kernel takes between

@@ -14,7 +14,7 @@ DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
 LOOKUP = str(ROOT / "examples" / "embedding_lookup.pto")
 WRAP_INPUTS = [str(DATA / f"wrap_{name}.npy") for name in ("table", "ids", "out")]
-REPORT_KEYS = ["target", "ops", "pipes", "serial_cycles", "bound_cycles"]
+REPORT_KEYS = ["target", "ops", "pipes", "serial_cycles", "bound_cycles", "cores"]
 OP_KEYS = ["op", "loc", "pipe", "bytes", "cycles", "count", "model"]
 
 
