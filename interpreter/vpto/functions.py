@@ -18,7 +18,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, im
 
 from pto_dialect.machine import RuntimeFault
 from pto_dialect.types import PtrType
-from pto_dialect.vpto import config, dma, load_store, pointers, predicates, scope, vector
+from pto_dialect.vpto import arithmetic, config, dma, load_store, pointers, predicates, scope, vector
 from pto_dialect.vpto.dma import UB_ROW_ALIGN_BYTES
 from pto_dialect.vpto.types import MaskType, VRegType
 
@@ -33,7 +33,10 @@ ATOMIC_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
 """How each atomic mode (config.ATOMIC_MODES) combines what GM holds with what is stored (integers wrap)."""
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
 """Each comparison mode of vector.COMPARISONS."""
+LANE_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+"""Each `operation` of pto_dialect/vpto/arithmetic.py's rows (integers wrap; floats round to nearest even)."""
 assert set(COMPARE) == set(vector.COMPARISONS) and set(ATOMIC_COMBINE) == {m for m in config.ATOMIC_MODES.values() if m}
+assert {r.operation for r in (*arithmetic.BINARY.values(), *arithmetic.VEC_SCALAR.values())} <= set(LANE_ARITHMETIC)
 
 
 def priced(op_type: type[IRDLOperation]) -> Callable[[Callable[..., Any]], Any]:
@@ -151,12 +154,24 @@ def _run_set_atomic(self: InterpreterFunctions, interpreter: Interpreter, op: IR
     return ()
 
 
+def _run_arithmetic(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    """`mask ? a OP b : 0` per lane (b: a register, or a scalar in every lane)."""
+    assert isinstance(op, arithmetic.BinaryArithmeticOp | arithmetic.VecScalarArithmeticOp)
+    a, b, mask = args
+    if isinstance(op, arithmetic.VecScalarArithmeticOp):
+        b = np.full(a.shape, lane_scalar(b, a.dtype))
+    with np.errstate(over="ignore"):  # integers wrap, floats overflow to inf, as the lanes do
+        result = LANE_ARITHMETIC[op.ROW.operation](a, b).astype(a.dtype)
+    return (np.where(masks.lanes_of(mask, a.dtype.itemsize), result, np.zeros((), a.dtype)),)
+
+
 def _family_functions() -> type[InterpreterFunctions]:
     """One implementation for each member of the op families made per granularity or per register."""
     families = [
         (predicates.PSET_OPS, _run_pset), (predicates.PGE_OPS, _run_pset), (predicates.PLT_OPS, _run_plt),
         (predicates.PINTLV_OPS, _run_pintlv), (predicates.PDINTLV_OPS, _run_pdintlv),
         (config.LOOP_CONFIG_OPS, _run_loop_config), (config.ATOMIC_OPS, _run_set_atomic),
+        (arithmetic.ARITHMETIC_OPS, _run_arithmetic),
     ]
     namespace = {f"run_{op.name}": priced(op)(function) for ops, function in families for op in ops}
     return type("FamilyFunctions", (InterpreterFunctions,), namespace)
@@ -553,6 +568,17 @@ class VptoFunctions(_family_functions()):
         result[: kept.size] = kept
         run_state(interpreter).special_registers["SQZN"] = kept.size * source.dtype.itemsize
         return (result,)
+
+    @priced(vector.VintlvOp)
+    def run_vintlv(self, interpreter: Interpreter, op: vector.VintlvOp, args: PythonValues):
+        lhs, rhs = args
+        pairs = np.stack([lhs, rhs], axis=1).reshape(-1)
+        return pairs[: lhs.size], pairs[lhs.size :]
+
+    @priced(vector.VdintlvOp)
+    def run_vdintlv(self, interpreter: Interpreter, op: vector.VdintlvOp, args: PythonValues):
+        both = np.concatenate(args)
+        return both[0::2].copy(), both[1::2].copy()
 
     @priced(vector.VcvtOp)
     def run_vcvt(self, interpreter: Interpreter, op: vector.VcvtOp, args: PythonValues):

@@ -9,6 +9,8 @@ Register-to-register ops the load/store and predicate cases use (PTOAS 05-materi
     %r = pto.vcmps %x, %s, %m, "gt" : !pto.vreg<NxT>, T, !pto.mask<G> -> !pto.mask<G>    m & (x > s)
     %v = pto.vsqz %x, %m : ... -> !pto.vreg<NxT>                      the active lanes moved to the front, the
                                                                       rest zero; SPR SQZN = their bytes
+    %lo, %hi = pto.vintlv %a, %b : ... -> !pto.vreg<NxT>, !pto.vreg<NxT>   a[0], b[0], a[1], b[1], ... split in two
+    %lo, %hi = pto.vdintlv %a, %b : ...                                 the lanes of a then b: even ones, odd ones
 """
 
 from __future__ import annotations
@@ -152,6 +154,37 @@ class VsqzOp(IRDLOperation):
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
+class LanePairOp(IRDLOperation):
+    """Two registers' lanes interleaved or deinterleaved into two registers of the same type (low, high)."""
+
+    lhs = operand_def(VRegType)
+    rhs = operand_def(VRegType)
+    low = result_def(VRegType)
+    high = result_def(VRegType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
+
+    def verify_(self) -> None:
+        require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
+        require_same(self.low.type, self.high.type, "the results")
+        require_same(self.lhs.type, self.low.type, "the operands and the results")
+
+
+@irdl_op_definition
+class VintlvOp(LanePairOp):
+    """low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest
+    (12-data-rearrangement.md)."""
+
+    name = "pto.vintlv"
+
+
+@irdl_op_definition
+class VdintlvOp(LanePairOp):
+    """The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md)."""
+
+    name = "pto.vdintlv"
+
+
 ROUNDINGS = ("R", "A", "F", "C", "Z", "O")
 """vcvt rounding modes (09-conversion-ops.md): R nearest-even, A away from zero, F floor, C ceil, Z toward
 zero, O to odd."""
@@ -196,4 +229,4 @@ class VcvtOp(IRDLOperation):
             raise VerifyException(f"part \"{self.part.data}\" names a sub-lane a {factor}x conversion does not have")
 
 
-VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp, VcvtOp]
+VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp, VintlvOp, VdintlvOp, VcvtOp]
