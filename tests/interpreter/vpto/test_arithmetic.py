@@ -82,3 +82,24 @@ def test_vec_scalar_broadcasts_the_scalar(op: str, t: str, scalar_type: str, sca
 def test_vmul_of_b8_lanes_is_a_located_error():
     with pytest.raises(PtoError, match=r"'pto.vmul' op expects element type i16/si16/ui16/i32/si32/ui32/f16/bf16/f32, got i8"):
         run_body(_body("vmul", "i8", 256, 3, None), np.zeros(512, np.int8), np.zeros(256, np.int8))
+
+
+@pytest.mark.parametrize("op", ["vintlv", "vdintlv"])
+def test_lane_pairs(op: str):
+    """vintlv: a0 b0 a1 b1 ... cut in two registers; vdintlv: the lanes of a then b, even ones then odd ones."""
+    x = np.arange(256, dtype=np.uint16) * 3
+    body = f"""
+      %second = arith.constant 128 : index
+      %all = pto.pset_b16 "PAT_ALL" : !pto.mask<b16>
+      %a = pto.vlds %in[%c0] : !pto.ptr<ui16, ub> -> !pto.vreg<128xui16>
+      %b = pto.vlds %in[%second] : !pto.ptr<ui16, ub> -> !pto.vreg<128xui16>
+      %lo, %hi = pto.{op} %a, %b : !pto.vreg<128xui16>, !pto.vreg<128xui16> -> !pto.vreg<128xui16>, !pto.vreg<128xui16>
+      pto.vsts %lo, %out[%c0], %all : !pto.vreg<128xui16>, !pto.ptr<ui16, ub>, !pto.mask<b16>
+      pto.vsts %hi, %out[%second], %all : !pto.vreg<128xui16>, !pto.ptr<ui16, ub>, !pto.mask<b16>"""
+    got = run_body(body, x, np.zeros(256, np.uint16))
+    a, b = x[:128], x[128:]
+    if op == "vintlv":
+        want = np.array([v for pair in zip(a, b) for v in pair], np.uint16)
+    else:
+        want = np.concatenate([x[0::2], x[1::2]])
+    np.testing.assert_array_equal(got, want)
