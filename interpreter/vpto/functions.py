@@ -16,6 +16,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from pto_dialect.attributes import SaturationMode
+from pto_dialect.instructions.tcvt import vconv
 from pto_dialect.machine import RuntimeFault
 from pto_dialect.types import PtrType
 from pto_dialect.vpto import arithmetic, config, dma, load_store, pointers, predicates, scope, vector
@@ -584,9 +586,10 @@ class VptoFunctions(_family_functions()):
     def run_vcvt(self, interpreter: Interpreter, op: vector.VcvtOp, args: PythonValues):
         source, mask = args
         target = _vreg(op.result.type).element.numpy
-        with fault_at(op):
-            converted = convert(source, target, op.rnd.data if op.rnd is not None else "R")
         active = masks.lanes_of(mask, source.dtype.itemsize)[: source.size]
+        with fault_at(op):
+            converted = convert(source, target, op.rnd.data if op.rnd is not None else "R",
+                                op.sat.data if op.sat is not None else None, active)
         converted = np.where(active, converted, np.zeros((), target))
         part = vector.PARTS[op.part.data] if op.part is not None else 0
         result = np.zeros(_vreg(op.result.type).lanes, target)
@@ -597,15 +600,28 @@ class VptoFunctions(_family_functions()):
         return (result,)
 
 
-def convert(values: np.ndarray, target: np.dtype, rounding: str) -> np.ndarray:
-    """Lanes converted to `target`: to a float type nearest-even (R, NumPy's own rounding, IEEE's default);
-    the other roundings and conversions to integers are not run yet."""
+def convert(values: np.ndarray, target: np.dtype, rounding: str, saturation: str | None, active: np.ndarray) -> np.ndarray:
+    """Lanes converted to `target`. To a float type: nearest-even (R, NumPy's own rounding, IEEE's default);
+    other roundings are not run yet. To an integer: TCVT's a5 conversion (tcvt.py `vconv`: rounded once by
+    the mode, NaN to 0, saturated (SAT) or keeping the low bits (NOSAT)); without a `sat`, an active lane
+    out of the target's range is a run-time error naming it (PTOAS lowers such a conversion only with one)."""
     if target.kind == "f" or target.name == "bfloat16":
         exact = values.dtype.kind == "f" and values.dtype.itemsize < target.itemsize  # a float widened
         if rounding != "R" and not exact:
             raise RuntimeFault(f"pto-run converts to {target} with rnd \"R\" only yet, got \"{rounding}\"")
         return values.astype(target)
-    raise RuntimeFault(f"pto-run does not run vcvt to {target} yet")
+    if rounding == "O":
+        raise RuntimeFault(f"rnd \"O\" rounds to odd float mantissas; a conversion to {target} takes R, A, F, C or Z")
+    mode = vector.ROUNDINGS[rounding]
+    with np.errstate(all="ignore"):  # NaN and out-of-range lanes are values here
+        saturated = vconv(values, target, mode, SaturationMode.ON)
+        if saturation is not None:
+            return saturated if vector.SATURATIONS[saturation] is SaturationMode.ON else vconv(values, target, mode, SaturationMode.OFF)
+        outside = active & (saturated != vconv(values, target, mode, SaturationMode.OFF))
+    if outside.any():
+        lane = int(np.argmax(outside))
+        raise RuntimeFault(f"lane {lane} ({values[lane]}) is outside {target}'s range and the conversion names no sat")
+    return saturated
 
 
 def lane_scalar(value: Any, dtype: np.dtype) -> Any:

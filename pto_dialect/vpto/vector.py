@@ -28,6 +28,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
 from pto_dialect.vpto.common import require_mask_for, require_same, require_token
 from pto_dialect.vpto.types import MaskType, VRegType
@@ -185,10 +186,11 @@ class VdintlvOp(LanePairOp):
     name = "pto.vdintlv"
 
 
-ROUNDINGS = ("R", "A", "F", "C", "Z", "O")
+ROUNDINGS = {"R": RoundMode.RINT, "A": RoundMode.ROUND, "F": RoundMode.FLOOR, "C": RoundMode.CEIL,
+             "Z": RoundMode.TRUNC, "O": RoundMode.ODD}
 """vcvt rounding modes (09-conversion-ops.md): R nearest-even, A away from zero, F floor, C ceil, Z toward
-zero, O to odd."""
-SATURATIONS = ("SAT", "NOSAT")
+zero, O to odd; each as TCVT's mode of the same rounding (one conversion model: tcvt.py `vconv`)."""
+SATURATIONS = {"SAT": SaturationMode.ON, "NOSAT": SaturationMode.OFF}
 PARTS = {"EVEN": 0, "ODD": 1, "P0": 0, "P1": 1, "P2": 2, "P3": 3}
 """vcvt parts: which of the 2 (EVEN/ODD) or 4 (P0..P3) sub-lanes a width-changing conversion uses."""
 
