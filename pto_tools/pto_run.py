@@ -58,7 +58,8 @@ argument binding:
   !pto.partition_tensor_view<...>  an array of the view's shape and element type
   !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
   index, iN, f32, ...              a 0-d array (np.save(path, np.array(3)))
-  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits. np.save stores
+  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits, a packed pair
+  (!pto.f4E2M1x2, ...) the raw bits of its width (uint8, uint16 for hif8x2, uint32 for bf16x2). np.save stores
   most ml_dtypes arrays as raw data (np.load gives |V2 for bf16; f8E5M2 is <f1): such an array
   is read as the argument's declared type, and outputs read back the same way
   (.view(ml_dtypes.bfloat16)). A .npy may come through a pipe (<(python make.py)).

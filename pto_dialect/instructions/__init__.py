@@ -33,7 +33,6 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE
 from pto_dialect.instructions.tscatter import TSCATTER
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
-from pto_dialect.registers import PTO_REG
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
@@ -78,7 +77,7 @@ def by_mnemonic(mnemonic: str) -> Instruction | None:
 PTO_CHOICE = Dialect("pto_choice", [], list(ChoiceAttr.KINDS.values()))
 """The choice attributes, shared by every target dialect."""
 
-LOWERING_DIALECTS = (PTO_CHOICE, PTO_REG)
+LOWERING_DIALECTS = (PTO_CHOICE,)
 """The dialects of lowered IR that every target shares."""
 
 __all__ = ["FAMILIES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]
