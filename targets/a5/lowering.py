@@ -47,6 +47,7 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, TFillPadBase, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
@@ -351,6 +352,11 @@ class A5TConcatOp(TConcatBase):
     name = "pto_a5.tconcat"
 
 
+@OPS.declare
+class A5TFillPadOp(TFillPadBase):
+    name = "pto_a5.tfillpad"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -388,6 +394,7 @@ LOWERING = TargetLowering(
         TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        TFILLPAD: lambda op: (A5TFillPadOp, fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={
