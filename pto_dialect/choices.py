@@ -762,3 +762,21 @@ class FillPadMode(Choice):
 
 
 FillPadModeAttr = choice_attr(FillPadMode, "fill_mode")
+
+
+# ---------------------------------------------------------------------------
+# TTRANS (pto_dialect/instructions/ttrans.py)
+
+
+class TransWrite(Choice):
+    """What TTRANS writes of dst."""
+
+    ELEMENTS = "elements", "cpu/TTrans.hpp: each element of src's valid region transposed, through each tile's layout, converted"
+    VNCHWCONV = "vnchwconv", (
+        "npu/a2a3/TTrans.hpp: the valid region transposed (bits); on its vnchwconv path also the rest of each dst "
+        "row's last 32-byte block, from UB address 0 (not modelled: approximate there)"
+    )
+    VECTOR = "vector", "npu/a5/TTrans.hpp: exactly the valid region transposed (bits), by vgather2 / vscatter"
+
+
+TransWriteAttr = choice_attr(TransWrite, "trans_write")

@@ -47,6 +47,8 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS, TTransBase
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, TFillPadBase, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
@@ -357,6 +359,11 @@ class A5TFillPadOp(TFillPadBase):
     name = "pto_a5.tfillpad"
 
 
+@OPS.declare
+class A5TTransOp(TTransBase):
+    name = "pto_a5.ttrans"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -395,6 +402,7 @@ LOWERING = TargetLowering(
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         TFILLPAD: lambda op: (A5TFillPadOp, fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
+        TTRANS: lambda op: (A5TTransOp, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -19,7 +19,7 @@ FILLPAD_TYPES = sorted(targets.get("cpu").rules[TFILLPAD].types)
 LAYOUTS = ("nd", "nd", "dn", "nz")
 
 
-def _fits(layout: str, rows: int, cols: int, dtype: str) -> bool:
+def fits(layout: str, rows: int, cols: int, dtype: str) -> bool:
     """Whether a tile of this layout may have this shape (its rows, columns or fractals whole blocks)."""
     block = per_block(dtype)
     return {"nd": cols % block == 0, "dn": rows % block == 0, "nz": rows % FRACTAL_ROWS == 0 and cols % block == 0}[layout]
@@ -67,7 +67,7 @@ def tfillpad(rng: random.Random) -> Case:
         rows, cols = _grown(rng, src, dtype)
     else:
         rows, cols = src.rows, src.cols
-        if not _fits(dst_layout, rows, cols, dtype):
+        if not fits(dst_layout, rows, cols, dtype):
             dst_layout = layout
     whole = Tile("vec", rows, cols, dtype, None, dst_layout, pad)
     dst_valid = (rows, cols)
