@@ -25,6 +25,8 @@ from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.fillpad import TFILLPAD
+from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -48,6 +50,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL_ARG.instructions,
     TCI,
     TMOV, *WINDOW_COPIES.instructions, TCONCAT,
+    TFILLPAD, TTRANS,
 )
 """Every instruction, in the order docs and reports list them."""
 

@@ -51,6 +51,9 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS, TTransBase, vnchwconv_tail
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, TFillPadBase, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
@@ -359,6 +362,10 @@ class A2A3TCIOp(TCIBase):
     name = "pto_a2a3.tci"
 
 
+OPS.approximate[TTRANS] = (
+    "the valid region transposed; on the vnchwconv path the rest of each dst row's last 32-byte block (what UB "
+    "address 0 holds) kept as dst had it"
+)
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
@@ -371,6 +378,16 @@ class A2A3TMovOp(TMovBase):
 @OPS.declare
 class A2A3TConcatOp(TConcatBase):
     name = "pto_a2a3.tconcat"
+
+
+@OPS.declare
+class A2A3TFillPadOp(TFillPadBase):
+    name = "pto_a2a3.tfillpad"
+
+
+@OPS.declare
+class A2A3TTransOp(TTransBase):
+    name = "pto_a2a3.ttrans"
 
 
 LOWERING = TargetLowering(
@@ -410,6 +427,8 @@ LOWERING = TargetLowering(
         TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         TCONCAT: lambda op: (A2A3TConcatOp, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        TFILLPAD: lambda op: (A2A3TFillPadOp, fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
+        TTRANS: lambda op: (A2A3TTransOp, {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -15,6 +15,8 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
+from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -386,5 +388,16 @@ RULES = {
         STANDARD, row_major=True, exact_cols=False,
         note="npu/a2a3/TConcat.hpp: one type of its list; row strides (ND tiles); PTO_ASSERTs of the valid rows and of "
         "src0's plus src1's valid cols within dst's cols.",
+    ),
+    TFILLPAD: FillPadRules(
+        STANDARD, row_major=True, dst_rows_cover_src=False,
+        note="npu/a2a3/TFillPad.hpp: static_asserts of a non-null dst pad and one element size of 1, 2 or 4 bytes; "
+        "vcopy / vector_dup at row strides of Cols (no layout check: another layout's rows are elsewhere).",
+    ),
+    TTRANS: TTransRules(
+        STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.SRC_ON_VNCHWCONV,
+        index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
+        note="npu/a2a3/TTrans.hpp TTRANS_IMPL: static_asserts of 1, 2 or 4 bytes, one size, a row-major src; the size "
+        "from src's valid shape; PTOAS: one element type, tmp of src's bytes where vnchwconv runs.",
     ),
 }

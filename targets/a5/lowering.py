@@ -43,6 +43,9 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS, TTransBase
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, TFillPadBase, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
@@ -305,6 +308,16 @@ class A5TConcatOp(TConcatBase):
     name = "pto_a5.tconcat"
 
 
+@OPS.declare
+class A5TFillPadOp(TFillPadBase):
+    name = "pto_a5.tfillpad"
+
+
+@OPS.declare
+class A5TTransOp(TTransBase):
+    name = "pto_a5.ttrans"
+
+
 LOWERING = TargetLowering(
     "a5",
     {
@@ -342,6 +355,8 @@ LOWERING = TargetLowering(
         TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        TFILLPAD: lambda op: (A5TFillPadOp, fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
+        TTRANS: lambda op: (A5TTransOp, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={

@@ -26,6 +26,9 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI, TCIBase
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS, TTransBase
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, TFillPadBase, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
 from pto_dialect.instructions.tcvt import TCVT, TCvtBase
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
@@ -201,6 +204,16 @@ class CpuTConcatOp(TConcatBase):
     name = "pto_cpu.tconcat"
 
 
+@OPS.declare
+class CpuTFillPadOp(TFillPadBase):
+    name = "pto_cpu.tfillpad"
+
+
+@OPS.declare
+class CpuTTransOp(TTransBase):
+    name = "pto_cpu.ttrans"
+
+
 LOWERING = TargetLowering(
     "cpu",
     {
@@ -232,6 +245,8 @@ LOWERING = TargetLowering(
         TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
         TCONCAT: lambda op: (CpuTConcatOp, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        TFILLPAD: lambda op: (CpuTFillPadOp, fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),
+        TTRANS: lambda op: (CpuTTransOp, {"trans_write": TransWrite.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
