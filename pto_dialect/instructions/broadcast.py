@@ -47,8 +47,8 @@ from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
@@ -485,18 +485,9 @@ def row_broadcast(row: Broadcast) -> Instruction:
     kernel = expand_kernel if plain else binary_expand_kernel(row)
     footprint = expand_footprint if plain else binary_expand_footprint
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return Instruction(
-        op=op,
-        rules=BroadcastRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
+    return member_instruction(
+        row, op, lowered, rules=BroadcastRules, check=check, describe=describe, emit=emitter(row), cost=COST,
         in_place={} if plain else IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
     )
 
 
@@ -506,18 +497,9 @@ def col_broadcast(row: Broadcast) -> Instruction:
     kernel = col_expand_kernel if plain else col_binary_kernel(row)
     footprint = col_expand_footprint if plain else col_binary_footprint
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return Instruction(
-        op=op,
-        rules=BroadcastRules,
-        check=check_columns,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
+    return member_instruction(
+        row, op, lowered, rules=BroadcastRules, check=check_columns, describe=describe, emit=emitter(row), cost=COST,
         in_place={} if plain else COLUMN_IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
     )
 
 

@@ -45,8 +45,8 @@ from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecis
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
@@ -614,23 +614,13 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             namespace["OMITS_DEFAULTS"] = True
             namespace["__annotations__"] |= {"DEFAULTS": ClassVar, "OMITS_DEFAULTS": ClassVar}
         op = member_op(row.op_class or op_base, row, **namespace)
-        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
-        if row.op_class is DivideScalarOp:  # the lowered op keeps which spelling it came from
-            lowered = type(lowered.__name__, (lowered,), {"__module__": lowered.__module__,
-                                                          "scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")})
-        return Instruction(
-            op=op,
-            rules=ElementwiseRules,
-            check=check,
-            describe=describe,
-            lowered=(lowered,),
-            emit=emitter(row, roles),
-            pipe=Pipe.VECTOR,
-            in_place=in_place(row, roles),
-            asm=AsmForm(),
-            cost=COST,
-            summary=row.summary,
-            implicit_tmp=implicit_tmp if row.tmp else None,
+        # a TDIVS lowered op keeps which spelling it came from
+        spelling = {"scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")} if row.op_class is DivideScalarOp else {}
+        kernel, footprint = elementwise_kernel(row, ins), elementwise_footprint(row, ins)
+        lowered = member_lowered_base(ElementwiseBase, op, row, kernel, footprint, **spelling)
+        return member_instruction(
+            row, op, lowered, rules=ElementwiseRules, check=check, describe=describe, emit=emitter(row, roles), cost=COST,
+            in_place=in_place(row, roles), implicit_tmp=implicit_tmp if row.tmp else None,
         )
 
     return declare

@@ -44,8 +44,8 @@ from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
@@ -455,19 +455,9 @@ IN_PLACE = {
 def row_reduction(row: Reduction) -> Instruction:
     op = member_op(RowReduceOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, row_reduce_kernel(row), row_reduce_footprint)
-    return Instruction(
-        op=op,
-        rules=RowReduceRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
-        in_place=IN_PLACE,
-        implicit_tmp=implicit_tmp,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
+    return member_instruction(
+        row, op, lowered, rules=RowReduceRules, check=check, describe=describe, emit=emitter(row), cost=COST,
+        in_place=IN_PLACE, implicit_tmp=implicit_tmp,
     )
 
 
@@ -611,18 +601,9 @@ def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, 
 def col_reduction(row: Reduction) -> Instruction:
     op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
-    return Instruction(
-        op=op,
-        rules=ColReduceRules,
-        check=check_columns,
-        describe=describe_columns,
-        lowered=(lowered,),
-        emit=column_emitter(row),
-        pipe=Pipe.VECTOR,
-        in_place=IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
+    return member_instruction(
+        row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
+        emit=column_emitter(row), cost=COST, in_place=IN_PLACE,
     )
 
 

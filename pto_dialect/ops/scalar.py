@@ -16,15 +16,11 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
 from pto_dialect.types import PtrType
-
-INDEX = IndexType()
 
 
 def view_extent(shape: Sequence[int], strides: Sequence[int]) -> int:
@@ -77,23 +73,6 @@ def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what:
         )
 
 
-def _parse_access(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
-    """`%ptr[%offset]`"""
-    ptr = parser.parse_unresolved_operand()
-    parser.parse_punctuation("[")
-    offset = parser.parse_unresolved_operand()
-    parser.parse_punctuation("]")
-    return ptr, offset
-
-
-def _print_access(printer: Printer, ptr: SSAValue, offset: SSAValue) -> None:
-    """`%ptr[%offset]`, as _parse_access reads it."""
-    printer.print_ssa_value(ptr)
-    printer.print_string("[")
-    printer.print_ssa_value(offset)
-    printer.print_string("]")
-
-
 @irdl_op_definition
 class LoadScalarOp(IRDLOperation):
     """One element read from GM: `%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`."""
@@ -104,30 +83,7 @@ class LoadScalarOp(IRDLOperation):
     offset = operand_def(IndexType)
     value = result_def()
     traits = traits_def(_ScalarAccess())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadScalarOp:
-        ptr, offset = _parse_access(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        value_type = parser.parse_type()
-        op = cls.build(
-            operands=[parser.resolve_operand(ptr, ptr_type), parser.resolve_operand(offset, INDEX)],
-            result_types=[value_type],
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        _print_access(printer, self.ptr, self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.value.type)
+    assembly_format = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($value)"
 
     def verify_(self) -> None:
         _check_access(self, self.value.type, "result")
@@ -143,37 +99,7 @@ class StoreScalarOp(IRDLOperation):
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
     traits = traits_def(_ScalarAccess())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreScalarOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ptr, offset = _parse_access(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        value_type = parser.parse_type()
-        op = cls.build(
-            operands=[
-                parser.resolve_operand(value, value_type),
-                parser.resolve_operand(ptr, ptr_type),
-                parser.resolve_operand(offset, INDEX),
-            ],
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        _print_access(printer, self.ptr, self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.value.type)
+    assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
 
     def verify_(self) -> None:
         _check_access(self, self.value.type, "value")

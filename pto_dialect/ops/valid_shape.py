@@ -15,15 +15,11 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import BlockArgument, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.types import TileBufType
-
-INDEX = IndexType()
 
 
 class _ChangesTile(MemoryEffect):
@@ -45,33 +41,7 @@ class SetValidShapeOp(IRDLOperation):
     valid_row = operand_def(IndexType)
     valid_col = operand_def(IndexType)
     traits = traits_def(_ChangesTile())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SetValidShapeOp:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        row = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        col = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        tile_type = parser.parse_type()
-        op = cls.build(
-            operands=[
-                parser.resolve_operand(source, tile_type),
-                parser.resolve_operand(row, INDEX),
-                parser.resolve_operand(col, INDEX),
-            ]
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.source, self.valid_row, self.valid_col), printer.print_ssa_value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+    assembly_format = "$source `,` $valid_row `,` $valid_col attr-dict `:` type($source)"
 
     def verify_(self) -> None:
         tile = self.source.type
