@@ -340,7 +340,7 @@ def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: 
     if ssa.kind in "iu":
         typed = raw.astype(np.int64).astype(ssa)  # wraps to the SSA width
     else:
-        typed = raw.astype(ssa)  # a double rounded to the SSA type
+        typed = rounded(raw.astype(np.float64), ssa)  # a double rounded to the SSA type
     if typed.ndim:
         typed = typed.reshape(-1, 1, 1)
     if element.kind in "iu" and ssa.kind not in "iu":
@@ -351,7 +351,7 @@ def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: 
             lambda _: f"the scalar {typed.ravel()[0]} ({ssa_type}) does not fit {element} (C++ leaves the conversion undefined)",
         )
         return np.trunc(wide).astype(element)
-    return typed.astype(element)
+    return rounded(typed.astype(np.float64), element) if element.name == "bfloat16" else typed.astype(element)
 
 
 def same_storage(a: object, dst: Tile) -> bool:
@@ -650,16 +650,40 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
 # iteration of a batched loop shaped (n, 1, 1))
 
 
+def quieted(x: Any, shape: tuple[int, ...]) -> Any:  # noqa: ANN401
+    """NaN `x` (broadcast to `shape`) with its quiet bit set, as x86 returns a NaN operand."""
+    bits = f"u{x.dtype.itemsize}"
+    quiet = np.array(1 << (mantissa_bits(x.dtype) - 1), bits)
+    return (np.ascontiguousarray(np.broadcast_to(x, shape)).view(bits) | quiet).view(x.dtype)
+
+
+def with_payloads(result: Any, a: Any, b: Any) -> Any:  # noqa: ANN401
+    """`result` of a bf16 operation where one operand is NaN: that operand, quieted, as x86's
+    float operation gives and C++'s conversion back to bf16 keeps (ml_dtypes' bf16 arithmetic
+    drops every payload; NumPy's f16 and f32 keep them)."""
+    if a.dtype.name != "bfloat16":
+        return result
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    result = np.where(nan_a & ~nan_b, quieted(a, result.shape), result)
+    return np.where(nan_b & ~nan_a, quieted(b, result.shape), result)
+
+
+def keeping_payloads(operation: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`operation` with a lone NaN operand's payload kept (with_payloads)."""
+
+    def compute(a: Any, b: Any) -> Any:  # noqa: ANN401
+        return with_payloads(np.asarray(operation(a, b)), a, b)
+
+    return compute
+
+
 def with_nan_of(result: Any, a: Any, b: Any, both_nan: BothNan) -> Any:  # noqa: ANN401
-    """`result`, where both operands are NaN carrying the chosen one's payload, quieted (NumPy's
-    own choice varies: its f16 loops keep a signalling operand's)."""
+    """`result` where an operand is NaN as x86 computes it: the NaN operand, quieted; where both
+    are, the chosen one's (NumPy's own choice varies: its f16 loops keep a signalling operand's)."""
     if a.dtype.kind in "iu":
         return result
-    bits = f"u{a.dtype.itemsize}"
-    mantissa = {2: 10 if a.dtype == np.float16 else 7, 4: 23}[a.dtype.itemsize]  # f16, bf16, f32
-    quiet = np.array(1 << (mantissa - 1), bits)
-    kept = np.ascontiguousarray(np.broadcast_to(b if both_nan is BothNan.SRC1 else a, result.shape))
-    return np.where(np.isnan(a) & np.isnan(b), (kept.view(bits) | quiet).view(a.dtype), result)
+    result = np.where(np.isnan(a) & np.isnan(b), quieted(b if both_nan is BothNan.SRC1 else a, result.shape), result)
+    return with_payloads(result, a, b)
 
 
 def add(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
@@ -868,7 +892,7 @@ def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
 
 def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
     """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
-    return np.where(a > 0, a, a * slope)
+    return np.where(a > 0, a, with_payloads(np.asarray(a * slope), a, slope))
 
 
 def scalar_over(src: Any, scalar: Any, division: Division) -> Any:  # noqa: ANN401
@@ -981,9 +1005,9 @@ BINARY = Family.of(
 TILE_SCALAR = Family.of(
     "tile-scalar elementwise",
     (
-        Elementwise("tadds", "dst = src + scalar", compute=operator.add, priced_as="vadds"),
-        Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
-        Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
+        Elementwise("tadds", "dst = src + scalar", compute=keeping_payloads(operator.add), priced_as="vadds"),
+        Elementwise("tsubs", "dst = src - scalar", compute=keeping_payloads(operator.sub), priced_as="vadds"),
+        Elementwise("tmuls", "dst = src * scalar", compute=keeping_payloads(operator.mul), priced_as="vmuls"),
         Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
                     choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr,
                     op_class=DivideScalarOp),
