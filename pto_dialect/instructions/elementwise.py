@@ -811,7 +811,7 @@ def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any: 
             least = np.iinfo(a.dtype).min
             fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
         return np.fmod(a, np.where(b == 0, 1, b))
-    return np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return rounded(np.fmod(a.astype(np.float64), b.astype(np.float64)), a.dtype)
 
 
 def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
@@ -823,7 +823,7 @@ def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noq
     if isinstance(r, Kept):
         r, kept = r
     b = np.broadcast_to(b, a.shape)
-    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), r + b, r)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_payloads(np.asarray(r + b), r, b), r)
     return fixed if kept is None else Kept(fixed, kept)
 
 
@@ -1109,7 +1109,7 @@ def negate(x: Any) -> Any:  # noqa: ANN401
     if x.dtype.kind in "iu" or x.dtype.itemsize != 2:
         return -x
     quiet = 0x0200 if x.dtype == np.float16 else 0x0040
-    bits = (-x).view(np.uint16)
+    bits = x.view(np.uint16) ^ np.uint16(0x8000)  # the sign flipped (ml_dtypes' bf16 negation drops a NaN's payload)
     return np.where(np.isnan(x), bits | quiet, bits).view(x.dtype)
 
 
@@ -1127,7 +1127,8 @@ def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN4
         return (x == 1).astype(x.dtype)
     if x.dtype.kind == "i":
         return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
-    return x.dtype.type(1) / x
+    one = np.asarray(x.dtype.type(1))
+    return with_payloads(np.asarray(one / x), one, x)
 
 
 UNARY = Family.of(
