@@ -7,7 +7,7 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_ANY, TMP_LIKE_DST, TMP_REMAINDER, UNARY
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_LIKE_DST, TMP_ONE_ROW, TMP_REMAINDER, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -193,7 +193,12 @@ REMAINDER = ElementwiseRules(
 )
 """TREM's rules."""
 
-SCALAR_REMAINDER = replace(REMAINDER, tmp=TMP_ANY)
+SCALAR_REMAINDER = replace(
+    REMAINDER,
+    note="npu/a2a3/TRemS.hpp: float and int32; row-major tiles; each row's quotients and compare mask go through "
+    "tmp's first row (PTO_ASSERTs: tmp has at least 1 valid row and dst's valid columns).",
+    tmp=TMP_ONE_ROW,
+)
 """TREMS's rules."""
 
 XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND, through tmp (dst's valid shape).",
