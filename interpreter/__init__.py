@@ -35,7 +35,7 @@ import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.parser import recursion_limit
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, sync
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
 from interpreter.loops import IndexArithFunctions, LoopFunctions
@@ -45,7 +45,7 @@ from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
 from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
 from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
-from interpreter.state import GmWrites, RunState, located_failure, run_state, set_run_state
+from interpreter.state import GmWrites, RunState, located_failure, set_run_state
 from passes.sync_check import SyncReport, check_sync
 import targets
 
@@ -161,16 +161,9 @@ class LocatingInterpreter(Interpreter):
 
     def _run_op(self, op: Operation, inputs: PythonValues) -> OpImplResult:
         try:
-            if isinstance(op, SYNCHRONIZATION):  # what orders a profile's timeline
-                profiler = run_state(self).profiler
-                if profiler is not None:
-                    profiler.synchronize(op, inputs)
             return super()._run_op(op, inputs)
         except Exception as e:
             raise located_failure(op, e) from e
-
-
-SYNCHRONIZATION = (sync.FlagOpBase, sync.BarrierOp)
 
 
 def bind_argument(function: func.FuncOp, index: int, arg_type, array: np.ndarray, source: str | None = None):

@@ -105,6 +105,8 @@ class Profiler:
         totals.count += 1
         totals.cycles += cost.cycles
         totals.bytes += cost.bytes
+        if self.timeline is not None:  # placed by its pipe and the kernel's flags (its pointers not tracked)
+            self.timeline.add(op, cost.pipe.short, cost.cycles, cost.bytes, (), ())
 
     def synchronize(self, op: Operation, args: PythonValues) -> None:
         """A synchronization op ran: the timeline, if any, orders its pipes by it."""

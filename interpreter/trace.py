@@ -11,7 +11,8 @@ GM by the argument it views), and the kernel's own synchronization allows: after
 `wait_flag(src, dst, e)`, dst starts nothing before src's matching `set_flag` (when everything src
 issued before it has finished), after `barrier <PIPE_ALL>` no pipe starts before every pipe's earlier
 work has finished. So where the kernel sets no flag the timeline is as if one were set where the data
-dependences need it (`--check-sync` reports such a race). An arrow (a flow event) goes from the op on
+dependences need it (`--check-sync` reports such a race). A register-level op (a5) is placed by its
+pipe and the flags only: the UB its pointers reach is not tracked. An arrow (a flow event) goes from the op on
 another pipe that an op waited for to that op, and each set_flag / wait_flag is an instant marker on
 its pipe's track. Loops run iteration by iteration; each slice names the
 iteration it belongs to (`%i=3`: its enclosing loops' induction variables, from how often the op
