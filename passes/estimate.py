@@ -19,6 +19,7 @@ after the other), `bound_cycles` is the busiest pipe's (the pipes fully overlapp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,9 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.lowered import operand_roles
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import AllocTileOp, constant_index
-from pto_dialect.vpto.scope import VecScopeOp
+from pto_dialect.vpto import VPTO_OPS
+from pto_dialect.vpto.config import MTE_UB_UB_BLOCK_BYTES, CopyGmToUbufOp, CopyUbufToGmOp, MteUbUbOp
+from pto_dialect.vpto.dma import MteOpBase
 
 
 @dataclass
@@ -261,7 +264,13 @@ def estimate(
         PipelinePass(info.name).apply(Context(), lowered)
     report = CostReport(info.name, **priced_by(machine, counted))
     for op, count in counted_ops(lowered):
-        _add(report, op, static_cost(op, info, machine), count, machine.model)
+        if not isinstance(op, REGISTER_OPS):
+            _add(report, op, static_cost(op, info, machine), count, machine.model)
+            continue
+        cost = register_op_cost(op, info, machine, constant_index)
+        if cost is not None:  # a copy of counts not constant: not static
+            static = register_copy_bytes(op, constant_index) is not None
+            _add(report, op, cost if static else None, count, cost.model, cost.pipe)
     return report
 
 
@@ -277,11 +286,13 @@ def _lowered_for(module: ModuleOp, target: targets.TargetInfo) -> bool:
     return True
 
 
-def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str) -> None:
-    """One lowered op's row; the lowered ops of one source op (same place, same instruction,
-    one after the other) share it."""
+def _add(
+    report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str, pipe: Pipe | None = None
+) -> None:
+    """One lowered op's row (`pipe`: a register-level op's, where its cost is not static); the lowered
+    ops of one source op (same place, same instruction, one after the other) share it."""
     instruction = instruction_of(op)
-    name, pipe = (instruction.name, instruction.pipe) if instruction is not None else (op.name, Pipe.VECTOR)
+    name, pipe = (instruction.name, instruction.pipe) if instruction is not None else (op.name, pipe or Pipe.VECTOR)
     loc = op_location(op)
     last = report.ops[-1] if report.ops else None
     if last is not None and loc is not None and (last.loc, last.op, last.count) == (loc, name, count):
@@ -325,8 +336,6 @@ def price(
 def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> OpCost | None:
     """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
     constants its alloc_tile names); None when a shape is dynamic."""
-    if isinstance(op, VecScopeOp):
-        return vector_scope_cost(op, target, machine if machine is not None else target.costs)
     facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
     cost_function(op, target, machine)  # an op without a cost model fails even when its shapes are dynamic
     if any(_dynamic(f) for f in facts.values()):
@@ -334,21 +343,39 @@ def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | No
     return price(op, target, facts, {}, machine)
 
 
-def vector_scope_cost(scope: VecScopeOp, target: targets.TargetInfo, machine: Machine) -> OpCost | None:
-    """A register-level kernel (pto.vecscope) as one vector function: its startup, each register op's
-    issue cycles (as the machine's `register_level` table prices it) times how often it runs in the
-    scope, its drain; None where a trip count is not static. Scalar and loop ops are not priced."""
-    if not isinstance(machine, VfMachine):
-        raise PtoError.at_op(scope, f"has no cost model on target {target}: a vector scope is priced by a vector-function model")
-    body: dict[str, int] = {}
-    for op, count in _walk(scope.body.blocks[0], 1):
-        priced = machine.register_level.get(op.name)
-        if priced is None or priced not in machine.vf_ops:  # scalar ops; scopes, DMA and config: not in a scope
-            continue
-        if count is None:
-            return None
-        body[priced] = body.get(priced, 0) + count
-    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+def register_op_cost(
+    op: Operation, target: targets.TargetInfo, machine: Machine, value_of: Callable[[SSAValue], object]
+) -> OpCost | None:
+    """One execution of a register-level op (pto_dialect/vpto/) as `machine`'s `register_level` table
+    prices it, a copy's bytes from `value_of` its count operands (a constant's value before a run, the
+    run's in one; a count not known counts 0: see `register_copy_bytes`); None for a `free` op (no
+    report row). A located error for an op without a row, or on a machine without the table."""
+    pricing = machine.base if isinstance(machine, CalibratedMachine) else machine
+    try:
+        if not isinstance(pricing, VfMachine):
+            raise NoCostModel("the register level is priced by a vector-function model")
+        nbytes = register_copy_bytes(op, value_of)
+        cost = pricing.register_op(op.name, nbytes or 0)
+    except NoCostModel as e:
+        raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
+    return cost
+
+
+def register_copy_bytes(op: Operation, value_of: Callable[[SSAValue], object]) -> int | None:
+    """The bytes a register-level copy moves: its burst length times its burst and loop counts (a register-
+    configured copy's loop registers are not counted: one pass of its bursts); 0 for any other op."""
+    if not isinstance(op, COPY_OPS):
+        return 0
+    unit = MTE_UB_UB_BLOCK_BYTES if isinstance(op, MteUbUbOp) else 1
+    counts = [value_of(v) for v in (op.len_burst, op.n_burst, *getattr(op, "loop_counts", ()))]
+    if any(c is None for c in counts):
+        return None
+    return math.prod(int(c) for c in counts) * unit  # pyright: ignore[reportArgumentType]
+
+
+REGISTER_OPS = tuple(VPTO_OPS)
+COPY_OPS = (MteOpBase, CopyGmToUbufOp, CopyUbufToGmOp, MteUbUbOp)
+"""The register-level copies (their bytes: `register_copy_bytes`)."""
 
 
 def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
@@ -439,8 +466,8 @@ def _walk(block: Block, count: int | None) -> Iterator[tuple[Operation, int | No
 
 
 def _ops_in(block: Block, count: int | None) -> Iterator[tuple[Operation, int | None]]:
-    """The priced ops: an instruction's, and a vector scope (its register ops priced with it)."""
-    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None or isinstance(op, VecScopeOp))
+    """The priced ops: an instruction's, and the register level's."""
+    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None or isinstance(op, REGISTER_OPS))
 
 
 def _calls_in(block: Block, count: int | None) -> Iterator[tuple[func.CallOp, int | None]]:

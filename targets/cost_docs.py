@@ -11,7 +11,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import targets
-from pto_dialect.cost import CalibratedMachine, IdleFallback, Linear, Param
+from pto_dialect.cost import CalibratedMachine, DmaPath, IdleFallback, Linear, Param, VfMachine
 from pto_dialect.instructions import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,8 +145,38 @@ def render() -> str:
             assert instruction.cost is not None
             charge = instruction.cost.on.get(type(machine))
             out.append(f"- `{instruction.name}`: " + (_paragraph(charge.__doc__) if charge else "no cost model"))
+        out += _register_level(machine)
         out += _calibrated(target)
     return "\n".join(out) + "\n"
+
+
+def _register_level(machine: object) -> list[str]:
+    """How the machine prices each register-level op (VfMachine.register_op): `--estimate` and
+    `--profile` alike, one row per op; ops absent here (pointers, scalars) cost nothing."""
+    table = getattr(machine, "register_level", None)
+    if not table:
+        return []
+    assert isinstance(machine, VfMachine)
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in table.items():
+        by_kind.setdefault(kind, []).append(f"`{name}`")
+    out = [
+        "\nThe register level (pto_dialect/vpto/), one row per op in `--estimate` and `--profile` alike "
+        "(an op not listed has no cost model: a located error):\n"
+    ]
+    for kind, names in by_kind.items():
+        if isinstance(kind, DmaPath):
+            what = f"a copy on {kind}: len_burst x n_burst x loop counts bytes at that path's bandwidth"
+        elif kind == "config":
+            what = f"a configuration call, {_number(machine.config_call.value)} cycle(s)"
+        elif kind == "free":
+            what = "no cost and no row (scalar-unit bookkeeping)"
+        elif kind == "scope":
+            what = "a vector function's startup and drain, " + _number(machine.vf_startup.value + machine.vf_drain.value) + " cycles"
+        else:
+            what = f"as `{kind}`, {_number(machine.vf_ops[kind].value)} cycle(s) each execution"
+        out.append(f"- {', '.join(names)}: {what}.")
+    return out
 
 
 def _calibrated(target: targets.TargetInfo) -> list[str]:
