@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import numpy as np
 
@@ -331,7 +332,7 @@ def _run_with_results(
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
     lowered = _lowered_for_run(module, t)
-    function = entry_function(lowered, entry)
+    function, only_read = _entry_of(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
         for op in walk(lowered):
             profiler.check(op)
@@ -340,8 +341,8 @@ def _run_with_results(
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
     given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
     arrays = [
-        _read_only_view(a) if _only_read(arg) else _written(function, i, original, a, inplace)
-        for i, (original, a, arg) in enumerate(zip(args, given, function.args))
+        _read_only_view(a) if read else _written(function, i, original, a, inplace)
+        for i, (original, a, read) in enumerate(zip(args, given, only_read))
     ]
     values = [
         bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
@@ -416,6 +417,19 @@ def _result_array(value: object, result_type) -> np.ndarray:
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
 
 
+_ENTRIES: WeakKeyDictionary[ModuleOp, dict[str | None, tuple[func.FuncOp, tuple[bool, ...]]]] = WeakKeyDictionary()
+
+
+def _entry_of(lowered: ModuleOp, entry: str | None) -> tuple[func.FuncOp, tuple[bool, ...]]:
+    """entry_function(lowered, entry) and, for each of its arguments, whether the kernel only
+    reads it: worked out once per lowered module (run keeps them, and never changes them)."""
+    found = _ENTRIES.setdefault(lowered, {})
+    if entry not in found:
+        function = entry_function(lowered, entry)
+        found[entry] = (function, tuple(_only_read(arg) for arg in function.args))
+    return found[entry]
+
+
 def _only_read(value: SSAValue) -> bool:
     """No op can write through `value`: each use is a tload's source or an instruction's
     input (not its workspace), or makes a view that is itself only read."""
@@ -436,7 +450,7 @@ def _written(function: func.FuncOp, index: int, original: object, array: np.ndar
     array, or with `inplace` the caller's array itself; `array` as it is when run made it (from
     a list or a number: nobody else holds it)."""
     if isinstance(original, list | tuple | int | float | np.generic):
-        return np.ascontiguousarray(array)
+        return np.asarray(array, order="C")
     if not inplace:
         return np.array(array, copy=True, order="C")
     if not (isinstance(original, np.ndarray) and array.flags.c_contiguous and array.flags.writeable):

@@ -49,7 +49,7 @@ from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instructi
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -372,6 +372,7 @@ def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
     roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
+    into_dst = takes_out(row.compute)
 
     def kernel(o: dict, scalar_type: Attribute | None = None, scalar_first: bool = False, **choices: object) -> None:
         dst = o["dst"]
@@ -387,12 +388,18 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
                 "in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar before reading src, so dst over src "
                 "loses src (the code asserts dst != src); use another dst"
             )
+        paired = paired_column(o, roles, lanes) is not None
+        out = dst.valid_view() if into_dst and not paired and all(v.dtype == element for v in values) else None
+        if out is not None:
+            choices["out"] = out
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
             result = row.compute(*values, **choices)
+        if result is out is not None:
+            return
         if isinstance(result, Kept):
             result = np.where(result.kept, dst.read_valid(), result.values)
         result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
-        if paired_column(o, roles, lanes) is None:
+        if not paired:
             dst.write_valid(result)
             return
         if row.tmp and "scalar" in roles:
@@ -1078,12 +1085,12 @@ def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return compute
 
 
-def exp(x: Any) -> Any:  # noqa: ANN401
+def exp(x: Any, *, out: Any = None) -> Any:  # noqa: ANN401
     """OP_EXP: half through expf (float), every other type through double."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
     if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
-        return np.exp(x, out=np.empty(x.shape, x.dtype), dtype=np.float64, casting="same_kind")
+        return np.exp(x, out=np.empty(x.shape, x.dtype) if out is None else out, dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 

@@ -225,12 +225,22 @@ def last_nan_wins(x: Any, total: Any) -> Any:  # noqa: ANN401
     return np.where(rows, bits.view(x.dtype), total)
 
 
+def _isnan(x: Any) -> Any:  # noqa: ANN401
+    return np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+
+
 def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN401
     """max/min by a fold: with FIRST_STICKS the value `(acc < v) ? v : acc` ends with (the first
     element equal to the extreme, or the first element where it is NaN); else NaN-propagating."""
     if x.dtype.name not in FLOAT_DTYPE_NAMES:
         return x.max(axis=-1) if combine == "max" else x.min(axis=-1)
-    is_nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+    plain = x.max(axis=-1) if combine == "max" else x.min(axis=-1)
+    if not _isnan(plain).any():  # NumPy's max and min give NaN for a row holding one: no NaN anywhere
+        if nan == ExtremeNan.PROPAGATES or not (plain == 0).any():
+            return plain  # no zero of either sign to choose between either
+        first = np.argmax(x == plain[..., None], axis=-1)
+        return np.take_along_axis(x, first[..., None], axis=-1)[..., 0]
+    is_nan = _isnan(x)
     # NaNs as the identity, not through fmax/fmin.reduce: NumPy 2.4's reduction skips values after a signalling NaN
     any_nan = bool(is_nan.any())
     extreme = np.where(is_nan, x.dtype.type(-np.inf if combine == "max" else np.inf), x) if any_nan else x
