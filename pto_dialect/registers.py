@@ -26,7 +26,8 @@ PTO_REG = Dialect("pto_reg", [], [VRegType])
 
 
 class OperandEffectsByName(MemoryEffect):
-    """A register step reads or writes the tiles its named operands hold."""
+    """An op reads or writes what its named operands hold (a register step its tiles, a scalar access its
+    pointer, array or tile)."""
 
     def __init__(self, reads: tuple[str, ...] = (), writes: tuple[str, ...] = ()):
         super().__init__()
