@@ -13,6 +13,7 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import NP, TARGETS
+from tests.kernel_text import index_constants
 
 
 def _kernel(tmp_path: Path, text: str) -> str:
@@ -90,11 +91,9 @@ def test_a_scalar_read_after_invalidation_sees_what_the_dma_stored(tmp_path, tar
     """TSTORE writes GM, the scalar unit reads it back after dcci and a GM fence: on one core
     in program order the value is the stored one (the hardware's data cache is what the two
     ops keep coherent; the run models none)."""
-    text = """
-func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
+    text = f"""
+func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+{index_constants(0, 1, 8)}
   %two = arith.constant 2.0 : f32
   %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
   %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
@@ -109,7 +108,7 @@ func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {pto.kerne
   %v = pto.load_scalar %out[%c1] : !pto.ptr<f32> -> f32
   pto.store_scalar %v, %out[%c0] : !pto.ptr<f32>, f32
   return
-}
+}}
 """
     x = np.arange(8, dtype=np.float32)
     out = interpreter.run(_kernel(tmp_path, text), target, [x, np.zeros(8, np.float32)])
