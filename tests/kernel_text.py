@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+
+def kernel_file(folder: Path, text: str, name: str = "kernel.pto") -> str:
+    """`text` written to `folder / name`: the path a test runs."""
+    path = folder / name
+    path.write_text(text)
+    return str(path)
+
 
 def index_constants(*values: int) -> str:
     """`%cN = arith.constant N : index` for each N, one line each (no newline after the last): the

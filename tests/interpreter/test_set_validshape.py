@@ -10,7 +10,7 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import TARGETS
-from tests.kernel_text import index_constants
+from tests.kernel_text import index_constants, kernel_file
 
 TAIL = f"""\
 func.func @tail(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {{
@@ -33,9 +33,7 @@ func.func @tail(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {{
 
 @pytest.fixture
 def kernel(tmp_path):
-    path = tmp_path / "tail.pto"
-    path.write_text(TAIL)
-    return str(path)
+    return kernel_file(tmp_path, TAIL, "tail.pto")
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -10,7 +10,7 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import TARGETS
-from tests.kernel_text import index_constants
+from tests.kernel_text import index_constants, kernel_file
 
 # out[0:8] = src[r:r+8] + src[8:16] (two windows of one 16x16 tile), then the window at r of a
 # second tile receives the sum: its other rows stay as loaded
@@ -37,9 +37,7 @@ func.func @halves(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %r: index, %c: index
 
 @pytest.fixture
 def kernel(tmp_path):
-    path = tmp_path / "halves.pto"
-    path.write_text(HALVES)
-    return str(path)
+    return kernel_file(tmp_path, HALVES, "halves.pto")
 
 
 def _run(kernel: str, target: str, r: int, c: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import pto_frontend
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_run
 from tests.pto_tools.cli import ROOT, call
-from tests.kernel_text import index_constants
+from tests.kernel_text import index_constants, kernel_file
 
 EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
 
@@ -34,9 +34,7 @@ module {{
 
 @pytest.fixture
 def dynamic(tmp_path):
-    path = tmp_path / "copy_rows.pto"
-    path.write_text(DYNAMIC)
-    return str(path)
+    return kernel_file(tmp_path, DYNAMIC, "copy_rows.pto")
 
 
 @pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
