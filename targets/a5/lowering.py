@@ -27,8 +27,8 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
 )
 from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
-from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
-from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
 from pto_dialect.instructions.tgather import (
     TGATHER,
     LoadIndexVectorBase,
@@ -41,14 +41,14 @@ from pto_dialect.instructions.tgather import (
 )
 from pto_dialect.instructions.tprint import TPRINT, print_choices
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
-from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
-from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
-from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
-from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
@@ -170,28 +170,12 @@ class A5TGatherCompareOp(TGatherCompareBase):
     name = "pto_a5.tgather_compare"
 
 
-@OPS.declare
-class A5TColArgMinOp(TColArgMinBase):
-    name = "pto_a5.tcolargmin"
 
 
-@OPS.declare
-class A5TColArgMaxOp(TColArgMaxBase):
-    name = "pto_a5.tcolargmax"
 
 
-@OPS.declare
-class A5TRowArgMinOp(TRowArgMinBase):
-    """vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."""
-
-    name = "pto_a5.trowargmin"
 
 
-@OPS.declare
-class A5TRowArgMaxOp(TRowArgMaxBase):
-    """vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."""
-
-    name = "pto_a5.trowargmax"
 
 
 @OPS.declare
@@ -309,9 +293,6 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
 
-@OPS.declare
-class A5TCvtOp(TCvtBase):
-    name = "pto_a5.tcvt"
 
 
 OPS.approximate[TCVT] = (
@@ -335,20 +316,11 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill":
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
 
 
-@OPS.declare
-class A5TCIOp(TCIBase):
-    name = "pto_a5.tci"
 
 
 
-@OPS.declare
-class A5TMovOp(TMovBase):
-    name = "pto_a5.tmov"
 
 
-@OPS.declare
-class A5TConcatOp(TConcatBase):
-    name = "pto_a5.tconcat"
 
 
 LOWERING = TargetLowering(
@@ -359,13 +331,13 @@ LOWERING = TargetLowering(
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
-        TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
-        TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
-        TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
-        TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
+        **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
+        **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
+        **OPS.single(TROWARGMIN, CHUNK_SEARCH, "vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."),
+        **OPS.single(TROWARGMAX, CHUNK_SEARCH, "vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
         TPRINT: lambda op: (None, print_choices(PRINT)),
-        TCVT: lambda op: (A5TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.CHUNK_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_PAIRS, ExtremeNan.PROPAGATES)),
         **OPS.family(
@@ -384,10 +356,10 @@ LOWERING = TargetLowering(
                 "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
             },
         ),
-        TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
-        TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCI, {"numerics": Numerics.EXACT}),
+        **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
-        TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate={
