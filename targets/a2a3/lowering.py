@@ -43,8 +43,8 @@ from pto_dialect.instructions.tgather import (
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import TPRINT, print_choices
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.tprint import print_lowering
+from pto_dialect.instructions.transfer import transfer_lowering
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
@@ -55,7 +55,7 @@ from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS, VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
@@ -342,8 +342,7 @@ OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values):
 LOWERING = TargetLowering(
     "a2a3",
     {
-        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
-        TSTORE: lambda op: (None, {}),
+        **transfer_lowering(TRANSFER),
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
@@ -352,25 +351,19 @@ LOWERING = TargetLowering(
         **OPS.single(TROWARGMIN, _row_arg_reduce, "vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."),
         **OPS.single(TROWARGMAX, _row_arg_reduce, "vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, print_choices(PRINT)),
+        **print_lowering(PRINT),
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES)),
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "trowexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "trowexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(ROW_BROADCASTS, BROADCAST_REFERENCES),
         ),
         **OPS.family(
             COL_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "tcolexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(COL_BROADCASTS, BROADCAST_REFERENCES),
         ),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
@@ -378,15 +371,7 @@ LOWERING = TargetLowering(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
-            approximate={
-                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
-                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
-                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
-                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
-                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
-                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
-                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
-            },
+            approximate=on_vector_unit(UNARY),
         ),
         **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
         **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),

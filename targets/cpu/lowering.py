@@ -18,8 +18,8 @@ from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatt
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
-from pto_dialect.instructions.tprint import TPRINT, print_choices
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
+from pto_dialect.instructions.tprint import print_lowering
+from pto_dialect.instructions.transfer import transfer_lowering
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
@@ -180,8 +180,7 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill
 LOWERING = TargetLowering(
     "cpu",
     {
-        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
-        TSTORE: lambda op: (None, {}),
+        **transfer_lowering(TRANSFER),
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
@@ -190,7 +189,7 @@ LOWERING = TargetLowering(
         **OPS.single(TROWARGMIN, ROW_SCAN),
         **OPS.single(TROWARGMAX, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, print_choices(PRINT)),
+        **print_lowering(PRINT),
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
