@@ -521,6 +521,17 @@ COLUMN_IN_PLACE = {
 
 READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead}
 
+VECTOR_UNIT_REFERENCES = {
+    f"t{axis}expand{operation}": reference
+    for axis in ("row", "col")
+    for operation, reference in (
+        ("expdif", "vexp as exp in double of the difference, rounded"),
+        ("div", "IEEE division correctly rounded; vdiv's own rounding is not public"),
+    )
+}
+"""The members whose values on the NPUs come from a vector intrinsic no public code fixes, with
+the reference the interpreter computes there (elementwise.py's on_vector_unit picks a family's)."""
+
 ROW_BROADCASTS = Family.of(
     "row broadcast",
     (

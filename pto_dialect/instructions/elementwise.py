@@ -950,14 +950,22 @@ VECTOR_UNIT_REFERENCES = {
     "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
     "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
     "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
+    "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+    "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
+    "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
+    "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
+    "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
+    "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
+    "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
 }
 """The members whose values on the NPUs come from a vector intrinsic no public code fixes,
 with the reference the interpreter computes there."""
 
 
-def on_vector_unit(family: Family) -> dict[str, str]:
-    """VECTOR_UNIT_REFERENCES of the members of `family` (a target's `approximate`)."""
-    return {m: why for m, why in VECTOR_UNIT_REFERENCES.items() if any(r.mnemonic == m for r in family.rows)}
+def on_vector_unit(family: Family, references: Mapping[str, str] = VECTOR_UNIT_REFERENCES) -> dict[str, str]:
+    """The `references` (VECTOR_UNIT_REFERENCES unless said) of the members of `family` (a
+    target's `approximate`)."""
+    return {m: why for m, why in references.items() if any(r.mnemonic == m for r in family.rows)}
 
 
 # ---------------------------------------------------------------------------

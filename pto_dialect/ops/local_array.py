@@ -14,25 +14,13 @@ tile memory planning: the C++ compiler places it.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.memory import AllocatesResult, constant_index
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import LocalArrayType
-
-
-class _ArrayAccess(MemoryEffect):
-    """A get reads, a set writes, the array; a declaration allocates it."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        if isinstance(op, DeclareLocalArrayOp):
-            return {EffectInstance(MemoryEffectKind.ALLOC, op.array)}
-        assert isinstance(op, LocalArrayGetOp | LocalArraySetOp)
-        kind = MemoryEffectKind.WRITE if isinstance(op, LocalArraySetOp) else MemoryEffectKind.READ
-        return {EffectInstance(kind, op.array)}
 
 
 def _check_indices(op: LocalArrayGetOp | LocalArraySetOp, value_type: Attribute, what: str) -> None:
@@ -56,7 +44,7 @@ class DeclareLocalArrayOp(IRDLOperation):
     name = "pto.declare_local_array"
 
     array = result_def(LocalArrayType)
-    traits = traits_def(_ArrayAccess())
+    traits = traits_def(AllocatesResult())
     assembly_format = "attr-dict `->` type($array)"
 
 
@@ -69,7 +57,7 @@ class LocalArrayGetOp(IRDLOperation):
     array = operand_def(LocalArrayType)
     indices = var_operand_def(IndexType)
     value = result_def()
-    traits = traits_def(_ArrayAccess())
+    traits = traits_def(OperandEffectsByName(reads=("array",)))
     assembly_format = "$array `[` $indices `]` attr-dict `:` type($array) `->` type($value)"
 
     def verify_(self) -> None:
@@ -85,7 +73,7 @@ class LocalArraySetOp(IRDLOperation):
     array = operand_def(LocalArrayType)
     indices = var_operand_def(IndexType)
     value = operand_def()
-    traits = traits_def(_ArrayAccess())
+    traits = traits_def(OperandEffectsByName(writes=("array",)))
     assembly_format = "$array `[` $indices `]` `,` $value attr-dict `:` type($array) `,` type($value)"
 
     def verify_(self) -> None:

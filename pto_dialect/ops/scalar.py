@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import PtrType
 
 
@@ -43,16 +43,6 @@ def static_pointer_extent(ptr: SSAValue) -> int | None:
             return None
         extents.append(view_extent(known[: len(view.shape)], known[len(view.shape) :]))
     return max(extents, default=None)
-
-
-class _ScalarAccess(MemoryEffect):
-    """A load reads, a store writes, the memory its pointer points to."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        kind = MemoryEffectKind.WRITE if isinstance(op, StoreScalarOp) else MemoryEffectKind.READ
-        assert isinstance(op, LoadScalarOp | StoreScalarOp)
-        return {EffectInstance(kind, op.ptr)}
 
 
 def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what: str) -> None:
@@ -82,7 +72,7 @@ class LoadScalarOp(IRDLOperation):
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
     value = result_def()
-    traits = traits_def(_ScalarAccess())
+    traits = traits_def(OperandEffectsByName(reads=("ptr",)))
     assembly_format = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($value)"
 
     def verify_(self) -> None:
@@ -98,7 +88,7 @@ class StoreScalarOp(IRDLOperation):
     value = operand_def()
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
-    traits = traits_def(_ScalarAccess())
+    traits = traits_def(OperandEffectsByName(writes=("ptr",)))
     assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
 
     def verify_(self) -> None:

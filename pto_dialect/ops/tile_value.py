@@ -16,25 +16,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.phases import Phase
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
-
-
-class _TileElementAccess(MemoryEffect):
-    """TGETVAL reads its tile, TSETVAL writes one element of it."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        assert isinstance(op, TGetValOp | TSetValOp)
-        kind = MemoryEffectKind.WRITE if isinstance(op, TSetValOp) else MemoryEffectKind.READ
-        return {EffectInstance(kind, op.tile)}
 
 
 def storage_elements(tile: TileBufType) -> int:
@@ -67,7 +57,7 @@ class TGetValOp(IRDLOperation):
     tile = operand_def(TileBufType)
     offset = operand_def(IndexType)
     value = result_def()
-    traits = traits_def(_TileElementAccess())
+    traits = traits_def(OperandEffectsByName(reads=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, reads=("tile",)),)
     """The scalar unit reads the tile (Tile::GetValue): a vector write before it needs V -> S."""
     assembly_format = "`ins` `(` $tile `,` $offset `:` type($tile) `,` type($offset) `)` `outs` `:` type($value) attr-dict"
@@ -85,7 +75,7 @@ class TSetValOp(IRDLOperation):
     offset = operand_def(IndexType)
     value = operand_def()
     tile = operand_def(TileBufType)
-    traits = traits_def(_TileElementAccess())
+    traits = traits_def(OperandEffectsByName(writes=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, writes=("tile",)),)
     """The scalar unit writes the tile (Tile::SetValue)."""
     assembly_format = (

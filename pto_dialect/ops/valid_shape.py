@@ -13,22 +13,13 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import BlockArgument, Operation
+from xdsl.ir import BlockArgument
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
-
-
-class _ChangesTile(MemoryEffect):
-    """It changes what the tile's instructions see: a write of the tile (loops that hold one run
-    iteration by iteration)."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        return {EffectInstance(MemoryEffectKind.WRITE, op.operands[0])}
 
 
 @irdl_op_definition
@@ -40,7 +31,9 @@ class SetValidShapeOp(IRDLOperation):
     source = operand_def(TileBufType)
     valid_row = operand_def(IndexType)
     valid_col = operand_def(IndexType)
-    traits = traits_def(_ChangesTile())
+    # it changes what the tile's instructions see: a write of the tile (loops that hold one run
+    # iteration by iteration)
+    traits = traits_def(OperandEffectsByName(writes=("source",)))
     assembly_format = "$source `,` $valid_row `,` $valid_col attr-dict `:` type($source)"
 
     def verify_(self) -> None:
