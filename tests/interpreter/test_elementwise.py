@@ -521,6 +521,22 @@ def test_cpu_tpow_nan_signs_are_glibcs() -> None:
     assert scalar.view(np.uint32)[0, 0] == 0x7FC01234  # -NaN ** 3
 
 
+def test_cpu_bf16_keeps_a_lone_nan_operands_payload() -> None:
+    """The simulator's bf16 arithmetic runs in float (x86: a lone NaN operand comes back quieted,
+    its payload kept) and converts back keeping the payload's top 7 bits: 0x7F81 (signalling)
+    + 1 is 0x7FC1, 1 - 0xFFC5 is 0xFFC5; a scalar f32 NaN 0x7FA12345 becomes bf16 0x7FE1."""
+    bf16 = NP["bf16"]
+    a = np.array([[0x7F81, 0x3F80, 0xFFC5, 0x4000] * 4], np.uint16).view(bf16)
+    b = np.array([[0x3F80, 0xFFC5, 0x3F80, 0x3F80] * 4], np.uint16).view(bf16)
+    out = run(binary_kernel("tsub", (1, 16), "bf16", (1, 16)), "cpu", [a, b, filled((1, 16), "bf16")])[-1]
+    assert_bits_equal(out, np.array([[0x7FC1, 0xFFC5, 0xFFC5, 0x3F80] * 4], np.uint16).view(bf16))
+    nan = float(np.array([0x7FA12345], np.uint32).view(np.float32)[0])
+    kernel = scalar_kernel("tadds", (1, 16), "bf16", (1, 16), "0x7FA12345", "f32")
+    out = run(kernel, "cpu", [b, filled((1, 16), "bf16")])[-1]
+    assert np.isnan(nan)
+    assert_bits_equal(out, np.array([[0x7FE1, 0xFFC5, 0x7FE1, 0x7FE1] * 4], np.uint16).view(bf16))
+
+
 def test_cpu_trems_and_tfmods_skip_a_zero_scalar() -> None:
     """cpu/TBinSOps.hpp runs their loop only for a nonzero scalar (PTO_ASSERT is off): dst keeps its values."""
     a = np.arange(16, dtype=np.float32).reshape(1, 16)
