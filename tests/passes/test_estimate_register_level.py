@@ -22,43 +22,9 @@ from pto_dialect.cost import DmaPath
 from targets.a5.costs import MACHINE
 from tests.passes.test_estimate import ROOT
 
-COPY_IN, COPY_OUT, IN_BYTES = 64, 4, 64 * 4 * 2
-"""mte_gm_ub of 4 bursts of 64 bytes in a loop of 2; mte_ub_ub of 2 bursts of 4 blocks."""
-
-KERNEL = """module attributes {pto.target_arch = "a5"} {
-  func.func @k(%x: !pto.ptr<f32, gm>, %y: !pto.ptr<f32, gm>) {
-    %c0 = arith.constant 0 : i64
-    %c2 = arith.constant 2 : i64
-    %c4 = arith.constant 4 : i64
-    %c64 = arith.constant 64 : i64
-    %c256 = arith.constant 256 : i64
-    %c1024 = arith.constant 1024 : i64
-    %c0_i = arith.constant 0 : index
-    %c1_i = arith.constant 1 : index
-    %c3_i = arith.constant 3 : index
-    %c64_i = arith.constant 64 : index
-    %n = arith.constant 64 : i32
-    %in = pto.castptr %c0 : i64 -> !pto.ptr<f32, ub>
-    %idx = pto.castptr %c1024 : i64 -> !pto.ptr<ui32, ub>
-    %out = pto.castptr %c1024 : i64 -> !pto.ptr<f32, ub>
-    pto.set_loop_size_outtoub %c2, %c4 : i64, i64
-    pto.mte_gm_ub %x, %in, %c0, %c64 nburst(%c4, %c64, %c64) loop(%c2, %c256, %c256)
-      : !pto.ptr<f32, gm>, !pto.ptr<f32, ub>, i64, i64, i64, i64, i64, loop i64, i64, i64
-    pto.vecscope {
-      scf.for %i = %c0_i to %c3_i step %c1_i {
-        %m, %rest = pto.plt_b32 %n : i32 -> !pto.mask<b32>, i32
-        %o = pto.vlds %idx[%c0_i] : !pto.ptr<ui32, ub> -> !pto.vreg<64xui32>
-        %r = pto.vgather2 %in, %o, %m : !pto.ptr<f32, ub>, !pto.vreg<64xui32>, !pto.mask<b32> -> !pto.vreg<64xf32>
-        pto.vsts %r, %out[%c64_i], %m : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>
-      }
-      pto.mem_bar "VST_VLD"
-    }
-    pto.mte_ub_ub %in, %out, %c4 nburst(%c2, %c0, %c0) : !pto.ptr<f32, ub>, !pto.ptr<f32, ub>, i64, i64, i64, i64
-    pto.mte_ub_gm %out, %y, %c256 nburst(%c4, %c256, %c256) : !pto.ptr<f32, ub>, !pto.ptr<f32, gm>, i64, i64, i64, i64
-    return
-  }
-}
-"""
+KERNEL = (ROOT / "tests" / "filecheck" / "cost" / "register_level.pto").read_text()
+IN_BYTES = 64 * 4 * 2
+"""Its mte_gm_ub: 4 bursts of 64 bytes in a loop of 2."""
 
 
 def dma(path: DmaPath, nbytes: int) -> int:
@@ -138,7 +104,8 @@ def test_a_register_op_without_a_row_is_a_located_error_before_a_run(monkeypatch
     """Never a silent 0: an op the table does not list has no cost model, in the estimate and before a
     profiled run starts."""
     monkeypatch.delitem(MACHINE.register_level, "pto.vgather2")  # pyright: ignore[reportArgumentType]
-    message = r"^k.pto:24:\d+: error: 'pto.vgather2' op has no cost model on target a5: pto.vgather2 has no row"
+    line = next(i for i, text in enumerate(KERNEL.splitlines(), 1) if "= pto.vgather2" in text)
+    message = rf"^k.pto:{line}:\d+: error: 'pto.vgather2' op has no cost model on target a5: pto.vgather2 has no row"
     with pytest.raises(PtoError, match=message):
         estimate(parse(KERNEL, "k.pto"), "a5")
     with pytest.raises(PtoError, match=message):
