@@ -5,9 +5,8 @@ TGATHER: gather inside a tile (docs/isa: pto-isa's TGATHER.md), in one of three 
       mask:    keep the src elements that `maskPattern` selects along `axis`, densely packed
       compare: dst[i, :] = indices j of row i where cmpMode(src[i, j], k_i) holds; cdst[i] = count
 
-a5 lowers the index form to the register-level ops a user writes (targets/a5/register_gather.py),
-but for b64 data (pto-isa's Int64Gather, not yet written as vpto): its three register steps (load
-the index vector, gather by index under a mask, store) are declared here, on registers.py's type.
+a5 lowers the index form to the register-level ops a user writes (targets/a5/register_gather.py;
+b64 data as pto-isa's Int64Gather gathers it, in 32-bit words).
 """
 
 from __future__ import annotations
