@@ -45,7 +45,7 @@ from pto_dialect.choices import (
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted
+from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.instructions.transfer import pad_value
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import RuntimeFault, np
@@ -125,21 +125,11 @@ class FillPadRules:
 
 def tfillpad_check(rules: FillPadRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
-    for tile in (src, dst):
-        require(
-            tile.loc == "vec",
-            f"expects {tile.role} to be a Vec tile (loc=vec; the Mat form is cube-side, not taken here), got "
-            f"loc={tile.loc}",
-        )
+    require_vec((src, dst), "the Mat form is cube-side,")
     require_type("src", src.elem, rules.types)
     require_type("dst", dst.elem, rules.types)
     if rules.row_major:
-        for tile in (src, dst):
-            require(
-                tile.is_nd,
-                f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * Cols), "
-                f"got blayout={tile.blayout}, slayout={tile.slayout}",
-            )
+        require_nd((src, dst), target, "Cols")
     if rules.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
         require(
             dst.valid_row >= src.valid_row,

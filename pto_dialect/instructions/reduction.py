@@ -46,11 +46,11 @@ from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
-from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded
+from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.ops.memory import AllocTileOp
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -162,15 +162,7 @@ def describe(t: dict[str, RowReduceRules]) -> list[tuple[str, dict[str, str]]]:
 
 
 def implicit_tmp(op: RowReduceOp, rules: RowReduceRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
+    return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
 
 
 # ---------------------------------------------------------------------------

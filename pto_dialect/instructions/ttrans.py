@@ -31,16 +31,16 @@ from xdsl.ir import Attribute, Operation
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.arg_reduce import TmpAdded
+from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.choices import NumericsAttr, TransWrite, TransWriteAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
-from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted
+from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import RuntimeFault, np
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.vector import vector_repeats
 
 class TmpNeed(StrEnum):
@@ -51,7 +51,6 @@ class TmpNeed(StrEnum):
     SRC_ON_VNCHWCONV = "at least src's bytes on the vnchwconv path, else 32"
 
 
-TMP_ADDED = {TmpAdded.LIKE_SRC: "one like src", TmpAdded.SMALLEST: "the smallest (unused)", TmpAdded.NONE: "none"}
 
 
 def block_rows(size: int) -> int:
@@ -119,12 +118,7 @@ def vnchwconv_tail(op: Operation) -> bool:
 def ttrans_check(rules: TTransRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst, tmp = operands["src"], operands["dst"], operands.get("tmp")
     tiles = (src, dst) if tmp is None else (src, tmp, dst)
-    for tile in tiles:
-        require(
-            tile.loc == "vec",
-            f"expects {tile.role} to be a Vec tile (loc=vec; the cube-side transposes are not taken here), got "
-            f"loc={tile.loc}",
-        )
+    require_vec(tiles, "the cube-side transposes are")
     require_type("src", src.elem, rules.types)
     require_type("dst", dst.elem, rules.types)
     if rules.one_type:
@@ -135,12 +129,7 @@ def ttrans_check(rules: TTransRules, operands: dict, attrs: Mapping[str, Attribu
                 f"and {tile.elem.mlir}",
             )
     if rules.row_major:
-        for tile in (src, dst):
-            require(
-                tile.is_nd,
-                f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * "
-                f"RowStride), got blayout={tile.blayout}, slayout={tile.slayout}",
-            )
+        require_nd((src, dst), target, "RowStride")
     if rules.mirrored_valid:
         require(
             known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),
@@ -197,15 +186,7 @@ def ttrans_describe(t: dict[str, TTransRules]) -> list[tuple[str, dict[str, str]
 
 
 def ttrans_implicit_tmp(op: TTransOp, rules: TTransRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
+    return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
 
 
 def ttrans_kernel(o: dict, *, trans_write: TransWrite) -> None:

@@ -165,3 +165,14 @@ pto.tfillpad ins(%s : {s}) outs(%d : {d})""")
     else:
         want[:2] = 0
     assert_bits_equal(out, want)
+
+
+@pytest.mark.parametrize("dtype", ["f8E4M3FN", "f8E5M2"])
+def test_tfillpad_a5_fp8_pads_with_zero(dtype: str) -> None:
+    """a5's PadValueMap pads fp8 with 0 whatever the tile's pad says (pad=2, max)."""
+    s, d = tile((2, 32), dtype, valid=(1, 3)), tile((2, 32), dtype, pad="2")
+    src = np.arange(64, dtype=np.uint8).reshape(2, 32).view(NP[dtype])
+    out = run(fillpad(s, d), "a5", [src, filled((2, 32), dtype)])[-1]
+    want = np.zeros((2, 32), np.uint8).view(NP[dtype])
+    want[0, :3] = src[0, :3]
+    assert_bits_equal(out, want)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pto_dialect import PtoError
+import interpreter
+from pto_dialect import PtoError, parse
 from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
 
 COVERS = ("pto.ttrans",)
@@ -100,3 +101,16 @@ def test_ttrans_col_major_src(target: str) -> None:
             run(ttrans(s, d), target, [src, filled((8, 16), "f32")])
         return
     assert_bits_equal(run(ttrans(s, d), target, [src, filled((8, 16), "f32")])[-1], src.T)
+
+
+@pytest.mark.parametrize(("rows", "dst_cols", "numerics"), [
+    (5, 16, "approximate"),  # the vnchwconv path copies each dst row's block past 5 rows: UB address 0's bytes
+    (8, 16, "exact"),  # 8 f32 rows are one whole 32-byte block: nothing past them
+    (5, 8, "exact"),  # dst rows of 8 elements: the scalar loop, exactly the valid region
+])
+def test_ttrans_a2a3_numerics(rows: int, dst_cols: int, numerics: str) -> None:
+    """a2a3 records its transpose approximate only where its vnchwconv path writes past the valid rows."""
+    s, d = tile((8, 16), "f32", valid=(rows, 8)), tile((8, dst_cols), "f32", valid=(8, rows))
+    lowered = interpreter.lower_for(parse(ttrans(s, d), "k.pto"), "a2a3")
+    op = next(o for o in lowered.walk() if o.name == "pto_a2a3.ttrans")
+    assert str(op.properties["numerics"]) == f"#pto_choice<numerics {numerics}>"
