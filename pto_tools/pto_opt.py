@@ -258,6 +258,13 @@ class PtoOptMain(xDSLOptMain):
             "(deadlock) are located errors, a flag left set at the end a warning",
         )
         arg_parser.add_argument(
+            "--strict-addresses",
+            action="store_true",
+            help="also reject a hand-placed tile written over bytes of another tile read later (PTOAS "
+            "accepts that: tiles at one address share its bytes, as PyPTO's kernels reuse them; "
+            "docs/verification.md)",
+        )
+        arg_parser.add_argument(
             "--print-memory-plan",
             action="store_true",
             help="after the passes, print each function's tile addresses, sizes, live ranges and peak use",
@@ -373,7 +380,7 @@ class PtoOptMain(xDSLOptMain):
                 module.attributes["pto.target_arch"] = StringAttr(self.target.name)
             if not self.args.disable_verify:
                 verify_target(module, self.target)
-                check_manual_addresses(module, self.target)
+                check_manual_addresses(module, self.target, strict=self.args.strict_addresses)
             return module
         return None
 
