@@ -266,16 +266,16 @@ def _saved_inputs(args: argparse.Namespace, arrays: list[np.ndarray]) -> dict[Pa
 def _load_kernel(path: str) -> ModuleOp:
     """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
     import pto_dialect
-    from pto_dialect.asm import ASM_EXTENSION, read_asm
+    from pto_dialect import asm  # its reader (lark, a grammar) only for the assembly form
     from pto_dialect.files import read_kernel
     from pto_dialect.parser import decode_source, verify_located
     from pto_tools.context import kernel_context
 
     ctx = kernel_context()
     text = decode_source(read_kernel(path), path, 0)
-    if not path.endswith("." + ASM_EXTENSION):
+    if not path.endswith("." + asm.ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)
-    module = read_asm(ctx, text, path, Path(path).stem)
+    module = asm.read_asm(ctx, text, path, Path(path).stem)
     verify_located(module)
     return module
 
