@@ -23,8 +23,11 @@ after it too). Where the flag goes depends on where the producer ran:
 Event ids come from T's SyncFacts (`flag_events` per pipe pair). A carried flag is pending across
 its loop's body, so it keeps its id for the whole loop: the pairs inside and the instructions'
 own library flags (INTERNAL_FLAGS) take others. A loop whose flags need more ids than T has ends
-its body with `pto.barrier <PIPE_ALL>` instead (the next iteration's pipes start after all of it),
-the only barrier the pass writes. Each `scf.if` branch gets its own pairs; after the `scf.if`, what
+its body with `pto.barrier <PIPE_ALL>` instead (the next iteration's pipes start after all of it).
+A `func.call` of a function that issues instructions (or of one the module does not define) has
+a barrier before and after it: the callee is synchronized as a kernel of its own, which starts
+with every pipe idle, and the caller cannot place flags inside a body other callers share. These
+are the only barriers the pass writes. Each `scf.if` branch gets its own pairs; after the `scf.if`, what
 either branch may have done counts, and a loop that may run no trip counts as both.
 
 Memory is tracked per operand value (tile, GM view) and its bytes, as the checker sees it: tiles
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.dialects.func import FuncOp
+from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -198,6 +201,10 @@ class _Frame:
 class _Inserter:
     phases: Callable[[Operation], tuple[tuple[Step, ...], tuple[InternalFlag, ...]] | None]
     events: int
+    functions: dict[str, FuncOp] = field(default_factory=dict)
+    """The module's functions by name, for the calls."""
+    calls: list[CallOp] = field(default_factory=list)
+    """The calls that get a barrier before and after."""
     aliases: dict[SSAValue, tuple[SSAValue, ...]] = field(default_factory=dict)
     """The kernel's tiles at constant addresses, each with those whose bytes overlap its own."""
     covered: dict[SSAValue, tuple[SSAValue, ...]] = field(default_factory=dict)
@@ -222,7 +229,7 @@ class _Inserter:
         while True:
             self.discovered = True
             while self.discovered:
-                self.pairs, self.hoisted, self.discovered, self.frames = {}, {}, False, []
+                self.pairs, self.hoisted, self.discovered, self.frames, self.calls = {}, {}, False, [], []
                 self.block(function.body.block, _Model())
             ids = self.allocate(function)
             if isinstance(ids, scf.ForOp):
@@ -256,12 +263,27 @@ class _Inserter:
             return model
         if isinstance(op, SectionVectorOp | SectionCubeOp):
             return self.block(op.body.block, model)
+        if isinstance(op, CallOp) and self.issues_work(op.callee.root_reference.data, set()):
+            self.calls.append(op)
+            return _Model(steps=model.steps)  # the barrier after it orders all of it, and all before
         if isinstance(op, scf.ForOp):
             return self.loop(op, model)
         if isinstance(op, scf.IfOp):
             paths = [self.block(r.block, model.copy()) if r.blocks else model for r in (op.true_region, op.false_region)]
             return _Model.merge(*paths)
         return model
+
+    def issues_work(self, name: str, seen: set[str]) -> bool:
+        """The function `name` may run an instruction (one the module does not define may)."""
+        callee = self.functions.get(name)
+        if callee is None or not callee.body.blocks:
+            return True
+        seen.add(name)
+        return any(
+            self.phases(op) is not None
+            or isinstance(op, CallOp) and op.callee.root_reference.data not in seen and self.issues_work(op.callee.root_reference.data, seen)
+            for op in walk(callee)
+        )
 
     def waits_before(self, op: Operation, model: _Model) -> None:
         """The waits placed before `op`, as the replay reaches it."""
@@ -375,6 +397,10 @@ class _Inserter:
                     Rewriter.insert_op(flag, InsertPoint.after(last.get(anchor, anchor)))
                     last[anchor] = flag
                 inserted += 2
+        for call in self.calls:
+            Rewriter.insert_op(BarrierOp(Pipe.ALL), InsertPoint.before(call))
+            Rewriter.insert_op(BarrierOp(Pipe.ALL), InsertPoint.after(call))
+            inserted += 2
         for loop in self.barrier_loops:
             if _trip_count(loop) != 0:
                 assert (end := loop.body.block.last_op) is not None
@@ -438,9 +464,10 @@ def has_explicit_sync(function: FuncOp) -> bool:
 def insert_sync(module: ModuleOp, target: targets.TargetInfo) -> int:
     """Insert the sync of every kernel without its own; returns how many set_flags and barriers."""
     inserted = 0
-    for op in walk(module):
-        if isinstance(op, FuncOp) and op.body.blocks and not has_explicit_sync(op):
-            inserted += _Inserter(target_phases(target), target.sync.flag_events).function(op)
+    functions = {op.sym_name.data: op for op in walk(module) if isinstance(op, FuncOp)}
+    for function in functions.values():
+        if function.body.blocks and not has_explicit_sync(function):
+            inserted += _Inserter(target_phases(target), target.sync.flag_events, functions).function(function)
     return inserted
 
 
