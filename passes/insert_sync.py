@@ -23,7 +23,9 @@ after it too). Where the flag goes depends on where the producer ran:
 Event ids come from T's SyncFacts (`flag_events` per pipe pair). A carried flag is pending across
 its loop's body, so it keeps its id for the whole loop: the pairs inside and the instructions'
 own library flags (INTERNAL_FLAGS) take others. A loop whose flags need more ids than T has ends
-its body with `pto.barrier <PIPE_ALL>` instead (the next iteration's pipes start after all of it).
+its body with `pto.barrier <PIPE_ALL>` instead (the next iteration's pipes start after all of it),
+and so does a loop nested more than `_DEEPEST` deep (finding carried flags replays each loop's
+body twice: a deep nest would replay its innermost body exponentially often).
 A `func.call` of a function that issues instructions (or of one the module does not define) has
 a barrier before and after it: the callee is synchronized as a kernel of its own, which starts
 with every pipe idle, and the caller cannot place flags inside a body other callers share. These
@@ -193,6 +195,8 @@ class _Frame:
     loop: scf.ForOp
     entry: _Snapshot
     entry_seq: int
+    start: _Model
+    """The state at its entry, for the path where it runs no iteration."""
     iteration_seq: int = 0
     previous: dict[Operation, _Snapshot] | None = None
 
@@ -218,6 +222,10 @@ class _Inserter:
     barrier_loops: set[scf.ForOp] = field(default_factory=set)
     """Loops whose carried flags would need more event ids than the target has."""
     frames: list[_Frame] = field(default_factory=list)
+    branches: list[tuple[int, list[_Model]]] = field(default_factory=list)
+    """Per scf.if being replayed: how many loops were around it, its paths' models."""
+    loop_pipes: dict[Operation, set[Pipe]] = field(default_factory=dict)
+    """The pipes the instructions in each loop run on (a call: all)."""
     discovered: bool = False
     """A carried flag found: replay again (its wait orders the first iteration too)."""
 
@@ -225,6 +233,11 @@ class _Inserter:
         """Find the flags `function` needs, give them event ids, insert them; how many set_flags
         and barriers."""
         self.aliases, self.covered = _placed_aliases(function)
+        for op in walk(function):
+            found = self.phases(op)
+            pipes = {Pipe.ALL, Pipe.SCALAR} if isinstance(op, CallOp) else {s.pipe for s in found[0]} if found else set()
+            for loop in _loops_around(op) if pipes else ():
+                self.loop_pipes.setdefault(loop, set()).update(pipes)
         self.carried, self.barrier_loops = {}, set()
         while True:
             self.discovered = True
@@ -269,9 +282,19 @@ class _Inserter:
         if isinstance(op, scf.ForOp):
             return self.loop(op, model)
         if isinstance(op, scf.IfOp):
-            paths = [self.block(r.block, model.copy()) if r.blocks else model for r in (op.true_region, op.false_region)]
-            return _Model.merge(*paths)
+            # The paths' models, kept where a flag found inside a branch but placed before a loop
+            # around the scf.if also orders the other path (`order`).
+            paths = [model]
+            self.branches.append((len(self.frames), paths))
+            for region in (op.true_region, op.false_region):
+                paths.append(self.block(region.block, model.copy()) if region.blocks else model)
+            self.branches.pop()
+            return _Model.merge(paths[1], paths[2])
         return model
+
+    def one_pipe(self, loop: scf.ForOp) -> bool:
+        """Every instruction in `loop` runs on one pipe, and it calls no function."""
+        return len(self.loop_pipes.get(loop, ())) <= 1
 
     def issues_work(self, name: str, seen: set[str]) -> bool:
         """The function `name` may run an instruction (one the module does not define may)."""
@@ -319,19 +342,27 @@ class _Inserter:
             pairs.append(pair)
         # the set_flag goes right before `at`: it carries what the producer had issued there
         model.wait(consumer, access.pipe, entered[0].entry if entered else before)
+        depth = len(self.frames) - len(entered)
+        for other in [*(f.start for f in entered), *(m for d, models in self.branches if d > depth for m in models)]:
+            other.wait(consumer, access.pipe, entered[0].entry)  # the paths that skip the consumer pass it too
 
     def loop(self, op: scf.ForOp, model: _Model) -> _Model:
         trips = _trip_count(op)
         if trips == 0:
             return model
+        one_pipe = self.one_pipe(op)  # its iterations are in order on that pipe: one replay shows all
+        if trips != 1 and not one_pipe and len(self.frames) >= _DEEPEST:
+            # Each loop replays its body twice, so a nest replays its innermost body 2**depth
+            # times: past _DEEPEST levels a barrier ends each iteration instead, which one replay shows.
+            self.barrier_loops.add(op)
         start = model.copy()
         body = op.body.block
         after: dict[Operation, _Snapshot] = {}
-        frame = _Frame(op, model.snapshot(), model.steps)
+        frame = _Frame(op, model.snapshot(), model.steps, start)
         self.frames.append(frame)
         # Two iterations: the second meets what the first left (loop-carried hazards); a
         # barrier loop's body ends ordered after all of it, so one shows all.
-        for _ in range(2 if trips != 1 and op not in self.barrier_loops else 1):
+        for _ in range(2 if trips != 1 and not one_pipe and op not in self.barrier_loops else 1):
             frame.iteration_seq = model.steps
             after = {}
             for body_op in list(body.ops):
@@ -407,6 +438,10 @@ class _Inserter:
                 Rewriter.insert_op(BarrierOp(Pipe.ALL), InsertPoint.before(end))  # before the yield
                 inserted += 1
         return inserted
+
+
+_DEEPEST = 6
+"""Loops nested deeper than this get a barrier, not carried flags (the replay's cost)."""
 
 
 def _trip_count(loop: scf.ForOp) -> int | None:
