@@ -160,7 +160,7 @@ OUT_OF_RANGE = re.compile(r"\boutside\b")
 def _run(main, args: list[str], size: int) -> str | None:  # noqa: ANN001
     """pto-run, giving each integer scalar it asks for: SPMD block 0 of 1, else `size`; when that
     run reads or writes outside a view, array or tile, again with each such scalar 1, then 0."""
-    error = None
+    first: str | None = None
     for value in (size, *SIZES_TRIED):
         given: list[str] = []
         while True:
@@ -169,9 +169,12 @@ def _run(main, args: list[str], size: int) -> str | None:  # noqa: ANN001
             if asked is None or any(g.startswith(asked.group(1) + "=") for g in given[1::2]):
                 break
             given += ["--arg", f"{asked.group(1)}={SPMD_SCALARS.get(asked.group(1), value)}"]
-        if error is None or not given or not OUT_OF_RANGE.search(error):
-            return error
-    return error
+        if error is None:
+            return None
+        first = first or error
+        if not given or not OUT_OF_RANGE.search(error):
+            break
+    return first  # the error with --size: the retries' (an empty view at 0, ...) say less
 
 
 def attempt(job: Job, timeout: int, size: int) -> Outcome:
