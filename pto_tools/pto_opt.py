@@ -164,7 +164,7 @@ class PtoOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = bare_flag_value(sys.argv[1:] if args is None else args, "--estimate", "table")
         super().__init__(description=DESCRIPTION, args=argv)
-        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores != 1):
+        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores is not None):
             raise PtoError("error: --cost-model and --cores price --estimate: add --estimate")
 
     # -- registration -----------------------------------------------------------
@@ -245,10 +245,10 @@ class PtoOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--cores",
             type=int,
-            default=1,
             metavar="N",
-            help="cores transferring at once, for the calibrated model's contention "
-            "(default 1; needs --cost-model=calibrated)",
+            help="cores transferring at once, for the calibrated model's contention (needs "
+            "--cost-model=calibrated; default 1: the kernel's SPMD block count, %%__pypto_spmd_block_num, "
+            "is its launch's)",
         )
         arg_parser.add_argument(
             "--verify-sync",

@@ -40,7 +40,7 @@ from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr, NumericsAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.elementwise import rounded
+from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, valid_rect
@@ -263,24 +263,6 @@ def simulated(x: Any, dtype: Any, mode: RoundMode, saturation: SaturationMode) -
     if source_float:
         return np.where(np.isnan(x), converted_nan(x, dtype), x.astype(dtype))
     return x.astype(dtype)
-
-
-def _mantissa_bits(dtype: Any) -> int:  # noqa: ANN401
-    return {2: 10 if dtype == np.float16 else 7, 4: 23}[dtype.itemsize]
-
-
-def converted_nan(x: Any, dtype: Any) -> Any:  # noqa: ANN401
-    """A C++ float conversion of NaN `x`: sign and payload kept (the payload's top bits when
-    narrowing), the quiet bit set (NumPy's cast keeps a signalling NaN signalling)."""
-    m_src, m_dst = _mantissa_bits(x.dtype), _mantissa_bits(dtype)
-    src = x.view(f"u{x.dtype.itemsize}").astype(np.uint64)
-    payload = src & np.uint64((1 << m_src) - 1)
-    payload = payload >> np.uint64(m_src - m_dst) if m_src > m_dst else payload << np.uint64(m_dst - m_src)
-    width = 8 * dtype.itemsize
-    sign = (src >> np.uint64(8 * x.dtype.itemsize - 1)) << np.uint64(width - 1)
-    exponent = np.uint64(((1 << (width - 1 - m_dst)) - 1) << m_dst)
-    bits = sign | exponent | payload | np.uint64(1 << (m_dst - 1))
-    return bits.astype(f"u{dtype.itemsize}").view(dtype)
 
 
 def _step(v: Any, up: Any) -> Any:  # noqa: ANN401

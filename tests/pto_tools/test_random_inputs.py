@@ -8,37 +8,33 @@ import pto_frontend
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_run
 from tests.pto_tools.cli import ROOT, call
+from tests.kernel_text import index_constants, kernel_file
 
 EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
 
 # rows of a table of %n x 64 f32 copied in blocks of 8: %n sizes the view, so the pointers
-DYNAMIC = """\
-module {
-  func.func @copy_rows(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c8 = arith.constant 8 : index
-    %c64 = arith.constant 64 : index
+DYNAMIC = f"""\
+module {{
+  func.func @copy_rows(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {{
+{index_constants(0, 1, 8, 64)}
     %sv = pto.make_tensor_view %src, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
     %dv = pto.make_tensor_view %dst, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
     %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
-    scf.for %r = %c0 to %n step %c8 {
+    scf.for %r = %c0 to %n step %c8 {{
       %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
       %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
       pto.tload ins(%sp : !pto.partition_tensor_view<8x64xf32>) outs(%t : !pto.tile_buf<vec, 8x64xf32>)
       pto.tstore ins(%t : !pto.tile_buf<vec, 8x64xf32>) outs(%dp : !pto.partition_tensor_view<8x64xf32>)
-    }
+    }}
     return
-  }
-}
+  }}
+}}
 """
 
 
 @pytest.fixture
 def dynamic(tmp_path):
-    path = tmp_path / "copy_rows.pto"
-    path.write_text(DYNAMIC)
-    return str(path)
+    return kernel_file(tmp_path, DYNAMIC, "copy_rows.pto")
 
 
 @pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
