@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import targets
 from pto_dialect.instructions import REGISTRY
-from targets.rules import aliasing
+from targets.rules import aliasing, divergences
 
 HEADER = """\
 # Target verification rules
@@ -56,21 +56,6 @@ A NaN sum is the first NaN operand, quieted, the table's before src's (x86's add
 simulator's `+=` runs on; inf + -inf the negative default NaN); the NPUs' NaN bits are not
 documented, and the same is taken.
 
-Deliberate divergences from PTOAS's verdict on its own lit inputs (`test/lit/pto/`
-and `test/lit/vpto/` kernels that use only the ops implemented here), where the
-hardware code is stricter than PTOAS's verifier:
-- a2a3 compare-form `tgather` with a 32-byte tmp: the a2a3 code keeps the compare
-  bitmap, an index table and the converted thresholds in tmp, so a smaller tmp is
-  rejected (the spec's minimum is not enough);
-- a5 index-form `tgather` of 1-byte data with 32-bit indices: the a5 register gather
-  reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected;
-- `mscatter` without `coalesce` on a2a3 (an [R, 1] row-major index) and a5 (an index
-  shaped like src): PTOAS accepts either shape, but the untemplated MSCATTER of the NPU
-  builds is row mode, whose static_assert asks for a [1, R] (a5 also [R, 1]) index, and
-  which reads the index tile's storage elements 0..R-1: both are rejected;
-- a5 `trowargmin`/`trowargmax` with a tmp as large as src (PTOAS issue 558): verification
-  accepts it, but the memory planner places the tmp a5's code does not use, so a kernel
-  whose src and tmp together overflow UB fails at planning.
 """
 
 
@@ -89,7 +74,7 @@ def _tables() -> list[tuple[str, list[tuple[str, dict[str, str]]]]]:
 
 
 def render() -> str:
-    out = [HEADER]
+    out = [HEADER + divergences.describe() + "\n"]
     names = targets.names()
     for title, rows in _tables():
         out.append(f"\n## `{title}`\n")
