@@ -825,7 +825,7 @@ def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noq
     if isinstance(r, Kept):
         r, kept = r
     b = np.broadcast_to(b, a.shape)
-    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_payloads(np.asarray(r + b), r, b), r)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_nan_of(np.asarray(r + b), r, b, BothNan.SRC0), r)
     return fixed if kept is None else Kept(fixed, kept)
 
 
