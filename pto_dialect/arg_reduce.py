@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import ceil
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.choices import ArgCompare, NanPolicy
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, require, spell
-from pto_dialect.machine import np
+from pto_dialect.machine import Footprint, np, rect
+from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 
 # ---------------------------------------------------------------------------
@@ -32,6 +33,32 @@ class TmpAdded(StrEnum):
     """1 x 32 bytes of src's type: the tmp is unused."""
     NONE = "none"
     """Nothing: the target takes no tmp."""
+
+
+def added_tmp(op: Any, rules: Any) -> AllocTileOp | None:  # noqa: ANN401
+    """The tmp `pto-materialize-implicit-tmp` adds to an op with a `src` and an optional `tmp`
+    (a row reduction, an arg-reduction) that omits it, as its rule row's `implicit_tmp` says."""
+    if op.tmp is not None:
+        return None
+    match rules.implicit_tmp:
+        case TmpAdded.LIKE_SRC:
+            return alloc_like(op, op.src)
+        case TmpAdded.SMALLEST:
+            return AllocTileOp(smallest_tile(op.src.type))
+        case TmpAdded.NONE:
+            return None
+
+
+def outputs_footprint(o: dict, src_reads: np.ndarray, kept: int) -> Footprint:
+    """An arg-reduction's footprint: it reads `src_reads` of src, writes dstIdx (and dstVal) over
+    src's valid extent along dim `kept` (0: rows, 1: columns) and 1 along the other."""
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx") or o["dst"]
+    rows, cols = (src.valid_row, 1) if kept == 0 else (1, src.valid_col)
+    tiles = [(src, False, src_reads), (dst_idx, True, rect(dst_idx, rows, cols))]
+    if dst_val is not None:
+        tiles.append((dst_val, True, rect(dst_val, rows, cols)))
+    return Footprint(tiles, [])
 
 
 @dataclass(frozen=True)

@@ -46,11 +46,10 @@ from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
-from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded
+from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -159,18 +158,6 @@ def describe(t: dict[str, RowReduceRules]) -> list[tuple[str, dict[str, str]]]:
         ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
     ])
-
-
-def implicit_tmp(op: RowReduceOp, rules: RowReduceRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
 
 
 # ---------------------------------------------------------------------------
@@ -457,7 +444,7 @@ def row_reduction(row: Reduction) -> Instruction:
     lowered = member_lowered_base(RowReduceBase, op, row, row_reduce_kernel(row), row_reduce_footprint)
     return member_instruction(
         row, op, lowered, rules=RowReduceRules, check=check, describe=describe, emit=emitter(row), cost=COST,
-        in_place=IN_PLACE, implicit_tmp=implicit_tmp,
+        in_place=IN_PLACE, implicit_tmp=added_tmp,
     )
 
 

@@ -22,11 +22,12 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import (
+    added_tmp,
+    outputs_footprint,
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
     SearchesExtreme,
-    TmpAdded,
     check_output_shape,
     check_value_index_types,
     extreme_keys,
@@ -39,9 +40,8 @@ from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, N
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, np, rect
+from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.src_read import valid_reads, valid_values
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
@@ -159,18 +159,6 @@ def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]
     ])
 
 
-def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
-
-
 # ---------------------------------------------------------------------------
 # The choices a target makes
 
@@ -208,13 +196,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 
 def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
-    src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx") or o["dst"]
-    vc = src.valid_col
-    tiles = [(src, False, valid_reads(src, src_read)), (dst_idx, True, rect(dst_idx, 1, vc))]
-    if dst_val is not None:
-        tiles.append((dst_val, True, rect(dst_val, 1, vc)))
-    return Footprint(tiles, [])
+    return outputs_footprint(o, valid_reads(o["src"], src_read), kept=1)
 
 
 class ColArgReduceBase(LoweredOp, SearchesExtreme):
@@ -357,7 +339,7 @@ def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) ->
         emit=emit,
         pipe=Pipe.VECTOR,
         in_place=IN_PLACE,
-        implicit_tmp=implicit_tmp,
+        implicit_tmp=added_tmp,
         asm=AsmForm(),
         cost=COST,
     )
