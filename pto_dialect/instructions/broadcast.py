@@ -327,6 +327,20 @@ def expand_kernel(o: dict, **_: object) -> None:
     dst.write(rows, cols, src.values[..., :rows, :1].astype(dst.flat.dtype, copy=False))
 
 
+def compute_into(dst: Tile, compute: Callable[..., Any], operands: tuple[Any, ...], choices: dict[str, Any]) -> None:
+    """dst's valid region = compute(*operands, **choices) in dst's type; a zero divisor the
+    simulator asserts on is a run-time fault naming the element."""
+    try:
+        with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
+            result = np.asarray(compute(*operands, **choices))
+    except ZeroDivision as zero:
+        iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
+        raise RuntimeFault(
+            f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+            "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
+    dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+
 def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
@@ -338,16 +352,7 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
         full, vector = (src0, src1) if src0_full else (src1, src0)
         a = full.read_valid()
         b = per_row_values(vector, rows, cols, vector_read)
-        operands = (a, b) if src0_full else (b, a)
-        try:
-            with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
-                result = np.asarray(compute(*operands, **choices))
-        except ZeroDivision as zero:
-            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
-            raise RuntimeFault(
-                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
-                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        compute_into(dst, compute, (a, b) if src0_full else (b, a), choices)
 
     kernel.__doc__ = row.summary
     return kernel
@@ -365,16 +370,7 @@ def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
 
     def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
-        rows, cols = dst.valid_shape
-        try:
-            with np.errstate(all="ignore"):
-                result = np.asarray(compute(src0.read_valid(), src1.values[..., :1, :cols], **choices))
-        except ZeroDivision as zero:
-            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
-            raise RuntimeFault(
-                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
-                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        compute_into(dst, compute, (src0.read_valid(), src1.values[..., :1, : dst.valid_col]), choices)
 
     kernel.__doc__ = row.summary
     return kernel
