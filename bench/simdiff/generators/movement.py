@@ -32,6 +32,16 @@ def _valid(rng: random.Random, layouts: tuple[str, ...]) -> tuple[int, int]:
     return valid
 
 
+def _window(rng: random.Random, layout: str) -> tuple[tuple[int, int], tuple[int, int], int, int]:
+    """A valid shape of the whole tile, a window's inside it (whole fractals on NZ) and the
+    window's position: TEXTRACT's src and dst, TINSERT's dst and src."""
+    whole = _valid(rng, (layout,))
+    part = (rng.randint(1, whole[0]), rng.randint(1, whole[1]))
+    if layout == "nz":
+        part = (align(part[0], FRACTAL_ROWS), align(part[1], 32))
+    return whole, part, rng.randint(0, whole[0] - part[0]), rng.randint(0, whole[1] - part[1])
+
+
 def tmov(rng: random.Random) -> Case:
     source = rng.choice(MOVE_TYPES)
     target = source if rng.random() < 0.6 else rng.choice(MOVE_TYPES)
@@ -49,11 +59,7 @@ def tmov(rng: random.Random) -> Case:
 def textract(rng: random.Random) -> Case:
     dtype = rng.choice(EXTRACT_TYPES)
     layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
-    src_valid = _valid(rng, (layout,))
-    dst_valid = (rng.randint(1, src_valid[0]), rng.randint(1, src_valid[1]))
-    if layout == "nz":
-        dst_valid = (align(dst_valid[0], FRACTAL_ROWS), align(dst_valid[1], 32))
-    row, col = rng.randint(0, src_valid[0] - dst_valid[0]), rng.randint(0, src_valid[1] - dst_valid[1])
+    src_valid, dst_valid, row, col = _window(rng, layout)
     src = maybe_dynamic(rng, _tile(rng, dtype, src_valid, layout))
     dst = _tile(rng, dtype, dst_valid, layout)
     k = Kernel(rng, "TEXTRACT", f"{src} at ({row}, {col}) -> {dst}")
@@ -123,11 +129,7 @@ def tinsert(rng: random.Random) -> Case:
     """src's valid region placed into dst at a random position inside dst's valid region."""
     dtype = rng.choice(EXTRACT_TYPES)
     layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
-    dst_valid = _valid(rng, (layout,))
-    src_valid = (rng.randint(1, dst_valid[0]), rng.randint(1, dst_valid[1]))
-    if layout == "nz":
-        src_valid = (align(src_valid[0], FRACTAL_ROWS), align(src_valid[1], 32))
-    row, col = rng.randint(0, dst_valid[0] - src_valid[0]), rng.randint(0, dst_valid[1] - src_valid[1])
+    dst_valid, src_valid, row, col = _window(rng, layout)
     src = _tile(rng, dtype, src_valid, layout)
     dst = maybe_dynamic(rng, _tile(rng, dtype, dst_valid, layout))
     k = Kernel(rng, "TINSERT", f"{src} -> {dst} at ({row}, {col})")
