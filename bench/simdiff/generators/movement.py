@@ -50,10 +50,7 @@ def tmov(rng: random.Random) -> Case:
     src, dst = maybe_dynamic(rng, _tile(rng, source, valid, layouts[0])), _tile(rng, target, valid, layouts[1])
     k = Kernel(rng, "TMOV", f"{src} -> {dst}")
     k.load("a", src, values(rng, source, valid))
-    k.load("d", dst)
-    k.op(f"pto.tmov ins(%a : {src}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tmov ins(%a : {src}) outs(%d : {dst})")
 
 
 def textract(rng: random.Random) -> Case:
@@ -64,10 +61,7 @@ def textract(rng: random.Random) -> Case:
     dst = _tile(rng, dtype, dst_valid, layout)
     k = Kernel(rng, "TEXTRACT", f"{src} at ({row}, {col}) -> {dst}")
     k.load("a", src, values(rng, dtype, src_valid))
-    k.load("d", dst)
-    k.op(f"pto.textract ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.textract ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
 
 
 def tgetval_tsetval(rng: random.Random) -> Case:
@@ -79,11 +73,11 @@ def tgetval_tsetval(rng: random.Random) -> Case:
     at, to = rng.randrange(src.rows * src.cols), rng.randrange(dst.rows * dst.cols)
     k = Kernel(rng, "TGETVAL/TSETVAL", f"{src}[{at}] -> {dst}[{to}]")
     k.load("a", src, values(rng, dtype, valid))
-    k.load("d", dst)
-    k.op(f"%v = pto.tgetval ins(%a, {k.index(at)} : {src}, index) outs : {dtype}")
-    k.op(f"pto.tsetval ins({k.index(to)}, %v : index, {dtype}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(
+        dst,
+        f"%v = pto.tgetval ins(%a, {k.index(at)} : {src}, index) outs : {dtype}",
+        f"pto.tsetval ins({k.index(to)}, %v : index, {dtype}) outs(%d : {dst})",
+    )
 
 
 def tconcat(rng: random.Random) -> Case:
@@ -97,10 +91,7 @@ def tconcat(rng: random.Random) -> Case:
     k = Kernel(rng, "TCONCAT", f"{src0} | {src1} -> {dst}")
     k.load("a", src0, values(rng, dtype, (rows, cols0)))
     k.load("b", src1, values(rng, dtype, (rows, cols1)))
-    k.load("d", dst)
-    k.op(f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
 
 
 def treshape(rng: random.Random) -> Case:
@@ -134,10 +125,7 @@ def tinsert(rng: random.Random) -> Case:
     dst = maybe_dynamic(rng, _tile(rng, dtype, dst_valid, layout))
     k = Kernel(rng, "TINSERT", f"{src} -> {dst} at ({row}, {col})")
     k.load("a", src, values(rng, dtype, src_valid))
-    k.load("d", dst)
-    k.op(f"pto.tinsert ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tinsert ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
 
 
 FORMS = {"tinsert": tinsert, "treshape": treshape, "tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}
