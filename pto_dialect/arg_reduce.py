@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import ceil
-from typing import Any, ClassVar
+from typing import ClassVar
 
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.choices import ArgCompare, NanPolicy
@@ -33,20 +34,6 @@ class TmpAdded(StrEnum):
     """1 x 32 bytes of src's type: the tmp is unused."""
     NONE = "none"
     """Nothing: the target takes no tmp."""
-
-
-def added_tmp(op: Any, rules: Any) -> AllocTileOp | None:  # noqa: ANN401
-    """The tmp `pto-materialize-implicit-tmp` adds to an op with a `src` and an optional `tmp`
-    (a row reduction, an arg-reduction) that omits it, as its rule row's `implicit_tmp` says."""
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))
-        case TmpAdded.NONE:
-            return None
 
 
 def outputs_footprint(o: dict, src_reads: np.ndarray, kept: int) -> Footprint:
@@ -127,6 +114,16 @@ TMP_ADDED = {
     TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
     TmpAdded.NONE: "none",
 }
+
+
+def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded) -> AllocTileOp | None:
+    """The tmp pto-materialize-implicit-tmp adds to `op` where it omits one (`tmp` None): a tile
+    like src, the smallest tile of src's type, or none."""
+    if tmp is not None or how is TmpAdded.NONE:
+        return None
+    if how is TmpAdded.LIKE_SRC:
+        return alloc_like(op, src)
+    return AllocTileOp(smallest_tile(src.type))  # pyright: ignore[reportArgumentType]
 """The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 

@@ -15,7 +15,8 @@ argument back. Each argument is then compared byte for byte (NaN payloads includ
 the simulator aborts (an assert) or crashes on agrees only where the interpreter stopped with a
 located run-time error.
 
-Prints agree / disagree per instruction and form; each disagreement's kernel, inputs, both
+Prints agree / disagree per instruction and form (and of the disagreements, those whose every
+differing element is a NaN on both sides: `NaN bits`); each disagreement's kernel, inputs, both
 outputs and first differing element go to WORK/disagreements/NAME/ (and WORK/disagreements.txt).
 Exit 0 only when every compared kernel agrees and nothing failed to build or run.
 """
@@ -38,7 +39,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +49,7 @@ import pto_dialect
 from bench.simdiff.generators import discover
 from bench.simdiff.kernel import Case, numpy_dtype
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = "cpu"
@@ -77,8 +79,8 @@ class Patch:
     old: str
     new: str
     why: str
-    below_gcc: int
-    """Applied with g++ older than this major version."""
+    unless: str
+    """A source the compiler builds only when it does not need the patch."""
 
 
 PATCHES = [
@@ -87,29 +89,94 @@ PATCHES = [
         'static_assert(false, "Unsupported element cmp.");',
         'static_assert(sizeof(DType) == 0, "Unsupported element cmp.");',
         "g++ < 13 rejects static_assert(false) in a template never instantiated (P2593); the same check, made dependent",
-        13,
+        "template <typename T> void Unused() { static_assert(false, \"\"); }\n",
+    ),
+    Patch(
+        "pto/cpu/TCvt.hpp",
+        "    } else {\n        return static_cast<D>(val);\n    }\n}",
+        "    } else if constexpr (sizeof(S) == 2 && sizeof(D) == 2 && is_float_like_v<S> && is_float_like_v<D> && !std::is_same_v<S, D>) {\n"
+        "        return static_cast<D>(static_cast<float>(val));\n    } else {\n        return static_cast<D>(val);\n    }\n}",
+        "clang refuses a cast between _Float16 and __bf16, which g++ takes; through float, which holds every value of "
+        "either, it rounds once as g++'s direct conversion does",
+        "int main() { return static_cast<int>(static_cast<__bf16>(static_cast<_Float16>(1.0f))); }\n",
     ),
 ]
 
-
-def gcc_major() -> int:
-    return int(subprocess.run(["g++", "-dumpversion"], capture_output=True, text=True, check=True).stdout.split(".")[0])
-
-
-def has_std_bfloat16() -> bool:
-    """Whether g++ has C++23's std::bfloat16_t: without it the simulator's bfloat16_t is a
-    _Float16 placeholder (pto/common/type.hpp), so bf16 kernels are skipped."""
-    probe = subprocess.run(
-        ["g++", "-std=c++23", "-x", "c++", "-E", "-dM", "-"], input="#include <cstdint>\n", capture_output=True, text=True, check=False
-    )
-    return "__STDCPP_BFLOAT16_T__" in probe.stdout
+BF16_SHIM = Path(__file__).resolve().parent / "bfloat16"
+"""Where `stdfloat` (the std::bfloat16_t shim, over the compiler's __bf16) lies."""
+BF16_PROBE = """#include <cstring>
+int main(int argc, char**) { std::bfloat16_t x = std::bfloat16_t(argc * 1.5f); x = x * x; return std::isnan(x) ? 1 : 0; }
+"""
 
 
-FLOAT16_LIMITS = """// std::numeric_limits<_Float16>, which newer libstdc++ declares with C++23's std::float16_t and 12
-// lacks (there the primary template answers has_infinity = false, max() = 0).
+@dataclass(frozen=True)
+class Toolchain:
+    """The C++ compiler that builds the simulator (`--cxx`), and how it gets C++23's
+    std::bfloat16_t: `bf16` is "native" (its library declares it), "shim" (clang's __bf16 with
+    bench/simdiff/bfloat16/stdfloat, what libstdc++ 13 adds, and compiler-rt's conversions) or
+    None (the simulator's bfloat16_t would be a _Float16 placeholder: bf16 kernels skipped)."""
+
+    command: str
+    clang: bool
+    version: str
+    bf16: str | None = None
+    runtime: tuple[str, ...] = ()
+    """What the link needs besides the default libraries (compiler-rt's bf16 conversions)."""
+
+    @classmethod
+    def find(cls, command: str) -> Toolchain:
+        macros = cls.preprocess(command)
+        clang = "__clang__" in macros
+        version = subprocess.run([command, "-dumpversion"], capture_output=True, text=True, check=True).stdout.strip()
+        found = cls(command, clang, version)
+        if "__STDCPP_BFLOAT16_T__" in macros:
+            return replace(found, bf16="native")
+        if clang:
+            builtins = subprocess.run([command, "-rtlib=compiler-rt", "-print-libgcc-file-name"], capture_output=True, text=True, check=False)
+            shimmed = replace(found, bf16="shim", runtime=(builtins.stdout.strip(),))
+            if shimmed.links(BF16_PROBE):
+                return shimmed
+        return found
+
+    @staticmethod
+    def preprocess(command: str) -> str:
+        probe = subprocess.run([command, "-std=c++23", "-x", "c++", "-E", "-dM", "-"], input="#include <cstdint>\n", capture_output=True, text=True, check=False)
+        return probe.stdout
+
+    @property
+    def flags(self) -> list[str]:
+        """What the compiler needs for the simulator to compute as g++ -std=gnu++23 (pto-isa's CMake
+        build) does: clang evaluates _Float16 and __bf16 expressions in float unless told otherwise,
+        g++ (-fexcess-precision=fast, the gnu++ default) rounds after every operation."""
+        flags = ["-Xclang", "-ffloat16-excess-precision=none", "-Xclang", "-fbfloat16-excess-precision=none"] if self.clang else []
+        if self.clang:  # clang 19's FastISel (-O0) converts a __bf16 one call returns and the next takes as if it were a float
+            flags += ["-mllvm", "-fast-isel=false"]
+        if self.bf16 == "shim":
+            flags += ["-D__STDCPP_BFLOAT16_T__=1", f"-I{BF16_SHIM}", "-include", "stdfloat"]
+        return flags
+
+    def compiles(self, source: str) -> bool:
+        probe = subprocess.run([self.command, "-std=c++23", *self.flags, "-fsyntax-only", "-x", "c++", "-"], input=source, capture_output=True, text=True, check=False)
+        return probe.returncode == 0
+
+    def links(self, source: str) -> bool:
+        with tempfile.TemporaryDirectory() as scratch:
+            built = subprocess.run([self.command, "-std=c++23", *self.flags, "-x", "c++", "-", "-x", "none", *self.runtime, "-o", f"{scratch}/probe"],
+                                   input=source, capture_output=True, text=True, check=False)  # fmt: skip
+            return built.returncode == 0 and subprocess.run([f"{scratch}/probe"], check=False).returncode == 0
+
+    def __str__(self) -> str:
+        bf16 = {"native": "std::bfloat16_t", "shim": "bf16 through bench/simdiff/bfloat16/stdfloat", None: "no bf16"}[self.bf16]
+        return f"{Path(self.command).name} {self.version}, {bf16}"
+
+
+FLOAT16_LIMITS = """// std::numeric_limits<_Float16> and std::is_floating_point<_Float16>, which newer libstdc++ declares
+// with C++23's std::float16_t and 12 lacks (there the primary template answers has_infinity = false,
+// max() = 0).
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 namespace std {
 template <>
 struct numeric_limits<_Float16> {
@@ -147,35 +214,32 @@ struct numeric_limits<_Float16> {
     static constexpr bool tinyness_before = false;
     static constexpr float_round_style round_style = round_to_nearest;
 };
+// libstdc++ 13 counts std::float16_t (_Float16) a floating-point type (TRESHAPE's static_assert asks)
+template <>
+struct is_floating_point<_Float16> : true_type {};
 }  // namespace std
 """
 HAS_FLOAT16_LIMITS = "#include <limits>\nstatic_assert(std::numeric_limits<_Float16>::has_infinity);\n"
 
 
-def compiles(source: str) -> bool:
-    probe = subprocess.run(["g++", "-std=c++23", "-fsyntax-only", "-x", "c++", "-"], input=source, capture_output=True, text=True, check=False)
-    return probe.returncode == 0
-
-
-def prepare_overlay(include: Path, work: Path) -> tuple[Path, list[Path]]:
+def prepare_overlay(include: Path, work: Path, cxx: Toolchain) -> tuple[Path, list[Path]]:
     """WORK/overlay/include: the patched copies of the headers that need a patch; and the
     headers to include before any other (what the standard library lacks)."""
     overlay = work / "overlay" / "include"
     shutil.rmtree(overlay.parent, ignore_errors=True)
     overlay.mkdir(parents=True)
-    major = gcc_major()
     for patch in PATCHES:
         source = include / patch.path
         text = source.read_text()
-        if major < patch.below_gcc and patch.old in text:
+        if patch.old in text and not cxx.compiles(patch.unless):
             target = overlay / patch.path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text.replace(patch.old, patch.new))
             print(f"patched (WORK/overlay) {patch.path}: {patch.why}")
     preludes = []
-    if not compiles(HAS_FLOAT16_LIMITS):
-        if not compiles(FLOAT16_LIMITS + HAS_FLOAT16_LIMITS):
-            sys.exit("error: g++ has no std::numeric_limits<_Float16> and does not compile the one bench/simdiff supplies")
+    if not cxx.compiles(HAS_FLOAT16_LIMITS):
+        if not cxx.compiles(FLOAT16_LIMITS + HAS_FLOAT16_LIMITS):
+            sys.exit(f"error: {cxx.command} has no std::numeric_limits<_Float16> and does not compile the one bench/simdiff supplies")
         preludes.append(overlay.parent / "float16_limits.hpp")
         preludes[-1].write_text(FLOAT16_LIMITS)
         print(
@@ -185,17 +249,18 @@ def prepare_overlay(include: Path, work: Path) -> tuple[Path, list[Path]]:
     return overlay, preludes
 
 
-def compile_flags(include: Path, overlay: tuple[Path, list[Path]], bf16: bool) -> list[str]:
+def compile_flags(include: Path, overlay: tuple[Path, list[Path]], cxx: Toolchain) -> list[str]:
     """pto-isa's CPU simulator build (tests/cpu/st/CMakeLists.txt: -D__CPU_SIM, C++23 (what it
     picks from g++ 14 on; 20 before), stdint.h and stddef.h included first, include/ and
     include/common on the path, no optimisation by default), BF16 on when the compiler has
-    std::bfloat16_t (its PTO_CPU_SIM_ENABLE_BF16); the overlay's preludes and patched headers first."""
+    std::bfloat16_t (its PTO_CPU_SIM_ENABLE_BF16); the overlay's preludes and patched headers first;
+    what the toolchain needs (its bf16 shim, its runtime) last."""
     patched, preludes = overlay
     flags = [
         "-std=c++23", "-O0", "-D__CPU_SIM", "-Wno-ignored-attributes", "-include", "stdint.h", "-include", "stddef.h",
-        *(f for p in preludes for f in ("-include", str(p))), f"-I{patched}", f"-I{include}", f"-I{include / 'common'}",
+        *cxx.flags, *(f for p in preludes for f in ("-include", str(p))), f"-I{patched}", f"-I{include}", f"-I{include / 'common'}",
     ]  # fmt: skip
-    if bf16:
+    if cxx.bf16:
         flags += ["-DPTO_CPU_SIM_ENABLE_BF16=1", "-DCPU_SIM_BFLOAT_ENABLED=1"]
     return flags
 
@@ -391,6 +456,8 @@ class Result:
     agree: bool = False
     both_failed: str | None = None
     problem: str | None = None
+    nan_bits_only: bool = False
+    """A disagreement in which every differing element is a NaN on both sides (its sign or payload)."""
     ours: Ours | None = None
     sim: list[np.ndarray] | None = None
 
@@ -426,6 +493,16 @@ def first_difference(ours: np.ndarray, sim: np.ndarray) -> tuple[int, int] | Non
     return int(differs.sum()), int(np.argmax(differs))
 
 
+def only_nan_bits(ours: np.ndarray, sim: np.ndarray) -> bool:
+    """Whether the elements that differ are NaN on both sides."""
+    if ours.dtype.name not in FLOAT_DTYPE_NAMES:
+        return False
+    differs = ours.view(f"u{ours.dtype.itemsize}") != sim.view(f"u{sim.dtype.itemsize}")
+    with np.errstate(invalid="ignore"):
+        both_nan = np.isnan(ours.astype(np.float64)) & np.isnan(sim.astype(np.float64))
+    return bool((both_nan | ~differs).all())
+
+
 def shown(array: np.ndarray, at: int) -> str:
     """An element's value and bits."""
     size = array.dtype.itemsize
@@ -452,10 +529,12 @@ def judge(result: Result, status: str, case_dir: Path) -> None:
     sim = [np.fromfile(case_dir / f"sim{i}.bin", numpy_dtype(a.dtype)) for i, a in enumerate(result.case.arguments)]
     result.sim = sim
     differences = []
+    nan_bits = []
     for i, (argument, mine, theirs) in enumerate(zip(result.case.arguments, ours.outputs, sim)):
         mine = np.ascontiguousarray(mine).reshape(-1)
         found = first_difference(mine, theirs)
         if found is not None:
+            nan_bits.append(only_nan_bits(mine, theirs))
             count, at = found
             differences.append(
                 f"arg{i} ({argument.role}, {argument.dtype}[{argument.data.size}]): {count} elements differ; the first at "
@@ -463,6 +542,7 @@ def judge(result: Result, status: str, case_dir: Path) -> None:
             )
     result.agree = not differences
     result.problem = "; ".join(differences) or None
+    result.nan_bits_only = bool(nan_bits) and all(nan_bits)
 
 
 # ---------------------------------------------------------------------------
@@ -534,26 +614,26 @@ def emit(batch: Path, cases: dict[str, Case]) -> Emitted:
     return result
 
 
-def build(batch: Path, cpp: str, names: list[str], flags: list[str]) -> str | None:
-    """The driver built around the kernels' C++; None, or g++'s error."""
+def build(batch: Path, cpp: str, names: list[str], cxx: Toolchain, flags: list[str]) -> str | None:
+    """The driver built around the kernels' C++; None, or the compiler's error."""
     (batch / "kernels.cpp").write_text(cpp)
     calls = "\n".join(f'    simdiff::RunCase("{n}", {n});' for n in names)
     driver = DRIVER.replace("@GUARD@", str(GUARD_BYTES)).replace("@TIMEOUT@", str(CASE_TIMEOUT_SECONDS)).replace("@CALLS@", calls)
     (batch / "driver.cpp").write_text(f'#include "kernels.cpp"\n{driver}')
     with timed("build"):
-        built = subprocess.run(["g++", *flags, "driver.cpp", "-o", "driver"], cwd=batch, capture_output=True, text=True, check=False)
+        built = subprocess.run([cxx.command, *flags, "driver.cpp", *cxx.runtime, "-o", "driver"], cwd=batch, capture_output=True, text=True, check=False)
     (batch / "build.log").write_text(built.stderr)
     return built.stderr if built.returncode else None
 
 
-def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool) -> list[Result]:
+def run_batch(cases: dict[str, Case], batch: Path, cxx: Toolchain, flags: list[str]) -> list[Result]:
     batch.mkdir(parents=True, exist_ok=True)
     results = {n: Result(n, c) for n, c in cases.items()}
     for name, result in results.items():
         case_dir = batch / name
         case_dir.mkdir(exist_ok=True)
-        if not bf16 and result.case.mentions("bf16"):
-            result.skipped = "bf16: this g++ has no std::bfloat16_t (the simulator's bfloat16_t would be _Float16)"
+        if not cxx.bf16 and result.case.mentions("bf16"):
+            result.skipped = f"bf16: {cxx.command} has no std::bfloat16_t (the simulator's bfloat16_t would be _Float16); try --cxx clang++"
             continue
         result.ours = interpret(result.case, case_dir / "kernel.pto")
         if result.ours.rejected is not None:
@@ -565,7 +645,7 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
     for name, error in emitted.failed.items():
         results[name].problem = f"pto-opt --to=cpp failed: {error}"
     names = [n for n in names if n not in emitted.left_out]
-    error = build(batch, emitted.cpp, names, flags) if names else None
+    error = build(batch, emitted.cpp, names, cxx, flags) if names else None
     if error is not None:
         # kernels the simulator's headers do not compile: disagreements; the rest built again
         uncompiled = owners([int(n) for n in re.findall(r"kernels\.cpp:(\d+):\d+:", error)], emitted.cpp, r"__global__ AICORE void (\w+)\(")
@@ -574,7 +654,7 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
         names = [n for n in names if n not in uncompiled]
         if uncompiled and names:
             again = emit(batch, {n: cases[n] for n in names})
-            error = build(batch, again.cpp, names, flags) if not again.left_out else "pto-opt --to=cpp failed the second time"
+            error = build(batch, again.cpp, names, cxx, flags) if not again.left_out else "pto-opt --to=cpp failed the second time"
     if error is not None:
         for name in names:
             results[name].problem = f"the batch did not build: {error[-2000:]}"
@@ -598,17 +678,31 @@ def run_batch(cases: dict[str, Case], batch: Path, flags: list[str], bf16: bool)
 # The run
 
 
-def generate(forms: Sequence[str], n: int, seed: int) -> dict[str, Case]:
+DRAWS_PER_CASE = 200
+"""With --dtype, how many kernels a form may draw per kernel that holds the type before it is
+taken not to draw that type (a form whose instruction does not take it draws none)."""
+
+
+def generate(forms: Sequence[str], n: int, seed: int, dtype: str | None = None) -> dict[str, Case]:
     """n cases of each form, named FORM_NNN; each form draws from its own RNG (seed and form
-    name), so that a form's cases do not depend on the others chosen."""
+    name), so that a form's cases do not depend on the others chosen. With `dtype`, only the
+    cases holding a tile or argument of that element type are kept."""
     known = discover()
     cases = {}
     for form in forms:
         rng = random.Random(f"{seed}:{form}")
-        for i in range(n):
+        kept = 0
+        for _ in range(n * (DRAWS_PER_CASE if dtype else 1)):
             case = known[form](rng)
+            if dtype and not case.mentions(dtype):
+                continue
             case.form = form
-            cases[f"{form}_{i:03d}"] = case
+            cases[f"{form}_{kept:03d}"] = case
+            kept += 1
+            if kept == n:
+                break
+        if kept < n:
+            print(f"{form}: {kept} kernels holding {dtype} in {n * DRAWS_PER_CASE} draws")
     return cases
 
 
@@ -621,6 +715,8 @@ def options(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--forms", default=",".join(known), help=f"of {', '.join(known)} (default: all)")
     p.add_argument("--n", type=int, default=50, help="kernels per form (default 50)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--dtype", help="keep only kernels holding this element type (bf16, ...): each form draws until it has --n")
+    p.add_argument("--cxx", default="g++", help="the C++ compiler (default g++; clang++ gets bf16 through bench/simdiff/bfloat16/stdfloat)")
     p.add_argument("--jobs", type=int, default=2, help="batches built at once (default 2)")
     p.add_argument("--batch", type=int, default=40, help="kernels per C++ translation unit (default 40)")
     p.add_argument("--work", type=Path, help="the work dir (default: a temporary one, kept unless all agree)")
@@ -644,6 +740,7 @@ class Tally:
     agree: int = 0
     both_failed: int = 0
     disagree: int = 0
+    nan_bits: int = 0
     reasons: Counter = field(default_factory=Counter)
 
     def add(self, r: Result) -> None:
@@ -661,6 +758,7 @@ class Tally:
             self.both_failed += r.both_failed is not None
         else:
             self.disagree += 1
+            self.nan_bits += r.nan_bits_only
 
 
 def save_disagreement(r: Result, work: Path) -> str:
@@ -680,23 +778,23 @@ def save_disagreement(r: Result, work: Path) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = options(argv)
-    if shutil.which("g++") is None:
-        sys.exit("error: g++ not found")
+    if shutil.which(args.cxx) is None:
+        sys.exit(f"error: {args.cxx} not found")
     include = args.pto_isa.resolve() / "include"
     if not (include / "pto" / "cpu").is_dir():
         sys.exit(f"error: {args.pto_isa} holds no pto-isa include/pto/cpu")
     work = (args.work or Path(tempfile.mkdtemp(prefix="simdiff-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    bf16 = has_std_bfloat16()
-    flags = compile_flags(include, prepare_overlay(include, work), bf16)
-    cases = generate(args.forms, args.n, args.seed)
+    cxx = Toolchain.find(args.cxx)
+    flags = compile_flags(include, prepare_overlay(include, work, cxx), cxx)
+    cases = generate(args.forms, args.n, args.seed, args.dtype)
     names = list(cases)
     order = random.Random(args.seed).sample(names, len(names))  # each batch a mix of forms
     batches = [order[b : b + args.batch] for b in range(0, len(order), args.batch)]
 
     def run(b: int) -> list[Result]:
-        return run_batch({n: cases[n] for n in batches[b]}, work / f"batch{b:03d}", flags, bf16)
+        return run_batch({n: cases[n] for n in batches[b]}, work / f"batch{b:03d}", cxx, flags)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         results = sorted((r for rs in pool.map(run, range(len(batches))) for r in rs), key=lambda r: r.name)
@@ -709,12 +807,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     reports = [save_disagreement(r, work) for r in results if r.skipped is None and not r.agree]
     (work / "disagreements.txt").write_text("\n".join(reports))
 
-    header = f"{'':24} {'drawn':>6} {'rejected':>8} {'bf16':>5} {'no C++':>6} {'compared':>8} {'agree':>6} {'both stop':>9} {'disagree':>8}"
+    header = f"{'':24} {'drawn':>6} {'rejected':>8} {'bf16':>5} {'no C++':>6} {'compared':>8} {'agree':>6} {'both stop':>9} {'disagree':>8} {'NaN bits':>8}"
     for title, tallies in (("instruction", by_instruction), ("form", by_form)):
         print(f"{title:24}{header[24:]}")
         for key, t in sorted(tallies.items()):
             compared = t.agree + t.disagree
-            print(f"{key:24} {t.drawn:6} {t.rejected:8} {t.bf16:5} {t.no_cpp:6} {compared:8} {t.agree:6} {t.both_failed:9} {t.disagree:8}")
+            print(f"{key:24} {t.drawn:6} {t.rejected:8} {t.bf16:5} {t.no_cpp:6} {compared:8} {t.agree:6} {t.both_failed:9} {t.disagree:8} {t.nan_bits:8}")
     skipped = Counter()
     for t in by_form.values():
         skipped.update(t.reasons)
@@ -726,13 +824,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     agreed = sum(t.agree for t in by_form.values())
     compared = sum(t.agree + t.disagree for t in by_form.values())
     phases = ", ".join(f"{phase} {seconds:.0f} s" for phase, seconds in PHASES.items())
-    print(f"agree {agreed} of {compared} compared kernels ({len(results)} drawn, g++ {gcc_major()}; wall {time.monotonic() - started:.0f} s; summed over jobs: {phases})")
+    print(f"agree {agreed} of {compared} compared kernels ({len(results)} drawn, {cxx}; wall {time.monotonic() - started:.0f} s; summed over jobs: {phases})")
     if agreed == compared:
         if args.work is None and not args.keep:
             shutil.rmtree(work)
         return 0
     for r in results:
         if r.skipped is None and not r.agree:
-            print(f"DISAGREE {r.name} {r.case.instruction}: {r.problem}"[:600])
+            print(f"DISAGREE {r.name} {r.case.instruction}{' (NaN bits only)' if r.nan_bits_only else ''}: {r.problem}"[:600])
     print(f"disagreements: {work / 'disagreements.txt'} (each with its kernel, inputs and outputs in {work / 'disagreements'})")
     return 1

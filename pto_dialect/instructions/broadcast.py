@@ -50,7 +50,7 @@ from pto_dialect.facts import TileFacts, known, per_target, require, require_typ
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
 
 # ---------------------------------------------------------------------------
@@ -79,8 +79,8 @@ def commuted(compute: Callable[..., Any]) -> Callable[..., Any]:
     return swapped
 
 
-def subtract(a: Any, b: Any) -> Any:  # noqa: ANN401
-    return a - b
+def subtract(a: Any, b: Any, *, out: Any = None) -> Any:  # noqa: ANN401
+    return np.subtract(a, b, out=out)
 
 
 def add(a: Any, b: Any) -> Any:  # noqa: ANN401
@@ -91,7 +91,7 @@ def multiply(a: Any, b: Any) -> Any:  # noqa: ANN401
     return a * b
 
 
-def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: ANN401
+def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor, out: Any = None) -> Any:  # noqa: ANN401
     if zero_divisor == BroadcastDivisor.FAULT:
         zero = b == 0
         if a.dtype.kind == "i" and a.dtype.itemsize >= 4:  # int32's minimum over -1 traps (SIGFPE); narrower types divide as int
@@ -100,7 +100,7 @@ def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: A
             raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))
     if a.dtype.kind in "iu":  # C++ integer division truncates toward zero
         return np.where(b == 0, 0, np.trunc(a.astype(np.float64) / np.where(b == 0, 1, b))).astype(a.dtype)
-    return a / b
+    return np.divide(a, b, out=out)
 
 
 class ZeroDivision(Exception):
@@ -327,23 +327,29 @@ def expand_kernel(o: dict, **_: object) -> None:
     dst.write(rows, cols, src.values[..., :rows, :1].astype(dst.flat.dtype, copy=False))
 
 
-def compute_into(dst: Tile, compute: Callable[..., Any], operands: tuple[Any, ...], choices: dict[str, Any]) -> None:
-    """dst's valid region = compute(*operands, **choices) in dst's type; a zero divisor the
-    simulator asserts on is a run-time fault naming the element."""
+def compute_into(
+    dst: Tile, compute: Callable[..., Any], operands: tuple[Any, ...], choices: dict[str, Any], into_dst: bool
+) -> None:
+    """dst's valid region = compute(*operands, **choices) in dst's type (written in place where
+    `compute` takes `out` and every operand has dst's type); a zero divisor the simulator asserts
+    on is a run-time fault naming the element."""
+    out = dst.valid_view() if into_dst and all(o.dtype == dst.flat.dtype for o in operands) else None
     try:
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
-            result = np.asarray(compute(*operands, **choices))
+            result = np.asarray(compute(*operands, **choices, **({} if out is None else {"out": out})))
     except ZeroDivision as zero:
         iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
         raise RuntimeFault(
             f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
             "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-    dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+    if result is not out:
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
 
 
 def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
+    into_dst = takes_out(compute)
 
     def kernel(o: dict, *, vector_read: VectorRead, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
@@ -352,7 +358,7 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
         full, vector = (src0, src1) if src0_full else (src1, src0)
         a = full.read_valid()
         b = per_row_values(vector, rows, cols, vector_read)
-        compute_into(dst, compute, (a, b) if src0_full else (b, a), choices)
+        compute_into(dst, compute, (a, b) if src0_full else (b, a), choices, into_dst)
 
     kernel.__doc__ = row.summary
     return kernel
@@ -367,10 +373,11 @@ def col_expand_kernel(o: dict, **_: object) -> None:
 def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
+    into_dst = takes_out(compute)
 
     def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
-        compute_into(dst, compute, (src0.read_valid(), src1.values[..., :1, : dst.valid_col]), choices)
+        compute_into(dst, compute, (src0.read_valid(), src1.values[..., :1, : dst.valid_col]), choices, into_dst)
 
     kernel.__doc__ = row.summary
     return kernel

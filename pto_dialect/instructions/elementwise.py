@@ -49,7 +49,7 @@ from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instructi
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -216,6 +216,7 @@ TMP_ANY = "any tile (unused)"
 TMP_LIKE_DST = "dst's valid shape"
 TMP_DST_TYPE = "dst's tile type (the C++ takes `TileDst& tmp`)"
 TMP_REMAINDER = "at least dst's Cols + 2 * ceil(Cols / 64) elements (the quotients, then the compare mask at tmp + Cols)"
+TMP_ONE_ROW = "at least 1 valid row and dst's valid columns (one row of quotients and the compare mask, reused by every row)"
 
 
 def remainder_tmp_columns(cols: int) -> int:
@@ -238,7 +239,8 @@ class ElementwiseRules:
     """dst's element types with precisionType = high_precision, where the code restricts them."""
     tmp: str = TMP_ANY
     """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
-    valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more)."""
+    valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more), TMP_ONE_ROW
+    (a2a3 TREMS: a valid row as wide as dst's)."""
     not_in_place: str = ""
     """Why the target does not compute dst over an input (empty: it does)."""
 
@@ -260,6 +262,12 @@ def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute
             tmp.rows * tmp.cols >= wanted,
             f"expects tmp to hold at least {wanted} elements (dst's {dst.cols} columns of quotients, then 2 per 64 "
             f"of them for the compare mask), got {tmp.rows}x{tmp.cols}",
+        )
+    if tmp is not None and rules.tmp == TMP_ONE_ROW:
+        require(not known(tmp.valid_row) or tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
+        require(
+            not known(tmp.valid_col, dst.valid_col) or tmp.valid_col >= dst.valid_col,
+            f"expects tmp valid columns to cover dst's, got {tmp.valid_col} and {dst.valid_col}",
         )
     if rules.high_precision_types is not None and attrs.get("precisionType") is not None:
         if getattr(attrs["precisionType"], "data", None) == Precision.HIGH_PRECISION:
@@ -332,7 +340,7 @@ def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: 
     if ssa.kind in "iu":
         typed = raw.astype(np.int64).astype(ssa)  # wraps to the SSA width
     else:
-        typed = raw.astype(ssa)  # a double rounded to the SSA type
+        typed = rounded(raw.astype(np.float64), ssa)  # a double rounded to the SSA type
     if typed.ndim:
         typed = typed.reshape(-1, 1, 1)
     if element.kind in "iu" and ssa.kind not in "iu":
@@ -343,7 +351,7 @@ def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: 
             lambda _: f"the scalar {typed.ravel()[0]} ({ssa_type}) does not fit {element} (C++ leaves the conversion undefined)",
         )
         return np.trunc(wide).astype(element)
-    return typed.astype(element)
+    return rounded(typed.astype(np.float64), element) if element.name == "bfloat16" else typed.astype(element)
 
 
 def same_storage(a: object, dst: Tile) -> bool:
@@ -364,6 +372,7 @@ def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
     roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
+    into_dst = takes_out(row.compute)
 
     def kernel(o: dict, scalar_type: Attribute | None = None, scalar_first: bool = False, **choices: object) -> None:
         dst = o["dst"]
@@ -379,12 +388,18 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
                 "in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar before reading src, so dst over src "
                 "loses src (the code asserts dst != src); use another dst"
             )
+        paired = paired_column(o, roles, lanes) is not None
+        out = dst.valid_view() if into_dst and not paired and all(v.dtype == element for v in values) else None
+        if out is not None:
+            choices["out"] = out
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
             result = row.compute(*values, **choices)
+        if result is out is not None:
+            return
         if isinstance(result, Kept):
             result = np.where(result.kept, dst.read_valid(), result.values)
         result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
-        if paired_column(o, roles, lanes) is None:
+        if not paired:
             dst.write_valid(result)
             return
         if row.tmp and "scalar" in roles:
@@ -553,7 +568,7 @@ def emitter(row: Elementwise, roles: tuple[str, ...]) -> Callable[[Emission, Ele
 
 def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | None:
     """The tmp pto-materialize-implicit-tmp adds where an op omits it: one like dst (a TREM's
-    on a2a3 one row as wide as its code wants), the smallest tile where the code ignores it."""
+    or TREMS's on a2a3 one row as wide as its code wants), the smallest tile where the code ignores it."""
     if len(op.ins) == len(op.INS):
         return None
     dst = op.destinations[0].type
@@ -563,7 +578,8 @@ def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | No
     if rules.tmp in (TMP_LIKE_DST, TMP_DST_TYPE):
         return alloc_like(op, op.destinations[0])
     per_block = 32 // dst.element.bytes
-    cols = -(-remainder_tmp_columns(dst.shape[1]) // per_block) * per_block
+    wanted = remainder_tmp_columns(dst.shape[1]) if rules.tmp == TMP_REMAINDER else dst.shape[1]
+    cols = -(-wanted // per_block) * per_block
     return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
 
 
@@ -631,16 +647,42 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
 # iteration of a batched loop shaped (n, 1, 1))
 
 
+def quieted(x: Any, shape: tuple[int, ...]) -> Any:  # noqa: ANN401
+    """NaN `x` (broadcast to `shape`) with its quiet bit set, as x86 returns a NaN operand."""
+    bits = f"u{x.dtype.itemsize}"
+    quiet = np.array(1 << (mantissa_bits(x.dtype) - 1), bits)
+    return (np.ascontiguousarray(np.broadcast_to(x, shape)).view(bits) | quiet).view(x.dtype)
+
+
+def with_payloads(result: Any, a: Any, b: Any) -> Any:  # noqa: ANN401
+    """`result` of a bf16 operation where one operand is NaN: that operand, quieted, as x86's
+    float operation gives and C++'s conversion back to bf16 keeps (ml_dtypes' bf16 arithmetic
+    drops every payload; NumPy's f16 and f32 keep them)."""
+    if a.dtype.name != "bfloat16":
+        return result
+    nan_a, nan_b = np.isnan(a), np.isnan(b)
+    result = np.where(nan_a & ~nan_b, quieted(a, result.shape), result)
+    return np.where(nan_b & ~nan_a, quieted(b, result.shape), result)
+
+
+def keeping_payloads(operation: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """`operation` (src op scalar) on bf16 with x86's NaN: a lone NaN operand's payload, src's
+    where both are (g++ -O0 computes `src op scalar` on src's register); NumPy's own on others."""
+
+    def compute(a: Any, b: Any) -> Any:  # noqa: ANN401
+        result = np.asarray(operation(a, b))
+        return with_nan_of(result, a, b, BothNan.SRC0) if a.dtype.name == "bfloat16" else result
+
+    return compute
+
+
 def with_nan_of(result: Any, a: Any, b: Any, both_nan: BothNan) -> Any:  # noqa: ANN401
-    """`result`, where both operands are NaN carrying the chosen one's payload, quieted (NumPy's
-    own choice varies: its f16 loops keep a signalling operand's)."""
+    """`result` where an operand is NaN as x86 computes it: the NaN operand, quieted; where both
+    are, the chosen one's (NumPy's own choice varies: its f16 loops keep a signalling operand's)."""
     if a.dtype.kind in "iu":
         return result
-    bits = f"u{a.dtype.itemsize}"
-    mantissa = {2: 10 if a.dtype == np.float16 else 7, 4: 23}[a.dtype.itemsize]  # f16, bf16, f32
-    quiet = np.array(1 << (mantissa - 1), bits)
-    kept = np.ascontiguousarray(np.broadcast_to(b if both_nan is BothNan.SRC1 else a, result.shape))
-    return np.where(np.isnan(a) & np.isnan(b), (kept.view(bits) | quiet).view(a.dtype), result)
+    result = np.where(np.isnan(a) & np.isnan(b), quieted(b if both_nan is BothNan.SRC1 else a, result.shape), result)
+    return with_payloads(result, a, b)
 
 
 def add(a: Any, b: Any, *, both_nan: BothNan) -> Any:  # noqa: ANN401
@@ -768,7 +810,7 @@ def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any: 
             least = np.iinfo(a.dtype).min
             fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
         return np.fmod(a, np.where(b == 0, 1, b))
-    return np.fmod(a.astype(np.float64), b.astype(np.float64)).astype(a.dtype)
+    return rounded(np.fmod(a.astype(np.float64), b.astype(np.float64)), a.dtype)
 
 
 def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
@@ -780,7 +822,7 @@ def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noq
     if isinstance(r, Kept):
         r, kept = r
     b = np.broadcast_to(b, a.shape)
-    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), r + b, r)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_payloads(np.asarray(r + b), r, b), r)
     return fixed if kept is None else Kept(fixed, kept)
 
 
@@ -806,10 +848,24 @@ def integer_power(a: Any, b: Any) -> Any:  # noqa: ANN401
     return np.where((e == 0) | (a == 1), ones, np.where(e < 0, negative, powers))
 
 
+def as_c_double(x: Any) -> Any:  # noqa: ANN401
+    """`static_cast<double>(x)`: a signalling NaN made quiet, as x86's conversions do (NumPy's
+    f16 cast keeps it signalling)."""
+    d = np.asarray(x).astype(np.float64)
+    if d.dtype.kind == "f" and np.asarray(x).dtype.kind not in "iu":
+        d = np.where(np.isnan(d), (d.view(np.uint64) | np.uint64(1 << 51)).view(np.float64), d)
+    return d
+
+
 def libm_pow(a: Any, b: Any) -> Any:  # noqa: ANN401
-    """std::pow on doubles: NumPy's float64 power, which calls the C library's pow (a NaN's
-    sign can still differ where NumPy takes a shortcut: bench/simdiff counts such cases)."""
-    return np.power(a.astype(np.float64), np.broadcast_to(b, a.shape).astype(np.float64))
+    """std::pow on the operands converted to double (quiet NaNs then: glibc's signalling-NaN
+    cases never arise): NumPy's float64 power, but for glibc's sign of a NaN base raised to an odd
+    integer (it squares the base and negates the square, flipping the NaN's sign: NumPy keeps it)."""
+    x, y = as_c_double(a), np.broadcast_to(as_c_double(b), np.shape(a))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        result = np.power(x, y)
+        odd = np.isfinite(y) & (np.floor(y) == y) & (np.fmod(y, 2) != 0)
+    return np.where(np.isnan(x) & np.signbit(x) & odd, np.negative(result), result)
 
 
 def power(a: Any, b: Any) -> Any:  # noqa: ANN401
@@ -818,7 +874,7 @@ def power(a: Any, b: Any) -> Any:  # noqa: ANN401
     if a.dtype.kind in "iu":
         return integer_power(a, b)
     result = libm_pow(a, b)
-    return result.astype(np.float32).astype(a.dtype) if a.dtype == np.float16 else result.astype(a.dtype)
+    return result.astype(np.float32).astype(a.dtype) if a.dtype == np.float16 else rounded(result, a.dtype)
 
 
 def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
@@ -826,7 +882,7 @@ def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
     for every type: straight from double, a value no integer type holds undefined."""
     result = libm_pow(a, b)
     if a.dtype.kind not in "iu":
-        return result.astype(a.dtype)
+        return rounded(result, a.dtype)
     info = np.iinfo(a.dtype)
     fault_where(~((result > float(info.min) - 1) & (result < float(info.max) + 1)),
                 lambda at: f"pow(src element {at}, scalar) = {result[(..., *at)].ravel()[0]} does not fit {a.dtype} (C++ leaves the conversion undefined)")
@@ -835,7 +891,7 @@ def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
 
 def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
     """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
-    return np.where(a > 0, a, a * slope)
+    return np.where(a > 0, a, with_payloads(np.asarray(a * slope), a, slope))
 
 
 def scalar_over(src: Any, scalar: Any, division: Division) -> Any:  # noqa: ANN401
@@ -956,9 +1012,9 @@ BINARY = Family.of(
 TILE_SCALAR = Family.of(
     "tile-scalar elementwise",
     (
-        Elementwise("tadds", "dst = src + scalar", compute=operator.add, priced_as="vadds"),
-        Elementwise("tsubs", "dst = src - scalar", compute=operator.sub, priced_as="vadds"),
-        Elementwise("tmuls", "dst = src * scalar", compute=operator.mul, priced_as="vmuls"),
+        Elementwise("tadds", "dst = src + scalar", compute=keeping_payloads(operator.add), priced_as="vadds"),
+        Elementwise("tsubs", "dst = src - scalar", compute=keeping_payloads(operator.sub), priced_as="vadds"),
+        Elementwise("tmuls", "dst = src * scalar", compute=keeping_payloads(operator.mul), priced_as="vmuls"),
         Elementwise("tdivs", "dst = src / scalar", compute=divide, priced_as=("vector_dup", "vdiv"),
                     choices=DIVISION, sees_in_place=True, clobbers_src=integers_through_float, precision=DivPrecisionAttr,
                     op_class=DivideScalarOp),
@@ -999,14 +1055,38 @@ FILL = Family.of(
 
 def rounded(values: Any, dtype: Any) -> Any:  # noqa: ANN401
     """float64 `values` rounded once to `dtype`, as C++'s static_cast does (ml_dtypes' bf16
-    goes through float32 and would round twice: round to odd on the way there instead)."""
+    goes through float32 and would round twice: round to odd on the way there instead; it would
+    also drop a NaN's payload, which C++ keeps)."""
     if dtype.itemsize != 2 or dtype == np.float16:
         return values.astype(dtype)
     single = values.astype(np.float32)
     inexact = (single.astype(np.float64) != values) & np.isfinite(values)
     away = inexact & (np.abs(single.astype(np.float64)) > np.abs(values))
     bits = single.view(np.uint32) - away.astype(np.uint32)  # toward zero: the magnitude's predecessor
-    return (bits | inexact.astype(np.uint32)).view(np.float32).astype(dtype)
+    result = (bits | inexact.astype(np.uint32)).view(np.float32).astype(dtype)
+    nan = np.isnan(values)
+    return np.where(nan, converted_nan(values, dtype), result) if nan.any() else result
+
+
+def mantissa_bits(dtype: Any) -> int:  # noqa: ANN401
+    return {2: 10 if dtype == np.float16 else 7, 4: 23, 8: 52}[dtype.itemsize]
+
+
+def converted_nan(x: Any, dtype: Any) -> Any:  # noqa: ANN401
+    """A C++ float conversion of NaN `x`: sign and payload kept (the payload's top bits when
+    narrowing), the quiet bit set (NumPy's cast keeps a signalling NaN signalling); but bf16 to
+    float is the 16-bit shift clang compiles it to, which keeps a signalling NaN signalling (the
+    simulator as clang 19 builds it: bench/simdiff --cxx)."""
+    m_src, m_dst = mantissa_bits(x.dtype), mantissa_bits(dtype)
+    src = x.view(f"u{x.dtype.itemsize}").astype(np.uint64)
+    payload = src & np.uint64((1 << m_src) - 1)
+    payload = payload >> np.uint64(m_src - m_dst) if m_src > m_dst else payload << np.uint64(m_dst - m_src)
+    width = 8 * dtype.itemsize
+    sign = (src >> np.uint64(8 * x.dtype.itemsize - 1)) << np.uint64(width - 1)
+    exponent = np.uint64(((1 << (width - 1 - m_dst)) - 1) << m_dst)
+    quiet = 0 if x.dtype.name == "bfloat16" and dtype == np.float32 else 1 << (m_dst - 1)
+    bits = sign | exponent | payload | np.uint64(quiet)
+    return bits.astype(f"u{dtype.itemsize}").view(dtype)
 
 
 def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
@@ -1018,12 +1098,12 @@ def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return compute
 
 
-def exp(x: Any) -> Any:  # noqa: ANN401
+def exp(x: Any, *, out: Any = None) -> Any:  # noqa: ANN401
     """OP_EXP: half through expf (float), every other type through double."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
     if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
-        return np.exp(x, out=np.empty(x.shape, x.dtype), dtype=np.float64, casting="same_kind")
+        return np.exp(x, out=np.empty(x.shape, x.dtype) if out is None else out, dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 
@@ -1039,7 +1119,7 @@ def negate(x: Any) -> Any:  # noqa: ANN401
     if x.dtype.kind in "iu" or x.dtype.itemsize != 2:
         return -x
     quiet = 0x0200 if x.dtype == np.float16 else 0x0040
-    bits = (-x).view(np.uint16)
+    bits = x.view(np.uint16) ^ np.uint16(0x8000)  # the sign flipped (ml_dtypes' bf16 negation drops a NaN's payload)
     return np.where(np.isnan(x), bits | quiet, bits).view(x.dtype)
 
 
@@ -1057,7 +1137,8 @@ def reciprocal(x: Any, *, zero_reciprocal: ZeroReciprocal) -> Any:  # noqa: ANN4
         return (x == 1).astype(x.dtype)
     if x.dtype.kind == "i":
         return np.where(np.abs(x.astype(np.int64)) == 1, x, 0).astype(x.dtype)
-    return x.dtype.type(1) / x
+    one = np.asarray(x.dtype.type(1))
+    return with_payloads(np.asarray(one / x), one, x)
 
 
 UNARY = Family.of(

@@ -73,6 +73,25 @@ def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
     )
 
 
+def require_vec(tiles: tuple[TileFacts, ...], cube_side: str) -> None:
+    """Every tile a Vec tile; `cube_side` names what the other locations would be (the message adds "not taken here")."""
+    for tile in tiles:
+        require(
+            tile.loc == "vec",
+            f"expects {tile.role} to be a Vec tile (loc=vec; {cube_side} not taken here), got loc={tile.loc}",
+        )
+
+
+def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
+    """Every tile row-major ND on `target`, whose code addresses row i at i * `stride`."""
+    for tile in tiles:
+        require(
+            tile.is_nd,
+            f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * {stride}), "
+            f"got blayout={tile.blayout}, slayout={tile.slayout}",
+        )
+
+
 def _layout(t: TileFacts) -> str:
     return f"blayout={t.blayout}, slayout={t.slayout}"
 

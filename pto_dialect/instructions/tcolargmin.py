@@ -42,6 +42,7 @@ from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pip
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
+from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.src_read import valid_reads, valid_values
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
@@ -157,6 +158,10 @@ def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]
         ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
     ])
+
+
+def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | None:
+    return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
 
 
 # ---------------------------------------------------------------------------
@@ -339,7 +344,7 @@ def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) ->
         emit=emit,
         pipe=Pipe.VECTOR,
         in_place=IN_PLACE,
-        implicit_tmp=added_tmp,
+        implicit_tmp=implicit_tmp,
         asm=AsmForm(),
         cost=COST,
     )

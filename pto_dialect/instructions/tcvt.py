@@ -40,7 +40,7 @@ from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr, NumericsAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.instructions.elementwise import rounded
+from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, valid_rect
@@ -265,24 +265,6 @@ def simulated(x: Any, dtype: Any, mode: RoundMode, saturation: SaturationMode) -
     return x.astype(dtype)
 
 
-def _mantissa_bits(dtype: Any) -> int:  # noqa: ANN401
-    return {2: 10 if dtype == np.float16 else 7, 4: 23}[dtype.itemsize]
-
-
-def converted_nan(x: Any, dtype: Any) -> Any:  # noqa: ANN401
-    """A C++ float conversion of NaN `x`: sign and payload kept (the payload's top bits when
-    narrowing), the quiet bit set (NumPy's cast keeps a signalling NaN signalling)."""
-    m_src, m_dst = _mantissa_bits(x.dtype), _mantissa_bits(dtype)
-    src = x.view(f"u{x.dtype.itemsize}").astype(np.uint64)
-    payload = src & np.uint64((1 << m_src) - 1)
-    payload = payload >> np.uint64(m_src - m_dst) if m_src > m_dst else payload << np.uint64(m_dst - m_src)
-    width = 8 * dtype.itemsize
-    sign = (src >> np.uint64(8 * x.dtype.itemsize - 1)) << np.uint64(width - 1)
-    exponent = np.uint64(((1 << (width - 1 - m_dst)) - 1) << m_dst)
-    bits = sign | exponent | payload | np.uint64(1 << (m_dst - 1))
-    return bits.astype(f"u{dtype.itemsize}").view(dtype)
-
-
 def _step(v: Any, up: Any) -> Any:  # noqa: ANN401
     """The neighbouring float of `v` toward +inf (where `up`) or -inf."""
     bits = v.view(f"u{v.dtype.itemsize}").astype(np.int64)
@@ -415,8 +397,16 @@ TCVT = Instruction(
     lowered=(TCvtBase,),
     emit=emit,
     pipe=Pipe.VECTOR,
-    in_place={"": InPlace(frozenset(), how="", refused="dst has another element type than src in general; "
-                          "the targets' code does not say an equal-size conversion may overwrite its source.")},
+    in_place={"": InPlace(
+        frozenset({"src"}),
+        how="each element is converted at its own place, read before it is written: cpu element by element "
+        "(cpu/TCvt.hpp), a2a3 one vconv repeat at a time (or through its tmp, all of a chunk read first), a5 "
+        "a register loaded, converted and stored",
+        refused="dst over src is computed in place only exactly (equal element sizes) or forward (narrower dst "
+        "elements at src's address): wider dst elements would overwrite src elements still to be read.",
+        forward="each target converts in increasing address order, and dst element (r, c) lies within src "
+        "elements up to (r, c), already read.",
+    )},
     asm=AsmForm(),
     cost=COST,
 )

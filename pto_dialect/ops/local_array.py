@@ -19,7 +19,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import AllocatesResult, constant_index
-from pto_dialect.registers import OperandEffectsByName
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import LocalArrayType
 
 

@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.phases import Phase
-from pto_dialect.registers import OperandEffectsByName
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
 
 

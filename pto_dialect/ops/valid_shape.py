@@ -18,7 +18,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import constant_index
-from pto_dialect.registers import OperandEffectsByName
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_ANY, TMP_LIKE_DST, TMP_REMAINDER, UNARY
+from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_LIKE_DST, TMP_ONE_ROW, TMP_REMAINDER, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -15,6 +15,8 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
+from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -191,7 +193,12 @@ REMAINDER = ElementwiseRules(
 )
 """TREM's rules."""
 
-SCALAR_REMAINDER = replace(REMAINDER, tmp=TMP_ANY)
+SCALAR_REMAINDER = replace(
+    REMAINDER,
+    note="npu/a2a3/TRemS.hpp: float and int32; row-major tiles; each row's quotients and compare mask go through "
+    "tmp's first row (PTO_ASSERTs: tmp has at least 1 valid row and dst's valid columns).",
+    tmp=TMP_ONE_ROW,
+)
 """TREMS's rules."""
 
 XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND, through tmp (dst's valid shape).",
@@ -386,5 +393,16 @@ RULES = {
         STANDARD, row_major=True, exact_cols=False,
         note="npu/a2a3/TConcat.hpp: one type of its list; row strides (ND tiles); PTO_ASSERTs of the valid rows and of "
         "src0's plus src1's valid cols within dst's cols.",
+    ),
+    TFILLPAD: FillPadRules(
+        STANDARD, row_major=True, dst_rows_cover_src=False,
+        note="npu/a2a3/TFillPad.hpp: static_asserts of a non-null dst pad and one element size of 1, 2 or 4 bytes; "
+        "vcopy / vector_dup at row strides of Cols (no layout check: another layout's rows are elsewhere).",
+    ),
+    TTRANS: TTransRules(
+        STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.SRC_ON_VNCHWCONV,
+        index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
+        note="npu/a2a3/TTrans.hpp TTRANS_IMPL: static_asserts of 1, 2 or 4 bytes, one size, a row-major src; the size "
+        "from src's valid shape; PTOAS: one element type, tmp of src's bytes where vnchwconv runs.",
     ),
 }

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -31,9 +30,6 @@ from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
 from pto_dialect.instructions.tgather import (
     TGATHER,
-    LoadIndexVectorBase,
-    RegisterGatherBase,
-    RegisterStoreBase,
     TGatherCompareBase,
     TGatherForm,
     TGatherMaskBase,
@@ -47,6 +43,9 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
@@ -59,8 +58,7 @@ from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWr
 from pto_dialect.lowered import Launch
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import InternalFlag, Phase
-from pto_dialect.registers import VRegType
-from pto_dialect.types import TileBufType, TileTypeBase
+from pto_dialect.types import TileTypeBase
 from pto_dialect.vpto.gather_kernels import VSCATTER_WINNER
 from targets.a5.register_gather import register_index_gather
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -139,25 +137,6 @@ class A5MScatterElemScalarOp(MScatterElemBase):
 
     name = "pto_a5.mscatter_elem_scalar"
     LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A5LoadIndexVectorOp(LoadIndexVectorBase):
-    name = "pto_a5.load_index_vector"
-
-
-@OPS.declare
-class A5GatherOp(RegisterGatherBase):
-    """b8 data is gathered into b16 lanes, zero-extended."""
-
-    name = "pto_a5.gather"
-
-
-@OPS.declare
-class A5StoreOp(RegisterStoreBase):
-    """b16 lanes of b8 data keep their low byte."""
-
-    name = "pto_a5.store"
 
 
 @OPS.declare
@@ -261,34 +240,12 @@ TSCATTER_FORMS = {
 }
 
 
-def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
-    """(lane type, index lane type) of the UB register gather for data of this tile type."""
-    width = data.element.bytes
-    lane = data.element_type
-    if width == 1:  # b8 is gathered into b16 lanes, zero-extended
-        signed = isinstance(lane, IntegerType) and lane.signedness.data != Signedness.UNSIGNED
-        lane = IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED)
-    index = IntegerType(16 if width <= 2 else 32, Signedness.UNSIGNED)
-    return lane, index
-
-
 class LowerIndexTGatherToRegisters(RewritePattern):
     """Index-form TGATHER -> the register-level gather a user writes (targets/a5/register_gather.py)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         if op.form != TGatherForm.INDEX or op.results:
-            return
-        src = op.src.type
-        assert isinstance(src, TileBufType)
-        if src.element.bytes == 8:  # pto-isa's Int64Gather: two 32-bit gathers per lane, not yet written as vpto
-            lane, index_lane = register_gather_types(src)
-            load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
-            gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
-            store = A5StoreOp.build(operands=[gather.result, op.dst])
-            for new in (load, gather, store):
-                new.location = op.location
-            rewriter.replace(op, [load, gather, store], [])
             return
         rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
@@ -353,6 +310,8 @@ LOWERING = TargetLowering(
         **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
+        **OPS.single(TTRANS, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
             approximate=on_vector_unit(UNARY) | {"trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public"},

@@ -26,6 +26,9 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIn
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
@@ -207,6 +210,8 @@ LOWERING = TargetLowering(
         **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),
+        **OPS.single(TTRANS, {"trans_write": TransWrite.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),

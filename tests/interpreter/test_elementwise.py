@@ -506,6 +506,37 @@ def test_tpows(target: str) -> None:
     assert_bits_equal(out, i**3)
 
 
+def test_cpu_tpow_nan_signs_are_glibcs() -> None:
+    """cpu/TPow.hpp calls glibc's pow on doubles (the operands converted by x86, so quiet): a NaN
+    base to an odd integer power comes out with its sign flipped (glibc squares it and negates
+    the square), to an even or negative even power keeps it; pow(NaN, 0) = pow(1, NaN) = 1, even
+    for a signalling NaN; a negative base to a fraction is x86's default NaN (0/0)."""
+    bits = [0xFFC01234, 0xFFC01234, 0xFFC01234, 0x7FC05678, 0x7F800001, 0x3F800000, 0xC0000000, 0xFFC01234]
+    powers = [0x40400000, 0x40000000, 0xC0400000, 0x40400000, 0x00000000, 0x7F800001, 0x3F000000, 0xC0000000]
+    expected = [0x7FC01234, 0xFFC01234, 0x7FC01234, 0x7FC05678, 0x3F800000, 0x3F800000, 0xFFC00000, 0xFFC01234]
+    a, e = (np.array([v], np.uint32).view(np.float32) for v in (bits, powers))
+    out = run(tmp_kernel("tpow", (1, 8), "f32"), "cpu", [a, e, filled((1, 8), "f32"), filled((1, 8), "f32")])[-1]
+    assert_bits_equal(out, np.array([expected], np.uint32).view(np.float32))
+    scalar = run(tmp_kernel("tpows", (1, 8), "f32", ("3.0", "f32")), "cpu", [a, filled((1, 8), "f32"), filled((1, 8), "f32")])[-1]
+    assert scalar.view(np.uint32)[0, 0] == 0x7FC01234  # -NaN ** 3
+
+
+def test_cpu_bf16_keeps_a_lone_nan_operands_payload() -> None:
+    """The simulator's bf16 arithmetic runs in float (x86: a lone NaN operand comes back quieted,
+    its payload kept) and converts back keeping the payload's top 7 bits: 0x7F81 (signalling)
+    + 1 is 0x7FC1, 1 - 0xFFC5 is 0xFFC5; a scalar f32 NaN 0x7FA12345 becomes bf16 0x7FE1."""
+    bf16 = NP["bf16"]
+    a = np.array([[0x7F81, 0x3F80, 0xFFC5, 0x4000] * 4], np.uint16).view(bf16)
+    b = np.array([[0x3F80, 0xFFC5, 0x3F80, 0x3F80] * 4], np.uint16).view(bf16)
+    out = run(binary_kernel("tsub", (1, 16), "bf16", (1, 16)), "cpu", [a, b, filled((1, 16), "bf16")])[-1]
+    assert_bits_equal(out, np.array([[0x7FC1, 0xFFC5, 0xFFC5, 0x3F80] * 4], np.uint16).view(bf16))
+    nan = float(np.array([0x7FA12345], np.uint32).view(np.float32)[0])
+    kernel = scalar_kernel("tadds", (1, 16), "bf16", (1, 16), "0x7FA12345", "f32")
+    out = run(kernel, "cpu", [b, filled((1, 16), "bf16")])[-1]
+    assert np.isnan(nan)
+    assert_bits_equal(out, np.array([[0x7FE1, 0xFFC5, 0x7FE1, 0x7FE1] * 4], np.uint16).view(bf16))
+
+
 def test_cpu_trems_and_tfmods_skip_a_zero_scalar() -> None:
     """cpu/TBinSOps.hpp runs their loop only for a nonzero scalar (PTO_ASSERT is off): dst keeps its values."""
     a = np.arange(16, dtype=np.float32).reshape(1, 16)

@@ -37,9 +37,17 @@ TYPES = {
 
 def to_type(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """float64 values rounded once, to nearest even, to `dtype`: for bf16 the nearer of the two
-    bf16 neighbours of ml_dtypes' (possibly twice rounded) result, ties to an even mantissa."""
+    bf16 neighbours of ml_dtypes' (possibly twice rounded) result, ties to an even mantissa; a
+    NaN keeps its sign and its payload's top 7 bits, quieted (C++'s double -> bf16 cast)."""
     if dtype != NP["bf16"]:
         return exact.astype(dtype)
+    bits = np.asarray(exact, np.float64).view(np.uint64)
+    sign, payload = (bits >> np.uint64(63)) << np.uint64(15), (bits >> np.uint64(45)) & np.uint64(0x7F)
+    nan_bits = (sign | payload | np.uint64(0x7FC0)).astype(np.uint16).view(dtype)
+    return np.where(np.isnan(exact), nan_bits, rounded_bf16(exact, dtype))
+
+
+def rounded_bf16(exact: np.ndarray, dtype: np.dtype) -> np.ndarray:
     first = exact.astype(dtype)
     bits = first.view(np.uint16).astype(np.int32)
     down, up = (bits - 1).astype(np.uint16).view(dtype), (bits + 1).astype(np.uint16).view(dtype)
@@ -75,7 +83,10 @@ def c_reciprocal(x):
     if x.dtype.kind in "iu":  # C's 1 / x: 1 and (signed) -1 give themselves, every other non-zero 0
         return np.array([int(1 / v) if v in (1, -1) and (v == 1 or x.dtype.kind == "i") else 0 for v in x.ravel().tolist()],
                         x.dtype).reshape(x.shape)
-    return (np.float64(1) / x.astype(np.float64)).astype(x.dtype)  # exact in double, rounded once
+    quotient = (np.float64(1) / x.astype(np.float64)).astype(x.dtype)  # exact in double, rounded once
+    if x.dtype == NP["bf16"]:  # a NaN divisor comes back quieted, its payload kept (ml_dtypes drops it)
+        return quieted(np.where(np.isnan(x), x, quotient), x)
+    return quotient
 
 
 CPU = {
