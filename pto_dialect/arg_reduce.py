@@ -114,6 +114,7 @@ TMP_ADDED = {
     TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
     TmpAdded.NONE: "none",
 }
+"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 
 def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded) -> AllocTileOp | None:
@@ -124,7 +125,6 @@ def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded)
     if how is TmpAdded.LIKE_SRC:
         return alloc_like(op, src)
     return AllocTileOp(smallest_tile(src.type))  # pyright: ignore[reportArgumentType]
-"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 
 def type_cells(src_layout: str) -> list[tuple[str, Callable[..., str]]]:
