@@ -13,8 +13,10 @@ round after round (each round runs every variant once, in turn), reporting media
   `pto.section.vector`); against bench/run.py's per-tile np.take loop.
 
 Each is timed with a freshly allocated output array per call (np.zeros, as a user calls it, on
-both sides) and with one output array reused by every call. interpreter.run on an already parsed
-module: its pipeline, lowering and the copy it makes of a written argument are included.
+both sides) and with one output array reused by every call, both written in place
+(`interpreter.run(..., inplace=True)`, as NumPy writes the array it is given); and with a fresh
+array run the default way, which copies every argument the kernel may write and returns the
+copy. interpreter.run on an already parsed module: its pipeline and lowering are included.
 
     .venv/bin/python bench/embedding.py [--target a2a3] [--rounds 15] [--vocab 4096]
 """
@@ -36,6 +38,9 @@ from run import alternating
 from parse import machine_note
 
 TOKENS, HIDDEN = 1024, 7168
+KINDS = ("fresh", "reused", "fresh, copied")
+"""The output given to each call: a new np.zeros array or one array reused, written in place
+(`interpreter.run(..., inplace=True)`); a new array again, run copying it (the default)."""
 
 SCALAR_IDS = f"""
 func.func @embedding(%table: !pto.ptr<bf16>, %ids: !pto.ptr<i32>, %out: !pto.ptr<bf16>, %vocab: index)
@@ -90,11 +95,13 @@ def main() -> None:
     reused = np.zeros((TOKENS, HIDDEN), ml_dtypes.bfloat16)
     expected = numpy_per_token(table, ids, np.zeros_like(reused))
 
-    def deepseek(out: np.ndarray, batch_loops: bool = True) -> np.ndarray:
-        return interpreter.run(module, args.target, [table, ids, out, vocab], batch_loops=batch_loops)[2]
+    def deepseek(out: np.ndarray, batch_loops: bool = True, inplace: bool = True) -> np.ndarray:
+        return interpreter.run(module, args.target, [table, ids, out, vocab], batch_loops=batch_loops, inplace=inplace)[2]
 
     for batch_loops in (True, False):
-        assert np.array_equal(deepseek(reused, batch_loops).view(np.uint16), expected.view(np.uint16))
+        for inplace in (True, False):
+            result = deepseek(np.zeros_like(reused), batch_loops, inplace)
+            assert np.array_equal(result.view(np.uint16), expected.view(np.uint16))
 
     # PTOAS style
     gtable = rng.standard_normal(ptoas_lookup.ROWS * ptoas_lookup.COLS).astype(np.float16)
@@ -103,10 +110,11 @@ def main() -> None:
     ptoas = pto_dialect.parse(ptoas_lookup.PTOAS_KERNEL, "embedding_ptoas.pto")
     gexpected = greused.copy()
     ptoas_lookup.bare_numpy(gtable, gids, gexpected)
-    assert np.array_equal(interpreter.run(ptoas, args.target, [gtable, gids, greused])[2], gexpected)
+    for inplace in (True, False):
+        assert np.array_equal(interpreter.run(ptoas, args.target, [gtable, gids, np.zeros_like(greused)], inplace=inplace)[2], gexpected)
 
-    def ptoas_run(out: np.ndarray) -> np.ndarray:
-        return interpreter.run(ptoas, args.target, [gtable, gids, out])[2]
+    def ptoas_run(out: np.ndarray, inplace: bool = True) -> np.ndarray:
+        return interpreter.run(ptoas, args.target, [gtable, gids, out], inplace=inplace)[2]
 
     def take_loop(out: np.ndarray) -> np.ndarray:
         ptoas_lookup.bare_numpy(gtable, gids, out)
@@ -121,6 +129,10 @@ def main() -> None:
         "take fresh": lambda: take_loop(np.zeros_like(greused)),
         "ptoas reused": lambda: ptoas_run(greused),
         "take reused": lambda: take_loop(greused),
+        "deepseek fresh, copied": lambda: deepseek(np.zeros_like(reused), inplace=False),
+        "numpy fresh, copied": lambda: numpy_per_token(table, ids, np.zeros_like(reused)),
+        "ptoas fresh, copied": lambda: ptoas_run(np.zeros_like(greused), inplace=False),
+        "take fresh, copied": lambda: take_loop(np.zeros_like(greused)),
     })
     serial = alternating(max(1, args.rounds // 5), {"serial": lambda: deepseek(reused, batch_loops=False)})["serial"][0]
 
@@ -134,12 +146,12 @@ def main() -> None:
           f"(iteration by iteration, reused output: {serial * 1e3:.1f} ms):\n")
     print("| output | interpreter, batched | NumPy per token | wall ratio | CPU: interpreter | NumPy | CPU ratio |")
     print("|---|---|---|---|---|---|---|")
-    for kind in ("fresh", "reused"):
+    for kind in KINDS:
         print(row(kind, "deepseek", "numpy"))
     print(f"\nPTOAS style, {ptoas_lookup.TILES} tiles of {ptoas_lookup.IDS} ids x {ptoas_lookup.COLS} f16:\n")
     print("| output | interpreter, batched | per-tile np.take loop | wall ratio | CPU: interpreter | np.take loop | CPU ratio |")
     print("|---|---|---|---|---|---|---|")
-    for kind in ("fresh", "reused"):
+    for kind in KINDS:
         print(row(kind, "ptoas", "take"))
 
 if __name__ == "__main__":

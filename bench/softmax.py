@@ -4,7 +4,8 @@ f32, each: tload, TROWMAX into a one-column DN tile, TROWEXPANDSUB, TEXP, TROWSU
 tstore. Reports, side by side in one process (alternating rounds, medians of wall and CPU time), the time of interpreter.run on an already parsed
 module (lowering included) with the loop batched (interpreter/batch.py) and iteration by
 iteration, against the same computation written in NumPy per tile (max, subtract, exp, sum,
-divide; the baseline, aim: batched within 1.5x of it). The row max and the row sum share one
+divide; the baseline, aim: batched within 1.5x of it). Both write into the output array given
+(interpreter.run(..., inplace=True)); the default run, which copies y first, is shown besides. The row max and the row sum share one
 column tile: two column tiles would be given one UB range by the memory plan (their lives do not
 overlap), which interpreter/batch.py takes as two tiles sharing memory and runs serially. The interpreter's values follow each
 target's order (a sequential sum on cpu, vcadd's stages on a2a3 and a5): they are checked close
@@ -81,13 +82,15 @@ def main() -> None:
 
     out = np.zeros_like(x)
     medians = alternating(args.repeat, {
-        "batched": lambda: interpreter.run(module, args.target, [x, y]),
+        "batched": lambda: interpreter.run(module, args.target, [x, y], inplace=True),
         "numpy": lambda: numpy_per_tile(x, out),
+        "copying": lambda: interpreter.run(module, args.target, [x, y]),
     })
     serial = alternating(max(1, args.repeat // 3), {
         "serial": lambda: interpreter.run(module, args.target, [x, y], batch_loops=False),
     })["serial"]
     (batched, batched_cpu), (numpy, numpy_cpu) = medians["batched"], medians["numpy"]
+    copying, copying_cpu = medians["copying"]
     print(f"medians of {args.repeat} alternating rounds ({machine_note()})\n")
     print("| target | batched | iteration by iteration | NumPy per tile | batched / NumPy "
           "| iteration by iteration / NumPy | CPU: batched | NumPy | batched / NumPy |")
@@ -97,6 +100,8 @@ def main() -> None:
         f"| {batched / numpy:.2f}x | {serial[0] / numpy:.2f}x "
         f"| {batched_cpu * 1e3:.1f} ms | {numpy_cpu * 1e3:.1f} ms | {batched_cpu / numpy_cpu:.2f}x |"
     )
+    print(f"\nrun copying y (without inplace=True): {copying * 1e3:.1f} ms, CPU {copying_cpu * 1e3:.1f} ms "
+          f"({copying_cpu / numpy_cpu:.2f}x NumPy's)")
 
 if __name__ == "__main__":
     main()

@@ -17,8 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.context import Context
@@ -256,10 +258,11 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
 def run(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
-    args: Sequence[np.ndarray | np.generic] = (),
+    args: Sequence[ArrayLike] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
+    inplace: bool = False,
 ) -> list[np.ndarray]:
     """Run the module's public function (or `entry`) on `args` for `target` (default: the
     module's pto.target_arch, else a2a3); return every argument's final contents.
@@ -271,15 +274,19 @@ def run(
 
     Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
     The given module and arrays are not modified: an argument the kernel may write is copied,
-    one it only reads (a gather's table) is returned as a read-only view of the input.
+    one it only reads (a gather's table) is returned as a read-only view of the input. With
+    `inplace`, the kernel writes the given arrays themselves, as a C++ kernel writes its GM
+    buffers (no copy: what a caller who allocates its outputs, or reuses them, wants); each one
+    it may write must then be a writeable C-contiguous NumPy array of its declared dtype (else a
+    PtoError before anything runs), and a run that faults leaves them as written up to the fault.
     """
-    return run_with_results(module_or_path, target, args, entry, listeners, batch_loops)[0]
+    return run_with_results(module_or_path, target, args, entry, listeners, batch_loops, inplace=inplace)[0]
 
 
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
-    args: Sequence[np.ndarray | np.generic] = (),
+    args: Sequence[ArrayLike] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -287,6 +294,7 @@ def run_with_results(
     profiler: Profiler | None = None,
     sync_report: SyncReport | None = None,
     sources: Sequence[str] | None = None,
+    inplace: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """`run`, also returning the function's results: a tile as its Rows x Cols array, a
     scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
@@ -297,13 +305,15 @@ def run_with_results(
     scalar arguments, every loop iteration with its index. `sources`
     names where each array came from (pto-run: its .npy file), for the errors binding it."""
     with recursion_limit(CALL_DEPTH_FRAMES):  # nested regions and calls recurse in Python
-        return _run_with_results(module_or_path, target, args, entry, listeners, batch_loops, gm_writes, profiler, sync_report, sources)
+        return _run_with_results(
+            module_or_path, target, args, entry, listeners, batch_loops, gm_writes, profiler, sync_report, sources, inplace
+        )
 
 
 def _run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None,
-    args: Sequence[np.ndarray | np.generic],
+    args: Sequence[ArrayLike],
     entry: str | None,
     listeners: Sequence[Interpreter.Listener],
     batch_loops: bool,
@@ -311,6 +321,7 @@ def _run_with_results(
     profiler: Profiler | None,
     sync_report: SyncReport | None,
     sources: Sequence[str] | None,
+    inplace: bool,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
     if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
         raise PtoError(
@@ -322,7 +333,7 @@ def _run_with_results(
     except targets.UnknownTarget as e:
         raise PtoError(f"error: {e}") from e
     lowered = _lowered_for_run(module, t)
-    function = entry_function(lowered, entry)
+    function, only_read = _entry_of(lowered, entry)
     if profiler is not None:  # an op without a cost model fails before anything runs
         for op in walk(lowered):
             profiler.check(op)
@@ -331,14 +342,16 @@ def _run_with_results(
         raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
     given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
     arrays = [
-        _read_only_view(a) if _only_read(arg) else np.array(a, copy=True, order="C")
-        for a, arg in zip(given, function.args)
+        _read_only_view(a) if read else _written(function, i, original, a, inplace)
+        for i, (original, a, read) in enumerate(zip(args, given, only_read))
     ]
     values = [
         bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
         for i, (ty, a) in enumerate(zip(arg_types, arrays))
     ]
 
+    if profiler is not None:
+        profiler.bind(function, values)
     if sync_report is not None:
         found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors
@@ -405,6 +418,19 @@ def _result_array(value: object, result_type) -> np.ndarray:
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
 
 
+_ENTRIES: WeakKeyDictionary[ModuleOp, dict[str | None, tuple[func.FuncOp, tuple[bool, ...]]]] = WeakKeyDictionary()
+
+
+def _entry_of(lowered: ModuleOp, entry: str | None) -> tuple[func.FuncOp, tuple[bool, ...]]:
+    """entry_function(lowered, entry) and, for each of its arguments, whether the kernel only
+    reads it: worked out once per lowered module (run keeps them, and never changes them)."""
+    found = _ENTRIES.setdefault(lowered, {})
+    if entry not in found:
+        function = entry_function(lowered, entry)
+        found[entry] = (function, tuple(_only_read(arg) for arg in function.args))
+    return found[entry]
+
+
 def _only_read(value: SSAValue) -> bool:
     """No op can write through `value`: each use is a tload's source or an instruction's
     input (not its workspace), or makes a view that is itself only read."""
@@ -418,6 +444,30 @@ def _only_read(value: SSAValue) -> bool:
         elif not reads_only(user, use.index):
             return False
     return True
+
+
+def _written(function: func.FuncOp, index: int, original: object, array: np.ndarray, inplace: bool) -> np.ndarray:
+    """The array the run writes for an argument the kernel may write: a copy of the caller's
+    array, or with `inplace` the caller's array itself; `array` as it is when run made it (from
+    a list or a number: nobody else holds it)."""
+    if isinstance(original, list | tuple | int | float | np.generic):
+        return np.asarray(array, order="C")
+    if not inplace:
+        return np.array(array, copy=True, order="C")
+    if not (isinstance(original, np.ndarray) and array.flags.c_contiguous and array.flags.writeable):
+        hint = function.args[index].name_hint
+        raise PtoError.at_op(
+            function, f"argument {index} (%{hint or f'arg{index}'}) is written by the kernel, and run(inplace=True) "
+            f"writes it where it is: it must be a writeable C-contiguous NumPy array, got "
+            f"{_described(original)} (give a copy made with np.ascontiguousarray, or run without inplace)"
+        )
+    return array
+
+
+def _described(value: object) -> str:
+    if not isinstance(value, np.ndarray):
+        return f"a {type(value).__name__}"
+    return "a read-only array" if not value.flags.writeable else "an array that is not C-contiguous"
 
 
 def _read_only_view(array: np.ndarray) -> np.ndarray:

@@ -295,7 +295,7 @@ def compare(
     entry: str | None = None,
     profile: bool = False,
     cost_model: str = "pto-isa",
-    cores: int = 1,
+    cores: int | None = None,
 ) -> Report:
     """Run the kernel on each target (`"all"`, `"cpu,a5"` or a list of names) and compare;
     with `profile`, also count what runs on each (`Report.profiles`), priced by `cost_model`

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import IndexType, IntegerAttr
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
 from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, PythonValues, impl, register_impls
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
@@ -214,6 +214,8 @@ class IndexArithFunctions(ArithFunctions):
         value = op.value
         if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):  # xDSL's isa: ~50 us
             return (_signed(value.value.data, interpreter.index_bitwidth),)
+        if isinstance(value, IntegerAttr | FloatAttr):  # what xDSL returns for them, without its isa
+            return (value.value.data,)
         return super().run_constant(interpreter, op, args).values
 
     @impl(arith.AddiOp)

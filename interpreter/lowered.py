@@ -260,6 +260,8 @@ def kernel_functions(ops: list[type[Operation]], name: str) -> type[InterpreterF
 
 def instruction_functions() -> type[InterpreterFunctions]:
     """The pto instructions that run as they are (tload, tstore)."""
+    if (known := _FUNCTIONS.get("pto_instructions")) is not None:  # without listing the registry at each run
+        return known
     return kernel_functions([i.op for i in REGISTRY if runs_kernel(i.op)], "pto_instructions")
 
 

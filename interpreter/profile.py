@@ -11,18 +11,22 @@ execution (an integer when every execution cost the same).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from xdsl.dialects import func
 from xdsl.interpreter import PythonValues
 from xdsl.ir import Operation
 
-from pto_dialect.cost import DmaPath, VfMachine
 from pto_dialect.diagnostics import op_location
-from pto_dialect.instruction import Pipe
+from pto_dialect.ops import sync
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
-from passes.estimate import CostReport, OpRow, cost_function, cost_machine, price, priced_by
+from passes.estimate import (
+    REGISTER_OPS, CostReport, OpRow, cost_function, cost_machine, kernel_cores, price, priced_by, register_op_cost,
+    with_cores,
+)
 import targets
 
 from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands
@@ -43,15 +47,24 @@ class Profiler:
     """Counts, per op, its executions and their cycles and bytes on one target."""
 
     def __init__(
-        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, trace: bool = False
+        self, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int | None = None,
+        trace: bool = False,
     ):
         self.target = targets.get(target)
         self.machine = cost_machine(self.target, cost_model, cores)
+        self._given_cores = cores
+        self.cores = kernel_cores(None, cores)
+        """`--cores`, else the run's SPMD block count (`bind`), else 1."""
         self.timeline = Timeline(self.target.name, self.machine.model) if trace else None
         """With `trace`: each execution placed on its pipe (interpreter/trace.py); a run then goes
         iteration by iteration."""
         self._ops: dict[Operation, _Totals] = {}
         self._prices: dict[tuple, tuple[str, str, int, int]] = {}
+
+    def bind(self, function: func.FuncOp, arguments: Sequence[object]) -> None:
+        """The kernel is about to run `function` on `arguments`: the cores they launch it on."""
+        self.cores = kernel_cores(function, self._given_cores, arguments)
+        self.machine = with_cores(self.machine, self.cores)
 
     def record(self, op: Operation, args: PythonValues) -> None:
         """`op` is about to run on `args` (each iteration of a batched loop at once)."""
@@ -81,46 +94,47 @@ class Profiler:
                 self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op))
 
     def _record_register_level(self, op: Operation, args: PythonValues) -> None:
-        """A register-level op priced as the machine's `register_level` table says (not priced: no row)."""
-        table = getattr(self.machine, "register_level", {})
-        kind = table.get(op.name)
-        if kind is None:
+        """A register-level op priced as the machine's `register_level` table says (a free one: no row)."""
+        operands = list(op.operands)
+        cost = register_op_cost(op, self.target, self.machine, lambda value: args[operands.index(value)])
+        if cost is None:
             return
-        machine = self.machine
-        assert isinstance(machine, VfMachine)
-        pipe, nbytes = Pipe.VECTOR, 0
-        if kind == "dma":
-            nbytes = dma_bytes(op, args)
-            path = DmaPath.GM_TO_UB if op.name in ("pto.mte_gm_ub", "pto.copy_gm_to_ubuf") else (
-                DmaPath.UB_TO_UB if op.name == "pto.mte_ub_ub" else DmaPath.UB_TO_GM)
-            pipe = {DmaPath.GM_TO_UB: Pipe.MTE2, DmaPath.UB_TO_GM: Pipe.MTE3}.get(path, Pipe.MTE2)
-            cycles = machine.dma.cycles(path, nbytes)
-        elif kind == "config":
-            pipe, cycles = Pipe.SCALAR, int(machine.config_call.value)
-        elif kind == "scope":
-            cycles = int(machine.vf_startup.value) + int(machine.vf_drain.value)
-        else:
-            cycles = int(machine.vf_ops[kind].value)
         totals = self._ops.get(op)
         if totals is None:
-            totals = self._ops[op] = _Totals(op, pipe.short, machine.model)
+            totals = self._ops[op] = _Totals(op, cost.pipe.short, cost.model)
         totals.count += 1
-        totals.cycles += cycles
-        totals.bytes += nbytes
+        totals.cycles += cost.cycles
+        totals.bytes += cost.bytes
+        if self.timeline is not None:  # placed by its pipe and the kernel's flags (its pointers not tracked)
+            self.timeline.add(op, cost.pipe.short, cost.cycles, cost.bytes, (), ())
+
+    def synchronize(self, op: Operation, args: PythonValues) -> None:
+        """A synchronization op ran: the timeline, if any, orders its pipes by it."""
+        timeline = self.timeline
+        if timeline is None:
+            return
+        if isinstance(op, sync.FlagOpBase):
+            event = op.event if isinstance(op, sync.StaticFlagOp) else int(args[0])
+            setting = isinstance(op, sync.SetFlagOp | sync.SetFlagDynOp)
+            (timeline.set_flag if setting else timeline.wait_flag)(op, *op.pair, event)
+        elif isinstance(op, sync.BarrierOp):
+            timeline.barrier(op.pipe.data)
 
     def check(self, op: Operation) -> None:
         """Fail before running when `op` has no cost model on the target."""
         if instruction_of(op) is not None:
             cost_function(op, self.target, self.machine)
+        elif isinstance(op, REGISTER_OPS):
+            register_op_cost(op, self.target, self.machine, lambda _: 0)
 
     def report(self) -> CostReport:
         """One row per source op, in the order they first ran."""
-        report = CostReport(self.target.name, what="profile", priced_by=priced_by(self.machine))
+        report = CostReport(self.target.name, what="profile", **priced_by(self.machine, self.cores))
         rows: dict[object, OpRow] = {}
         sums: dict[object, list[int]] = {}
         for t in self._ops.values():
             instruction = instruction_of(t.op)
-            name = instruction.name if instruction is not None else t.op.name.removeprefix("pto.")  # a register-level op
+            name = instruction.name if instruction is not None else t.op.name  # a register-level op
             loc = op_location(t.op)
             key = (loc, name) if loc is not None else t.op
             if key not in rows:
@@ -133,19 +147,6 @@ class Profiler:
             cycles, nbytes = sums[key]
             row.cycles, row.bytes, row.counted_total = _mean(cycles, row.count), _mean(nbytes, row.count), cycles
         return report
-
-
-def dma_bytes(op: Operation, args: PythonValues) -> int:
-    """The bytes a register-level DMA moves: its burst length times its burst and loop counts (a register-
-    configured copy's loop registers are not counted: one pass of its bursts)."""
-    from interpreter.vpto.functions import operands_by_name
-
-    operands = operands_by_name(op, args)
-    length = int(operands["len_burst"]) * (32 if op.name == "pto.mte_ub_ub" else 1)
-    count = int(operands["n_burst"])
-    for loop in operands.get("loop_counts") or []:
-        count *= int(loop)
-    return length * count
 
 
 def _mean(total: int, count: int | None) -> int | float:

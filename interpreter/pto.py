@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
+from xdsl.ir import Operation
 
 
 from pto_dialect import ops as pto
@@ -263,24 +264,29 @@ class PtoFunctions(InterpreterFunctions):
 
     @impl(sync.SetFlagOp)
     def run_set_flag(self, interpreter: Interpreter, op: sync.SetFlagOp, args: PythonValues):
+        _synchronize(interpreter, op, args)
         return ()
 
     @impl(sync.WaitFlagOp)
     def run_wait_flag(self, interpreter: Interpreter, op: sync.WaitFlagOp, args: PythonValues):
+        _synchronize(interpreter, op, args)
         return ()
 
     @impl(sync.SetFlagDynOp)
     def run_set_flag_dyn(self, interpreter: Interpreter, op: sync.SetFlagDynOp, args: PythonValues):
         self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
+        _synchronize(interpreter, op, args)
         return ()
 
     @impl(sync.WaitFlagDynOp)
     def run_wait_flag_dyn(self, interpreter: Interpreter, op: sync.WaitFlagDynOp, args: PythonValues):
         self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
+        _synchronize(interpreter, op, args)
         return ()
 
     @impl(sync.BarrierOp)
     def run_barrier(self, interpreter: Interpreter, op: sync.BarrierOp, args: PythonValues):
+        _synchronize(interpreter, op, args)
         return ()
 
     @impl(sync.SyncSetOp)
@@ -294,3 +300,10 @@ class PtoFunctions(InterpreterFunctions):
         if args:
             self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.cross_core_events)
         return ()
+
+
+def _synchronize(interpreter: Interpreter, op: Operation, args: PythonValues) -> None:
+    """A profile's timeline orders its pipes by the kernel's flags and barriers (interpreter/trace.py)."""
+    profiler = run_state(interpreter).profiler
+    if profiler is not None:
+        profiler.synchronize(op, args)

@@ -7,9 +7,14 @@ Each op execution is a slice on its pipe's track (MTE2, V, MTE3, ...), as long a
 (1 trace microsecond = 1 cycle), placed as early as both allow: its pipe is free (a pipe runs
 its ops in program order), and the ops it depends on through memory have finished (it reads
 what an earlier op wrote, or writes what an earlier op read or wrote: tiles by their bytes,
-GM by the argument it views). So the timeline is the kernel as if every flag were set where
-its data dependences need one (an arrow, a flow event, goes from the op on another pipe that an op
-waited for to that op). Loops run iteration by iteration; each slice names the
+GM by the argument it views), and the kernel's own synchronization allows: after a
+`wait_flag(src, dst, e)`, dst starts nothing before src's matching `set_flag` (when everything src
+issued before it has finished), after `barrier <PIPE_ALL>` no pipe starts before every pipe's earlier
+work has finished. So where the kernel sets no flag the timeline is as if one were set where the data
+dependences need it (`--check-sync` reports such a race). A register-level op (a5) is placed by its
+pipe and the flags only: the UB its pointers reach is not tracked. An arrow (a flow event) goes from the op on
+another pipe that an op waited for to that op, and each set_flag / wait_flag is an instant marker on
+its pipe's track. Loops run iteration by iteration; each slice names the
 iteration it belongs to (`%i=3`: its enclosing loops' induction variables, from how often the op
 ran and their static bounds; `#k`, its k-th execution, under a loop without static bounds).
 """
@@ -26,6 +31,7 @@ from xdsl.ir import Operation
 
 from passes.estimate import trip_count
 from pto_dialect.diagnostics import op_location
+from pto_dialect.instruction import Pipe
 from pto_dialect.machine import GmView, Tile
 from pto_dialect.ops.memory import constant_index
 
@@ -61,15 +67,58 @@ class Slice:
 
 
 @dataclass
+class Mark:
+    """A synchronization op at the time it takes effect on its pipe."""
+
+    name: str
+    pipe: str
+    time: int
+    loc: str | None
+
+
+@dataclass
 class Timeline:
     """The op executions in the order they ran, each placed on its pipe."""
 
     target: str
     model: str
     slices: list[Slice] = field(default_factory=list)
+    marks: list[Mark] = field(default_factory=list)
     _pipe_free: dict[str, int] = field(default_factory=dict)
+    _pipe_last: dict[str, int] = field(default_factory=dict)
+    """Each pipe's last slice."""
+    _held: dict[str, int] = field(default_factory=dict)
+    """A pipe a wait_flag held: the slice on the other pipe it waited for."""
+    _flags: dict[tuple[str, str, object], list[tuple[int, int | None]]] = field(default_factory=dict)
+    """Each set flag not yet waited for: when it is set, and the slice it waits for."""
+    _barrier: int = 0
+    """When the last `barrier <PIPE_ALL>` lets every pipe go on."""
     _uses: dict[Region, _Uses] = field(default_factory=dict)
     _executions: dict[Operation, int] = field(default_factory=dict)
+
+    def set_flag(self, op: Operation, src: Pipe, dst: Pipe, event: object) -> None:
+        """`set_flag(src, dst, event)`: set once everything src issued before has finished."""
+        time = max(self._pipe_free.get(src.short, 0), self._barrier)
+        self._flags.setdefault((src.short, dst.short, event), []).append((time, self._pipe_last.get(src.short)))
+        self.marks.append(Mark(f"set_flag {src.short}->{dst.short} #{event}", src.short, time, op_location(op)))
+
+    def wait_flag(self, op: Operation, src: Pipe, dst: Pipe, event: object) -> None:
+        """`wait_flag(src, dst, event)`: dst starts nothing before the matching set (a wait no set
+        matches is a deadlock `--check-sync` reports: it holds nothing here)."""
+        pending = self._flags.get((src.short, dst.short, event))
+        if not pending:
+            return
+        time, slice_index = pending.pop(0)
+        free = max(self._pipe_free.get(dst.short, 0), self._barrier)
+        if time > free and slice_index is not None:
+            self._held[dst.short] = slice_index
+        self._pipe_free[dst.short] = max(time, free)
+        self.marks.append(Mark(f"wait_flag {src.short}->{dst.short} #{event}", dst.short, max(time, free), op_location(op)))
+
+    def barrier(self, pipe: Pipe) -> None:
+        """`barrier <pipe>`: a pipe runs in order already; `<PIPE_ALL>`: every pipe waits for all."""
+        if pipe is Pipe.ALL:
+            self._barrier = max(self._pipe_free.values(), default=0)
 
     def add(self, op: Operation, pipe: str, cycles: int, nbytes: int, args: PythonValues,
             written: tuple[int, ...]) -> None:
@@ -79,7 +128,7 @@ class Timeline:
         reads = [_region(a) for i, a in enumerate(args) if i not in written]
         writes = [_region(args[i]) for i in written]
         reads, writes = [r for r in reads if r], [w for w in writes if w]
-        ready, waited_for = self._pipe_free.get(pipe, 0), None
+        ready, waited_for = max(self._pipe_free.get(pipe, 0), self._barrier), self._held.pop(pipe, None)
         for region, uses in self._uses.items():
             after = []
             if any(_overlap(region, r) for r in reads):
@@ -90,7 +139,7 @@ class Timeline:
                 if end > ready:
                     ready, waited_for = end, slice_index
         end, index = ready + cycles, len(self.slices)
-        self._pipe_free[pipe] = end
+        self._pipe_free[pipe], self._pipe_last[pipe] = end, index
         for r in reads:
             uses = self._uses.setdefault(r, _Uses())
             if end >= uses.read:
@@ -130,6 +179,12 @@ class Timeline:
                 "args": {"op": s.name, "loc": s.loc, "cycles": s.cycles, "bytes": s.nbytes,
                          "iteration": dict(s.loops)},
             })
+        for m in self.marks:
+            if m.pipe not in tid:  # a pipe only synchronization names
+                tid[m.pipe] = len(tid) + 1
+                events.append({"ph": "M", "name": "thread_name", "pid": 1, "tid": tid[m.pipe], "args": {"name": m.pipe}})
+            events.append({"ph": "i", "s": "t", "pid": 1, "tid": tid[m.pipe], "cat": "sync", "name": m.name,
+                           "ts": m.time, "args": {"loc": m.loc}})
         for index, s in enumerate(self.slices):  # an arrow from each op to the one that waited for it
             if s.waited_for is not None:
                 before = self.slices[s.waited_for]

@@ -120,18 +120,31 @@ class TargetOps:
         entries: dict[Instruction, Callable[[PtoInstructionOp], Lowered]] = {}
         for row, instruction in family:
             (base,) = instruction.lowered
-            op = self.declare(
-                type(
-                    f"{self.class_prefix}{row.class_name}Op",
-                    (base,),
-                    {"name": f"{self.dialect_name}.{row.mnemonic}", "__doc__": base.__doc__, "__module__": base.__module__},
-                )
-            )
+            op = self._lowered_op(base, row.class_name, row.mnemonic)
             numerics = Numerics.APPROXIMATE if row.mnemonic in approximate else Numerics.EXACT
             if row.mnemonic in approximate:
                 self.approximate[instruction] = approximate[row.mnemonic]
             entries[instruction] = _family_entry(op, row, numerics, choose)
         return entries
+
+    def single(
+        self,
+        instruction: Instruction,
+        choose: Mapping[str, Choice] | Callable[[Any], Mapping[str, Choice]],
+        doc: str | None = None,
+    ) -> dict[Instruction, Callable[[PtoInstructionOp], Lowered]]:
+        """The target's lowered op of an instruction with one lowered-op base (`<dialect>.<mnemonic>`,
+        documented by `doc` or the base) and its lowering-table entry recording `choose`'s choices:
+        fixed ones, or those a function of the op picks."""
+        (base,) = instruction.lowered
+        op = self._lowered_op(base, base.__name__.removesuffix("Base"), instruction.mnemonic, doc)
+        pick = choose if callable(choose) else lambda source: choose
+        return {instruction: lambda source: (op, pick(source))}  # pyright: ignore[reportReturnType]
+
+    def _lowered_op(self, base: type[IRDLOperation], class_stem: str, mnemonic: str, doc: str | None = None) -> type[IRDLOperation]:
+        """`<prefix><stem>Op`, the op `<dialect>.<mnemonic>` of the target's dialect, on `base`."""
+        namespace = {"name": f"{self.dialect_name}.{mnemonic}", "__doc__": doc or base.__doc__, "__module__": base.__module__}
+        return self.declare(type(f"{self.class_prefix}{class_stem}Op", (base,), namespace))
 
     def dialect(self) -> Dialect:
         return Dialect(self.dialect_name, list(self.ops))

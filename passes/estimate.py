@@ -8,7 +8,8 @@ targets/<name>/costs.py) from its operands' static shapes, and counted through s
 (interpreter/profile.py), which counts what really ran.
 
     report.json()   {"target", "ops": [{"op", "loc", "pipe", "bytes", "cycles", "count", "model"}],
-                     "pipes": {PIPE: cycles}, "serial_cycles", "bound_cycles"}
+                     "pipes": {PIPE: cycles}, "serial_cycles", "bound_cycles",
+                     "cores": {"count", "from"} (the calibrated model's contention) or null}
     report.table()  the same, one op a line, then the totals
 
 `cycles` and `bytes` are one execution's, `count` the executions; null where a shape or a
@@ -18,6 +19,7 @@ after the other), `bound_cycles` is the busiest pipe's (the pipes fully overlapp
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +39,9 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.lowered import operand_roles
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import AllocTileOp, constant_index
-from pto_dialect.vpto.scope import VecScopeOp
+from pto_dialect.vpto import VPTO_OPS
+from pto_dialect.vpto.config import MTE_UB_UB_BLOCK_BYTES, CopyGmToUbufOp, CopyUbufToGmOp, MteUbUbOp
+from pto_dialect.vpto.dma import MteOpBase
 
 
 @dataclass
@@ -61,6 +65,14 @@ class OpRow:
         return None if self.cycles is None or self.count is None else self.cycles * self.count
 
 
+@dataclass(frozen=True)
+class Cores:
+    """Cores transferring at once, and what said so (the report's title)."""
+
+    count: int
+    said_by: str
+
+
 @dataclass
 class CostReport:
     target: str
@@ -69,7 +81,9 @@ class CostReport:
     """`estimate` (static) or `profile` (counted while running)."""
     priced_by: str = ""
     """How a non-default `--cost-model` priced it (`calibrated cost model, 48 cores transferring
-    at once`), for the table's title."""
+    at once (--cores)`), for the table's title."""
+    cores: Cores | None = None
+    """The calibrated model's cores transferring at once (None: a model without contention)."""
 
     def pipes(self) -> dict[str, int | float | None]:
         totals: dict[str, int | float | None] = {}
@@ -98,6 +112,7 @@ class CostReport:
             "pipes": self.pipes(),
             "serial_cycles": self.serial_cycles,
             "bound_cycles": self.bound_cycles,
+            "cores": None if self.cores is None else {"count": self.cores.count, "from": self.cores.said_by},
         }
 
     def table(self) -> str:
@@ -167,49 +182,95 @@ def _text(value: object) -> str:
 
 
 def cost_machine(
-    target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1, at: Operation | None = None
+    target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int | None = None, at: Operation | None = None
 ) -> Machine:
     """The machine pricing ops for `--cost-model` on `target`, with `cores` cores transferring
-    at once (the calibrated model's contention; pto-isa's model has none, and takes only 1); a
-    located error (at `at`) where the target has no such model."""
+    at once (the calibrated model's contention; pto-isa's model has none, and takes only 1; None:
+    not given, 1 until `kernel_cores` says otherwise); a located error (at `at`) where the target
+    has no such model."""
     info = targets.get(target)
     if cost_model not in targets.COST_MODELS:
         raise PtoError.at_op(at, f"unknown cost model '{cost_model}' (expected one of {', '.join(targets.COST_MODELS)})")
-    if cores < 1:
+    if cores is not None and cores < 1:
         raise PtoError.at_op(at, f"--cores expects at least 1 core transferring at once, got {cores}")
     if cost_model == "pto-isa":
-        if cores != 1:
+        if cores not in (None, 1):
             raise PtoError.at_op(at, "pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated")
         return info.costs
     calibrated = info.calibrated
     if isinstance(calibrated, str):
         raise PtoError.at_op(at, f"target {info} has no calibrated cost model: {calibrated}")
-    return calibrated.with_cores(cores)
+    return calibrated.with_cores(cores or 1)
 
 
-def priced_by(machine: Machine) -> str:
-    """What a report's title says of a calibrated machine (nothing of pto-isa's)."""
+SPMD_BLOCK_COUNT = "__pypto_spmd_block_num"
+"""The argument by which a PyPTO SPMD kernel receives its block count (PTOAS test/samples kernels:
+`%__pypto_spmd_block_idx: i32, %__pypto_spmd_block_num: i32`): its launch's, so a run's value."""
+
+
+def kernel_cores(
+    kernel: ModuleOp | func.FuncOp | None, given: int | None, arguments: Sequence[object] | None = None
+) -> Cores:
+    """The cores a kernel's transfers contend with: `--cores` when given, else its SPMD block
+    count (the `SPMD_BLOCK_COUNT` argument: `arguments`' value in a run; unknown before one, so
+    1), else 1. `kernel`: the function run, a module (its kernels: the functions no call names), or
+    None (none seen yet)."""
+    if given is not None:
+        return Cores(given, "--cores")
+    functions = [kernel] if isinstance(kernel, func.FuncOp) else [] if kernel is None else _kernels(kernel)
+    for function in functions:
+        names = [arg.name_hint for arg in function.args]
+        if SPMD_BLOCK_COUNT not in names:
+            continue
+        if arguments is None:
+            return Cores(1, f"default: the kernel's SPMD block count %{SPMD_BLOCK_COUNT} is its launch's; --cores N sets it")
+        count = int(arguments[names.index(SPMD_BLOCK_COUNT)])  # pyright: ignore[reportArgumentType]
+        if count < 1:
+            raise PtoError.at_op(function, f"%{SPMD_BLOCK_COUNT} is {count}: a launch has at least 1 block")
+        return Cores(count, f"the kernel's SPMD block count, %{SPMD_BLOCK_COUNT}")
+    return Cores(1, "default")
+
+
+def with_cores(machine: Machine, cores: Cores) -> Machine:
+    """`machine` with `cores` transferring at once (only the calibrated model has contention)."""
+    return machine.with_cores(cores.count) if isinstance(machine, CalibratedMachine) else machine
+
+
+def priced_by(machine: Machine, cores: Cores) -> dict[str, Any]:
+    """A report's `priced_by` and `cores` for `machine` (nothing of pto-isa's model): the
+    calibrated model's cores, and what said how many."""
     if not isinstance(machine, CalibratedMachine):
-        return ""
-    return f"calibrated cost model, {machine.cores} core{'s' if machine.cores > 1 else ''} transferring at once"
+        return {}
+    count = machine.cores
+    title = f"calibrated cost model, {count} core{'s' if count > 1 else ''} transferring at once ({cores.said_by})"
+    return {"priced_by": title, "cores": Cores(count, cores.said_by)}
 
 
 def estimate(
-    module: ModuleOp, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int = 1,
+    module: ModuleOp, target: str | targets.TargetInfo, cost_model: str = "pto-isa", cores: int | None = None,
     machine: Machine | None = None,
 ) -> CostReport:
     """The cost report of `module` on `target`: lowered on a copy, priced statically by the
-    `cost_model` machine (`cost_machine`), or by `machine` when given."""
+    `cost_model` machine (`cost_machine`; its cores as `kernel_cores` says), or by `machine`
+    when given."""
     from passes.pipeline import PipelinePass
 
     info = targets.get(target)
-    machine = machine if machine is not None else cost_machine(info, cost_model, cores, at=module)
+    counted = kernel_cores(module, cores)
+    if machine is None:
+        machine = with_cores(cost_machine(info, cost_model, cores, at=module), counted)
     lowered = module.clone()
     if not _lowered_for(lowered, info):
         PipelinePass(info.name).apply(Context(), lowered)
-    report = CostReport(info.name, priced_by=priced_by(machine))
+    report = CostReport(info.name, **priced_by(machine, counted))
     for op, count in counted_ops(lowered):
-        _add(report, op, static_cost(op, info, machine), count, machine.model)
+        if not isinstance(op, REGISTER_OPS):
+            _add(report, op, static_cost(op, info, machine), count, machine.model)
+            continue
+        cost = register_op_cost(op, info, machine, constant_index)
+        if cost is not None:  # a copy of counts not constant: not static
+            static = register_copy_bytes(op, constant_index) is not None
+            _add(report, op, cost if static else None, count, cost.model, cost.pipe)
     return report
 
 
@@ -225,11 +286,13 @@ def _lowered_for(module: ModuleOp, target: targets.TargetInfo) -> bool:
     return True
 
 
-def _add(report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str) -> None:
-    """One lowered op's row; the lowered ops of one source op (same place, same instruction,
-    one after the other) share it."""
+def _add(
+    report: CostReport, op: Operation, cost: OpCost | None, count: int | None, model: str, pipe: Pipe | None = None
+) -> None:
+    """One lowered op's row (`pipe`: a register-level op's, where its cost is not static); the lowered
+    ops of one source op (same place, same instruction, one after the other) share it."""
     instruction = instruction_of(op)
-    name, pipe = (instruction.name, instruction.pipe) if instruction is not None else (op.name, Pipe.VECTOR)
+    name, pipe = (instruction.name, instruction.pipe) if instruction is not None else (op.name, pipe or Pipe.VECTOR)
     loc = op_location(op)
     last = report.ops[-1] if report.ops else None
     if last is not None and loc is not None and (last.loc, last.op, last.count) == (loc, name, count):
@@ -273,8 +336,6 @@ def price(
 def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | None = None) -> OpCost | None:
     """One execution of `op` from its operands' types (a tile's dynamic valid dims from the
     constants its alloc_tile names); None when a shape is dynamic."""
-    if isinstance(op, VecScopeOp):
-        return vector_scope_cost(op, target, machine if machine is not None else target.costs)
     facts = {role: _static_facts(role, value) for role, value in zip(operand_roles(op), op.operands)}
     cost_function(op, target, machine)  # an op without a cost model fails even when its shapes are dynamic
     if any(_dynamic(f) for f in facts.values()):
@@ -282,21 +343,39 @@ def static_cost(op: Operation, target: targets.TargetInfo, machine: Machine | No
     return price(op, target, facts, {}, machine)
 
 
-def vector_scope_cost(scope: VecScopeOp, target: targets.TargetInfo, machine: Machine) -> OpCost | None:
-    """A register-level kernel (pto.vecscope) as one vector function: its startup, each register op's
-    issue cycles (as the machine's `register_level` table prices it) times how often it runs in the
-    scope, its drain; None where a trip count is not static. Scalar and loop ops are not priced."""
-    if not isinstance(machine, VfMachine):
-        raise PtoError.at_op(scope, f"has no cost model on target {target}: a vector scope is priced by a vector-function model")
-    body: dict[str, int] = {}
-    for op, count in _walk(scope.body.blocks[0], 1):
-        priced = machine.register_level.get(op.name)
-        if priced is None or priced not in machine.vf_ops:  # scalar ops; scopes, DMA and config: not in a scope
-            continue
-        if count is None:
-            return None
-        body[priced] = body.get(priced, 0) + count
-    return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
+def register_op_cost(
+    op: Operation, target: targets.TargetInfo, machine: Machine, value_of: Callable[[SSAValue], object]
+) -> OpCost | None:
+    """One execution of a register-level op (pto_dialect/vpto/) as `machine`'s `register_level` table
+    prices it, a copy's bytes from `value_of` its count operands (a constant's value before a run, the
+    run's in one; a count not known counts 0: see `register_copy_bytes`); None for a `free` op (no
+    report row). A located error for an op without a row, or on a machine without the table."""
+    pricing = machine.base if isinstance(machine, CalibratedMachine) else machine
+    try:
+        if not isinstance(pricing, VfMachine):
+            raise NoCostModel("the register level is priced by a vector-function model")
+        nbytes = register_copy_bytes(op, value_of)
+        cost = pricing.register_op(op.name, nbytes or 0)
+    except NoCostModel as e:
+        raise PtoError.at_op(op, f"has no cost model on target {target}: {e}") from e
+    return cost
+
+
+def register_copy_bytes(op: Operation, value_of: Callable[[SSAValue], object]) -> int | None:
+    """The bytes a register-level copy moves: its burst length times its burst and loop counts (a register-
+    configured copy's loop registers are not counted: one pass of its bursts); 0 for any other op."""
+    if not isinstance(op, COPY_OPS):
+        return 0
+    unit = MTE_UB_UB_BLOCK_BYTES if isinstance(op, MteUbUbOp) else 1
+    counts = [value_of(v) for v in (op.len_burst, op.n_burst, *getattr(op, "loop_counts", ()))]
+    if any(c is None for c in counts):
+        return None
+    return math.prod(int(c) for c in counts) * unit  # pyright: ignore[reportArgumentType]
+
+
+REGISTER_OPS = tuple(VPTO_OPS)
+COPY_OPS = (MteOpBase, CopyGmToUbufOp, CopyUbufToGmOp, MteUbUbOp)
+"""The register-level copies (their bytes: `register_copy_bytes`)."""
 
 
 def _static_facts(role: str, value: SSAValue) -> TileFacts | ViewFacts | str:
@@ -333,11 +412,19 @@ def counted_ops(module: ModuleOp) -> Iterator[tuple[Operation, int | None]]:
     its enclosing loops' static trip counts, summed over the calls of its function (None
     where a count is not static). Functions no call names are the kernels, run once each."""
     functions = {f.sym_name.data: f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks}
-    called = {c.callee.root_reference.data for c in walk(module) if isinstance(c, func.CallOp)}
-    calls = _function_counts(functions, [name for name in functions if name not in called])
+    calls = _function_counts(functions, [f.sym_name.data for f in _kernels(module)])
     for name, function in functions.items():
         for op, count in _ops_in(function.body.blocks[0], 1):
             yield op, _times(calls.get(name, 0), count)
+
+
+def _kernels(module: ModuleOp) -> list[func.FuncOp]:
+    """The functions with a body that no call names."""
+    called = {c.callee.root_reference.data for c in walk(module) if isinstance(c, func.CallOp)}
+    return [
+        f for f in walk(module)
+        if isinstance(f, func.FuncOp) and f.body.blocks and f.sym_name.data not in called
+    ]
 
 
 def _function_counts(functions: dict[str, func.FuncOp], roots: list[str]) -> dict[str, int | None]:
@@ -379,8 +466,8 @@ def _walk(block: Block, count: int | None) -> Iterator[tuple[Operation, int | No
 
 
 def _ops_in(block: Block, count: int | None) -> Iterator[tuple[Operation, int | None]]:
-    """The priced ops: an instruction's, and a vector scope (its register ops priced with it)."""
-    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None or isinstance(op, VecScopeOp))
+    """The priced ops: an instruction's, and the register level's."""
+    return ((op, c) for op, c in _walk(block, count) if instruction_of(op) is not None or isinstance(op, REGISTER_OPS))
 
 
 def _calls_in(block: Block, count: int | None) -> Iterator[tuple[func.CallOp, int | None]]:

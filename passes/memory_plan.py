@@ -41,7 +41,7 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import writes as declares_write
 from pto_dialect.ops.memory import SectionOp
-from targets.rules.aliasing import exact_alias, in_place_refusal
+from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
 
@@ -574,31 +574,50 @@ def _launches_simt(f: func.FuncOp, target: TargetInfo) -> bool:
     return False
 
 
-def check_manual_addresses(module: Operation, target: str | TargetInfo) -> None:
-    """Hand-placed tiles: inside the memory, and not over another tile live at the same time
-    (a callee's tiles included, at each call)."""
+def check_manual_addresses(module: Operation, target: str | TargetInfo, strict: bool = False) -> None:
+    """pto-opt's checks of hand-placed tiles: each inside its memory, and wherever one
+    instruction reads a tile and writes another over some of its bytes, an alias the target
+    computes in place. Tiles placed over each other's bytes otherwise share them, as PTOAS
+    takes them (PyPTO reuses the bytes of a dead tile, or carries an accumulator from one
+    tile to the next at one address): a tile reads what was last written to its bytes, the
+    interpreter runs it so, and races between pipes are pto-insert-sync's and
+    `--check-sync`'s matter. A tile placed anew in each iteration of a loop that carries it
+    to the next is an error (one alloc cannot be both). `strict` (pto-opt --strict-addresses,
+    and what the planner guarantees of its own placements) also rejects a tile written over
+    the bytes of another that is read later."""
     graph = CallGraph(module, target)
     for f in graph.callees_first:
         for op in walk(f):
             if isinstance(op, AllocTileOp | TAssignOp):
                 _check_not_rewritten_while_carried(op, graph)
-        check_placed(f, graph.buffers_of(f), graph)
+        buffers = graph.buffers_of(f)
+        _check_inside(f, buffers, graph)
+        _check_in_place_ops(f, buffers, graph)
+        if strict:
+            _check_apart(f, [b for b in buffers if b.addr is not None], set(map(id, buffers)), graph)
 
 
-def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
-    placed = [b for b in buffers if b.addr is not None and b.space in graph.target.on_chip_bytes]
-    for b in placed:
+def _check_inside(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
+    for b in buffers:
+        if b.addr is None or b.space not in graph.target.on_chip_bytes:
+            continue
         limit, what = graph.limit(f, b.space)
         if b.addr + b.size > limit:
             raise PtoError.at_op(b.op, f"{b.name} ends at byte {b.addr + b.size}, beyond {what}")
+
+
+def _check_apart(f: func.FuncOp, placed: list[Buffer], checked: set[int], graph: CallGraph) -> None:
+    """No two `placed` tiles live at the same time share a byte, for the pairs holding a
+    buffer whose id is in `checked` (the planner's own placements)."""
     for i, a in enumerate(placed):
         for b in placed[i + 1 :]:
+            if id(a) not in checked and id(b) not in checked:
+                continue
             if a.space == b.space and a.live_with(b) and a.overlaps(b):
                 # the later-written tile clobbers the bytes of the other, which is read after
                 late, early = (b, a) if a.start <= b.start else (a, b)
                 if late.writer is not None and late.writer is early.reader and late.start == early.end:
-                    _check_in_place(late, early, graph.target)  # one op reads one and writes the other
-                    continue
+                    continue  # one op reads one and writes the other: _check_in_place_ops decides
                 later = (
                     f" in a later iteration of the {_op_at(early.read_across)}"
                     if early.read_across is not None and _walks_before(early.reader, late.writer, f)
@@ -613,21 +632,36 @@ def check_placed(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> Non
                 )
 
 
-def _check_in_place(written: Buffer, read: Buffer, target: TargetInfo) -> None:
-    """One op reads `read` and writes `written` over its bytes: fine where the target computes
+def _check_in_place_ops(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> None:
+    """Every instruction that reads one placed tile and writes another over some of its bytes
+    does so where the target computes it in place (targets/rules/aliasing.py)."""
+    placed: dict[SSAValue, Buffer] = {}
+    for b in buffers:
+        if b.addr is not None and not b.is_callee_tile and b.value is not None and b.space in graph.target.on_chip_bytes:
+            for name in graph.aliases(b.value):
+                placed.setdefault(name, b)
+    if not placed:
+        return
+    for op in walk(f):
+        if not isinstance(op, PtoInstructionOp):
+            continue
+        outs = [v for v in op.destinations if v in placed]
+        for read in (v for v in op.ins if v in placed):
+            for written in outs:
+                w, r = placed[written], placed[read]
+                if written is not read and w is not r and w.space == r.space and w.overlaps(r):
+                    _check_in_place(op, w, written, r, read, graph.target)
+
+
+def _check_in_place(op: Operation, written: Buffer, out_value: SSAValue, read: Buffer, in_value: SSAValue, target: TargetInfo) -> None:
+    """`op` reads `read` and writes `written` over its bytes: fine where the target computes
     that op in place (targets/rules/aliasing.py), else an error saying why."""
-    op = written.writer
-    assert op is not None and written.addr is not None and read.addr is not None
-    w = None if written.is_callee_tile else cast(AllocTileOp | TAssignOp, written.op).result.type
-    r = None if read.is_callee_tile else cast(AllocTileOp | TAssignOp, read.op).result.type
-    exact = (
-        w is not None and r is not None and written.addr == read.addr
-        and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase) and exact_alias(w, r)
-    )
-    in_value = next((v for v in op.operands if v is read.value), read.value)
-    out_value = next((v for v in op.operands if v is written.value), written.value)
-    assert in_value is not None and out_value is not None
-    if (why := in_place_refusal(op, in_value, out_value, target, exact)) is not None:
+    assert written.addr is not None and read.addr is not None
+    w, r = out_value.type, in_value.type
+    laid = Alias.OTHER
+    if written.addr == read.addr and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase):
+        laid = Alias.EXACT if exact_alias(w, r) else Alias.FORWARD if forward_alias(w, r) else Alias.OTHER
+    if (why := in_place_refusal(op, in_value, out_value, target, laid)) is not None:
         raise PtoError.at_op(
             written.op,
             f"{written.name} at bytes [{written.addr}, {written.addr + written.size}) overlaps {read.name} "
@@ -646,9 +680,11 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
     buffers = graph.buffers_of(f)
     whole = [Buffer(r.op, r.space, r.size, 0, len(buffers) and max(b.end for b in buffers), r.addr, r.label) for r in reserved]
     placed = [b for b in buffers if b.addr is not None] + whole
+    planned: list[Buffer] = []
     for b in sorted((b for b in buffers if b.addr is None), key=lambda b: (b.start, -b.size)):
         if b.space not in graph.target.on_chip_bytes or not isinstance(b.op, AllocTileOp):
             continue
+        planned.append(b)
         align = TILE_ADDRESS_ALIGNMENT.get(b.space, 32)
         addr = 0
         for other in sorted((o for o in placed if o.space == b.space and o.live_with(b)), key=lambda o: cast(int, o.addr)):
@@ -666,7 +702,8 @@ def plan_function(f: func.FuncOp, graph: CallGraph, reserved: list[Buffer]) -> l
                 f"{limit}; live tiles: {largest} (limit: {what})",
             )
         placed.append(b)
-    check_placed(f, buffers, graph)
+    _check_inside(f, buffers, graph)
+    _check_apart(f, [b for b in buffers if b.addr is not None], {id(b) for b in planned}, graph)
     return buffers
 
 

@@ -14,7 +14,12 @@ replays a lowered kernel's pipes with vector clocks:
   pending on some path is a deadlock; `pto.barrier <PIPE_ALL>` joins every pipe;
 - a flag still set at the end of the kernel is a warning;
 - a multi-phase instruction runs its phases in order (its library code's own flags), and a
-  flag of the kernel's pending on a pair it uses itself (INTERNAL_FLAGS) is an error.
+  flag of the kernel's pending on a pair it uses itself (INTERNAL_FLAGS) is an error;
+- a `func.call` to a function the module defines replays the callee's body in place, its
+  arguments bound to the caller's values: its accesses meet the caller's and are located at the
+  callee's ops (the messages name the call); a call to a function without a body is a located
+  warning (what it accesses is not checked). A function some other function calls is checked
+  at its calls, not on its own.
 
 Static mode (`pto-opt --verify-sync`): values the kernel computes from its arguments are
 unknown; a loop of constant trip count is replayed as in dynamic mode (every iteration with its
@@ -47,7 +52,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
-from xdsl.dialects.func import FuncOp, ReturnOp
+from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 from pto_dialect.walk import walk
 
@@ -299,8 +304,17 @@ class _Unknown(Exception):
 
 
 class SyncChecker:
-    def __init__(self, facts: SyncFacts, scalars: dict[SSAValue, object] | None = None, batch_loops: bool = True):
+    def __init__(
+        self,
+        facts: SyncFacts,
+        scalars: dict[SSAValue, object] | None = None,
+        batch_loops: bool = True,
+        functions: dict[str, FuncOp] | None = None,
+    ):
         self.facts = facts
+        self.functions = functions or {}
+        """The module's functions by name, for the calls."""
+        self.calling: list[FuncOp] = []
         self.dynamic = scalars is not None
         self.batch_loops = batch_loops
         self.recording: list[_Record] | None = None
@@ -362,12 +376,44 @@ class SyncChecker:
             return lambda state: self.branch(op, state)
         if isinstance(op, SectionVectorOp | SectionCubeOp):
             return lambda state: self.block(op.body.block, state)
+        if isinstance(op, CallOp):
+            return lambda state: self.call(op, state)
         if isinstance(op, CrossCoreBase | ReturnOp | scf.YieldOp):
             return _unchanged  # cross-core signals order cores, not the pipes of one
         if isinstance(op, PartitionViewOp):
             operands = (op.source, tuple(op.offsets), tuple(op.sizes), op.result)
             return lambda state: self.partition(operands, state)
         return lambda state: self.evaluate(op, state)
+
+    def call(self, op: CallOp, state: PipeState) -> PipeState:
+        """The callee's body replayed in place, its arguments the call's operands."""
+        name = op.callee.root_reference.data
+        callee = self.functions.get(name)
+        if callee is None or not callee.body.blocks:
+            self.warn(op, f"calls @{name}, which the module does not define: what it accesses is not checked")
+            return state
+        if callee in self.calling:
+            self.warn(op, f"calls @{name} recursively: what the inner call accesses is not checked")
+            return state
+        for arg, operand in zip(callee.args, op.arguments):
+            self.values[arg] = self.values.get(operand)
+        self.where.append(f" (in @{name} called at {op_location(op) or '?'})")
+        self.calling.append(callee)
+        try:
+            state = self.block(callee.body.block, state)
+        finally:
+            self.calling.pop()
+            self.where.pop()
+        returned = callee.body.block.last_op
+        if isinstance(returned, ReturnOp):
+            for result, value in zip(op.results, returned.arguments):
+                self.values[result] = self.values.get(value)
+        return state
+
+    def warn(self, op: Operation, message: str) -> None:
+        if ("warning", op) not in self.reported:
+            self.reported.add(("warning", op))
+            self.report.warnings.append(f"{op_location(op) or '?'}: warning: '{op.name}' op {message}")
 
     def barrier(self, state: PipeState) -> PipeState:
         joined: Clock = {}
@@ -381,7 +427,8 @@ class SyncChecker:
         lb, ub, step = (self.values.get(v) for v in (op.lb, op.ub, op.step))
         iv = op.body.block.args[0]
         name = iv.name_hint or "i"
-        if all(isinstance(v, int) for v in (lb, ub, step)):  # known trips: replayed exactly, in either mode
+        known = all(isinstance(v, int) for v in (lb, ub, step)) and step > 0  # pyright: ignore[reportOperatorIssue]
+        if known:  # known trips: replayed exactly, in either mode (a step of 0 or less: as unknown ones)
             trips = range(lb, ub, step)  # pyright: ignore[reportArgumentType, reportCallIssue]
             if self.batch_loops and len(trips) > _WARMUP and _straight_line(op.body.block):
                 batched = _BatchedLoop(self, op, trips).run(state)
@@ -393,14 +440,13 @@ class SyncChecker:
                 state = self.block(op.body.block, state)
                 self.where.pop()
             return state
-        trips = len(range(lb, ub, step)) if all(isinstance(v, int) for v in (lb, ub, step)) else None  # pyright: ignore[reportArgumentType]
         self.values[iv] = None
         before = state.copy()
-        for k in range(min(trips if trips is not None else 2, 2)):
+        for k in range(2):
             self.where.append(f" in iteration {'i' if k == 0 else 'i+1'} of the loop over %{name}")
             state = self.block(op.body.block, state)
             self.where.pop()
-        return PipeState.merge(before, state) if trips is None or trips == 0 else state
+        return PipeState.merge(before, state)
 
     def branch(self, op: scf.IfOp, state: PipeState) -> PipeState:
         cond = self.values.get(op.cond)
@@ -845,7 +891,7 @@ def _straight_line(block: Block) -> bool:
     """No nested region, and no flag whose event id the body computes (so every iteration
     runs the same sync)."""
     for op in block.ops:
-        if op.regions:
+        if op.regions or isinstance(op, CallOp):
             return False
         if isinstance(op, DynFlagOp):
             owner = op.event_id.owner
@@ -921,13 +967,37 @@ def check_sync(
     """Check every kernel of a lowered module (static), or `entry` with its scalar
     arguments `scalars` (one per argument; dynamic; `batch_loops` False: every loop
     iteration by iteration)."""
+    functions = {op.sym_name.data: op for op in walk(module) if isinstance(op, FuncOp)}
     if entry is not None:
         values: dict[SSAValue, object] = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
-        return SyncChecker(facts, values, batch_loops).function(entry)
+        return SyncChecker(facts, values, batch_loops, functions).function(entry)
     report = SyncReport()
-    for op in walk(module):
-        if isinstance(op, FuncOp) and op.body.blocks:
-            found = SyncChecker(facts).function(op)
-            report.errors += found.errors
-            report.warnings += found.warnings
+    for function in _checked_alone(functions):
+        found = SyncChecker(facts, functions=functions).function(function)
+        report.errors += found.errors
+        report.warnings += found.warnings
     return report
+
+
+def _checked_alone(functions: dict[str, FuncOp]) -> list[FuncOp]:
+    """The functions with bodies that no other one calls, then any the calls from those do not
+    reach (a cycle of calls): each other function is checked where it is called."""
+    calls = {
+        name: {c.callee.root_reference.data for c in walk(f) if isinstance(c, CallOp)} - {name}
+        for name, f in functions.items()
+    }
+    called = set().union(*calls.values()) if calls else set()
+    order = [name for name in functions if name not in called]
+    reached: set[str] = set()
+    for name in [*order, *functions]:
+        if name in reached:
+            continue
+        if name not in order:
+            order.append(name)
+        pending = [name]
+        while pending:
+            current = pending.pop()
+            if current not in reached:
+                reached.add(current)
+                pending += calls.get(current, set())
+    return [functions[name] for name in order if functions[name].body.blocks]

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from math import ceil
 from typing import ClassVar
 
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.choices import ArgCompare, NanPolicy
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, require, spell
 from pto_dialect.machine import np
+from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 
 # ---------------------------------------------------------------------------
@@ -100,6 +102,16 @@ TMP_ADDED = {
     TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
     TmpAdded.NONE: "none",
 }
+
+
+def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded) -> AllocTileOp | None:
+    """The tmp pto-materialize-implicit-tmp adds to `op` where it omits one (`tmp` None): a tile
+    like src, the smallest tile of src's type, or none."""
+    if tmp is not None or how is TmpAdded.NONE:
+        return None
+    if how is TmpAdded.LIKE_SRC:
+        return alloc_like(op, src)
+    return AllocTileOp(smallest_tile(src.type))  # pyright: ignore[reportArgumentType]
 """The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 

@@ -726,3 +726,57 @@ class ConcatCopy(Choice):
 
 
 ConcatCopyAttr = choice_attr(ConcatCopy, "concat_copy")
+
+
+# ---------------------------------------------------------------------------
+# TFILLPAD (pto_dialect/instructions/fillpad.py)
+
+
+class FillPadWrite(Choice):
+    """What TFILLPAD writes of dst."""
+
+    ELEMENTS = "elements", (
+        "cpu/TFillPad.hpp: every element of dst's Rows x Cols through each tile's layout, src's (converted) inside "
+        "src's valid region, the pad value elsewhere"
+    )
+    ROW_BLOCKS = "row_blocks", (
+        "npu/a2a3/TFillPad.hpp: src's valid rows copied whole (bits), each padded from its valid columns rounded up "
+        "to a 32-byte block (the block's tail only where the pads differ; row 0 always), dst's further valid rows "
+        "padded whole"
+    )
+    VECTOR = "vector", (
+        "npu/a5/TFillPad.hpp: src's valid region copied (bits), each of its valid rows padded to dst's Cols, dst's "
+        "further valid rows padded whole"
+    )
+
+
+FillPadWriteAttr = choice_attr(FillPadWrite, "fill_write")
+
+
+class FillPadMode(Choice):
+    """TFILLPAD's form, inferred from the tiles as PTOAS infers it."""
+
+    NORMAL = "normal", "src and dst of one shape, two tiles: copy, then pad"
+    IN_PLACE = "in_place", "src and dst one tile (one value or one address): pad only"
+    EXPAND = "expand", "dst larger than src: copy into it, then pad"
+
+
+FillPadModeAttr = choice_attr(FillPadMode, "fill_mode")
+
+
+# ---------------------------------------------------------------------------
+# TTRANS (pto_dialect/instructions/ttrans.py)
+
+
+class TransWrite(Choice):
+    """What TTRANS writes of dst."""
+
+    ELEMENTS = "elements", "cpu/TTrans.hpp: each element of src's valid region transposed, through each tile's layout, converted"
+    VNCHWCONV = "vnchwconv", (
+        "npu/a2a3/TTrans.hpp: the valid region transposed (bits); on its vnchwconv path also the rest of each dst "
+        "row's last 32-byte block, from UB address 0 (not modelled: approximate there)"
+    )
+    VECTOR = "vector", "npu/a5/TTrans.hpp: exactly the valid region transposed (bits), by vgather2 / vscatter"
+
+
+TransWriteAttr = choice_attr(TransWrite, "trans_write")

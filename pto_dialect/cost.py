@@ -274,9 +274,10 @@ class VfMachine:
     burst_bytes: Param
     vfsim: VfSimLoop
     """The tile ops pto-isa's a5 cost model prices with VfSim: priced as it does."""
-    register_level: Mapping[str, str] = field(default_factory=dict)
-    """Each register-level op (pto_dialect/vpto/) by name: the `vf_ops` instruction it is priced as, or
-    `dma` (its bytes at the DMA bandwidth), `config` (`config_call`), `scope` (startup and drain)."""
+    register_level: Mapping[str, str | DmaPath] = field(default_factory=dict)
+    """Each register-level op (pto_dialect/vpto/) by name: the `vf_ops` instruction it is priced as, a
+    `DmaPath` (its bytes at that path's bandwidth), `config` (`config_call`), `scope` (startup and drain),
+    `free` (no cost, no report row). An op absent here has no cost model."""
 
     def issue(self, body: Mapping[str, int]) -> int:
         """Executing each instruction of `body` that many times."""
@@ -288,6 +289,26 @@ class VfMachine:
 
     def cost(self, pipe: Pipe, nbytes: int, cycles: int) -> OpCost:
         return OpCost(pipe, nbytes, cycles, self.model)
+
+    def register_op(self, name: str, nbytes: int) -> OpCost | None:
+        """One execution of the register-level op `name` as `register_level` prices it (`nbytes`: a
+        DMA's bytes); None for a `free` one."""
+        kind = self.register_level.get(name)
+        if kind is None:
+            raise NoCostModel(f"{name} has no row in the {self.model} machine's register-level table")
+        if kind == "free":
+            return None
+        if isinstance(kind, DmaPath):
+            return self.cost(REGISTER_DMA_PIPES[kind], nbytes, self.dma.cycles(kind, nbytes))
+        if kind == "config":
+            return self.cost(Pipe.SCALAR, 0, int(self.config_call.value))
+        if kind == "scope":
+            return self.cost(Pipe.VECTOR, 0, int(self.vf_startup.value) + int(self.vf_drain.value))
+        return self.cost(Pipe.VECTOR, 0, int(self.vf_ops[kind].value))
+
+
+REGISTER_DMA_PIPES = {DmaPath.GM_TO_UB: Pipe.MTE2, DmaPath.UB_TO_GM: Pipe.MTE3, DmaPath.UB_TO_UB: Pipe.VECTOR}
+"""The pipe a register-level copy on each path keeps busy (UB -> UB as the tile-level TMOV's)."""
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,9 @@ class F8E8M0Type(ParametrizedAttribute, TypeAttribute):
 
 
 class _PackedType(ParametrizedAttribute, TypeAttribute):
-    """A PTOAS element type that packs two values into one element."""
+    """A PTOAS element type that packs two values into one element (PTOAS's PTO.cpp sizes: hif8x2 two
+    bytes, the f4 pairs one, bf16x2 four). Carried as raw bit patterns of that width: the register level
+    moves them whole; an op that reads the values inside decodes the halves itself."""
 
 
 @irdl_attr_definition
@@ -76,7 +78,7 @@ class BF16x2Type(_PackedType):
 ELEMENT_TYPE_ATTRIBUTES = [HiF8Type, F8E8M0Type, HiF8x2Type, F4E1M2x2Type, F4E2M1x2Type, BF16x2Type]
 """The element types the pto dialect itself defines (PTOAS's PTOTypeDefs.td)."""
 
-Family = Literal["int", "uint", "float", "fp8", "hif8"]
+Family = Literal["int", "uint", "float", "fp8", "hif8", "packed"]
 
 
 @dataclass(frozen=True)
@@ -163,6 +165,11 @@ _TABLE += [
     (Float8E4M3B11FNUZType(), ElementType("f8E4M3B11FNUZ", 1, "fp8", "ml_dtypes.float8_e4m3b11fnuz", "")),
     (Float8E5M2FNUZType(), ElementType("f8E5M2FNUZ", 1, "fp8", "ml_dtypes.float8_e5m2fnuz", "")),
     (Float8E3M4Type(), ElementType("f8E3M4", 1, "fp8", "ml_dtypes.float8_e3m4", "")),
+    # packed pairs, as raw bits (no NumPy dtype holds two values in one element; pto-isa's C++ names)
+    (HiF8x2Type(), ElementType("!pto.hif8x2", 2, "packed", "uint16", "")),
+    (F4E1M2x2Type(), ElementType("!pto.f4E1M2x2", 1, "packed", "uint8", "float4_e1m2x2_t")),
+    (F4E2M1x2Type(), ElementType("!pto.f4E2M1x2", 1, "packed", "uint8", "float4_e2m1x2_t")),
+    (BF16x2Type(), ElementType("!pto.bf16x2", 4, "packed", "uint32", "")),
 ]
 
 ELEMENT_TYPES: dict[Attribute, ElementType] = dict(_TABLE)
@@ -178,13 +185,6 @@ def element_info(attr: Attribute) -> ElementType | None:
 
 
 def unsupported_element(attr: Attribute) -> str:
-    """Why `attr` is no element type here: a packed pair (PTOAS takes it; NumPy has no dtype
-    for two values in one element), or unknown."""
-    if isinstance(attr, _PackedType):
-        return (
-            f"element type {attr} packs two values into one element: PTOAS reads it, but NumPy and "
-            "ml_dtypes have no dtype for it, so pto-frontend neither verifies nor runs kernels on it"
-        )
     return f"element type {attr}"
 
 

@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.choices import Choice, ChoiceAttr, NumericsAttr
-from pto_dialect.instruction import Instruction, camel
+from pto_dialect.instruction import AsmForm, Instruction, Pipe, camel
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.ops.common import PtoInstructionOp
 
@@ -75,10 +75,11 @@ def member_op(base: type[PtoInstructionOp], member: Member, **namespace: Any) ->
 
 def member_lowered_base(
     base: type[FamilyLoweredOp], source: type[PtoInstructionOp], member: Member, kernel: Callable[..., object],
-    footprint: Callable[..., object] | None,
+    footprint: Callable[..., object] | None, **namespace: Any,  # noqa: ANN401
 ) -> type[FamilyLoweredOp]:
     """The lowered-op base of a member (each target's lowered op subclasses it): its source op,
-    its kernel with the member's choices as keyword-only parameters, and a typed property for each."""
+    its kernel with the member's choices as keyword-only parameters, and a typed property for each
+    (and for those of `namespace`)."""
     properties = {name: prop_def(ChoiceAttr.KINDS[kind]) for name, kind in member.choices.items()}
     return type(
         f"{member.class_name}Base",
@@ -92,8 +93,19 @@ def member_lowered_base(
             "KERNEL": staticmethod(with_keywords(kernel, tuple(member.choices))),
             "FOOTPRINT": staticmethod(with_keywords(footprint, tuple(member.choices))) if footprint else None,
             **properties,
+            **namespace,
         },
     )
+
+
+def member_instruction(
+    row: Member, op: type[PtoInstructionOp], lowered: type[FamilyLoweredOp], **entry: Any,  # noqa: ANN401
+) -> Instruction:
+    """A member's registry entry: its op and lowered-op base, described by its row's summary, on
+    the vector pipe in the plain assembly form unless `entry` (the family's rules, check, ...) says
+    otherwise."""
+    defaults: dict[str, Any] = {"pipe": Pipe.VECTOR, "asm": AsmForm()}
+    return Instruction(op=op, lowered=(lowered,), summary=row.summary, **(defaults | entry))
 
 
 def with_keywords(function: Callable[..., object], keywords: tuple[str, ...]) -> Callable[..., object]:

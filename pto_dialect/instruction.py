@@ -121,6 +121,11 @@ class InPlace:
     refused_by: Callable[[Any], str | None] | None = None
     """Given a target's rule row of the instruction: why that target does not compute even the
     safe aliases in place (None: it does), where targets differ (a2a3's TRECIP)."""
+    forward: str = ""
+    """Why an output of narrower elements at a safe input's address (same shape and layout, no
+    fractal boxes) is computed in place too: every target goes through the elements in
+    increasing address order, and each output element lies at or before the bytes of the input
+    element it is computed from (empty: only exact aliases are)."""
 
 
 @dataclass(frozen=True)

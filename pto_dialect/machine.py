@@ -20,10 +20,11 @@ interpreter drives.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import import_module
+from inspect import signature
 from math import prod
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -59,6 +60,14 @@ def private_storage(count: int, dtype: Any) -> np.ndarray:
     """Zeroed storage for a tile outside the run's UB (a kernel argument, an unplaced tile), followed by
     one vector register's bytes more: UB has bytes past a tile, which a register load at its end reads."""
     return np.zeros(count + -(-VECTOR_REGISTER_BYTES // np.dtype(dtype).itemsize), dtype)[:count]
+
+
+def takes_out(formula: Callable[..., object]) -> bool:
+    """Whether an instruction's formula takes `out=`: a view of dst's valid region that its result
+    may be computed straight into (the same values as computing it, then writing it there, one
+    pass less). It returns `out` when it used it; a result of another dtype, or computed
+    otherwise, it returns as a new array, which the kernel writes."""
+    return "out" in signature(formula).parameters
 
 
 class RuntimeFault(Exception):

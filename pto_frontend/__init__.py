@@ -18,8 +18,8 @@ run them on NumPy with each target's exact semantics.
 - `load`, `run`, `compare`: a `.pto` file's module, its run, its report across targets
   (the interpreter's; `run` and `compare` also take a kernel); `run(..., inputs="random:SEED")`
   draws the arguments (`draw_inputs` gives the same arrays).
-- `estimate(kernel, target=..., cost_model="pto-isa")`: what `pto-opt --estimate=json`
-  prints, as a dict.
+- `estimate(kernel, target=..., cost_model="pto-isa"|"calibrated", cores=None)`: what
+  `pto-opt --estimate=json [--cost-model M] [--cores N]` prints, as a dict.
 - The builder: `kernel`, the types (`f16`, `i32`, ... every element type; `ptr(dtype)`,
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
   `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, `tgetval`, `tsetval`, `treshape`, and one function per instruction of the registry (`tload`,

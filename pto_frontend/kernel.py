@@ -339,30 +339,33 @@ def kernel(
     return Kernel(function, target, name, dyn_ubuf_size)
 
 
-COST_MODELS = ("pto-isa",)
-"""The cost models `estimate` takes: pto-isa's (each target's machine model, pto_dialect/cost.py)."""
+COST_MODELS = targets.COST_MODELS
+"""The cost models `estimate` takes: pto-isa's own, or the target's calibrated one (docs/cost.md)."""
 
 
 @checked_call("pto.estimate()")
-def estimate(kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, cost_model: str = "pto-isa") -> dict[str, Any]:
+def estimate(
+    kernel_or_module: Kernel | ModuleOp | str | Path, target: str | None = None, cost_model: str = "pto-isa",
+    cores: int | None = None,
+) -> dict[str, Any]:
     """The cost estimate of a kernel (or a `.pto` file or module) on `target`: what
-    `pto-opt --estimate=json` prints, as a dict (ops with their pipe, bytes, cycles and count;
-    serial and bound cycles)."""
+    `pto-opt --estimate=json [--cost-model M] [--cores N]` prints, as a dict (ops with their pipe,
+    bytes, cycles and count; serial and bound cycles; the calibrated model's cores)."""
     with recursion_limit(RECURSION_LIMIT):  # xDSL clones and verifies nested regions recursively
-        return _estimate(kernel_or_module, target, cost_model)
+        return _estimate(kernel_or_module, target, cost_model, cores)
 
 
-def _estimate(kernel_or_module: object, target: str | None, cost_model: str) -> dict[str, Any]:
-    from passes.estimate import estimate as estimate_module
-
+def _estimate(kernel_or_module: object, target: str | None, cost_model: str, cores: int | None) -> dict[str, Any]:
     if cost_model not in COST_MODELS:
         raise located(f"pto.estimate(): cost_model takes {', '.join(map(repr, COST_MODELS))}, got {cost_model!r}")
+    if cores is not None and (isinstance(cores, bool) or not isinstance(cores, int)):
+        raise located(f"pto.estimate(): cores takes an int (cores transferring at once) or None, got {cores!r}")
     if isinstance(kernel_or_module, Kernel):
         chosen = kernel_or_module._target(target, "pto.estimate()")  # pyright: ignore[reportPrivateUsage]
         module = kernel_or_module.module.clone()
         module.attributes["pto.target_arch"] = StringAttr(chosen.name)
         verify_target(module, chosen)
-        return estimate_module(module, chosen).json()
+        return _priced(module, chosen, cost_model, cores)
     if isinstance(kernel_or_module, str | Path):
         module = load(kernel_or_module)
     elif isinstance(kernel_or_module, ModuleOp):
@@ -376,7 +379,18 @@ def _estimate(kernel_or_module: object, target: str | None, cost_model: str) -> 
     except targets.UnknownTarget as e:
         raise located(str(e)) from e
     verify_target(module, chosen)
-    return estimate_module(module, chosen).json()
+    return _priced(module, chosen, cost_model, cores)
+
+
+def _priced(module: ModuleOp, target: targets.TargetInfo, cost_model: str, cores: int | None) -> dict[str, Any]:
+    """The estimate's JSON; the cost model's refusal (no calibrated model, cores without one) at the call."""
+    from passes.estimate import cost_machine, estimate as estimate_module
+
+    try:
+        cost_machine(target, cost_model, cores)
+    except PtoError as e:
+        raise located(f"pto.estimate(): {e.message}") from None
+    return estimate_module(module, target, cost_model, cores).json()
 
 
 @checked_call("pto.run()")

@@ -16,12 +16,11 @@ def _lowering_dialect(name: str) -> Dialect:
 
 
 def kernel_context() -> Context:
-    """pto_dialect.make_context() and the dialects of lowered IR (pto_choice, pto_reg, each
+    """pto_dialect.make_context() and the dialects of lowered IR (pto_choice, each
     target's), each imported when parsed IR first names it: declaring a target's ops is a
     good part of a command's start-up."""
     ctx = pto_dialect.make_context()
-    for name in ("pto_choice", "pto_reg"):
-        ctx.register_dialect(name, lambda name=name: _lowering_dialect(name))
+    ctx.register_dialect("pto_choice", lambda: _lowering_dialect("pto_choice"))
     for target in targets.REGISTRY:
         ctx.register_dialect(target.dialect_name, lambda t=target: t.dialect)
     return ctx

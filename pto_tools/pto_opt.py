@@ -164,7 +164,7 @@ class PtoOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = bare_flag_value(sys.argv[1:] if args is None else args, "--estimate", "table")
         super().__init__(description=DESCRIPTION, args=argv)
-        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores != 1):
+        if self.args.estimate is None and (self.args.cost_model != "pto-isa" or self.args.cores is not None):
             raise PtoError("error: --cost-model and --cores price --estimate: add --estimate")
 
     # -- registration -----------------------------------------------------------
@@ -245,10 +245,10 @@ class PtoOptMain(xDSLOptMain):
         arg_parser.add_argument(
             "--cores",
             type=int,
-            default=1,
             metavar="N",
-            help="cores transferring at once, for the calibrated model's contention "
-            "(default 1; needs --cost-model=calibrated)",
+            help="cores transferring at once, for the calibrated model's contention (needs "
+            "--cost-model=calibrated; default 1: the kernel's SPMD block count, %%__pypto_spmd_block_num, "
+            "is its launch's)",
         )
         arg_parser.add_argument(
             "--verify-sync",
@@ -256,6 +256,13 @@ class PtoOptMain(xDSLOptMain):
             help="check the kernel's pipe synchronization on the lowered kernel (passes/sync_check.py): "
             "a race between pipes on overlapping bytes, a wait_flag no set_flag satisfies on some path "
             "(deadlock) are located errors, a flag left set at the end a warning",
+        )
+        arg_parser.add_argument(
+            "--strict-addresses",
+            action="store_true",
+            help="also reject a hand-placed tile written over bytes of another tile read later (PTOAS "
+            "accepts that: tiles at one address share its bytes, as PyPTO's kernels reuse them; "
+            "docs/verification.md)",
         )
         arg_parser.add_argument(
             "--print-memory-plan",
@@ -373,7 +380,7 @@ class PtoOptMain(xDSLOptMain):
                 module.attributes["pto.target_arch"] = StringAttr(self.target.name)
             if not self.args.disable_verify:
                 verify_target(module, self.target)
-                check_manual_addresses(module, self.target)
+                check_manual_addresses(module, self.target, strict=self.args.strict_addresses)
             return module
         return None
 

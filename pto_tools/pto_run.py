@@ -58,7 +58,8 @@ argument binding:
   !pto.partition_tensor_view<...>  an array of the view's shape and element type
   !pto.tile_buf<...>               an array of the tile's (padded) shape and element type
   index, iN, f32, ...              a 0-d array (np.save(path, np.array(3)))
-  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits. np.save stores
+  bf16 / f8E4M3FN / f8E5M2 arrays use ml_dtypes; !pto.hif8 is raw uint8 bits, a packed pair
+  (!pto.f4E2M1x2, ...) the raw bits of its width (uint8, uint16 for hif8x2, uint32 for bf16x2). np.save stores
   most ml_dtypes arrays as raw data (np.load gives |V2 for bf16; f8E5M2 is <f1): such an array
   is read as the argument's declared type, and outputs read back the same way
   (.view(ml_dtypes.bfloat16)). A .npy may come through a pipe (<(python make.py)).
@@ -146,9 +147,9 @@ def make_parser() -> argparse.ArgumentParser:
         "on public hardware figures (docs/cost.md)",
     )
     p.add_argument(
-        "--cores", type=int, default=1, metavar="N",
-        help="cores transferring at once, for the calibrated model's contention "
-        "(default 1; needs --cost-model=calibrated)",
+        "--cores", type=int, metavar="N",
+        help="cores transferring at once, for the calibrated model's contention (needs "
+        "--cost-model=calibrated; default: the kernel's SPMD block count, %%__pypto_spmd_block_num, else 1)",
     )
     p.add_argument(
         "--check-sync", action="store_true",
@@ -170,7 +171,7 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--target and --targets exclude each other")
     if args.profile == "trace" and args.targets is not None:
         parser.error("--profile=trace takes one --target")
-    if args.profile is None and (args.cost_model != "pto-isa" or args.cores != 1):
+    if args.profile is None and (args.cost_model != "pto-isa" or args.cores is not None):
         parser.error("--cost-model and --cores price --profile: add --profile")
     if args.inputs is not None and args.arrays:
         parser.error("--inputs random draws every argument: give no .npy files with it")
@@ -265,16 +266,16 @@ def _saved_inputs(args: argparse.Namespace, arrays: list[np.ndarray]) -> dict[Pa
 def _load_kernel(path: str) -> ModuleOp:
     """Parse and verify what pto-opt reads: MLIR text (target dialects included) or the assembly form."""
     import pto_dialect
-    from pto_dialect.asm import ASM_EXTENSION, read_asm
+    from pto_dialect import asm  # its reader (lark, a grammar) only for the assembly form
     from pto_dialect.files import read_kernel
     from pto_dialect.parser import decode_source, verify_located
     from pto_tools.context import kernel_context
 
     ctx = kernel_context()
     text = decode_source(read_kernel(path), path, 0)
-    if not path.endswith("." + ASM_EXTENSION):
+    if not path.endswith("." + asm.ASM_EXTENSION):
         return pto_dialect.parse(text, path, ctx)
-    module = read_asm(ctx, text, path, Path(path).stem)
+    module = asm.read_asm(ctx, text, path, Path(path).stem)
     verify_located(module)
     return module
 

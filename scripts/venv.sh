@@ -68,6 +68,10 @@ fi
 if [ ! -f "$STAMP" ] || [ "$ROOT/pyproject.toml" -nt "$STAMP" ]; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"
+  # The project's bytecode, as a non-editable install writes it: with PYTHONDONTWRITEBYTECODE set,
+  # each pto-opt or pto-run start would otherwise compile every module of the project from source.
+  packages="$(sed -n '/^\[tool.setuptools.packages.find\]/,/^include/s/^include = \[\(.*\)\]$/\1/p' "$ROOT/pyproject.toml" | tr -d '"*,')"
+  (cd "$ROOT" && "$VENV/bin/python" -m compileall -q $packages >/dev/null)
   touch "$STAMP"
 fi
 export PATH="$VENV/bin:$PATH"

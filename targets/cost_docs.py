@@ -11,7 +11,7 @@ from dataclasses import fields, is_dataclass
 from pathlib import Path
 
 import targets
-from pto_dialect.cost import CalibratedMachine, IdleFallback, Linear, Param
+from pto_dialect.cost import CalibratedMachine, DmaPath, IdleFallback, Linear, Param, VfMachine
 from pto_dialect.instructions import REGISTRY
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -27,7 +27,10 @@ target's machine in `targets/<name>/costs.py`) by `python -m targets.cost_docs`;
     pto-run K.pto ARGS... --target T --profile=trace   a per-pipe timeline (Chrome trace JSON)
         --cost-model=pto-isa|calibrated  pto-isa's own model (the default), or the target's model
                                          fitted to public hardware figures (below)
-        --cores N                        cores transferring at once (calibrated: contention; default 1)
+        --cores N                        cores transferring at once (calibrated: contention); default:
+                                         a run's SPMD block count (the kernel's
+                                         %__pypto_spmd_block_num argument, as PyPTO's kernels
+                                         take their launch's), else 1; the title says which
 
 Each source op gets one row (the lowered ops it became count together): its pipe, the bytes its
 transfers move (GM <-> UB/L1 and UB <-> UB; 0 for vector work), the cycles of one execution, and
@@ -36,7 +39,10 @@ not static). `--estimate=json` prints exactly
 
     {"target": T, "ops": [{"op": "pto.mgather", "loc": "FILE:LINE:COL", "pipe": "MTE2", "bytes": B,
       "cycles": C, "count": N, "model": "..."}], "pipes": {PIPE: cycles}, "serial_cycles": S,
-      "bound_cycles": M}
+      "bound_cycles": M, "cores": {"count": N, "from": "--cores"}}
+
+(`cores`: the calibrated model's cores transferring at once and what said so; null for a model
+without contention).
 
 `pipes` adds cycles x count per pipe, `serial_cycles` over every op (the pipes one after the
 other), `bound_cycles` is the busiest pipe's (the pipes fully overlapped): the kernel takes between
@@ -139,8 +145,38 @@ def render() -> str:
             assert instruction.cost is not None
             charge = instruction.cost.on.get(type(machine))
             out.append(f"- `{instruction.name}`: " + (_paragraph(charge.__doc__) if charge else "no cost model"))
+        out += _register_level(machine)
         out += _calibrated(target)
     return "\n".join(out) + "\n"
+
+
+def _register_level(machine: object) -> list[str]:
+    """How the machine prices each register-level op (VfMachine.register_op): `--estimate` and
+    `--profile` alike, one row per op; ops absent here (pointers, scalars) cost nothing."""
+    table = getattr(machine, "register_level", None)
+    if not table:
+        return []
+    assert isinstance(machine, VfMachine)
+    by_kind: dict[str, list[str]] = {}
+    for name, kind in table.items():
+        by_kind.setdefault(kind, []).append(f"`{name}`")
+    out = [
+        "\nThe register level (pto_dialect/vpto/), one row per op in `--estimate` and `--profile` alike "
+        "(an op not listed has no cost model: a located error):\n"
+    ]
+    for kind, names in by_kind.items():
+        if isinstance(kind, DmaPath):
+            what = f"a copy on {kind}: len_burst x n_burst x loop counts bytes at that path's bandwidth"
+        elif kind == "config":
+            what = f"a configuration call, {_number(machine.config_call.value)} cycle(s)"
+        elif kind == "free":
+            what = "no cost and no row (scalar-unit bookkeeping)"
+        elif kind == "scope":
+            what = "a vector function's startup and drain, " + _number(machine.vf_startup.value + machine.vf_drain.value) + " cycles"
+        else:
+            what = f"as `{kind}`, {_number(machine.vf_ops[kind].value)} cycle(s) each execution"
+        out.append(f"- {', '.join(names)}: {what}.")
+    return out
 
 
 def _calibrated(target: targets.TargetInfo) -> list[str]:

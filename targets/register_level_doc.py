@@ -61,13 +61,14 @@ def render() -> str:
         f"| psts / psti | {', '.join(f'`{k}`' for k in predicates.PSTS_DISTS)} | | |",
         f"| pset / pge | {', '.join(f'`{k}`' for k in predicates.PATTERNS)} | | |",
         f"| vcmps | {', '.join(f'`{k}`' for k in vector.COMPARISONS)} | | |",
-        f"| vcvt rnd | {', '.join(f'`{k}`' for k in vector.ROUNDINGS)} | | pto-run runs `R` (and exact widenings) |",
+        f"| vcvt rnd | {', '.join(f'`{k}`' for k in vector.ROUNDINGS)} | | to an integer R, A, F, C, Z (TCVT's a5 model: NaN to 0; without `sat`, a lane out of range is a run-time error); to a float pto-run runs `R` (and exact widenings) |",
         f"| vcvt part | {', '.join(f'`{k}`' for k in vector.PARTS)} | | |",
         f"| mem_bar | {', '.join(f'`{k}`' for k in scope.MEM_BAR_KINDS)} | | |",
         "",
-        "pto-run does not run yet: the vlds distributions E2B, UNPK4 and SPLT*CHN, the vsts distributions MRG*CHN, "
-        "vcvt to integer types or with other roundings, mte_gm_ub pad counts and copy_gm_to_ubuf padding (each a "
-        "located run-time error).",
+        "pto-run does not run yet: the vlds distributions SPLT*CHN and the vsts distributions MRG*CHN (PTOAS's docs "
+        "describe them as channel splits and merges within each 32-byte block, pto-isa's vlds.md as every 4th or 2nd "
+        "element, and PTOAS notes a5 hardware reports MRG*CHN unsupported), vcvt to a float with roundings other than "
+        "R, mte_gm_ub pad counts and copy_gm_to_ubuf padding (each a located run-time error).",
         "",
     ]
     return "\n".join(lines)

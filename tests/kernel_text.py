@@ -2,6 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+
+def kernel_file(folder: Path, text: str, name: str = "kernel.pto") -> str:
+    """`text` written to `folder / name`: the path a test runs."""
+    path = folder / name
+    path.write_text(text)
+    return str(path)
+
+
+def index_constants(*values: int) -> str:
+    """`%cN = arith.constant N : index` for each N, one line each (no newline after the last): the
+    indices a kernel's views, tiles and loops use."""
+    return "\n".join(f"  %c{v} = arith.constant {v} : index" for v in values)
+
 
 def copy_kernel(
     element: str = "f32", cols: int = 8, name: str = "copy", src: str = "src", dst: str = "dst", trips: int | None = None
@@ -9,16 +24,14 @@ def copy_kernel(
     """`@name(%src, %dst)`: tload a 1 x cols tile from %src, tstore it to %dst (in an scf.for
     of `trips` iterations, if given)."""
     s, d = src[0], dst[0]
-    loop_constant = f"  %c{trips} = arith.constant {trips} : index\n" if trips is not None else ""
+    loop_constant = index_constants(trips) + "\n" if trips is not None else ""
     loop, indent, end = (f"  scf.for %i = %c0 to %c{trips} step %c1 {{\n", "  ", "  }\n") if trips is not None else ("", "", "")
     view = f"!pto.tensor_view<?x?x{element}>"
     part = f"!pto.partition_tensor_view<1x{cols}x{element}>"
     tile = f"!pto.tile_buf<vec, 1x{cols}x{element}>"
     return f"""\
 func.func @{name}(%{src}: !pto.ptr<{element}>, %{dst}: !pto.ptr<{element}>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c{cols} = arith.constant {cols} : index
+{index_constants(0, 1, cols)}
 {loop_constant}  %{s}v = pto.make_tensor_view %{src}, shape = [%c1, %c{cols}], strides = [%c{cols}, %c1] : {view}
   %{d}v = pto.make_tensor_view %{dst}, shape = [%c1, %c{cols}], strides = [%c{cols}, %c1] : {view}
   %{s}p = pto.partition_view %{s}v, offsets = [%c0, %c0], sizes = [%c1, %c{cols}] : {view}

@@ -81,6 +81,32 @@ def test_run_leaves_module_and_inputs_alone():
         assert np.shares_memory(result, given) and not result.flags.writeable
 
 
+def test_run_inplace_writes_the_given_arrays():
+    """run(inplace=True) writes what the kernel writes into the arrays given (no copy) and
+    returns them; the results are those of a run with copies; an argument it would write that
+    is not a writeable C-contiguous array is refused before anything runs."""
+    module = load(EXAMPLES / "embedding_rows.pto")
+    rng = np.random.default_rng(1)
+    table = rng.standard_normal(1024 * 64).astype(np.float16)
+    ids = np.array([5, 1023, 2000, -1, 0, 7, 7, 512], np.int32)
+    copied = interpreter.run(module, "a2a3", [table, ids, np.full(8 * 64, 3, np.float16)])
+
+    out = np.full(8 * 64, 3, np.float16)
+    written = interpreter.run(module, "a2a3", [table, ids, out], inplace=True)
+    assert written[2] is out and np.array_equal(out, copied[2])
+    assert np.shares_memory(written[0], table) and not written[0].flags.writeable
+
+    strided = np.zeros(2 * 8 * 64, np.float16)[::2]
+    read_only = np.zeros(8 * 64, np.float16)
+    read_only.flags.writeable = False
+    for bad, what in ((strided, "an array that is not C-contiguous"), (read_only, "a read-only array")):
+        with pytest.raises(PtoError, match=f"argument 2 \\(%out\\) is written by the kernel.*got {what}"):
+            interpreter.run(module, "a2a3", [table, ids, bad], inplace=True)
+    assert not strided.any()
+    from_list = interpreter.run(module, "a2a3", [table, ids, list(np.full(8 * 64, 3, np.float16))])  # run's own array: written as it is
+    assert np.array_equal(from_list[2], copied[2])
+
+
 def test_run_target_defaults_to_the_module_target():
     """examples/ssa/tgather_index.pto says pto.target_arch = "a5": run without a target
     runs it for a5; a2a3 rejects it (index-form tgather there needs a tmp)."""

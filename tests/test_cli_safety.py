@@ -28,7 +28,7 @@ import pto_dialect
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_opt, pto_run
 from pto_tools.progress import ProgressBar
-from tests.kernel_text import copy_kernel
+from tests.kernel_text import copy_kernel, index_constants
 
 LOCATED = re.compile(r"^[^:\n]+:\d+:\d+: error: ", re.MULTILINE)
 
@@ -351,21 +351,19 @@ def test_split_keeps_the_file_columns(tmp_path):
 
 # -- 11: Ctrl-C and the progress bar ------------------------------------------------------------
 
-SPIN_KERNEL = """\
-func.func @spin(%ids: !pto.ptr<i32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
+SPIN_KERNEL = f"""\
+func.func @spin(%ids: !pto.ptr<i32>) {{
+{index_constants(0, 1, 8)}
   %trips = arith.constant 1000000000 : index
   %v = pto.make_tensor_view %ids, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
   %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xi32>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xi32>
-  scf.for %i = %c0 to %trips step %c1 {
+  scf.for %i = %c0 to %trips step %c1 {{
     pto.tload ins(%p : !pto.partition_tensor_view<1x8xi32>) outs(%t : !pto.tile_buf<vec, 1x8xi32>)
     pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xi32>) outs(%p : !pto.partition_tensor_view<1x8xi32>)
-  }
+  }}
   return
-}
+}}
 """
 
 

@@ -16,9 +16,11 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.interpreter import Interpreter, InterpreterFunctions, PythonValues, impl, register_impls
 
+from pto_dialect.attributes import SaturationMode
+from pto_dialect.instructions.tcvt import vconv
 from pto_dialect.machine import RuntimeFault
 from pto_dialect.types import PtrType
-from pto_dialect.vpto import config, dma, load_store, pointers, predicates, scope, vector
+from pto_dialect.vpto import arithmetic, config, dma, load_store, pointers, predicates, scope, vector
 from pto_dialect.vpto.dma import UB_ROW_ALIGN_BYTES
 from pto_dialect.vpto.types import MaskType, VRegType
 
@@ -33,7 +35,10 @@ ATOMIC_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
 """How each atomic mode (config.ATOMIC_MODES) combines what GM holds with what is stored (integers wrap)."""
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
 """Each comparison mode of vector.COMPARISONS."""
+LANE_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+"""Each `operation` of pto_dialect/vpto/arithmetic.py's rows (integers wrap; floats round to nearest even)."""
 assert set(COMPARE) == set(vector.COMPARISONS) and set(ATOMIC_COMBINE) == {m for m in config.ATOMIC_MODES.values() if m}
+assert {r.operation for r in (*arithmetic.BINARY.values(), *arithmetic.VEC_SCALAR.values())} <= set(LANE_ARITHMETIC)
 
 
 def priced(op_type: type[IRDLOperation]) -> Callable[[Callable[..., Any]], Any]:
@@ -151,12 +156,24 @@ def _run_set_atomic(self: InterpreterFunctions, interpreter: Interpreter, op: IR
     return ()
 
 
+def _run_arithmetic(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    """`mask ? a OP b : 0` per lane (b: a register, or a scalar in every lane)."""
+    assert isinstance(op, arithmetic.BinaryArithmeticOp | arithmetic.VecScalarArithmeticOp)
+    a, b, mask = args
+    if isinstance(op, arithmetic.VecScalarArithmeticOp):
+        b = np.full(a.shape, lane_scalar(b, a.dtype))
+    with np.errstate(over="ignore"):  # integers wrap, floats overflow to inf, as the lanes do
+        result = LANE_ARITHMETIC[op.ROW.operation](a, b).astype(a.dtype)
+    return (np.where(masks.lanes_of(mask, a.dtype.itemsize), result, np.zeros((), a.dtype)),)
+
+
 def _family_functions() -> type[InterpreterFunctions]:
     """One implementation for each member of the op families made per granularity or per register."""
     families = [
         (predicates.PSET_OPS, _run_pset), (predicates.PGE_OPS, _run_pset), (predicates.PLT_OPS, _run_plt),
         (predicates.PINTLV_OPS, _run_pintlv), (predicates.PDINTLV_OPS, _run_pdintlv),
         (config.LOOP_CONFIG_OPS, _run_loop_config), (config.ATOMIC_OPS, _run_set_atomic),
+        (arithmetic.ARITHMETIC_OPS, _run_arithmetic),
     ]
     namespace = {f"run_{op.name}": priced(op)(function) for ops, function in families for op in ops}
     return type("FamilyFunctions", (InterpreterFunctions,), namespace)
@@ -554,13 +571,25 @@ class VptoFunctions(_family_functions()):
         run_state(interpreter).special_registers["SQZN"] = kept.size * source.dtype.itemsize
         return (result,)
 
+    @priced(vector.VintlvOp)
+    def run_vintlv(self, interpreter: Interpreter, op: vector.VintlvOp, args: PythonValues):
+        lhs, rhs = args
+        pairs = np.stack([lhs, rhs], axis=1).reshape(-1)
+        return pairs[: lhs.size], pairs[lhs.size :]
+
+    @priced(vector.VdintlvOp)
+    def run_vdintlv(self, interpreter: Interpreter, op: vector.VdintlvOp, args: PythonValues):
+        both = np.concatenate(args)
+        return both[0::2].copy(), both[1::2].copy()
+
     @priced(vector.VcvtOp)
     def run_vcvt(self, interpreter: Interpreter, op: vector.VcvtOp, args: PythonValues):
         source, mask = args
         target = _vreg(op.result.type).element.numpy
-        with fault_at(op):
-            converted = convert(source, target, op.rnd.data if op.rnd is not None else "R")
         active = masks.lanes_of(mask, source.dtype.itemsize)[: source.size]
+        with fault_at(op):
+            converted = convert(source, target, op.rnd.data if op.rnd is not None else "R",
+                                op.sat.data if op.sat is not None else None, active)
         converted = np.where(active, converted, np.zeros((), target))
         part = vector.PARTS[op.part.data] if op.part is not None else 0
         result = np.zeros(_vreg(op.result.type).lanes, target)
@@ -571,15 +600,28 @@ class VptoFunctions(_family_functions()):
         return (result,)
 
 
-def convert(values: np.ndarray, target: np.dtype, rounding: str) -> np.ndarray:
-    """Lanes converted to `target`: to a float type nearest-even (R, NumPy's own rounding, IEEE's default);
-    the other roundings and conversions to integers are not run yet."""
+def convert(values: np.ndarray, target: np.dtype, rounding: str, saturation: str | None, active: np.ndarray) -> np.ndarray:
+    """Lanes converted to `target`. To a float type: nearest-even (R, NumPy's own rounding, IEEE's default);
+    other roundings are not run yet. To an integer: TCVT's a5 conversion (tcvt.py `vconv`: rounded once by
+    the mode, NaN to 0, saturated (SAT) or keeping the low bits (NOSAT)); without a `sat`, an active lane
+    out of the target's range is a run-time error naming it (PTOAS lowers such a conversion only with one)."""
     if target.kind == "f" or target.name == "bfloat16":
         exact = values.dtype.kind == "f" and values.dtype.itemsize < target.itemsize  # a float widened
         if rounding != "R" and not exact:
             raise RuntimeFault(f"pto-run converts to {target} with rnd \"R\" only yet, got \"{rounding}\"")
         return values.astype(target)
-    raise RuntimeFault(f"pto-run does not run vcvt to {target} yet")
+    if rounding == "O":
+        raise RuntimeFault(f"rnd \"O\" rounds to odd float mantissas; a conversion to {target} takes R, A, F, C or Z")
+    mode = vector.ROUNDINGS[rounding]
+    with np.errstate(all="ignore"):  # NaN and out-of-range lanes are values here
+        saturated = vconv(values, target, mode, SaturationMode.ON)
+        if saturation is not None:
+            return saturated if vector.SATURATIONS[saturation] is SaturationMode.ON else vconv(values, target, mode, SaturationMode.OFF)
+        outside = active & (saturated != vconv(values, target, mode, SaturationMode.OFF))
+    if outside.any():
+        lane = int(np.argmax(outside))
+        raise RuntimeFault(f"lane {lane} ({values[lane]}) is outside {target}'s range and the conversion names no sat")
+    return saturated
 
 
 def lane_scalar(value: Any, dtype: np.dtype) -> Any:

@@ -21,7 +21,7 @@ from pto_dialect.vpto.tile_handles import TileBufAddrOp, TileValidRowsOp
 from pto_dialect.vpto.types import MaskType, VRegType
 
 from interpreter.state import fault_at
-from interpreter.vpto.functions import pointer_arg
+from interpreter.vpto.functions import pointer_arg, priced
 from interpreter.vpto.memory import Pointer, ub_memory
 from interpreter.vpto.predicates import lanes_of
 
@@ -65,10 +65,10 @@ def _gather(interpreter: Interpreter, op: RegisterGatherOp, args: PythonValues) 
 
 @register_impls
 class GatherFunctions(InterpreterFunctions):
-    run_vgather2, run_vgather2_bc, run_vgatherb = (impl(c)(lambda self, i, op, args: _gather(i, op, args))
+    run_vgather2, run_vgather2_bc, run_vgatherb = (priced(c)(lambda self, i, op, args: _gather(i, op, args))
                                                    for c in (VGather2Op, VGather2BcOp, VGatherBOp))
 
-    @impl(VScatterOp)
+    @priced(VScatterOp)
     def run_vscatter(self, interpreter: Interpreter, op: VScatterOp, args: PythonValues):
         value, destination, offsets, mask = args
         pointer = pointer_arg(interpreter, destination, op.destination)

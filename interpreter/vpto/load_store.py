@@ -44,6 +44,13 @@ def load(pointer: Pointer, dist: str, vreg: VRegType) -> np.ndarray:
     elif dist.startswith("UNPK_B"):  # half a register of elements, each zero-extended to twice its width
         half = pointer.read(VECTOR_BYTES // 2 // width, lanes)
         data = np.stack([half, np.zeros_like(half)], axis=1).reshape(-1).view(np.uint8)
+    elif dist == "UNPK4":  # a quarter register of bytes, each zero-extended to 32 bits (pto-isa TDeQuant)
+        data = np.zeros((VECTOR_BYTES // 4, 4), np.uint8)
+        data[:, 0] = pointer.read(VECTOR_BYTES // 4, np.dtype(np.uint8))
+        data = data.reshape(-1)
+    elif dist.startswith("E2B_B"):  # element b to every lane of block b (pto-isa TRowExpandBrcb)
+        blocks = VECTOR_BYTES // BLOCK_BYTES
+        data = np.repeat(pointer.read(blocks, lanes), BLOCK_BYTES // width).view(np.uint8)
     else:
         raise RuntimeFault(f"pto-run does not run the load distribution \"{dist}\" yet")
     return data.view(vreg.element.numpy).copy()

@@ -25,6 +25,8 @@ from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.fillpad import TFILLPAD
+from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -33,7 +35,6 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE
 from pto_dialect.instructions.tscatter import TSCATTER
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
-from pto_dialect.registers import PTO_REG
 
 REGISTRY: tuple[Instruction, ...] = (
     TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
@@ -49,6 +50,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL_ARG.instructions,
     TCI,
     TMOV, *WINDOW_COPIES.instructions, TCONCAT,
+    TFILLPAD, TTRANS,
 )
 """Every instruction, in the order docs and reports list them."""
 
@@ -78,7 +80,7 @@ def by_mnemonic(mnemonic: str) -> Instruction | None:
 PTO_CHOICE = Dialect("pto_choice", [], list(ChoiceAttr.KINDS.values()))
 """The choice attributes, shared by every target dialect."""
 
-LOWERING_DIALECTS = (PTO_CHOICE, PTO_REG)
+LOWERING_DIALECTS = (PTO_CHOICE,)
 """The dialects of lowered IR that every target shares."""
 
 __all__ = ["FAMILIES", "LOWERING_DIALECTS", "PTO_CHOICE", "REGISTRY", "by_mnemonic", "instruction_of"]

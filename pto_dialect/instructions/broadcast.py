@@ -47,10 +47,10 @@ from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
 
 # ---------------------------------------------------------------------------
@@ -79,8 +79,8 @@ def commuted(compute: Callable[..., Any]) -> Callable[..., Any]:
     return swapped
 
 
-def subtract(a: Any, b: Any) -> Any:  # noqa: ANN401
-    return a - b
+def subtract(a: Any, b: Any, *, out: Any = None) -> Any:  # noqa: ANN401
+    return np.subtract(a, b, out=out)
 
 
 def add(a: Any, b: Any) -> Any:  # noqa: ANN401
@@ -91,7 +91,7 @@ def multiply(a: Any, b: Any) -> Any:  # noqa: ANN401
     return a * b
 
 
-def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: ANN401
+def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor, out: Any = None) -> Any:  # noqa: ANN401
     if zero_divisor == BroadcastDivisor.FAULT:
         zero = b == 0
         if a.dtype.kind == "i" and a.dtype.itemsize >= 4:  # int32's minimum over -1 traps (SIGFPE); narrower types divide as int
@@ -100,7 +100,7 @@ def divide(a: Any, b: Any, *, zero_divisor: BroadcastDivisor) -> Any:  # noqa: A
             raise ZeroDivision(np.broadcast_to(zero, np.broadcast_shapes(a.shape, b.shape)))
     if a.dtype.kind in "iu":  # C++ integer division truncates toward zero
         return np.where(b == 0, 0, np.trunc(a.astype(np.float64) / np.where(b == 0, 1, b))).astype(a.dtype)
-    return a / b
+    return np.divide(a, b, out=out)
 
 
 class ZeroDivision(Exception):
@@ -330,6 +330,7 @@ def expand_kernel(o: dict, **_: object) -> None:
 def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
+    into_dst = takes_out(compute)
 
     def kernel(o: dict, *, vector_read: VectorRead, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
@@ -339,15 +340,17 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
         a = full.read_valid()
         b = per_row_values(vector, rows, cols, vector_read)
         operands = (a, b) if src0_full else (b, a)
+        out = dst.valid_view() if into_dst and a.dtype == b.dtype == dst.flat.dtype else None
         try:
             with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
-                result = np.asarray(compute(*operands, **choices))
+                result = np.asarray(compute(*operands, **choices, **({} if out is None else {"out": out})))
         except ZeroDivision as zero:
             iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
             raise RuntimeFault(
                 f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
                 "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        if result is not out:
+            dst.write_valid(result.astype(dst.flat.dtype, copy=False))
 
     kernel.__doc__ = row.summary
     return kernel
@@ -362,19 +365,23 @@ def col_expand_kernel(o: dict, **_: object) -> None:
 def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
+    into_dst = takes_out(compute)
 
     def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
         rows, cols = dst.valid_shape
+        a, b = src0.read_valid(), src1.values[..., :1, :cols]
+        out = dst.valid_view() if into_dst and a.dtype == b.dtype == dst.flat.dtype else None
         try:
             with np.errstate(all="ignore"):
-                result = np.asarray(compute(src0.read_valid(), src1.values[..., :1, :cols], **choices))
+                result = np.asarray(compute(a, b, **choices, **({} if out is None else {"out": out})))
         except ZeroDivision as zero:
             iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
             raise RuntimeFault(
                 f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
                 "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        if result is not out:
+            dst.write_valid(result.astype(dst.flat.dtype, copy=False))
 
     kernel.__doc__ = row.summary
     return kernel
@@ -485,18 +492,9 @@ def row_broadcast(row: Broadcast) -> Instruction:
     kernel = expand_kernel if plain else binary_expand_kernel(row)
     footprint = expand_footprint if plain else binary_expand_footprint
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return Instruction(
-        op=op,
-        rules=BroadcastRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
+    return member_instruction(
+        row, op, lowered, rules=BroadcastRules, check=check, describe=describe, emit=emitter(row), cost=COST,
         in_place={} if plain else IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
     )
 
 
@@ -506,18 +504,9 @@ def col_broadcast(row: Broadcast) -> Instruction:
     kernel = col_expand_kernel if plain else col_binary_kernel(row)
     footprint = col_expand_footprint if plain else col_binary_footprint
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return Instruction(
-        op=op,
-        rules=BroadcastRules,
-        check=check_columns,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
+    return member_instruction(
+        row, op, lowered, rules=BroadcastRules, check=check_columns, describe=describe, emit=emitter(row), cost=COST,
         in_place={} if plain else COLUMN_IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
     )
 
 
@@ -531,6 +520,17 @@ COLUMN_IN_PLACE = {
 }
 
 READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead}
+
+VECTOR_UNIT_REFERENCES = {
+    f"t{axis}expand{operation}": reference
+    for axis in ("row", "col")
+    for operation, reference in (
+        ("expdif", "vexp as exp in double of the difference, rounded"),
+        ("div", "IEEE division correctly rounded; vdiv's own rounding is not public"),
+    )
+}
+"""The members whose values on the NPUs come from a vector intrinsic no public code fixes, with
+the reference the interpreter computes there (elementwise.py's on_vector_unit picks a family's)."""
 
 ROW_BROADCASTS = Family.of(
     "row broadcast",

@@ -47,8 +47,8 @@ from pto_dialect.choices import (
 )
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -619,25 +619,21 @@ def declare(row: CompareSelect) -> Instruction:
     compare = issubclass(row.op_base, CompareOp)
     op = member_op(row.op_base, row)
     lowered = member_lowered_base(CompareBase if compare else SelectBase, op, row, row.kernel, None)
-    return Instruction(
-        op=op,
+    return member_instruction(
+        row, op, lowered,
         rules=CompareSelectRules,
         check=check_compare if compare else check_select,
         describe=describe,
-        lowered=(lowered,),
-        emit=(_emit_compare if compare else _emit_select)(row),  # pyright: ignore[reportArgumentType]
-        pipe=Pipe.VECTOR,
+        emit=(_emit_compare if compare else _emit_select)(row),
         in_place={"": InPlace(
             row.in_place,
             how="every target reads dst's sources at the element it writes, before writing it",
             refused="dst over another place of a source would overwrite elements still to be read.",
         )} if row.in_place else {},
         implicit_tmp=None if compare else (implicit_tile_tmp if "src0" in row.op_base.SAME_TYPE else implicit_scalar_tmp),
-        asm=AsmForm(),
         cost=InstructionCost(on={
             CceMachine: _cce_compare if compare else _cce_select, VfMachine: _vf, SimulatorMachine: _simulated,
         }),
-        summary=row.summary,
     )
 
 

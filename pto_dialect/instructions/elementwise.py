@@ -45,11 +45,11 @@ from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecis
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.types import TileBufType, TileTypeBase
@@ -372,6 +372,7 @@ def inputs(o: dict, roles: tuple[str, ...], element: Any, scalar_type: Attribute
 
 def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[..., None]:
     roles = tuple(r for r in roles if r != "tmp")  # scratch: no element of dst comes from it
+    into_dst = takes_out(row.compute)
 
     def kernel(o: dict, scalar_type: Attribute | None = None, scalar_first: bool = False, **choices: object) -> None:
         dst = o["dst"]
@@ -387,12 +388,18 @@ def elementwise_kernel(row: Elementwise, roles: tuple[str, ...]) -> Callable[...
                 "in place: a2a3 TBitwiseSOp.hpp fills dst with the scalar before reading src, so dst over src "
                 "loses src (the code asserts dst != src); use another dst"
             )
+        paired = paired_column(o, roles, lanes) is not None
+        out = dst.valid_view() if into_dst and not paired and all(v.dtype == element for v in values) else None
+        if out is not None:
+            choices["out"] = out
         with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here, not faults
             result = row.compute(*values, **choices)
+        if result is out is not None:
+            return
         if isinstance(result, Kept):
             result = np.where(result.kept, dst.read_valid(), result.values)
         result = np.broadcast_to(result, (*dst.flat.shape[:-1], dst.valid_row, dst.valid_col)).astype(element, copy=False)
-        if paired_column(o, roles, lanes) is None:
+        if not paired:
             dst.write_valid(result)
             return
         if row.tmp and "scalar" in roles:
@@ -623,23 +630,13 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
             namespace["OMITS_DEFAULTS"] = True
             namespace["__annotations__"] |= {"DEFAULTS": ClassVar, "OMITS_DEFAULTS": ClassVar}
         op = member_op(row.op_class or op_base, row, **namespace)
-        lowered = member_lowered_base(ElementwiseBase, op, row, elementwise_kernel(row, ins), elementwise_footprint(row, ins))
-        if row.op_class is DivideScalarOp:  # the lowered op keeps which spelling it came from
-            lowered = type(lowered.__name__, (lowered,), {"__module__": lowered.__module__,
-                                                          "scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")})
-        return Instruction(
-            op=op,
-            rules=ElementwiseRules,
-            check=check,
-            describe=describe,
-            lowered=(lowered,),
-            emit=emitter(row, roles),
-            pipe=Pipe.VECTOR,
-            in_place=in_place(row, roles),
-            asm=AsmForm(),
-            cost=COST,
-            summary=row.summary,
-            implicit_tmp=implicit_tmp if row.tmp else None,
+        # a TDIVS lowered op keeps which spelling it came from
+        spelling = {"scalar_first": opt_prop_def(UnitAttr, prop_name="scalarFirst")} if row.op_class is DivideScalarOp else {}
+        kernel, footprint = elementwise_kernel(row, ins), elementwise_footprint(row, ins)
+        lowered = member_lowered_base(ElementwiseBase, op, row, kernel, footprint, **spelling)
+        return member_instruction(
+            row, op, lowered, rules=ElementwiseRules, check=check, describe=describe, emit=emitter(row, roles), cost=COST,
+            in_place=in_place(row, roles), implicit_tmp=implicit_tmp if row.tmp else None,
         )
 
     return declare
@@ -956,14 +953,22 @@ VECTOR_UNIT_REFERENCES = {
     "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
     "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
     "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
+    "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+    "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
+    "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
+    "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
+    "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
+    "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
+    "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
 }
 """The members whose values on the NPUs come from a vector intrinsic no public code fixes,
 with the reference the interpreter computes there."""
 
 
-def on_vector_unit(family: Family) -> dict[str, str]:
-    """VECTOR_UNIT_REFERENCES of the members of `family` (a target's `approximate`)."""
-    return {m: why for m, why in VECTOR_UNIT_REFERENCES.items() if any(r.mnemonic == m for r in family.rows)}
+def on_vector_unit(family: Family, references: Mapping[str, str] = VECTOR_UNIT_REFERENCES) -> dict[str, str]:
+    """The `references` (VECTOR_UNIT_REFERENCES unless said) of the members of `family` (a
+    target's `approximate`)."""
+    return {m: why for m, why in references.items() if any(r.mnemonic == m for r in family.rows)}
 
 
 # ---------------------------------------------------------------------------
@@ -1095,12 +1100,12 @@ def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return compute
 
 
-def exp(x: Any) -> Any:  # noqa: ANN401
+def exp(x: Any, *, out: Any = None) -> Any:  # noqa: ANN401
     """OP_EXP: half through expf (float), every other type through double."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
     if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
-        return np.exp(x, out=np.empty(x.shape, x.dtype), dtype=np.float64, casting="same_kind")
+        return np.exp(x, out=np.empty(x.shape, x.dtype) if out is None else out, dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 

@@ -52,7 +52,7 @@ from pto_dialect.choices import (
 )
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp
@@ -71,6 +71,25 @@ def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
         f"expects src and dst to be Vec tiles (loc=vec; the cube-side moves are not taken here), "
         f"got loc={src.loc} and loc={dst.loc}",
     )
+
+
+def require_vec(tiles: tuple[TileFacts, ...], cube_side: str) -> None:
+    """Every tile a Vec tile; `cube_side` names what the other locations would be (the message adds "not taken here")."""
+    for tile in tiles:
+        require(
+            tile.loc == "vec",
+            f"expects {tile.role} to be a Vec tile (loc=vec; {cube_side} not taken here), got loc={tile.loc}",
+        )
+
+
+def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
+    """Every tile row-major ND on `target`, whose code addresses row i at i * `stride`."""
+    for tile in tiles:
+        require(
+            tile.is_nd,
+            f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * {stride}), "
+            f"got blayout={tile.blayout}, slayout={tile.slayout}",
+        )
 
 
 def _layout(t: TileFacts) -> str:
@@ -309,7 +328,7 @@ class WindowRules:
     """The part's rows and cols at most the whole's (static_asserts)."""
     even_valid_bytes: bool
     """The part's valid columns a whole number of 2-byte units unless it is 1x1 (a
-    static_assert, which a dynamic valid column fails for 1-byte types)."""
+    static_assert, which a dynamic valid column, DYNAMIC = -1 there, fails for 1-byte types only)."""
     note: str
 
 
@@ -336,8 +355,10 @@ def window_check(row: WindowCopy) -> CheckRule:
                 f"{whole.rows}x{whole.cols}",
             )
         if rules.even_valid_bytes and (part.valid_row, part.valid_col) != (1, 1):
+            # a dynamic valid col is pto-isa's DYNAMIC (-1) in the static_assert: odd only for 1-byte types
+            valid_col = part.valid_col if known(part.valid_col) else -1
             require(
-                known(part.valid_col) and part.valid_col * part.elem.bytes % 2 == 0,
+                valid_col * part.elem.bytes % 2 == 0,
                 f"expects {row.part} valid cols to span whole 2-byte units on target {target} (unless {row.part} is "
                 f"1x1), got {'?' if not known(part.valid_col) else part.valid_col} x {part.elem.mlir}",
             )
@@ -461,20 +482,10 @@ class WindowCopy(Member):
 def declare_window(row: WindowCopy) -> Instruction:
     op = member_op(WindowOp, row, WHOLE=row.whole, PART=row.part)
     lowered = member_lowered_base(WindowBase, op, row, window_kernel(row), None)
-
-    return Instruction(
-        op=op,
-        rules=WindowRules,
-        check=window_check(row),
-        describe=window_describe,
-        lowered=(lowered,),
-        emit=dst_first(row.cpp_name),
-        pipe=Pipe.VECTOR,
-        asm=AsmForm(),
-        cost=InstructionCost(on={
-            CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row),
-        }),
-        summary=row.summary,
+    cost = InstructionCost(on={CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row)})
+    return member_instruction(
+        row, op, lowered, rules=WindowRules, check=window_check(row), describe=window_describe, emit=dst_first(row.cpp_name),
+        cost=cost,
     )
 
 

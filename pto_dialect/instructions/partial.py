@@ -28,8 +28,8 @@ from xdsl.ir import Attribute
 
 from pto_dialect.choices import Choice, PartFill
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Instruction
 from pto_dialect.instructions.elementwise import BINARY, COST, VECTOR_UNIT_REFERENCES, Elementwise, ElementwiseOp, emitter, in_place
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import BLOCK_BYTES
@@ -217,18 +217,10 @@ def declare(row: Elementwise) -> Instruction:
     roles = PartialOp.INS
     op = member_op(PartialOp, row)
     lowered = member_lowered_base(PartialBase, op, row, part_kernel(row), None)
-    return Instruction(
-        op=op,
-        rules=PartialRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row, roles),
-        pipe=Pipe.VECTOR,
-        in_place=in_place(row, roles, refused_by=None),  # dst exactly over a source: that source has dst's valid shape, so it is the larger
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
+    # in place: dst exactly over a source: that source has dst's valid shape, so it is the larger
+    return member_instruction(
+        row, op, lowered, rules=PartialRules, check=check, describe=describe, emit=emitter(row, roles), cost=COST,
+        in_place=in_place(row, roles, refused_by=None),
     )
 
 

@@ -26,8 +26,8 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.choices import ArgLanes, ArgPick, PartFill
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, Instruction, Pipe
 from pto_dialect.instructions.partial import _copy_blocks, check_one_source_is_dst
 from pto_dialect.machine import RuntimeFault, Tile, np
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -282,18 +282,7 @@ def emitter(row: PartialArg) -> Callable[[Emission, PartialArgOp], None]:
 def declare(row: PartialArg) -> Instruction:
     op = member_op(PartialArgOp, row)
     lowered = member_lowered_base(PartialArgBase, op, row, part_arg_kernel(row.maximum), None)
-    return Instruction(
-        op=op,
-        rules=PartialArgRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
-    )
+    return member_instruction(row, op, lowered, rules=PartialArgRules, check=check, describe=describe, emit=emitter(row), cost=COST)
 
 
 CHOICES = {"arg_pick": ArgPick, "part_fill": PartFill, "arg_lanes": ArgLanes}

@@ -44,13 +44,13 @@ from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
-from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.ops.memory import AllocTileOp
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -162,15 +162,7 @@ def describe(t: dict[str, RowReduceRules]) -> list[tuple[str, dict[str, str]]]:
 
 
 def implicit_tmp(op: RowReduceOp, rules: RowReduceRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
+    return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
 
 
 # ---------------------------------------------------------------------------
@@ -225,12 +217,22 @@ def last_nan_wins(x: Any, total: Any) -> Any:  # noqa: ANN401
     return np.where(rows, bits.view(x.dtype), total)
 
 
+def _isnan(x: Any) -> Any:  # noqa: ANN401
+    return np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+
+
 def first_extreme(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN401
     """max/min by a fold: with FIRST_STICKS the value `(acc < v) ? v : acc` ends with (the first
     element equal to the extreme, or the first element where it is NaN); else NaN-propagating."""
     if x.dtype.name not in FLOAT_DTYPE_NAMES:
         return x.max(axis=-1) if combine == "max" else x.min(axis=-1)
-    is_nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
+    plain = x.max(axis=-1) if combine == "max" else x.min(axis=-1)
+    if not _isnan(plain).any():  # NumPy's max and min give NaN for a row holding one: no NaN anywhere
+        if nan == ExtremeNan.PROPAGATES or not (plain == 0).any():
+            return plain  # no zero of either sign to choose between either
+        first = np.argmax(x == plain[..., None], axis=-1)
+        return np.take_along_axis(x, first[..., None], axis=-1)[..., 0]
+    is_nan = _isnan(x)
     # NaNs as the identity, not through fmax/fmin.reduce: NumPy 2.4's reduction skips values after a signalling NaN
     any_nan = bool(is_nan.any())
     extreme = np.where(is_nan, x.dtype.type(-np.inf if combine == "max" else np.inf), x) if any_nan else x
@@ -455,19 +457,9 @@ IN_PLACE = {
 def row_reduction(row: Reduction) -> Instruction:
     op = member_op(RowReduceOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, row_reduce_kernel(row), row_reduce_footprint)
-    return Instruction(
-        op=op,
-        rules=RowReduceRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emitter(row),
-        pipe=Pipe.VECTOR,
-        in_place=IN_PLACE,
-        implicit_tmp=implicit_tmp,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
+    return member_instruction(
+        row, op, lowered, rules=RowReduceRules, check=check, describe=describe, emit=emitter(row), cost=COST,
+        in_place=IN_PLACE, implicit_tmp=implicit_tmp,
     )
 
 
@@ -611,18 +603,9 @@ def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, 
 def col_reduction(row: Reduction) -> Instruction:
     op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
-    return Instruction(
-        op=op,
-        rules=ColReduceRules,
-        check=check_columns,
-        describe=describe_columns,
-        lowered=(lowered,),
-        emit=column_emitter(row),
-        pipe=Pipe.VECTOR,
-        in_place=IN_PLACE,
-        asm=AsmForm(),
-        cost=COST,
-        summary=row.summary,
+    return member_instruction(
+        row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
+        emit=column_emitter(row), cost=COST, in_place=IN_PLACE,
     )
 
 

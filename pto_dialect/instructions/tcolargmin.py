@@ -22,11 +22,11 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import (
+    added_tmp,
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
     SearchesExtreme,
-    TmpAdded,
     check_output_shape,
     check_value_index_types,
     extreme_keys,
@@ -41,7 +41,7 @@ from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pip
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
-from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
+from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.src_read import valid_reads, valid_values
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
@@ -160,15 +160,7 @@ def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]
 
 
 def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | None:
-    if op.tmp is not None:
-        return None
-    match rules.implicit_tmp:
-        case TmpAdded.LIKE_SRC:
-            return alloc_like(op, op.src)
-        case TmpAdded.SMALLEST:
-            return AllocTileOp(smallest_tile(op.src.type))  # pyright: ignore[reportArgumentType]
-        case TmpAdded.NONE:
-            return None
+    return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
 
 
 # ---------------------------------------------------------------------------

@@ -397,8 +397,16 @@ TCVT = Instruction(
     lowered=(TCvtBase,),
     emit=emit,
     pipe=Pipe.VECTOR,
-    in_place={"": InPlace(frozenset(), how="", refused="dst has another element type than src in general; "
-                          "the targets' code does not say an equal-size conversion may overwrite its source.")},
+    in_place={"": InPlace(
+        frozenset({"src"}),
+        how="each element is converted at its own place, read before it is written: cpu element by element "
+        "(cpu/TCvt.hpp), a2a3 one vconv repeat at a time (or through its tmp, all of a chunk read first), a5 "
+        "a register loaded, converted and stored",
+        refused="dst over src is computed in place only exactly (equal element sizes) or forward (narrower dst "
+        "elements at src's address): wider dst elements would overwrite src elements still to be read.",
+        forward="each target converts in increasing address order, and dst element (r, c) lies within src "
+        "elements up to (r, c), already read.",
+    )},
     asm=AsmForm(),
     cost=COST,
 )

@@ -5,9 +5,8 @@ TGATHER: gather inside a tile (docs/isa: pto-isa's TGATHER.md), in one of three 
       mask:    keep the src elements that `maskPattern` selects along `axis`, densely packed
       compare: dst[i, :] = indices j of row i where cmpMode(src[i, j], k_i) holds; cdst[i] = count
 
-a5 lowers the index form to the register-level ops a user writes (targets/a5/register_gather.py),
-but for b64 data (pto-isa's Int64Gather, not yet written as vpto): its three register steps (load
-the index vector, gather by index under a mask, store) are declared here, on registers.py's type.
+a5 lowers the index form to the register-level ops a user writes (targets/a5/register_gather.py;
+b64 data as pto-isa's Int64Gather gathers it, in 32-bit words).
 """
 
 from __future__ import annotations
@@ -20,13 +19,9 @@ from typing import ClassVar
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
-    IRDLOperation,
     irdl_op_definition,
-    operand_def,
     opt_prop_def,
     prop_def,
-    result_def,
-    traits_def,
 )
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
@@ -43,7 +38,6 @@ from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
 from pto_dialect.ops.mask_ins import MaskInsOp
 from pto_dialect.ops.memory import AllocTileOp, smallest_tile
-from pto_dialect.registers import OperandEffectsByName, VRegType, result_lane
 from pto_dialect.types import PartitionTensorViewType, TileBufType, TileType, TileTypeBase
 from pto_dialect.vector import vector_repeats
 
@@ -588,39 +582,6 @@ def tgather_compare(o: dict, *, cmp_mode: CmpMode, offset: int, index_numbering:
     cdst.flat[:vr] = counts.astype(cdst.flat.dtype)
 
 
-def load_index_vector(o: dict, *, lane: np.dtype) -> tuple[np.ndarray]:
-    """The index tile as unsigned lanes (reinterpreted, not converted), rows x cols: a5's
-    loads read row i of dst's valid rows at `i * Cols` of the index tile, whatever its own
-    valid rows (npu/a5/TGather.hpp), so the gather picks the lanes it uses."""
-    wide = o["indices"].values.astype(np.int64)
-    return ((wide & ((1 << (8 * lane.itemsize)) - 1)).astype(lane),)
-
-
-def register_gather(o: dict, *, lane: np.dtype) -> tuple[np.ndarray]:
-    """lane i = base[index[i]] for the lanes under the mask (the dst valid shape, row by
-    row); b8 data zero-extends into b16 lanes."""
-    base, index, (rows, cols) = o["base"], o["index"], o["mask"].valid_shape
-    if rows > index.shape[-2] or cols > index.shape[-1]:
-        raise RuntimeFault(
-            f"dst valid shape [{rows}, {cols}] exceeds the indices tile [{index.shape[-2]}, {index.shape[-1]}]: "
-            "the index loads would read past it"
-        )
-    lanes_used = index[..., :rows, :cols].astype(np.int64)
-    values = gather_src_elements(base, lanes_used, OutOfRange.FAULT, batched=index.ndim > 2)
-    if values.dtype.itemsize == 1 and lane.itemsize == 2:
-        return (values.view(np.uint8).astype(np.uint16).view(lane),)
-    return (values,)
-
-
-def register_store(o: dict) -> None:
-    """Store lanes into dst's valid elements; b16 lanes of b8 data keep their low byte."""
-    value, dst = o["value"], o["dst"]
-    target = dst.flat.dtype
-    if value.dtype.itemsize != target.itemsize:
-        value = value.view(np.uint16).astype(np.uint8).view(target)
-    dst.write_valid(value.reshape(*value.shape[:-2], *dst.valid_shape))
-
-
 def tgather_index_footprint(o: dict, *, tmp_use: TmpUse, **_: object) -> Footprint:
     src, idx, dst, tmp = o["src"], o["indices"], o["dst"], o.get("tmp")
     tiles = [(idx, False, rect(idx, *dst.valid_shape)), (src, False, None), (dst, True, valid_rect(dst))]
@@ -681,51 +642,6 @@ class TGatherCompareBase(LoweredOp):
     compare_span = prop_def(CompareSpanAttr)
     compare = prop_def(CompareKindAttr)
     threshold_read = prop_def(ThresholdReadAttr)
-
-
-class LoadIndexVectorBase(IRDLOperation):
-    """`LoadAlign` of the index tile into a register, as the result's lanes (the rows the
-    dst's valid rows select, whatever the tile's valid shape)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
-    KERNEL = staticmethod(load_index_vector)
-    FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["indices"], False, None)], []))  # rows the dst selects
-    kernel_params = staticmethod(result_lane)
-    indices = operand_def(TileBufType)
-    result = result_def(VRegType)
-    traits = traits_def(OperandEffectsByName(reads=("indices",)))
-    assembly_format = "$indices attr-dict `:` type($indices) `->` type($result)"
-
-
-class RegisterGatherBase(IRDLOperation):
-    """Register gather from UB: lane i = base[index[i]] for the lanes under the mask (the
-    dst tile's valid elements)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
-    KERNEL = staticmethod(register_gather)
-    FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["base"], False, None)], []))  # any lane of base; mask: a shape
-    kernel_params = staticmethod(result_lane)
-    base = operand_def(TileBufType)
-    index = operand_def(VRegType)
-    mask = operand_def(TileBufType)
-    result = result_def(VRegType)
-    traits = traits_def(OperandEffectsByName(reads=("base",)))
-    assembly_format = (
-        "$base `[` $index `]` `mask` `(` $mask `)` attr-dict `:` type($base) `,` type($index) "
-        "`,` type($mask) `->` type($result)"
-    )
-
-
-class RegisterStoreBase(IRDLOperation):
-    """`StoreAlign` of the register into the dst tile's valid elements."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
-    KERNEL = staticmethod(register_store)
-    FOOTPRINT = staticmethod(lambda o, **_: Footprint([(o["dst"], True, valid_rect(o["dst"]))], []))
-    value = operand_def(VRegType)
-    dst = operand_def(TileBufType)
-    traits = traits_def(OperandEffectsByName(writes=("dst",)))
-    assembly_format = "$value `,` $dst attr-dict `:` type($value) `,` type($dst)"
 
 
 # ---------------------------------------------------------------------------
@@ -789,30 +705,6 @@ def _cce_compare(op: TGatherCompareBase, o: dict, machine: CceMachine, work: Wor
     return t.cost(Pipe.VECTOR, exact=False)
 
 
-def _vf_gather(op: Operation, o: dict, machine: VfMachine, work: Work) -> OpCost:
-    """npu/a5/TGather.hpp's b64 index gather as three register steps (the other widths lower to
-    register-level ops, priced as a vector scope): per dst valid row and register of indices, a
-    predicate, vlds, vgather2, vsts; the load carries the function's startup, the store its drain."""
-    match op:
-        case LoadIndexVectorBase():
-            idx = o["indices"]
-            n = idx.valid_row * vector_repeats(idx.valid_col, idx.elem.bytes)
-            cycles = int(machine.vf_startup.value) + machine.issue({"plt": n, "vlds": n})
-        case RegisterGatherBase():
-            mask = o["mask"]
-            cycles = machine.issue({"vgather2": mask.valid_row * vector_repeats(mask.valid_col, _lane_bytes(o["base"]))})
-        case _:  # RegisterStoreBase
-            dst = o["dst"]
-            n = dst.valid_row * vector_repeats(dst.valid_col, _lane_bytes(dst))
-            cycles = machine.issue({"vsts": n}) + int(machine.vf_drain.value)
-    return machine.cost(Pipe.VECTOR, 0, cycles)
-
-
-def _lane_bytes(tile: TileFacts) -> int:
-    """The index lane of a register gather: 16-bit for 1- and 2-byte data, else 32-bit."""
-    return 2 if tile.elem.bytes <= 2 else 4
-
-
 def _vf_mask(op: TGatherMaskBase, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TGather.hpp TGather (mask form), per src valid row and register: row axis a
     predicate, vlds, pand, vsqz and an unaligned store (vstur), then vstar; col axis vlds and
@@ -855,7 +747,7 @@ def _simulated(op: Operation, o: dict, machine: SimulatorMachine, work: Work) ->
 COST = InstructionCost(
     on={
         CceMachine: by_op((TGatherIndexBase, _cce_index), (TGatherMaskBase, _cce_mask), (TGatherCompareBase, _cce_compare)),
-        VfMachine: by_op((TGatherMaskBase, _vf_mask), (TGatherCompareBase, _vf_compare), (Operation, _vf_gather)),
+        VfMachine: by_op((TGatherMaskBase, _vf_mask), (TGatherCompareBase, _vf_compare)),
         SimulatorMachine: _simulated,
     },
 )
@@ -920,8 +812,7 @@ TGATHER = Instruction(
     rules=TGatherRules,
     check=check,
     describe=describe,
-    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase, LoadIndexVectorBase, RegisterGatherBase,
-             RegisterStoreBase),
+    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase),
     emit=emit,
     pipe=Pipe.VECTOR,
     in_place={

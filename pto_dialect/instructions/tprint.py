@@ -17,9 +17,9 @@ induction variable, then the values in NumPy's formatting (summarised when large
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, traits_def
@@ -269,4 +269,9 @@ TPRINT = Instruction(
     pipe=Pipe.SCALAR,
     cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated}),
 )
+
+
+def print_lowering(rules: TPrintRules) -> dict[Instruction, Callable[[Any], tuple[None, dict[str, Choice]]]]:
+    """A target's lowering-table entry of TPRINT: it stays a pto op, recording what the target prints."""
+    return {TPRINT: lambda op: (None, print_choices(rules))}
 """Stays a pto op when lowered; each target records what it prints (`print_region`)."""

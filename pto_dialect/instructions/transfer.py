@@ -488,3 +488,9 @@ def _transfer(
 TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2, TLOAD_COST)
 TSTORE = _transfer(TStoreOp, check_tstore, emit_tstore, Pipe.MTE3, TSTORE_COST)
 
+
+def transfer_lowering(rules: TransferRules) -> dict[Instruction, Callable[[Any], tuple[None, dict[str, Choice]]]]:
+    """A target's lowering-table entries of TLOAD and TSTORE: both stay pto ops, a TLOAD
+    recording what the target does beyond the valid region."""
+    return {TLOAD: lambda op: (None, pad_choices(rules, op)), TSTORE: lambda op: (None, {})}
+

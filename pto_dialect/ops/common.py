@@ -72,6 +72,20 @@ class OperandEffects(MemoryEffect):
         return effects
 
 
+class OperandEffectsByName(MemoryEffect):
+    """An op reads or writes what its named operands hold (a scalar access its pointer, array
+    or tile)."""
+
+    def __init__(self, reads: tuple[str, ...] = (), writes: tuple[str, ...] = ()):
+        super().__init__()
+        self.reads, self.writes = reads, writes
+
+    def get_effects(self, op: Operation) -> set[EffectInstance]:  # pyright: ignore[reportIncompatibleMethodOverride]
+        return {EffectInstance(MemoryEffectKind.READ, getattr(op, n)) for n in self.reads} | {
+            EffectInstance(MemoryEffectKind.WRITE, getattr(op, n)) for n in self.writes
+        }
+
+
 def writes(op: Operation, value: SSAValue) -> bool:
     """Whether `op` declares a write of `value` (its memory effects; unknown ones: no)."""
     return any(e.kind == MemoryEffectKind.WRITE and e.value is value for e in get_effects(op) or ())

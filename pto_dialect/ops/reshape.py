@@ -15,8 +15,6 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -32,27 +30,7 @@ class TReshapeOp(IRDLOperation):
     source = operand_def(TileBufType)
     result = result_def(TileBufType)
     traits = traits_def(Pure())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> TReshapeOp:
-        source = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        source_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        result_type = parser.parse_type()
-        op = cls.build(operands=[parser.resolve_operand(source, source_type)], result_types=[result_type])
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.source)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.result.type)
+    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
     def verify_(self) -> None:
         source, result = self.source.type, self.result.type

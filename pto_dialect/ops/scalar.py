@@ -14,17 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, BlockArgument, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser, UnresolvedOperand
-from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import PtrType
-
-INDEX = IndexType()
 
 
 def view_extent(shape: Sequence[int], strides: Sequence[int]) -> int:
@@ -49,16 +45,6 @@ def static_pointer_extent(ptr: SSAValue) -> int | None:
     return max(extents, default=None)
 
 
-class _ScalarAccess(MemoryEffect):
-    """A load reads, a store writes, the memory its pointer points to."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        kind = MemoryEffectKind.WRITE if isinstance(op, StoreScalarOp) else MemoryEffectKind.READ
-        assert isinstance(op, LoadScalarOp | StoreScalarOp)
-        return {EffectInstance(kind, op.ptr)}
-
-
 def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what: str) -> None:
     ptr_type = op.ptr.type
     assert isinstance(ptr_type, PtrType)
@@ -77,23 +63,6 @@ def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what:
         )
 
 
-def _parse_access(parser: Parser) -> tuple[UnresolvedOperand, UnresolvedOperand]:
-    """`%ptr[%offset]`"""
-    ptr = parser.parse_unresolved_operand()
-    parser.parse_punctuation("[")
-    offset = parser.parse_unresolved_operand()
-    parser.parse_punctuation("]")
-    return ptr, offset
-
-
-def _print_access(printer: Printer, ptr: SSAValue, offset: SSAValue) -> None:
-    """`%ptr[%offset]`, as _parse_access reads it."""
-    printer.print_ssa_value(ptr)
-    printer.print_string("[")
-    printer.print_ssa_value(offset)
-    printer.print_string("]")
-
-
 @irdl_op_definition
 class LoadScalarOp(IRDLOperation):
     """One element read from GM: `%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`."""
@@ -103,31 +72,8 @@ class LoadScalarOp(IRDLOperation):
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
     value = result_def()
-    traits = traits_def(_ScalarAccess())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> LoadScalarOp:
-        ptr, offset = _parse_access(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation("->")
-        value_type = parser.parse_type()
-        op = cls.build(
-            operands=[parser.resolve_operand(ptr, ptr_type), parser.resolve_operand(offset, INDEX)],
-            result_types=[value_type],
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        _print_access(printer, self.ptr, self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(" -> ")
-        printer.print_attribute(self.value.type)
+    traits = traits_def(OperandEffectsByName(reads=("ptr",)))
+    assembly_format = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($value)"
 
     def verify_(self) -> None:
         _check_access(self, self.value.type, "result")
@@ -142,38 +88,8 @@ class StoreScalarOp(IRDLOperation):
     value = operand_def()
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
-    traits = traits_def(_ScalarAccess())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> StoreScalarOp:
-        value = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        ptr, offset = _parse_access(parser)
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        ptr_type = parser.parse_type()
-        parser.parse_punctuation(",")
-        value_type = parser.parse_type()
-        op = cls.build(
-            operands=[
-                parser.resolve_operand(value, value_type),
-                parser.resolve_operand(ptr, ptr_type),
-                parser.resolve_operand(offset, INDEX),
-            ],
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_ssa_value(self.value)
-        printer.print_string(", ")
-        _print_access(printer, self.ptr, self.offset)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.ptr.type)
-        printer.print_string(", ")
-        printer.print_attribute(self.value.type)
+    traits = traits_def(OperandEffectsByName(writes=("ptr",)))
+    assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
 
     def verify_(self) -> None:
         _check_access(self, self.value.type, "value")

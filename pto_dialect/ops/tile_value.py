@@ -16,30 +16,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
-from pto_dialect.ops.common import parse_operand_group, print_operand_group
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.phases import Phase
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
-
-INDEX = IndexType()
-
-
-class _TileElementAccess(MemoryEffect):
-    """TGETVAL reads its tile, TSETVAL writes one element of it."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        assert isinstance(op, TGetValOp | TSetValOp)
-        kind = MemoryEffectKind.WRITE if isinstance(op, TSetValOp) else MemoryEffectKind.READ
-        return {EffectInstance(kind, op.tile)}
 
 
 def storage_elements(tile: TileBufType) -> int:
@@ -72,29 +57,10 @@ class TGetValOp(IRDLOperation):
     tile = operand_def(TileBufType)
     offset = operand_def(IndexType)
     value = result_def()
-    traits = traits_def(_TileElementAccess())
+    traits = traits_def(OperandEffectsByName(reads=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, reads=("tile",)),)
     """The scalar unit reads the tile (Tile::GetValue): a vector write before it needs V -> S."""
-
-    @classmethod
-    def parse(cls, parser: Parser) -> TGetValOp:
-        parser.parse_keyword("ins")
-        names, types, pos = parse_operand_group(parser, "ins")
-        if len(names) != 2:
-            parser.raise_error("expects tgetval ins(src, offset)", pos)
-        parser.parse_keyword("outs")
-        parser.parse_punctuation(":")
-        value_type = parser.parse_type()
-        attrs = parser.parse_optional_attr_dict()
-        op = cls.build(operands=list(parser.resolve_operands(names, types, pos)), result_types=[value_type])
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_operand_group(printer, "ins", [self.tile, self.offset])
-        printer.print_string(" outs : ")
-        printer.print_attribute(self.value.type)
-        printer.print_op_attributes(self.attributes)
+    assembly_format = "`ins` `(` $tile `,` $offset `:` type($tile) `,` type($offset) `)` `outs` `:` type($value) attr-dict"
 
     def verify_(self) -> None:
         _check(self, self.value.type, "result")
@@ -109,30 +75,12 @@ class TSetValOp(IRDLOperation):
     offset = operand_def(IndexType)
     value = operand_def()
     tile = operand_def(TileBufType)
-    traits = traits_def(_TileElementAccess())
+    traits = traits_def(OperandEffectsByName(writes=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, writes=("tile",)),)
     """The scalar unit writes the tile (Tile::SetValue)."""
-
-    @classmethod
-    def parse(cls, parser: Parser) -> TSetValOp:
-        parser.parse_keyword("ins")
-        names, types, pos = parse_operand_group(parser, "ins")
-        if len(names) != 2:
-            parser.raise_error("expects tsetval ins(offset, value)", pos)
-        parser.parse_keyword("outs")
-        out_names, out_types, out_pos = parse_operand_group(parser, "outs")
-        if len(out_names) != 1:
-            parser.raise_error("expects tsetval outs(dst)", out_pos)
-        attrs = parser.parse_optional_attr_dict()
-        operands = [*parser.resolve_operands(names, types, pos), *parser.resolve_operands(out_names, out_types, out_pos)]
-        op = cls.build(operands=operands)
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        print_operand_group(printer, "ins", [self.offset, self.value])
-        print_operand_group(printer, "outs", [self.tile])
-        printer.print_op_attributes(self.attributes)
+    assembly_format = (
+        "`ins` `(` $offset `,` $value `:` type($offset) `,` type($value) `)` `outs` `(` $tile `:` type($tile) `)` attr-dict"
+    )
 
     def verify_(self) -> None:
         _check(self, self.value.type, "value")

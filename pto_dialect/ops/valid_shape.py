@@ -13,26 +13,13 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import BlockArgument, Operation
+from xdsl.ir import BlockArgument
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
-from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.common import OperandEffectsByName
 from pto_dialect.types import TileBufType
-
-INDEX = IndexType()
-
-
-class _ChangesTile(MemoryEffect):
-    """It changes what the tile's instructions see: a write of the tile (loops that hold one run
-    iteration by iteration)."""
-
-    @classmethod
-    def get_effects(cls, op: Operation) -> set[EffectInstance]:
-        return {EffectInstance(MemoryEffectKind.WRITE, op.operands[0])}
 
 
 @irdl_op_definition
@@ -44,34 +31,10 @@ class SetValidShapeOp(IRDLOperation):
     source = operand_def(TileBufType)
     valid_row = operand_def(IndexType)
     valid_col = operand_def(IndexType)
-    traits = traits_def(_ChangesTile())
-
-    @classmethod
-    def parse(cls, parser: Parser) -> SetValidShapeOp:
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        row = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        col = parser.parse_unresolved_operand()
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        tile_type = parser.parse_type()
-        op = cls.build(
-            operands=[
-                parser.resolve_operand(source, tile_type),
-                parser.resolve_operand(row, INDEX),
-                parser.resolve_operand(col, INDEX),
-            ]
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        printer.print_list((self.source, self.valid_row, self.valid_col), printer.print_ssa_value)
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        printer.print_attribute(self.source.type)
+    # it changes what the tile's instructions see: a write of the tile (loops that hold one run
+    # iteration by iteration)
+    traits = traits_def(OperandEffectsByName(writes=("source",)))
+    assembly_format = "$source `,` $valid_row `,` $valid_col attr-dict `:` type($source)"
 
     def verify_(self) -> None:
         tile = self.source.type

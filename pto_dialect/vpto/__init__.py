@@ -7,6 +7,7 @@ only a5 has a register level is the target's fact (targets/info.py `register_lev
 
 from __future__ import annotations
 
+from pto_dialect.vpto.arithmetic import ARITHMETIC_OPS
 from pto_dialect.vpto.config import CONFIG_OPS
 from pto_dialect.vpto.dma import DMA_OPS
 from pto_dialect.vpto.gather import GATHER_OPS
@@ -18,7 +19,7 @@ from pto_dialect.vpto.tile_handles import TILE_HANDLE_OPS
 from pto_dialect.vpto.types import VPTO_TYPES, AlignType, MaskType, VRegType
 from pto_dialect.vpto.vector import VECTOR_OPS
 
-VPTO_OPS = [*POINTER_OPS, *SCOPE_OPS, *DMA_OPS, *CONFIG_OPS, *LOAD_STORE_OPS, *PREDICATE_OPS, *VECTOR_OPS, *GATHER_OPS, *TILE_HANDLE_OPS]
+VPTO_OPS = [*POINTER_OPS, *SCOPE_OPS, *DMA_OPS, *CONFIG_OPS, *LOAD_STORE_OPS, *PREDICATE_OPS, *VECTOR_OPS, *ARITHMETIC_OPS, *GATHER_OPS, *TILE_HANDLE_OPS]
 """Every register-level op (the target layer refuses them where a target has no register level)."""
 
 __all__ = ["VPTO_OPS", "VPTO_TYPES", "AlignType", "MaskType", "VRegType"]

@@ -60,8 +60,20 @@ def _parse_types(parser: Parser, count: int) -> list[Attribute]:
     return types
 
 
-def _print_values(printer: Printer, values: Sequence[SSAValue]) -> None:
-    printer.print_list(values, printer.print_ssa_value)
+def _comma_operands(parser: Parser, count: int) -> list[UnresolvedOperand]:
+    values = [parser.parse_unresolved_operand()]
+    for _ in range(count - 1):
+        parser.parse_punctuation(",")
+        values.append(parser.parse_unresolved_operand())
+    return values
+
+
+def _print_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
+    """` keyword(%a, %b)`, nothing for no values."""
+    if values:
+        printer.print_string(f" {keyword}(")
+        printer.print_list(values, printer.print_ssa_value)
+        printer.print_string(")")
 
 
 def _print_types(printer: Printer, values: Sequence[SSAValue]) -> None:
@@ -84,6 +96,90 @@ class MteOpBase(IRDLOperation):
 
     SOURCE_SPACE: ClassVar[str] = GM
     DESTINATION_SPACE: ClassVar[str] = UB
+    LEADING: ClassVar[tuple[str, ...]]
+    """The operands before `nburst(...)`, in their order."""
+    GROUP: ClassVar[tuple[str, tuple[str, ...]]]
+    """The optional group (`l2_cache_ctl(%c)`, `pad(%v[, %left, %right])`): its keyword and operands."""
+    GROUP_BEFORE_LOOPS: ClassVar[bool]
+    """Where the group stands: before the loops, its types right after the fixed ones; else after
+    them, its types last behind the keyword (`, pad T`)."""
+
+    @property
+    def _fixed(self) -> list[SSAValue]:
+        return [getattr(self, n) for n in self.LEADING] + [self.n_burst, self.nburst_src_stride, self.nburst_dst_stride]
+
+    @property
+    def _group(self) -> list[SSAValue]:
+        return [v for v in (getattr(self, n) for n in self.GROUP[1]) if v is not None]
+
+    @classmethod
+    def parse(cls, parser: Parser) -> MteOpBase:
+        keyword, names = cls.GROUP
+        leading = _comma_operands(parser, len(cls.LEADING))
+        parser.parse_keyword("nburst")
+        nburst = _parse_triple(parser)
+        group: list[UnresolvedOperand] = []
+        if cls.GROUP_BEFORE_LOOPS and parser.parse_optional_keyword(keyword) is not None:
+            group = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        loops: list[list[UnresolvedOperand]] = []
+        while parser.parse_optional_keyword_in(("loop", "loop1", "loop2")) is not None:
+            loops.append(_parse_triple(parser))
+        if not cls.GROUP_BEFORE_LOOPS and parser.parse_optional_keyword(keyword) is not None:
+            group = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        types = _parse_types(parser, len(cls.LEADING) + 3)
+        group_types: list[Attribute] = []
+        loop_types: list[list[Attribute]] = []
+        if cls.GROUP_BEFORE_LOOPS and group and parser.parse_optional_punctuation(",") is not None:
+            group_types = _parse_types(parser, len(group))
+        while parser.parse_optional_punctuation(",") is not None:
+            if cls.GROUP_BEFORE_LOOPS:
+                parser.parse_keyword("loop", "expected 'loop'")
+                loop_types.append(_parse_types(parser, 3))
+            elif (word := parser.parse_optional_keyword_in(("loop", keyword))) == "loop":
+                loop_types.append(_parse_types(parser, 3))
+            elif word == keyword:
+                group_types = [parser.parse_type()]
+                while len(group_types) < len(names) and parser.parse_optional_punctuation(",") is not None:
+                    group_types.append(parser.parse_type())
+            else:
+                parser.raise_error(f"expected one of 'loop' or '{keyword}'")
+        if len(loop_types) != len(loops) or len(group_types) != len(group):
+            parser.raise_error(f"requires loop and {keyword} operand and type groups to match")
+        resolve = parser.resolve_operands
+        values = dict(zip((*cls.LEADING, "n_burst", "nburst_src_stride", "nburst_dst_stride"),
+                          resolve([*leading, *nburst], types, parser.pos)))
+        grouped = dict(zip(names, resolve(group, group_types, parser.pos)))
+        columns = ([resolve([g[k]], [t[k]], parser.pos)[0] for g, t in zip(loops, loop_types)] for k in range(3))
+        by_name = {**values, **{n: [grouped[n]] if n in grouped else [] for n in names},
+                   **dict(zip(("loop_counts", "loop_src_strides", "loop_dst_strides"), columns))}
+        op = cls.build(operands=[by_name[name] for name, _ in cls.get_irdl_definition().operands])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        keyword, _ = self.GROUP
+        before = self.GROUP_BEFORE_LOOPS
+        printer.print_string(" ")
+        printer.print_list([getattr(self, n) for n in self.LEADING], printer.print_ssa_value)
+        _print_group(printer, "nburst", [self.n_burst, self.nburst_src_stride, self.nburst_dst_stride])
+        _print_group(printer, keyword, self._group if before else [])
+        for loop in self.loops:
+            _print_group(printer, "loop", loop)
+        _print_group(printer, keyword, [] if before else self._group)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        _print_types(printer, self._fixed)
+        if before and self._group:
+            printer.print_string(", ")
+            _print_types(printer, self._group)
+        for loop in self.loops:
+            printer.print_string(", loop ")
+            _print_types(printer, loop)
+        if not before and self._group:
+            printer.print_string(f", {keyword} ")
+            _print_types(printer, self._group)
 
     def verify_(self) -> None:
         source = require_space(self.source, self.SOURCE_SPACE, "source")
@@ -123,91 +219,16 @@ class MteGmUbOp(MteOpBase):
     right_padding_count = opt_operand_def(I64)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
+    LEADING: ClassVar = ("source", "destination", "l2_cache_ctl", "len_burst")
+    GROUP: ClassVar = ("pad", ("pad_value", "left_padding_count", "right_padding_count"))
+    GROUP_BEFORE_LOOPS: ClassVar = False
+
     def verify_(self) -> None:
         super().verify_()
         if (self.left_padding_count is None) != (self.right_padding_count is None):
             raise VerifyException("requires pad group to provide both left and right counts, or omit both")
         if self.pad_value is not None and not isinstance(self.pad_value.type, IntegerType | AnyFloat):
             raise VerifyException(f"expects pad value to be an integer or float scalar, but got {self.pad_value.type}")
-
-    @classmethod
-    def parse(cls, parser: Parser) -> MteGmUbOp:
-        source, destination, l2, length = _comma_operands(parser, 4)
-        parser.parse_keyword("nburst")
-        nburst = _parse_triple(parser)
-        loops: list[list[UnresolvedOperand]] = []
-        pad: list[UnresolvedOperand] = []
-        while True:
-            if parser.parse_optional_keyword("pad") is not None:
-                parser.parse_punctuation("(")
-                pad = [parser.parse_unresolved_operand()]
-                if parser.parse_optional_punctuation(",") is not None:
-                    pad += [parser.parse_unresolved_operand()]
-                    parser.parse_punctuation(",")
-                    pad += [parser.parse_unresolved_operand()]
-                parser.parse_punctuation(")")
-                break
-            if parser.parse_optional_keyword_in(("loop", "loop1", "loop2")) is None:
-                break
-            loops.append(_parse_triple(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = _parse_types(parser, 7)
-        loop_types: list[list[Attribute]] = []
-        pad_types: list[Attribute] = []
-        while parser.parse_optional_punctuation(",") is not None:
-            keyword = parser.parse_optional_keyword_in(("loop", "pad"))
-            if keyword == "loop":
-                loop_types.append(_parse_types(parser, 3))
-            elif keyword == "pad":
-                pad_types = [parser.parse_type()]
-                if parser.parse_optional_punctuation(",") is not None:
-                    pad_types += _parse_types(parser, 2)
-            else:
-                parser.raise_error("expected one of 'loop' or 'pad'")
-        if len(loop_types) != len(loops) or len(pad_types) != len(pad):
-            parser.raise_error("requires loop and pad operand and type groups to match")
-        resolve = parser.resolve_operands
-        operands = resolve([source, destination, l2, length, *nburst], types, parser.pos)
-        op = cls.build(
-            operands=[
-                *operands,
-                [resolve([g[0]], [t[0]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-                [resolve([g[1]], [t[1]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-                [resolve([g[2]], [t[2]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-                resolve(pad[:1], pad_types[:1], parser.pos),
-                resolve(pad[1:2], pad_types[1:2], parser.pos),
-                resolve(pad[2:], pad_types[2:], parser.pos),
-            ]
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        _print_values(printer, [self.source, self.destination, self.l2_cache_ctl, self.len_burst])
-        printer.print_string(" nburst(")
-        _print_values(printer, [self.n_burst, self.nburst_src_stride, self.nburst_dst_stride])
-        printer.print_string(")")
-        for loop in self.loops:
-            printer.print_string(" loop(")
-            _print_values(printer, loop)
-            printer.print_string(")")
-        pad = [v for v in (self.pad_value, self.left_padding_count, self.right_padding_count) if v is not None]
-        if pad:
-            printer.print_string(" pad(")
-            _print_values(printer, pad)
-            printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_types(printer, [self.source, self.destination, self.l2_cache_ctl, self.len_burst, self.n_burst,
-                               self.nburst_src_stride, self.nburst_dst_stride])
-        for loop in self.loops:
-            printer.print_string(", loop ")
-            _print_types(printer, loop)
-        if pad:
-            printer.print_string(", pad ")
-            _print_types(printer, pad)
 
 
 @irdl_op_definition
@@ -231,78 +252,10 @@ class MteUbGmOp(MteOpBase):
 
     SOURCE_SPACE: ClassVar[str] = UB
     DESTINATION_SPACE: ClassVar[str] = GM
+    LEADING: ClassVar = ("source", "destination", "len_burst")
+    GROUP: ClassVar = ("l2_cache_ctl", ("l2_cache_ctl",))
+    GROUP_BEFORE_LOOPS: ClassVar = True
 
-    @classmethod
-    def parse(cls, parser: Parser) -> MteUbGmOp:
-        source, destination, length = _comma_operands(parser, 3)
-        parser.parse_keyword("nburst")
-        nburst = _parse_triple(parser)
-        l2: list[UnresolvedOperand] = []
-        if parser.parse_optional_keyword("l2_cache_ctl") is not None:
-            parser.parse_punctuation("(")
-            l2 = [parser.parse_unresolved_operand()]
-            parser.parse_punctuation(")")
-        loops: list[list[UnresolvedOperand]] = []
-        while parser.parse_optional_keyword_in(("loop", "loop1", "loop2")) is not None:
-            loops.append(_parse_triple(parser))
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
-        types = _parse_types(parser, 6)
-        l2_types: list[Attribute] = []
-        loop_types: list[list[Attribute]] = []
-        if l2 and parser.parse_optional_punctuation(",") is not None:
-            l2_types = [parser.parse_type()]
-        while parser.parse_optional_punctuation(",") is not None:
-            parser.parse_keyword("loop", "expected 'loop'")
-            loop_types.append(_parse_types(parser, 3))
-        if len(loop_types) != len(loops) or len(l2_types) != len(l2):
-            parser.raise_error("requires loop and l2_cache_ctl operand and type groups to match")
-        resolve = parser.resolve_operands
-        operands = resolve([source, destination, length, *nburst], types, parser.pos)
-        op = cls.build(
-            operands=[
-                *operands,
-                resolve(l2, l2_types, parser.pos),
-                [resolve([g[0]], [t[0]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-                [resolve([g[1]], [t[1]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-                [resolve([g[2]], [t[2]], parser.pos)[0] for g, t in zip(loops, loop_types)],
-            ]
-        )
-        op.attributes.update(attrs)
-        return op
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(" ")
-        _print_values(printer, [self.source, self.destination, self.len_burst])
-        printer.print_string(" nburst(")
-        _print_values(printer, [self.n_burst, self.nburst_src_stride, self.nburst_dst_stride])
-        printer.print_string(")")
-        if self.l2_cache_ctl is not None:
-            printer.print_string(" l2_cache_ctl(")
-            printer.print_ssa_value(self.l2_cache_ctl)
-            printer.print_string(")")
-        for loop in self.loops:
-            printer.print_string(" loop(")
-            _print_values(printer, loop)
-            printer.print_string(")")
-        printer.print_op_attributes(self.attributes)
-        printer.print_string(" : ")
-        _print_types(printer, [self.source, self.destination, self.len_burst, self.n_burst,
-                               self.nburst_src_stride, self.nburst_dst_stride])
-        if self.l2_cache_ctl is not None:
-            printer.print_string(", ")
-            printer.print_attribute(self.l2_cache_ctl.type)
-        for loop in self.loops:
-            printer.print_string(", loop ")
-            _print_types(printer, loop)
-
-
-def _comma_operands(parser: Parser, count: int) -> list[UnresolvedOperand]:
-    values = [parser.parse_unresolved_operand()]
-    for _ in range(count - 1):
-        parser.parse_punctuation(",")
-        values.append(parser.parse_unresolved_operand())
-    return values
 
 
 DMA_OPS = [MteGmUbOp, MteUbGmOp]

@@ -9,6 +9,8 @@ Register-to-register ops the load/store and predicate cases use (PTOAS 05-materi
     %r = pto.vcmps %x, %s, %m, "gt" : !pto.vreg<NxT>, T, !pto.mask<G> -> !pto.mask<G>    m & (x > s)
     %v = pto.vsqz %x, %m : ... -> !pto.vreg<NxT>                      the active lanes moved to the front, the
                                                                       rest zero; SPR SQZN = their bytes
+    %lo, %hi = pto.vintlv %a, %b : ... -> !pto.vreg<NxT>, !pto.vreg<NxT>   a[0], b[0], a[1], b[1], ... split in two
+    %lo, %hi = pto.vdintlv %a, %b : ...                                 the lanes of a then b: even ones, odd ones
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from xdsl.irdl import (
 from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
 from pto_dialect.vpto.common import require_mask_for, require_same, require_token
 from pto_dialect.vpto.types import MaskType, VRegType
@@ -152,10 +155,42 @@ class VsqzOp(IRDLOperation):
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
-ROUNDINGS = ("R", "A", "F", "C", "Z", "O")
+class LanePairOp(IRDLOperation):
+    """Two registers' lanes interleaved or deinterleaved into two registers of the same type (low, high)."""
+
+    lhs = operand_def(VRegType)
+    rhs = operand_def(VRegType)
+    low = result_def(VRegType)
+    high = result_def(VRegType)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
+
+    def verify_(self) -> None:
+        require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
+        require_same(self.low.type, self.high.type, "the results")
+        require_same(self.lhs.type, self.low.type, "the operands and the results")
+
+
+@irdl_op_definition
+class VintlvOp(LanePairOp):
+    """low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest
+    (12-data-rearrangement.md)."""
+
+    name = "pto.vintlv"
+
+
+@irdl_op_definition
+class VdintlvOp(LanePairOp):
+    """The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md)."""
+
+    name = "pto.vdintlv"
+
+
+ROUNDINGS = {"R": RoundMode.RINT, "A": RoundMode.ROUND, "F": RoundMode.FLOOR, "C": RoundMode.CEIL,
+             "Z": RoundMode.TRUNC, "O": RoundMode.ODD}
 """vcvt rounding modes (09-conversion-ops.md): R nearest-even, A away from zero, F floor, C ceil, Z toward
-zero, O to odd."""
-SATURATIONS = ("SAT", "NOSAT")
+zero, O to odd; each as TCVT's mode of the same rounding (one conversion model: tcvt.py `vconv`)."""
+SATURATIONS = {"SAT": SaturationMode.ON, "NOSAT": SaturationMode.OFF}
 PARTS = {"EVEN": 0, "ODD": 1, "P0": 0, "P1": 1, "P2": 2, "P3": 3}
 """vcvt parts: which of the 2 (EVEN/ODD) or 4 (P0..P3) sub-lanes a width-changing conversion uses."""
 
@@ -196,4 +231,4 @@ class VcvtOp(IRDLOperation):
             raise VerifyException(f"part \"{self.part.data}\" names a sub-lane a {factor}x conversion does not have")
 
 
-VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp, VcvtOp]
+VECTOR_OPS = [VbrOp, VdupOp, VselOp, VcmpsOp, VsqzOp, VintlvOp, VdintlvOp, VcvtOp]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
+from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
@@ -33,8 +33,8 @@ from pto_dialect.instructions.mscatter import (
     MScatterRowBase,
     coalesce_of,
 )
-from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
-from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceBase, ColArgReduceOp, TColArgMinBase
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceOp
 from pto_dialect.instructions.tgather import (
     TGATHER,
     TGatherCompareBase,
@@ -43,19 +43,22 @@ from pto_dialect.instructions.tgather import (
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import TPRINT, print_choices
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
-from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
-from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceBase, TRowArgMinBase
+from pto_dialect.instructions.tprint import print_lowering
+from pto_dialect.instructions.transfer import transfer_lowering
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
-from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
-from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS, VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
@@ -197,28 +200,12 @@ class A2A3TGatherCompareOp(TGatherCompareBase):
     INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.SCALAR, Pipe.VECTOR),)
 
 
-@OPS.declare
-class A2A3TColArgMinOp(TColArgMinBase):
-    name = "pto_a2a3.tcolargmin"
 
 
-@OPS.declare
-class A2A3TColArgMaxOp(TColArgMaxBase):
-    name = "pto_a2a3.tcolargmax"
 
 
-@OPS.declare
-class A2A3TRowArgMinOp(TRowArgMinBase):
-    """vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."""
-
-    name = "pto_a2a3.trowargmin"
 
 
-@OPS.declare
-class A2A3TRowArgMaxOp(TRowArgMaxBase):
-    """vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."""
-
-    name = "pto_a2a3.trowargmax"
 
 
 @OPS.declare
@@ -290,30 +277,24 @@ def _tgather(op: TGatherOp) -> Lowered:
             }
 
 
-def _col_arg_reduce(lowered: type[ColArgReduceBase]):  # noqa: ANN202
-    def choose(op: ColArgReduceOp) -> Lowered:
-        src = op.src.type
-        assert isinstance(src, TileTypeBase)
-        two_byte_index_only = src.element.bytes == 2 and op.dst_val is None
-        return lowered, {
-            "compare": ArgCompare.FP_BITS,
-            "nan": NanPolicy.PROPAGATES,
-            "row_counter": RowCounter.F16 if two_byte_index_only else RowCounter.EXACT,
-            "src_read": SrcRead.ROW_MAJOR_STORAGE,
-        }
-
-    return choose
+def _col_arg_reduce(op: ColArgReduceOp) -> dict[str, Choice]:
+    src = op.src.type
+    assert isinstance(src, TileTypeBase)
+    two_byte_index_only = src.element.bytes == 2 and op.dst_val is None
+    return {
+        "compare": ArgCompare.FP_BITS,
+        "nan": NanPolicy.PROPAGATES,
+        "row_counter": RowCounter.F16 if two_byte_index_only else RowCounter.EXACT,
+        "src_read": SrcRead.ROW_MAJOR_STORAGE,
+    }
 
 
-def _row_arg_reduce(lowered: type[RowArgReduceBase]):  # noqa: ANN202
-    def choose(op: ColArgReduceOp) -> Lowered:
-        src = op.src.type
-        assert isinstance(src, TileTypeBase)
-        # vcmax / vcmin: fp16/fp32 with denormals flushed (TCOLARGMIN's choice), integers typed
-        floats = src.element.mlir in ("f16", "f32")
-        return lowered, {"compare": ArgCompare.FP_BITS if floats else ArgCompare.NATIVE, "nan": NanPolicy.FIRST_NAN_WINS}
-
-    return choose
+def _row_arg_reduce(op: ColArgReduceOp) -> dict[str, Choice]:
+    src = op.src.type
+    assert isinstance(src, TileTypeBase)
+    # vcmax / vcmin: fp16/fp32 with denormals flushed (TCOLARGMIN's choice), integers typed
+    floats = src.element.mlir in ("f16", "f32")
+    return {"compare": ArgCompare.FP_BITS if floats else ArgCompare.NATIVE, "nan": NanPolicy.FIRST_NAN_WINS}
 
 
 ZEROED = {"dst_fill": DstFill.WHOLE_TILE_ZERO}
@@ -324,14 +305,12 @@ TSCATTER_FORMS = {
 }
 
 
-@OPS.declare
-class A2A3TCvtOp(TCvtBase):
-    name = "pto_a2a3.tcvt"
 
 
 OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
-    "results out of range and for NaN are not public"
+    "results out of range and for NaN are not public; i32 -> f16 goes through vconv_deq (deqscale 1.0), which "
+    "takes no round mode: exact up to 2048 in magnitude, rounded by the op's mode beyond"
 )
 VECTOR_ARITHMETIC = choosing(
     Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.PAIRED, ZeroDivisor.IEEE,
@@ -354,73 +333,55 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartF
 """a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
 
 
-@OPS.declare
-class A2A3TCIOp(TCIBase):
-    name = "pto_a2a3.tci"
 
 
+OPS.approximate[TTRANS] = (
+    "the valid region transposed; on the vnchwconv path the rest of each dst row's last 32-byte block (what UB "
+    "address 0 holds) kept as dst had it"
+)
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
 
-@OPS.declare
-class A2A3TMovOp(TMovBase):
-    name = "pto_a2a3.tmov"
 
 
-@OPS.declare
-class A2A3TConcatOp(TConcatBase):
-    name = "pto_a2a3.tconcat"
 
 
 LOWERING = TargetLowering(
     "a2a3",
     {
-        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
-        TSTORE: lambda op: (None, {}),
+        **transfer_lowering(TRANSFER),
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
-        TCOLARGMIN: _col_arg_reduce(A2A3TColArgMinOp),
-        TCOLARGMAX: _col_arg_reduce(A2A3TColArgMaxOp),
-        TROWARGMIN: _row_arg_reduce(A2A3TRowArgMinOp),
-        TROWARGMAX: _row_arg_reduce(A2A3TRowArgMaxOp),
+        **OPS.single(TCOLARGMIN, _col_arg_reduce),
+        **OPS.single(TCOLARGMAX, _col_arg_reduce),
+        **OPS.single(TROWARGMIN, _row_arg_reduce, "vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."),
+        **OPS.single(TROWARGMAX, _row_arg_reduce, "vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, print_choices(PRINT)),
-        TCVT: lambda op: (A2A3TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        **print_lowering(PRINT),
+        **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES)),
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "trowexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "trowexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(ROW_BROADCASTS, BROADCAST_REFERENCES),
         ),
         **OPS.family(
             COL_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "tcolexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(COL_BROADCASTS, BROADCAST_REFERENCES),
         ),
-        TCI: lambda op: (A2A3TCIOp, {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
-        TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
+        **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
-        TCONCAT: lambda op: (A2A3TConcatOp, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
+        **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
-            approximate={
-                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
-                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
-                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
-                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
-                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
-                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
-                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
-            },
+            approximate=on_vector_unit(UNARY),
         ),
         **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
         **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),

@@ -15,6 +15,8 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
+from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -347,14 +349,14 @@ RULES = {
             "f32": "f16 bf16 f32 i16 i32 i64",
             "bf16": "f32 i32",
             "i16": "f16 f32",
-            "i32": "f32 i16 i64",
+            "i32": "f32 i16 i64 f16",
             "i64": "f32 i32",
             "i8": "f16",
             "ui8": "f16",
         }),
         vec_only=True, row_major_only=True, takes_tmp=True,
-        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
-        "row-major tiles.",
+        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here; i32 -> f16 "
+        "through vconv_deq with deqscale 1.0); Vec, row-major tiles.",
     ),
     **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
                    tfmod=FLOAT_REMAINDER, trem=REMAINDER, txor=XOR, tpow=POWER),
@@ -391,5 +393,16 @@ RULES = {
         STANDARD, row_major=True, exact_cols=False,
         note="npu/a2a3/TConcat.hpp: one type of its list; row strides (ND tiles); PTO_ASSERTs of the valid rows and of "
         "src0's plus src1's valid cols within dst's cols.",
+    ),
+    TFILLPAD: FillPadRules(
+        STANDARD, row_major=True, dst_rows_cover_src=False,
+        note="npu/a2a3/TFillPad.hpp: static_asserts of a non-null dst pad and one element size of 1, 2 or 4 bytes; "
+        "vcopy / vector_dup at row strides of Cols (no layout check: another layout's rows are elsewhere).",
+    ),
+    TTRANS: TTransRules(
+        STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.SRC_ON_VNCHWCONV,
+        index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
+        note="npu/a2a3/TTrans.hpp TTRANS_IMPL: static_asserts of 1, 2 or 4 bytes, one size, a row-major src; the size "
+        "from src's valid shape; PTOAS: one element type, tmp of src's bytes where vnchwconv runs.",
     ),
 }

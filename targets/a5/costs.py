@@ -11,7 +11,7 @@ only bandwidth table the cost model has. Paths below are in pto-isa's include/pt
 
 from __future__ import annotations
 
-from pto_dialect.cost import Param, VfMachine, VfSimLoop, VfSimRow
+from pto_dialect.cost import DmaPath, Param, VfMachine, VfSimLoop, VfSimRow
 from targets.a2a3.costs import DMA  # the cost model's only bandwidth table (it has no a5 DMA mock)
 from targets.a2a3.costs import MACHINE as A2A3
 
@@ -85,14 +85,21 @@ REGISTER_LEVEL = {
     **{f"pto.{name}": name for name in ("vbr", "vdup", "vsel", "vcmps", "vcvt", "vsqz", "vstur", "vstar", "sprclr",
                                         "sprsts", "mem_bar")},
     "pto.sprsti": "sprsts",
-    **{f"pto.{name}": name for name in ("vgather2", "vgather2_bc", "vgatherb", "vscatter")},
-    **dict.fromkeys(("pto.mte_gm_ub", "pto.mte_ub_gm", "pto.copy_gm_to_ubuf", "pto.copy_ubuf_to_gm", "pto.mte_ub_ub"), "dma"),
+    **{f"pto.{name}": name for name in ("vgather2", "vgather2_bc", "vgatherb", "vscatter", "vintlv", "vdintlv",
+                                        "vadd", "vsub", "vmul", "vadds", "vmuls")},
+    **dict.fromkeys(("pto.mte_gm_ub", "pto.copy_gm_to_ubuf"), DmaPath.GM_TO_UB),
+    **dict.fromkeys(("pto.mte_ub_gm", "pto.copy_ubuf_to_gm"), DmaPath.UB_TO_GM),
+    "pto.mte_ub_ub": DmaPath.UB_TO_UB,
     **dict.fromkeys((*(f"pto.set_{r}_{d}" for r in ("loop_size", "loop1_stride", "loop2_stride") for d in ("outtoub", "ubtoout")),
                      *(f"pto.set_atomic_{m}" for m in ("none", "add", "max", "min", "f32", "f16", "bf16", "s32", "s16", "s8"))),
                     "config"),
     "pto.vecscope": "scope",
+    # pointer arithmetic and handles are scalar-unit bookkeeping; init_align clears alignment state
+    **dict.fromkeys(("pto.castptr", "pto.addptr", "pto.init_align", "pto.tile_buf_addr", "pto.tile_valid_rows"), "free"),
 }
-"""The register-level ops --profile prices, each as the instruction of the table above it runs as."""
+"""How `pto-opt --estimate` and `pto-run --profile` price each register-level op: as the `vf_ops`
+instruction it runs as, a copy on a DMA path, a configuration call, or a vector scope's startup and drain
+(VfMachine.register_op)."""
 
 MACHINE = VfMachine(
     model="a5-vf-model",

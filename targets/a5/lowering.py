@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, Signedness, i64
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
@@ -27,31 +26,31 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
 )
 from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
-from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
-from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
 from pto_dialect.instructions.tgather import (
     TGATHER,
-    LoadIndexVectorBase,
-    RegisterGatherBase,
-    RegisterStoreBase,
     TGatherCompareBase,
     TGatherForm,
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import TPRINT, print_choices
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
-from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
-from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tprint import print_lowering
+from pto_dialect.instructions.transfer import transfer_lowering
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
-from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
-from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS, VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG
@@ -59,8 +58,7 @@ from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWr
 from pto_dialect.lowered import Launch
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import InternalFlag, Phase
-from pto_dialect.registers import VRegType
-from pto_dialect.types import TileBufType, TileTypeBase
+from pto_dialect.types import TileTypeBase
 from pto_dialect.vpto.gather_kernels import VSCATTER_WINNER
 from targets.a5.register_gather import register_index_gather
 from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -142,25 +140,6 @@ class A5MScatterElemScalarOp(MScatterElemBase):
 
 
 @OPS.declare
-class A5LoadIndexVectorOp(LoadIndexVectorBase):
-    name = "pto_a5.load_index_vector"
-
-
-@OPS.declare
-class A5GatherOp(RegisterGatherBase):
-    """b8 data is gathered into b16 lanes, zero-extended."""
-
-    name = "pto_a5.gather"
-
-
-@OPS.declare
-class A5StoreOp(RegisterStoreBase):
-    """b16 lanes of b8 data keep their low byte."""
-
-    name = "pto_a5.store"
-
-
-@OPS.declare
 class A5TGatherMaskOp(TGatherMaskBase):
     name = "pto_a5.tgather_mask"
 
@@ -170,28 +149,12 @@ class A5TGatherCompareOp(TGatherCompareBase):
     name = "pto_a5.tgather_compare"
 
 
-@OPS.declare
-class A5TColArgMinOp(TColArgMinBase):
-    name = "pto_a5.tcolargmin"
 
 
-@OPS.declare
-class A5TColArgMaxOp(TColArgMaxBase):
-    name = "pto_a5.tcolargmax"
 
 
-@OPS.declare
-class A5TRowArgMinOp(TRowArgMinBase):
-    """vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."""
-
-    name = "pto_a5.trowargmin"
 
 
-@OPS.declare
-class A5TRowArgMaxOp(TRowArgMaxBase):
-    """vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."""
-
-    name = "pto_a5.trowargmax"
 
 
 @OPS.declare
@@ -277,17 +240,6 @@ TSCATTER_FORMS = {
 }
 
 
-def register_gather_types(data: TileTypeBase) -> tuple[Attribute, Attribute]:
-    """(lane type, index lane type) of the UB register gather for data of this tile type."""
-    width = data.element.bytes
-    lane = data.element_type
-    if width == 1:  # b8 is gathered into b16 lanes, zero-extended
-        signed = isinstance(lane, IntegerType) and lane.signedness.data != Signedness.UNSIGNED
-        lane = IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED)
-    index = IntegerType(16 if width <= 2 else 32, Signedness.UNSIGNED)
-    return lane, index
-
-
 class LowerIndexTGatherToRegisters(RewritePattern):
     """Index-form TGATHER -> the register-level gather a user writes (targets/a5/register_gather.py)."""
 
@@ -295,23 +247,9 @@ class LowerIndexTGatherToRegisters(RewritePattern):
     def match_and_rewrite(self, op: TGatherOp, rewriter: PatternRewriter) -> None:
         if op.form != TGatherForm.INDEX or op.results:
             return
-        src = op.src.type
-        assert isinstance(src, TileBufType)
-        if src.element.bytes == 8:  # pto-isa's Int64Gather: two 32-bit gathers per lane, not yet written as vpto
-            lane, index_lane = register_gather_types(src)
-            load = A5LoadIndexVectorOp.build(operands=[op.ins[1]], result_types=[VRegType(index_lane)])
-            gather = A5GatherOp.build(operands=[op.src, load.result, op.dst], result_types=[VRegType(lane)])
-            store = A5StoreOp.build(operands=[gather.result, op.dst])
-            for new in (load, gather, store):
-                new.location = op.location
-            rewriter.replace(op, [load, gather, store], [])
-            return
         rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
 
-@OPS.declare
-class A5TCvtOp(TCvtBase):
-    name = "pto_a5.tcvt"
 
 
 OPS.approximate[TCVT] = (
@@ -335,70 +273,48 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill":
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
 
 
-@OPS.declare
-class A5TCIOp(TCIBase):
-    name = "pto_a5.tci"
 
 
 
-@OPS.declare
-class A5TMovOp(TMovBase):
-    name = "pto_a5.tmov"
 
 
-@OPS.declare
-class A5TConcatOp(TConcatBase):
-    name = "pto_a5.tconcat"
 
 
 LOWERING = TargetLowering(
     "a5",
     {
-        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
-        TSTORE: lambda op: (None, {}),
+        **transfer_lowering(TRANSFER),
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
-        TCOLARGMIN: lambda op: (A5TColArgMinOp, TYPED_COMPARISON),
-        TCOLARGMAX: lambda op: (A5TColArgMaxOp, TYPED_COMPARISON),
-        TROWARGMIN: lambda op: (A5TRowArgMinOp, CHUNK_SEARCH),
-        TROWARGMAX: lambda op: (A5TRowArgMaxOp, CHUNK_SEARCH),
+        **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
+        **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
+        **OPS.single(TROWARGMIN, CHUNK_SEARCH, "vcmin per 256-byte chunk, a chunk kept where strictly below the best so far."),
+        **OPS.single(TROWARGMAX, CHUNK_SEARCH, "vcmax per 256-byte chunk, a chunk kept where strictly above the best so far."),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, print_choices(PRINT)),
-        TCVT: lambda op: (A5TCvtOp, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
+        **print_lowering(PRINT),
+        **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.CHUNK_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_PAIRS, ExtremeNan.PROPAGATES)),
         **OPS.family(
             ROW_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "trowexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "trowexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(ROW_BROADCASTS, BROADCAST_REFERENCES),
         ),
         **OPS.family(
             COL_BROADCASTS,
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate={
-                "tcolexpandexpdif": "vexp as exp in double of the difference, rounded",
-                "tcolexpanddiv": "IEEE division correctly rounded; vdiv's own rounding is not public",
-            },
+            approximate=on_vector_unit(COL_BROADCASTS, BROADCAST_REFERENCES),
         ),
-        TCI: lambda op: (A5TCIOp, {"numerics": Numerics.EXACT}),
-        TMOV: lambda op: (A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCI, {"numerics": Numerics.EXACT}),
+        **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
-        TCONCAT: lambda op: (A5TConcatOp, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
+        **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
+        **OPS.single(TTRANS, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
-            approximate={
-                "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
-                "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
-                "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
-                "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public",
-                "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
-                "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
-                "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
-            },
+            approximate=on_vector_unit(UNARY) | {"trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public"},
         ),
         **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
         **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),

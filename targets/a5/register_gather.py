@@ -17,6 +17,20 @@ lib/TileOps/a5/tgather.py spells it:
 The lanes are the index width's: 128 for 16-bit indices (b8 and b16 data), 64 for 32-bit ones. Element
 types the gathers do not name (fp8, hif8, si8, si16, ...) are gathered as the unsigned integer of their
 width, through `pto.castptr`: a gather moves bits.
+
+b64 data (pto-isa's Int64Gather) is gathered as 32-bit words: per register of 64 indices
+
+    %words = pto.vadd %offsets, %offsets, %mask                 the element's low word, 2 * index (wrapping)
+    %next = pto.vadds %words, %c1, %mask                         its high word
+    %low = pto.vgather2 %src_words, %words, %mask
+    %high = pto.vgather2 %src_words, %next, %mask
+    %first, %second = pto.vintlv %low, %high                     the elements' words in order
+    pto.vsts %first / %second at 2 * (row * DstCols + col) (+ 64) words, under the first 2 * left word lanes
+
+Int64Gather stores the pair with one vstsx2 INTLV_B32 under the index mask and gathers one register
+per row; PTOAS's docs say vstsx2 ignores its mask (it would write 512 bytes whatever the valid
+columns), so the pair is interleaved in registers and stored under word masks, and a row of more
+than 64 columns takes several registers as the other widths do.
 """
 
 from __future__ import annotations
@@ -26,6 +40,7 @@ from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, StringAttr
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from pto_dialect.types import PtrType, TileBufType
+from pto_dialect.vpto.arithmetic import BY_NAME as ARITHMETIC
 from pto_dialect.vpto.gather import VGATHER2_BC_FORMS, VGATHER2_FORMS, GatherForm, VGather2BcOp, VGather2Op
 from pto_dialect.vpto.load_store import VldsOp, VstsOp
 from pto_dialect.vpto.pointers import CastPtrOp
@@ -33,6 +48,7 @@ from pto_dialect.vpto.predicates import PLT_OPS
 from pto_dialect.vpto.scope import VecScopeOp
 from pto_dialect.vpto.tile_handles import TileBufAddrOp, TileValidRowsOp
 from pto_dialect.vpto.types import VECTOR_BYTES, MaskType, VRegType
+from pto_dialect.vpto.vector import VintlvOp
 
 PLT = {op.GRANULARITY: op for op in PLT_OPS}  # pyright: ignore[reportAttributeAccessIssue]
 """The predicate of the first n lanes, per mask granularity."""
@@ -77,19 +93,24 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     width, index_bytes = src_t.element.bytes, idx_t.element.bytes
     out = Builder(op.location)
     by_words = width == 2 and index_bytes == 4  # pto-isa TGather_b16_bc
-    form = (VGATHER2_BC_FORMS if by_words else VGATHER2_FORMS)[width]
-    element = gathered_element(form, src_t)
     lanes = VECTOR_BYTES // index_bytes
-    if by_words:
-        result, store_element, dist = VRegType.of(unsigned_of(32)), element, "PK_B32"
-    elif width == 1:
-        signed = isinstance(element, IntegerType) and element.signedness.data != Signedness.UNSIGNED
-        result = VRegType.of(IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED))
-        store_element, dist = element, "PK_B16"
+    index_element = idx_t.element_type
+    if width == 8:  # pto-isa Int64Gather: 32-bit words, the indices read unsigned
+        element = store_element = index_element = unsigned_of(32)
+        result, dist = VRegType.of(element), None
     else:
-        result, store_element, dist = VRegType.of(element), element, None
+        form = (VGATHER2_BC_FORMS if by_words else VGATHER2_FORMS)[width]
+        element = gathered_element(form, src_t)
+        if by_words:
+            result, store_element, dist = VRegType.of(unsigned_of(32)), element, "PK_B32"
+        elif width == 1:
+            signed = isinstance(element, IntegerType) and element.signedness.data != Signedness.UNSIGNED
+            result = VRegType.of(IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED))
+            store_element, dist = element, "PK_B16"
+        else:
+            result, store_element, dist = VRegType.of(element), element, None
     source = out.pointer(src, element)
-    offsets_from = out.pointer(indices, idx_t.element_type)
+    offsets_from = out.pointer(indices, index_element)
     destination = out.pointer(dst, store_element)
     cols = dst_t.shape[1]
     rows = out.index(dst_t.valid_shape[0]) if dst_t.valid_shape[0] >= 0 else out.add(TileValidRowsOp(dst)).results[0]
@@ -98,6 +119,10 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     all_cols = out.add(arith.ConstantOp.from_int_and_width(cols, i32)).results[0]
     named = ((source, "src"), (offsets_from, "indices"), (destination, "dst"), (rows, "rows"), (zero, "c0"), (one, "c1"),
              (dst_cols, f"c{cols}"), (index_cols, f"c{idx_t.shape[1]}"), (lane_step, f"c{lanes}"), (all_cols, f"c{cols}_i32"))
+    if width == 8:  # the word arithmetic's constants
+        word_constants = (out.add(arith.ConstantOp.from_int_and_width(1, i32)).results[0], out.index(2),
+                          out.add(arith.ConstantOp.from_int_and_width(2, i32)).results[0], lane_step)
+        named += ((word_constants[0], "c1_i32"), (word_constants[1], "c2"), (word_constants[2], "c2_i32"))
     for value, name in named:
         value.name_hint = name
 
@@ -115,15 +140,20 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     granularity = f"b{8 * index_bytes}"
     mask, rest = step.add(PLT[granularity].build(operands=[remaining], result_types=[MaskType.of(granularity), i32])).results
     at_index = step.add(arith.AddiOp(index_row, col)).results[0]
+    at_index.name_hint = "at"
     offsets = step.add(VldsOp.build(
-        operands=[offsets_from, at_index], result_types=[VRegType.of(idx_t.element_type), None])).results[0]
-    gather = VGather2BcOp if by_words else VGather2Op
-    gathered = step.add(gather(source, offsets, mask, result)).results[0]
+        operands=[offsets_from, at_index], result_types=[VRegType.of(index_element), None])).results[0]
     at_dst = at_index if dst_row is index_row else step.add(arith.AddiOp(dst_row, col)).results[0]
-    properties = {"dist": StringAttr(dist)} if dist is not None else {}
-    step.add(VstsOp.build(operands=[gathered, destination, at_dst, mask], result_types=[None], properties=properties))
+    if width == 8:
+        _gather_words(step, source, offsets, mask, remaining, destination, at_dst, word_constants)
+    else:
+        gather = VGather2BcOp if by_words else VGather2Op
+        gathered = step.add(gather(source, offsets, mask, result)).results[0]
+        properties = {"dist": StringAttr(dist)} if dist is not None else {}
+        step.add(VstsOp.build(operands=[gathered, destination, at_dst, mask], result_types=[None], properties=properties))
+        gathered.name_hint = "lanes"
     step.add(scf.YieldOp(rest))
-    for value, name in ((mask, "mask"), (rest, "rest"), (offsets, "offsets"), (gathered, "lanes")):
+    for value, name in ((mask, "mask"), (rest, "rest"), (offsets, "offsets")):
         value.name_hint = name
     chunk.add_ops(step.ops)
 
@@ -134,3 +164,31 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     rows_loop.location = op.location
     out.add(VecScopeOp(Region(Block([rows_loop]))))
     return out.ops
+
+
+def _gather_words(step: Builder, words_base: SSAValue, offsets: SSAValue, mask: SSAValue, left: SSAValue,
+                  destination: SSAValue, at: SSAValue, constants: tuple[SSAValue, SSAValue, SSAValue, SSAValue]) -> None:
+    """The chunk of a b64 gather (Int64Gather's arithmetic): each element's two 32-bit words gathered,
+    interleaved in order and stored under masks of the first 2 * left words. `constants`: 1 (i32), 2
+    (index), 2 (i32), a register's words (index)."""
+    words_type = offsets.type
+    assert isinstance(words_type, VRegType)
+    one, two, two_i32, lane_words = constants
+    words = step.add(ARITHMETIC["vadd"].build(operands=[offsets, offsets, mask], result_types=[words_type])).results[0]
+    following = step.add(ARITHMETIC["vadds"].build(operands=[words, one, mask], result_types=[words_type])).results[0]
+    low = step.add(VGather2Op(words_base, words, mask, words_type)).results[0]
+    high = step.add(VGather2Op(words_base, following, mask, words_type)).results[0]
+    first, second = step.add(VintlvOp.build(operands=[low, high], result_types=[words_type, words_type])).results
+    words_left = step.add(arith.MuliOp(left, two_i32)).results[0]
+    b32 = MaskType.of("b32")
+    first_mask, past_first = step.add(PLT["b32"].build(operands=[words_left], result_types=[b32, i32])).results
+    second_mask, past_second = step.add(PLT["b32"].build(operands=[past_first], result_types=[b32, i32])).results
+    at_words = step.add(arith.MuliOp(at, two)).results[0]
+    at_second = step.add(arith.AddiOp(at_words, lane_words)).results[0]
+    step.add(VstsOp.build(operands=[first, destination, at_words, first_mask], result_types=[None]))
+    step.add(VstsOp.build(operands=[second, destination, at_second, second_mask], result_types=[None]))
+    for value, name in ((words, "words"), (following, "next_words"), (low, "low"), (high, "high"), (first, "first"),
+                        (second, "second"), (words_left, "words_left"), (first_mask, "first_mask"),
+                        (past_first, "past_first"), (second_mask, "second_mask"), (past_second, "past_second"),
+                        (at_words, "at_words"), (at_second, "at_second")):
+        value.name_hint = name

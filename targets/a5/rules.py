@@ -28,6 +28,8 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
+from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -397,5 +399,18 @@ RULES = {
         STANDARD, row_major=True, exact_cols=True,
         note="npu/a5/TConcat.hpp TConcatCheck: one type of its list, row-major tiles; PTO_ASSERTs of the valid rows "
         "and of dst's valid cols.",
+    ),
+    TFILLPAD: FillPadRules(
+        STANDARD | FP8 | HIF8, row_major=True, dst_rows_cover_src=True,
+        note="npu/a5/TFillPad.hpp: static_asserts of a non-null dst pad and one element size of 1, 2 or 4 bytes "
+        "(fp8 pads with 0: PadValueMap); vlds / vsts at row strides of Cols (no layout check); padRows = dst's "
+        "valid rows - src's, unsigned.",
+    ),
+    TTRANS: TTransRules(
+        STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.BLOCK, index_16_bits=True,
+        implicit_tmp=TmpAdded.SMALLEST,
+        note="npu/a5/TTrans.hpp TTRANS_IMPL / TTransTile: static_asserts of 1, 2 or 4 bytes, one size, a row-major src, "
+        "rows of whole 32-byte blocks, gather / scatter indexes in 16 bits for 1- and 2-byte types; tmp unused "
+        "(PTOAS: one element type, tmp of 32 bytes).",
     ),
 }

@@ -15,19 +15,22 @@ from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.attributes import Coalesce
 from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
 from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
-from pto_dialect.instructions.tcolargmax import TCOLARGMAX, TColArgMaxBase
-from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON, TColArgMinBase
+from pto_dialect.instructions.tcolargmax import TCOLARGMAX
+from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
 from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
-from pto_dialect.instructions.tprint import TPRINT, print_choices
-from pto_dialect.instructions.transfer import TLOAD, TSTORE, pad_choices
-from pto_dialect.instructions.trowargmax import TROWARGMAX, TRowArgMaxBase
-from pto_dialect.instructions.trowargmin import TROWARGMIN, TRowArgMinBase
+from pto_dialect.instructions.tprint import print_lowering
+from pto_dialect.instructions.transfer import transfer_lowering
+from pto_dialect.instructions.trowargmax import TROWARGMAX
+from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
-from pto_dialect.instructions.tci import TCI, TCIBase
+from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatBase, TMovBase
-from pto_dialect.instructions.tcvt import TCVT, TCvtBase
+from pto_dialect.choices import TransWrite
+from pto_dialect.instructions.ttrans import TTRANS
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
@@ -85,24 +88,12 @@ class CpuTGatherMaskOp(TGatherMaskBase):
     name = "pto_cpu.tgather_mask"
 
 
-@OPS.declare
-class CpuTColArgMinOp(TColArgMinBase):
-    name = "pto_cpu.tcolargmin"
 
 
-@OPS.declare
-class CpuTColArgMaxOp(TColArgMaxBase):
-    name = "pto_cpu.tcolargmax"
 
 
-@OPS.declare
-class CpuTRowArgMinOp(TRowArgMinBase):
-    name = "pto_cpu.trowargmin"
 
 
-@OPS.declare
-class CpuTRowArgMaxOp(TRowArgMaxBase):
-    name = "pto_cpu.trowargmax"
 
 
 @OPS.declare
@@ -169,9 +160,6 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
-@OPS.declare
-class CpuTCvtOp(TCvtBase):
-    name = "pto_cpu.tcvt"
 
 
 COMPARE_SELECT_CHOICES = {
@@ -185,37 +173,27 @@ COMPARE_SELECT_CHOICES = {
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
-@OPS.declare
-class CpuTCIOp(TCIBase):
-    name = "pto_cpu.tci"
 
 
 
-@OPS.declare
-class CpuTMovOp(TMovBase):
-    name = "pto_cpu.tmov"
 
 
-@OPS.declare
-class CpuTConcatOp(TConcatBase):
-    name = "pto_cpu.tconcat"
 
 
 LOWERING = TargetLowering(
     "cpu",
     {
-        TLOAD: lambda op: (None, pad_choices(TRANSFER, op)),
-        TSTORE: lambda op: (None, {}),
+        **transfer_lowering(TRANSFER),
         MGATHER: _mgather,
         MSCATTER: _mscatter,
         TGATHER: _tgather,
-        TCOLARGMIN: lambda op: (CpuTColArgMinOp, TYPED_COMPARISON),
-        TCOLARGMAX: lambda op: (CpuTColArgMaxOp, TYPED_COMPARISON),
-        TROWARGMIN: lambda op: (CpuTRowArgMinOp, ROW_SCAN),
-        TROWARGMAX: lambda op: (CpuTRowArgMaxOp, ROW_SCAN),
+        **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
+        **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
+        **OPS.single(TROWARGMIN, ROW_SCAN),
+        **OPS.single(TROWARGMAX, ROW_SCAN),
         TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        TPRINT: lambda op: (None, print_choices(PRINT)),
-        TCVT: lambda op: (CpuTCvtOp, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
+        **print_lowering(PRINT),
+        **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
         **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
         **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
         **OPS.family(
@@ -228,10 +206,12 @@ LOWERING = TargetLowering(
             choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT),
             approximate={"tcolexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
         ),
-        TCI: lambda op: (CpuTCIOp, {"numerics": Numerics.EXACT}),
-        TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCI, {"numerics": Numerics.EXACT}),
+        **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
-        TCONCAT: lambda op: (CpuTConcatOp, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),
+        **OPS.single(TTRANS, {"trans_write": TransWrite.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
         **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
         **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),

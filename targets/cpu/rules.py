@@ -15,6 +15,8 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
+from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
@@ -350,5 +352,16 @@ RULES = {
         STANDARD, row_major=False, exact_cols=True,
         note="cpu/TConcat.hpp TConcatTileCheck: one type of its list, Vec tiles; asserts of the valid rows and cols; "
         "any layouts (GetTileElementOffset).",
+    ),
+    TFILLPAD: FillPadRules(
+        STANDARD, row_major=False, dst_rows_cover_src=False,
+        note="cpu/TFillPad.hpp: static_asserts of a non-null dst pad and one element size of 1, 2 or 4 bytes; "
+        "GetElement / SetElement over dst's Rows x Cols, each tile by its own layout, src's value converted.",
+    ),
+    TTRANS: TTransRules(
+        STANDARD, one_type=False, row_major=False, mirrored_valid=True, tmp_need=TmpNeed.UNUSED, index_16_bits=False,
+        implicit_tmp=TmpAdded.SMALLEST,
+        note="cpu/TTrans.hpp TTRANS_IMPL: static_asserts of one element size and of dst's valid shape mirroring src's (the "
+        "template parameters: both dynamic pass, then checked here at run time too); GetElement / SetElement through any layouts, converted; tmp unused (the C++ call takes one).",
     ),
 }

@@ -17,7 +17,7 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileTypeBase
 from targets.info import TargetInfo
-from targets.rules.aliasing import in_place_refusal
+from targets.rules.aliasing import Alias, in_place_refusal
 from targets.rules.register_gather import check_register_gather
 from targets.rules.register_level import check_register_level
 from targets.rules.sync import check_sync_op
@@ -49,7 +49,7 @@ def check_op(op: Operation, target: TargetInfo) -> None:
 def _check_same_tile_in_and_out(op: PtoInstructionOp, target: TargetInfo) -> None:
     for value in op.ins:
         if value in op.outs and isinstance(value.type, TileTypeBase):
-            if (why := in_place_refusal(op, value, value, target, exact=True)) is not None:
+            if (why := in_place_refusal(op, value, value, target, Alias.EXACT)) is not None:
                 raise RuleViolation(f"reads and writes one tile: {why}")
 
 

@@ -1,6 +1,7 @@
 """
 In-place instructions: may an output exactly alias an input (the same tile, or another
-tile at the same address with the same shape, layout and element size)? Each
+tile at the same address with the same shape, layout and element size), or, where an
+instruction says so, lie forward over it (narrower elements at the same address)? Each
 instruction's `in_place` says so per form (pto_dialect/instruction.py InPlace); every
 other alias is rejected, saying why. Read by the verifier (the same value as input and
 output) and by the address checks (two tiles at one address, passes/memory_plan.py).
@@ -8,6 +9,7 @@ output) and by the address checks (two tiles at one address, passes/memory_plan.
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import TYPE_CHECKING
 
 from xdsl.ir import Operation, SSAValue
@@ -27,6 +29,28 @@ def exact_alias(a: TileTypeBase, b: TileTypeBase) -> bool:
     )
 
 
+class Alias(Enum):
+    """How an output tile lies over an input's bytes."""
+
+    EXACT = "exact"
+    """Element (r, c) of both at the same bytes (exact_alias at one address)."""
+    FORWARD = "forward"
+    """At one address, each output element at or before the bytes of the input's (forward_alias)."""
+    OTHER = "other"
+
+
+def forward_alias(written: TileTypeBase, read: TileTypeBase) -> bool:
+    """At one address, element (r, c) of `written` starts at or before that of `read` and ends
+    before the next element of `read`: same shape and layouts without fractal boxes, elements
+    no wider."""
+    w, r = written.params, read.params
+    return (
+        w.slayout == r.slayout == "none_box"
+        and (w.shape, w.blayout) == (r.shape, r.blayout)
+        and written.element.bytes <= read.element.bytes
+    )
+
+
 def _role(op: Operation, value: SSAValue, output: bool) -> str:
     """The role `value` plays as an output (or input) of `op`."""
     if isinstance(op, PtoInstructionOp):
@@ -38,9 +62,9 @@ def _role(op: Operation, value: SSAValue, output: bool) -> str:
     return "an operand"
 
 
-def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: TargetInfo, exact: bool) -> str | None:
-    """None when `target` computes `op` correctly with `written` laid exactly over `read`;
-    otherwise why not (for a message)."""
+def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: TargetInfo, laid: Alias) -> str | None:
+    """None when `target` computes `op` correctly with `written` laid over `read` as `laid`
+    says; otherwise why not (for a message)."""
     instruction = instruction_of(op)
     rules = instruction.in_place.get(instruction.form(op)) if instruction is not None else None
     if rules is None:
@@ -52,8 +76,11 @@ def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: T
         return f"{what} is not computed in place on target {target}: {rules.refused}"
     if rules.refused_by is not None and (why := rules.refused_by(target.rules[instruction])):  # pyright: ignore[reportOptionalMemberAccess]
         return f"{what} is not computed in place on target {target}: {why}"
-    if not exact:
-        return f"{what} is not an exact alias (another shape, layout or element size)"
+    if laid is Alias.FORWARD and rules.forward:
+        return None
+    if laid is not Alias.EXACT:
+        forward = " nor a forward one (narrower dst elements at src's address)" if rules.forward else ""
+        return f"{what} is not an exact alias (another shape, layout or element size){forward}"
     return None
 
 
@@ -63,5 +90,6 @@ def describe() -> list[tuple[str, str]]:
     for instruction in REGISTRY:
         for form, rules in instruction.in_place.items():
             safe = ", ".join(f"dst over {role}" for role in sorted(rules.safe)) or "none"
-            rows.append((f"{instruction.mnemonic} {form}".strip(), f"{safe}: {rules.how or rules.refused}"))
+            forward = f" Narrower dst elements at src's address: {rules.forward}" if rules.forward else ""
+            rows.append((f"{instruction.mnemonic} {form}".strip(), f"{safe}: {rules.how or rules.refused}{forward}"))
     return rows

@@ -146,27 +146,45 @@ def test_future_annotations_locate_at_the_annotation(tmp_path: Path) -> None:
     assert done.stdout == f"{source}:5:12: error: pto.ptr() takes an element type (pto.f16, pto.i32, ...), got 'f16'\n"
 
 
-def test_estimate_is_what_pto_opt_prints(tmp_path: Path) -> None:
+@pytest.mark.parametrize("flags", [[], ["--cost-model=calibrated"], ["--cost-model=calibrated", "--cores", "48"]])
+def test_estimate_is_what_pto_opt_prints(tmp_path: Path, flags: list[str]) -> None:
     text = copy.to_pto(target="a2a3")
     (tmp_path / "k.pto").write_text(text)
     done = subprocess.run(
-        [str(Path(sys.executable).parent / "pto-opt"), str(tmp_path / "k.pto"), "--target", "a2a3", "--estimate=json"],
+        [str(Path(sys.executable).parent / "pto-opt"), str(tmp_path / "k.pto"), "--target", "a2a3", "--estimate=json", *flags],
         capture_output=True, text=True, check=True, timeout=120,
     )
     printed = json.loads(done.stdout)
-    assert pto.estimate(str(tmp_path / "k.pto")) == printed
-    from_kernel = pto.estimate(copy, target="a2a3", cost_model="pto-isa")  # its ops located in this file
+    cost_model = "calibrated" if flags else "pto-isa"
+    cores = int(flags[-1]) if "--cores" in flags else None
+    assert pto.estimate(str(tmp_path / "k.pto"), cost_model=cost_model, cores=cores) == printed
+    from_kernel = pto.estimate(copy, target="a2a3", cost_model=cost_model, cores=cores)  # its ops located in this file
     assert [o["loc"].startswith(f"{HERE}:") for o in from_kernel["ops"]] == [True, True]
     assert {**from_kernel, "ops": [{**o, "loc": ""} for o in from_kernel["ops"]]} == {
         **printed, "ops": [{**o, "loc": ""} for o in printed["ops"]]
     }
+    assert {o["model"] for o in printed["ops"]} == {"a2a3-calibrated" if flags else "pto-isa-costmodel"}
 
 
-def test_estimate_takes_only_pto_isa_s_cost_model() -> None:
+def test_estimate_takes_the_cost_models_and_cores_pto_opt_takes() -> None:
     at = line() + 2
     with pytest.raises(pto.PtoError) as e:
         pto.estimate(copy, target="a5", cost_model="roofline")
-    assert located_at(e, at) == "pto.estimate(): cost_model takes 'pto-isa', got 'roofline'"
+    assert located_at(e, at) == "pto.estimate(): cost_model takes 'pto-isa', 'calibrated', got 'roofline'"
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.estimate(copy, target="a5", cost_model="calibrated")
+    assert located_at(e, at).startswith("pto.estimate(): target a5 has no calibrated cost model: no public hardware figure")
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.estimate(copy, target="a2a3", cores=4)
+    assert located_at(e, at) == (
+        "pto.estimate(): pto-isa's cost model has no contention between cores: --cores needs --cost-model=calibrated"
+    )
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.estimate(copy, target="a2a3", cost_model="calibrated", cores="4")  # pyright: ignore[reportArgumentType]
+    assert located_at(e, at) == "pto.estimate(): cores takes an int (cores transferring at once) or None, got '4'"
 
 
 def test_dyn_ubuf_size_is_the_kernel_s_attribute() -> None:

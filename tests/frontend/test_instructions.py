@@ -752,6 +752,58 @@ pto.tstore ins(%d : {_WHOLE}) outs(%zp : {view((8, 16), "f32")})
 )
 
 
+@pto.kernel
+def tfillpad_expand(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp = _parts([(x, (3, 5))])[0]
+    zp = _parts([(z, (8, 16))])[0]
+    a = pto.alloc_tile(shape=[4, 8], dtype=pto.f32, valid=[3, 5])
+    d = pto.alloc_tile(shape=[8, 16], dtype=pto.f32, pad=3)
+    pto.tload(xp, a)
+    pto.tfillpad(a, d)
+    pto.tstore(d, zp)
+
+
+_PART, _PADDED = tile((4, 8), "f32", valid=(3, 5)), tile((8, 16), "f32", pad="3")
+FILLPAD_SAMPLE = Sample(
+    tfillpad_expand,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 3, 5, 8, 16) + f"""
+{gm_views([("x", "f32", (3, 5)), ("z", "f32", (8, 16))])}
+%a = pto.alloc_tile : {_PART}
+%d = pto.alloc_tile : {_PADDED}
+pto.tload ins(%xp : {view((3, 5), "f32")}) outs(%a : {_PART})
+pto.tfillpad ins(%a : {_PART}) outs(%d : {_PADDED})
+pto.tstore ins(%d : {_PADDED}) outs(%zp : {view((8, 16), "f32")})
+""", "tfillpad_expand"),
+    (RNG.standard_normal(15).astype(np.float32), np.zeros(128, np.float32)),
+)
+
+
+@pto.kernel
+def ttrans_block(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
+    xp = _parts([(x, (8, 16))])[0]
+    zp = _parts([(z, (16, 8))])[0]
+    a = pto.alloc_tile(shape=[8, 16], dtype=pto.f32)
+    d = pto.alloc_tile(shape=[16, 8], dtype=pto.f32)
+    pto.tload(xp, a)
+    pto.ttrans(a, d)
+    pto.tstore(d, zp)
+
+
+_WIDE, _TALL = tile((8, 16), "f32"), tile((16, 8), "f32")
+TTRANS_SAMPLE = Sample(
+    ttrans_block,
+    func([("x", "!pto.ptr<f32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16) + f"""
+{gm_views([("x", "f32", (8, 16)), ("z", "f32", (16, 8))])}
+%a = pto.alloc_tile : {_WIDE}
+%d = pto.alloc_tile : {_TALL}
+pto.tload ins(%xp : {view((8, 16), "f32")}) outs(%a : {_WIDE})
+pto.ttrans ins(%a : {_WIDE}) outs(%d : {_TALL})
+pto.tstore ins(%d : {_TALL}) outs(%zp : {view((16, 8), "f32")})
+""", "ttrans_block"),
+    (RNG.standard_normal(128).astype(np.float32), np.zeros(128, np.float32)),
+)
+
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -761,7 +813,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
     _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

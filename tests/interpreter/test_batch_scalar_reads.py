@@ -13,6 +13,7 @@ from interpreter import run
 from pto_dialect import PtoError, parse
 from tests.interpreter.harness import NP, TARGETS
 from tests.interpreter.test_batch import batched_outcomes, recording_batched, run_both
+from tests.kernel_text import index_constants
 
 TOKENS, ROWS, C = 16, 12, 8
 
@@ -32,8 +33,7 @@ def lookup_kernel(id_type: str = "i32", dst_row: str = "%t", out_rows: int = TOK
     tail = "scf.yield %r : index" if carried else ""
     return f"""
 func.func @lookup(%table: !pto.ptr<f32>, %ids: !pto.ptr<{id_type}>, %out: !pto.ptr<f32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
+{index_constants(0, 1)}
   %ctokens = arith.constant {tokens} : index
   %crows = arith.constant {ROWS} : index
   %clast = arith.constant {ROWS - 1} : index
@@ -105,8 +105,7 @@ def test_rows_written_at_the_ids_run_batched_unless_they_collide(ids, batched) -
 
 ALIASED = f"""
 func.func @lookup(%table: !pto.ptr<i32>, %buf: !pto.ptr<i32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
+{index_constants(0, 1)}
   %ctokens = arith.constant {TOKENS} : index
   %crows = arith.constant {ROWS} : index
   %clast = arith.constant {ROWS - 1} : index

@@ -76,3 +76,42 @@ def test_tgather_index_dst_over_its_indices(target: str) -> None:
     ids = rng.integers(0, 64, size=(1, 64)).astype(np.int32)
     out = run(TGATHER, target, [src, ids, np.zeros((1, 64), np.int32)])[2]
     assert_bits_equal(out, src[0, ids])
+
+
+def tcvt_in_place(src: str, dst: str, rmode: str) -> str:
+    """TCVT of an 8x64 tile into a tile of `dst` elements at the same address."""
+    s, d = tile((8, 64), src), tile((8, 64), dst)
+    return func(
+        [("x", f"!pto.ptr<{src}>"), ("y", f"!pto.ptr<{dst}>")],
+        constants(0, 1, 8, 64)
+        + f"""
+%a0 = arith.constant 0 : i64
+%xv = pto.make_tensor_view %x, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?x{src}>
+%yv = pto.make_tensor_view %y, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?x{dst}>
+%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?x{src}>
+%yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?x{dst}>
+%s = pto.alloc_tile addr = %a0 : {s}
+%d = pto.alloc_tile addr = %a0 : {d}
+pto.tload ins(%xp : {view((8, 64), src)}) outs(%s : {s})
+pto.tcvt ins(%s {{rmode = #pto<round_mode {rmode}>}} : {s}) outs(%d : {d})
+pto.tstore ins(%d : {d}) outs(%yp : {view((8, 64), dst)})
+""",
+    )
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tcvt_exact_in_place(target: str) -> None:
+    """i32 -> f32 with dst exactly over src (equal element sizes), as PyPTO converts index
+    tables: each element converted at its own place."""
+    x = np.random.default_rng(13).integers(-(2**20), 2**20, size=(8, 64)).astype(np.int32)
+    out = run(tcvt_in_place("i32", "f32", "ROUND"), target, [x, np.zeros((8, 64), np.float32)])[1]
+    assert_bits_equal(out, x.astype(np.float32))  # |x| < 2**24: exact in f32
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tcvt_narrowing_in_place(target: str) -> None:
+    """f32 -> f16 with dst at src's address (forward): every dst element lies within src
+    elements already read, as PyPTO's RMSNorm kernels narrow their result."""
+    x = (np.arange(512, dtype=np.float32).reshape(8, 64) - 256) / 4  # exact in f16: no rounding to pick
+    out = run(tcvt_in_place("f32", "f16", "RINT"), target, [x, np.zeros((8, 64), np.float16)])[1]
+    assert_bits_equal(out, x.astype(np.float16))

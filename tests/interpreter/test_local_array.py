@@ -5,7 +5,6 @@ gives them (pto_dialect/ops/coherence.py); reserved buffers give their base addr
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,12 +12,7 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import NP, TARGETS
-
-
-def _kernel(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "kernel.pto"
-    path.write_text(text)
-    return str(path)
+from tests.kernel_text import index_constants, kernel_file
 
 
 def _transpose(dtype: str, rows: int, cols: int, read_cols: int) -> str:
@@ -56,13 +50,13 @@ func.func @transpose(%src: !pto.ptr<{dtype}>, %dst: !pto.ptr<{dtype}>) {{
 @pytest.mark.parametrize("dtype", ["i32", "f16", "bf16", "f32", "i8"])
 def test_a_local_array_holds_what_was_set(tmp_path, target, dtype):
     src = np.random.default_rng(5).integers(-100, 100, (3, 4)).astype(NP[dtype])
-    out = interpreter.run(_kernel(tmp_path, _transpose(dtype, 3, 4, 4)), target, [src.reshape(-1), np.zeros(12, NP[dtype])])
+    out = interpreter.run(kernel_file(tmp_path, _transpose(dtype, 3, 4, 4)), target, [src.reshape(-1), np.zeros(12, NP[dtype])])
     np.testing.assert_array_equal(out[1].reshape(4, 3), src.T, strict=True)
 
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_computed_index_outside_its_dim_is_a_located_fault(tmp_path, target):
-    path = _kernel(tmp_path, _transpose("i32", 3, 4, 5))  # reads a fifth row of a 4-row array
+    path = kernel_file(tmp_path, _transpose("i32", 3, 4, 5))  # reads a fifth row of a 4-row array
     with pytest.raises(PtoError, match=r"kernel.pto:19:7: error: 'pto.local_array_get' op index 4 of dim 0 is outside \[0, 3\] for %a"):
         interpreter.run(path, target, [np.zeros(12, np.int32), np.zeros(15, np.int32)])
 
@@ -82,7 +76,7 @@ func.func @unset(%dst: !pto.ptr<i32>) {
 }
 """
     with pytest.raises(PtoError, match=r"kernel.pto:8:3: error: 'pto.local_array_get' op reads %a\[1\] before any pto.local_array_set wrote it"):
-        interpreter.run(_kernel(tmp_path, text), target, [np.zeros(1, np.int32)])
+        interpreter.run(kernel_file(tmp_path, text), target, [np.zeros(1, np.int32)])
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -90,11 +84,9 @@ def test_a_scalar_read_after_invalidation_sees_what_the_dma_stored(tmp_path, tar
     """TSTORE writes GM, the scalar unit reads it back after dcci and a GM fence: on one core
     in program order the value is the stored one (the hardware's data cache is what the two
     ops keep coherent; the run models none)."""
-    text = """
-func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
+    text = f"""
+func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+{index_constants(0, 1, 8)}
   %two = arith.constant 2.0 : f32
   %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
   %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
@@ -109,10 +101,10 @@ func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {pto.kerne
   %v = pto.load_scalar %out[%c1] : !pto.ptr<f32> -> f32
   pto.store_scalar %v, %out[%c0] : !pto.ptr<f32>, f32
   return
-}
+}}
 """
     x = np.arange(8, dtype=np.float32)
-    out = interpreter.run(_kernel(tmp_path, text), target, [x, np.zeros(8, np.float32)])
+    out = interpreter.run(kernel_file(tmp_path, text), target, [x, np.zeros(8, np.float32)])
     np.testing.assert_array_equal(out[1], np.array([2, 2, 4, 6, 8, 10, 12, 14], np.float32))
 
 
@@ -137,13 +129,13 @@ module {{
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("entry", ["consumer", "producer"])
 def test_a_reserved_buffer_is_its_base_address(tmp_path, target, entry):
-    path = _kernel(tmp_path, RESERVED.format(where="auto = false, base = 8192"))
+    path = kernel_file(tmp_path, RESERVED.format(where="auto = false, base = 8192"))
     out = interpreter.run(path, target, [np.zeros(1, np.int32)], entry)
     assert int(out[0][0]) == 8192
 
 
 @pytest.mark.parametrize("entry, line", [("consumer", 5), ("producer", 11)])
 def test_an_auto_reserved_address_is_a_located_run_error(tmp_path, entry, line):
-    path = _kernel(tmp_path, RESERVED.format(where="auto = true"))
+    path = kernel_file(tmp_path, RESERVED.format(where="auto = true"))
     with pytest.raises(PtoError, match=rf"kernel.pto:{line}:\d+: error: .* the address of reserve_buffer \"fifo\" \(auto = true\) is chosen by PTOAS's memory planning"):
         interpreter.run(path, "a5", [np.zeros(1, np.int32)], entry)

@@ -94,3 +94,46 @@ def test_tiles_declared_before_a_section_share_bytes_in_each_loop_iteration(targ
     outs = interpreter.run(module, target, [x, y, np.zeros_like(x), np.zeros_like(x)], batch_loops=batch_loops)[2:]
     assert_bits_equal(outs[0], x)
     assert_bits_equal(outs[1], y)
+
+
+ACC, ROW = tile((1, 64), "f32"), view((1, 64), "f32")
+ACCUMULATE_BY_ADDRESS = func(
+    [("x", "!pto.ptr<f32>"), ("y", "!pto.ptr<f32>")],
+    constants(0, 1, 4, 64)
+    + f"""
+%a0 = arith.constant 0 : i64
+%a256 = arith.constant 256 : i64
+%zero = arith.constant 0.0 : f32
+%xv = pto.make_tensor_view %x, shape = [%c4, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+%yv = pto.make_tensor_view %y, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+%yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+%acc = pto.alloc_tile addr = %a0 : {ACC}
+pto.texpands ins(%zero : f32) outs(%acc : {ACC})
+scf.for %i = %c0 to %c4 step %c1 {{
+  %xp = pto.partition_view %xv, offsets = [%i, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+  %row = pto.alloc_tile addr = %a256 : {ACC}
+  pto.tload ins(%xp : {ROW}) outs(%row : {ACC})
+  %next = pto.alloc_tile addr = %a0 : {ACC}
+  pto.tadd ins(%acc, %row : {ACC}, {ACC}) outs(%next : {ACC})
+}}
+pto.tstore ins(%acc : {ACC}) outs(%yp : {ROW})
+""",
+)
+
+
+@pytest.mark.parametrize("batch_loops", [True, False])
+@pytest.mark.parametrize("target", TARGETS)
+def test_accumulator_carried_by_address(target: str, batch_loops: bool) -> None:
+    """As PyPTO writes a running sum: each iteration adds into a new tile at %acc's address,
+    so %acc, read after the loop, holds the sum of every row (tests/filecheck/memory/
+    shared_bytes.pto: accepted by default, as PTOAS accepts it)."""
+    import interpreter
+    import pto_dialect
+
+    x = np.arange(256, dtype=np.float32).reshape(4, 64) / 8
+    module = pto_dialect.parse(ACCUMULATE_BY_ADDRESS, "k.pto")
+    out = interpreter.run(module, target, [x, np.zeros((1, 64), np.float32)], batch_loops=batch_loops)[1]
+    expected = np.zeros((1, 64), np.float32)
+    for r in range(4):  # the sum in the kernel's order, one row at a time in f32
+        expected = expected + x[r : r + 1]
+    assert_bits_equal(out, expected)

@@ -12,6 +12,7 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import NP, TARGETS
+from tests.kernel_text import kernel_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -34,12 +35,6 @@ func.func @permute(%src: !pto.ptr<{dtype}>, %ids: !pto.ptr<i32>, %dst: !pto.ptr<
 """
 
 
-def _kernel(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "kernel.pto"
-    path.write_text(text)
-    return str(path)
-
-
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", ["f32", "f16", "bf16", "i8", "ui32", "f8E5M2"])
 def test_scalar_reads_and_writes_move_elements_exactly(tmp_path, target, dtype):
@@ -47,7 +42,7 @@ def test_scalar_reads_and_writes_move_elements_exactly(tmp_path, target, dtype):
     src = rng.integers(-60, 60, 40).astype(np.float32).astype(NP[dtype])
     ids = rng.integers(0, 40, 16).astype(np.int32)
     dst = np.zeros(20, NP[dtype])
-    out = interpreter.run(_kernel(tmp_path, _permute(dtype, 16)), target, [src, ids, dst])
+    out = interpreter.run(kernel_file(tmp_path, _permute(dtype, 16)), target, [src, ids, dst])
     expected = dst.copy()
     expected[:16] = src[ids]
     np.testing.assert_array_equal(out[2], expected, strict=True)
@@ -57,7 +52,7 @@ def test_scalar_reads_and_writes_move_elements_exactly(tmp_path, target, dtype):
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("bad_id, what", [(40, "reads outside %src, whose array holds 40"), (-1, "reads outside %src")])
 def test_an_offset_outside_the_array_is_a_located_fault(tmp_path, target, bad_id, what):
-    path = _kernel(tmp_path, _permute("f32", 4))
+    path = kernel_file(tmp_path, _permute("f32", 4))
     ids = np.array([0, 1, bad_id, 2], np.int32)
     with pytest.raises(PtoError, match=rf"kernel.pto:9:5: error: 'pto.load_scalar' op offset {bad_id} {what}"):
         interpreter.run(path, target, [np.zeros(40, np.float32), ids, np.zeros(4, np.float32)])
@@ -65,14 +60,14 @@ def test_an_offset_outside_the_array_is_a_located_fault(tmp_path, target, bad_id
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_a_store_outside_the_array_is_a_located_fault(tmp_path, target):
-    path = _kernel(tmp_path, _permute("f32", 4))
+    path = kernel_file(tmp_path, _permute("f32", 4))
     with pytest.raises(PtoError, match=r"kernel.pto:10:5: error: 'pto.store_scalar' op offset 3 writes outside %dst, whose array holds 3 elements"):
         interpreter.run(path, target, [np.zeros(8, np.float32), np.zeros(4, np.int32), np.zeros(3, np.float32)])
 
 
 def test_random_inputs_need_a_view_to_size_a_pointer(tmp_path):
     with pytest.raises(PtoError, match=r"kernel.pto:2:1: error: 'func.func' op argument 0 \(%src\): no pto.make_tensor_view of it tells its size"):
-        interpreter.draw_inputs(_kernel(tmp_path, _permute("f32", 16)), "random:5")
+        interpreter.draw_inputs(kernel_file(tmp_path, _permute("f32", 16)), "random:5")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -94,7 +89,7 @@ def test_embedding_example_draws_ids_inside_the_table():
 def test_stores_are_recorded_for_the_preview(tmp_path):
     stored = interpreter.GmWrites()
     arrays = [np.arange(40, dtype=np.float32), np.arange(16, dtype=np.int32), np.zeros(20, np.float32)]
-    interpreter.run_with_results(_kernel(tmp_path, _permute("f32", 16)), "a5", arrays, gm_writes=stored)
+    interpreter.run_with_results(kernel_file(tmp_path, _permute("f32", 16)), "a5", arrays, gm_writes=stored)
     np.testing.assert_array_equal(stored.per_argument[2], np.arange(20) < 16)
     assert stored.per_argument[0] is not None and not stored.per_argument[0].any()
 
@@ -104,5 +99,5 @@ def test_an_argument_the_kernel_never_uses_is_drawn_empty(tmp_path):
     text = text.replace("  scf.for", "  %sv = pto.make_tensor_view %src, shape = [%n], strides = [%c1] : !pto.tensor_view<?xf32>\n"
                         "  %dv = pto.make_tensor_view %dst, shape = [%n], strides = [%c1] : !pto.tensor_view<?xf32>\n"
                         "  %iv = pto.make_tensor_view %ids, shape = [%n], strides = [%c1] : !pto.tensor_view<?xi32>\n  scf.for")
-    src, ids, dst, spare = interpreter.draw_inputs(_kernel(tmp_path, text), "random:5")
+    src, ids, dst, spare = interpreter.draw_inputs(kernel_file(tmp_path, text), "random:5")
     assert (src.size, ids.size, dst.size, spare.shape, spare.dtype) == (4, 4, 4, (0,), np.int64)

@@ -10,13 +10,11 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import TARGETS
+from tests.kernel_text import index_constants, kernel_file
 
-TAIL = """\
-func.func @tail(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+TAIL = f"""\
+func.func @tail(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {{
+{index_constants(0, 1, 8, 16)}
   %sv = pto.make_tensor_view %src, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %dv = pto.make_tensor_view %dst, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %a = pto.alloc_tile valid_row = %c8 valid_col = %c16 : !pto.tile_buf<vec, 8x16xf32, valid=?x?>
@@ -29,15 +27,13 @@ func.func @tail(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %n: index) {
   %dp = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%n, %c16] : !pto.tensor_view<?x?xf32>
   pto.tstore ins(%b : !pto.tile_buf<vec, 8x16xf32, valid=?x?>) outs(%dp : !pto.partition_tensor_view<?x16xf32>)
   return
-}
+}}
 """
 
 
 @pytest.fixture
 def kernel(tmp_path):
-    path = tmp_path / "tail.pto"
-    path.write_text(TAIL)
-    return str(path)
+    return kernel_file(tmp_path, TAIL, "tail.pto")
 
 
 @pytest.mark.parametrize("target", TARGETS)

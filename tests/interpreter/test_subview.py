@@ -10,15 +10,13 @@ import pytest
 import interpreter
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import TARGETS
+from tests.kernel_text import index_constants, kernel_file
 
 # out[0:8] = src[r:r+8] + src[8:16] (two windows of one 16x16 tile), then the window at r of a
 # second tile receives the sum: its other rows stay as loaded
-HALVES = """\
-func.func @halves(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %r: index, %c: index) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+HALVES = f"""\
+func.func @halves(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %r: index, %c: index) {{
+{index_constants(0, 1, 8, 16)}
   %sv = pto.make_tensor_view %src, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %dv = pto.make_tensor_view %dst, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %t = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
@@ -33,15 +31,13 @@ func.func @halves(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %r: index, %c: index
   %dp = pto.partition_view %dv, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32>
   pto.tstore ins(%u : !pto.tile_buf<vec, 16x16xf32>) outs(%dp : !pto.partition_tensor_view<16x16xf32>)
   return
-}
+}}
 """
 
 
 @pytest.fixture
 def kernel(tmp_path):
-    path = tmp_path / "halves.pto"
-    path.write_text(HALVES)
-    return str(path)
+    return kernel_file(tmp_path, HALVES, "halves.pto")
 
 
 def _run(kernel: str, target: str, r: int, c: int = 0) -> tuple[np.ndarray, np.ndarray]:

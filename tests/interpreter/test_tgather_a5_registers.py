@@ -32,6 +32,13 @@ CASES = (
 )
 
 
+B64_CASES = (  # b64 data: the lowering gathers each element's two 32-bit words
+    ("i64", "ui32", (8, 32), (3, 160), (3, 160), (2, 160)),  # three registers of indices per row, the last partial
+    ("ui64", "i32", (4, 64), (2, 64), (2, 64), (2, 64)),
+    ("i64", "ui32", (4, 16), (4, 16), (4, 16), (4, 16)),  # pto-isa's case9_int64_u32_4x16_4x16
+)
+
+
 def golden(src: np.ndarray, ids: np.ndarray, dst: np.ndarray, valid: tuple[int, int]) -> np.ndarray:
     """dst with its valid rectangle replaced by src storage at the unsigned indices."""
     out = dst.copy()
@@ -46,7 +53,7 @@ def kernel(data: str, index: str, src: tuple, idx: tuple, dst: tuple, valid: tup
     return func([("s", s), ("i", i), ("d", d)], f"pto.tgather ins(%s, %i : {s}, {i}) outs(%d : {d})")
 
 
-@pytest.mark.parametrize("data,index,src_shape,idx_shape,dst_shape,valid", CASES)
+@pytest.mark.parametrize("data,index,src_shape,idx_shape,dst_shape,valid", CASES + B64_CASES)
 def test_a5_index_gather_over_registers(data, index, src_shape, idx_shape, dst_shape, valid):
     rng = np.random.default_rng(seed("a5-registers", data, index, valid))
     src = random_values(rng, data, src_shape)

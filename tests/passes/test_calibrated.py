@@ -106,3 +106,38 @@ def test_a_target_without_a_calibrated_model_says_why(target, reason):
 def test_a_bad_cost_model_or_core_count_is_a_located_error(model, cores, message):
     with pytest.raises(PtoError, match=f"^k.pto:1:1: error: .*{message}"):
         estimate(parse(transfer_kernel(16, 64, "f16"), "k.pto"), "a2a3", model, cores)
+
+
+SPMD_KERNEL = ROOT / "tests" / "filecheck" / "cost" / "spmd_cores.pto"
+
+
+def spmd_profile(block_num: int, cores: int | None) -> dict:
+    import numpy as np
+
+    import interpreter
+
+    profiler = interpreter.Profiler("a2a3", "calibrated", cores)
+    src = np.arange(16 * 256, dtype=np.float32)
+    args = [src, np.zeros_like(src), np.int32(0), np.int32(block_num)]
+    interpreter.run_with_results(str(SPMD_KERNEL), "a2a3", args, profiler=profiler)
+    return profiler.report().json()
+
+
+def test_the_cores_default_to_the_kernel_s_spmd_block_count_in_a_run():
+    """A PyPTO SPMD kernel's %__pypto_spmd_block_num is its launch's block count: a run reads it (each
+    block's transfers contend with the others'), --cores overrides it, and an estimate, before any
+    launch, assumes 1 and says why."""
+    load = {"pto.tload": (16, 256 * 4)}
+    for block_num, cores, expected, said in ((24, None, 24, "the kernel's SPMD block count"), (24, 3, 3, "--cores")):
+        report = spmd_profile(block_num, cores)
+        assert report["cores"]["count"] == expected and report["cores"]["from"].startswith(said)
+        (tload,) = [r for r in report["ops"] if r["op"] in load]
+        assert tload["cycles"] == round(call(GM_TO_UB, *load["pto.tload"], expected))
+    static = estimate(parse(SPMD_KERNEL.read_text(), "k.pto"), "a2a3", "calibrated").json()
+    assert static["cores"] == {
+        "count": 1, "from": "default: the kernel's SPMD block count %__pypto_spmd_block_num is its launch's; --cores N sets it"
+    }
+    assert estimate(parse(transfer_kernel(16, 64, "f16"), "k.pto"), "a2a3").json()["cores"] is None  # no contention
+    assert estimate(parse(transfer_kernel(16, 64, "f16"), "k.pto"), "a2a3", "calibrated").json()["cores"] == {
+        "count": 1, "from": "default"
+    }

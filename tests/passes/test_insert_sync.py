@@ -49,8 +49,10 @@ def test_a_kernel_with_its_own_sync_is_left_alone():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
 def test_each_inserted_wait_is_needed(path):
-    """Deleting any one wait_flag of the pipeline's output (a2a3) is reported as a race: none
-    of the inserted waits is redundant."""
+    """Deleting any one wait_flag of the pipeline's output (a2a3) is reported as a race, or,
+    for the wait_flag after a loop that takes its last iteration's carried flag, as that flag left
+    set at the kernel's end: none of the inserted waits is redundant."""
+    from bench.sync_deletions import drains_a_loop
     from pto_dialect.ops.sync import WaitFlagOp
 
     module = pto_dialect.load(path)
@@ -63,10 +65,11 @@ def test_each_inserted_wait_is_needed(path):
     for k in range(count):
         copy = module.clone()
         wait = [op for op in copy.walk() if isinstance(op, WaitFlagOp)][k]
+        drain = drains_a_loop(wait)
         wait.detach()
         wait.erase()
         report = check_sync(copy, targets.get("a2a3").sync)
-        assert report.errors, f"wait_flag {k} deleted, nothing reported"
+        assert report.errors or drain, f"wait_flag {k} deleted, nothing reported"
         assert report.warnings, "its set_flag is left set"
 
 

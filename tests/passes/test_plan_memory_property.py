@@ -766,7 +766,7 @@ def test_planner_keeps_tiles_apart_across_calls(kernel: str, target: str) -> Non
     module = assert_z_gets_x(globals()[kernel], target)
     planned = module.clone()
     PlanMemoryPass(target).apply(Context(), planned)
-    check_manual_addresses(planned, target)
+    check_manual_addresses(planned, target, strict=True)
 
 
 TWO_LEVEL_RETURN = """

@@ -14,7 +14,7 @@ DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
 LOOKUP = str(ROOT / "examples" / "embedding_lookup.pto")
 WRAP_INPUTS = [str(DATA / f"wrap_{name}.npy") for name in ("table", "ids", "out")]
-REPORT_KEYS = ["target", "ops", "pipes", "serial_cycles", "bound_cycles"]
+REPORT_KEYS = ["target", "ops", "pipes", "serial_cycles", "bound_cycles", "cores"]
 OP_KEYS = ["op", "loc", "pipe", "bytes", "cycles", "count", "model"]
 
 
@@ -116,7 +116,9 @@ def test_profile_trace_is_a_chrome_trace_of_the_pipes(tmp_path, capsys):
     events = trace["traceEvents"]
     tracks = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     slices = [e for e in events if e["ph"] == "X"]
-    assert set(tracks.values()) == {"MTE2", "MTE3"}
+    assert {tracks[s["tid"]] for s in slices} == {"MTE2", "MTE3"}  # S: only the flags' markers
+    marks = [e for e in events if e["ph"] == "i"]
+    assert marks and {m["name"].split()[0] for m in marks} == {"set_flag", "wait_flag"}
     assert all(tracks[s["tid"]] == s["cat"] for s in slices)
     profile = json.loads(call(pto_run.main, [LOOKUP, "--target", "a2a3", "--profile=json", "--cost-model=calibrated",
                                              *inputs], capsys)[1])
@@ -158,3 +160,61 @@ def test_cost_model_flags_without_estimate_or_profile_are_errors(capsys):
     assert (code, out) == (1, "") and "--cost-model and --cores price --profile: add --profile" in err
     code, out, err = call(pto_run.main, [WRAP, "--targets", "all", "--profile=trace", *WRAP_INPUTS], capsys)
     assert (code, out) == (1, "") and "--profile=trace takes one --target" in err
+
+
+def bench_kernel(script: str, name: str, smaller: dict[str, str]) -> str:
+    """A bench script's kernel text (bench/ is no package), its loop shortened by `smaller`'s edits."""
+    import importlib.util
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        spec = importlib.util.spec_from_file_location(f"bench_{script}", ROOT / "bench" / f"{script}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    text = getattr(module, name)
+    for old, new in smaller.items():
+        assert old in text
+        text = text.replace(old, new)
+    return text
+
+
+@pytest.mark.parametrize(("script", "name", "smaller", "inputs", "ops", "bound"), [
+    ("softmax", "KERNEL", {"%ctiles = arith.constant 1024": "%ctiles = arith.constant 4",
+                           "%nrows = arith.constant 65536": "%nrows = arith.constant 256"}, None,
+     ["pto.tload", "pto.trowmax", "pto.trowexpandsub", "pto.texp", "pto.trowsum", "pto.trowexpanddiv", "pto.tstore"], "V"),
+    ("run", "PTOAS_KERNEL", {"%ctiles = arith.constant 1024": "%ctiles = arith.constant 4", "100000": "512",
+                             "%nids = arith.constant 65536": "%nids = arith.constant 256"}, None,
+     ["pto.tload", "pto.mgather", "pto.tstore"], "MTE2"),
+    ("embedding", "SCALAR_IDS", {"%ctokens = arith.constant 1024": "%ctokens = arith.constant 4"}, "scalar_ids",
+     ["pto.tload", "pto.tstore"], "MTE2"),
+])
+def test_the_benches_profiled_with_the_calibrated_model_show_each_op_and_the_bounding_pipe(
+    tmp_path, capsys, script, name, smaller, inputs, ops, bound,
+):
+    """Issue 28: `pto-run --profile --cost-model=calibrated` on the embedding and softmax benches
+    prints each op's cycles (every loop trip counted) and which pipe bounds the kernel."""
+    kernel = tmp_path / f"{script}.pto"
+    kernel.write_text(bench_kernel(script, name, smaller))
+    if inputs is None:
+        given = ["--inputs", "random"]
+    else:  # token ids read by load_scalar: arrays, the vocabulary a scalar
+        import ml_dtypes
+
+        given = save(tmp_path, [
+            np.ones((16, 7168), ml_dtypes.bfloat16), np.array([3, -1, 40, 7], np.int32),
+            np.zeros((4, 7168), ml_dtypes.bfloat16), np.array(16, np.int64),
+        ])
+    code, out, err = call(pto_run.main, [str(kernel), "--target", "a2a3", *given, "--profile", "--cost-model=calibrated"], capsys)
+    assert (code, err) == (0, "")
+    table = out[out.index("profile for target a2a3 (calibrated cost model"):].splitlines()
+    rows = [line.split() for line in table[2:2 + len(ops)]]
+    assert [r[1] for r in rows] == ops
+    assert all(r[4].isdigit() and int(r[4]) > 0 and r[5] == "4" for r in rows)  # cycles, and 4 loop trips
+    pipes = json.loads(call(pto_run.main, [str(kernel), "--target", "a2a3", *given, "--profile=json",
+                                           "--cost-model=calibrated"], capsys)[1])["pipes"]
+    assert table[len(ops) + 4] == f"bound cycles (busiest pipe): {max(pipes.values())} ({bound})"
+    assert max(pipes, key=pipes.__getitem__) == bound

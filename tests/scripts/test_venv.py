@@ -73,6 +73,8 @@ def test_without_python_set_the_first_supported_one_is_taken(project):
     log = (project / "log").read_text()
     assert f"{project}/bin/python3.12 -m venv {project}/.venv" in log
     assert f"{project}/.venv/bin/python -m pip install -q -e {project}[test]" in log
+    packages = "pto_dialect targets passes lowering interpreter backends pto_tools pto_frontend"
+    assert f"{project}/.venv/bin/python -m compileall -q {packages}" in log  # the bytecode, written once
 
 
 def test_no_supported_python_says_which_were_found(project):

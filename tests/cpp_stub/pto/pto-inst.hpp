@@ -221,6 +221,11 @@ template <typename DstTileData, typename SrcTileData, typename... WaitEvents>
 RecordEvent TINSERT(DstTileData& dst, SrcTileData& src, uint16_t indexRow, uint16_t indexCol, WaitEvents&... events);
 template <typename TileDataDst, typename TileDataSrc>
 RecordEvent TRESHAPE(TileDataDst& dst, TileDataSrc& src);
+enum class TFillPadMode { Normal, InPlace, Expand };
+template <TFillPadMode mode = TFillPadMode::Normal, typename DstTileData, typename SrcTileData, typename... WaitEvents>
+RecordEvent TFILLPAD(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
+template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
+RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events);
 
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>

@@ -99,22 +99,24 @@ def test_vgather2_bc_sparse_mask(table_t, table_np, result_t, result_np):
 
 
 @pytest.mark.parametrize("active", [3, 8])
-def test_vgatherb(active):
-    table = RNG.standard_normal(TABLE_BYTES // 4).astype(np.float32)
+@pytest.mark.parametrize("table_t,table_np,mask", [("f32", np.float32, "b32"), ("f16", np.float16, "b16"), ("ui8", np.uint8, "b8")])
+def test_vgatherb(active, table_t, table_np, mask):
+    table = RNG.integers(0, 256, TABLE_BYTES, dtype=np.uint8)
+    lanes = 256 // np.dtype(table_np).itemsize
     offsets = np.full(64, 0xFFFFFFFF, np.uint32)  # lanes 8.. are not block lanes: never read
     offsets[:8] = RNG.integers(0, TABLE_BYTES // 32, 8) * 32
-    body = pointers("f32", "ui32") + f"""
+    body = pointers(table_t, "ui32") + f"""
       %n = arith.constant {active} : i32
       %m, %rest = pto.plt_b32 %n : i32 -> !pto.mask<b32>, i32
-      %all = pto.pset_b32 "PAT_ALL" : !pto.mask<b32>
+      %all = pto.pset_{mask} "PAT_ALL" : !pto.mask<{mask}>
       %o = pto.vlds %offsets_at[%c0] : !pto.ptr<ui32, ub> -> !pto.vreg<64xui32>
-      %r = pto.vgatherb %table, %o, %m : !pto.ptr<f32, ub>, !pto.vreg<64xui32>, !pto.mask<b32> -> !pto.vreg<64xf32>
-      pto.vsts %r, %out[%c0], %all : !pto.vreg<64xf32>, !pto.ptr<f32, ub>, !pto.mask<b32>"""
-    got = run_body(body, ub_input(table, offsets), np.full(64, 5.0, np.float32), in_type="ui8", out_type="f32")
-    want = np.zeros(64, np.float32)
+      %r = pto.vgatherb %table, %o, %m : !pto.ptr<{table_t}, ub>, !pto.vreg<64xui32>, !pto.mask<b32> -> !pto.vreg<{lanes}x{table_t}>
+      pto.vsts %r, %out[%c0], %all : !pto.vreg<{lanes}x{table_t}>, !pto.ptr<{table_t}, ub>, !pto.mask<{mask}>"""
+    got = run_body(body, ub_input(table, offsets), np.full(256, 5, np.uint8).view(table_np), in_type="ui8", out_type=table_t)
+    want = np.zeros(256, np.uint8)
     for b in range(active):
-        want[8 * b: 8 * b + 8] = table[offsets[b] // 4: offsets[b] // 4 + 8]
-    np.testing.assert_array_equal(got, want)
+        want[32 * b: 32 * b + 32] = table[offsets[b]: offsets[b] + 32]
+    np.testing.assert_array_equal(got.view(np.uint8), want)
 
 
 @pytest.mark.parametrize("value_t,value_np,offsets_t,requests", [
@@ -158,3 +160,57 @@ def test_gather_outside_ub_is_a_located_error_naming_the_lane():
     assert "error: 'pto.vgather2' op lane 21 (offset 268435456) reads bytes [1073741824, 1073741828) of UB, " \
            "which holds 253952 bytes" in message, message
     assert message.startswith("<string>:31:7: error:"), message  # the vgather2's line in run_body's kernel
+
+
+UB_END = 253952
+"""a5's UB bytes: a table at its last KiB lets a 16-bit offset reach past it."""
+FAR = UB_END - 1024
+OUT_OF_RANGE = [  # op, table type, offsets type, lanes, mask, result type, the bad offset
+    ("vgather2", "ui8", "ui16", 128, "b16", "ui16", 0xFFFF),
+    ("vgather2", "f16", "i16", 128, "b16", "f16", 0x8000),  # -32768 read unsigned: 32768 elements on
+    ("vgather2", "i32", "i32", 64, "b32", "i32", 0xFFFFFFFF),
+    ("vgather2_bc", "bf16", "ui32", 64, "b32", "ui32", 600),
+    ("vgatherb", "ui8", "ui32", 64, "b32", "ui8", 2048),
+    ("vscatter", "ui8", "ui16", 128, "b16", "ui8", 0xFFFF),
+    ("vscatter", "f32", "ui32", 64, "b32", "f32", 300),
+]
+
+
+RESULT_NP = {"ui8": np.uint8, "ui16": np.uint16, "f16": np.float16, "i32": np.int32, "ui32": np.uint32, "f32": np.float32}
+
+
+def _far_kernel(op: str, table_t: str, offsets_t: str, lanes: int, mask: str, result_t: str, active: int) -> str:
+    register_lanes = 256 // {"ui8": 1, "f16": 2, "bf16": 2, "i32": 4, "f32": 4, "ui16": 2, "ui32": 4}[result_t]
+    head = pointers(table_t, offsets_t) + f"""
+      %far_addr = arith.constant {FAR} : i64
+      %far = pto.castptr %far_addr : i64 -> !pto.ptr<{table_t}, ub>
+      %n = arith.constant {active} : i32
+      %m, %rest = pto.plt_{mask} %n : i32 -> !pto.mask<{mask}>, i32
+      %all = pto.pset_{mask} "PAT_ALL" : !pto.mask<{mask}>
+      %o = pto.vlds %offsets_at[%c0] : !pto.ptr<{offsets_t}, ub> -> !pto.vreg<{lanes}x{offsets_t}>"""
+    store_mask = WIDTH_NAME[256 // register_lanes]
+    if op == "vscatter":
+        return head + f"""
+      %v = pto.vlds %table[%c0] : !pto.ptr<{table_t}, ub> -> !pto.vreg<{register_lanes}x{table_t}>
+      pto.vscatter %v, %far, %o, %m : !pto.vreg<{register_lanes}x{table_t}>, !pto.ptr<{table_t}, ub>, !pto.vreg<{lanes}x{offsets_t}>, !pto.mask<{mask}>"""
+    return head + f"""
+      %r = pto.{op} %far, %o, %m : !pto.ptr<{table_t}, ub>, !pto.vreg<{lanes}x{offsets_t}>, !pto.mask<{mask}> -> !pto.vreg<{register_lanes}x{result_t}>
+      %every = pto.pset_{store_mask} "PAT_ALL" : !pto.mask<{store_mask}>
+      pto.vsts %r, %out[%c0], %every : !pto.vreg<{register_lanes}x{result_t}>, !pto.ptr<{result_t}, ub>, !pto.mask<{store_mask}>"""
+
+
+@pytest.mark.parametrize("op,table_t,offsets_t,lanes,mask,result_t,bad", OUT_OF_RANGE)
+def test_an_offset_past_ub_faults_only_in_an_active_lane(op, table_t, offsets_t, lanes, mask, result_t, bad):
+    """Lane 5 holds an offset past UB: masked off (3 active lanes) it reads or writes nothing; active it is a
+    run-time error at the op naming lane 5 and its offset read unsigned."""
+    width = int(offsets_t[-2:]) // 8
+    offsets = np.zeros(lanes, f"u{width}")
+    offsets[5] = bad
+    data = ub_input(np.zeros(256, np.uint8), offsets)
+    out_t = table_t if op == "vscatter" else result_t
+    out = np.zeros(256, np.uint8).view(RESULT_NP[out_t])
+    result = run_body(_far_kernel(op, table_t, offsets_t, lanes, mask, result_t, 3), data, out.copy(), in_type="ui8", out_type=out_t)
+    if op != "vscatter":  # the 3 active lanes read the (zero) table, the others are zero
+        np.testing.assert_array_equal(result.view(np.uint8), np.zeros(256, np.uint8))
+    with pytest.raises(PtoError, match=rf"'pto.{op}' op lane 5 \(offset {bad}\) (reads|writes)"):
+        run_body(_far_kernel(op, table_t, offsets_t, lanes, mask, result_t, 8), data, out.copy(), in_type="ui8", out_type=out_t)

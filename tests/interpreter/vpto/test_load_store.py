@@ -29,6 +29,9 @@ LOADS = {
     "UNPK_B8": lambda b: np.ravel(np.column_stack([b[:128], np.zeros(128, np.uint8)])),
     "UNPK_B16": lambda b: np.ravel(np.column_stack([b[:128].view(np.uint16), np.zeros(64, np.uint16)])).view(np.uint8),
     "UNPK_B32": lambda b: np.ravel(np.column_stack([b[:128].view(np.uint32), np.zeros(32, np.uint32)])).view(np.uint8),
+    "UNPK4": lambda b: np.ravel(np.column_stack([b[:64], np.zeros((64, 3), np.uint8)])),
+    "E2B_B16": lambda b: np.concatenate([np.full(16, v, np.uint16) for v in b[:16].view(np.uint16)]).view(np.uint8),
+    "E2B_B32": lambda b: np.concatenate([np.full(8, v, np.uint32) for v in b[:32].view(np.uint32)]).view(np.uint8),
 }
 
 

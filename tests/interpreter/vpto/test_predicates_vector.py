@@ -266,6 +266,6 @@ def test_profile_prices_register_level_ops_from_the_a5_table():
 }}"""
     interpreter.run_with_results(parse(text), "a5", [x], profiler=profiler)
     rows = {row.op: row for row in profiler.report().ops}
-    assert rows["mte_gm_ub"].bytes == 256 and rows["mte_gm_ub"].pipe == "MTE2"
-    assert rows["vecscope"].cycles == MACHINE.vf_startup.value + MACHINE.vf_drain.value
-    assert rows["pset_b8"].cycles == MACHINE.vf_ops["pset"].value
+    assert rows["pto.mte_gm_ub"].bytes == 256 and rows["pto.mte_gm_ub"].pipe == "MTE2"
+    assert rows["pto.vecscope"].cycles == MACHINE.vf_startup.value + MACHINE.vf_drain.value
+    assert rows["pto.pset_b8"].cycles == MACHINE.vf_ops["pset"].value
