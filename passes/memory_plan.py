@@ -39,7 +39,7 @@ from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
 from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
-from pto_dialect.ops.common import writes as declares_write
+from pto_dialect.ops.common import written_operands
 from pto_dialect.ops.memory import SectionOp
 from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
@@ -132,7 +132,7 @@ class CallGraph:
         self.target = targets.get(target)
         self._untouched: dict[Operation, frozenset[int]] = {}
         """Per instruction: the indices of the operands its target code ignores."""
-        self._written: dict[Operation, frozenset[int]] = {}
+        self._written: dict[Operation, tuple[int, ...]] = {}
         """Per op: the indices of the operands its memory effects say it writes."""
         self.functions = [f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
@@ -371,10 +371,7 @@ class CallGraph:
         out, or its scratch space (a `tmp`), as its memory effects say."""
         op = use.operation
         if (indices := self._written.get(op)) is None:
-            indices = self._written[op] = (
-                frozenset(i for i, v in enumerate(op.operands) if declares_write(op, v))
-                if op.has_trait(OperandEffects) else frozenset()
-            )
+            indices = self._written[op] = written_operands(op) if op.has_trait(OperandEffects) else ()
         return use.index in indices
 
     def may_write(self, use: Use) -> bool:
