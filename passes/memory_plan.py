@@ -149,6 +149,8 @@ class CallGraph:
         self._footprints: dict[func.FuncOp, list[Buffer]] = {}
         self._limits: dict[tuple[func.FuncOp, str], tuple[int, str]] = {}
         self._simt: dict[func.FuncOp, bool] = {}
+        self._returns: dict[func.FuncOp, list[func.ReturnOp]] = {}
+        """Each function's returns, found by one walk (planning replaces allocs, never returns)."""
 
     def _order(self) -> list[func.FuncOp]:
         """Callees before callers; a cycle that reaches a function with tiles is an error (the
@@ -224,11 +226,12 @@ class CallGraph:
     def returned_index(self, f: func.FuncOp, value: SSAValue) -> int | None:
         """The result of `f` that returns the tile named `value` (directly or carried), if any."""
         names = self.aliases(value)
-        for op in walk(f):
-            if isinstance(op, func.ReturnOp):
-                for i, v in enumerate(op.arguments):
-                    if v in names:
-                        return i
+        if f not in self._returns:
+            self._returns[f] = [op for op in walk(f) if isinstance(op, func.ReturnOp)]
+        for op in self._returns[f]:
+            for i, v in enumerate(op.arguments):
+                if v in names:
+                    return i
         return None
 
     def buffers_of(self, f: func.FuncOp, with_calls: bool = True) -> list[Buffer]:
