@@ -27,7 +27,7 @@ from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.lowered import LoweredOp, operand_roles
 from pto_dialect.diagnostics import op_location
 from pto_dialect.machine import GmView, RuntimeFault, Site, Tile
-from pto_dialect.ops.common import PtoInstructionOp, writes
+from pto_dialect.ops.common import PtoInstructionOp, writes, written_operands as operand_writes
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 from targets.rules import check_instruction
 
@@ -197,10 +197,8 @@ def source_name(op: Operation) -> str:
     return source.name if source is not None else op.name
 
 
-@_per_op
-def written_operands(op: Operation) -> tuple[int, ...]:
-    """The operands the op declares it writes (its memory effects)."""
-    return tuple(i for i, v in enumerate(op.operands) if writes(op, v))
+written_operands = _per_op(operand_writes)
+"""The operands the op declares it writes (its memory effects)."""
 
 
 def reads_site(op: Operation) -> bool:

@@ -24,7 +24,7 @@ calls between functions that reach tiles must be acyclic.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import cast
 
@@ -39,7 +39,7 @@ from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
 from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
-from pto_dialect.ops.common import writes as declares_write
+from pto_dialect.ops.common import written_operands
 from pto_dialect.ops.memory import SectionOp
 from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
@@ -117,16 +117,6 @@ def _walks_before(a: Operation | None, b: Operation | None, f: func.FuncOp) -> b
     return a is not None and b is not None and a in order and b in order and order[a] < order[b]
 
 
-def _may_write(use: Use) -> bool:
-    """Whether the op may write the tile used by `use`: an instruction says so by its memory
-    effects (it writes its outs and its scratch, such as a tmp, and reads its other ins); an
-    op whose effect is not known here (a call, a loop's iter_args, ...) may write it."""
-    op = use.operation
-    if op.has_trait(OperandEffects):
-        return _writes(use)
-    return not isinstance(op, TAssignOp) and not op.has_trait(IsTerminator)
-
-
 def _where(op: Operation) -> str:
     from pto_dialect.diagnostics import op_location
 
@@ -140,7 +130,10 @@ class CallGraph:
 
     def __init__(self, module: Operation, target: str | TargetInfo):
         self.target = targets.get(target)
-        self._untouched: dict[Operation, frozenset[str]] = {}
+        self._untouched: dict[Operation, frozenset[int]] = {}
+        """Per instruction: the indices of the operands its target code ignores."""
+        self._written: dict[Operation, tuple[int, ...]] = {}
+        """Per op: the indices of the operands its memory effects say it writes."""
         self.functions = [f for f in walk(module) if isinstance(f, func.FuncOp) and f.body.blocks]
         self.calls: dict[func.FuncOp, list[tuple[func.CallOp, func.FuncOp]]] = {f: [] for f in self.functions}
         self.callee: dict[func.CallOp, func.FuncOp] = {}
@@ -156,6 +149,8 @@ class CallGraph:
         self._footprints: dict[func.FuncOp, list[Buffer]] = {}
         self._limits: dict[tuple[func.FuncOp, str], tuple[int, str]] = {}
         self._simt: dict[func.FuncOp, bool] = {}
+        self._returns: dict[func.FuncOp, list[func.ReturnOp]] = {}
+        """Each function's returns, found by one walk (planning replaces allocs, never returns)."""
 
     def _order(self) -> list[func.FuncOp]:
         """Callees before callers; a cycle that reaches a function with tiles is an error (the
@@ -231,11 +226,12 @@ class CallGraph:
     def returned_index(self, f: func.FuncOp, value: SSAValue) -> int | None:
         """The result of `f` that returns the tile named `value` (directly or carried), if any."""
         names = self.aliases(value)
-        for op in walk(f):
-            if isinstance(op, func.ReturnOp):
-                for i, v in enumerate(op.arguments):
-                    if v in names:
-                        return i
+        if f not in self._returns:
+            self._returns[f] = [op for op in walk(f) if isinstance(op, func.ReturnOp)]
+        for op in self._returns[f]:
+            for i, v in enumerate(op.arguments):
+                if v in names:
+                    return i
         return None
 
     def buffers_of(self, f: func.FuncOp, with_calls: bool = True) -> list[Buffer]:
@@ -267,11 +263,11 @@ class CallGraph:
             accesses = [use for v in names for use in v.uses if not self.untouched(use)]
             one_per_parent = {use.operation.parent_op(): use.operation for use in accesses}  # same loops around
             loops = {loop for user in one_per_parent.values() for loop in loops_around(user)}
-            crossed = _loops_lived_across(loops, accesses)
+            crossed = _loops_lived_across(loops, accesses, self.writes)
             start: tuple[int, Operation] | None = None
             for writes in (True, False):
                 for use in accesses:
-                    if not writes or _may_write(use):
+                    if not writes or self.may_write(use):
                         at = span(use.operation, crossed)[0]
                         if start is None or at < start[0]:
                             start = (at, use.operation)
@@ -280,7 +276,7 @@ class CallGraph:
             end, reader, across = position[op], op, None
             for use in accesses:
                 _, at, loop = span(use.operation, crossed)
-                if at > end or (at == end and (reader is op or not _may_write(use))):  # name a read if one is last
+                if at > end or (at == end and (reader is op or not self.may_write(use))):  # name a read if one is last
                     end, reader, across = at, use.operation, loop
             return start or (position[op], op), (end, reader, across)
 
@@ -361,15 +357,34 @@ class CallGraph:
         """Whether the target's code for the instruction using the tile ignores that operand
         (its `untouched` roles: a tmp it does not use takes no memory there)."""
         op = use.operation
-        if not isinstance(op, PtoInstructionOp) or use.index >= len(op.ins):
+        if not isinstance(op, PtoInstructionOp):
             return False
-        if (roles := self._untouched.get(op)) is None:
+        if (indices := self._untouched.get(op)) is None:
             instruction = instruction_of(op)
-            roles = self._untouched[op] = (
+            roles = (
                 instruction.untouched(op, self.target.rules[instruction])
                 if instruction is not None and instruction.untouched is not None else frozenset()
             )
-        return bool(roles) and op.role_lists()[0][use.index] in roles
+            ins_roles = op.role_lists()[0] if roles else ()
+            indices = self._untouched[op] = frozenset(i for i, role in enumerate(ins_roles[: len(op.ins)]) if role in roles)
+        return use.index in indices
+
+    def writes(self, use: Use) -> bool:
+        """The op certainly writes the tile used by `use` before reading it there: an instruction's
+        out, or its scratch space (a `tmp`), as its memory effects say."""
+        op = use.operation
+        if (indices := self._written.get(op)) is None:
+            indices = self._written[op] = written_operands(op) if op.has_trait(OperandEffects) else ()
+        return use.index in indices
+
+    def may_write(self, use: Use) -> bool:
+        """Whether the op may write the tile used by `use`: an instruction says so by its memory
+        effects (it writes its outs and its scratch, such as a tmp, and reads its other ins); an
+        op whose effect is not known here (a call, a loop's iter_args, ...) may write it."""
+        op = use.operation
+        if op.has_trait(OperandEffects):
+            return self.writes(use)
+        return not isinstance(op, TAssignOp) and not op.has_trait(IsTerminator)
 
     def limit(self, f: func.FuncOp, space: str) -> tuple[int, str]:
         """The budget that f's tiles must fit: every caller's, transitively, and f's own
@@ -414,12 +429,13 @@ class _LoopsAround:
         return loops
 
 
-def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use]) -> set[Operation]:
+def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use], writes: Callable[[Use], bool]) -> set[Operation]:
     """The `loops` across whose iterations a tile (used by `accesses`) may hold a value from one
     iteration that a later one reads: some use in its body may read the tile before one
     iteration's own unconditional write (an instruction's outs, not inside an scf.if or an
     inner loop that may run no iteration; a section runs its body once). A tile written first
-    in each iteration is live there from that write only.
+    in each iteration is live there from that write only (`writes`: whether a use certainly
+    writes the tile, CallGraph.writes).
 
     One scan per block and entry state, shared by all the loops: only ops holding a use are
     entered, so a deep nest costs its depth, not its depth squared."""
@@ -446,9 +462,9 @@ def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use]) -> set[
         for o in block.ops:
             uses = by_op.get(o)
             if uses is not None:
-                if not written and any(not _writes(u) for u in uses):
+                if not written and any(not writes(u) for u in uses):
                     return True, written
-                written = written or any(_writes(u) for u in uses)
+                written = written or any(writes(u) for u in uses)
             if o not in holding:
                 continue  # nothing inside reads or writes the tile
             once = isinstance(o, SectionOp)
@@ -465,13 +481,6 @@ def _loops_lived_across(loops: Iterable[Operation], accesses: list[Use]) -> set[
         loop for loop in loops
         if loop in holding and any(reads_before_writing(block, False)[0] for region in loop.regions for block in region.blocks)
     }
-
-
-def _writes(use: Use) -> bool:
-    """The op certainly writes the tile used by `use` before reading it there: an instruction's
-    out, or its scratch space (a `tmp`), as its memory effects say."""
-    op = use.operation
-    return op.has_trait(OperandEffects) and declares_write(op, op.operands[use.index])
 
 
 def _carried_args(names: list[SSAValue]) -> list[tuple[scf.ForOp, BlockArgument]]:

@@ -91,6 +91,13 @@ def writes(op: Operation, value: SSAValue) -> bool:
     return any(e.kind == MemoryEffectKind.WRITE and e.value is value for e in get_effects(op) or ())
 
 
+def written_operands(op: Operation) -> tuple[int, ...]:
+    """The indices of the operands `op` declares it writes, in order (its memory effects, read
+    once; unknown ones: none)."""
+    written = {id(e.value) for e in get_effects(op) or () if e.kind == MemoryEffectKind.WRITE}
+    return tuple(i for i, v in enumerate(op.operands) if id(v) in written)
+
+
 def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[TypeAttribute], int]:
     """`(%a, %b : Ta, Tb)`; returns names, types and the group's position."""
     pos = parser.pos
