@@ -32,10 +32,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 _CURRENT: ContextVar[Trace | None] = ContextVar("pto_frontend_trace", default=None)
 
 
+_NOT_USERS = (PACKAGE, "contextlib")
+"""Frames between a builder call and the user's: this package's, and contextlib's (a `with pto.vecscope():`
+enters the package through it)."""
+
+
 def user_frame() -> FrameType:
-    """The innermost frame outside this package: the user's call."""
+    """The innermost frame outside this package (and contextlib): the user's call."""
     frame = sys._getframe(1)
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == PACKAGE:
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] in _NOT_USERS:
         frame = frame.f_back
     return frame
 
