@@ -31,7 +31,7 @@ from pto_dialect.instructions import REGISTRY
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileTypeBase
 
-from pto_frontend.trace import call_error, current, located
+from pto_frontend.trace import bind, current, located
 from pto_frontend.values import Value
 
 
@@ -96,10 +96,7 @@ def builder(instruction: Instruction) -> Callable[..., None]:
 
     def build(*args: object, **kwargs: object) -> None:
         trace = current(f"{name}()")
-        try:
-            arguments = signature.bind(*args, **kwargs).arguments
-        except TypeError as e:
-            raise located(call_error(f"{name}()", signature, e, kwargs)) from None
+        arguments = bind(f"{name}()", signature, args, kwargs)
         given = frozenset(n for n in (*spec.positional, *spec.optional) if arguments.get(n) is not None)
         form = next((f for f in spec.forms if f.arguments == given), None)
         if form is None:

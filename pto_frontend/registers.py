@@ -41,7 +41,7 @@ from pto_dialect.vpto.types import MaskType, VRegType
 from pto_dialect.vpto.vector import VdupOp
 
 from pto_frontend.instructions import property_attribute
-from pto_frontend.trace import call_error, current, located
+from pto_frontend.trace import bind, current, located
 from pto_frontend.values import DType, Ptr, Value, wrap
 
 Types = Mapping[str, Attribute]
@@ -172,10 +172,7 @@ def register_function(op: type[IRDLOperation], results: Results) -> Callable[...
 
     def build(*args: object, **kwargs: object) -> object:
         trace = current(f"{name}()")
-        try:
-            arguments = signature.bind(*args, **kwargs).arguments
-        except TypeError as e:
-            raise located(call_error(f"{name}()", signature, e, kwargs)) from None
+        arguments = bind(f"{name}()", signature, args, kwargs)
         values = {n: _operand(name, n, arguments[n], d) for n, d in operands.items()}
         properties = {
             n: property_attribute(name, op, n, n, arguments[n]) for n in (*required, *optional) if arguments.get(n) is not None

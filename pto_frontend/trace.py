@@ -64,15 +64,20 @@ def checked_call(name: str) -> Callable[[F], F]:
 
         @functools.wraps(function)
         def checked(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
-            try:
-                signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise located(call_error(name, signature, e, kwargs)) from None
+            bind(name, signature, args, kwargs)
             return function(*args, **kwargs)
 
         return checked  # pyright: ignore[reportReturnType]
 
     return decorate
+
+
+def bind(name: str, signature: inspect.Signature, args: Sequence[object], kwargs: Mapping[str, object]) -> dict[str, Any]:
+    """A call's arguments by parameter name; a wrong call is a PtoError at the caller's line naming `name`."""
+    try:
+        return signature.bind(*args, **kwargs).arguments
+    except TypeError as e:
+        raise located(call_error(name, signature, e, kwargs)) from None
 
 
 def call_error(name: str, signature: inspect.Signature, error: TypeError, keywords: Mapping[str, object]) -> str:
