@@ -25,8 +25,10 @@ run them on NumPy with each target's exact semantics.
   `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, `tgetval`, `tsetval`, `treshape`, and one function per instruction of the registry (`tload`,
   `mgather`, ...; pto_frontend/instructions.py).
 - a5's register level (pto_frontend/registers.py): `vecscope`, `castptr`, `addptr`, `tile_buf_addr`,
-  `pset_b8/b16/b32`, `pge_b8/b16/b32`, `plt_b8/b16/b32`, `vlds`, `vsts`, `vdup`, `vgather2`,
-  `vgather2_bc`, `vgatherb`, `vscatter`; values `VReg`, `Mask`, and UB pointers (`ptr(dtype, "ub")`).
+  `mte_gm_ub`, `mte_ub_gm`, `mem_bar`, `sprclr`, `pset_b8/b16/b32`, `pge_b8/b16/b32`,
+  `plt_b8/b16/b32`, `pand`, `por`, `pxor`, `psel`, `pnot`, `vlds`, `vsts`, `vbr`, `vdup`, `vsel`,
+  `vcmps`, `vgather2`, `vgather2_bc`, `vgatherb`, `vscatter`; values `VReg`, `Mask`, and UB pointers
+  (`ptr(dtype, "ub")`).
 - `PtoError`: every failure, `FILE:LINE:COL: error: ...` (a kernel's: at the user's call).
 - `testing`: assertions for users' own test suites.
 """

@@ -11,8 +11,9 @@ definition rather than written.
         pto.vsts(r, pto.tile_buf_addr(o), 0, m)
 
 - Arguments: the op's operands in its order, then its properties (a str for a token: `"PAT_ALL"`,
-  `dist="PK_B16"`), the optional ones None when absent. A Python int stands for an operand whose
-  type the op fixes (index, i32, i64); any other operand takes a value of the kernel.
+  `dist="PK_B16"`), the optional ones None when absent; optional operands (a value) and variadic
+  ones (a list: `mte_gm_ub`'s `loop_counts=[...]`) by keyword. A Python int stands for an operand
+  whose type the op fixes (index, i32, i64); any other operand takes a value of the kernel.
 - Results: what each op gives is stated once, in `RESULT_TYPES`; a function returns its op's value,
   a tuple of them (`pto.plt_b32`), or None.
 - The op's own verifier judges the call, at the caller's line; a kernel holding them verifies only for
@@ -27,21 +28,23 @@ from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import IndexType, i32, i64
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, OperandDef, OptPropertyDef, VerificationContext
+from xdsl.irdl import AttrSizedSegments, IRDLOperation, OperandDef, OptOperandDef, OptPropertyDef, VarOperandDef, VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
 from pto_dialect.types import PtrType, TileBufType
+from pto_dialect.vpto.dma import MteGmUbOp, MteUbGmOp
 from pto_dialect.vpto.gather import GATHER_OPS, RegisterGatherOp
 from pto_dialect.vpto.load_store import VldsOp, VstsOp
 from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
-from pto_dialect.vpto.predicates import PGE_OPS, PLT_OPS, PSET_OPS
+from pto_dialect.vpto.predicates import PGE_OPS, PLT_OPS, PSET_OPS, PandOp, PnotOp, PorOp, PselOp, PxorOp
+from pto_dialect.vpto.scope import MemBarOp, SprClrOp
 from pto_dialect.vpto.tile_handles import TileBufAddrOp
 from pto_dialect.vpto.types import MaskType, VRegType
-from pto_dialect.vpto.vector import VdupOp
+from pto_dialect.vpto.vector import VbrOp, VcmpsOp, VdupOp, VselOp
 
 from pto_frontend.instructions import property_attribute
-from pto_frontend.trace import bind, current, located
+from pto_frontend.trace import bind, current, located, sequence_of
 from pto_frontend.values import DType, Ptr, Value, wrap
 
 Types = Mapping[str, Attribute]
@@ -79,13 +82,23 @@ def _loaded(_op: type[IRDLOperation], types: Types, keywords: Mapping[str, objec
     return [VRegType.of(element), None]
 
 
-def _duplicated(_op: type[IRDLOperation], types: Types, _keywords: Mapping[str, object]) -> list[Attribute | None]:
-    given = types["input"]
+def _same_as(operand: str) -> Results:
+    """An op whose result has the type of its operand `operand`."""
+    return Results(lambda _op, types, _k: [types[operand]])
+
+
+def _broadcast(op: type[IRDLOperation], types: Types, _keywords: Mapping[str, object]) -> list[Attribute | None]:
+    """A register of a scalar's type (or the register given, for vdup's lane form)."""
+    given = next(iter(types.values()))
     if isinstance(given, VRegType):
         return [given]
     if element_info(given) is None:
-        raise located(f"pto.vdup() takes a vector register or a scalar of an element type, got a {given}")
+        raise located(f"pto.{op.name.removeprefix('pto.')}() takes a scalar of an element type, got a {given}")
     return [VRegType.of(given)]
+
+
+NOTHING = Results(lambda _op, _t, _k: [])
+"""An op without results."""
 
 
 def _tile_address(_op: type[IRDLOperation], types: Types, _keywords: Mapping[str, object]) -> list[Attribute | None]:
@@ -103,15 +116,21 @@ def _gathered(op: type[IRDLOperation], types: Types, _keywords: Mapping[str, obj
 
 RESULT_TYPES: dict[type[IRDLOperation], Results] = {
     CastPtrOp: Results(_cast_target, required=("to",)),
-    AddPtrOp: Results(lambda _op, types, _k: [types["ptr"]]),
+    AddPtrOp: _same_as("ptr"),
     **{op: Results(lambda op, _t, _k: [_granularity(op)]) for op in (*PSET_OPS, *PGE_OPS)},
     **{op: Results(lambda op, _t, _k: [_granularity(op), i32]) for op in PLT_OPS},
     VldsOp: Results(_loaded, ("dtype",)),
     VstsOp: Results(lambda _op, _t, _k: [None]),
-    VdupOp: Results(_duplicated),
+    VdupOp: Results(_broadcast),
+    VbrOp: Results(_broadcast),
+    VselOp: _same_as("src0"),
+    VcmpsOp: _same_as("mask"),
+    **{op: _same_as("src0") for op in (PandOp, PorOp, PxorOp, PselOp)},
+    PnotOp: _same_as("input"),
+    **{op: NOTHING for op in (MemBarOp, SprClrOp, MteGmUbOp, MteUbGmOp)},
     TileBufAddrOp: Results(_tile_address),
     **{op: Results(_gathered) for op in GATHER_OPS if issubclass(op, RegisterGatherOp)},
-    **{op: Results(lambda _op, _t, _k: []) for op in GATHER_OPS if not issubclass(op, RegisterGatherOp)},
+    **{op: NOTHING for op in GATHER_OPS if not issubclass(op, RegisterGatherOp)},
 }
 """The register-level ops the builder writes, and what each gives."""
 
@@ -140,6 +159,15 @@ def _operand(function: str, argument: str, value: object, definition: OperandDef
     raise located(f"{function}(): '{argument}' takes {_expected(definition)}, got {value!r}")
 
 
+def _operands(function: str, argument: str, value: object, definition: VarOperandDef) -> list[SSAValue]:
+    """An optional operand's value (none for None), or a variadic operand's list of them."""
+    if value is None:
+        return []
+    if isinstance(definition, OptOperandDef):
+        return [_operand(function, argument, value, definition)]
+    return [_operand(function, argument, v, definition) for v in sequence_of(f"{function}()", argument, value)]
+
+
 def _expected(definition: OperandDef) -> str:
     fixed = [t for t in _FIXED_TYPES if _fits(definition, t)]
     if len(fixed) == 1:
@@ -160,26 +188,32 @@ def register_function(op: type[IRDLOperation], results: Results) -> Callable[...
     """The builder function of a register-level op."""
     definition = op.get_irdl_definition()
     name = f"pto.{op.name.removeprefix('pto.')}"
-    operands = dict(definition.operands)
-    required = [n for n, p in definition.properties.items() if not isinstance(p, OptPropertyDef)]
-    optional = [n for n, p in definition.properties.items() if isinstance(p, OptPropertyDef)]
+    single = {n: d for n, d in definition.operands if not isinstance(d, VarOperandDef)}
+    varied = {n: d for n, d in definition.operands if isinstance(d, VarOperandDef)}
+    """Optional operands (a value or None) and variadic ones (a list), keyword-only."""
+    sizes = {o.attribute_name for o in definition.options if isinstance(o, AttrSizedSegments)}  # build computes them
+    given = {n: p for n, p in definition.properties.items() if n not in sizes}
+    required = [n for n, p in given.items() if not isinstance(p, OptPropertyDef)]
+    optional = [n for n, p in given.items() if isinstance(p, OptPropertyDef)]
     positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
     signature = inspect.Signature(
-        [inspect.Parameter(n, positional) for n in (*operands, *results.required, *required)]
+        [inspect.Parameter(n, positional) for n in (*single, *results.required, *required)]
         + [inspect.Parameter(n, positional, default=None) for n in optional]
-        + [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in results.keywords]
+        + [inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None) for n in (*varied, *results.keywords)]
     )
 
     def build(*args: object, **kwargs: object) -> object:
         trace = current(f"{name}()")
         arguments = bind(f"{name}()", signature, args, kwargs)
-        values = {n: _operand(name, n, arguments[n], d) for n, d in operands.items()}
+        values = {n: _operand(name, n, arguments[n], d) for n, d in single.items()}
+        groups = {n: _operands(name, n, arguments.get(n), d) for n, d in varied.items()}
         properties = {
             n: property_attribute(name, op, n, n, arguments[n]) for n in (*required, *optional) if arguments.get(n) is not None
         }
         keywords = {k: arguments.get(k) for k in (*results.required, *results.keywords)}
         result_types = results.types(op, {n: v.type for n, v in values.items()}, keywords)
-        built = trace.append(op.build(operands=list(values.values()), properties=properties, result_types=result_types))
+        operands = [values[n] if n in values else groups[n] for n, _ in definition.operands]
+        built = trace.append(op.build(operands=operands, properties=properties, result_types=result_types))
         made = tuple(wrap(r) for r in built.results)
         return made[0] if len(made) == 1 else made or None
 

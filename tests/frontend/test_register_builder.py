@@ -178,6 +178,59 @@ def test_vdup_fills_the_masked_lanes_with_a_scalar() -> None:
     np.testing.assert_array_equal(got, np.where(np.arange(64) < 10, np.float32(2.5), np.float32(0)))
 
 
+UB_TABLE_BYTES = 2048
+
+
+@pto.kernel(target="a5")
+def sparse(table: pto.ptr(pto.f16), idx: pto.ptr(pto.i32), result: pto.ptr(pto.f16)):
+    """As PTOAS's micro-op cases write it: UB pointers cast from addresses, DMA micro-ops, a vcmps mask."""
+    ub_table = pto.castptr(pto.constant(0, pto.i64), pto.ptr(pto.f16, "ub"))
+    ub_idx = pto.castptr(pto.constant(UB_TABLE_BYTES, pto.i64), pto.ptr(pto.i32, "ub"))
+    ub_out = pto.castptr(pto.constant(UB_TABLE_BYTES + 256, pto.i64), pto.ptr(pto.f16, "ub"))
+    pto.mte_gm_ub(table, ub_table, 0, UB_TABLE_BYTES, 1, UB_TABLE_BYTES, UB_TABLE_BYTES)
+    pto.mte_gm_ub(idx, ub_idx, 0, 256, 1, 256, 256)
+    with pto.vecscope():
+        everywhere = pto.pset_b32("PAT_ALL")
+        offsets = pto.vlds(ub_idx, 0)
+        inside = pto.vcmps(offsets, pto.constant(UB_TABLE_BYTES // 2, pto.i32), everywhere, "lt")
+        words = pto.vgather2_bc(ub_table, offsets, inside)
+        pto.vsts(words, ub_out, 0, everywhere, "PK_B32")
+    pto.mte_ub_gm(ub_out, result, 128, 1, 128, 128)
+
+
+def test_a_kernel_of_dma_micro_ops_and_a_compare_mask_gathers_the_offsets_inside_the_table(tmp_path) -> None:
+    table = RNG.standard_normal(UB_TABLE_BYTES // 2).astype(np.float16)
+    offsets = RNG.integers(0, UB_TABLE_BYTES, 64).astype(np.int32)  # half of them past the table: masked off
+    got = sparse.run(table, offsets, np.full(64, 7, np.float16))[2]
+    inside = offsets < table.size
+    want = np.where(inside, table[np.where(inside, offsets, 0)], 0).astype(np.float16)
+    np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
+    text = sparse.to_pto()
+    (tmp_path / "k.pto").write_text(text)
+    code, stdout, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a5")
+    assert (code, stdout.strip()) == (0, text.strip()), stderr
+
+
+@pto.kernel(target="a5")
+def window(result: pto.ptr(pto.f32), x: pto.f32, y: pto.f32, start: pto.i32, stop: pto.i32):
+    o = pto.alloc_tile(shape=[1, 64], dtype=pto.f32)
+    with pto.vecscope():
+        everywhere = pto.pset_b32("PAT_ALL")
+        below_stop, _left = pto.plt_b32(stop)
+        below_start, _left = pto.plt_b32(start)
+        inside = pto.pand(below_stop, pto.pnot(below_start, everywhere), everywhere)
+        picked = pto.vsel(pto.vbr(x), pto.vdup(y, everywhere), inside)
+        pto.vsts(picked, pto.tile_buf_addr(o), 0, everywhere)
+    _stored(o, result, 64)
+
+
+@pytest.mark.parametrize("start,stop", [(0, 64), (5, 40), (40, 5), (63, 100)])
+def test_predicate_logic_picks_the_lanes_of_a_window(start: int, stop: int) -> None:
+    got = window.run(np.zeros(64, np.float32), np.float32(1.5), np.float32(-2.0), np.int32(start), np.int32(stop))[0]
+    lane = np.arange(64)
+    np.testing.assert_array_equal(got, np.where((lane >= start) & (lane < stop), np.float32(1.5), np.float32(-2.0)))
+
+
 @pto.kernel(target="a5")
 def wrong_mask(table: pto.ptr(pto.f32), idx: pto.ptr(pto.i32), n: pto.i32):
     t = _loaded(table, TABLE, pto.f32)
@@ -244,16 +297,24 @@ def unknown_pattern():
         pto.pset_b8("PAT_SOME")  # no such pattern
 
 
-@pytest.mark.parametrize("kernel,marker,message", [
+@pto.kernel(target="a5")
+def loops_not_a_list(table: pto.ptr(pto.f32)):
+    ub = pto.castptr(pto.constant(0, pto.i64), pto.ptr(pto.f32, "ub"))
+    pto.mte_gm_ub(table, ub, 0, 256, 1, 256, 256, loop_counts=2)  # not a list
+
+
+@pytest.mark.parametrize("kernel,marker,message", [  # each call inside a with block (column 9), or not (5)
     (tile_as_source, "a tile, not a pointer", "pto.vgather2(): 'source' takes a pointer (!pto.ptr), got <Tile %"),
     (missing_offset, "no offset", "pto.vlds(): missing a required argument: 'offset'; it takes (source, offset, dist=None, *, dtype=None)"),
     (cast_to_a_word, "a word", "pto.castptr() takes to=pto.ptr(dtype, 'ub'|'gm') or an integer type (pto.i64), got 'ub'"),
     (unknown_pattern, "no such pattern", "'pto.pset_b8' op the pattern must be one of PAT_ALL, "),
+    (loops_not_a_list, "not a list", "pto.mte_gm_ub(): loop_counts takes a list, got 2"),
 ])
 def test_a_bad_call_is_a_located_error(kernel: pto.Kernel, marker: str, message: str) -> None:
     with pytest.raises(pto.PtoError) as e:
         kernel.to_pto()
-    assert str(e.value).startswith(f"{HERE}:{marked_line(HERE, marker)}:9: error: {message}"), str(e.value)
+    column = 5 if kernel is loops_not_a_list else 9
+    assert str(e.value).startswith(f"{HERE}:{marked_line(HERE, marker)}:{column}: error: {message}"), str(e.value)
 
 
 def test_outside_a_kernel_a_register_function_says_where_it_belongs() -> None:
