@@ -15,7 +15,8 @@ definition rather than written.
   ones (a list: `mte_gm_ub`'s `loop_counts=[...]`) by keyword. A Python int stands for an operand
   whose type the op fixes (index, i32, i64); any other operand takes a value of the kernel.
 - Results: what each op gives is stated once, in `RESULT_TYPES`; a function returns its op's value,
-  a tuple of them (`pto.plt_b32`), or None.
+  a tuple of them (`pto.plt_b32`), or None. `vlds` / `vsts` take `post_update=True` (PTOAS's
+  post-update form: the access at the base, which also comes back advanced by the offset).
 - The op's own verifier judges the call, at the caller's line; a kernel holding them verifies only for
   a5 (elsewhere: the register level is a5's).
 """
@@ -74,12 +75,18 @@ def _cast_target(_op: type[IRDLOperation], _types: Types, keywords: Mapping[str,
     return [to.attr]
 
 
+def _advanced(base: str) -> Callable[[Types, Mapping[str, object]], Attribute | None]:
+    """The post-update result (`post_update=True`: the access at the base, which comes back advanced
+    by the offset): the type of operand `base`; None when not asked for."""
+    return lambda types, keywords: types[base] if keywords["post_update"] else None
+
+
 def _loaded(_op: type[IRDLOperation], types: Types, keywords: Mapping[str, object]) -> list[Attribute | None]:
     dtype = keywords["dtype"]
     if dtype is not None and not isinstance(dtype, DType):
         raise located(f"pto.vlds() takes dtype=pto.f32, pto.i16, ... (the register's lanes), got {dtype!r}")
     element = dtype.attr if dtype is not None else types["source"].element_type  # pyright: ignore[reportAttributeAccessIssue]
-    return [VRegType.of(element), None]
+    return [VRegType.of(element), _advanced("source")(types, keywords)]
 
 
 def _same_as(operand: str) -> Results:
@@ -119,8 +126,8 @@ RESULT_TYPES: dict[type[IRDLOperation], Results] = {
     AddPtrOp: _same_as("ptr"),
     **{op: Results(lambda op, _t, _k: [_granularity(op)]) for op in (*PSET_OPS, *PGE_OPS)},
     **{op: Results(lambda op, _t, _k: [_granularity(op), i32]) for op in PLT_OPS},
-    VldsOp: Results(_loaded, ("dtype",)),
-    VstsOp: Results(lambda _op, _t, _k: [None]),
+    VldsOp: Results(_loaded, ("dtype", "post_update")),
+    VstsOp: Results(lambda _op, types, keywords: [_advanced("destination")(types, keywords)], ("post_update",)),
     VdupOp: Results(_broadcast),
     VbrOp: Results(_broadcast),
     VselOp: _same_as("src0"),

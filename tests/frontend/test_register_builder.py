@@ -178,6 +178,25 @@ def test_vdup_fills_the_masked_lanes_with_a_scalar() -> None:
     np.testing.assert_array_equal(got, np.where(np.arange(64) < 10, np.float32(2.5), np.float32(0)))
 
 
+@pto.kernel(target="a5")
+def halves_swapped(x: pto.ptr(pto.f32), result: pto.ptr(pto.f32)):
+    t = _loaded(x, 128, pto.f32)
+    o = pto.alloc_tile(shape=[1, 128], dtype=pto.f32)
+    with pto.vecscope():
+        everywhere = pto.pset_b32("PAT_ALL")
+        first, second_half = pto.vlds(pto.tile_buf_addr(t), 64, post_update=True)
+        second = pto.vlds(second_half, 0)
+        next_out = pto.vsts(second, pto.tile_buf_addr(o), 64, everywhere, post_update=True)
+        pto.vsts(first, next_out, 0, everywhere)
+    _stored(o, result, 128)
+
+
+def test_post_update_loads_and_stores_at_the_base_and_return_it_advanced() -> None:
+    x = RNG.standard_normal(128).astype(np.float32)
+    got = halves_swapped.run(x, np.zeros(128, np.float32))[1]
+    np.testing.assert_array_equal(got, np.concatenate([x[64:], x[:64]]))
+
+
 UB_TABLE_BYTES = 2048
 
 
@@ -305,7 +324,7 @@ def loops_not_a_list(table: pto.ptr(pto.f32)):
 
 @pytest.mark.parametrize("kernel,marker,message", [  # each call inside a with block (column 9), or not (5)
     (tile_as_source, "a tile, not a pointer", "pto.vgather2(): 'source' takes a pointer (!pto.ptr), got <Tile %"),
-    (missing_offset, "no offset", "pto.vlds(): missing a required argument: 'offset'; it takes (source, offset, dist=None, *, dtype=None)"),
+    (missing_offset, "no offset", "pto.vlds(): missing a required argument: 'offset'; it takes (source, offset, dist=None, *, dtype=None, post_update=None)"),
     (cast_to_a_word, "a word", "pto.castptr() takes to=pto.ptr(dtype, 'ub'|'gm') or an integer type (pto.i64), got 'ub'"),
     (unknown_pattern, "no such pattern", "'pto.pset_b8' op the pattern must be one of PAT_ALL, "),
     (loops_not_a_list, "not a list", "pto.mte_gm_ub(): loop_counts takes a list, got 2"),
