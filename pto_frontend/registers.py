@@ -181,7 +181,7 @@ def _expected(definition: OperandDef) -> str:
         return f"a value of type {fixed[0]} or a Python int"
     kinds = {VRegType: "a vector register (!pto.vreg)", MaskType: "a mask (!pto.mask)", PtrType: "a pointer (!pto.ptr)",
              TileBufType: "a tile (pto.alloc_tile)"}
-    return next((spelled for kind, spelled in kinds.items() if _fits_kind(definition, kind)), "a value of the kernel")
+    return next((spelled for kind, spelled in kinds.items() if _fits_kind(definition, kind)), "a value of the kernel (a number as one: pto.constant(n, dtype))")
 
 
 def _fits_kind(definition: OperandDef, kind: type[Attribute]) -> bool:

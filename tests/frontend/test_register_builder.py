@@ -311,6 +311,12 @@ def cast_to_a_word(table: pto.ptr(pto.f32)):
 
 
 @pto.kernel(target="a5")
+def cast_a_number():
+    with pto.vecscope():
+        pto.castptr(0, pto.ptr(pto.f32, "ub"))  # a Python int
+
+
+@pto.kernel(target="a5")
 def unknown_pattern():
     with pto.vecscope():
         pto.pset_b8("PAT_SOME")  # no such pattern
@@ -326,6 +332,7 @@ def loops_not_a_list(table: pto.ptr(pto.f32)):
     (tile_as_source, "a tile, not a pointer", "pto.vgather2(): 'source' takes a pointer (!pto.ptr), got <Tile %"),
     (missing_offset, "no offset", "pto.vlds(): missing a required argument: 'offset'; it takes (source, offset, dist=None, *, dtype=None, post_update=None)"),
     (cast_to_a_word, "a word", "pto.castptr() takes to=pto.ptr(dtype, 'ub'|'gm') or an integer type (pto.i64), got 'ub'"),
+    (cast_a_number, "a Python int", "pto.castptr(): 'input' takes a value of the kernel (a number as one: pto.constant(n, dtype)), got 0"),
     (unknown_pattern, "no such pattern", "'pto.pset_b8' op the pattern must be one of PAT_ALL, "),
     (loops_not_a_list, "not a list", "pto.mte_gm_ub(): loop_counts takes a list, got 2"),
 ])
