@@ -21,19 +21,19 @@ class Divergence:
 
 STRICTER = (
     Divergence(
-        ("lit/pto/tgather_three_forms_emitc.pto",),
+        ("lit/pto/tgather_three_forms_emitc.pto", "lit/pto/tgather_compare_macro_sync_model.pto"),
         ("a2a3",),
         "a2a3 compare-form `tgather` with a 32-byte tmp: the a2a3 code keeps the compare bitmap, an index table and "
         "the converted thresholds in tmp, so a smaller tmp is rejected (the spec's minimum is not enough)",
     ),
     Divergence(
-        (),
+        ("lit/pto/tgather_low_precision_a5_emitc.pto",),
         ("a5",),
         "a5 index-form `tgather` of 1-byte data with 32-bit indices: the a5 register gather reads the indices of b8 "
         "data as 16-bit lanes, so 32-bit indices are rejected",
     ),
     Divergence(
-        (),
+        ("lit/pto/mgather_mscatter_base_a3_emitc.pto", "lit/pto/mgather_mscatter_low_precision_a5_emitc.pto"),
         ("a2a3", "a5"),
         "`mscatter` without `coalesce` on a2a3 (an [R, 1] row-major index) and a5 (an index shaped like src): PTOAS "
         "accepts either shape, but the untemplated MSCATTER of the NPU builds is row mode, whose static_assert asks "
