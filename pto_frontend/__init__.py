@@ -24,6 +24,11 @@ run them on NumPy with each target's exact semantics.
   `index`), `make_tensor_view`, `partition_view`, `alloc_tile`, `range`, `section_vector`,
   `section_cube`, `constant`, `load_scalar`, `store_scalar`, `index_cast`, `set_validshape`, `tgetval`, `tsetval`, `treshape`, and one function per instruction of the registry (`tload`,
   `mgather`, ...; pto_frontend/instructions.py).
+- a5's register level (pto_frontend/registers.py): `vecscope`, `castptr`, `addptr`, `tile_buf_addr`,
+  `mte_gm_ub`, `mte_ub_gm`, `mem_bar`, `sprclr`, `pset_b8/b16/b32`, `pge_b8/b16/b32`,
+  `plt_b8/b16/b32`, `pand`, `por`, `pxor`, `psel`, `pnot`, `vlds`, `vsts`, `vbr`, `vdup`, `vsel`,
+  `vcmps`, `vgather2`, `vgather2_bc`, `vgatherb`, `vscatter`; values `VReg`, `Mask`, and UB pointers
+  (`ptr(dtype, "ub")`).
 - `PtoError`: every failure, `FILE:LINE:COL: error: ...` (a kernel's: at the user's call).
 - `testing`: assertions for users' own test suites.
 """
@@ -35,24 +40,26 @@ from pto_dialect import load
 from pto_dialect.diagnostics import PtoError
 from pto_frontend import testing
 from pto_frontend.instructions import FUNCTIONS
+from pto_frontend.registers import REGISTER_FUNCTIONS
 from pto_frontend.kernel import COST_MODELS, Kernel, compare, draw_inputs, estimate, kernel, run
 from pto_frontend.scaffolding import (  # noqa: A004
     alloc_tile, constant, index_cast, load_scalar, make_tensor_view, partition_view, range, section_cube, section_vector, set_validshape,
-    store_scalar, tgetval, treshape, tsetval,
+    store_scalar, tgetval, treshape, tsetval, vecscope,
 )
-from pto_frontend.values import DTYPES, DType, Value, index, ptr
+from pto_frontend.values import DTYPES, DType, Mask, Value, VReg, index, ptr
 
 TARGETS: tuple[str, ...] = _targets.names()
 """Every target's name (`cpu`, `a2a3`, `a5`); aliases (`a2`, `a3`) are accepted wherever one is."""
 
 globals().update(DTYPES)
 globals().update(FUNCTIONS)
+globals().update(REGISTER_FUNCTIONS)
 
 __all__ = [
-    "COST_MODELS", "DType", "Kernel", "PtoError", "TARGETS", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "estimate", "index",
+    "COST_MODELS", "DType", "Kernel", "Mask", "PtoError", "TARGETS", "VReg", "Value", "alloc_tile", "compare", "constant", "draw_inputs", "estimate", "index",
     "index_cast", "kernel", "load", "load_scalar", "make_tensor_view", "partition_view", "ptr", "range", "run", "section_cube",
-    "section_vector", "set_validshape", "store_scalar", "testing", "tgetval", "treshape", "tsetval",
-    *DTYPES, *FUNCTIONS,
+    "section_vector", "set_validshape", "store_scalar", "testing", "tgetval", "treshape", "tsetval", "vecscope",
+    *DTYPES, *FUNCTIONS, *REGISTER_FUNCTIONS,
 ]
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType, StringAttr, i32, i64
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import VerificationContext
+from xdsl.irdl import IRDLOperation, VerificationContext
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Instruction
@@ -31,7 +31,7 @@ from pto_dialect.instructions import REGISTRY
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.types import TileTypeBase
 
-from pto_frontend.trace import call_error, current, located
+from pto_frontend.trace import bind, current, located
 from pto_frontend.values import Value
 
 
@@ -96,10 +96,7 @@ def builder(instruction: Instruction) -> Callable[..., None]:
 
     def build(*args: object, **kwargs: object) -> None:
         trace = current(f"{name}()")
-        try:
-            arguments = signature.bind(*args, **kwargs).arguments
-        except TypeError as e:
-            raise located(call_error(f"{name}()", signature, e, kwargs)) from None
+        arguments = bind(f"{name}()", signature, args, kwargs)
         given = frozenset(n for n in (*spec.positional, *spec.optional) if arguments.get(n) is not None)
         form = next((f for f in spec.forms if f.arguments == given), None)
         if form is None:
@@ -112,7 +109,7 @@ def builder(instruction: Instruction) -> Callable[..., None]:
         )
         ins, outs = ([_operand(name, n, arguments[n], scalar_type) for n in names] for names in form.names)
         attributes = {
-            spec.properties[py]: _property(name, op_class, spec.properties[py], py, value)
+            spec.properties[py]: property_attribute(name, op_class, spec.properties[py], py, value)
             for py, value in arguments.items()
             if py in spec.properties and value is not None
         }
@@ -134,7 +131,7 @@ def _operand(function: str, argument: str, value: object, scalar_type: Attribute
     raise located(f"{function}(): '{argument}' takes a tile, a view or a scalar of the kernel, got {value!r}")
 
 
-def _property(function: str, op: type[PtoInstructionOp], ir_name: str, py_name: str, value: object) -> Attribute:
+def property_attribute(function: str, op: type[IRDLOperation], ir_name: str, py_name: str, value: object) -> Attribute:
     """The attribute for a keyword's value: the first spelling the property's constraint takes."""
     constraint = op.get_irdl_definition().properties[ir_name].constr
     bases = constraint.get_bases() or set()
@@ -166,4 +163,4 @@ def _property(function: str, op: type[PtoInstructionOp], ir_name: str, py_name: 
 FUNCTIONS: dict[str, Callable[..., None]] = {i.mnemonic: builder(i) for i in REGISTRY}
 """Every instruction's builder function, by its mnemonic."""
 
-__all__ = ["FUNCTIONS", "BuilderSignature", "argument_name", "builder"]
+__all__ = ["FUNCTIONS", "BuilderSignature", "argument_name", "builder", "property_attribute"]

@@ -8,6 +8,8 @@ The kernel scaffolding as PTOAS's ptodsl spells it: GM views, tiles, loops and s
         ...
     with pto.section_vector():            # pto.section.vector { ... }
         ...
+    with pto.vecscope():                  # pto.vecscope { ... } (a5's register level)
+        ...
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pto_dialect.ops.reshape import TReshapeOp
 from pto_dialect.ops.scalar import LoadScalarOp, StoreScalarOp
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
+from pto_dialect.vpto.scope import VecScopeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
 from pto_frontend.trace import Trace, checked_call, current, located, sequence_of
@@ -123,7 +126,7 @@ def range(start: int | Scalar, stop: int | Scalar | None = None, step: int | Sca
 
 
 @contextmanager
-def _section(kind: type[SectionOp], name: str) -> Iterator[None]:
+def _section(kind: type[SectionOp] | type[VecScopeOp], name: str) -> Iterator[None]:
     trace = current(f"pto.{name}()")
     body = Block()
     trace.append(kind.create(regions=[Region(body)]))
@@ -139,6 +142,11 @@ def section_vector():
 def section_cube():
     """`with pto.section_cube():` code for the cube core (`pto.section.cube`)."""
     return _section(SectionCubeOp, "section_cube")
+
+
+def vecscope():
+    """`with pto.vecscope():` one vector-scope interval of a5's register level (`pto.vecscope`)."""
+    return _section(VecScopeOp, "vecscope")
 
 
 @checked_call("pto.constant()")
@@ -251,5 +259,5 @@ def _enum(kind: type[_E], value: str, what: str) -> _E:
 
 __all__ = [
     "alloc_tile", "constant", "index_cast", "load_scalar", "make_tensor_view", "partition_view", "range", "section_cube", "section_vector",
-    "set_validshape", "store_scalar", "tgetval", "treshape", "tsetval",
+    "set_validshape", "store_scalar", "tgetval", "treshape", "tsetval", "vecscope",
 ]

@@ -32,10 +32,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 _CURRENT: ContextVar[Trace | None] = ContextVar("pto_frontend_trace", default=None)
 
 
+_NOT_USERS = (PACKAGE, "contextlib")
+"""Frames between a builder call and the user's: this package's, and contextlib's (a `with pto.vecscope():`
+enters the package through it)."""
+
+
 def user_frame() -> FrameType:
-    """The innermost frame outside this package: the user's call."""
+    """The innermost frame outside this package (and contextlib): the user's call."""
     frame = sys._getframe(1)
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == PACKAGE:
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] in _NOT_USERS:
         frame = frame.f_back
     return frame
 
@@ -59,15 +64,20 @@ def checked_call(name: str) -> Callable[[F], F]:
 
         @functools.wraps(function)
         def checked(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401
-            try:
-                signature.bind(*args, **kwargs)
-            except TypeError as e:
-                raise located(call_error(name, signature, e, kwargs)) from None
+            bind(name, signature, args, kwargs)
             return function(*args, **kwargs)
 
         return checked  # pyright: ignore[reportReturnType]
 
     return decorate
+
+
+def bind(name: str, signature: inspect.Signature, args: Sequence[object], kwargs: Mapping[str, object]) -> dict[str, Any]:
+    """A call's arguments by parameter name; a wrong call is a PtoError at the caller's line naming `name`."""
+    try:
+        return signature.bind(*args, **kwargs).arguments
+    except TypeError as e:
+        raise located(call_error(name, signature, e, kwargs)) from None
 
 
 def call_error(name: str, signature: inspect.Signature, error: TypeError, keywords: Mapping[str, object]) -> str:

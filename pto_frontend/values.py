@@ -18,6 +18,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.types import PartitionTensorViewType, PtrType, TensorViewType, TileTypeBase
+from pto_dialect.vpto.types import MaskType, VRegType
 
 from pto_frontend.trace import current, located
 
@@ -117,7 +118,7 @@ class Scalar(Value):
 
 
 class Pointer(Value):
-    """A GM pointer argument."""
+    """A pointer: a GM pointer argument, or a `!pto.ptr<T, ub>` of the register level (pto.castptr)."""
 
     __slots__ = ()
 
@@ -158,6 +159,18 @@ class Tile(Value):
         return _BY_ATTR[self.type.element_type]  # pyright: ignore[reportAttributeAccessIssue]
 
 
+class VReg(Value):
+    """A `!pto.vreg<NxT>` vector register (a5's register level: pto.vlds, pto.vgather2, ...)."""
+
+    __slots__ = ()
+
+
+class Mask(Value):
+    """A `!pto.mask<bN>` predicate register (pto.pset_b32, pto.plt_b16, ...)."""
+
+    __slots__ = ()
+
+
 def wrap(ssa: SSAValue) -> Value:
     """The builder's value for an SSA value, by its type."""
     t = ssa.type
@@ -169,6 +182,10 @@ def wrap(ssa: SSAValue) -> Value:
         return TensorView(ssa)
     if isinstance(t, PtrType):
         return Pointer(ssa)
+    if isinstance(t, VRegType):
+        return VReg(ssa)
+    if isinstance(t, MaskType):
+        return Mask(ssa)
     return Scalar(ssa)
 
 
@@ -181,4 +198,6 @@ def index_operand(value: object, what: str) -> SSAValue:
     raise located(f"{what} takes index values or Python ints, got {value!r}")
 
 
-__all__ = ["DTYPES", "DType", "PartitionView", "Pointer", "Ptr", "Scalar", "TensorView", "Tile", "Value", "index", "ptr", "wrap"]
+__all__ = [
+    "DTYPES", "DType", "Mask", "PartitionView", "Pointer", "Ptr", "Scalar", "TensorView", "Tile", "VReg", "Value", "index", "ptr", "wrap",
+]

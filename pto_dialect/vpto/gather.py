@@ -127,6 +127,11 @@ class RegisterGatherOp(IRDLOperation):
     def __init__(self, source: SSAValue, offsets: SSAValue, mask: SSAValue, result: VRegType):
         super().__init__(operands=[source, offsets, mask], result_types=[result])
 
+    @classmethod
+    def result_for(cls, source: PtrType) -> VRegType:
+        """The register a gather from `source` gives: lanes of the source's element type."""
+        return VRegType.of(source.element_type)
+
 
 @irdl_op_definition
 class VGather2Op(RegisterGatherOp):
@@ -134,6 +139,13 @@ class VGather2Op(RegisterGatherOp):
     b8 data zero-extends into 16-bit lanes."""
 
     name = "pto.vgather2"
+
+    @classmethod
+    def result_for(cls, source: PtrType) -> VRegType:
+        """b8 data: 16-bit lanes, unsigned exactly where the source is."""
+        if source.element.bytes != 1:
+            return VRegType.of(source.element_type)
+        return VRegType.of(IntegerType(16, Signedness.UNSIGNED if source.element.family == "uint" else Signedness.SIGNLESS))
 
     def verify_(self) -> None:
         pointer = require_space(self.source, UB, "source")
@@ -158,6 +170,13 @@ class VGather2BcOp(RegisterGatherOp):
     32-bit lane i (16-bit data: its low half)."""
 
     name = "pto.vgather2_bc"
+
+    @classmethod
+    def result_for(cls, source: PtrType) -> VRegType:
+        """16-bit data: 32-bit unsigned lanes (what a PK_B32 store packs)."""
+        if source.element.bytes != 2:
+            return VRegType.of(source.element_type)
+        return VRegType.of(IntegerType(32, Signedness.UNSIGNED))
 
     def verify_(self) -> None:
         pointer = require_space(self.source, UB, "source")

@@ -100,15 +100,9 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
         result, dist = VRegType.of(element), None
     else:
         form = (VGATHER2_BC_FORMS if by_words else VGATHER2_FORMS)[width]
-        element = gathered_element(form, src_t)
-        if by_words:
-            result, store_element, dist = VRegType.of(unsigned_of(32)), element, "PK_B32"
-        elif width == 1:
-            signed = isinstance(element, IntegerType) and element.signedness.data != Signedness.UNSIGNED
-            result = VRegType.of(IntegerType(16, Signedness.SIGNLESS if signed else Signedness.UNSIGNED))
-            store_element, dist = element, "PK_B16"
-        else:
-            result, store_element, dist = VRegType.of(element), element, None
+        element = store_element = gathered_element(form, src_t)
+        result = (VGather2BcOp if by_words else VGather2Op).result_for(PtrType.get(element, "ub"))
+        dist = "PK_B32" if by_words else "PK_B16" if width == 1 else None
     source = out.pointer(src, element)
     offsets_from = out.pointer(indices, index_element)
     destination = out.pointer(dst, store_element)
