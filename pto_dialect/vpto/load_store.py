@@ -249,6 +249,12 @@ BLOCK_BYTES = 32
 """One UB block: what vsldb / vsstb move per mask-selected block, and the unit of their strides."""
 
 
+def _block_strided_span(block_stride: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+    """A block-strided access's UB bytes from its base: the register's blocks `block_stride` blocks apart."""
+    blocks = VECTOR_BYTES // BLOCK_BYTES
+    return 0, ((blocks - 1) * value_of(block_stride) + 1) * BLOCK_BYTES
+
+
 @irdl_op_definition
 class VsldbOp(IRDLOperation):
     """A block-strided load: block b of the register from UB block `b * block_stride` (blocks the mask
@@ -267,6 +273,11 @@ class VsldbOp(IRDLOperation):
         "$source `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($source) `,` type($block_stride) `,` "
         "type($repeat_stride) `,` type($mask) `->` type($result) (`,` type($updated_base)^)?"
     )
+
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _block_strided_span(self.block_stride, value_of)
 
     def verify_(self) -> None:
         require_space(self.source, UB, "source")
@@ -291,6 +302,11 @@ class VsstbOp(IRDLOperation):
         "$value `,` $destination `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($value) `,` "
         "type($destination) `,` type($block_stride) `,` type($repeat_stride) `,` type($mask) (`->` type($updated_base)^)?"
     )
+
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _block_strided_span(self.block_stride, value_of)
 
     def verify_(self) -> None:
         require_space(self.destination, UB, "destination")
