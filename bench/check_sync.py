@@ -15,11 +15,10 @@ from __future__ import annotations
 import statistics
 import time
 
-import numpy as np
 
 import interpreter
 import pto_dialect
-from run import IDS, KERNEL, PTOAS_KERNEL, ROWS, TILES, COLS, options
+from run import KERNEL, PTOAS_KERNEL, inputs, options
 
 
 def timed(f) -> float:
@@ -30,24 +29,20 @@ def timed(f) -> float:
 
 def main() -> None:
     args = options()
-    rng = np.random.default_rng(0)
-    table = rng.standard_normal(ROWS * COLS).astype(np.float16)
-    ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)
-    out = np.zeros(TILES * IDS * COLS, np.float16)
+    arrays = list(inputs())
     print("| target | kernel | plain run (best / median) | with --check-sync (best / median) | ratio (median of rounds) |")
     print("|---|---|---|---|---|")
     for name, text in (("embedding", KERNEL), ("PTOAS style", PTOAS_KERNEL)):
         module = pto_dialect.parse(text, f"{name}.pto")
-        inputs = [table, ids, out]
         report = interpreter.SyncReport()
-        interpreter.run_with_results(module, args.target, inputs, sync_report=report)
+        interpreter.run_with_results(module, args.target, arrays, sync_report=report)
         assert not report.errors and not report.warnings, [e.text for e in report.errors] + report.warnings
 
         def plain() -> None:
-            interpreter.run_with_results(module, args.target, inputs)
+            interpreter.run_with_results(module, args.target, arrays)
 
         def checked() -> None:
-            interpreter.run_with_results(module, args.target, inputs, sync_report=interpreter.SyncReport())
+            interpreter.run_with_results(module, args.target, arrays, sync_report=interpreter.SyncReport())
 
         rounds = [(timed(plain), timed(checked)) for _ in range(args.repeat)]
         p, c = [r[0] for r in rounds], [r[1] for r in rounds]

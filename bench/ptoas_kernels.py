@@ -21,7 +21,8 @@ fail are listed by the first op (in text order) this project does not implement,
 error's message with its location removed. Prints the tables; --list prints every failing
 (kernel, target) with its first error line. Each kernel runs in a worker process (fork) with a
 --timeout in seconds. An integer scalar argument pto-run cannot draw is given: PyPTO's SPMD
-block index 0 of 1 block, any other --size (64).
+block index 0 of 1 block, any other --size (64); when that run goes out of a view, an array or a
+tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length).
 """
 
 from __future__ import annotations
@@ -150,15 +151,30 @@ SPMD_SCALARS = {"__pypto_spmd_block_idx": 0, "__pypto_spmd_block_num": 1}
 """PyPTO's SPMD arguments: run block 0 of 1."""
 
 
+SIZES_TRIED = (1, 0)
+"""After `size`, the values an asked scalar is given when the run goes out of a view, an array or
+a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length."""
+OUT_OF_RANGE = re.compile(r"\boutside\b")
+
+
 def _run(main, args: list[str], size: int) -> str | None:  # noqa: ANN001
-    """pto-run, giving each integer scalar it asks for: SPMD block 0 of 1, else `size`."""
-    given: list[str] = []
-    while True:
-        error = _tool(main, args + given)
-        asked = ASKED_SCALAR.search(error or "")
-        if asked is None or any(g.startswith(asked.group(1) + "=") for g in given[1::2]):
-            return error
-        given += ["--arg", f"{asked.group(1)}={SPMD_SCALARS.get(asked.group(1), size)}"]
+    """pto-run, giving each integer scalar it asks for: SPMD block 0 of 1, else `size`; when that
+    run reads or writes outside a view, array or tile, again with each such scalar 1, then 0."""
+    first: str | None = None
+    for value in (size, *SIZES_TRIED):
+        given: list[str] = []
+        while True:
+            error = _tool(main, args + given)
+            asked = ASKED_SCALAR.search(error or "")
+            if asked is None or any(g.startswith(asked.group(1) + "=") for g in given[1::2]):
+                break
+            given += ["--arg", f"{asked.group(1)}={SPMD_SCALARS.get(asked.group(1), value)}"]
+        if error is None:
+            return None
+        first = first or error
+        if not given or not OUT_OF_RANGE.search(error):
+            break
+    return first  # the error with --size: the retries' (an empty view at 0, ...) say less
 
 
 def attempt(job: Job, timeout: int, size: int) -> Outcome:

@@ -91,6 +91,14 @@ class Counter(Interpreter.Listener):
         self.ops += 1
 
 
+def inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The lookup's table, ids (some outside the table: clamped) and output buffer, seeded."""
+    rng = np.random.default_rng(0)
+    table = rng.standard_normal(ROWS * COLS).astype(np.float16)
+    ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)
+    return table, ids, np.zeros(TILES * IDS * COLS, np.float16)
+
+
 def bare_numpy(table: np.ndarray, ids: np.ndarray, out: np.ndarray) -> None:
     t2 = table.reshape(ROWS, COLS)
     o2 = out.reshape(-1, COLS)
@@ -150,10 +158,7 @@ def options() -> argparse.Namespace:
 
 def main() -> None:
     args = options()
-    rng = np.random.default_rng(0)
-    table = rng.standard_normal(ROWS * COLS).astype(np.float16)
-    ids = rng.integers(-10, ROWS + 10, TILES * IDS).astype(np.int32)
-    out = np.zeros(TILES * IDS * COLS, np.float16)
+    table, ids, out = inputs()
     module = pto_dialect.parse(KERNEL, "embedding.pto")
     ptoas = pto_dialect.parse(PTOAS_KERNEL, "embedding_ptoas.pto")
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from weakref import WeakKeyDictionary
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 import pto_dialect.xdsl_interpreter  # noqa: F401 (before xDSL's interpreter: runs no program)
 from xdsl.context import Context
@@ -257,7 +258,7 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
 def run(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
-    args: Sequence[np.ndarray | np.generic] = (),
+    args: Sequence[ArrayLike] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -285,7 +286,7 @@ def run(
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
-    args: Sequence[np.ndarray | np.generic] = (),
+    args: Sequence[ArrayLike] = (),
     entry: str | None = None,
     listeners: Sequence[Interpreter.Listener] = (),
     batch_loops: bool = True,
@@ -312,7 +313,7 @@ def run_with_results(
 def _run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None,
-    args: Sequence[np.ndarray | np.generic],
+    args: Sequence[ArrayLike],
     entry: str | None,
     listeners: Sequence[Interpreter.Listener],
     batch_loops: bool,

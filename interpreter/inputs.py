@@ -11,7 +11,7 @@ signature and from the tensor views the kernel makes of each pointer.
   given is drawn; an integer or index scalar must be given (it usually sizes something).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
   [-100, 100] clipped to the type; i1 either way. An integer array that reaches the index
-  operand of a gather or scatter (through views and a tload) is drawn inside the table it
+  operand of a gather or scatter (through views, a tload, subviews and reshapes) is drawn inside the table it
   indexes, `[0, entries)`; with `indices="wide"` in `[-entries, 2 * entries)` instead, to
   exercise the out-of-range modes.
 """
@@ -29,7 +29,7 @@ from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.scalar import view_extent
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
@@ -196,8 +196,8 @@ def _evaluate(value: SSAValue, values: Mapping[SSAValue, int | float], where, na
 
 def _index_bound(function: func.FuncOp, arg: SSAValue, values: Mapping[SSAValue, int | float]) -> int | None:
     """The fewest entries among the tables the argument's data indexes, or None when it indexes
-    none: through its views and the tiles it is loaded into, to the index operand of a gather or
-    scatter; through pto.load_scalar (and index casts, min/max clamps) to the offset of another
+    none: through its views and the tiles it is loaded into (and their subviews and reshapes), to
+    the index operand of a gather or scatter; through pto.load_scalar (and index casts, min/max clamps) to the offset of another
     scalar access or of a partition_view."""
     from pto_dialect.instructions.transfer import TLoadOp
 
@@ -216,6 +216,8 @@ def _index_bound(function: func.FuncOp, arg: SSAValue, values: Mapping[SSAValue,
             elif isinstance(user, TLoadOp) and user.role("src") is value:
                 if (dst := user.role("dst")) is not None:
                     pending.append(dst)
+            elif isinstance(user, SubViewOp | TReshapeOp) and user.source is value:
+                pending.append(user.results[0])  # the same tile's data, seen as another tile
             elif isinstance(user, LoadScalarOp) and user.ptr is value:
                 pending.append(user.value)
             elif isinstance(user, (*_CASTS, *_CLAMPS)) and not isinstance(value.type, PtrType):

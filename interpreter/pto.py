@@ -13,6 +13,7 @@ from xdsl.ir import Operation
 
 
 from pto_dialect import ops as pto
+from pto_dialect.instructions.elementwise import rounded
 from pto_dialect.ops.subview import window_valid
 from pto_dialect.ops import sync
 from pto_dialect.ops.reserved import ReserveBufferOp
@@ -148,7 +149,7 @@ class PtoFunctions(InterpreterFunctions):
         offset, value, tile = args
         with fault_at(op):
             _check_tile_offset(op, tile, offset)
-            tile.flat[offset] = value
+            tile.flat[offset] = rounded(np.asarray(value, np.float64), tile.flat.dtype, image=True) if tile.flat.dtype.name == "bfloat16" else value
         return ()
 
     @impl(pto.StoreScalarOp)

@@ -17,7 +17,7 @@ from xdsl.utils.str_enum import StrEnum
 from pto_dialect.choices import ArgCompare, NanPolicy
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, require, spell
-from pto_dialect.machine import np
+from pto_dialect.machine import Footprint, np, rect
 from pto_dialect.ops.memory import AllocTileOp, alloc_like, smallest_tile
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 
@@ -34,6 +34,18 @@ class TmpAdded(StrEnum):
     """1 x 32 bytes of src's type: the tmp is unused."""
     NONE = "none"
     """Nothing: the target takes no tmp."""
+
+
+def outputs_footprint(o: dict, src_reads: np.ndarray, kept: int) -> Footprint:
+    """An arg-reduction's footprint: it reads `src_reads` of src, writes dstIdx (and dstVal) over
+    src's valid extent along dim `kept` (0: rows, 1: columns) and 1 along the other."""
+    src, dst_val = o["src"], o.get("dstVal")
+    dst_idx = o.get("dstIdx") or o["dst"]
+    rows, cols = (src.valid_row, 1) if kept == 0 else (1, src.valid_col)
+    tiles = [(src, False, src_reads), (dst_idx, True, rect(dst_idx, rows, cols))]
+    if dst_val is not None:
+        tiles.append((dst_val, True, rect(dst_val, rows, cols)))
+    return Footprint(tiles, [])
 
 
 @dataclass(frozen=True)
@@ -102,6 +114,7 @@ TMP_ADDED = {
     TmpAdded.SMALLEST: "1 x 32 bytes of src's type",
     TmpAdded.NONE: "none",
 }
+"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 
 def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded) -> AllocTileOp | None:
@@ -112,7 +125,6 @@ def added_tmp(op: Operation, src: SSAValue, tmp: SSAValue | None, how: TmpAdded)
     if how is TmpAdded.LIKE_SRC:
         return alloc_like(op, src)
     return AllocTileOp(smallest_tile(src.type))  # pyright: ignore[reportArgumentType]
-"""The docs' words for the tmp `pto-materialize-implicit-tmp` adds."""
 
 
 def type_cells(src_layout: str) -> list[tuple[str, Callable[..., str]]]:

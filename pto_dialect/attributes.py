@@ -151,7 +151,7 @@ class FenceScope(StrEnum):
     ALL = "all"
 
 
-class _AngleBracketed:
+class AngleBracketed:
     """Enum attributes printed `#pto.kind<value>` keep their value in angle brackets."""
 
     @classmethod
@@ -165,7 +165,7 @@ class _AngleBracketed:
 
 
 @irdl_attr_definition
-class MaskPatternAttr(_AngleBracketed, EnumAttribute[MaskPattern]):
+class MaskPatternAttr(AngleBracketed, EnumAttribute[MaskPattern]):
     """`#pto.mask_pattern<P0101>`: which source columns a mask-form TGATHER keeps."""
 
     name = "pto.mask_pattern"
@@ -264,28 +264,28 @@ class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_attr_definition
-class GmLayoutAttr(_AngleBracketed, EnumAttribute[GmLayout]):
+class GmLayoutAttr(AngleBracketed, EnumAttribute[GmLayout]):
     """`#pto.layout<nd|dn|nz|...>`: logical layout of a GM tensor view."""
 
     name = "pto.layout"
 
 
 @irdl_attr_definition
-class KernelKindAttr(_AngleBracketed, EnumAttribute[KernelKind]):
+class KernelKindAttr(AngleBracketed, EnumAttribute[KernelKind]):
     """`#pto.kernel_kind<vector|cube>`: the cores a kernel runs on (a function or module attribute)."""
 
     name = "pto.kernel_kind"
 
 
 @irdl_attr_definition
-class AddressSpaceAttr(_AngleBracketed, EnumAttribute[AddressSpace]):
+class AddressSpaceAttr(AngleBracketed, EnumAttribute[AddressSpace]):
     """`#pto.address_space<vec>`: the memory a `!pto.ptr` points into."""
 
     name = "pto.address_space"
 
 
 @irdl_attr_definition
-class FenceScopeAttr(_AngleBracketed, EnumAttribute[FenceScope]):
+class FenceScopeAttr(AngleBracketed, EnumAttribute[FenceScope]):
     """`#pto.fence_scope<gm>`: the memory whose accesses `pto.fence.barrier_all` orders."""
 
     name = "pto.fence_scope"

@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, i64
-from xdsl.ir import Block, Region
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
@@ -31,7 +31,7 @@ from pto_dialect.ops.tile_value import TGetValOp, TSetValOp
 from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import PADS, PartitionTensorViewType, TensorViewType, TileBufType
 
-from pto_frontend.trace import checked_call, current, located, sequence_of
+from pto_frontend.trace import Trace, checked_call, current, located, sequence_of
 from pto_frontend.values import DType, PartitionView, Pointer, Scalar, TensorView, Tile, Value, index, index_operand
 
 
@@ -158,19 +158,23 @@ def load_scalar(ptr: Pointer, offset: int | Scalar) -> Scalar:
     return Scalar(trace.append(op).results[0])
 
 
+def _element_value(trace: Trace, value: object, element: Attribute, call: str, whose: str) -> SSAValue:
+    """A value written as one element: a Scalar as it is, a Python number as a constant of the
+    element type; anything else a located error naming `call`."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return trace.constant(value, element)
+    if isinstance(value, Scalar):
+        return value.ssa
+    raise located(f"{call} takes a value of {whose} element type or a Python number, got {value!r}")
+
+
 def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar) -> None:
     """`pto.store_scalar %value, %ptr[%offset]`: one element of a pointer argument (a Python
     number becomes a constant of the pointer's element type)."""
     trace = current("pto.store_scalar()")
     if not isinstance(ptr, Pointer):
         raise located(f"pto.store_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
-    element = ptr.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value_ssa = trace.constant(value, element)
-    elif isinstance(value, Scalar):
-        value_ssa = value.ssa
-    else:
-        raise located(f"pto.store_scalar() takes a value of the pointer's element type or a Python number, got {value!r}")
+    value_ssa = _element_value(trace, value, ptr.type.element_type, "pto.store_scalar()", "the pointer's")  # pyright: ignore[reportAttributeAccessIssue]
     offset_ssa = index_operand(offset, "pto.store_scalar(offset)")
     trace.append(StoreScalarOp.build(operands=[value_ssa, ptr.ssa, offset_ssa]))
 
@@ -191,13 +195,7 @@ def tsetval(tile: Tile, offset: int | Scalar, value: int | float | Scalar) -> No
     trace = current("pto.tsetval()")
     if not isinstance(tile, Tile):
         raise located(f"pto.tsetval() takes a tile (pto.alloc_tile), got {tile!r}")
-    element = tile.type.element_type  # pyright: ignore[reportAttributeAccessIssue]
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        value_ssa = trace.constant(value, element)
-    elif isinstance(value, Scalar):
-        value_ssa = value.ssa
-    else:
-        raise located(f"pto.tsetval() takes a value of the tile's element type or a Python number, got {value!r}")
+    value_ssa = _element_value(trace, value, tile.type.element_type, "pto.tsetval()", "the tile's")  # pyright: ignore[reportAttributeAccessIssue]
     offset_ssa = index_operand(offset, "pto.tsetval(offset)")
     trace.append(TSetValOp.build(operands=[offset_ssa, value_ssa, tile.ssa]))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from bench.simdiff import harness
@@ -43,3 +44,16 @@ def test_unknown_forms_are_refused(capsys):
     with pytest.raises(SystemExit):
         harness.options(["--pto-isa", "x", "--forms", f"{FORMS[0]},tnothing"])
     assert "unknown forms tnothing" in capsys.readouterr().err
+
+
+def test_dtype_keeps_the_kernels_holding_it():
+    cases = harness.generate(["tadd"], 4, seed=1, dtype="bf16")
+    assert len(cases) == 4 and all(c.mentions("bf16") for c in cases.values())
+
+
+def test_nan_bits_only_means_every_differing_element_is_nan_on_both_sides():
+    ours = np.array([1.0, np.nan, 2.0], np.float32)
+    quiet = np.array([0x3F800000, 0x7FC00001, 0x40000000], np.uint32).view(np.float32)
+    assert harness.only_nan_bits(ours, quiet)
+    assert not harness.only_nan_bits(ours, np.array([1.0, np.nan, 3.0], np.float32))
+    assert not harness.only_nan_bits(np.array([1, 2], np.int32), np.array([1, 3], np.int32))

@@ -1,13 +1,15 @@
 """
 Random kernels run on this project's cpu interpreter and on pto-isa's CPU simulator (its C++
-headers, include/pto/cpu, built with g++), every GM argument compared bit for bit afterwards.
+headers, include/pto/cpu, built with g++ or --cxx), every GM argument compared bit for bit afterwards.
 
     .venv/bin/python -m bench.simdiff --pto-isa PATH [--forms a,b] [--n 50] [--seed 1]
-        [--jobs 2] [--batch 40] [--work DIR] [--keep]
+        [--dtype bf16] [--cxx clang++-19] [--jobs 2] [--batch 40] [--work DIR] [--keep]
 
 PATH holds pto-isa's include/ (`git -C REPO archive HEAD include | tar -x -C PATH`); it is only
-read. The forms (bench/simdiff/generators/, every one by default) each draw `--n` kernels. A
-kernel the project rejects on cpu is skipped and counted. The others run on `interpreter.run`
+read. The forms (bench/simdiff/generators/, every one by default) each draw `--n` kernels (with
+`--dtype`, `--n` kernels holding that element type). A kernel the project rejects on cpu is
+skipped and counted; so is one holding bf16 where the compiler has no std::bfloat16_t (g++ 12:
+`--cxx clang++` builds it through bench/simdiff/bfloat16/stdfloat). The others run on `interpreter.run`
 (target cpu); their C++ (`pto-opt --target cpu --to=cpp`, tiles placed by the passes the
 interpreter's pipeline runs) is built in batches, one translation unit each, with a driver that
 runs each kernel in a child process on the same inputs (read from files) and writes every GM

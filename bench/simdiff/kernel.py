@@ -241,6 +241,15 @@ class Kernel:
         view = self.tile_view(f"{name}_out", tile, garbage(self.rng, tile.dtype, tile.valid_shape), f"{name} out")
         self.lines.append(f"    pto.tstore ins(%{name} : {tile}) outs(%{name}_out : {view})")
 
+    def into(self, dst: Tile, *ops: str) -> Case:
+        """The case of `ops` writing `%d`: dst loaded first with random bits (what the ops leave
+        unwritten must survive), stored after them."""
+        self.load("d", dst)
+        for text in ops:
+            self.op(text)
+        self.store("d")
+        return self.case()
+
     def case(self) -> Case:
         consts = [f"    %c{n} = arith.constant {n} : index" for n in sorted(self.consts)]
         return Case(self.instruction, self.details, "\n".join(consts + self.lines), self.arguments)

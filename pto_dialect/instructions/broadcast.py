@@ -327,6 +327,25 @@ def expand_kernel(o: dict, **_: object) -> None:
     dst.write(rows, cols, src.values[..., :rows, :1].astype(dst.flat.dtype, copy=False))
 
 
+def compute_into(
+    dst: Tile, compute: Callable[..., Any], operands: tuple[Any, ...], choices: dict[str, Any], into_dst: bool
+) -> None:
+    """dst's valid region = compute(*operands, **choices) in dst's type (written in place where
+    `compute` takes `out` and every operand has dst's type); a zero divisor the simulator asserts
+    on is a run-time fault naming the element."""
+    out = dst.valid_view() if into_dst and all(o.dtype == dst.flat.dtype for o in operands) else None
+    try:
+        with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
+            result = np.asarray(compute(*operands, **choices, **({} if out is None else {"out": out})))
+    except ZeroDivision as zero:
+        iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
+        raise RuntimeFault(
+            f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
+            "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
+    if result is not out:
+        dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+
+
 def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
     assert row.compute is not None
     compute = row.compute
@@ -339,18 +358,7 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
         full, vector = (src0, src1) if src0_full else (src1, src0)
         a = full.read_valid()
         b = per_row_values(vector, rows, cols, vector_read)
-        operands = (a, b) if src0_full else (b, a)
-        out = dst.valid_view() if into_dst and a.dtype == b.dtype == dst.flat.dtype else None
-        try:
-            with np.errstate(all="ignore"):  # overflow, NaN and division by zero are values here
-                result = np.asarray(compute(*operands, **choices, **({} if out is None else {"out": out})))
-        except ZeroDivision as zero:
-            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
-            raise RuntimeFault(
-                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
-                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        if result is not out:
-            dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        compute_into(dst, compute, (a, b) if src0_full else (b, a), choices, into_dst)
 
     kernel.__doc__ = row.summary
     return kernel
@@ -369,19 +377,7 @@ def col_binary_kernel(row: Broadcast) -> Callable[..., None]:
 
     def kernel(o: dict, **choices: Any) -> None:  # noqa: ANN401
         src0, src1, dst = o["src0"], o["src1"], o["dst"]
-        rows, cols = dst.valid_shape
-        a, b = src0.read_valid(), src1.values[..., :1, :cols]
-        out = dst.valid_view() if into_dst and a.dtype == b.dtype == dst.flat.dtype else None
-        try:
-            with np.errstate(all="ignore"):
-                result = np.asarray(compute(a, b, **choices, **({} if out is None else {"out": out})))
-        except ZeroDivision as zero:
-            iteration, (i, j) = first_failing(zero.where, zero.where.ndim - 2)
-            raise RuntimeFault(
-                f"element ({i}, {j}) divides by zero (the simulator asserts 'Divider cannot be equal to "
-                "zero', cpu/ElementOp.h) or the integer minimum by -1 (a trap)", iteration) from None
-        if result is not out:
-            dst.write_valid(result.astype(dst.flat.dtype, copy=False))
+        compute_into(dst, compute, (src0.read_valid(), src1.values[..., :1, : dst.valid_col]), choices, into_dst)
 
     kernel.__doc__ = row.summary
     return kernel

@@ -340,7 +340,7 @@ def _as_element(value: Any, ssa_type: Attribute, element: Any) -> Any:  # noqa: 
     if ssa.kind in "iu":
         typed = raw.astype(np.int64).astype(ssa)  # wraps to the SSA width
     else:
-        typed = rounded(raw.astype(np.float64), ssa)  # a double rounded to the SSA type
+        typed = rounded(raw.astype(np.float64), ssa, image=True)  # the SSA value, from its double image
     if typed.ndim:
         typed = typed.reshape(-1, 1, 1)
     if element.kind in "iu" and ssa.kind not in "iu":
@@ -810,7 +810,7 @@ def remainder_toward_zero(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any: 
             least = np.iinfo(a.dtype).min
             fault_where((a == least) & (b == -1), lambda at: f"takes {least} (src element {at}) modulo -1: integer division traps")
         return np.fmod(a, np.where(b == 0, 1, b))
-    return rounded(np.fmod(a.astype(np.float64), b.astype(np.float64)), a.dtype)
+    return rounded(np.fmod(as_c_double(a), as_c_double(b)), a.dtype)
 
 
 def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noqa: ANN401
@@ -822,7 +822,7 @@ def floor_remainder(a: Any, b: Any, *, zero_divisor: ZeroDivisor) -> Any:  # noq
     if isinstance(r, Kept):
         r, kept = r
     b = np.broadcast_to(b, a.shape)
-    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_payloads(np.asarray(r + b), r, b), r)
+    fixed = np.where(((a >= 0) != (b >= 0)) & (r != 0), with_nan_of(np.asarray(r + b), r, b, BothNan.SRC0), r)
     return fixed if kept is None else Kept(fixed, kept)
 
 
@@ -891,7 +891,8 @@ def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
 
 def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
     """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
-    return np.where(a > 0, a, with_payloads(np.asarray(a * slope), a, slope))
+    product = np.asarray(a * slope)
+    return np.where(a > 0, a, with_nan_of(product, a, slope, BothNan.SRC0) if a.dtype.name == "bfloat16" else product)
 
 
 def scalar_over(src: Any, scalar: Any, division: Division) -> Any:  # noqa: ANN401
@@ -1053,10 +1054,11 @@ FILL = Family.of(
 # type, f16's exp through expf (float): checked against g++ on all 65536 halves.
 
 
-def rounded(values: Any, dtype: Any) -> Any:  # noqa: ANN401
+def rounded(values: Any, dtype: Any, image: bool = False) -> Any:  # noqa: ANN401
     """float64 `values` rounded once to `dtype`, as C++'s static_cast does (ml_dtypes' bf16
     goes through float32 and would round twice: round to odd on the way there instead; it would
-    also drop a NaN's payload, which C++ keeps)."""
+    also drop a NaN's payload, which C++ keeps). `image`: the values are a `dtype` value's float64
+    image, taken back bit for bit (no conversion happens: a signalling NaN stays so)."""
     if dtype.itemsize != 2 or dtype == np.float16:
         return values.astype(dtype)
     single = values.astype(np.float32)
@@ -1065,14 +1067,14 @@ def rounded(values: Any, dtype: Any) -> Any:  # noqa: ANN401
     bits = single.view(np.uint32) - away.astype(np.uint32)  # toward zero: the magnitude's predecessor
     result = (bits | inexact.astype(np.uint32)).view(np.float32).astype(dtype)
     nan = np.isnan(values)
-    return np.where(nan, converted_nan(values, dtype), result) if nan.any() else result
+    return np.where(nan, converted_nan(values, dtype, quiet=not image), result) if nan.any() else result
 
 
 def mantissa_bits(dtype: Any) -> int:  # noqa: ANN401
     return {2: 10 if dtype == np.float16 else 7, 4: 23, 8: 52}[dtype.itemsize]
 
 
-def converted_nan(x: Any, dtype: Any) -> Any:  # noqa: ANN401
+def converted_nan(x: Any, dtype: Any, quiet: bool = True) -> Any:  # noqa: ANN401
     """A C++ float conversion of NaN `x`: sign and payload kept (the payload's top bits when
     narrowing), the quiet bit set (NumPy's cast keeps a signalling NaN signalling); but bf16 to
     float is the 16-bit shift clang compiles it to, which keeps a signalling NaN signalling (the
@@ -1084,8 +1086,8 @@ def converted_nan(x: Any, dtype: Any) -> Any:  # noqa: ANN401
     width = 8 * dtype.itemsize
     sign = (src >> np.uint64(8 * x.dtype.itemsize - 1)) << np.uint64(width - 1)
     exponent = np.uint64(((1 << (width - 1 - m_dst)) - 1) << m_dst)
-    quiet = 0 if x.dtype.name == "bfloat16" and dtype == np.float32 else 1 << (m_dst - 1)
-    bits = sign | exponent | payload | np.uint64(quiet)
+    quieted = quiet and not (x.dtype.name == "bfloat16" and dtype == np.float32)
+    bits = sign | exponent | payload | np.uint64(1 << (m_dst - 1) if quieted else 0)
     return bits.astype(f"u{dtype.itemsize}").view(dtype)
 
 

@@ -328,7 +328,7 @@ class WindowRules:
     """The part's rows and cols at most the whole's (static_asserts)."""
     even_valid_bytes: bool
     """The part's valid columns a whole number of 2-byte units unless it is 1x1 (a
-    static_assert, which a dynamic valid column fails for 1-byte types)."""
+    static_assert, which a dynamic valid column, DYNAMIC = -1 there, fails for 1-byte types only)."""
     note: str
 
 
@@ -355,8 +355,10 @@ def window_check(row: WindowCopy) -> CheckRule:
                 f"{whole.rows}x{whole.cols}",
             )
         if rules.even_valid_bytes and (part.valid_row, part.valid_col) != (1, 1):
+            # a dynamic valid col is pto-isa's DYNAMIC (-1) in the static_assert: odd only for 1-byte types
+            valid_col = part.valid_col if known(part.valid_col) else -1
             require(
-                known(part.valid_col) and part.valid_col * part.elem.bytes % 2 == 0,
+                valid_col * part.elem.bytes % 2 == 0,
                 f"expects {row.part} valid cols to span whole 2-byte units on target {target} (unless {row.part} is "
                 f"1x1), got {'?' if not known(part.valid_col) else part.valid_col} x {part.elem.mlir}",
             )

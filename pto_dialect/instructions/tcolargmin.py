@@ -23,6 +23,7 @@ from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import (
     added_tmp,
+    outputs_footprint,
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
@@ -39,7 +40,7 @@ from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, N
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, np, rect
+from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
 from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.src_read import valid_reads, valid_values
@@ -200,13 +201,7 @@ def col_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 
 def footprint(o: dict, *, src_read: SrcRead, **_: object) -> Footprint:
-    src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx") or o["dst"]
-    vc = src.valid_col
-    tiles = [(src, False, valid_reads(src, src_read)), (dst_idx, True, rect(dst_idx, 1, vc))]
-    if dst_val is not None:
-        tiles.append((dst_val, True, rect(dst_val, 1, vc)))
-    return Footprint(tiles, [])
+    return outputs_footprint(o, valid_reads(o["src"], src_read), kept=1)
 
 
 class ColArgReduceBase(LoweredOp, SearchesExtreme):

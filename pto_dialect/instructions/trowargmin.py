@@ -32,6 +32,7 @@ from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
 from pto_dialect.arg_reduce import (
+    outputs_footprint,
     TMP_ADDED,
     ArgReduceTypes,
     Extreme,
@@ -45,7 +46,7 @@ from pto_dialect.arg_reduce import (
 )
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
-from pto_dialect.machine import Footprint, np, rect, valid_rect
+from pto_dialect.machine import Footprint, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import REPEAT_BYTES, REPEAT_MAX, vector_repeats
 
@@ -163,13 +164,7 @@ def row_arg_reduce_kernel(o: dict, *, extreme: Extreme, compare: ArgCompare, nan
 
 
 def footprint(o: dict, **_: object) -> Footprint:
-    src, dst_val = o["src"], o.get("dstVal")
-    dst_idx = o.get("dstIdx") or o["dst"]
-    vr = src.valid_row
-    tiles = [(src, False, valid_rect(src)), (dst_idx, True, rect(dst_idx, vr, 1))]
-    if dst_val is not None:
-        tiles.append((dst_val, True, rect(dst_val, vr, 1)))
-    return Footprint(tiles, [])
+    return outputs_footprint(o, valid_rect(o["src"]), kept=0)
 
 
 class RowArgReduceBase(LoweredOp, SearchesExtreme):

@@ -29,11 +29,12 @@ from xdsl.irdl import (
     opt_prop_def,
     prop_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
+from pto_dialect.attributes import AngleBracketed
 from pto_dialect.instruction import Pipe
 
 
@@ -58,28 +59,15 @@ class Event(StrEnum):
         return Event(f"EVENT_ID{number}")
 
 
-class _Bracketed:
-    """`#pto.pipe<PIPE_V>`: the value in angle brackets."""
-
-    @classmethod
-    def parse_parameter(cls, parser: AttrParser) -> StrEnum:
-        with parser.in_angle_brackets():
-            return parser.parse_str_enum(cls.enum_type)  # pyright: ignore[reportAttributeAccessIssue]
-
-    def print_parameter(self, printer: Printer) -> None:
-        with printer.in_angle_brackets():
-            printer.print_string(self.data.value)  # pyright: ignore[reportAttributeAccessIssue]
-
-
 @irdl_attr_definition
-class PipeAttr(_Bracketed, EnumAttribute[Pipe]):
+class PipeAttr(AngleBracketed, EnumAttribute[Pipe]):
     """`#pto.pipe<PIPE_MTE2>`: a hardware pipe."""
 
     name = "pto.pipe"
 
 
 @irdl_attr_definition
-class EventAttr(_Bracketed, EnumAttribute[Event]):
+class EventAttr(AngleBracketed, EnumAttribute[Event]):
     """`#pto.event<EVENT_ID0>`: a flag's event id."""
 
     name = "pto.event"
@@ -117,6 +105,36 @@ class FlagOpBase(IRDLOperation):
     def pair(self) -> tuple[Pipe, Pipe]:
         return self.src_pipe.data, self.dst_pipe.data
 
+    @classmethod
+    def _parse_event(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        """The event: (operands, properties) of the op."""
+        raise NotImplementedError
+
+    def _print_event(self, printer: Printer) -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_punctuation("[")
+        src = _parse_enum(parser, PipeAttr)
+        parser.parse_punctuation(",")
+        dst = _parse_enum(parser, PipeAttr)
+        parser.parse_punctuation(",")
+        operands, event = cls._parse_event(parser)
+        parser.parse_punctuation("]")
+        attrs = parser.parse_optional_attr_dict()
+        return cls.create(operands=operands, properties={"src_pipe": src, "dst_pipe": dst, **event}, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("[")
+        _print_short(printer, self.src_pipe)
+        printer.print_string(", ")
+        _print_short(printer, self.dst_pipe)
+        printer.print_string(", ")
+        self._print_event(printer)
+        printer.print_string("]")
+        printer.print_op_attributes(self.attributes)
+
     def verify_(self) -> None:
         src, dst = self.pair
         if Pipe.ALL in (src, dst):
@@ -141,27 +159,11 @@ class StaticFlagOp(FlagOpBase):
         return self.event_id.data.number
 
     @classmethod
-    def parse(cls, parser: Parser):
-        parser.parse_punctuation("[")
-        src = _parse_enum(parser, PipeAttr)
-        parser.parse_punctuation(",")
-        dst = _parse_enum(parser, PipeAttr)
-        parser.parse_punctuation(",")
-        event = _parse_enum(parser, EventAttr)
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        op = cls.create(properties={"src_pipe": src, "dst_pipe": dst, "event_id": event}, attributes=attrs)
-        return op
+    def _parse_event(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        return [], {"event_id": _parse_enum(parser, EventAttr)}
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string("[")
-        _print_short(printer, self.src_pipe)
-        printer.print_string(", ")
-        _print_short(printer, self.dst_pipe)
-        printer.print_string(", ")
+    def _print_event(self, printer: Printer) -> None:
         _print_short(printer, self.event_id)
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
 
 
 class DynFlagOp(FlagOpBase):
@@ -173,27 +175,11 @@ class DynFlagOp(FlagOpBase):
         return None
 
     @classmethod
-    def parse(cls, parser: Parser):
-        parser.parse_punctuation("[")
-        src = _parse_enum(parser, PipeAttr)
-        parser.parse_punctuation(",")
-        dst = _parse_enum(parser, PipeAttr)
-        parser.parse_punctuation(",")
-        event = parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())
-        parser.parse_punctuation("]")
-        attrs = parser.parse_optional_attr_dict()
-        return cls.create(operands=[event], properties={"src_pipe": src, "dst_pipe": dst}, attributes=attrs)
+    def _parse_event(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        return [parser.resolve_operand(parser.parse_unresolved_operand(), IndexType())], {}
 
-    def print(self, printer: Printer) -> None:
-        printer.print_string("[")
-        _print_short(printer, self.src_pipe)
-        printer.print_string(", ")
-        _print_short(printer, self.dst_pipe)
-        printer.print_string(", ")
+    def _print_event(self, printer: Printer) -> None:
         printer.print_ssa_value(self.event_id)
-        printer.print_string("]")
-        printer.print_op_attributes(self.attributes)
-
 
 @irdl_op_definition
 class SetFlagOp(StaticFlagOp):

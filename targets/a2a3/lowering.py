@@ -309,7 +309,8 @@ TSCATTER_FORMS = {
 
 OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
-    "results out of range and for NaN are not public"
+    "results out of range and for NaN are not public; i32 -> f16 goes through vconv_deq (deqscale 1.0), which "
+    "takes no round mode: exact up to 2048 in magnitude, rounded by the op's mode beyond"
 )
 VECTOR_ARITHMETIC = choosing(
     Unordered.NAN, Division.NATIVE, BothNan.SRC0, ShiftRange.ELEMENT, ByteLanes.PAIRED, ZeroDivisor.IEEE,

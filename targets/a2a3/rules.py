@@ -349,14 +349,14 @@ RULES = {
             "f32": "f16 bf16 f32 i16 i32 i64",
             "bf16": "f32 i32",
             "i16": "f16 f32",
-            "i32": "f32 i16 i64",
+            "i32": "f32 i16 i64 f16",
             "i64": "f32 i32",
             "i8": "f16",
             "ui8": "f16",
         }),
         vec_only=True, row_major_only=True, takes_tmp=True,
-        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here); Vec, "
-        "row-major tiles.",
+        note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here; i32 -> f16 "
+        "through vconv_deq with deqscale 1.0); Vec, row-major tiles.",
     ),
     **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
                    tfmod=FLOAT_REMAINDER, trem=REMAINDER, txor=XOR, tpow=POWER),

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import targets
 from pto_dialect.instructions import REGISTRY
-from targets.rules import aliasing
+from targets.rules import aliasing, divergences
 
 HEADER = """\
 # Target verification rules
@@ -45,18 +45,6 @@ pto-isa and the spec's own DPS example (PTOAS requires the string); an `mscatter
 `coalesce` takes the mode of the target's untemplated C++ call (the simulator: elem; a2a3,
 a5: row).
 
-Hand-placed tiles (`pto.alloc_tile addr = ...`, `pto.tassign`) may share bytes, as PTOAS
-takes them (its only check of explicit addresses is of the operands one op needs apart: TMOV's
-fp form and TQUANT's outputs, which are not implemented here) and as PyPTO's kernels place them:
-a tile reusing the bytes of a dead one, an accumulator carried from one tile to the next at one
-address. A tile reads what was last written to its bytes, and so does the interpreter; races
-between pipes on shared bytes are pto-insert-sync's to order and `pto-run --check-sync`'s (or
-`pto-opt --verify-sync`'s) to report. `pto-opt --strict-addresses` also rejects a tile written
-over the bytes of another that is read later (what pto-plan-memory guarantees of the tiles it
-places). Always checked: each tile inside its memory, and one instruction reading a tile and
-writing another over its bytes, which must be an alias that instruction computes in place
-(the last table).
-
 MSCATTER's colliding writes and atomic updates reach the table in each target's serial
 order: row-major on the simulator and a2a3 (a2a3's NZ elem path column block by column
 block), and on a5 (whose SIMT atomics leave the order open: a choice); a5 with
@@ -68,25 +56,6 @@ A NaN sum is the first NaN operand, quieted, the table's before src's (x86's add
 simulator's `+=` runs on; inf + -inf the negative default NaN); the NPUs' NaN bits are not
 documented, and the same is taken.
 
-Deliberate divergences from PTOAS's verdict on its own lit inputs (`test/lit/pto/`
-and `test/lit/vpto/` kernels that use only the ops implemented here), where the
-hardware code is stricter than PTOAS's verifier:
-- a2a3 compare-form `tgather` with a 32-byte tmp: the a2a3 code keeps the compare
-  bitmap, an index table and the converted thresholds in tmp, so a smaller tmp is
-  rejected (the spec's minimum is not enough);
-- a5 index-form `tgather` of 1-byte data with 32-bit indices: the a5 register gather
-  reads the indices of b8 data as 16-bit lanes, so 32-bit indices are rejected;
-- `mscatter` without `coalesce` on a2a3 (an [R, 1] row-major index) and a5 (an index
-  shaped like src): PTOAS accepts either shape, but the untemplated MSCATTER of the NPU
-  builds is row mode, whose static_assert asks for a [1, R] (a5 also [R, 1]) index, and
-  which reads the index tile's storage elements 0..R-1: both are rejected;
-- an instruction writing its output over an input's bytes other than as the in-place table
-  allows (a widening `tcvt` at its source's address, an output shifted against its input):
-  PTOAS accepts it, but the targets' code would overwrite input elements before reading them,
-  so it is rejected;
-- a5 `trowargmin`/`trowargmax` with a tmp as large as src (PTOAS issue 558): verification
-  accepts it, but the memory planner places the tmp a5's code does not use, so a kernel
-  whose src and tmp together overflow UB fails at planning.
 """
 
 
@@ -105,7 +74,7 @@ def _tables() -> list[tuple[str, list[tuple[str, dict[str, str]]]]]:
 
 
 def render() -> str:
-    out = [HEADER]
+    out = [HEADER + divergences.describe() + "\n"]
     names = targets.names()
     for title, rows in _tables():
         out.append(f"\n## `{title}`\n")
@@ -114,7 +83,7 @@ def render() -> str:
         for rule, per_target in rows:
             cells = [per_target[t].replace("|", "\\|") for t in names]
             out.append(f"| {rule} | " + " | ".join(cells) + " |")
-    out.append("\n## In place: an output over an input (exactly: same tile, or same address, shape, layout, element size; forward: narrower elements at the same address, where said)\n")
+    out.append("\n## In place: an output exactly over an input (same tile, or same address, shape, layout, element size)\n")
     out.append("The same on every target.\n")
     out.append("| instruction form | computed in place |")
     out.append("|---|---|")

@@ -352,36 +352,37 @@ pto.tstore ins(%d : {c}) outs(%zp : {view(COLUMN, "f32")})
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
-def _broadcast_sample(mnemonic: str) -> Sample:
-    """`pto.<mnemonic>(src0, src1, dst)` with a 32-byte-per-row src1 (TROWEXPAND: `(src, dst)`)."""
-    plain = mnemonic == "trowexpand"
+def _expand_sample(mnemonic: str, plain_mnemonic: str, vector: tuple[int, int]) -> Sample:
+    """`pto.<mnemonic>(src0, src1, dst)` with a `vector`-shaped src1 (the plain expansion
+    `plain_mnemonic`: `(src, dst)`)."""
+    plain = mnemonic == plain_mnemonic
 
     def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = _parts([(x, ROWS), (y, BLOCK), (z, ROWS)])
-        a, v, d = _tiles((ROWS, pto.f32), (BLOCK, pto.f32), (ROWS, pto.f32))
+        xp, yp, zp = _parts([(x, ROWS), (y, vector), (z, ROWS)])
+        a, v, d = _tiles((ROWS, pto.f32), (vector, pto.f32), (ROWS, pto.f32))
         pto.tload(xp, a)
         pto.tload(yp, v)
         if plain:
-            pto.trowexpand(v, d)
+            getattr(pto, plain_mnemonic)(v, d)
         else:
             getattr(pto, mnemonic)(a, v, d)
         pto.tstore(d, zp)
 
-    t, b = tile(ROWS, "f32"), tile(BLOCK, "f32")
-    op = (f"pto.trowexpand ins(%v : {b}) outs(%d : {t})" if plain
+    t, b = tile(ROWS, "f32"), tile(vector, "f32")
+    op = (f"pto.{plain_mnemonic} ins(%v : {b}) outs(%d : {t})" if plain
           else f"pto.{mnemonic} ins(%a, %v : {t}, {b}) outs(%d : {t})")
     text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ROWS) + f"""
-{gm_views([("x", "f32", ROWS), ("y", "f32", BLOCK), ("z", "f32", ROWS)])}
+{gm_views([("x", "f32", ROWS), ("y", "f32", vector), ("z", "f32", ROWS)])}
 %a = pto.alloc_tile : {t}
 %v = pto.alloc_tile : {b}
 %d = pto.alloc_tile : {t}
 pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%a : {t})
-pto.tload ins(%yp : {view(BLOCK, "f32")}) outs(%v : {b})
+pto.tload ins(%yp : {view(vector, "f32")}) outs(%v : {b})
 {op}
 pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
 """, mnemonic)
-    args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(64).astype(np.float32) % 2 + 1,
-            np.zeros(128, np.float32))
+    args = (RNG.standard_normal(128).astype(np.float32) % 2,
+            RNG.standard_normal(vector[0] * vector[1]).astype(np.float32) % 2 + 1, np.zeros(128, np.float32))
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
@@ -615,40 +616,6 @@ pto.{mnemonic} ins(%cst : f32) outs(%d : {t})
 pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, "f32")})
 """, mnemonic)
     return Sample(pto.kernel(kernel, name=mnemonic), text, (np.zeros(ELEMENTWISE[0] * ELEMENTWISE[1], np.float32),))
-def _column_sample(mnemonic: str) -> Sample:
-    """`pto.<mnemonic>(src0, src1, dst)` with a one-row src1 (TCOLEXPAND: `(src, dst)`)."""
-    plain = mnemonic == "tcolexpand"
-    one_row = (1, 16)
-
-    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = _parts([(x, ROWS), (y, one_row), (z, ROWS)])
-        a, v, d = _tiles((ROWS, pto.f32), (one_row, pto.f32), (ROWS, pto.f32))
-        pto.tload(xp, a)
-        pto.tload(yp, v)
-        if plain:
-            pto.tcolexpand(v, d)
-        else:
-            getattr(pto, mnemonic)(a, v, d)
-        pto.tstore(d, zp)
-
-    t, r = tile(ROWS, "f32"), tile(one_row, "f32")
-    op = (f"pto.tcolexpand ins(%v : {r}) outs(%d : {t})" if plain
-          else f"pto.{mnemonic} ins(%a, %v : {t}, {r}) outs(%d : {t})")
-    text = func([(n, "!pto.ptr<f32>") for n in "xyz"], constants(0, 1, *ROWS) + f"""
-{gm_views([("x", "f32", ROWS), ("y", "f32", one_row), ("z", "f32", ROWS)])}
-%a = pto.alloc_tile : {t}
-%v = pto.alloc_tile : {r}
-%d = pto.alloc_tile : {t}
-pto.tload ins(%xp : {view(ROWS, "f32")}) outs(%a : {t})
-pto.tload ins(%yp : {view(one_row, "f32")}) outs(%v : {r})
-{op}
-pto.tstore ins(%d : {t}) outs(%zp : {view(ROWS, "f32")})
-""", mnemonic)
-    args = (RNG.standard_normal(128).astype(np.float32) % 2, RNG.standard_normal(16).astype(np.float32) % 2 + 1,
-            np.zeros(128, np.float32))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
-
-
 def _column_reduce_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(src, dst)` on a loaded f32 tile, the row stored."""
     one_row = (1, 16)
@@ -811,8 +778,8 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _unary_sample(row.mnemonic) for row in UNARY.rows] + [TCVT_SAMPLE] + [
     _reduce_sample(row.mnemonic) for row in ROW_REDUCTIONS.rows] + [
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
-    _broadcast_sample(row.mnemonic) for row in ROW_BROADCASTS.rows] + [
-    _column_sample(row.mnemonic) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
+    _expand_sample(row.mnemonic, "trowexpand", BLOCK) for row in ROW_BROADCASTS.rows] + [
+    _expand_sample(row.mnemonic, "tcolexpand", (1, 16)) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
     _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]

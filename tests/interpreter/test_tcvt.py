@@ -159,3 +159,13 @@ def test_every_target_prices_tcvt_and_the_unary_family(target: str, tmp_path, ca
         assert not e.code
     out = capsys.readouterr().out
     assert out.count(" pto.t") == len(ops), out
+
+
+def test_a2a3_converts_i32_to_f16_through_vconv_deq() -> None:
+    """npu/a2a3/TCvt.hpp: i32 -> f16 by vconv_deq with deqscale 1.0 (PyPTO's quantization
+    kernels use it): integers up to 2048 in magnitude are exact; beyond, the reference rounds by
+    the op's mode (approximate: vconv_deq's rounding is not public)."""
+    x = np.array([[0, 1, -1, 7, -300, 2047, 2048, -2048, 2049, 2051, 4097, -4099, 65504, 70000, 100, -5]], np.int32)
+    out = run(kernel("i32", "f16", "RINT", "OFF", (1, 16)), "a2a3", x, "f16")
+    with np.errstate(over="ignore"):
+        assert_bits_equal(out, x.astype(np.float64).astype(np.float16))  # nearest even, once

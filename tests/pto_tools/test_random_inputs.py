@@ -121,3 +121,40 @@ def test_bad_flags_are_one_line_errors(dynamic, flags, message, capsys):
     code, stdout, err = call(pto_run.main, [dynamic, *flags], capsys)
     assert (code, stdout, err.count("\n")) == (1, "", 1)
     assert err.strip().endswith(message)  # a path to the kernel before a located message
+
+
+# PyPTO's RoPE kernels: an index table loaded into a tile, gathered through a subview of it
+SUBVIEW_INDICES = """\
+func.func @swap(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c2 = arith.constant 2 : index
+  %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+  %iv = pto.make_tensor_view %ids, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
+  %ov = pto.make_tensor_view %out, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
+  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+  %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<?x?xi32>
+  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+  %s = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+  %all = pto.alloc_tile : !pto.tile_buf<vec, 2x64xi32>
+  %tmp = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32>
+  %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+  pto.tload ins(%sp : !pto.partition_tensor_view<1x64xf32>) outs(%s : !pto.tile_buf<vec, 1x64xf32>)
+  pto.tload ins(%ip : !pto.partition_tensor_view<2x64xi32>) outs(%all : !pto.tile_buf<vec, 2x64xi32>)
+  %first = pto.subview %all[%c0, %c0] sizes [1, 64] : !pto.tile_buf<vec, 2x64xi32> -> !pto.tile_buf<vec, 1x64xi32>
+  pto.tgather ins(%s, %first, %tmp : !pto.tile_buf<vec, 1x64xf32>, !pto.tile_buf<vec, 1x64xi32>, !pto.tile_buf<vec, 1x64xi32>) outs(%d : !pto.tile_buf<vec, 1x64xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%op : !pto.partition_tensor_view<1x64xf32>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_indices_gathered_through_a_subview_are_drawn_inside_the_table(tmp_path, target):
+    path = tmp_path / "swap.pto"
+    path.write_text(SUBVIEW_INDICES)
+    src, ids, _ = pto_frontend.draw_inputs(str(path), "random:3")
+    assert ids.min() >= 0 and ids.max() < 64  # src's 64 elements, though the index tile holds 2 x 64
+    final = pto_frontend.run(str(path), target, inputs="random:3")
+    np.testing.assert_array_equal(final[2], src[ids[:64]])

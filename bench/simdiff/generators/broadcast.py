@@ -56,10 +56,7 @@ def expand(rng: random.Random) -> Case:
     dst = Tile("vec", valid[0], align(valid[1], per_block(dtype)), dtype, valid)
     k = Kernel(rng, "TROWEXPAND", f"{dtype} {src} -> {dst}")
     k.load("s", src, values(rng, dtype, src.valid_shape))
-    k.load("d", dst)
-    k.op(f"pto.trowexpand ins(%s : {src}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.trowexpand ins(%s : {src}) outs(%d : {dst})")
 
 
 FORMS = {op: (lambda rng, op=op: binary(rng, op)) for op in TYPES} | {"trowexpand": expand}

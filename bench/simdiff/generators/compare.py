@@ -49,10 +49,7 @@ def tcmp(rng: random.Random) -> Case:
     k = Kernel(rng, "TCMP", f"{mode.value} {dtype} src {src} -> {dst}")
     k.load("a", src, values(rng, dtype, valid))
     k.load("b", src, values(rng, dtype, valid))
-    k.load("d", dst)
-    k.op(f"pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp {mode.value}>}} : {src}, {src}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tcmp ins(%a, %b {{cmpMode = #pto<cmp {mode.value}>}} : {src}, {src}) outs(%d : {dst})")
 
 
 def tcmps(rng: random.Random) -> Case:
@@ -71,10 +68,7 @@ def tcmps(rng: random.Random) -> Case:
     k = Kernel(rng, "TCMPS", f"{mode.value} {dtype} src {src} -> {dst}")
     k.load("a", src, values(rng, dtype, valid))
     scalar = k.scalar(dtype, values(rng, dtype, (1,))[0])
-    k.load("d", dst)
-    k.op(f"pto.tcmps ins(%a, {scalar} {{cmpMode = #pto<cmp {mode.value}>}} : {src}, {dtype}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tcmps ins(%a, {scalar} {{cmpMode = #pto<cmp {mode.value}>}} : {src}, {dtype}) outs(%d : {dst})")
 
 
 def _select_tiles(rng: random.Random, dtype: str) -> tuple[Tile, Tile]:

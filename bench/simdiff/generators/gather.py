@@ -92,10 +92,7 @@ def tgather_mask(rng: random.Random) -> Case:
             dst = replace(dst, rows=dst.rows + rng.randint(1, 3), dynamic=True)
     k = Kernel(rng, "TGATHER", f"mask {pattern} {axis} {dtype} src {src} dst {dst}")
     k.load("s", src, values(rng, dtype, valid))
-    k.load("d", dst)
-    k.op(f'pto.tgather ins(%s, {{maskPattern = #pto.mask_pattern<{pattern}>}} : {src}, "{axis}") outs(%d : {dst})')
-    k.store("d")
-    return k.case()
+    return k.into(dst, f'pto.tgather ins(%s, {{maskPattern = #pto.mask_pattern<{pattern}>}} : {src}, "{axis}") outs(%d : {dst})')
 
 
 

@@ -32,6 +32,16 @@ def _valid(rng: random.Random, layouts: tuple[str, ...]) -> tuple[int, int]:
     return valid
 
 
+def _window(rng: random.Random, layout: str) -> tuple[tuple[int, int], tuple[int, int], int, int]:
+    """A valid shape of the whole tile, a window's inside it (whole fractals on NZ) and the
+    window's position: TEXTRACT's src and dst, TINSERT's dst and src."""
+    whole = _valid(rng, (layout,))
+    part = (rng.randint(1, whole[0]), rng.randint(1, whole[1]))
+    if layout == "nz":
+        part = (align(part[0], FRACTAL_ROWS), align(part[1], 32))
+    return whole, part, rng.randint(0, whole[0] - part[0]), rng.randint(0, whole[1] - part[1])
+
+
 def tmov(rng: random.Random) -> Case:
     source = rng.choice(MOVE_TYPES)
     target = source if rng.random() < 0.6 else rng.choice(MOVE_TYPES)
@@ -40,28 +50,18 @@ def tmov(rng: random.Random) -> Case:
     src, dst = maybe_dynamic(rng, _tile(rng, source, valid, layouts[0])), _tile(rng, target, valid, layouts[1])
     k = Kernel(rng, "TMOV", f"{src} -> {dst}")
     k.load("a", src, values(rng, source, valid))
-    k.load("d", dst)
-    k.op(f"pto.tmov ins(%a : {src}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tmov ins(%a : {src}) outs(%d : {dst})")
 
 
 def textract(rng: random.Random) -> Case:
     dtype = rng.choice(EXTRACT_TYPES)
     layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
-    src_valid = _valid(rng, (layout,))
-    dst_valid = (rng.randint(1, src_valid[0]), rng.randint(1, src_valid[1]))
-    if layout == "nz":
-        dst_valid = (align(dst_valid[0], FRACTAL_ROWS), align(dst_valid[1], 32))
-    row, col = rng.randint(0, src_valid[0] - dst_valid[0]), rng.randint(0, src_valid[1] - dst_valid[1])
+    src_valid, dst_valid, row, col = _window(rng, layout)
     src = maybe_dynamic(rng, _tile(rng, dtype, src_valid, layout))
     dst = _tile(rng, dtype, dst_valid, layout)
     k = Kernel(rng, "TEXTRACT", f"{src} at ({row}, {col}) -> {dst}")
     k.load("a", src, values(rng, dtype, src_valid))
-    k.load("d", dst)
-    k.op(f"pto.textract ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.textract ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
 
 
 def tgetval_tsetval(rng: random.Random) -> Case:
@@ -73,11 +73,11 @@ def tgetval_tsetval(rng: random.Random) -> Case:
     at, to = rng.randrange(src.rows * src.cols), rng.randrange(dst.rows * dst.cols)
     k = Kernel(rng, "TGETVAL/TSETVAL", f"{src}[{at}] -> {dst}[{to}]")
     k.load("a", src, values(rng, dtype, valid))
-    k.load("d", dst)
-    k.op(f"%v = pto.tgetval ins(%a, {k.index(at)} : {src}, index) outs : {dtype}")
-    k.op(f"pto.tsetval ins({k.index(to)}, %v : index, {dtype}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(
+        dst,
+        f"%v = pto.tgetval ins(%a, {k.index(at)} : {src}, index) outs : {dtype}",
+        f"pto.tsetval ins({k.index(to)}, %v : index, {dtype}) outs(%d : {dst})",
+    )
 
 
 def tconcat(rng: random.Random) -> Case:
@@ -91,10 +91,7 @@ def tconcat(rng: random.Random) -> Case:
     k = Kernel(rng, "TCONCAT", f"{src0} | {src1} -> {dst}")
     k.load("a", src0, values(rng, dtype, (rows, cols0)))
     k.load("b", src1, values(rng, dtype, (rows, cols1)))
-    k.load("d", dst)
-    k.op(f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tconcat ins(%a, %b : {src0}, {src1}) outs(%d : {dst})")
 
 
 def treshape(rng: random.Random) -> Case:
@@ -123,19 +120,12 @@ def tinsert(rng: random.Random) -> Case:
     """src's valid region placed into dst at a random position inside dst's valid region."""
     dtype = rng.choice(EXTRACT_TYPES)
     layout = rng.choice(["nd", "nd", "nd", "dn", "nz"])
-    dst_valid = _valid(rng, (layout,))
-    src_valid = (rng.randint(1, dst_valid[0]), rng.randint(1, dst_valid[1]))
-    if layout == "nz":
-        src_valid = (align(src_valid[0], FRACTAL_ROWS), align(src_valid[1], 32))
-    row, col = rng.randint(0, dst_valid[0] - src_valid[0]), rng.randint(0, dst_valid[1] - src_valid[1])
+    dst_valid, src_valid, row, col = _window(rng, layout)
     src = _tile(rng, dtype, src_valid, layout)
     dst = maybe_dynamic(rng, _tile(rng, dtype, dst_valid, layout))
     k = Kernel(rng, "TINSERT", f"{src} -> {dst} at ({row}, {col})")
     k.load("a", src, values(rng, dtype, src_valid))
-    k.load("d", dst)
-    k.op(f"pto.tinsert ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tinsert ins(%a, {k.index(row)}, {k.index(col)} : {src}, index, index) outs(%d : {dst})")
 
 
 FORMS = {"tinsert": tinsert, "treshape": treshape, "tconcat": tconcat, "tmov": tmov, "textract": textract, "tgetval_tsetval": tgetval_tsetval}

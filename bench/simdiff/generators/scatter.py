@@ -43,10 +43,7 @@ def tscatter_index(rng: random.Random) -> Case:
     k.load("s", src, values(rng, dtype, valid))
     bound = min(dst.rows * dst.cols, rng.choice([dst.rows * dst.cols, 8]))  # few targets: collisions
     k.load("i", idx, indices(rng, index_type, valid, bound, 0.0))
-    k.load("d", dst)
-    k.op(f"pto.tscatter ins(%s, %i : {src}, {idx}) outs(%d : {dst})")
-    k.store("d")
-    return k.case()
+    return k.into(dst, f"pto.tscatter ins(%s, %i : {src}, {idx}) outs(%d : {dst})")
 
 
 def tscatter_mask(rng: random.Random) -> Case:
