@@ -62,6 +62,9 @@ from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, Sect
 from pto_dialect.ops.sync import BarrierOp, CrossCoreBase, DynFlagOp, FlagOpBase, SetFlagDynOp, SetFlagOp
 from pto_dialect.phases import internal_flags, phases_of
 from pto_dialect.types import PtrType, TileTypeBase
+from pto_dialect.vpto.common import UB
+from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
+from pto_dialect.vpto.scope import VecScopeOp
 from targets.info import MEMORY_NAMES, SyncFacts
 
 Clock = dict[Pipe, int]
@@ -93,6 +96,18 @@ class _View:
     element_bytes: int
     offset: int | None
     strides: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class _Pointer:
+    """A register-level `!pto.ptr`: its memory and byte address there (None: unknown)."""
+
+    space: object
+    address: int | np.ndarray | None
+
+
+_UB_SPACE = ("mem", "vec")
+"""The memory of `!pto.ptr<T, ub>`: the UB the `vec` tiles live in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -374,7 +389,7 @@ class SyncChecker:
             return lambda state: self.loop(op, state)
         if isinstance(op, scf.IfOp):
             return lambda state: self.branch(op, state)
-        if isinstance(op, SectionVectorOp | SectionCubeOp):
+        if isinstance(op, SectionVectorOp | SectionCubeOp | VecScopeOp):  # a scope without tiles: its register ops
             return lambda state: self.block(op.body.block, state)
         if isinstance(op, CallOp):
             return lambda state: self.call(op, state)
@@ -428,19 +443,28 @@ class SyncChecker:
         iv = op.body.block.args[0]
         name = iv.name_hint or "i"
         known = all(isinstance(v, int) for v in (lb, ub, step)) and step > 0  # pyright: ignore[reportOperatorIssue]
+        carried_args, results = op.body.block.args[1:], op.results
         if known:  # known trips: replayed exactly, in either mode (a step of 0 or less: as unknown ones)
             trips = range(lb, ub, step)  # pyright: ignore[reportArgumentType, reportCallIssue]
-            if self.batch_loops and len(trips) > _WARMUP and _straight_line(op.body.block):
+            # a loop carrying values (a pointer's offset) is replayed, each iteration with its values
+            if self.batch_loops and not carried_args and len(trips) > _WARMUP and _straight_line(op.body.block):
                 batched = _BatchedLoop(self, op, trips).run(state)
                 if batched is not None:
                     return batched
+            carried = [self.values.get(v) for v in op.iter_args]
+            yielded = op.body.block.last_op
             for i in trips:
                 self.values[iv] = i
+                self.values.update(zip(carried_args, carried))
                 self.where.append(f" in iteration %{name} = {i}")
                 state = self.block(op.body.block, state)
                 self.where.pop()
+                if isinstance(yielded, scf.YieldOp):
+                    carried = [self.values.get(v) for v in yielded.arguments]
+            self.values.update(zip(results, carried))
             return state
         self.values[iv] = None
+        self.values.update((v, None) for v in (*carried_args, *results))
         before = state.copy()
         for k in range(2):
             self.where.append(f" in iteration {'i' if k == 0 else 'i+1'} of the loop over %{name}")
@@ -509,6 +533,32 @@ class SyncChecker:
             addr = self.values.get(op.addr)
             space = ("mem", tile.loc.data)  # pyright: ignore[reportAttributeAccessIssue]
             return Region(space, addr, addr + tile.size_bytes) if isinstance(addr, int | np.ndarray) else Region(space)  # pyright: ignore[reportAttributeAccessIssue]
+        if isinstance(op, CastPtrOp | AddPtrOp):
+            return self.pointer(op)
+        raise _Unknown
+
+    def pointer(self, op: CastPtrOp | AddPtrOp) -> _Pointer:
+        """A castptr's or addptr's pointer: an integer cast is its address, a GM argument's its buffer."""
+        result_type = op.result.type
+        if not isinstance(result_type, PtrType):
+            raise _Unknown  # a pointer cast to its integer address
+        if isinstance(op, AddPtrOp):
+            base = self.values.get(op.ptr)
+            if not isinstance(base, _Pointer):
+                raise _Unknown
+            try:
+                step = self.known(op.offset) * result_type.element.bytes
+            except _Unknown:
+                return _Pointer(base.space, None)
+            return _Pointer(base.space, None if base.address is None else base.address + step)
+        source = self.values.get(op.input)
+        if isinstance(source, _Pointer):
+            return source
+        if isinstance(source, _View):
+            return _Pointer(source.buffer, None if source.offset is None else source.offset * source.element_bytes)
+        if result_type.space.data == UB:
+            address = source if isinstance(source, int) or self.vector and isinstance(source, np.ndarray) else None
+            return _Pointer(_UB_SPACE, address)
         raise _Unknown
 
     def partition(self, operands: tuple[SSAValue, tuple[SSAValue, ...], tuple[SSAValue, ...], SSAValue], state: PipeState) -> PipeState:
@@ -533,9 +583,30 @@ class SyncChecker:
         v = self.values.get(value)
         if isinstance(v, Region):
             return v
-        if isinstance(v, _View):
-            return Region(v.buffer)
+        if isinstance(v, _View | _Pointer):
+            return Region(v.buffer if isinstance(v, _View) else v.space)
         return None
+
+    def accessed(self, op: Operation, value: SSAValue) -> Region | None:
+        """The bytes `op` touches through `value`: a tile's or view's region; through a register-level
+        pointer, its address plus the op's `byte_span` (the whole memory where either is unknown; a UB
+        pointer the replay cannot follow is anywhere in UB, a GM one is not checked)."""
+        pointer = self.values.get(value)
+        if isinstance(pointer, _View) and isinstance(value.type, PtrType):  # a GM argument passed as it is
+            pointer = _Pointer(pointer.buffer, None if pointer.offset is None else pointer.offset * pointer.element_bytes)
+        if not isinstance(pointer, _Pointer):
+            if isinstance(value.type, PtrType) and value.type.space.data == UB:
+                return Region(_UB_SPACE)
+            return self.region(value)
+        span = getattr(op, "byte_span", None)
+        if pointer.address is None or span is None:
+            return Region(pointer.space)
+        try:
+            offset, length = span(value, self.known)
+        except _Unknown:
+            return Region(pointer.space)
+        start = pointer.address + offset
+        return Region(pointer.space, start, start + length)
 
     # -- pipes ---------------------------------------------------------------------
 
@@ -553,7 +624,6 @@ class SyncChecker:
         previous: Pipe | None = None
         multi = len(steps) > 1
         where = tuple(self.where)
-        region_of = self.region
         recording = self.recording
         for index, step in enumerate(steps):
             clock = state.clock(step.pipe)
@@ -569,10 +639,10 @@ class SyncChecker:
                 continue
             access = Access(op, step.pipe, clock[step.pipe], index if multi else None, where)
             for value in step.reads:
-                if (region := region_of(value)) is not None:
+                if (region := self.accessed(op, value)) is not None:
                     self.access(state, region, access, write=False)
             for value in step.writes:
-                if (region := region_of(value)) is not None:
+                if (region := self.accessed(op, value)) is not None:
                     self.access(state, region, access, write=True)
         return state
 
@@ -734,7 +804,7 @@ class _BatchedLoop:
         where = (*checker.where, self.label)
         batches: list[tuple[int, BatchedAccesses]] = []
         for position, record in enumerate(records[warm]):
-            region = checker.region(record.value)
+            region = checker.accessed(record.op, record.value)
             if region is None:
                 continue
             known = region.start is not None and region.end is not None

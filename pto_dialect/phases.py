@@ -14,7 +14,9 @@ still pending when the instruction runs would be taken by it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from xdsl.ir import Operation, SSAValue
 from xdsl.traits import MemoryEffectKind, get_effects
@@ -29,6 +31,12 @@ class Phase:
     pipe: Pipe
     reads: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()
+
+
+SpanValue = Any
+"""An integer, or (while the checker evaluates a loop for all its iterations at once) a NumPy array of them."""
+ValueOf = Callable[[SSAValue], SpanValue]
+"""The value of an operand at the access (raises when it is not known)."""
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,8 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.instruction import Pipe
+from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
 from pto_dialect.vpto.common import GM, UB, require_space
 
@@ -191,6 +193,19 @@ class MteOpBase(IRDLOperation):
         if not len(self.loop_counts) == len(self.loop_src_strides) == len(self.loop_dst_strides):
             raise VerifyException("requires each loop group to provide count, src stride, and dst stride")
 
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        """The bytes the transfer touches from `pointer` on, (offset, length): the last row's start
+        (every stride counted to its last repeat) plus its length, a padded UB row to its boundary."""
+        from_source = pointer is self.source
+        strides = [(self.n_burst, self.nburst_src_stride if from_source else self.nburst_dst_stride)]
+        strides += [(count, source if from_source else destination) for count, source, destination in self.loops]
+        length = value_of(self.len_burst)
+        if not from_source and getattr(self, "pad_value", None) is not None:
+            length = -(-length // UB_ROW_ALIGN_BYTES) * UB_ROW_ALIGN_BYTES
+        for count, stride in strides:
+            length = length + (value_of(count) - 1) * value_of(stride)
+        return 0, length
+
     @property
     def loops(self) -> list[tuple[SSAValue, SSAValue, SSAValue]]:
         """The loop groups, innermost first: (count, source stride, destination stride)."""
@@ -222,6 +237,7 @@ class MteGmUbOp(MteOpBase):
     LEADING: ClassVar = ("source", "destination", "l2_cache_ctl", "len_burst")
     GROUP: ClassVar = ("pad", ("pad_value", "left_padding_count", "right_padding_count"))
     GROUP_BEFORE_LOOPS: ClassVar = False
+    PHASES: ClassVar = (Phase(Pipe.MTE2, reads=("source",), writes=("destination",)),)
 
     def verify_(self) -> None:
         super().verify_()
@@ -255,6 +271,7 @@ class MteUbGmOp(MteOpBase):
     LEADING: ClassVar = ("source", "destination", "len_burst")
     GROUP: ClassVar = ("l2_cache_ctl", ("l2_cache_ctl",))
     GROUP_BEFORE_LOOPS: ClassVar = True
+    PHASES: ClassVar = (Phase(Pipe.MTE3, reads=("source",), writes=("destination",)),)
 
 
 

@@ -30,12 +30,15 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
+from xdsl.ir import SSAValue
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from pto_dialect.instruction import Pipe
+from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
 from pto_dialect.vpto.common import UB, require_mask_for, require_same, require_space, require_token, require_updated_base
-from pto_dialect.vpto.types import AlignType, MaskType, VRegType
+from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,8 @@ class Dist:
     widths: frozenset[int] | None = None
     mask: str | None = None
     summary: str = ""
+    ub_bytes: int | None = None
+    """The UB bytes one access touches from its address (the sync checker's footprint); None: a register's."""
 
 
 def _w(*widths: int) -> frozenset[int]:
@@ -54,20 +59,20 @@ def _w(*widths: int) -> frozenset[int]:
 
 VLDS_DISTS: dict[str, Dist] = {
     "NORM": Dist(None, summary="dst[i] = UB[base + i]"),
-    "BRC_B8": Dist(_w(1), summary="dst[i] = UB[base] (one element to every lane)"),
-    "BRC_B16": Dist(_w(2), summary="dst[i] = UB[base]"),
-    "BRC_B32": Dist(_w(4), summary="dst[i] = UB[base]"),
-    "US_B8": Dist(_w(1), summary="dst[2i] = dst[2i+1] = UB[base + i]"),
-    "US_B16": Dist(_w(2), summary="dst[2i] = dst[2i+1] = UB[base + i]"),
-    "DS_B8": Dist(_w(1), summary="dst[i] = UB[base + 2i]"),
-    "DS_B16": Dist(_w(2), summary="dst[i] = UB[base + 2i]"),
-    "UNPK_B8": Dist(_w(1, 2), summary="half a register's bytes, each element into the low half of a lane twice its width"),
-    "UNPK_B16": Dist(_w(2, 4), summary="as UNPK_B8 for 16-bit elements"),
-    "UNPK_B32": Dist(_w(4, 8), summary="as UNPK_B8 for 32-bit elements"),
-    "BRC_BLK": Dist(None, summary="one 32-byte block to every block of the register"),
-    "E2B_B16": Dist(_w(2), summary="block b = UB element b in every lane (8 elements, each to 32 bytes)"),
-    "E2B_B32": Dist(_w(4), summary="block b = UB element b in every lane (8 elements, each to 32 bytes)"),
-    "UNPK4": Dist(_w(1), summary="a quarter register's bytes, each into the lowest byte of a 32-bit lane"),
+    "BRC_B8": Dist(_w(1), ub_bytes=1, summary="dst[i] = UB[base] (one element to every lane)"),
+    "BRC_B16": Dist(_w(2), ub_bytes=2, summary="dst[i] = UB[base]"),
+    "BRC_B32": Dist(_w(4), ub_bytes=4, summary="dst[i] = UB[base]"),
+    "US_B8": Dist(_w(1), ub_bytes=VECTOR_BYTES // 2, summary="dst[2i] = dst[2i+1] = UB[base + i]"),
+    "US_B16": Dist(_w(2), ub_bytes=VECTOR_BYTES // 2, summary="dst[2i] = dst[2i+1] = UB[base + i]"),
+    "DS_B8": Dist(_w(1), ub_bytes=2 * VECTOR_BYTES, summary="dst[i] = UB[base + 2i]"),
+    "DS_B16": Dist(_w(2), ub_bytes=2 * VECTOR_BYTES, summary="dst[i] = UB[base + 2i]"),
+    "UNPK_B8": Dist(_w(1, 2), ub_bytes=VECTOR_BYTES // 2, summary="half a register's bytes, each element into the low half of a lane twice its width"),
+    "UNPK_B16": Dist(_w(2, 4), ub_bytes=VECTOR_BYTES // 2, summary="as UNPK_B8 for 16-bit elements"),
+    "UNPK_B32": Dist(_w(4, 8), ub_bytes=VECTOR_BYTES // 2, summary="as UNPK_B8 for 32-bit elements"),
+    "BRC_BLK": Dist(None, ub_bytes=32, summary="one 32-byte block to every block of the register"),
+    "E2B_B16": Dist(_w(2), ub_bytes=16, summary="block b = UB element b in every lane (8 elements, each to 32 bytes)"),
+    "E2B_B32": Dist(_w(4), ub_bytes=32, summary="block b = UB element b in every lane (8 elements, each to 32 bytes)"),
+    "UNPK4": Dist(_w(1), ub_bytes=VECTOR_BYTES // 4, summary="a quarter register's bytes, each into the lowest byte of a 32-bit lane"),
     "SPLT4CHN": Dist(_w(1)),
     "SPLT2CHN_B8": Dist(_w(1)),
     "SPLT2CHN_B16": Dist(_w(2)),
@@ -78,13 +83,13 @@ VSTS_DISTS: dict[str, Dist] = {
     "NORM_B8": Dist(_w(1), summary="UB[base + i] = src[i] for active lanes"),
     "NORM_B16": Dist(_w(2), summary="UB[base + i] = src[i] for active lanes"),
     "NORM_B32": Dist(_w(4), summary="UB[base + i] = src[i] for active lanes"),
-    "1PT_B8": Dist(_w(1), summary="element 0 only; the predicate is ignored"),
-    "1PT_B16": Dist(_w(2), summary="element 0 only; the predicate is ignored"),
-    "1PT_B32": Dist(_w(4), summary="element 0 only; the predicate is ignored"),
-    "PK_B16": Dist(_w(2), "b16", "the low byte of each active lane, packed"),
-    "PK_B32": Dist(_w(4), "b32", "the low half of each active lane, packed"),
-    "PK_B64": Dist(_w(8), "b32", "the low half of each active lane, packed"),
-    "PK4_B32": Dist(_w(4), "b32", "the low byte of each active lane, packed"),
+    "1PT_B8": Dist(_w(1), ub_bytes=1, summary="element 0 only; the predicate is ignored"),
+    "1PT_B16": Dist(_w(2), ub_bytes=2, summary="element 0 only; the predicate is ignored"),
+    "1PT_B32": Dist(_w(4), ub_bytes=4, summary="element 0 only; the predicate is ignored"),
+    "PK_B16": Dist(_w(2), "b16", ub_bytes=VECTOR_BYTES // 2, summary= "the low byte of each active lane, packed"),
+    "PK_B32": Dist(_w(4), "b32", ub_bytes=VECTOR_BYTES // 2, summary= "the low half of each active lane, packed"),
+    "PK_B64": Dist(_w(8), "b32", ub_bytes=VECTOR_BYTES // 2, summary= "the low half of each active lane, packed"),
+    "PK4_B32": Dist(_w(4), "b32", ub_bytes=VECTOR_BYTES // 4, summary= "the low byte of each active lane, packed"),
     "MRG4CHN_B8": Dist(_w(1), "b32"),
     "MRG2CHN_B8": Dist(_w(1), "b16"),
     "MRG2CHN_B16": Dist(_w(2), "b32"),
@@ -104,6 +109,13 @@ def default_store_dist(vreg: VRegType) -> str:
     return f"NORM_B{8 * vreg.element.bytes}"
 
 
+def _register_span(pointer: SSAValue, offset: SSAValue, dist: Dist | None, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+    """A vector load's or store's UB bytes from `pointer` on: its element offset, its dist's footprint."""
+    assert isinstance(pointer.type, PtrType)
+    footprint = dist.ub_bytes if dist is not None and dist.ub_bytes is not None else VECTOR_BYTES
+    return value_of(offset) * pointer.type.element.bytes, footprint
+
+
 @irdl_op_definition
 class VldsOp(IRDLOperation):
     """A vector load from UB in one of the load distributions (default NORM)."""
@@ -121,9 +133,14 @@ class VldsOp(IRDLOperation):
         "$source `[` $offset `]` attr-dict `:` type($source) `->` type($result) (`,` type($updated_base)^)?"
     )
 
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
+
     @property
     def dist_token(self) -> str:
         return self.dist.data if self.dist is not None else "NORM"
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _register_span(pointer, self.offset, VLDS_DISTS.get(self.dist_token), value_of)
 
     def verify_(self) -> None:
         require_space(self.source, UB, "source")
@@ -155,9 +172,14 @@ class VstsOp(IRDLOperation):
         assert isinstance(self.value.type, VRegType)
         return self.value.type
 
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
+
     @property
     def dist_token(self) -> str:
         return self.dist.data if self.dist is not None else default_store_dist(self.vreg)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _register_span(pointer, self.offset, VSTS_DISTS.get(self.dist_token), value_of)
 
     def verify_(self) -> None:
         require_space(self.destination, UB, "destination")
@@ -227,6 +249,12 @@ BLOCK_BYTES = 32
 """One UB block: what vsldb / vsstb move per mask-selected block, and the unit of their strides."""
 
 
+def _block_strided_span(block_stride: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+    """A block-strided access's UB bytes from its base: the register's blocks `block_stride` blocks apart."""
+    blocks = VECTOR_BYTES // BLOCK_BYTES
+    return 0, ((blocks - 1) * value_of(block_stride) + 1) * BLOCK_BYTES
+
+
 @irdl_op_definition
 class VsldbOp(IRDLOperation):
     """A block-strided load: block b of the register from UB block `b * block_stride` (blocks the mask
@@ -245,6 +273,11 @@ class VsldbOp(IRDLOperation):
         "$source `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($source) `,` type($block_stride) `,` "
         "type($repeat_stride) `,` type($mask) `->` type($result) (`,` type($updated_base)^)?"
     )
+
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _block_strided_span(self.block_stride, value_of)
 
     def verify_(self) -> None:
         require_space(self.source, UB, "source")
@@ -269,6 +302,11 @@ class VsstbOp(IRDLOperation):
         "$value `,` $destination `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($value) `,` "
         "type($destination) `,` type($block_stride) `,` type($repeat_stride) `,` type($mask) (`->` type($updated_base)^)?"
     )
+
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        return _block_strided_span(self.block_stride, value_of)
 
     def verify_(self) -> None:
         require_space(self.destination, UB, "destination")
