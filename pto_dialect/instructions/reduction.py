@@ -49,7 +49,8 @@ from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
+from pto_dialect.types import TileTypeBase
+from pto_dialect.ops.common import SrcTmpDstOp, same_element_type
 from pto_dialect.ops.memory import AllocTileOp
 
 # ---------------------------------------------------------------------------
@@ -71,24 +72,10 @@ class Reduction(Member):
 # The op
 
 
-class RowReduceOp(PtoInstructionOp):
+class RowReduceOp(SrcTmpDstOp):
     """A row reduction: src, an optional tmp workspace, dst (one column)."""
 
-    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1))
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "tmp")[:n_ins], ("dst",)
-
-    src = operand_of_role("src")
-    tmp = operand_of_role("tmp", optional=True)
-
-    def verify_operands(self) -> None:
-        src = self.expect_tile_in("src", self.src)
-        if self.tmp is not None:
-            self.expect_tile_in("tmp", self.tmp)
-        dst = self.expect_tile("dst", self.destinations[0])
+    def verify_src_dst(self, src: TileTypeBase, dst: TileTypeBase) -> None:
         same_element_type("src", src.element_type, "dst", dst.element_type)
 
 

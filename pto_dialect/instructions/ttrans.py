@@ -39,7 +39,8 @@ from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import RuntimeFault, np
-from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
+from pto_dialect.types import TileTypeBase
+from pto_dialect.ops.common import PtoInstructionOp, SrcTmpDstOp
 from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.vector import vector_repeats
 
@@ -59,25 +60,12 @@ def block_rows(size: int) -> int:
 
 
 @irdl_op_definition
-class TTransOp(PtoInstructionOp):
+class TTransOp(SrcTmpDstOp):
     """dst = src's valid region transposed."""
 
     name = "pto.ttrans"
-    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1))
 
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "tmp")[:n_ins], ("dst",)
-
-    src = operand_of_role("src")
-    tmp = operand_of_role("tmp", optional=True)
-
-    def verify_operands(self) -> None:
-        src = self.expect_tile_in("src", self.src)
-        if self.tmp is not None:
-            self.expect_tile_in("tmp", self.tmp)
-        dst = self.expect_tile("dst", self.destinations[0])
+    def verify_src_dst(self, src: TileTypeBase, dst: TileTypeBase) -> None:
         if src.element.bytes != dst.element.bytes:
             raise VerifyException(
                 f"expects src and dst element types of one size, got {src.element.mlir} and {dst.element.mlir}"

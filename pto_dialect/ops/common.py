@@ -403,6 +403,30 @@ class PtoInstructionOp(IRDLOperation):
         return value.type
 
 
+class SrcTmpDstOp(PtoInstructionOp):
+    """An instruction of src, an optional tmp workspace and dst; `verify_src_dst` says how dst
+    must relate to src."""
+
+    WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1))
+
+    @classmethod
+    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
+        return ("src", "tmp")[:n_ins], ("dst",)
+
+    src = operand_of_role("src")
+    tmp = operand_of_role("tmp", optional=True)
+
+    def verify_operands(self) -> None:
+        src = self.expect_tile_in("src", self.src)
+        if self.tmp is not None:
+            self.expect_tile_in("tmp", self.tmp)
+        self.verify_src_dst(src, self.expect_tile("dst", self.destinations[0]))
+
+    def verify_src_dst(self, src: TileTypeBase, dst: TileTypeBase) -> None:
+        raise NotImplementedError
+
+
 def _optional_tails(role_lists: list[tuple[str, ...]]) -> list[tuple[str, list[int]]]:
     """Role lists, each extending the one before it by a role, as one `a[, b[, c]]` (with
     their lengths); others apart."""
