@@ -14,7 +14,7 @@ function for each `operation` is in interpreter/vpto/functions.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from xdsl.dialects.builtin import IntegerType, Signedness
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
@@ -34,6 +34,10 @@ class Arithmetic:
 
     operation: str
     types: frozenset[str]
+
+    @property
+    def symbol(self) -> str:
+        return {"add": "+", "sub": "-", "mul": "*"}[self.operation]
 
 
 BINARY = {
@@ -61,6 +65,7 @@ class BinaryArithmeticOp(IRDLOperation):
     """`mask ? lhs OP rhs : 0`, lane by lane (BINARY's row for the op)."""
 
     ROW: ClassVar[Arithmetic]
+    FORMULA: ClassVar[str] = "`mask ? lhs {} rhs : 0`, lane by lane"
     lhs = operand_def(VRegType)
     rhs = operand_def(VRegType)
     mask = operand_def(MaskType)
@@ -79,6 +84,7 @@ class VecScalarArithmeticOp(IRDLOperation):
     """`mask ? input OP scalar : 0`, lane by lane (VEC_SCALAR's row for the op)."""
 
     ROW: ClassVar[Arithmetic]
+    FORMULA: ClassVar[str] = "`mask ? input {} scalar : 0`, lane by lane"
     input = operand_def(VRegType)
     scalar = operand_def()
     mask = operand_def(MaskType)
@@ -107,10 +113,12 @@ def _require_scalar_for(vreg: VRegType, scalar: object) -> None:
     )
 
 
-def _define(name: str, row: Arithmetic, base: type[IRDLOperation]) -> type[IRDLOperation]:
-    attrs = {"name": f"pto.{name}", "ROW": row, "__module__": __name__, "__doc__": base.__doc__,
-             "__annotations__": {"ROW": ClassVar[Arithmetic]}}
-    return irdl_op_definition(type(name.capitalize() + "Op", (base,), attrs))
+def _define(name: str, row: Arithmetic, base: type[BinaryArithmeticOp | VecScalarArithmeticOp]) -> type[IRDLOperation]:
+    """The op `pto.<name>` of `base` computing `row` (its doc: the formula with the row's operator)."""
+    summary = base.FORMULA.format(row.symbol)
+    attrs = {"name": f"pto.{name}", "ROW": row, "__module__": __name__,
+             "__doc__": f"{summary} ({spell(row.types)}).", "__annotations__": {"ROW": ClassVar[Arithmetic]}}
+    return irdl_op_definition(cast(type[IRDLOperation], type(name.capitalize() + "Op", (base,), attrs)))
 
 
 ARITHMETIC_OPS = [*(_define(n, r, BinaryArithmeticOp) for n, r in BINARY.items()),
