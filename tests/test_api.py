@@ -1,7 +1,6 @@
 """The Python API: pto_dialect.load/parse, located errors, types built from Python, interpreter.run."""
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -104,8 +103,7 @@ def test_run_inplace_writes_the_given_arrays():
         with pytest.raises(PtoError, match=f"argument 2 \\(%out\\) is written by the kernel.*got {what}"):
             interpreter.run(module, "a2a3", [table, ids, bad], inplace=True)
     assert not strided.any()
-    as_list: Any = list(np.full(8 * 64, 3, np.float16))  # what np.asarray takes, beside the arrays run declares
-    from_list = interpreter.run(module, "a2a3", [table, ids, as_list])  # run's own array: written as it is
+    from_list = interpreter.run(module, "a2a3", [table, ids, list(np.full(8 * 64, 3, np.float16))])  # run's own array: written as it is
     assert np.array_equal(from_list[2], copied[2])
 
 
