@@ -3,7 +3,10 @@ tokens (distributions, patterns) each op family takes, as tables the verifier, i
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
@@ -34,6 +37,19 @@ def require_updated_base(op: Operation, base: SSAValue, updated: SSAValue | None
     """A post-update result has its base's pointer type."""
     if updated is not None and updated.type != base.type:
         raise VerifyException(f"requires updated base result to match base type {base.type}, got {updated.type}")
+
+
+class UbAccessOp(IRDLOperation):
+    """An op that reads or writes UB through its pointer operand named `POINTER` and, where it has the
+    post-update result named `UPDATED`, returns that pointer advanced (so of the pointer's type)."""
+
+    POINTER: ClassVar[str] = "source"
+    UPDATED: ClassVar[str] = "updated_base"
+
+    def verify_(self) -> None:
+        pointer = getattr(self, self.POINTER)
+        require_space(pointer, UB, self.POINTER)
+        require_updated_base(self, pointer, getattr(self, self.UPDATED, None))
 
 
 def element_bytes(attr: Attribute) -> int:

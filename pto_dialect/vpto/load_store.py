@@ -37,7 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, require_mask_for, require_same, require_space, require_token, require_updated_base
+from pto_dialect.vpto.common import UbAccessOp, require_mask_for, require_same, require_token
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -117,7 +117,7 @@ def _register_span(pointer: SSAValue, offset: SSAValue, dist: Dist | None, value
 
 
 @irdl_op_definition
-class VldsOp(IRDLOperation):
+class VldsOp(UbAccessOp):
     """A vector load from UB in one of the load distributions (default NORM)."""
 
     name = "pto.vlds"
@@ -143,13 +143,12 @@ class VldsOp(IRDLOperation):
         return _register_span(pointer, self.offset, VLDS_DISTS.get(self.dist_token), value_of)
 
     def verify_(self) -> None:
-        require_space(self.source, UB, "source")
+        super().verify_()
         check_dist(self.dist_token, VLDS_DISTS, "load")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition
-class VstsOp(IRDLOperation):
+class VstsOp(UbAccessOp):
     """A vector store to UB of the lanes its mask selects, in one of the store distributions."""
 
     name = "pto.vsts"
@@ -167,6 +166,8 @@ class VstsOp(IRDLOperation):
         "`,` type($mask) (`->` type($updated_base)^)?"
     )
 
+    POINTER: ClassVar[str] = "destination"
+
     @property
     def vreg(self) -> VRegType:
         assert isinstance(self.value.type, VRegType)
@@ -182,10 +183,9 @@ class VstsOp(IRDLOperation):
         return _register_span(pointer, self.offset, VSTS_DISTS.get(self.dist_token), value_of)
 
     def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
+        super().verify_()
         dist = check_dist(self.dist_token, VSTS_DISTS, "store")
         require_mask_for(self.vreg, self.mask.type, granularity=dist.mask)
-        require_updated_base(self, self.destination, self.updated_base)
 
 
 
@@ -197,7 +197,7 @@ VSTSX2_DISTS = ("INTLV_B8", "INTLV_B16", "INTLV_B32")
 
 
 @irdl_op_definition
-class Vldsx2Op(IRDLOperation):
+class Vldsx2Op(UbAccessOp):
     """Two registers from 512 bytes, deinterleaved: low the even elements (or 32-byte blocks), high the odd."""
 
     name = "pto.vldsx2"
@@ -215,14 +215,13 @@ class Vldsx2Op(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        require_space(self.source, UB, "source")
+        super().verify_()
         require_token(self.dist.data, VLDSX2_DISTS, "the x2 load distribution")
         require_same(self.low.type, self.high.type, "low/high results")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition
-class Vstsx2Op(IRDLOperation):
+class Vstsx2Op(UbAccessOp):
     """512 bytes from two registers, interleaved: low[i] then high[i]."""
 
     name = "pto.vstsx2"
@@ -239,8 +238,10 @@ class Vstsx2Op(IRDLOperation):
         "type($destination) `,` type($offset) `,` type($mask)"
     )
 
+    POINTER: ClassVar[str] = "destination"
+
     def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
+        super().verify_()
         require_token(self.dist.data, VSTSX2_DISTS, "the x2 store distribution")
         require_same(self.low.type, self.high.type, "low/high values")
 
@@ -249,25 +250,29 @@ BLOCK_BYTES = 32
 """One UB block: what vsldb / vsstb move per mask-selected block, and the unit of their strides."""
 
 
-def _block_strided_span(block_stride: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-    """A block-strided access's UB bytes from its base: the register's blocks `block_stride` blocks apart."""
-    blocks = VECTOR_BYTES // BLOCK_BYTES
-    return 0, ((blocks - 1) * value_of(block_stride) + 1) * BLOCK_BYTES
+class BlockStridedOpBase(UbAccessOp):
+    """A block-strided access: block b of the register to or from UB block `b * block_stride`, for the
+    blocks the mask selects; post-update advances the base by `repeat_stride` blocks."""
+
+    block_stride = operand_def(I16)
+    repeat_stride = operand_def(I16)
+    mask = operand_def(MaskType)
+    updated_base = opt_result_def(PtrType)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        """Its UB bytes from its base: the register's blocks `block_stride` blocks apart."""
+        blocks = VECTOR_BYTES // BLOCK_BYTES
+        return 0, ((blocks - 1) * value_of(self.block_stride) + 1) * BLOCK_BYTES
 
 
 @irdl_op_definition
-class VsldbOp(IRDLOperation):
-    """A block-strided load: block b of the register from UB block `b * block_stride` (blocks the mask
-    leaves off read nothing and are zero); post-update advances the base by `repeat_stride` blocks."""
+class VsldbOp(BlockStridedOpBase):
+    """A block-strided load (blocks the mask leaves off read nothing and are zero)."""
 
     name = "pto.vsldb"
 
     source = operand_def(PtrType)
-    block_stride = operand_def(I16)
-    repeat_stride = operand_def(I16)
-    mask = operand_def(MaskType)
     result = result_def(VRegType)
-    updated_base = opt_result_def(PtrType)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($source) `,` type($block_stride) `,` "
@@ -276,45 +281,28 @@ class VsldbOp(IRDLOperation):
 
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _block_strided_span(self.block_stride, value_of)
-
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
-        require_updated_base(self, self.source, self.updated_base)
-
 
 @irdl_op_definition
-class VsstbOp(IRDLOperation):
-    """A block-strided store: block b of the register to UB block `b * block_stride`, for the blocks the
-    mask selects; post-update advances the base by `repeat_stride` blocks."""
+class VsstbOp(BlockStridedOpBase):
+    """A block-strided store."""
 
     name = "pto.vsstb"
 
     value = operand_def(VRegType)
     destination = operand_def(PtrType)
-    block_stride = operand_def(I16)
-    repeat_stride = operand_def(I16)
-    mask = operand_def(MaskType)
-    updated_base = opt_result_def(PtrType)
     traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($value) `,` "
         "type($destination) `,` type($block_stride) `,` type($repeat_stride) `,` type($mask) (`->` type($updated_base)^)?"
     )
 
+    POINTER: ClassVar[str] = "destination"
+
     PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
-
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _block_strided_span(self.block_stride, value_of)
-
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        require_updated_base(self, self.destination, self.updated_base)
 
 
 @irdl_op_definition
-class VldasOp(IRDLOperation):
+class VldasOp(UbAccessOp):
     """Prime an unaligned load stream at `source`."""
 
     name = "pto.vldas"
@@ -324,12 +312,9 @@ class VldasOp(IRDLOperation):
     traits = traits_def(MemoryReadEffect())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
-
 
 @irdl_op_definition
-class VldusOp(IRDLOperation):
+class VldusOp(UbAccessOp):
     """An unaligned load: the register of bytes at `source` (post-update: and `source + increment`)."""
 
     name = "pto.vldus"
@@ -347,10 +332,9 @@ class VldusOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        require_space(self.source, UB, "source")
+        super().verify_()
         if (self.increment is None) != (self.updated_base is None):
             raise VerifyException("requires the increment operand and the updated base result together (the post-update form)")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition
@@ -365,7 +349,7 @@ class InitAlignOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VstusOp(IRDLOperation):
+class VstusOp(UbAccessOp):
     """Append the first `offset` elements of `value` to the unaligned store stream at `base`: whole 32-byte
     blocks reach UB, the tail waits in the state (post-update: and `base + offset`)."""
 
@@ -383,16 +367,15 @@ class VstusOp(IRDLOperation):
         "type($base) `->` type($align_out) (`,` type($base_out)^)?"
     )
 
-    def verify_(self) -> None:
-        require_space(self.base, UB, "base")
-        require_updated_base(self, self.base, self.base_out)
+    POINTER: ClassVar[str] = "base"
+    UPDATED: ClassVar[str] = "base_out"
 
 
 VSTUR_MODES = ("POST_UPDATE", "NO_POST_UPDATE")
 
 
 @irdl_op_definition
-class VsturOp(IRDLOperation):
+class VsturOp(UbAccessOp):
     """Append the squeezed bytes (SPR SQZN of them, set by vsqz) of `value` to the stream at `base + AR`;
     POST_UPDATE advances AR by them."""
 
@@ -408,13 +391,15 @@ class VsturOp(IRDLOperation):
         "$align_in `,` $value `,` $base `,` $mode attr-dict `:` type($align_in) `,` type($value) `,` type($base) `->` type($align_out)"
     )
 
+    POINTER: ClassVar[str] = "base"
+
     def verify_(self) -> None:
-        require_space(self.base, UB, "base")
+        super().verify_()
         require_token(self.mode.data, VSTUR_MODES, "mode")
 
 
 @irdl_op_definition
-class VstasOp(IRDLOperation):
+class VstasOp(UbAccessOp):
     """Flush a store stream's waiting tail so that it ends at `destination + offset` elements."""
 
     name = "pto.vstas"
@@ -429,13 +414,11 @@ class VstasOp(IRDLOperation):
         "(`->` type($updated_base)^)?"
     )
 
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        require_updated_base(self, self.destination, self.updated_base)
+    POINTER: ClassVar[str] = "destination"
 
 
 @irdl_op_definition
-class VstarOp(IRDLOperation):
+class VstarOp(UbAccessOp):
     """Flush a store stream's waiting tail so that it ends at `destination + AR` bytes."""
 
     name = "pto.vstar"
@@ -445,13 +428,13 @@ class VstarOp(IRDLOperation):
     traits = traits_def(MemoryWriteEffect())
     assembly_format = "$value `,` $destination attr-dict `:` type($value) `,` type($destination)"
 
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
+    POINTER: ClassVar[str] = "destination"
 
 
-class SprStoreOpBase(IRDLOperation):
+class SprStoreOpBase(UbAccessOp):
     """Store the AR special register (a 32-bit word) to UB."""
 
+    POINTER: ClassVar[str] = "destination"
     BYTES_PER_OFFSET: ClassVar[int] = 1
     spr = prop_def(StringAttr)
     destination = operand_def(PtrType)
@@ -464,10 +447,11 @@ class SprStoreOpBase(IRDLOperation):
 
     def verify_(self) -> None:
         require_token(self.spr.data, ("AR",), "spr")
-        pointer = require_space(self.destination, UB, "destination")
+        super().verify_()
+        pointer = self.destination.type
+        assert isinstance(pointer, PtrType)
         if pointer.element.bytes != 4 or pointer.element.family == "float":
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
-        require_updated_base(self, self.destination, self.updated_base)
 
 
 @irdl_op_definition
