@@ -72,6 +72,19 @@ class UbAccessOp(IRDLOperation):
         require_updated_base(self, pointer, getattr(self, self.UPDATED, None))
 
 
+class UbReadOp(UbAccessOp):
+    """An op that reads UB through its `source` pointer."""
+
+    traits = traits_def(MemoryReadEffect())
+
+
+class UbWriteOp(UbAccessOp):
+    """An op that writes UB through its `destination` pointer."""
+
+    POINTER: ClassVar[str] = "destination"
+    traits = traits_def(MemoryWriteEffect())
+
+
 def element_bytes(attr: Attribute) -> int:
     info = element_info(attr)
     assert info is not None, "a verified type"
