@@ -66,6 +66,13 @@ class UbAccessOp(IRDLOperation):
     POINTER: ClassVar[str] = "source"
     UPDATED: ClassVar[str] = "updated_base"
 
+    @property
+    def pointer_type(self) -> PtrType:
+        """The verified op's pointer type."""
+        pointer = getattr(self, self.POINTER).type
+        assert isinstance(pointer, PtrType)
+        return pointer
+
     def verify_(self) -> None:
         pointer = getattr(self, self.POINTER)
         require_space(pointer, UB, self.POINTER)

@@ -434,8 +434,7 @@ class SprStoreOpBase(UbWriteOp):
     def verify_(self) -> None:
         require_token(self.spr.data, ("AR",), "spr")
         super().verify_()
-        pointer = self.destination.type
-        assert isinstance(pointer, PtrType)
+        pointer = self.pointer_type
         if pointer.element.bytes != 4 or pointer.element.family == "float":
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
 
