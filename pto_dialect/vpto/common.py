@@ -65,6 +65,8 @@ class UbAccessOp(IRDLOperation):
 
     POINTER: ClassVar[str] = "source"
     UPDATED: ClassVar[str] = "updated_base"
+    DIRECTION: ClassVar[str]
+    """How a message names the access: load or store."""
 
     @property
     def pointer_type(self) -> PtrType:
@@ -80,15 +82,17 @@ class UbAccessOp(IRDLOperation):
 
 
 class UbReadOp(UbAccessOp):
-    """An op that reads UB through its `source` pointer."""
+    """An op that reads UB through its `source` pointer (a load)."""
 
+    DIRECTION: ClassVar[str] = "load"
     traits = traits_def(MemoryReadEffect())
 
 
 class UbWriteOp(UbAccessOp):
-    """An op that writes UB through its `destination` pointer."""
+    """An op that writes UB through its `destination` pointer (a store)."""
 
     POINTER: ClassVar[str] = "destination"
+    DIRECTION: ClassVar[str] = "store"
     traits = traits_def(MemoryWriteEffect())
 
 

@@ -109,7 +109,6 @@ class VectorTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[dict[str, Dist]]
-    DIRECTION: ClassVar[str]
     if TYPE_CHECKING:  # each op defines it, in PTOAS's operand order
         offset: SSAValue
 
@@ -152,7 +151,6 @@ class VldsOp(VectorTransferOpBase, UbReadOp):
     )
 
     DISTS: ClassVar[dict[str, Dist]] = VLDS_DISTS
-    DIRECTION: ClassVar[str] = "load"
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
     @property
@@ -176,7 +174,6 @@ class VstsOp(VectorTransferOpBase, UbWriteOp):
     )
 
     DISTS: ClassVar[dict[str, Dist]] = VSTS_DISTS
-    DIRECTION: ClassVar[str] = "store"
     PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
 
     @property

@@ -175,7 +175,6 @@ class PredicateTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[tuple[str, ...]] = ()
-    DIRECTION: ClassVar[str] = ""
     offset = operand_def(IndexType)
     dist = prop_def(StringAttr)
     updated_base = opt_result_def(PtrType)
@@ -189,7 +188,6 @@ class PredicateStoreOpBase(PredicateTransferOpBase, UbWriteOp):
     """Store a predicate register's bits to UB."""
 
     DISTS: ClassVar[tuple[str, ...]] = PSTS_DISTS
-    DIRECTION: ClassVar[str] = "store"
     value = operand_def(MaskType)
     destination = operand_def(PtrType)
     assembly_format = (
@@ -202,7 +200,6 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     """Load a predicate register from UB."""
 
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
-    DIRECTION: ClassVar[str] = "load"
     source = operand_def(PtrType)
     result = result_def(MaskType)
     assembly_format = (
