@@ -3,10 +3,10 @@ tokens (distributions, patterns) each op family takes, as tables the verifier, i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, traits_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
@@ -38,6 +38,18 @@ def require_updated_base(op: Operation, base: SSAValue, updated: SSAValue | None
     """A post-update result has its base's pointer type."""
     if updated is not None and updated.type != base.type:
         raise VerifyException(f"requires updated base result to match base type {base.type}, got {updated.type}")
+
+
+OpT = TypeVar("OpT", bound=IRDLOperation)
+
+
+def row_op(base: type[OpT], class_name: str, op_name: str, doc: str | None = None, **constants: object) -> type[OpT]:
+    """The op `pto.<op_name>` of a family declared as a table: `base` with one row's class constants."""
+    attrs = {"name": f"pto.{op_name}", "__module__": base.__module__, "__annotations__": dict.fromkeys(constants, ClassVar),
+             **constants}
+    if doc is not None:
+        attrs["__doc__"] = doc
+    return irdl_op_definition(cast(type[OpT], type(class_name, (base,), attrs)))
 
 
 class CopyOpBase(IRDLOperation):
