@@ -21,20 +21,7 @@ from typing import ClassVar
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
-from pto_dialect.arg_reduce import (
-    added_tmp,
-    outputs_footprint,
-    TMP_ADDED,
-    ArgReduceTypes,
-    Extreme,
-    SearchesExtreme,
-    check_output_shape,
-    check_value_index_types,
-    extreme_keys,
-    first_minimum,
-    require_tmp_width,
-    type_cells,
-)
+from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type

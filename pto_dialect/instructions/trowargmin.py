@@ -31,19 +31,7 @@ from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, Simu
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
-from pto_dialect.arg_reduce import (
-    outputs_footprint,
-    TMP_ADDED,
-    ArgReduceTypes,
-    Extreme,
-    SearchesExtreme,
-    check_output_shape,
-    check_value_index_types,
-    extreme_keys,
-    first_minimum,
-    require_tmp_width,
-    type_cells,
-)
+from pto_dialect.arg_reduce import outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, valid_rect
