@@ -68,13 +68,6 @@ class ColArgReduceOp(PtoInstructionOp):
             same_element_type("dstVal", val.element_type, "src", src.element_type)
 
 
-@irdl_op_definition
-class TColArgMinOp(ColArgReduceOp):
-    """Row index of each column's minimum (first minimum wins), optionally with the value."""
-
-    name = "pto.tcolargmin"
-
-
 # ---------------------------------------------------------------------------
 # What each target accepts
 
@@ -202,11 +195,6 @@ class ColArgReduceBase(LoweredOp, SearchesExtreme):
     src_read = prop_def(SrcReadAttr)
 
 
-class TColArgMinBase(ColArgReduceBase):
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
-    EXTREME: ClassVar[Extreme] = Extreme.MIN
-
-
 # ---------------------------------------------------------------------------
 # What it costs
 
@@ -320,8 +308,30 @@ IN_PLACE = {
 }
 
 
-def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) -> Instruction:
-    """TCOLARGMIN's declaration for a column arg-reduction op and its lowered op."""
+def arg_reduce_classes(
+    module: str, stem: str, summary: str, extreme: Extreme, lowered_base: type[LoweredOp],
+) -> tuple[type[ColArgReduceOp], type[LoweredOp]]:
+    """The pto op `pto.<stem lower-cased>` of an arg-reduction declared in `module` (whose
+    docstring docs/instructions.md shows): ColArgReduceOp's operands, documented by `summary`;
+    and its lowered-op base, a `lowered_base` searching `extreme`."""
+    op = irdl_op_definition(
+        type(f"{stem}Op", (ColArgReduceOp,), {"name": f"pto.{stem.lower()}", "__doc__": summary, "__module__": module}),
+    )
+    lowered = type(
+        f"{stem}Base",
+        (lowered_base,),
+        {"__doc__": summary, "__module__": module, "__annotations__": {"SOURCE": ClassVar, "EXTREME": ClassVar},
+         "SOURCE": op, "EXTREME": extreme},
+    )
+    return op, lowered
+
+
+def col_arg_reduce(
+    module: str, stem: str, summary: str, extreme: Extreme, lowered_base: type[LoweredOp] = ColArgReduceBase,
+) -> Instruction:
+    """TCOLARGMIN's declaration for the arg-reduction `stem` (`TColArgMax`) of `module`, its
+    lowered op a `lowered_base`."""
+    op, lowered = arg_reduce_classes(module, stem, summary, extreme, lowered_base)
     return Instruction(
         op=op,
         rules=ColArgReduceRules,
@@ -337,4 +347,6 @@ def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) ->
     )
 
 
-TCOLARGMIN = col_arg_reduce(TColArgMinOp, TColArgMinBase)
+TCOLARGMIN = col_arg_reduce(
+    __name__, "TColArgMin", "Row index of each column's minimum (first minimum wins), optionally with the value.", Extreme.MIN,
+)
