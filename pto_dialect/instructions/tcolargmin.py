@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
-from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -279,13 +279,7 @@ def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: ColArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TColArgMin.hpp: a loop over every src valid element."""
-    src = o["src"]
-    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TColArgMin.hpp: a loop over every src valid element.")})
 
 
 # ---------------------------------------------------------------------------

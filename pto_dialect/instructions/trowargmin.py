@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from xdsl.irdl import prop_def
 
 from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
-from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
@@ -257,13 +257,7 @@ def _vf(op: RowArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: RowArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TReduceIdx.hpp: a loop over every src valid element."""
-    src = o["src"]
-    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TReduceIdx.hpp: a loop over every src valid element.")})
 
 
 # ---------------------------------------------------------------------------
