@@ -38,10 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import (
-    Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, NumericsAttr, PadValue, PadValueAttr,
-    choices_of,
-)
+from pto_dialect.choices import Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, NumericsAttr, PadValue, PadValueAttr, choices_of
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe

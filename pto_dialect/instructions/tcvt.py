@@ -37,7 +37,7 @@ from xdsl.printer import Printer
 
 from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, SaturationModeAttr
 from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr, NumericsAttr
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.elementwise import converted_nan, rounded
@@ -370,13 +370,7 @@ def _vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TCvt.hpp: a loop over the valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("dst", "pto-isa cpu/TCvt.hpp: a loop over the valid elements.")})
 
 
 # ---------------------------------------------------------------------------

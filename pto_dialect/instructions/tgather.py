@@ -18,11 +18,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    irdl_op_definition,
-    opt_prop_def,
-    prop_def,
-)
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum

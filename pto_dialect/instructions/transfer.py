@@ -24,19 +24,7 @@ from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
-from pto_dialect.cost import (
-    CalibratedMachine,
-    CalibratedTrace,
-    CceMachine,
-    CceTrace,
-    DmaPath,
-    InstructionCost,
-    NoCostModel,
-    OpCost,
-    SimulatorMachine,
-    VfMachine,
-    Work,
-)
+from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect

@@ -33,18 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import MaskPattern, MaskPatternAttr
-from pto_dialect.choices import (
-    DstFill,
-    DstFillAttr,
-    IndexRead,
-    IndexReadAttr,
-    MaskSource,
-    MaskSourceAttr,
-    ScatterWinner,
-    ScatterWinnerAttr,
-    SrcRead,
-    SrcReadAttr,
-)
+from pto_dialect.choices import DstFill, DstFillAttr, IndexRead, IndexReadAttr, MaskSource, MaskSourceAttr, ScatterWinner, ScatterWinnerAttr, SrcRead, SrcReadAttr
 from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
