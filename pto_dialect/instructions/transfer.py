@@ -172,7 +172,7 @@ def pad_value(tile_type: TileTypeBase, value: PadValue) -> float | int:
 def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
     """What the target's TLOAD writes beyond the valid region (docs/tload-padding.md)."""
     match fill:
-        case PadFill.WHOLE_TILE:
+        case PadFill.WHOLE_TILE if tile.valid_shape != tuple(tile.type.shape):  # else the load covers it all
             tile.flat[...] = pad_value(tile.type, value)
         case PadFill.BLOCK_TAIL if tile.type.pad.data != 0 and tile.type.inner_box is None:
             pad = pad_value(tile.type, value)
