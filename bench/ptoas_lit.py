@@ -12,8 +12,10 @@ hardware code that decides is in docs/verification.md), else undocumented.
 DIR is a PTOAS checkout (`git archive HEAD test | tar -x -C DIR`), only read. Prints one row per
 (file, target) that disagrees (and every row with --show-agreeing), then the counts (agree / documented / undocumented); files that
 use an op this project does not implement are counted as out of scope, with the ops that most
-often put a file out of scope. `split-file` inputs and rejecting RUN lines that test another option (NEUTRAL_OPTIONS) are out of scope. Exit 0 when every in-scope
-row agrees or is a documented divergence.
+often put a file out of scope. `split-file` inputs and rejecting RUN lines that test another option (NEUTRAL_OPTIONS) are out of scope,
+and so is a RUN line that this project refuses as valid PTO it does not implement (its error says "not implemented in
+pto-frontend: FEATURE"; each such row is printed and counted by FEATURE). `--files GLOB` keeps the files whose path under
+test/lit matches. Exit 0 when every in-scope row agrees or is a documented divergence.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import sys
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,6 +106,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--ptoas", type=Path, required=True, help="a PTOAS checkout (its test/lit is read)")
     parser.add_argument("--ops", default="", help="only files using one of these mnemonics (tadd,tsub)")
+    parser.add_argument("--files", default="*", help="only files whose path under test/lit matches this glob (pto/tmov*)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--show-agreeing", action="store_true")
     args = parser.parse_args()
@@ -113,6 +117,8 @@ def main() -> int:
     out_of_scope = 0
     for path in sorted((args.ptoas / "test" / "lit").rglob("*")):
         if path.suffix not in (".pto", ".mlir") or not path.is_file():
+            continue
+        if not fnmatch(path.relative_to(args.ptoas / "test" / "lit").as_posix(), args.files):
             continue
         text = path.read_text(errors="replace")
         used = set(OP.findall(re.sub(r"//.*", "", text)))
@@ -130,8 +136,18 @@ def main() -> int:
         results = list(pool.map(verdict, selected))
     from targets.rules.divergences import documented
 
+    from pto_dialect.diagnostics import NOT_IMPLEMENTED
+
+    feature_refused = re.compile(re.escape(f"({NOT_IMPLEMENTED}: ") + r"([^()]*)\)")
+    """What a refusal of valid PTO names as not implemented (pto_dialect.diagnostics.not_implemented)."""
     counts: Counter[str] = Counter()
+    unimplemented: Counter[str] = Counter()
     for case, (rejected, error) in zip(selected, results):
+        if rejected and (feature := feature_refused.search(error)) is not None:
+            counts["out of scope"] += 1
+            unimplemented[feature.group(1)] += 1
+            print(f"out-of-scope  {case.path.relative_to(args.ptoas)}  {case.target}: {error}")
+            continue
         same = rejected == case.expect_reject
         listed = None if same else documented(case.path.relative_to(args.ptoas / "test").as_posix(), case.target)
         mark = "agree" if same else "documented" if listed else "DIFFER"
@@ -139,8 +155,11 @@ def main() -> int:
         if not same or args.show_agreeing:
             ptoas = "rejects" if case.expect_reject else "accepts"
             print(f"{mark}  {case.path.relative_to(args.ptoas)}  {case.target}: PTOAS {ptoas}; ours: {error or 'accepted'}")
-    print(f"\n{len(selected)} RUN lines in scope: {counts['agree']} get PTOAS's verdict, {counts['documented']} are documented "
-          f"divergences (docs/verification.md), {counts['DIFFER']} differ undocumented; {out_of_scope} files out of scope")
+    print(f"\n{len(selected) - counts['out of scope']} RUN lines in scope: {counts['agree']} get PTOAS's verdict, "
+          f"{counts['documented']} are documented divergences (docs/verification.md), {counts['DIFFER']} differ "
+          f"undocumented; {out_of_scope} files out of scope, and {counts['out of scope']} RUN lines refused as {NOT_IMPLEMENTED}")
+    if unimplemented:
+        print("RUN lines refused as not implemented, by what: " + "; ".join(f"{f} ({n})" for f, n in unimplemented.most_common()))
     if missing:
         print("ops putting files out of scope: " + ", ".join(f"{op} ({n})" for op, n in missing.most_common(15)))
     return 0 if not counts["DIFFER"] else 1
