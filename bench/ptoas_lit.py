@@ -3,7 +3,7 @@ PTOAS's lit inputs against this project's verdicts: for each `test/lit` file of 
 whose `pto.*` ops this project implements (or that uses one of `--ops`), each RUN line's target
 (`--pto-arch=a3|a2|a5`, PTOAS's default a3) and PTOAS's expected outcome (`not ptoas`: rejected,
 else accepted), against `pto-opt FILE --target T -p pto-pipeline` (verification, planning,
-lowering): exit 1 with a located error is a rejection, exit 0 an acceptance. A row that differs
+lowering; its `main` in a forked worker): exit 1 with a located error is a rejection, exit 0 an acceptance. A row that differs
 is a documented divergence when targets/rules/divergences.py lists its file and target (the
 hardware code that decides is in docs/verification.md), else undocumented.
 
@@ -22,12 +22,14 @@ from __future__ import annotations
 
 import argparse
 import re
-import subprocess
+import io
+import signal
 import sys
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
 from fnmatch import fnmatch
+from multiprocessing import get_context
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -92,14 +94,29 @@ def cases(path: Path, text: str) -> list[Case]:
     return list(dict.fromkeys(found))
 
 
+TIMEOUT_SECONDS = 300
+
+
 def verdict(case: Case) -> tuple[bool, str]:
-    """(rejected?, first line of pto-opt's stderr)."""
-    result = subprocess.run(
-        [str(ROOT / ".venv" / "bin" / "pto-opt"), str(case.path), "--target", case.target, "-p", "pto-pipeline"],
-        capture_output=True, text=True, timeout=300,
-    )
-    error = next((line for line in result.stderr.splitlines() if "error" in line), result.stderr.strip()[:200])
-    return result.returncode != 0, error
+    """(rejected?, the first line of pto-opt's stderr naming an error): `pto-opt FILE --target T -p
+    pto-pipeline` run by its `main` in a worker forked for this case alone (the modules imported
+    once, in the parent), so that nothing one case leaves behind reaches another."""
+    from pto_tools.pto_opt import main as pto_opt
+
+    def too_long(*_: object) -> None:
+        raise TimeoutError(f"pto-opt took over {TIMEOUT_SECONDS} s")
+
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TIMEOUT_SECONDS)
+    stderr, code = io.StringIO(), 0
+    with redirect_stdout(io.StringIO()), redirect_stderr(stderr):
+        try:
+            pto_opt([str(case.path), "--target", case.target, "-p", "pto-pipeline"])
+        except SystemExit as e:
+            code = e.code
+    text = stderr.getvalue()
+    error = next((line for line in text.splitlines() if "error" in line), text.strip()[:200])
+    return code not in (0, None), error
 
 
 def main() -> int:
@@ -132,8 +149,10 @@ def main() -> int:
             missing.update(unknown)
             continue
         selected.extend(cases(path, text))
-    with ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(verdict, selected))
+    import pto_tools.pto_opt  # noqa: F401  (imported once, before the workers fork)
+
+    with get_context("fork").Pool(args.jobs, maxtasksperchild=1) as pool:
+        results = pool.map(verdict, selected, chunksize=1)
     from targets.rules.divergences import documented
 
     from pto_dialect.diagnostics import NOT_IMPLEMENTED
