@@ -5,12 +5,13 @@ signature and from the tensor views the kernel makes of each pointer.
     arrays = random_inputs(module, seed=7, scalars={"n": 64})
 
 - `!pto.ptr<T>`: a flat array long enough for every `pto.make_tensor_view` of it (the view's
-  last element, from its shape and strides, evaluated from constants and the scalar arguments);
-  a pointer the kernel makes no view of, as far as its `load_scalar` / `store_scalar` offsets
-  reach (from constants, scalar arguments and loop bounds).
+  last element, from its shape and strides, evaluated from constants and the scalar arguments),
+  and for every `load_scalar` / `store_scalar` offset into it that constants, scalar arguments
+  and loop bounds fix.
 - `!pto.partition_tensor_view<...>`, `!pto.tile_buf<...>`: the type's (static) shape.
 - scalars: the value given in `scalars` (by argument name or position); a float scalar not
-  given is drawn; an integer or index scalar must be given (it usually sizes something).
+  given is drawn; an integer or index scalar not given is drawn where it only serves as an offset
+  or index (as the arrays below), else it must be given (it sizes something).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
   [-100, 100] clipped to the type; i1 either way. An integer array whose elements become an
   offset or an index (of a gather or scatter, a scalar access, a partition, a subview, a
@@ -28,7 +29,7 @@ from typing import Literal
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, i1
 from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
 from pto_dialect.diagnostics import PtoError
@@ -100,6 +101,10 @@ def random_inputs(
         ):
             arrays.append(_draw(rng, _scalar_numpy(arg_type), False, ()))
             continue
+        elif arg in draws:  # an integer scalar some offset depends on, and no size
+            low, high = draws[arg]
+            arrays.append(np.array(rng.integers(low, high + 1), dtype=_scalar_numpy(arg_type)))
+            continue
         else:
             raise PtoError.at_op(
                 function,
@@ -161,27 +166,27 @@ def _pointer_extents(function: func.FuncOp, values: Mapping[SSAValue, int | floa
             if min(shape, default=1) <= 0:
                 raise PtoError.at_op(view, f"the view of %{name} has shape {shape}: nothing to draw")
             extent = max(extent, view_extent(shape, strides))
-        if arg.uses and not views:
-            extent = _scalar_access_extent(function, index, values)
-        extents[arg] = extent
+        extents[arg] = max(extent, _scalar_access_extent(function, index, values, bool(views)))
     return extents
 
 
-def _scalar_access_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue, int | float]) -> int:
-    """A pointer only read and written by scalar accesses: one past the largest offset they use,
-    when constants, given scalars and loop bounds fix it."""
+def _scalar_access_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue, int | float], viewed: bool) -> int:
+    """One past the largest `load_scalar` / `store_scalar` offset into a pointer that constants,
+    given scalars and loop bounds fix (PyPTO reads a whole table through a view sized by a
+    scalar argument). Every other use of a pointer without views is a located error."""
     arg, name = function.args[index], argument_name(function, index)
     ranges = ValueRanges(values, {})
     extent = 0
     for use in arg.uses:
         user = use.operation
         offset = ranges.of(user.offset) if isinstance(user, LoadScalarOp | StoreScalarOp) and user.ptr is arg else None
-        if offset is None or ranges.depends_on(user.offset):  # pyright: ignore[reportAttributeAccessIssue]
+        if offset is not None and not ranges.depends_on(user.offset):  # pyright: ignore[reportAttributeAccessIssue]
+            extent = max(extent, offset[1] + 1)
+        elif not viewed:
             raise PtoError.at_op(
                 user, f"cannot size %{name} for random inputs: no pto.make_tensor_view of it, and this use does not "
                 "tell how far it reaches; give arrays instead"
             )
-        extent = max(extent, offset[1] + 1)
     return extent
 
 
@@ -212,10 +217,16 @@ def _index_draws(
     caps: dict[BlockArgument, int] = {}
     for arg in function.args:
         element = getattr(arg.type, "element", None)
-        if arg in values or element is None or np.dtype(element.numpy).kind not in "iu":
+        if isinstance(arg.type, IndexType | IntegerType) and arg.type != i1:
+            dtype = _scalar_numpy(arg.type)
+        elif element is not None:
+            dtype = np.dtype(element.numpy)
+        else:
             continue
-        info = np.iinfo(element.numpy)
+        if arg in values or dtype.kind not in "iu":
+            continue
+        info = np.iinfo(dtype)
         defaults[arg] = (max(-INTEGER_SPAN, int(info.min)), min(INTEGER_SPAN, int(info.max)))
-        caps[arg] = integer_cap(np.dtype(element.numpy))
+        caps[arg] = integer_cap(dtype)
     fitted = fit_draws(function, values, defaults, caps, extents)
     return {arg: interval for arg, interval in fitted.items() if interval != defaults[arg]}

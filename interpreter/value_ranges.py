@@ -171,6 +171,8 @@ class ValueRanges:
             if low is None or high is None or high[1] - 1 < low[0]:
                 return None, deps
             return (low[0], high[1] - 1), deps
+        if value in self.draws:  # a scalar argument drawn as an index
+            return self.draws[value], frozenset({value})
         return None, _NO_DEPS
 
     def _tile(self, tile: SSAValue) -> _Result:

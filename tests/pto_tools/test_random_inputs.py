@@ -262,3 +262,28 @@ def test_a_pointer_whose_reach_no_view_or_fixed_offset_tells_is_a_located_error(
     with pytest.raises(PtoError, match=r"rows.pto:13:5: error: 'pto.load_scalar' op cannot size %ids for random inputs: no "
                        r"pto.make_tensor_view of it, and this use does not tell how far it reaches; give arrays instead"):
         pto_frontend.draw_inputs(path, "random")
+
+
+# a row index passed as a scalar argument (PyPTO's token and block indices)
+ROW_ARGUMENT = f"""\
+func.func @row(%table: !pto.ptr<f32>, %out: !pto.ptr<f32>, %r: index) {{
+{index_constants(0, 1, 8, 16)}
+  %tv = pto.make_tensor_view %table, shape = [%c16, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %tp = pto.partition_view %tv, offsets = [%r, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  return
+}}
+"""
+
+
+def test_an_integer_scalar_only_used_as_an_offset_is_drawn_inside_what_it_indexes(tmp_path):
+    path = kernel_file(tmp_path, ROW_ARGUMENT, "row.pto")
+    rows = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[2]) for seed in range(40)}
+    assert min(rows) >= 0 and max(rows) <= 15 and len(rows) > 8
+    table, _, r = pto_frontend.draw_inputs(path, "random:1")
+    final = pto_frontend.run(path, "cpu", inputs="random:1")
+    np.testing.assert_array_equal(final[1], table.reshape(16, 8)[int(r)])
