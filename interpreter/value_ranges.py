@@ -335,16 +335,19 @@ def fit_draws(
     """The ranges to draw the integer arrays in (`defaults`: their ranges when nothing bounds
     them; `caps`: the largest value of each one's type): each array some offset depends on is
     drawn in the widest [low, high] (low >= 0, as small as it can be) keeping every such offset
-    the analysis bounds inside [0, entries), the other arrays held at their ranges; twice over,
-    so that each array is fitted knowing the others' fits."""
+    the analysis bounds inside [0, entries), the other arrays held at their ranges (at first
+    [0, 0]); twice over, so that each array is fitted knowing the others' fits."""
     draws = dict(defaults)
     found = sinks(function, ValueRanges(given, draws), extents)
     by_table = {table: [s for s in found if table in _depends(ValueRanges(given, draws), s)] for table in defaults}
+    by_table = {table: bounded for table, bounded in by_table.items() if bounded}
+    draws |= {table: (0, 0) for table in by_table}  # each fitted with the others at their least
+    fitted: dict[BlockArgument, Interval | None] = {}
     for _ in range(2):
         for table, bounded in by_table.items():
-            if bounded and (fitted := _fit(table, bounded, given, draws, caps[table])) is not None:
-                draws[table] = fitted
-    return draws
+            fitted[table] = _fit(table, bounded, given, draws, caps[table])
+            draws[table] = fitted[table] or (0, 0)
+    return draws | {table: defaults[table] for table, fit in fitted.items() if fit is None}
 
 
 def _fit(
