@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pto_dialect.op_formats  # noqa: F401 (before any op is declared: their formats are read on first use)
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import Builtin, ModuleOp
