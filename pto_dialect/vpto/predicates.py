@@ -28,11 +28,11 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, UbAccessOp, require_space, require_token, require_updated_base
+from pto_dialect.vpto.common import UB, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -185,29 +185,26 @@ class PredicateTransferOpBase(UbAccessOp):
         require_token(self.dist.data, self.DISTS, f"the predicate {self.DIRECTION} distribution")
 
 
-class PredicateStoreOpBase(PredicateTransferOpBase):
+class PredicateStoreOpBase(PredicateTransferOpBase, UbWriteOp):
     """Store a predicate register's bits to UB."""
 
-    POINTER: ClassVar[str] = "destination"
     DISTS: ClassVar[tuple[str, ...]] = PSTS_DISTS
     DIRECTION: ClassVar[str] = "store"
     value = operand_def(MaskType)
     destination = operand_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `[` $offset `]` `,` $dist attr-dict `:` type($value) `,` type($destination) "
         "`,` type($offset) (`->` type($updated_base)^)?"
     )
 
 
-class PredicateLoadOpBase(PredicateTransferOpBase):
+class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     """Load a predicate register from UB."""
 
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
     DIRECTION: ClassVar[str] = "load"
     source = operand_def(PtrType)
     result = result_def(MaskType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
         "(`,` type($updated_base)^)?"
