@@ -9,7 +9,6 @@ patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
@@ -86,141 +85,46 @@ ROW_GATHER_FLAGS = tuple(
 ELEM_GATHER_FLAGS = tuple(
     InternalFlag(src, dst) for src, dst in ((_V, _S), (_MTE3, _S), (_MTE2, _S), (_S, _V), (_S, _MTE2), (_S, _MTE3))
 )
+A2A3MGatherRowDmaOp = OPS.op(MGatherRowBase, "mgather_row_dma", "One copy_gm_to_ubuf DMA burst per dst row (ND table).", PHASES=ROW_GATHER_PHASES, INTERNAL_FLAGS=ROW_GATHER_FLAGS, LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowDmaOp(MGatherRowBase):
-    """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
-
-    name = "pto_a2a3.mgather_row_dma"
-    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MGatherElemScalarOp = OPS.op(MGatherElemBase, "mgather_elem_scalar", "A scalar GM->UB copy per element, one thread (ND table).", PHASES=ELEM_GATHER_PHASES, INTERNAL_FLAGS=ELEM_GATHER_FLAGS, LAUNCH=Launch.SCALAR)
+A2A3MGatherRowNzOp = OPS.op(MGatherNzBase, "mgather_row_nz", "NZ table into an NZ tile: logical rows, one multi-burst transfer per row.", PHASES=ROW_GATHER_PHASES, INTERNAL_FLAGS=ROW_GATHER_FLAGS, LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherElemScalarOp(MGatherElemBase):
-    """A scalar GM->UB copy per element, one thread (ND table)."""
-
-    name = "pto_a2a3.mgather_elem_scalar"
-    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A2A3MGatherElemNzOp = OPS.op(MGatherNzBase, "mgather_elem_nz", "NZ table into an NZ tile, element by element through MGatherNZGmOffset.", PHASES=ELEM_GATHER_PHASES, INTERNAL_FLAGS=ELEM_GATHER_FLAGS, LAUNCH=Launch.SCALAR)
+A2A3MGatherRowL1Op = OPS.op(MGatherRowL1Base, "mgather_row_l1", "GM -> L1 NZ tile, row mode (GM index tensor).", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowNzOp(MGatherNzBase):
-    """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
-
-    name = "pto_a2a3.mgather_row_nz"
-    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MGatherElemL1Op = OPS.op(MGatherElemL1Base, "mgather_elem_l1", "GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole.", LAUNCH=Launch.SCALAR)
+A2A3MScatterRowDmaOp = OPS.op(MScatterRowBase, "mscatter_row_dma", "One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add.", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherElemNzOp(MGatherNzBase):
-    """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
-
-    name = "pto_a2a3.mgather_elem_nz"
-    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A2A3MScatterElemScalarOp = OPS.op(MScatterElemBase, "mscatter_elem_scalar", "A scalar UB -> GM store (or read-add-write) per element, one thread (ND table).", LAUNCH=Launch.SCALAR)
+A2A3MScatterRowNzOp = OPS.op(MScatterNzBase, "mscatter_row_nz", "An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block.", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowL1Op(MGatherRowL1Base):
-    """GM -> L1 NZ tile, row mode (GM index tensor)."""
-
-    name = "pto_a2a3.mgather_row_l1"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MScatterElemNzOp = OPS.op(MScatterNzBase, "mscatter_elem_nz", "An NZ tile into an NZ table, element by element, column block by column block.", LAUNCH=Launch.SCALAR)
+A2A3TGatherIndexOp = OPS.op(TGatherIndexBase, "tgather_index", "vgather; b16 data goes through tmp as byte offsets.")
 
 
-@OPS.declare
-class A2A3MGatherElemL1Op(MGatherElemL1Base):
-    """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
-
-    name = "pto_a2a3.mgather_elem_l1"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3MScatterRowDmaOp(MScatterRowBase):
-    """One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add."""
-
-    name = "pto_a2a3.mscatter_row_dma"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@OPS.declare
-class A2A3MScatterElemScalarOp(MScatterElemBase):
-    """A scalar UB -> GM store (or read-add-write) per element, one thread (ND table)."""
-
-    name = "pto_a2a3.mscatter_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3MScatterRowNzOp(MScatterNzBase):
-    """An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block."""
-
-    name = "pto_a2a3.mscatter_row_nz"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@OPS.declare
-class A2A3MScatterElemNzOp(MScatterNzBase):
-    """An NZ tile into an NZ table, element by element, column block by column block."""
-
-    name = "pto_a2a3.mscatter_elem_nz"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3TGatherIndexOp(TGatherIndexBase):
-    """vgather; b16 data goes through tmp as byte offsets."""
-
-    name = "pto_a2a3.tgather_index"
-
-
-@OPS.declare
-class A2A3TGatherMaskOp(TGatherMaskBase):
-    name = "pto_a2a3.tgather_mask"
-
-
-@OPS.declare
-class A2A3TGatherCompareOp(TGatherCompareBase):
-    name = "pto_a2a3.tgather_compare"
-    PHASES: ClassVar[tuple[Phase, ...]] = (
+A2A3TGatherMaskOp = OPS.op(TGatherMaskBase, "tgather_mask")
+A2A3TGatherCompareOp = OPS.op(
+    TGatherCompareBase, "tgather_compare",
+    PHASES=(
         Phase(Pipe.VECTOR, reads=("src", "threshold"), writes=("tmp",)),
         Phase(Pipe.SCALAR, writes=("tmp",)),
         Phase(Pipe.VECTOR, reads=("tmp",), writes=("dst",)),
         Phase(Pipe.SCALAR, writes=("cdst",)),
-    )
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.SCALAR, Pipe.VECTOR),)
-
-
-
-
-
-
-
-
-
-
-@OPS.declare
-class A2A3TScatterIndexOp(TScatterIndexBase):
-    """A scalar loop after zeroing dst."""
-
-    name = "pto_a2a3.tscatter_index"
-    PHASES: ClassVar[tuple[Phase, ...]] = (Phase(Pipe.VECTOR, writes=("dst",)), Phase(Pipe.SCALAR, reads=("src", "indexes"), writes=("dst",)))
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.VECTOR, Pipe.SCALAR),)
-
-
-@OPS.declare
-class A2A3TScatterMaskOp(TScatterMaskBase):
-    name = "pto_a2a3.tscatter_mask"
-
+    ),
+    INTERNAL_FLAGS=(InternalFlag(Pipe.SCALAR, Pipe.VECTOR),),
+)
+A2A3TScatterIndexOp = OPS.op(
+    TScatterIndexBase, "tscatter_index", "A scalar loop after zeroing dst.",
+    PHASES=(Phase(Pipe.VECTOR, writes=("dst",)), Phase(Pipe.SCALAR, reads=("src", "indexes"), writes=("dst",))),
+    INTERNAL_FLAGS=(InternalFlag(Pipe.VECTOR, Pipe.SCALAR),),
+)
+A2A3TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
 U32 = {"index_read": IndexRead.UNSIGNED_32}
@@ -305,8 +209,6 @@ TSCATTER_FORMS = {
 }
 
 
-
-
 OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
     "results out of range and for NaN are not public; i32 -> f16 goes through vconv_deq (deqscale 1.0), which "
@@ -333,18 +235,11 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartF
 """a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
 
 
-
-
 OPS.approximate[TTRANS] = (
     "the valid region transposed; on the vnchwconv path the rest of each dst row's last 32-byte block (what UB "
     "address 0 holds) kept as dst had it"
 )
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
-
-
-
-
-
 
 
 LOWERING = TargetLowering(

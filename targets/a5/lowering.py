@@ -8,7 +8,6 @@ store). Compare-form matches are numbered per 64-lane chunk (128 for 1-byte data
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseArrayBase, i64
 from xdsl.irdl import prop_def
@@ -68,106 +67,34 @@ OPS = TargetOps("pto_a5", "A5")
 """Every op of the pto_a5 dialect, each declared once."""
 
 
-@OPS.declare
-class A5MGatherRowSimtOp(MGatherRowBase):
-    """SIMT launch over `grid`, warp-parallel channels per row."""
-
-    name = "pto_a5.mgather_row_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
+A5MGatherRowSimtOp = OPS.op(MGatherRowBase, "mgather_row_simt", "SIMT launch over `grid`, warp-parallel channels per row.", LAUNCH=Launch.SIMT, grid=prop_def(DenseArrayBase))
+A5MGatherElemSimtOp = OPS.op(MGatherElemBase, "mgather_elem_simt", "SIMT launch over `grid`, one channel per element.", LAUNCH=Launch.SIMT, grid=prop_def(DenseArrayBase))
 
 
-@OPS.declare
-class A5MGatherElemSimtOp(MGatherElemBase):
-    """SIMT launch over `grid`, one channel per element."""
-
-    name = "pto_a5.mgather_elem_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
-
-
-@OPS.declare
-class A5MGatherElemScalarOp(MGatherElemBase):
-    """MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather."""
-
-    name = "pto_a5.mgather_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A5MGatherElemScalarOp = OPS.op(
+    MGatherElemBase, "mgather_elem_scalar", "MGatherScalarImpl on the AIV core: the degenerate (1, 1) elem gather.",
+    LAUNCH=Launch.SCALAR,
     # SyncMacroModel.cpp (A5, 1x1 elem): the index read on V, the GM load and dst write on S
-    PHASES: ClassVar[tuple[Phase, ...]] = (Phase(Pipe.VECTOR, reads=("idx",)), Phase(Pipe.SCALAR, reads=("mem",), writes=("dst",)))
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.VECTOR, Pipe.SCALAR), InternalFlag(Pipe.SCALAR, Pipe.VECTOR))
+    PHASES=(Phase(Pipe.VECTOR, reads=("idx",)), Phase(Pipe.SCALAR, reads=("mem",), writes=("dst",))),
+    INTERNAL_FLAGS=(InternalFlag(Pipe.VECTOR, Pipe.SCALAR), InternalFlag(Pipe.SCALAR, Pipe.VECTOR)),
+)
+A5MGatherRowL1Op = OPS.op(MGatherRowL1Base, "mgather_row_l1", "GM -> L1 NZ tile, row mode (GM index tensor).", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A5MGatherRowL1Op(MGatherRowL1Base):
-    """GM -> L1 NZ tile, row mode (GM index tensor)."""
-
-    name = "pto_a5.mgather_row_l1"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A5MGatherElemL1Op = OPS.op(MGatherElemL1Base, "mgather_elem_l1", "Elem GM -> L1 through GM scratch; `gatherExec`: cube scalar loop or AIV SIMT kernel.", LAUNCH=Launch.SCALAR)
+A5MScatterRowSimtOp = OPS.op(MScatterRowBase, "mscatter_row_simt", "SIMT launch: warps own rows (non-`last`), or lanes own table rows and scan back (`last`).", LAUNCH=Launch.SIMT, grid=prop_def(DenseArrayBase))
 
 
-@OPS.declare
-class A5MGatherElemL1Op(MGatherElemL1Base):
-    """Elem GM -> L1 through GM scratch; `gatherExec`: cube scalar loop or AIV SIMT kernel."""
-
-    name = "pto_a5.mgather_elem_l1"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A5MScatterElemSimtOp = OPS.op(MScatterElemBase, "mscatter_elem_simt", "SIMT launch: a lane per element (non-`last`), or per table element scanning back (`last`).", LAUNCH=Launch.SIMT, grid=prop_def(DenseArrayBase))
+A5MScatterElemScalarOp = OPS.op(MScatterElemBase, "mscatter_elem_scalar", "MScatterScalarImpl on the AIV core: the degenerate (1, 1) elem scatter.", LAUNCH=Launch.SCALAR)
 
 
-@OPS.declare
-class A5MScatterRowSimtOp(MScatterRowBase):
-    """SIMT launch: warps own rows (non-`last`), or lanes own table rows and scan back (`last`)."""
-
-    name = "pto_a5.mscatter_row_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
+A5TGatherMaskOp = OPS.op(TGatherMaskBase, "tgather_mask")
+A5TGatherCompareOp = OPS.op(TGatherCompareBase, "tgather_compare")
 
 
-@OPS.declare
-class A5MScatterElemSimtOp(MScatterElemBase):
-    """SIMT launch: a lane per element (non-`last`), or per table element scanning back (`last`)."""
-
-    name = "pto_a5.mscatter_elem_simt"
-    LAUNCH: ClassVar[Launch] = Launch.SIMT
-    grid = prop_def(DenseArrayBase)
-
-
-@OPS.declare
-class A5MScatterElemScalarOp(MScatterElemBase):
-    """MScatterScalarImpl on the AIV core: the degenerate (1, 1) elem scatter."""
-
-    name = "pto_a5.mscatter_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A5TGatherMaskOp(TGatherMaskBase):
-    name = "pto_a5.tgather_mask"
-
-
-@OPS.declare
-class A5TGatherCompareOp(TGatherCompareBase):
-    name = "pto_a5.tgather_compare"
-
-
-
-
-
-
-
-
-
-
-@OPS.declare
-class A5TScatterIndexOp(TScatterIndexBase):
-    """vscatter per register of indices after zeroing dst (8-byte data: two 32-bit halves)."""
-
-    name = "pto_a5.tscatter_index"
-
-
-@OPS.declare
-class A5TScatterMaskOp(TScatterMaskBase):
-    name = "pto_a5.tscatter_mask"
-
+A5TScatterIndexOp = OPS.op(TScatterIndexBase, "tscatter_index", "vscatter per register of indices after zeroing dst (8-byte data: two 32-bit halves).")
+A5TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
 SIMT_GRID = (32, 32)
@@ -250,8 +177,6 @@ class LowerIndexTGatherToRegisters(RewritePattern):
         rewriter.replace(op, register_index_gather(op, op.src, op.ins[1], op.dst), [])
 
 
-
-
 OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
     "results out of range and for NaN are not public"
@@ -271,13 +196,6 @@ COMPARE_SELECT_CHOICES = {
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill": PartFill.MERGE, "arg_lanes": ArgLanes.ALL}
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
-
-
-
-
-
-
-
 
 
 LOWERING = TargetLowering(

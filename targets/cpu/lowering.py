@@ -7,7 +7,6 @@ out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 
 from __future__ import annotations
 
-from typing import ClassVar
 
 
 from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
@@ -46,64 +45,20 @@ OPS = TargetOps("pto_cpu", "Cpu")
 """Every op of the pto_cpu dialect, each declared once."""
 
 
-@OPS.declare
-class CpuMGatherRowOp(MGatherRowBase):
-    """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
-
-    name = "pto_cpu.mgather_row"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuMGatherRowOp = OPS.op(MGatherRowBase, "mgather_row", "Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored).", LAUNCH=Launch.SIMULATOR)
+CpuMGatherElemOp = OPS.op(MGatherElemBase, "mgather_elem", "Element gather in the simulator's loop over validRow * validCol.", LAUNCH=Launch.SIMULATOR)
 
 
-@OPS.declare
-class CpuMGatherElemOp(MGatherElemBase):
-    """Element gather in the simulator's loop over validRow * validCol."""
-
-    name = "pto_cpu.mgather_elem"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuMScatterRowOp = OPS.op(MScatterRowBase, "mscatter_row", "Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx]).", LAUNCH=Launch.SIMULATOR)
+CpuMScatterElemOp = OPS.op(MScatterElemBase, "mscatter_elem", "Element scatter in the simulator's loop over validRow * validCol.", LAUNCH=Launch.SIMULATOR)
 
 
-@OPS.declare
-class CpuMScatterRowOp(MScatterRowBase):
-    """Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx])."""
-
-    name = "pto_cpu.mscatter_row"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuTGatherIndexOp = OPS.op(TGatherIndexBase, "tgather_index")
+CpuTGatherMaskOp = OPS.op(TGatherMaskBase, "tgather_mask")
 
 
-@OPS.declare
-class CpuMScatterElemOp(MScatterElemBase):
-    """Element scatter in the simulator's loop over validRow * validCol."""
-
-    name = "pto_cpu.mscatter_elem"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
-
-
-@OPS.declare
-class CpuTGatherIndexOp(TGatherIndexBase):
-    name = "pto_cpu.tgather_index"
-
-
-@OPS.declare
-class CpuTGatherMaskOp(TGatherMaskBase):
-    name = "pto_cpu.tgather_mask"
-
-
-
-
-
-
-
-
-
-
-@OPS.declare
-class CpuTScatterIndexOp(TScatterIndexBase):
-    name = "pto_cpu.tscatter_index"
-
-
-@OPS.declare
-class CpuTScatterMaskOp(TScatterMaskBase):
-    name = "pto_cpu.tscatter_mask"
+CpuTScatterIndexOp = OPS.op(TScatterIndexBase, "tscatter_index")
+CpuTScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
 SIMULATOR_ARITHMETIC = choosing(
@@ -116,7 +71,6 @@ divisor, TFMODS and TREMS skip a zero scalar."""
 
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
-
 
 
 def _mgather(op: MGatherOp) -> Lowered:
@@ -160,8 +114,6 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
-
-
 COMPARE_SELECT_CHOICES = {
     "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
     "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
@@ -173,11 +125,6 @@ COMPARE_SELECT_CHOICES = {
 
 PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
-
-
-
-
-
 
 
 LOWERING = TargetLowering(
