@@ -12,11 +12,11 @@ from __future__ import annotations
 
 
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
-from lowering.convert import Lowered, TargetLowering, TargetOps
+from lowering.convert import Lowered, TargetOps
+from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
-    MGATHER,
     MGatherElemBase,
     MGatherElemL1Base,
     MGatherNzBase,
@@ -25,7 +25,6 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
 )
 from pto_dialect.instructions.mscatter import (
-    MSCATTER,
     MScatterElemBase,
     MScatterNzBase,
     MScatterOp,
@@ -35,18 +34,15 @@ from pto_dialect.instructions.mscatter import (
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceOp
 from pto_dialect.instructions.tgather import (
-    TGATHER,
     TGatherCompareBase,
     TGatherForm,
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import print_lowering
-from pto_dialect.instructions.transfer import transfer_lowering
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
-from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
@@ -55,12 +51,9 @@ from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
-from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS, VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
-from pto_dialect.instructions.compare import COMPARE_SELECT
-from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
+from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
+from pto_dialect.instructions.partial import ON_VECTOR_UNIT
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.phases import InternalFlag, Phase
@@ -242,50 +235,28 @@ OPS.approximate[TTRANS] = (
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
-LOWERING = TargetLowering(
-    "a2a3",
+LOWERING = lowering_table(
+    "a2a3", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
     {
-        **transfer_lowering(TRANSFER),
-        MGATHER: _mgather,
-        MSCATTER: _mscatter,
-        TGATHER: _tgather,
         **OPS.single(TCOLARGMIN, _col_arg_reduce),
         **OPS.single(TCOLARGMAX, _col_arg_reduce),
         **OPS.single(TROWARGMIN, _row_arg_reduce, "vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."),
         **OPS.single(TROWARGMAX, _row_arg_reduce, "vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."),
-        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        **print_lowering(PRINT),
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
-        **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
-        **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES)),
-        **OPS.family(
-            ROW_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate=on_vector_unit(ROW_BROADCASTS, BROADCAST_REFERENCES),
+        **reductions(
+            OPS, ReduceOrder.REPEAT_STAGES, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES,
+            {"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"},
         ),
-        **OPS.family(
-            COL_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate=on_vector_unit(COL_BROADCASTS, BROADCAST_REFERENCES),
-        ),
+        **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
-        **OPS.family(
-            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
-            approximate=on_vector_unit(UNARY),
-        ),
-        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
-        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
-        **OPS.family(FILL),
-        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
-        **OPS.family(PARTIAL, choose=filling(PartFill.COPY_THEN_OP, VECTOR_ARITHMETIC), approximate=ON_VECTOR_UNIT),
-        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY), approximate=on_vector_unit(UNARY)),
+        **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },
-    approximate=OPS.approximate,
 )
 
 DIALECT = OPS.dialect()
