@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition
@@ -81,6 +81,7 @@ class LowerInstruction(RewritePattern):
 
 
 Op = TypeVar("Op", bound=type[IRDLOperation])
+Base = TypeVar("Base", bound=IRDLOperation)
 
 
 class TargetOps:
@@ -138,10 +139,21 @@ class TargetOps:
         pick = choose if callable(choose) else lambda source: choose
         return {instruction: lambda source: (op, pick(source))}  # pyright: ignore[reportReturnType]
 
-    def _lowered_op(self, base: type[IRDLOperation], class_stem: str, mnemonic: str, doc: str | None = None) -> type[IRDLOperation]:
+    def op(self, base: type[Base], mnemonic: str, doc: str | None = None, **class_vars: Any) -> type[Base]:
+        """The op `<dialect>.<mnemonic>` of the target's dialect on `base`, documented by `doc`
+        (or the base's docs), with `class_vars` (a `LAUNCH`, `PHASES`, a target's own property)."""
+        stem = "".join(word.capitalize() for word in mnemonic.split("_"))
+        return self._lowered_op(base, stem, mnemonic, doc, class_vars)
+
+    def _lowered_op(
+        self, base: type[Base], class_stem: str, mnemonic: str, doc: str | None = None, class_vars: Mapping[str, Any] = {}
+    ) -> type[Base]:
         """`<prefix><stem>Op`, the op `<dialect>.<mnemonic>` of the target's dialect, on `base`."""
-        namespace = {"name": f"{self.dialect_name}.{mnemonic}", "__doc__": doc or base.__doc__, "__module__": base.__module__}
-        return self.declare(type(f"{self.class_prefix}{class_stem}Op", (base,), namespace))
+        namespace = {
+            "name": f"{self.dialect_name}.{mnemonic}", "__doc__": doc or base.__doc__, "__module__": base.__module__,
+            "__annotations__": {var: ClassVar for var in class_vars if var.isupper()}, **class_vars,
+        }
+        return self.declare(type(f"{self.class_prefix}{class_stem}Op", (base,), namespace))  # pyright: ignore[reportReturnType]
 
     def dialect(self) -> Dialect:
         return Dialect(self.dialect_name, list(self.ops))
