@@ -164,13 +164,6 @@ def emit(e: Emission, op: TCIOp) -> None:
 
 
 TCI = Instruction(
-    op=TCIOp,
-    rules=TCIRules,
-    check=check,
-    describe=describe,
-    lowered=(TCIBase,),
-    emit=emit,
-    pipe=Pipe.SCALAR,
-    asm=AsmForm(),
-    cost=COST,
+    op=TCIOp, rules=TCIRules, check=check, describe=describe, lowered=(TCIBase,), emit=emit, pipe=Pipe.SCALAR,
+    asm=AsmForm(), cost=COST,
 )
