@@ -234,3 +234,20 @@ def test_tmov_out_of_and_into_column_windows(tmp_path, target, c):
     expected = t.copy()
     expected[:, 16:24] = t[:, c : c + 8]
     np.testing.assert_array_equal(t_out, expected)
+
+
+RETURNED = """\
+func.func @corner(%t: !pto.tile_buf<vec, 16x16xf32>) -> !pto.tile_buf<vec, 4x8xf32> {
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %a = pto.subview %t[%c2, %c5] sizes [4, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 4x8xf32>
+  return %a : !pto.tile_buf<vec, 4x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_returned_column_window_is_its_rows_and_columns(tmp_path, target):
+    t = np.arange(256, dtype=np.float32).reshape(16, 16)
+    (result,) = interpreter.run_with_results(kernel_file(tmp_path, RETURNED, "corner.pto"), target, [t])[1]
+    np.testing.assert_array_equal(result, t[2:6, 5:13])
