@@ -251,3 +251,23 @@ def test_a_returned_column_window_is_its_rows_and_columns(tmp_path, target):
     t = np.arange(256, dtype=np.float32).reshape(16, 16)
     (result,) = interpreter.run_with_results(kernel_file(tmp_path, RETURNED, "corner.pto"), target, [t])[1]
     np.testing.assert_array_equal(result, t[2:6, 5:13])
+
+
+# TRESHAPE of a window of columns reinterprets the storage from the window's address on (the tile's
+# rows run on past the window's columns).
+RESHAPED = """\
+func.func @reshaped(%t: !pto.tile_buf<vec, 16x16xf32>) -> !pto.tile_buf<vec, 64x1xf32, blayout=col_major> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %a = pto.subview %t[%c0, %c8] sizes [8, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 8x8xf32>
+  %b = pto.treshape %a : !pto.tile_buf<vec, 8x8xf32> -> !pto.tile_buf<vec, 64x1xf32, blayout=col_major>
+  return %b : !pto.tile_buf<vec, 64x1xf32, blayout=col_major>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_treshape_of_a_column_window_is_the_storage_from_its_address(tmp_path, target):
+    t = np.arange(256, dtype=np.float32).reshape(16, 16)
+    (result,) = interpreter.run_with_results(kernel_file(tmp_path, RESHAPED, "reshaped.pto"), target, [t])[1]
+    np.testing.assert_array_equal(result.ravel(), t.ravel()[8:72])
