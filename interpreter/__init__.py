@@ -413,8 +413,9 @@ def _too_deep(module: ModuleOp, function: func.FuncOp) -> PtoError:
 
 
 def _result_array(value: object, result_type) -> np.ndarray:
-    if isinstance(value, Tile):
-        return np.array(value.values, copy=True)
+    if isinstance(value, Tile):  # a subview's tile may be wider than its type (the parent's row stride)
+        rows, cols = result_type.shape
+        return np.array(value.values[..., :rows, :cols], copy=True)
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
 
 

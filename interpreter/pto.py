@@ -241,7 +241,9 @@ class PtoFunctions(InterpreterFunctions):
                         f"the source's: pto-run does not know which region is valid (give the result type a static one)"
                     )
             valid = tile.valid_shape
-        return (Tile.over(result, tile.flat.view(result.element.numpy), valid),)
+        # the storage from the tile's address on (a window of columns has more: its tile's row stride)
+        rows, cols = result.shape
+        return (Tile.over(result, tile.flat.view(result.element.numpy)[..., : rows * cols], valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

@@ -10,7 +10,9 @@ interpreter drives.
 - A tile (`Tile`) is stored in its physical, padded layout: element (r, c) at
   r*Cols + c (row-major) or c*Rows + r (col-major). `values` is the logical
   Rows x Cols view of that storage; `flat` is the storage in storage order.
-  Ops read and write only the valid region; padding keeps its old contents.
+  Ops read and write only the valid region; padding keeps its old contents. A subview's
+  tile (`Tile.window`) is storage from the window's first element on, under a type that
+  keeps its tile's row stride (pto_dialect/ops/subview.py).
 - Batched loops (interpreter/batch.py) run each op once over all iterations: a
   tile the loop writes then has one storage per iteration (a leading axis of
   `flat`, `values`, ...), and a view whose offset varies holds one offset per

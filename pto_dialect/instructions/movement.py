@@ -195,8 +195,9 @@ def tmov_kernel(o: dict, *, move_copy: MoveCopy) -> None:
             dst.write_valid(cpp_converted(src.read_valid(), dst.flat.dtype))
         return
     rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
-    if move_copy is MoveCopy.UB_BLOCKS and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
-        # one burst of the first `rows` rows' storage, whole blocks (both tiles have one layout and shape)
+    rows_alike = dst.type.shape[1] == src.type.shape[1] or dst.type.shape[0] == 1  # not a window of columns into a tile
+    if move_copy is MoveCopy.UB_BLOCKS and rows_alike and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
+        # one burst of the first `rows` rows' storage, whole blocks (pto-isa's TMovToVecImpl)
         dst_index = src_index = np.arange(min(_whole_blocks(dst.type.shape[1] * rows, dst), dst.flat.shape[-1]))
     else:
         if move_copy is MoveCopy.UB_BLOCKS:

@@ -152,3 +152,122 @@ def test_tgather_into_a_column_window_from_one(tmp_path, target, c):
 def test_a_column_offset_past_the_tile_is_a_located_fault(kernel, target):
     with pytest.raises(PtoError, match=r"halves.pto:13:3: error: 'pto.subview' op the window \[8, 24\) of dim 1 is outside the 16x16 tile"):
         _run(kernel, target, 0, 8)
+
+
+# A column-major tile's window of rows keeps the tile's column stride (16): rows [r, r+8) of %t
+# moved into rows [8-r, 16-r) of %u, the rest of %u as given. On cpu, whose TMOV copies elements
+# (a2a3 and a5 copy storage in 32-byte blocks from the window's address, and their elementwise ops
+# take row-major tiles only).
+ROWS_OF_DN = """\
+func.func @rows_of_dn(%t: !pto.tile_buf<vec, 16x16xf32, blayout=col_major>, %u: !pto.tile_buf<vec, 16x16xf32, blayout=col_major>, %r: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %d = arith.subi %c8, %r : index
+  %a = pto.subview %t[%r, %c0] sizes [8, 16] : !pto.tile_buf<vec, 16x16xf32, blayout=col_major> -> !pto.tile_buf<vec, 8x16xf32, blayout=col_major>
+  %o = pto.subview %u[%d, %c0] sizes [8, 16] : !pto.tile_buf<vec, 16x16xf32, blayout=col_major> -> !pto.tile_buf<vec, 8x16xf32, blayout=col_major>
+  pto.tmov ins(%a : !pto.tile_buf<vec, 8x16xf32, blayout=col_major>) outs(%o : !pto.tile_buf<vec, 8x16xf32, blayout=col_major>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("r", [0, 5, 8])
+def test_row_windows_of_a_column_major_tile(tmp_path, r):
+    rng = np.random.default_rng(r)
+    t = rng.standard_normal((16, 16)).astype(np.float32)
+    u = rng.standard_normal((16, 16)).astype(np.float32)
+    out = interpreter.run(kernel_file(tmp_path, ROWS_OF_DN, "dn.pto"), "cpu", [t, u, np.array(r)])[1]
+    expected = u.copy()
+    expected[8 - r : 16 - r] = t[r : r + 8]
+    np.testing.assert_array_equal(out, expected)
+
+
+# A window of an NZ tile (16x8 boxes for f32) at a computed column offset: off a box, a located
+# fault; on one, TMOV moves its boxes to rows [16, 32) of the same columns (on cpu, as above).
+BOXED = """\
+func.func @boxed(%t: !pto.tile_buf<vec, 32x32xf32, blayout=col_major, slayout=row_major>, %c: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %a = pto.subview %t[%c0, %c] sizes [16, 8] : !pto.tile_buf<vec, 32x32xf32, blayout=col_major, slayout=row_major> -> !pto.tile_buf<vec, 16x8xf32, blayout=col_major, slayout=row_major>
+  %b = pto.subview %t[%c16, %c] sizes [16, 8] : !pto.tile_buf<vec, 32x32xf32, blayout=col_major, slayout=row_major> -> !pto.tile_buf<vec, 16x8xf32, blayout=col_major, slayout=row_major>
+  pto.tmov ins(%a : !pto.tile_buf<vec, 16x8xf32, blayout=col_major, slayout=row_major>) outs(%b : !pto.tile_buf<vec, 16x8xf32, blayout=col_major, slayout=row_major>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_boxed_window_off_its_boxes_is_a_located_fault(tmp_path, target):
+    with pytest.raises(PtoError, match=r"boxed.pto:4:3: error: 'pto.subview' op the window's offset 4 in dim 1 is not on a 16x8 box of the tile"):
+        interpreter.run(kernel_file(tmp_path, BOXED, "boxed.pto"), target, [np.zeros((32, 32), np.float32), np.array(4)])
+
+
+def test_a_boxed_window_of_whole_boxes(tmp_path):
+    t = np.random.default_rng(1).standard_normal((32, 32)).astype(np.float32)
+    out = interpreter.run(kernel_file(tmp_path, BOXED, "boxed.pto"), "cpu", [t, np.array(8)])[0]
+    expected = t.copy()
+    expected[16:32, 8:16] = t[0:16, 8:16]
+    np.testing.assert_array_equal(out, expected)
+
+
+# TMOV between a window of columns and a whole tile, both ways: each row from the window's row
+# stride (the tile's, 32) to the other's (8), as pto-isa's TMOV copies rows of different strides.
+MOVES = """\
+func.func @moves(%t: !pto.tile_buf<vec, 4x32xf32>, %s: !pto.tile_buf<vec, 4x8xf32>, %c: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %a = pto.subview %t[%c0, %c] sizes [4, 8] : !pto.tile_buf<vec, 4x32xf32> -> !pto.tile_buf<vec, 4x8xf32>
+  %b = pto.subview %t[%c0, %c16] sizes [4, 8] : !pto.tile_buf<vec, 4x32xf32> -> !pto.tile_buf<vec, 4x8xf32>
+  pto.tmov ins(%a : !pto.tile_buf<vec, 4x8xf32>) outs(%s : !pto.tile_buf<vec, 4x8xf32>)
+  pto.tmov ins(%s : !pto.tile_buf<vec, 4x8xf32>) outs(%b : !pto.tile_buf<vec, 4x8xf32>)
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("c", [0, 8, 24])
+def test_tmov_out_of_and_into_column_windows(tmp_path, target, c):
+    t = np.random.default_rng(c).standard_normal((4, 32)).astype(np.float32)
+    t_out, s_out = interpreter.run(kernel_file(tmp_path, MOVES, "moves.pto"), target, [t, np.zeros((4, 8), np.float32), np.array(c)])[:2]
+    np.testing.assert_array_equal(s_out, t[:, c : c + 8])
+    expected = t.copy()
+    expected[:, 16:24] = t[:, c : c + 8]
+    np.testing.assert_array_equal(t_out, expected)
+
+
+RETURNED = """\
+func.func @corner(%t: !pto.tile_buf<vec, 16x16xf32>) -> !pto.tile_buf<vec, 4x8xf32> {
+  %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
+  %a = pto.subview %t[%c2, %c5] sizes [4, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 4x8xf32>
+  return %a : !pto.tile_buf<vec, 4x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_returned_column_window_is_its_rows_and_columns(tmp_path, target):
+    t = np.arange(256, dtype=np.float32).reshape(16, 16)
+    (result,) = interpreter.run_with_results(kernel_file(tmp_path, RETURNED, "corner.pto"), target, [t])[1]
+    np.testing.assert_array_equal(result, t[2:6, 5:13])
+
+
+# TRESHAPE of a window of columns reinterprets the storage from the window's address on (the tile's
+# rows run on past the window's columns).
+RESHAPED = """\
+func.func @reshaped(%t: !pto.tile_buf<vec, 16x16xf32>) -> !pto.tile_buf<vec, 64x1xf32, blayout=col_major> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %a = pto.subview %t[%c0, %c8] sizes [8, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 8x8xf32>
+  %b = pto.treshape %a : !pto.tile_buf<vec, 8x8xf32> -> !pto.tile_buf<vec, 64x1xf32, blayout=col_major>
+  return %b : !pto.tile_buf<vec, 64x1xf32, blayout=col_major>
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_treshape_of_a_column_window_is_the_storage_from_its_address(tmp_path, target):
+    t = np.arange(256, dtype=np.float32).reshape(16, 16)
+    (result,) = interpreter.run_with_results(kernel_file(tmp_path, RESHAPED, "reshaped.pto"), target, [t])[1]
+    np.testing.assert_array_equal(result.ravel(), t.ravel()[8:72])
