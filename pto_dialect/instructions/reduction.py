@@ -35,7 +35,7 @@ What targets decide, as their lowered ops record:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
@@ -66,6 +66,9 @@ class Reduction(Member):
     priced_as: tuple[str, str] = field(kw_only=True)
     """The a2a3 intrinsics its cost is priced as: the lane-wise one (vadd) and the one across a
     repeat (vcadd); a5 prices the same names."""
+    over_first_row: str = ""
+    """A column reduction: why every target computes dst laid over src's first row (empty: not
+    shown)."""
 
 
 # ---------------------------------------------------------------------------
@@ -590,9 +593,10 @@ def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, 
 def col_reduction(row: Reduction) -> Instruction:
     op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
+    in_place = {"": replace(IN_PLACE[""], leading=lambda op: None, leading_how=row.over_first_row)} if row.over_first_row else IN_PLACE
     return member_instruction(
         row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
-        emit=column_emitter(row), cost=COST, in_place=IN_PLACE,
+        emit=column_emitter(row), cost=COST, in_place=in_place,
     )
 
 
@@ -610,7 +614,10 @@ def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
 COL_REDUCTIONS = Family.of(
     "column reduction",
     (
-        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED),
+        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED,
+                  over_first_row="cpu sums each column before writing its dst element; a2a3 copies src's first row to "
+                  "dst, then adds the other rows to it (the sequential form, the one emitted); a5 loads each register's "
+                  "columns of every row before storing them to dst (PyPTO writes a column sum over its source so)."),
         Reduction("tcolmax", "dst[0, j] = max of src[:, j]", combine="max", priced_as=("vmax", "vmax"), choices=EXTREME),
         Reduction("tcolmin", "dst[0, j] = min of src[:, j]", combine="min", priced_as=("vmin", "vmin"), choices=EXTREME),
         Reduction("tcolprod", "dst[0, j] = product of src[:, j]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
