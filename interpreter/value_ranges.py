@@ -7,7 +7,8 @@ offset, a `partition_view` or `subview` offset, a `tgetval` / `tsetval` offset, 
 operand of a gather or scatter), directly or through arithmetic (`arith` ops, casts, clamps),
 scalar reads (`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop
 bounds, is drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
-every such offset the analysis can bound stays inside what it indexes. The analysis ignores
+every such offset the analysis can bound stays inside what it indexes (and a loop bound it
+gives stays at most LOOP_BOUND_LIMIT, so that runs stay short). The analysis ignores
 branch conditions, so it may draw narrower than a kernel needs, never wider.
 """
 
@@ -273,6 +274,10 @@ def _tiles_written(op: Operation) -> list[SSAValue]:
     return []
 
 
+LOOP_BOUND_LIMIT = 100
+"""The largest loop bound drawn data may give (a length read from an array): runs stay short."""
+
+
 @dataclass(frozen=True)
 class Sink:
     """An operand used as an offset or index: its values must lie in [0, entries)."""
@@ -288,7 +293,8 @@ def _exact(ranges: ValueRanges, value: SSAValue) -> int | None:
 
 
 def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgument, int]) -> list[Sink]:
-    """Every offset and index operand of the function whose bound is known."""
+    """Every offset and index operand of the function whose bound is known, and every loop's
+    upper bound (LOOP_BOUND_LIMIT at most, where it depends on drawn data)."""
     found: list[Sink] = []
     for op in function.walk():
         if isinstance(op, LoadScalarOp | StoreScalarOp) and op.ptr in extents:
@@ -305,6 +311,8 @@ def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgu
             if isinstance(source, TileBufType) and isinstance(result, TileBufType):
                 for offset, whole, size in zip(op.offsets, source.shape, result.shape):
                     found.append(Sink(offset, whole - size + 1, op))
+        elif isinstance(op, scf.ForOp):
+            found.append(Sink(op.ub, LOOP_BOUND_LIMIT + 1, op))
         elif (index_entries := getattr(op, "index_entries", None)) is not None:
             for operand in op.operands:
                 if (entries := index_entries(operand)) is not None:

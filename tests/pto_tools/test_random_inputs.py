@@ -287,3 +287,34 @@ def test_an_integer_scalar_only_used_as_an_offset_is_drawn_inside_what_it_indexe
     table, _, r = pto_frontend.draw_inputs(path, "random:1")
     final = pto_frontend.run(path, "cpu", inputs="random:1")
     np.testing.assert_array_equal(final[1], table.reshape(16, 8)[int(r)])
+
+
+# a length read from an array bounds a loop over the rows of a 1000-row table
+LENGTH_READ = f"""\
+func.func @first_rows(%len: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 8, 1000)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %tv = pto.make_tensor_view %table, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  scf.for %i = %c0 to %n step %c1 {{
+    %tp = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+def test_a_length_read_from_an_array_keeps_its_loop_short(tmp_path):
+    path = kernel_file(tmp_path, LENGTH_READ, "first_rows.pto")
+    lengths = [int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(20)]
+    assert min(lengths) >= 0 and max(lengths) <= 100  # the table allows 1000 rows; runs stay short
+    length, table, _ = pto_frontend.draw_inputs(path, "random:2")
+    final = pto_frontend.run(path, "cpu", inputs="random:2")
+    rows = int(length[0])
+    np.testing.assert_array_equal(final[2].reshape(1000, 8)[:rows], table.reshape(1000, 8)[:rows])
