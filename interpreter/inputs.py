@@ -130,7 +130,10 @@ def _draw(rng: np.random.Generator, dtype: np.dtype, hif8: bool, shape: tuple[in
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return rng.integers(max(-INTEGER_SPAN, info.min), min(INTEGER_SPAN, info.max) + 1, shape).astype(dtype)
-    return rng.uniform(-1.0, 1.0, shape).astype(np.float32).astype(dtype)
+    values = rng.random(shape, dtype=np.float32)  # drawn in f32, in place: PyPTO's views reach 2**28 elements
+    values *= 2
+    values -= 1
+    return values if dtype == np.float32 else values.astype(dtype)
 
 
 def _scalar_numpy(arg_type: Attribute) -> np.dtype:
