@@ -318,3 +318,12 @@ def test_a_length_read_from_an_array_keeps_its_loop_short(tmp_path):
     final = pto_frontend.run(path, "cpu", inputs="random:2")
     rows = int(length[0])
     np.testing.assert_array_equal(final[2].reshape(1000, 8)[:rows], table.reshape(1000, 8)[:rows])
+
+
+def test_an_array_larger_than_the_pool_repeats_it(dynamic):
+    from interpreter.inputs import POOL_ELEMENTS
+
+    src, dst, _ = pto_frontend.draw_inputs(dynamic, "random:6", scalars={"n": 16400})  # 16400 x 64 elements
+    assert src.shape == dst.shape == (16400 * 64,) > (POOL_ELEMENTS,)
+    np.testing.assert_array_equal(src[POOL_ELEMENTS:], src[: src.size - POOL_ELEMENTS])
+    assert len(np.unique(src[:POOL_ELEMENTS])) > POOL_ELEMENTS // 2 and not np.array_equal(src, dst)
