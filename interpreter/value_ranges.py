@@ -369,20 +369,26 @@ def _fit_once(
     table: BlockArgument, bounded: list[Sink], given: Mapping[SSAValue, int | float], draws: Draws, cap: int,
     through_clamps: bool,
 ) -> Interval | None:
-    def intervals(low: int, high: int) -> Iterator[Interval | None]:
+    """The least low that brings the offsets rising with the value to 0, then the greatest high
+    keeping every offset inside; an offset no value keeps inside with the others (it needs
+    other data to cooperate, or the kernel's guards) is left out."""
+
+    def intervals(low: int, high: int, sinks: list[Sink]) -> list[Interval | None]:
         ranges = ValueRanges(given, {**draws, table: (low, high)}, through_clamps)
-        return (_index_operand(ranges, s) for s in bounded)
+        return [_index_operand(ranges, s) for s in sinks]
 
-    def low_fits(low: int) -> bool:
-        return all(r is None or r[0] >= 0 for r in intervals(low, low))
+    def inside(r: Interval | None, s: Sink) -> bool:
+        return r is None or (r[0] >= 0 and r[1] < s.entries)
 
-    def fits(low: int, high: int) -> bool:
-        return all(r is None or (r[0] >= 0 and r[1] < s.entries) for r, s in zip(intervals(low, high), bounded))
-
-    low = _first(0, cap, low_fits)
-    if low is None or not fits(low, low):
+    at_least, at_most = intervals(0, 0, bounded), intervals(cap, cap, bounded)
+    rising = [s for s, a, b in zip(bounded, at_least, at_most) if a is not None and a[0] < 0 and b is not None and b[0] >= 0]
+    low = _first(0, cap, lambda v: all(r is None or r[0] >= 0 for r in intervals(v, v, rising)))
+    if low is None:
         return None
-    high = _first(low, cap, lambda h: not fits(low, h))
+    bounded = [s for s, r in zip(bounded, intervals(low, low, bounded)) if inside(r, s)]
+    if not bounded:
+        return None
+    high = _first(low, cap, lambda h: not all(inside(r, s) for r, s in zip(intervals(low, h, bounded), bounded)))
     return low, (cap if high is None else high - 1)
 
 
