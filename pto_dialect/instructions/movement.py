@@ -68,7 +68,7 @@ BLOCK_BYTES = 32
 def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
     require(
         src.loc == "vec" and dst.loc == "vec",
-        f"expects src and dst to be Vec tiles (loc=vec; the cube-side moves are not taken here), "
+        f"expects src and dst to be Vec tiles (loc=vec): the cube-side moves are not implemented, "
         f"got loc={src.loc} and loc={dst.loc}",
     )
 
