@@ -194,25 +194,14 @@ def test_ids_that_become_offsets_through_arithmetic_are_drawn_so_the_offsets_fit
 
 # PyPTO's route_hash: per-row column ids turned into flat indices by tile arithmetic on a TCI
 # ramp, read back through a second tile hand-placed at the ramp's address
-FLAT_INDICES = """\
-func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+ADDRESSES = "\n".join(f"  %a{a} = arith.constant {a} : i64" for a in (0, 256, 384, 512, 640, 768, 896))
+FLAT_INDICES = f"""\
+func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 4, 8, 16)}
+{ADDRESSES}
   %z = arith.constant 0 : i32
   %eight = arith.constant 8 : i32
   %sixteen = arith.constant 16 : i32
-  %a0 = arith.constant 0 : i64
-  %a256 = arith.constant 256 : i64
-  %a320 = arith.constant 320 : i64
-  %a384 = arith.constant 384 : i64
-  %a448 = arith.constant 448 : i64
-  %a512 = arith.constant 512 : i64
-  %a640 = arith.constant 640 : i64
-  %a768 = arith.constant 768 : i64
-  %a896 = arith.constant 896 : i64
   %sv = pto.make_tensor_view %src, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %cv = pto.make_tensor_view %cols, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
   %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
@@ -237,7 +226,7 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   pto.tgather ins(%s, %flat, %tmp : !pto.tile_buf<vec, 4x16xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%d : !pto.tile_buf<vec, 4x8xf32>)
   pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%op : !pto.partition_tensor_view<4x8xf32>)
   return
-}
+}}
 """
 
 
