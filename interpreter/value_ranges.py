@@ -4,7 +4,7 @@ from that the ranges random inputs draw integer arrays in (interpreter/inputs.py
 
 An integer array whose elements become an offset or an index (a `load_scalar` / `store_scalar`
 offset, a `partition_view` or `subview` offset, a `tgetval` / `tsetval` offset, the index
-operand of a gather or scatter), directly or through arithmetic (`arith` ops, casts, clamps),
+operand of a gather or scatter, a dynamic valid row or column count), directly or through arithmetic (`arith` ops, casts, clamps),
 scalar reads (`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop
 bounds, is drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
 every such offset the analysis can bound stays inside what it indexes (and a loop bound it
@@ -26,6 +26,7 @@ from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, Sto
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp, storage_elements
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import TileBufType
 
 Interval = tuple[int, int]
@@ -293,8 +294,9 @@ def _exact(ranges: ValueRanges, value: SSAValue) -> int | None:
 
 
 def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgument, int]) -> list[Sink]:
-    """Every offset and index operand of the function whose bound is known, and every loop's
-    upper bound (LOOP_BOUND_LIMIT at most, where it depends on drawn data)."""
+    """Every offset and index operand of the function whose bound is known, every dynamic
+    valid row and column count (within the tile), and every loop's upper bound
+    (LOOP_BOUND_LIMIT at most, where it depends on drawn data)."""
     found: list[Sink] = []
     for op in function.walk():
         if isinstance(op, LoadScalarOp | StoreScalarOp) and op.ptr in extents:
@@ -311,6 +313,11 @@ def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgu
             if isinstance(source, TileBufType) and isinstance(result, TileBufType):
                 for offset, whole, size in zip(op.offsets, source.shape, result.shape):
                     found.append(Sink(offset, whole - size + 1, op))
+        elif isinstance(op, AllocTileOp | SetValidShapeOp):  # a valid shape within the tile
+            tile = op.result.type if isinstance(op, AllocTileOp) else op.source.type
+            for valid, whole in zip((op.valid_row, op.valid_col), tile.shape):  # pyright: ignore[reportAttributeAccessIssue]
+                if valid is not None:
+                    found.append(Sink(valid, whole + 1, op))
         elif isinstance(op, scf.ForOp):
             found.append(Sink(op.ub, LOOP_BOUND_LIMIT + 1, op))
         elif (index_entries := getattr(op, "index_entries", None)) is not None:

@@ -316,3 +316,19 @@ def test_an_array_larger_than_the_pool_repeats_it(dynamic):
     assert src.shape == dst.shape == (16400 * 64,) > (POOL_ELEMENTS,)
     np.testing.assert_array_equal(src[POOL_ELEMENTS:], src[: src.size - POOL_ELEMENTS])
     assert len(np.unique(src[:POOL_ELEMENTS])) > POOL_ELEMENTS // 2 and not np.array_equal(src, dst)
+
+
+def test_a_valid_column_count_read_from_an_array_stays_within_its_tile(tmp_path):
+    text = f"""\
+func.func @fill(%len: !pto.ptr<i32>) {{
+{index_constants(0, 1)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile valid_col = %n : !pto.tile_buf<vec, 1x16xf32, valid=1x?>
+  return
+}}
+"""
+    path = kernel_file(tmp_path, text, "fill.pto")
+    counts = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(30)}
+    assert min(counts) >= 0 and max(counts) <= 16 and len(counts) > 5
