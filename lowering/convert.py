@@ -12,9 +12,6 @@ from typing import Any, ClassVar, TypeVar
 
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition
-from xdsl.irdl.declarative_assembly_format import FormatProgram
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from pto_dialect.choices import Choice, Numerics, choice
@@ -101,7 +98,7 @@ class TargetOps:
 
     def declare(self, cls: Op) -> Op:
         """`@ops.declare` on a lowered op class: an IRDL op of the target's dialect."""
-        op = _op_with_format_on_first_use(cls)
+        op = irdl_op_definition(cls)
         self.ops.append(op)
         return op
 
@@ -160,36 +157,6 @@ class TargetOps:
 
     def dialect(self) -> Dialect:
         return Dialect(self.dialect_name, list(self.ops))
-
-
-def _op_with_format_on_first_use(cls: Op) -> Op:
-    """irdl_op_definition(cls), its assembly format turned into a parser and printer when an
-    op of it is first parsed or printed: most runs of a kernel print no lowered op, and reading
-    a target's ~100 formats is a good part of `pto-run`'s start-up."""
-    text = cls.assembly_format  # pyright: ignore[reportAttributeAccessIssue]
-    if text is None:
-        return irdl_op_definition(cls)
-    cls.assembly_format = None  # pyright: ignore[reportAttributeAccessIssue]
-    op = irdl_op_definition(cls)
-    cls.assembly_format = text  # pyright: ignore[reportAttributeAccessIssue]
-    definition = op.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
-    definition.assembly_format = text
-    programs: list[FormatProgram] = []
-
-    def program() -> FormatProgram:
-        if not programs:
-            programs.append(FormatProgram.from_str(text, definition))
-        return programs[0]
-
-    def parse(of: type[IRDLOperation], parser: Parser) -> IRDLOperation:
-        return program().parse(parser, of)
-
-    def print_with_format(self: IRDLOperation, printer: Printer) -> None:
-        program().print(printer, self)
-
-    op.parse = classmethod(parse)  # pyright: ignore[reportAttributeAccessIssue]
-    op.print = print_with_format  # pyright: ignore[reportAttributeAccessIssue]
-    return op
 
 
 def _family_entry(
