@@ -9,8 +9,6 @@ patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 
 from __future__ import annotations
 
-
-
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetOps
 from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions

@@ -7,8 +7,6 @@ out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 
 from __future__ import annotations
 
-
-
 from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
 from lowering.convert import Lowered, TargetOps
 from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
