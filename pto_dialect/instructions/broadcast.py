@@ -48,6 +48,7 @@ from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachi
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instructions.elementwise import implemented_vec_tiles
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
@@ -229,10 +230,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
-    for t in tiles:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    implemented_vec_tiles(operands, target, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -273,11 +271,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
-    for t in tiles:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        require(t.is_row_major, f"expects {t.role} to use row-major layout, got {t.layout_text()}")
+    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:
