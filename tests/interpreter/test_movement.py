@@ -8,6 +8,8 @@ copies dst's valid region from src at the position on every target, whose bounds
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -135,8 +137,7 @@ def window(op: str, src: str, dst: str, at: tuple[int, int] | None = None) -> st
     return func(args, body)
 
 
-def textract(src: str, dst: str, at: tuple[int, int] | None = None) -> str:
-    return window("textract", src, dst, at)
+textract = partial(window, "textract")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -248,8 +249,7 @@ def test_tconcat_valid_cols_rules(target: str) -> None:
         run(tconcat(a, b, d), target, args)
 
 
-def tinsert(src: str, dst: str, at: tuple[int, int] | None = None) -> str:
-    return window("tinsert", src, dst, at)
+tinsert = partial(window, "tinsert")
 
 
 @pytest.mark.parametrize("target", TARGETS)
