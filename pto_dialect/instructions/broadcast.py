@@ -469,29 +469,32 @@ IN_PLACE = {
 }
 
 
-def row_broadcast(row: Broadcast) -> Instruction:
+def _broadcast(
+    row: Broadcast, binary_op: type[PtoInstructionOp], plain_run: tuple[Callable[..., Any], Callable[..., Any]],
+    binary_run: tuple[Callable[[Broadcast], Callable[..., Any]], Callable[..., Any]], check_fn: Callable[..., None],
+    in_place: dict[str, InPlace],
+) -> Instruction:
+    """A broadcast member's entry: the plain expand (its kernel and footprint `plain_run`) or a
+    `binary_op` (the kernel made for the row and the footprint `binary_run`), checked by
+    `check_fn`, computed in place as `in_place` says where binary."""
     plain = row.compute is None
-    base = RowExpandOp if plain else RowExpandBinaryOp
-    op = member_op(base, row)
-    kernel = expand_kernel if plain else binary_expand_kernel(row)
-    footprint = expand_footprint if plain else binary_expand_footprint
+    op = member_op(RowExpandOp if plain else binary_op, row)
+    kernel, footprint = plain_run if plain else (binary_run[0](row), binary_run[1])
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
     return member_instruction(
-        row, op, lowered, rules=BroadcastRules, check=check, describe=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else IN_PLACE,
+        row, op, lowered, rules=BroadcastRules, check=check_fn, describe=describe, emit=emitter(row), cost=COST,
+        in_place={} if plain else in_place,
     )
+
+
+def row_broadcast(row: Broadcast) -> Instruction:
+    return _broadcast(row, RowExpandBinaryOp, (expand_kernel, expand_footprint),
+                      (binary_expand_kernel, binary_expand_footprint), check, IN_PLACE)
 
 
 def col_broadcast(row: Broadcast) -> Instruction:
-    plain = row.compute is None
-    op = member_op(RowExpandOp if plain else ColExpandBinaryOp, row)
-    kernel = col_expand_kernel if plain else col_binary_kernel(row)
-    footprint = col_expand_footprint if plain else col_binary_footprint
-    lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return member_instruction(
-        row, op, lowered, rules=BroadcastRules, check=check_columns, describe=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else COLUMN_IN_PLACE,
-    )
+    return _broadcast(row, ColExpandBinaryOp, (col_expand_kernel, col_expand_footprint),
+                      (col_binary_kernel, col_binary_footprint), check_columns, COLUMN_IN_PLACE)
 
 
 COLUMN_IN_PLACE = {
