@@ -70,6 +70,7 @@ from pto_dialect.walk import walk
 from pto_dialect.ops import AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp, LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.subview import stored_type
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
 from pto_dialect.types import COMPACTS, LocalArrayType, GM_RANK, PADS, PartitionTensorViewType, PtrType, TileBufType, TileTypeBase, gm_shape5, gm_strides5
 
@@ -337,10 +338,11 @@ class _Emitter:
         self.line(f"{unused}{cpp} {self.bind(op.results[0])} = {expression};")
 
     def subview(self, op: SubViewOp) -> None:
-        """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
+        """pto-isa's TSUBVIEW: a tile variable over the source's storage, of the type that keeps the
+        source's strides (stored_type)."""
         name = self.bind(op.result)
         valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
-        self.declare_tile(self.alias(op.result.type), name, valid)
+        self.declare_tile(self.alias(stored_type(op.result)), name, valid)
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
 

@@ -122,7 +122,7 @@ class FillPadRules:
 
 def tfillpad_check(rules: FillPadRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
-    require_vec((src, dst), "the Mat form is cube-side,")
+    require_vec((src, dst))
     require_type("src", src.elem, rules.types)
     require_type("dst", dst.elem, rules.types)
     if rules.row_major:

@@ -9,7 +9,7 @@ UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md)
 (SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
 emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)`, `TINSERT(dst, src, r, c)` and
 `TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
-right, acc tiles) are other instructions' work and are refused here.
+right, acc tiles) are not implemented here: a located error says so.
 
 How each target copies (TMOV's `move_copy` choice):
 - cpu (cpu/TMov.hpp): element by element through each tile's own layout, so any layout pair
@@ -49,6 +49,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
@@ -66,18 +67,14 @@ BLOCK_BYTES = 32
 def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
     require(
         src.loc == "vec" and dst.loc == "vec",
-        f"expects src and dst to be Vec tiles (loc=vec; the cube-side moves are not taken here), "
-        f"got loc={src.loc} and loc={dst.loc}",
+        not_implemented(f"moves loc={src.loc} to loc={dst.loc}", CUBE_SIDE),
     )
 
 
-def require_vec(tiles: tuple[TileFacts, ...], cube_side: str) -> None:
-    """Every tile a Vec tile; `cube_side` names what the other locations would be (the message adds "not taken here")."""
+def require_vec(tiles: tuple[TileFacts, ...]) -> None:
+    """Every tile a Vec tile (the other locations: cube-side forms, not implemented here)."""
     for tile in tiles:
-        require(
-            tile.loc == "vec",
-            f"expects {tile.role} to be a Vec tile (loc=vec; {cube_side} not taken here), got loc={tile.loc}",
-        )
+        require(tile.loc == "vec", not_implemented(f"has {tile.role} at loc={tile.loc}", CUBE_SIDE))
 
 
 def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
@@ -198,8 +195,9 @@ def tmov_kernel(o: dict, *, move_copy: MoveCopy) -> None:
             dst.write_valid(cpp_converted(src.read_valid(), dst.flat.dtype))
         return
     rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
-    if move_copy is MoveCopy.UB_BLOCKS and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
-        # one burst of the first `rows` rows' storage, whole blocks (both tiles have one layout and shape)
+    rows_alike = dst.type.shape[1] == src.type.shape[1] or dst.type.shape[0] == 1  # not a window of columns into a tile
+    if move_copy is MoveCopy.UB_BLOCKS and rows_alike and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
+        # one burst of the first `rows` rows' storage, whole blocks (pto-isa's TMovToVecImpl)
         dst_index = src_index = np.arange(min(_whole_blocks(dst.type.shape[1] * rows, dst), dst.flat.shape[-1]))
     else:
         if move_copy is MoveCopy.UB_BLOCKS:

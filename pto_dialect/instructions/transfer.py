@@ -67,7 +67,8 @@ class TransferRules:
     """Element types whose pad value is 0 whatever `pad` says (pto-isa's PadValueMap)."""
     contiguous_rows: bool
     """The DMA copies each row (DN: column) as one contiguous burst and never reads the
-    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1."""
+    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1 (any, when that
+    dim holds one element)."""
     note: str
 
 
@@ -111,7 +112,8 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
         return
     dn = view.layout == GmLayout.DN
     stride = view.row_stride if dn else view.inner_stride
-    if known(stride) and stride != 1:
+    along = view.shape5[3] if dn else view.shape5[4]
+    if known(stride) and stride != 1 and along != 1:  # a burst of one element never steps the stride
         what = "column (rows dim)" if dn else "row (last dim)"
         raise RuleViolation(
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
@@ -127,7 +129,7 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
         ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
         ("tload: written beyond the valid region (vec / mat tiles)",
          {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
-        ("unit innermost stride (ND: last dim, DN: rows dim)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
+        ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
         ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
     ]
@@ -172,7 +174,7 @@ def pad_value(tile_type: TileTypeBase, value: PadValue) -> float | int:
 def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
     """What the target's TLOAD writes beyond the valid region (docs/tload-padding.md)."""
     match fill:
-        case PadFill.WHOLE_TILE:
+        case PadFill.WHOLE_TILE if tile.valid_shape != tuple(tile.type.shape):  # else the load covers it all
             tile.flat[...] = pad_value(tile.type, value)
         case PadFill.BLOCK_TAIL if tile.type.pad.data != 0 and tile.type.inner_box is None:
             pad = pad_value(tile.type, value)

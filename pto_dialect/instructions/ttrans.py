@@ -105,7 +105,7 @@ def vnchwconv_tail(op: Operation) -> bool:
 def ttrans_check(rules: TTransRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst, tmp = operands["src"], operands["dst"], operands.get("tmp")
     tiles = (src, dst) if tmp is None else (src, tmp, dst)
-    require_vec(tiles, "the cube-side transposes are")
+    require_vec(tiles)
     require_type("src", src.elem, rules.types)
     require_type("dst", dst.elem, rules.types)
     if rules.one_type:
