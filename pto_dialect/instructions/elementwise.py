@@ -245,14 +245,22 @@ class ElementwiseRules:
     """Why the target does not compute dst over an input (empty: it does)."""
 
 
-def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
+    """The tile operands, once checked that the target implements the instruction (its element
+    `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
+    `row_major` words the layout, row-major)."""
+    require(bool(types), f"is not implemented on target {target} ({note})")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        if rules.row_major_only:
-            require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
+        if row_major:
+            require(t.is_row_major, f"expects {t.role} to use {row_major} layout, got {t.layout_text()}")
+    return tiles
+
+
+def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    dst = operands["dst"]
+    tiles = implemented_vec_tiles(operands, target, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)
     if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
         require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")

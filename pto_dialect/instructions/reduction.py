@@ -460,14 +460,19 @@ def row_reduction(row: Reduction) -> Instruction:
 ORDERED: Mapping[str, type[Choice]] = {"order": ReduceOrder}
 EXTREME: Mapping[str, type[Choice]] = {"order": ReduceOrder, "nan": ExtremeNan}
 
+COMBINES = (
+    ("sum", "sum", ("vadd", "vcadd"), ORDERED),
+    ("max", "max", ("vmax", "vcmax"), EXTREME),
+    ("min", "min", ("vmin", "vcmin"), EXTREME),
+    ("prod", "product", ("vmul", "vmul"), ORDERED),
+)
+"""Each reduction's combine, its name in the summaries, the intrinsics a row reduction is
+priced as (a column reduction: the first, elementwise over rows) and its choices."""
+
 ROW_REDUCTIONS = Family.of(
     "row reduction",
-    (
-        Reduction("trowsum", "dst[i, 0] = sum of src[i, :]", combine="sum", priced_as=("vadd", "vcadd"), choices=ORDERED),
-        Reduction("trowmax", "dst[i, 0] = max of src[i, :]", combine="max", priced_as=("vmax", "vcmax"), choices=EXTREME),
-        Reduction("trowmin", "dst[i, 0] = min of src[i, :]", combine="min", priced_as=("vmin", "vcmin"), choices=EXTREME),
-        Reduction("trowprod", "dst[i, 0] = product of src[i, :]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"trow{c}", f"dst[i, 0] = {word} of src[i, :]", combine=c, priced_as=priced, choices=choices)
+          for c, word, priced, choices in COMBINES),
     row_reduction,
 )
 """Each row of src's valid region to one element."""
@@ -616,12 +621,8 @@ def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
 
 COL_REDUCTIONS = Family.of(
     "column reduction",
-    (
-        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED),
-        Reduction("tcolmax", "dst[0, j] = max of src[:, j]", combine="max", priced_as=("vmax", "vmax"), choices=EXTREME),
-        Reduction("tcolmin", "dst[0, j] = min of src[:, j]", combine="min", priced_as=("vmin", "vmin"), choices=EXTREME),
-        Reduction("tcolprod", "dst[0, j] = product of src[:, j]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"tcol{c}", f"dst[0, j] = {word} of src[:, j]", combine=c, priced_as=(priced[0], priced[0]), choices=choices)
+          for c, word, priced, choices in COMBINES),
     col_reduction,
 )
 """Each column of src's valid region to one element."""

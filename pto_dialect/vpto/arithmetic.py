@@ -14,15 +14,15 @@ function for each `operation` is in interpreter/vpto/functions.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerType, Signedness
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.facts import INT8, INT16, INT32, spell, types_named
-from pto_dialect.vpto.common import require_mask_for, require_same
+from pto_dialect.vpto.common import require_mask_for, require_same, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 FLOATS = types_named("f16", "bf16", "f32")
@@ -120,12 +120,10 @@ def _require_scalar_for(vreg: VRegType, scalar: object) -> None:
     )
 
 
-def _define(name: str, row: Arithmetic, base: type[BinaryArithmeticOp | VecScalarArithmeticOp]) -> type[IRDLOperation]:
+def _define(name: str, row: Arithmetic, base: type[ArithmeticOpBase]) -> type[ArithmeticOpBase]:
     """The op `pto.<name>` of `base` computing `row` (its doc: the formula with the row's operator)."""
-    summary = base.FORMULA.format(row.symbol)
-    attrs = {"name": f"pto.{name}", "ROW": row, "__module__": __name__,
-             "__doc__": f"{summary} ({spell(row.types)}).", "__annotations__": {"ROW": ClassVar[Arithmetic]}}
-    return irdl_op_definition(cast(type[IRDLOperation], type(name.capitalize() + "Op", (base,), attrs)))
+    doc = f"{base.FORMULA.format(row.symbol)} ({spell(row.types)})."
+    return row_op(base, name.capitalize() + "Op", name, doc, ROW=row)
 
 
 ARITHMETIC_OPS = [*(_define(n, r, BinaryArithmeticOp) for n, r in BINARY.items()),

@@ -24,7 +24,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, CopyOpBase, require_space
+from pto_dialect.vpto.common import GM, UB, CopyOpBase, require_space, row_op
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,18 +45,9 @@ class LoopConfigOpBase(IRDLOperation):
     assembly_format = "$first `,` $second attr-dict `:` type($first) `,` type($second)"
 
 
-def _loop_config_ops() -> list[type[IRDLOperation]]:
-    made = []
-    for direction in DIRECTIONS:
-        for register in LOOP_REGISTERS:
-            name = f"set_{register}_{direction}"
-            attrs = {"name": f"pto.{name}", "REGISTER": register, "DIRECTION": direction, "__module__": __name__,
-                     "__annotations__": {"REGISTER": ClassVar[str], "DIRECTION": ClassVar[str]}}
-            made.append(irdl_op_definition(type("".join(w.capitalize() for w in name.split("_")) + "Op", (LoopConfigOpBase,), attrs)))
-    return made
-
-
-LOOP_CONFIG_OPS = _loop_config_ops()
+LOOP_CONFIG_OPS = [row_op(LoopConfigOpBase, f"Set{register.title().replace('_', '')}{direction.title()}Op",
+                          f"set_{register}_{direction}", REGISTER=register, DIRECTION=direction)
+                   for direction in DIRECTIONS for register in LOOP_REGISTERS]
 
 ATOMIC_MODES = {"none": None, "add": "add", "max": "max", "min": "min"}
 """set_atomic_<mode>: how a UB -> GM store combines with what GM holds (none: it replaces it)."""
@@ -79,16 +70,8 @@ class SetAtomicOpBase(IRDLOperation):
     assembly_format = "attr-dict"
 
 
-def _atomic_ops() -> list[type[IRDLOperation]]:
-    made = []
-    for setting in (*ATOMIC_MODES, *ATOMIC_TYPES):
-        attrs = {"name": f"pto.set_atomic_{setting}", "SETTING": setting, "__module__": __name__,
-                 "__annotations__": {"SETTING": ClassVar[str]}}
-        made.append(irdl_op_definition(type(f"SetAtomic{setting.capitalize()}Op", (SetAtomicOpBase,), attrs)))
-    return made
-
-
-ATOMIC_OPS = _atomic_ops()
+ATOMIC_OPS = [row_op(SetAtomicOpBase, f"SetAtomic{setting.capitalize()}Op", f"set_atomic_{setting}", SETTING=setting)
+              for setting in (*ATOMIC_MODES, *ATOMIC_TYPES)]
 
 
 @irdl_op_definition

@@ -109,7 +109,6 @@ class VectorTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[dict[str, Dist]]
-    DIRECTION: ClassVar[str]
     if TYPE_CHECKING:  # each op defines it, in PTOAS's operand order
         offset: SSAValue
 
@@ -152,7 +151,6 @@ class VldsOp(VectorTransferOpBase, UbReadOp):
     )
 
     DISTS: ClassVar[dict[str, Dist]] = VLDS_DISTS
-    DIRECTION: ClassVar[str] = "load"
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
     @property
@@ -176,7 +174,6 @@ class VstsOp(VectorTransferOpBase, UbWriteOp):
     )
 
     DISTS: ClassVar[dict[str, Dist]] = VSTS_DISTS
-    DIRECTION: ClassVar[str] = "store"
     PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
 
     @property
@@ -434,8 +431,7 @@ class SprStoreOpBase(UbWriteOp):
     def verify_(self) -> None:
         require_token(self.spr.data, ("AR",), "spr")
         super().verify_()
-        pointer = self.destination.type
-        assert isinstance(pointer, PtrType)
+        pointer = self.pointer_type
         if pointer.element.bytes != 4 or pointer.element.family == "float":
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
 

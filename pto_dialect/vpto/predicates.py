@@ -32,7 +32,7 @@ from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base
+from pto_dialect.vpto.common import UB, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -89,13 +89,8 @@ class PltOpBase(IRDLOperation):
 
 def _granular(base: type[IRDLOperation], stem: str) -> list[type[IRDLOperation]]:
     """One op per granularity: `pto.<stem>_b8`, `_b16`, `_b32`."""
-    made = []
-    for granularity in GRANULARITY_BYTES:
-        name = f"{stem.capitalize()}{granularity.upper()}Op"
-        cls = type(name, (base,), {"name": f"pto.{stem}_{granularity}", "GRANULARITY": granularity, "__module__": __name__,
-                           "__annotations__": {"GRANULARITY": ClassVar[str]}})
-        made.append(irdl_op_definition(cls))
-    return made
+    return [row_op(base, f"{stem.capitalize()}{granularity.upper()}Op", f"{stem}_{granularity}", GRANULARITY=granularity)
+            for granularity in GRANULARITY_BYTES]
 
 
 PSET_OPS = _granular(PsetOpBase, "pset")
@@ -175,7 +170,6 @@ class PredicateTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[tuple[str, ...]] = ()
-    DIRECTION: ClassVar[str] = ""
     offset = operand_def(IndexType)
     dist = prop_def(StringAttr)
     updated_base = opt_result_def(PtrType)
@@ -189,7 +183,6 @@ class PredicateStoreOpBase(PredicateTransferOpBase, UbWriteOp):
     """Store a predicate register's bits to UB."""
 
     DISTS: ClassVar[tuple[str, ...]] = PSTS_DISTS
-    DIRECTION: ClassVar[str] = "store"
     value = operand_def(MaskType)
     destination = operand_def(PtrType)
     assembly_format = (
@@ -202,7 +195,6 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     """Load a predicate register from UB."""
 
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
-    DIRECTION: ClassVar[str] = "load"
     source = operand_def(PtrType)
     result = result_def(MaskType)
     assembly_format = (

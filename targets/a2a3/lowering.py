@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetOps
-from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
+from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
@@ -120,29 +120,26 @@ A2A3TScatterIndexOp = OPS.op(
 A2A3TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
-U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
 def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     row = op.coalesce.data == Coalesce.ROW
     if op.is_gm_to_l1:
-        if row:
-            return A2A3MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        return A2A3MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return mgather_to_l1(row, A2A3MGatherRowL1Op, A2A3MGatherElemL1Op)
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
-            return A2A3MGatherRowNzOp, U32 | {"capacity": Capacity.NZ_ROWS}
-        return A2A3MGatherElemNzOp, U32 | {"capacity": Capacity.NZ_ELEMENTS}
+            return A2A3MGatherRowNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ROWS}
+        return A2A3MGatherElemNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ELEMENTS}
     if row:
-        return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
-    return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return A2A3MGatherRowDmaOp, GM_INDEX_U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
+    return A2A3MGatherElemScalarOp, GM_INDEX_U32 | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _mscatter(op: MScatterOp) -> Lowered:
     coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
     row = coalesce == Coalesce.ROW
-    chosen = U32 | recorded
+    chosen = GM_INDEX_U32 | recorded
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
             return A2A3MScatterRowNzOp, chosen | {"capacity": Capacity.NZ_ROWS, "write_order": WriteOrder.ROW_MAJOR}
