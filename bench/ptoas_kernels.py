@@ -22,7 +22,8 @@ error's message with its location removed. Prints the tables; --list prints ever
 (kernel, target) with its first error line. Each kernel runs in a worker process (fork) with a
 --timeout in seconds. An integer scalar argument pto-run cannot draw is given: PyPTO's SPMD
 block index 0 of 1 block, any other --size (64); when that run goes out of a view, an array or a
-tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length).
+tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length), then
+256 (a length offsets reach past 64).
 """
 
 from __future__ import annotations
@@ -135,9 +136,10 @@ SPMD_SCALARS = {"__pypto_spmd_block_idx": 0, "__pypto_spmd_block_num": 1}
 """PyPTO's SPMD arguments: run block 0 of 1."""
 
 
-SIZES_TRIED = (1, 0)
+SIZES_TRIED = (1, 0, 256)
 """After `size`, the values an asked scalar is given when the run goes out of a view, an array or
-a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length."""
+a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length,
+and some lengths must exceed offsets of 64 and more."""
 OUT_OF_RANGE = re.compile(r"\boutside\b")
 
 

@@ -13,7 +13,8 @@ signature and from the tensor views the kernel makes of each pointer.
   given is drawn; an integer or index scalar not given is drawn where it only serves as an offset
   or index (as the arrays below), else it must be given (it sizes something).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
-  [-100, 100] clipped to the type; i1 either way. An integer array whose elements become an
+  [-100, 100] clipped to the type; i1 either way. An array of more than POOL_ELEMENTS repeats a
+  drawn pool of that many. An integer array whose elements become an
   offset or an index (of a gather or scatter, a scalar access, a partition, a subview, a
   tgetval / tsetval), directly or through arithmetic, tiles and loops, is drawn where every such
   offset stays inside what it indexes (interpreter/value_ranges.py: the widest such range
@@ -24,6 +25,7 @@ signature and from the tensor views the kernel makes of each pointer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Literal
 
@@ -43,6 +45,10 @@ IndexDraw = Literal["table", "wide"]
 INDEX_DRAWS: tuple[IndexDraw, ...] = ("table", "wide")
 INTEGER_SPAN = 100
 """Integers are drawn in [-INTEGER_SPAN, INTEGER_SPAN] (clipped to the type)."""
+POOL_ELEMENTS = 1_048_573
+"""An array of more elements than this (a prime: a row of any length below it never repeats
+another) repeats a drawn pool of this many: PyPTO's tables reach 2**29 elements, which would
+take minutes and gigabytes to draw one by one."""
 
 
 
@@ -123,6 +129,9 @@ def random_inputs(
 
 
 def _draw(rng: np.random.Generator, dtype: np.dtype, hif8: bool, shape: tuple[int, ...]) -> np.ndarray:
+    size = math.prod(shape)
+    if size > POOL_ELEMENTS:  # a PyPTO weight or embedding table: the pool repeated
+        return np.resize(_draw(rng, dtype, hif8, (POOL_ELEMENTS,)), size).reshape(shape)
     if hif8:  # raw bits: every pattern
         return rng.integers(0, 256, shape).astype(np.uint8)
     if dtype == np.bool_:

@@ -4,10 +4,11 @@ from that the ranges random inputs draw integer arrays in (interpreter/inputs.py
 
 An integer array whose elements become an offset or an index (a `load_scalar` / `store_scalar`
 offset, a `partition_view` or `subview` offset, a `tgetval` / `tsetval` offset, the index
-operand of a gather or scatter), directly or through arithmetic (`arith` ops, casts, clamps),
+operand of a gather or scatter, a dynamic valid row or column count), directly or through arithmetic (`arith` ops, casts, clamps),
 scalar reads (`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop
 bounds, is drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
-every such offset the analysis can bound stays inside what it indexes. The analysis ignores
+every such offset the analysis can bound stays inside what it indexes (and a loop bound it
+gives stays at most LOOP_BOUND_LIMIT, so that runs stay short). The analysis ignores
 branch conditions, so it may draw narrower than a kernel needs, never wider.
 """
 
@@ -25,6 +26,7 @@ from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, Sto
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
 from pto_dialect.ops.tile_value import TGetValOp, TSetValOp, storage_elements
+from pto_dialect.ops.valid_shape import SetValidShapeOp
 from pto_dialect.types import TileBufType
 
 Interval = tuple[int, int]
@@ -273,6 +275,10 @@ def _tiles_written(op: Operation) -> list[SSAValue]:
     return []
 
 
+LOOP_BOUND_LIMIT = 100
+"""The largest loop bound drawn data may give (a length read from an array): runs stay short."""
+
+
 @dataclass(frozen=True)
 class Sink:
     """An operand used as an offset or index: its values must lie in [0, entries)."""
@@ -288,7 +294,9 @@ def _exact(ranges: ValueRanges, value: SSAValue) -> int | None:
 
 
 def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgument, int]) -> list[Sink]:
-    """Every offset and index operand of the function whose bound is known."""
+    """Every offset and index operand of the function whose bound is known, every dynamic
+    valid row and column count (within the tile), and every loop's upper bound
+    (LOOP_BOUND_LIMIT at most, where it depends on drawn data)."""
     found: list[Sink] = []
     for op in function.walk():
         if isinstance(op, LoadScalarOp | StoreScalarOp) and op.ptr in extents:
@@ -305,6 +313,13 @@ def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgu
             if isinstance(source, TileBufType) and isinstance(result, TileBufType):
                 for offset, whole, size in zip(op.offsets, source.shape, result.shape):
                     found.append(Sink(offset, whole - size + 1, op))
+        elif isinstance(op, AllocTileOp | SetValidShapeOp):  # a valid shape within the tile
+            tile = op.result.type if isinstance(op, AllocTileOp) else op.source.type
+            for valid, whole in zip((op.valid_row, op.valid_col), tile.shape):  # pyright: ignore[reportAttributeAccessIssue]
+                if valid is not None:
+                    found.append(Sink(valid, whole + 1, op))
+        elif isinstance(op, scf.ForOp):
+            found.append(Sink(op.ub, LOOP_BOUND_LIMIT + 1, op))
         elif (index_entries := getattr(op, "index_entries", None)) is not None:
             for operand in op.operands:
                 if (entries := index_entries(operand)) is not None:
@@ -361,20 +376,26 @@ def _fit_once(
     table: BlockArgument, bounded: list[Sink], given: Mapping[SSAValue, int | float], draws: Draws, cap: int,
     through_clamps: bool,
 ) -> Interval | None:
-    def intervals(low: int, high: int) -> Iterator[Interval | None]:
+    """The least low that brings the offsets rising with the value to 0, then the greatest high
+    keeping every offset inside; an offset no value keeps inside with the others (it needs
+    other data to cooperate, or the kernel's guards) is left out."""
+
+    def intervals(low: int, high: int, sinks: list[Sink]) -> list[Interval | None]:
         ranges = ValueRanges(given, {**draws, table: (low, high)}, through_clamps)
-        return (_index_operand(ranges, s) for s in bounded)
+        return [_index_operand(ranges, s) for s in sinks]
 
-    def low_fits(low: int) -> bool:
-        return all(r is None or r[0] >= 0 for r in intervals(low, low))
+    def inside(r: Interval | None, s: Sink) -> bool:
+        return r is None or (r[0] >= 0 and r[1] < s.entries)
 
-    def fits(low: int, high: int) -> bool:
-        return all(r is None or (r[0] >= 0 and r[1] < s.entries) for r, s in zip(intervals(low, high), bounded))
-
-    low = _first(0, cap, low_fits)
-    if low is None or not fits(low, low):
+    at_least, at_most = intervals(0, 0, bounded), intervals(cap, cap, bounded)
+    rising = [s for s, a, b in zip(bounded, at_least, at_most) if a is not None and a[0] < 0 and b is not None and b[0] >= 0]
+    low = _first(0, cap, lambda v: all(r is None or r[0] >= 0 for r in intervals(v, v, rising)))
+    if low is None:
         return None
-    high = _first(low, cap, lambda h: not fits(low, h))
+    bounded = [s for s, r in zip(bounded, intervals(low, low, bounded)) if inside(r, s)]
+    if not bounded:
+        return None
+    high = _first(low, cap, lambda h: not all(inside(r, s) for r, s in zip(intervals(low, h, bounded), bounded)))
     return low, (cap if high is None else high - 1)
 
 

@@ -167,7 +167,7 @@ class Tile:
         itemsize = self.flat.itemsize
         start = self.flat.__array_interface__["data"][0] - root.__array_interface__["data"][0] + offset * itemsize
         end = start + tile_type.shape[0] * tile_type.shape[1] * itemsize
-        if self.flat.ndim != 1 or not root.flags.c_contiguous or end > root.nbytes:
+        if end > root.nbytes:
             rows, cols = tile_type.shape
             raise RuntimeFault(
                 f"the window's {rows}x{cols} tile at element {offset} of the {self.type.shape[0]}x{self.type.shape[1]} "

@@ -11,7 +11,7 @@ from typing import Any
 from xdsl.pattern_rewriter import RewritePattern
 
 from lowering.convert import Lowered, TargetLowering, TargetOps
-from pto_dialect.choices import BroadcastDivisor, Choice, ExtremeNan, PartFill, ReduceOrder, VectorRead
+from pto_dialect.choices import BroadcastDivisor, Capacity, Choice, ExtremeNan, IndexRead, PartFill, ReduceOrder, Stride, VectorRead
 from pto_dialect.family import Family
 from pto_dialect.instruction import Instruction
 from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
@@ -26,6 +26,7 @@ from pto_dialect.instructions.tgather import TGATHER
 from pto_dialect.instructions.tprint import print_lowering, TPrintRules
 from pto_dialect.instructions.transfer import transfer_lowering, TransferRules
 from pto_dialect.instructions.tscatter import TSCATTER
+from pto_dialect.lowered import LoweredOp
 from pto_dialect.ops.common import PtoInstructionOp
 
 Entries = dict[Instruction, Callable[[Any], Lowered]]
@@ -62,6 +63,19 @@ def lowering_table(
         **entries,
     }
     return TargetLowering(target, table, extra_patterns, approximate=ops.approximate)
+
+
+GM_INDEX_U32 = {"index_read": IndexRead.UNSIGNED_32}
+"""How a2a3's and a5's MGATHER and MSCATTER read an index: as a 32-bit unsigned number."""
+
+
+def mgather_to_l1(row: bool, row_op: type[LoweredOp], elem_op: type[LoweredOp]) -> Lowered:
+    """An MGATHER into an L1 tile, alike on a2a3 and a5 (pto_dialect/instructions/mgather.py): a
+    row-mode index bounded by Shape[0]*...*Shape[3], rows read at Stride[3]; an elem-mode index
+    by all table elements."""
+    if row:
+        return row_op, GM_INDEX_U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
+    return elem_op, GM_INDEX_U32 | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def reductions(ops: TargetOps, row: ReduceOrder, col: ReduceOrder, nan: ExtremeNan, approximate: Mapping[str, str] = {}) -> Entries:

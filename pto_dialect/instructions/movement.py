@@ -470,8 +470,23 @@ def declare_window(row: WindowCopy) -> Instruction:
     cost = InstructionCost(on={CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row)})
     return member_instruction(
         row, op, lowered, rules=WindowRules, check=window_check(row), describe=window_describe, emit=dst_first(row.cpp_name),
-        cost=cost,
+        cost=cost, in_place=WINDOW_IN_PLACE if row.whole == "src" else {},
     )
+
+
+def _window_at_origin(op: WindowOp) -> str | None:
+    position = [constant_index(op.operand(role)) for role in ("index_row", "index_col")]
+    return None if position == [0, 0] else f"the window is at {position} (a constant (0, 0) copies each element onto itself)"
+
+
+WINDOW_IN_PLACE = {
+    "": InPlace(
+        frozenset(), how="", refused="dst over src is not shown safe by the code: rejected.", leading=_window_at_origin,
+        leading_how="at window (0, 0), every element is copied onto its own bytes, whatever order the code copies "
+        "them in (PyPTO extracts a tile's first columns into a tile at its address).",
+    )
+}
+"""TEXTRACT's src under dst: only at window (0, 0)."""
 
 
 WINDOW_COPIES = Family.of(

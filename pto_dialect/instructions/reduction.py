@@ -35,7 +35,7 @@ What targets decide, as their lowered ops record:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
@@ -66,6 +66,9 @@ class Reduction(Member):
     priced_as: tuple[str, str] = field(kw_only=True)
     """The a2a3 intrinsics its cost is priced as: the lane-wise one (vadd) and the one across a
     repeat (vcadd); a5 prices the same names."""
+    over_first_row: str = ""
+    """A column reduction: why every target computes dst laid over src's first row (empty: not
+    shown)."""
 
 
 # ---------------------------------------------------------------------------
@@ -336,8 +339,7 @@ def a5_chunks(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN
         return np.sum(x, axis=-1, dtype=x.dtype)
     per_repeat = REPEAT_BYTES // x.dtype.itemsize
     chunks = hardware_tree(padded(x, per_repeat).reshape(*x.shape[:-1], -1, per_repeat))
-    start = np.zeros((*chunks.shape[:-1], 1), x.dtype)
-    return np.add.accumulate(np.concatenate([start, chunks], axis=-1), axis=-1)[..., -1]
+    return sequential_sum(chunks, x.dtype)  # from 0, chunk after chunk
 
 
 def reduce_rows(x: Any, row: Reduction, order: ReduceOrder, nan: ExtremeNan | None, src: Tile, dst: Tile) -> Any:  # noqa: ANN401
@@ -460,14 +462,19 @@ def row_reduction(row: Reduction) -> Instruction:
 ORDERED: Mapping[str, type[Choice]] = {"order": ReduceOrder}
 EXTREME: Mapping[str, type[Choice]] = {"order": ReduceOrder, "nan": ExtremeNan}
 
+COMBINES = (
+    ("sum", "sum", ("vadd", "vcadd"), ORDERED),
+    ("max", "max", ("vmax", "vcmax"), EXTREME),
+    ("min", "min", ("vmin", "vcmin"), EXTREME),
+    ("prod", "product", ("vmul", "vmul"), ORDERED),
+)
+"""Each reduction's combine, its name in the summaries, the intrinsics a row reduction is
+priced as (a column reduction: the first, elementwise over rows) and its choices."""
+
 ROW_REDUCTIONS = Family.of(
     "row reduction",
-    (
-        Reduction("trowsum", "dst[i, 0] = sum of src[i, :]", combine="sum", priced_as=("vadd", "vcadd"), choices=ORDERED),
-        Reduction("trowmax", "dst[i, 0] = max of src[i, :]", combine="max", priced_as=("vmax", "vcmax"), choices=EXTREME),
-        Reduction("trowmin", "dst[i, 0] = min of src[i, :]", combine="min", priced_as=("vmin", "vcmin"), choices=EXTREME),
-        Reduction("trowprod", "dst[i, 0] = product of src[i, :]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"trow{c}", f"dst[i, 0] = {word} of src[i, :]", combine=c, priced_as=priced, choices=choices)
+          for c, word, priced, choices in COMBINES),
     row_reduction,
 )
 """Each row of src's valid region to one element."""
@@ -597,9 +604,10 @@ def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, 
 def col_reduction(row: Reduction) -> Instruction:
     op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
+    in_place = {"": replace(IN_PLACE[""], leading=lambda op: None, leading_how=row.over_first_row)} if row.over_first_row else IN_PLACE
     return member_instruction(
         row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
-        emit=column_emitter(row), cost=COST, in_place=IN_PLACE,
+        emit=column_emitter(row), cost=COST, in_place=in_place,
     )
 
 
@@ -614,14 +622,19 @@ def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
     return emit
 
 
+SUM_OVER_FIRST_ROW = (
+    "cpu sums each column before writing its dst element; a2a3 copies src's first row to dst, then adds the other "
+    "rows to it (the sequential form, the one emitted); a5 loads each register's columns of every row before "
+    "storing them to dst (PyPTO writes a column sum over its source so)."
+)
+"""Why TCOLSUM's dst may lie over its src's first row (Reduction.over_first_row)."""
+
+
 COL_REDUCTIONS = Family.of(
     "column reduction",
-    (
-        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED),
-        Reduction("tcolmax", "dst[0, j] = max of src[:, j]", combine="max", priced_as=("vmax", "vmax"), choices=EXTREME),
-        Reduction("tcolmin", "dst[0, j] = min of src[:, j]", combine="min", priced_as=("vmin", "vmin"), choices=EXTREME),
-        Reduction("tcolprod", "dst[0, j] = product of src[:, j]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"tcol{c}", f"dst[0, j] = {word} of src[:, j]", combine=c, priced_as=(priced[0], priced[0]), choices=choices,
+                    over_first_row=SUM_OVER_FIRST_ROW if c == "sum" else "")
+          for c, word, priced, choices in COMBINES),
     col_reduction,
 )
 """Each column of src's valid region to one element."""

@@ -9,11 +9,9 @@ patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 
 from __future__ import annotations
 
-
-
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetOps
-from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
+from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
@@ -43,7 +41,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -120,29 +118,26 @@ A2A3TScatterIndexOp = OPS.op(
 A2A3TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
-U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
 def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     row = op.coalesce.data == Coalesce.ROW
     if op.is_gm_to_l1:
-        if row:
-            return A2A3MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        return A2A3MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return mgather_to_l1(row, A2A3MGatherRowL1Op, A2A3MGatherElemL1Op)
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
-            return A2A3MGatherRowNzOp, U32 | {"capacity": Capacity.NZ_ROWS}
-        return A2A3MGatherElemNzOp, U32 | {"capacity": Capacity.NZ_ELEMENTS}
+            return A2A3MGatherRowNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ROWS}
+        return A2A3MGatherElemNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ELEMENTS}
     if row:
-        return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
-    return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return A2A3MGatherRowDmaOp, GM_INDEX_U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
+    return A2A3MGatherElemScalarOp, GM_INDEX_U32 | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _mscatter(op: MScatterOp) -> Lowered:
     coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
     row = coalesce == Coalesce.ROW
-    chosen = U32 | recorded
+    chosen = GM_INDEX_U32 | recorded
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
             return A2A3MScatterRowNzOp, chosen | {"capacity": Capacity.NZ_ROWS, "write_order": WriteOrder.ROW_MAJOR}
@@ -254,7 +249,7 @@ LOWERING = lowering_table(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
-        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY), approximate=on_vector_unit(UNARY)),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE), approximate=on_vector_unit(UNARY)),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },
 )

@@ -9,13 +9,16 @@ store). Compare-form matches are numbered per 64-lane chunk (128 for 1-byte data
 from __future__ import annotations
 
 
+from collections.abc import Mapping
+
 from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.ir import Attribute
 from xdsl.irdl import prop_def
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from pto_dialect.choices import ArgCompare, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead
+from pto_dialect.choices import ArgCompare, Capacity, Choice, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, Packing, ScatterWinner, SrcRead, Stride, ThresholdRead
 from lowering.convert import Lowered, TargetOps
-from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
+from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions
 from pto_dialect.attributes import Coalesce, ScatterAtomicOp, ScatterConflict
 from pto_dialect.instructions.mgather import (
     MGatherElemBase,
@@ -36,7 +39,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -48,7 +51,7 @@ from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY
 from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
 from pto_dialect.instructions.partial import ON_VECTOR_UNIT
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
-from pto_dialect.lowered import Launch
+from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.types import TileTypeBase
@@ -94,44 +97,41 @@ A5TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 SIMT_GRID = (32, 32)
 CHUNK_SEARCH = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.NAN_CHUNK_SKIPPED}
 """The row arg-reductions' search: typed vcmax/vcmin per 256-byte chunk, then a strict compare."""
-U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
 def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     row = op.coalesce.data == Coalesce.ROW
     if op.is_gm_to_l1:
-        if row:
-            return A5MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        return A5MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
-    grid = DenseArrayBase.from_list(i64, SIMT_GRID)
-    if row:
-        return A5MGatherRowSimtOp, U32 | {
-            "capacity": Capacity.S3, "row_stride": Stride.VALID_COLS, "col_stride": Stride.ONE, "grid": grid,
-        }
-    dst = op.dst.type
-    assert isinstance(dst, TileTypeBase)
-    if dst.valid_shape == (1, 1):
-        return A5MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
-    return A5MGatherElemSimtOp, U32 | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
+        return mgather_to_l1(row, A5MGatherRowL1Op, A5MGatherElemL1Op)
+    return _simt(row, op.dst.type, (A5MGatherRowSimtOp, A5MGatherElemScalarOp, A5MGatherElemSimtOp), GM_INDEX_U32)
 
 
 def _mscatter(op: MScatterOp) -> Lowered:
     coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
     unordered = op.atomic == ScatterAtomicOp.NONE and op.scatter_conflict is not None and \
         op.scatter_conflict.data == ScatterConflict.DEFAULT  # without it: ScatterConflict::Last
-    chosen = U32 | recorded | {"winner": ScatterWinner.UNORDERED if unordered else ScatterWinner.LAST_IN_ORDER}
+    chosen = GM_INDEX_U32 | recorded | {"winner": ScatterWinner.UNORDERED if unordered else ScatterWinner.LAST_IN_ORDER}
+    ops = (A5MScatterRowSimtOp, A5MScatterElemScalarOp, A5MScatterElemSimtOp)
+    return _simt(coalesce == Coalesce.ROW, op.src.type, ops, chosen, {"extreme_read": ExtremeRead.DESTINATION})
+
+
+def _simt(
+    row: bool, tile: Attribute, ops: tuple[type[LoweredOp], type[LoweredOp], type[LoweredOp]],
+    chosen: Mapping[str, Choice | Attribute], row_choices: Mapping[str, Choice] = {},
+) -> Lowered:
+    """An MGATHER's or MSCATTER's SIMT launch over SIMT_GRID (`ops`: its row-mode op, then its
+    elem-mode scalar and SIMT ops): row mode reads packed rows (stride = the tile's valid cols),
+    an elem-mode (1, 1) `tile` runs the scalar fallback."""
+    row_op, scalar_op, simt_op = ops
     grid = DenseArrayBase.from_list(i64, SIMT_GRID)
-    if coalesce == Coalesce.ROW:
-        return A5MScatterRowSimtOp, chosen | {
-            "capacity": Capacity.S3, "row_stride": Stride.VALID_COLS, "col_stride": Stride.ONE,
-            "extreme_read": ExtremeRead.DESTINATION, "grid": grid,
-        }
-    src = op.src.type
-    assert isinstance(src, TileTypeBase)
-    if src.valid_shape == (1, 1):
-        return A5MScatterElemScalarOp, chosen | {"capacity": Capacity.ALL_ELEMENTS}
-    return A5MScatterElemSimtOp, chosen | {"capacity": Capacity.ALL_ELEMENTS, "grid": grid}
+    if row:
+        packed = {"capacity": Capacity.S3, "row_stride": Stride.VALID_COLS, "col_stride": Stride.ONE}
+        return row_op, {**chosen, **packed, **row_choices, "grid": grid}
+    assert isinstance(tile, TileTypeBase)
+    if tile.valid_shape == (1, 1):
+        return scalar_op, {**chosen, "capacity": Capacity.ALL_ELEMENTS}
+    return simt_op, {**chosen, "capacity": Capacity.ALL_ELEMENTS, "grid": grid}
 
 
 def _tgather(op: TGatherOp) -> Lowered:
@@ -212,7 +212,7 @@ LOWERING = lowering_table(
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
-            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
+            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE),
             approximate=on_vector_unit(UNARY) | {"trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public"},
         ),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.MERGE, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),

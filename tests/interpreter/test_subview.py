@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import interpreter
+import targets
 from pto_dialect.diagnostics import PtoError
 from tests.interpreter.harness import TARGETS
 from tests.kernel_text import index_constants, kernel_file
@@ -271,3 +272,24 @@ def test_treshape_of_a_column_window_is_the_storage_from_its_address(tmp_path, t
     t = np.arange(256, dtype=np.float32).reshape(16, 16)
     (result,) = interpreter.run_with_results(kernel_file(tmp_path, RESHAPED, "reshaped.pto"), target, [t])[1]
     np.testing.assert_array_equal(result.ravel(), t.ravel()[8:72])
+
+
+# A tile at the end of UB: its window of columns is a tile of the tile's shape at the window's
+# address (PTOAS's lowering), which would end past UB: a located fault naming the bytes.
+AT_THE_END = """\
+func.func @at_the_end(%addr: i64) {
+  %c8 = arith.constant 8 : index
+  %t = pto.alloc_tile addr = %addr : !pto.tile_buf<vec, 16x16xf32>
+  %a = pto.subview %t[%c8, %c8] sizes [8, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 8x8xf32>
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_window_tile_past_the_end_of_ub_is_a_located_fault(tmp_path, target):
+    size = targets.get(target).on_chip_bytes["vec"]
+    path = kernel_file(tmp_path, AT_THE_END, "end.pto")
+    with pytest.raises(PtoError, match=rf"end.pto:4:3: error: 'pto.subview' op the window's 16x16 tile at element 136 of "
+                       rf"the 16x16 tile runs past the end of its memory \(1024 bytes from byte {size - 1024 + 544} of {size}\)"):
+        interpreter.run(path, target, [np.int64(size - 1024)])

@@ -194,25 +194,14 @@ def test_ids_that_become_offsets_through_arithmetic_are_drawn_so_the_offsets_fit
 
 # PyPTO's route_hash: per-row column ids turned into flat indices by tile arithmetic on a TCI
 # ramp, read back through a second tile hand-placed at the ramp's address
-FLAT_INDICES = """\
-func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %c8 = arith.constant 8 : index
-  %c16 = arith.constant 16 : index
+ADDRESSES = "\n".join(f"  %a{a} = arith.constant {a} : i64" for a in (0, 256, 384, 512, 640, 768, 896))
+FLAT_INDICES = f"""\
+func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 4, 8, 16)}
+{ADDRESSES}
   %z = arith.constant 0 : i32
   %eight = arith.constant 8 : i32
   %sixteen = arith.constant 16 : i32
-  %a0 = arith.constant 0 : i64
-  %a256 = arith.constant 256 : i64
-  %a320 = arith.constant 320 : i64
-  %a384 = arith.constant 384 : i64
-  %a448 = arith.constant 448 : i64
-  %a512 = arith.constant 512 : i64
-  %a640 = arith.constant 640 : i64
-  %a768 = arith.constant 768 : i64
-  %a896 = arith.constant 896 : i64
   %sv = pto.make_tensor_view %src, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
   %cv = pto.make_tensor_view %cols, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
   %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
@@ -237,7 +226,7 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   pto.tgather ins(%s, %flat, %tmp : !pto.tile_buf<vec, 4x16xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%d : !pto.tile_buf<vec, 4x8xf32>)
   pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%op : !pto.partition_tensor_view<4x8xf32>)
   return
-}
+}}
 """
 
 
@@ -287,3 +276,59 @@ def test_an_integer_scalar_only_used_as_an_offset_is_drawn_inside_what_it_indexe
     table, _, r = pto_frontend.draw_inputs(path, "random:1")
     final = pto_frontend.run(path, "cpu", inputs="random:1")
     np.testing.assert_array_equal(final[1], table.reshape(16, 8)[int(r)])
+
+
+# a length read from an array bounds a loop over the rows of a 1000-row table
+LENGTH_READ = f"""\
+func.func @first_rows(%len: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 8, 1000)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %tv = pto.make_tensor_view %table, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  scf.for %i = %c0 to %n step %c1 {{
+    %tp = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+def test_a_length_read_from_an_array_keeps_its_loop_short(tmp_path):
+    path = kernel_file(tmp_path, LENGTH_READ, "first_rows.pto")
+    lengths = [int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(20)]
+    assert min(lengths) >= 0 and max(lengths) <= 100  # the table allows 1000 rows; runs stay short
+    length, table, _ = pto_frontend.draw_inputs(path, "random:2")
+    final = pto_frontend.run(path, "cpu", inputs="random:2")
+    rows = int(length[0])
+    np.testing.assert_array_equal(final[2].reshape(1000, 8)[:rows], table.reshape(1000, 8)[:rows])
+
+
+def test_an_array_larger_than_the_pool_repeats_it(dynamic):
+    from interpreter.inputs import POOL_ELEMENTS
+
+    src, dst, _ = pto_frontend.draw_inputs(dynamic, "random:6", scalars={"n": 16400})  # 16400 x 64 elements
+    assert src.shape == dst.shape == (16400 * 64,) > (POOL_ELEMENTS,)
+    np.testing.assert_array_equal(src[POOL_ELEMENTS:], src[: src.size - POOL_ELEMENTS])
+    assert len(np.unique(src[:POOL_ELEMENTS])) > POOL_ELEMENTS // 2 and not np.array_equal(src, dst)
+
+
+def test_a_valid_column_count_read_from_an_array_stays_within_its_tile(tmp_path):
+    text = f"""\
+func.func @fill(%len: !pto.ptr<i32>) {{
+{index_constants(0, 1)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile valid_col = %n : !pto.tile_buf<vec, 1x16xf32, valid=1x?>
+  return
+}}
+"""
+    path = kernel_file(tmp_path, text, "fill.pto")
+    counts = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(30)}
+    assert min(counts) >= 0 and max(counts) <= 16 and len(counts) > 5
