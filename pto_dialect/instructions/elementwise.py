@@ -42,7 +42,7 @@ from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
-from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
@@ -949,7 +949,8 @@ VECTOR_UNIT_REFERENCES = {
     "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
     "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
     "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
-    "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+    "texp": "NumPy's float32 exp for f32 (within 3 ulp of cpu's exp in double rounded once), cpu's formula for the "
+            "other types; vexp's own rounding is not public",
     "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
     "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
     "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
@@ -1096,12 +1097,16 @@ def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return compute
 
 
-def exp(x: Any, *, out: Any = None) -> Any:  # noqa: ANN401
-    """OP_EXP: half through expf (float), every other type through double."""
+def exp(x: Any, *, exp_arithmetic: ExpArithmetic, out: Any = None) -> Any:  # noqa: ANN401
+    """OP_EXP: half through expf (float), every other type through double; float32 in float32
+    where the target's choice says so."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
     if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
-        return np.exp(x, out=np.empty(x.shape, x.dtype) if out is None else out, dtype=np.float64, casting="same_kind")
+        into = np.empty(x.shape, x.dtype) if out is None else out
+        if exp_arithmetic is ExpArithmetic.SINGLE:
+            return np.exp(x, out=into)
+        return np.exp(x, out=into, dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 
@@ -1145,7 +1150,8 @@ UNARY = Family.of(
         Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
         Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
         Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
-        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", precision=PRECISION_ATTRS["texp"]),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", choices={"exp_arithmetic": ExpArithmetic},
+                    precision=PRECISION_ATTRS["texp"]),
         Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln", precision=PRECISION_ATTRS["tlog"]),
         Elementwise(
             "tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt", precision=PRECISION_ATTRS["tsqrt"]

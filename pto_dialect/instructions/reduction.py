@@ -335,8 +335,7 @@ def a5_chunks(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN
         return np.sum(x, axis=-1, dtype=x.dtype)
     per_repeat = REPEAT_BYTES // x.dtype.itemsize
     chunks = hardware_tree(padded(x, per_repeat).reshape(*x.shape[:-1], -1, per_repeat))
-    start = np.zeros((*chunks.shape[:-1], 1), x.dtype)
-    return np.add.accumulate(np.concatenate([start, chunks], axis=-1), axis=-1)[..., -1]
+    return sequential_sum(chunks, x.dtype)  # from 0, chunk after chunk
 
 
 def reduce_rows(x: Any, row: Reduction, order: ReduceOrder, nan: ExtremeNan | None, src: Tile, dst: Tile) -> Any:  # noqa: ANN401

@@ -9,8 +9,6 @@ patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 
 from __future__ import annotations
 
-
-
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
 from lowering.convert import Lowered, TargetOps
 from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions
@@ -43,7 +41,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -251,7 +249,7 @@ LOWERING = lowering_table(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
-        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY), approximate=on_vector_unit(UNARY)),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE), approximate=on_vector_unit(UNARY)),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },
 )

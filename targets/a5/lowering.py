@@ -39,7 +39,7 @@ from pto_dialect.instructions.tgather import (
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -212,7 +212,7 @@ LOWERING = lowering_table(
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.family(
-            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
+            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE),
             approximate=on_vector_unit(UNARY) | {"trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public"},
         ),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.MERGE, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),

@@ -7,8 +7,6 @@ out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 
 from __future__ import annotations
 
-
-
 from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
 from lowering.convert import Lowered, TargetOps
 from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
@@ -21,7 +19,7 @@ from pto_dialect.instructions.tgather import TGatherForm, TGatherIndexBase, TGat
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -140,7 +138,7 @@ LOWERING = lowering_table(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, {"trans_write": TransWrite.ELEMENTS, "numerics": Numerics.EXACT}),
-        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT, exp_arithmetic=ExpArithmetic.DOUBLE)),
         **arithmetic(OPS, SIMULATOR_ARITHMETIC, PartFill.REGIONS),
     },
 )
