@@ -127,6 +127,13 @@ def with_keywords(function: Callable[..., object], keywords: tuple[str, ...]) ->
 RowT = TypeVar("RowT", bound=Member)
 
 
+def member_row(op: FamilyLoweredOp, kind: type[RowT]) -> RowT:
+    """The row declaring the member `op` lowers, as its family's row type `kind`."""
+    row = op.MEMBER
+    assert isinstance(row, kind)
+    return row
+
+
 @dataclass(frozen=True, eq=False)
 class Family(Generic[RowT]):
     """A family: its rows and the instruction each becomes (in the rows' order)."""

@@ -47,7 +47,7 @@ from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
@@ -413,12 +413,6 @@ class BroadcastBase(FamilyLoweredOp):
 # What it costs
 
 
-def _row(op: FamilyLoweredOp) -> Broadcast:
-    row = op.MEMBER
-    assert isinstance(row, Broadcast)
-    return row
-
-
 def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """a2a3 TRowExpandBinOp.hpp: vbrcb of the per-row values (mode 1), then one masked call over
     the rows per 256-byte repeat of a row (norm mode; TRowExpand.hpp alike with vcopy)."""
@@ -428,7 +422,7 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     t.vector("vbrcb", repeat=-(-rows // 8))
     t.call(2)
     for _ in range(vector_repeats(dst.valid_col, dst.elem.bytes)):
-        t.vector(_row(op).priced_as, repeat=rows)
+        t.vector(member_row(op, Broadcast).priced_as, repeat=rows)
     return t.cost(Pipe.VECTOR, exact=False, idle=machine.idle_vector, elements=rows * dst.valid_col)
 
 
@@ -440,7 +434,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     if "src" in o:  # TROWEXPAND: the broadcast load stored per register
         body = {"vlds": dst.valid_row, "plt": registers, "vsts": registers}
     else:
-        body = {"vlds": dst.valid_row + registers, "plt": registers, _row(op).priced_as: registers, "vsts": registers}
+        body = {"vlds": dst.valid_row + registers, "plt": registers, member_row(op, Broadcast).priced_as: registers, "vsts": registers}
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 

@@ -41,7 +41,7 @@ from pto_dialect.attributes import CmpMode, CmpModeAttr
 from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
@@ -498,8 +498,7 @@ def _cce_compare(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) 
     240 a call), in norm mode; ne adds a barrier, a count-mode vnot over dst's rows and the masks."""
     src = _data(o)
     mode = CmpMode(op.cmp_mode.data) if isinstance(op, CompareBase) else CmpMode.EQ
-    row = op.MEMBER
-    assert isinstance(row, CompareSelect)
+    row = member_row(op, CompareSelect)
     t = machine.trace()
     t.call(2)  # set_mask_norm, set_vector_mask
     repeats = ceil(src.valid_col / (REPEAT_BYTES // src.elem.bytes))
@@ -551,8 +550,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5: one vector function; per register of each valid row a predicate, the loads of
     its tile inputs (a select's mask: a predicate load), the compare or select and a store."""
     src = _data(o)
-    row = op.MEMBER
-    assert isinstance(row, CompareSelect)
+    row = member_row(op, CompareSelect)
     registers = src.valid_row * ceil(src.valid_col / (REPEAT_BYTES // src.elem.bytes))
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r not in ("dst", "mask", "tmp"))
     body = {"plt": registers, "vlds": loads * registers, row.vf_priced_as: registers}

@@ -45,7 +45,7 @@ from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecis
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
@@ -484,12 +484,6 @@ class ElementwiseBase(FamilyLoweredOp):
 # What it costs
 
 
-def _row(op: FamilyLoweredOp) -> Elementwise:
-    row = op.MEMBER
-    assert isinstance(row, Elementwise)
-    return row
-
-
 def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/TBinOp.hpp BinaryInstr: one intrinsic call over the valid rows when they are
     contiguous (dst's valid columns fill its rows, or one row), else one per row; repeats of
@@ -505,7 +499,7 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     full, rest = divmod(per_call, per_repeat)
 
     def call() -> None:
-        for intrinsic in _row(op).intrinsics:
+        for intrinsic in member_row(op, Elementwise).intrinsics:
             if full:
                 t.vector(intrinsic, repeat=full)
             if rest:
@@ -526,7 +520,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     takes no algorithm: a high-precision TDIV is priced as the default's loop.)"""
     dst = o["dst"]
     loads = sum(isinstance(f, TileFacts) for r, f in o.items() if r != "dst")
-    row = _row(op)
+    row = member_row(op, Elementwise)
     if row.mnemonic in machine.vfsim.tile_ops:
         (intrinsic,) = row.vf_intrinsics
         tiles = [f for f in o.values() if isinstance(f, TileFacts)]
@@ -539,7 +533,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
         return machine.cost(Pipe.VECTOR, 0, cycles)
     registers = dst.valid_row * vector_repeats(dst.valid_col, dst.elem.bytes)
     body = {"plt": registers, "vlds": loads * registers, "vsts": registers}
-    for name in _row(op).vf_intrinsics:
+    for name in member_row(op, Elementwise).vf_intrinsics:
         body[name] = body.get(name, 0) + registers
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 

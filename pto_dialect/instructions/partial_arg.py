@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.choices import ArgLanes, ArgPick, PartFill
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instruction import Emission, Instruction, Pipe
 from pto_dialect.instructions.partial import _copy_blocks, check_one_source_is_dst
 from pto_dialect.machine import RuntimeFault, Tile, np
@@ -224,8 +224,7 @@ def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCos
     a barrier, two vsel and a barrier (the copies outside the overlap are not priced)."""
     src0, src1 = o["src0"], o["src1"]
     rows, cols = min(src0.valid_row, src1.valid_row), min(src0.valid_col, src1.valid_col)
-    row = op.MEMBER
-    assert isinstance(row, PartialArg)
+    row = member_row(op, PartialArg)
     compare = "vcmp_ge" if row.maximum else "vcmp_le"
     t = machine.trace()
     t.call(2)

@@ -44,7 +44,8 @@ from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
+from pto_dialect.instructions.elementwise import implemented_vec_tiles
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
@@ -106,9 +107,7 @@ class RowReduceRules:
 
 def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    for t in (src, dst) if tmp is None else (src, tmp, dst):
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    implemented_vec_tiles(operands, target, rules.types, rules.note)
     if rules.vector_layouts:
         require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
         require(dst.slayout == "none_box", f"expects dst to use the none_box slayout, got {dst.slayout}")
@@ -383,21 +382,15 @@ class RowReduceBase(FamilyLoweredOp):
 # What it costs
 
 
-def _row(op: FamilyLoweredOp) -> Reduction:
-    row = op.MEMBER
-    assert isinstance(row, Reduction)
-    return row
-
-
 def _cce(op: FamilyLoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """a2a3: the lane-wise stages (one count-mode call over the rows per 256-byte repeat past the
     first; per 32-byte block and row for integers and products) and one vcadd/vcmax/vcmin call
     over the rows (TRowReduceOps.hpp, TRowSum.hpp, TRowProd.hpp)."""
     src = o["src"]
-    lane_wise, across = _row(op).priced_as
+    lane_wise, across = member_row(op, Reduction).priced_as
     t = machine.trace()
     rows, cols = src.valid_row, src.valid_col
-    if src.elem.family != "float" or _row(op).combine == "prod":
+    if src.elem.family != "float" or member_row(op, Reduction).combine == "prod":
         blocks = -(-cols * src.elem.bytes // BLOCK_BYTES)
 
         def row() -> None:
@@ -419,7 +412,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """a5 TRowReduceProc: per row and 256-byte chunk a predicate, a load, the reduction and the
     accumulation; per row a store."""
     src = o["src"]
-    lane_wise, across = _row(op).priced_as
+    lane_wise, across = member_row(op, Reduction).priced_as
     chunks = src.valid_row * vector_repeats(src.valid_col, src.elem.bytes)
     body = {"plt": chunks, "vlds": chunks, across: chunks, lane_wise: chunks, "vsts": src.valid_row}
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
@@ -573,10 +566,8 @@ class ColReduceRules:
 
 
 def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    for t in (src, dst) if tmp is None else (src, tmp, dst):
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    src, dst = operands["src"], operands["dst"]
+    implemented_vec_tiles(operands, target, rules.types, rules.note)
     if rules.row_major:
         for t in (src, dst):
             require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
