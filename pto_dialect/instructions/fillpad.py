@@ -291,8 +291,13 @@ def _emit(e: Emission, op: TFillPadOp) -> None:
 
 
 TFILLPAD = Instruction(
-    op=TFillPadOp, rules=FillPadRules, check=tfillpad_check, describe=tfillpad_describe, lowered=(TFillPadBase,),
-    emit=_emit, pipe=Pipe.VECTOR,
+    op=TFillPadOp,
+    rules=FillPadRules,
+    check=tfillpad_check,
+    describe=tfillpad_describe,
+    lowered=(TFillPadBase,),
+    emit=_emit,
+    pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="the in-place form: the copy is skipped (a2a3, a5) or reads each "
                           "element before writing it (cpu); the padding never reads src", refused="")},
     asm=AsmForm(),

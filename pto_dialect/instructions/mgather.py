@@ -632,8 +632,12 @@ def emit(e: Emission, op: MGatherOp) -> None:
 
 
 MGATHER = Instruction(
-    op=MGatherOp, rules=MGatherRules, check=check, describe=describe,
-    lowered=(MGatherRowBase, MGatherElemBase, MGatherNzBase, MGatherRowL1Base, MGatherElemL1Base), emit=emit,
+    op=MGatherOp,
+    rules=MGatherRules,
+    check=check,
+    describe=describe,
+    lowered=(MGatherRowBase, MGatherElemBase, MGatherNzBase, MGatherRowL1Base, MGatherElemL1Base),
+    emit=emit,
     pipe=Pipe.VECTOR,
     in_place={
         "elem": InPlace(
@@ -650,6 +654,7 @@ MGATHER = Instruction(
         ),
     },
     asm=AsmForm(implied={"coalesce": CoalesceAttr(Coalesce.ROW)}),
-    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "", cost=COST,
+    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
+    cost=COST,
 )
 

@@ -257,7 +257,12 @@ def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
 
 
 TMOV = Instruction(
-    op=TMovOp, rules=TMovRules, check=tmov_check, describe=tmov_describe, lowered=(TMovBase,), emit=dst_first("TMOV"),
+    op=TMovOp,
+    rules=TMovRules,
+    check=tmov_check,
+    describe=tmov_describe,
+    lowered=(TMovBase,),
+    emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
@@ -635,7 +640,13 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
 
 
 TCONCAT = Instruction(
-    op=TConcatOp, rules=TConcatRules, check=tconcat_check, describe=tconcat_describe, lowered=(TConcatBase,),
-    emit=dst_first("TCONCAT"), pipe=Pipe.VECTOR, asm=AsmForm(),
+    op=TConcatOp,
+    rules=TConcatRules,
+    check=tconcat_check,
+    describe=tconcat_describe,
+    lowered=(TConcatBase,),
+    emit=dst_first("TCONCAT"),
+    pipe=Pipe.VECTOR,
+    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
 )

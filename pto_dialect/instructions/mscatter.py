@@ -716,9 +716,15 @@ def emit(e: Emission, op: MScatterOp) -> None:
 
 
 MSCATTER = Instruction(
-    op=MScatterOp, rules=MScatterRules, check=check, describe=describe,
-    lowered=(MScatterRowBase, MScatterElemBase, MScatterNzBase), emit=emit, pipe=Pipe.VECTOR,
+    op=MScatterOp,
+    rules=MScatterRules,
+    check=check,
+    describe=describe,
+    lowered=(MScatterRowBase, MScatterElemBase, MScatterNzBase),
+    emit=emit,
+    pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset(), how="", refused="MSCATTER writes GM only: no tile output to alias.")},
     asm=AsmForm(operand_order=(2, 0, 1)),  # `mscatter %mem, %src, %idx : Tm, Ts, Ti`, the docs' type order
-    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "", cost=COST,
+    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
+    cost=COST,
 )

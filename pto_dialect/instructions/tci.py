@@ -164,6 +164,13 @@ def emit(e: Emission, op: TCIOp) -> None:
 
 
 TCI = Instruction(
-    op=TCIOp, rules=TCIRules, check=check, describe=describe, lowered=(TCIBase,), emit=emit, pipe=Pipe.SCALAR,
-    asm=AsmForm(), cost=COST,
+    op=TCIOp,
+    rules=TCIRules,
+    check=check,
+    describe=describe,
+    lowered=(TCIBase,),
+    emit=emit,
+    pipe=Pipe.SCALAR,
+    asm=AsmForm(),
+    cost=COST,
 )

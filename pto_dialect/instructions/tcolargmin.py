@@ -327,8 +327,17 @@ def col_arg_reduce(
     lowered op a `lowered_base`."""
     op, lowered = arg_reduce_classes(module, stem, summary, extreme, lowered_base)
     return Instruction(
-        op=op, rules=ColArgReduceRules, check=check, describe=describe, lowered=(lowered,), emit=emit,
-        pipe=Pipe.VECTOR, in_place=IN_PLACE, implicit_tmp=implicit_tmp, asm=AsmForm(), cost=COST,
+        op=op,
+        rules=ColArgReduceRules,
+        check=check,
+        describe=describe,
+        lowered=(lowered,),
+        emit=emit,
+        pipe=Pipe.VECTOR,
+        in_place=IN_PLACE,
+        implicit_tmp=implicit_tmp,
+        asm=AsmForm(),
+        cost=COST,
     )
 
 

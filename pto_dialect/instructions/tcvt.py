@@ -375,7 +375,13 @@ def emit(e: Emission, op: TCvtOp) -> None:
 
 
 TCVT = Instruction(
-    op=TCvtOp, rules=TCvtRules, check=check, describe=describe, lowered=(TCvtBase,), emit=emit, pipe=Pipe.VECTOR,
+    op=TCvtOp,
+    rules=TCvtRules,
+    check=check,
+    describe=describe,
+    lowered=(TCvtBase,),
+    emit=emit,
+    pipe=Pipe.VECTOR,
     in_place={"": InPlace(
         frozenset({"src"}),
         how="each element is converted at its own place, read before it is written: cpu element by element "
@@ -386,5 +392,6 @@ TCVT = Instruction(
         forward="each target converts in increasing address order, and dst element (r, c) lies within src "
         "elements up to (r, c), already read.",
     )},
-    asm=AsmForm(), cost=COST,
+    asm=AsmForm(),
+    cost=COST,
 )

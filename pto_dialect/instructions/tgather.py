@@ -804,8 +804,13 @@ def omits_indices_type(op: TGatherOp) -> bool:
 
 
 TGATHER = Instruction(
-    op=TGatherOp, rules=TGatherRules, check=check, describe=describe,
-    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase), emit=emit, pipe=Pipe.VECTOR,
+    op=TGatherOp,
+    rules=TGatherRules,
+    check=check,
+    describe=describe,
+    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase),
+    emit=emit,
+    pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset({"indices"}),
@@ -827,7 +832,9 @@ TGATHER = Instruction(
             "scanned): rejected.",
         ),
     },
-    implicit_tmp=implicit_tmp, asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
-    form=lambda op: op.form.value, cost=COST,
+    implicit_tmp=implicit_tmp,
+    asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
+    form=lambda op: op.form.value,
+    cost=COST,
 )
 

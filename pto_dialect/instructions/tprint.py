@@ -254,7 +254,13 @@ def emit(e: Emission, op: TPrintOp) -> None:
 
 
 TPRINT = Instruction(
-    op=TPrintOp, rules=TPrintRules, check=check, describe=describe, lowered=(), emit=emit, pipe=Pipe.SCALAR,
+    op=TPrintOp,
+    rules=TPrintRules,
+    check=check,
+    describe=describe,
+    lowered=(),
+    emit=emit,
+    pipe=Pipe.SCALAR,
     cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TPrint.hpp: a loop over the tile's valid elements.", Pipe.SCALAR)}),
 )
 

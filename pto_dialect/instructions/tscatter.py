@@ -466,8 +466,13 @@ def emit(e: Emission, op: TScatterOp) -> None:
 
 
 TSCATTER = Instruction(
-    op=TScatterOp, rules=TScatterRules, check=check, describe=describe, lowered=(TScatterIndexBase, TScatterMaskBase),
-    emit=emit, pipe=Pipe.VECTOR,
+    op=TScatterOp,
+    rules=TScatterRules,
+    check=check,
+    describe=describe,
+    lowered=(TScatterIndexBase, TScatterMaskBase),
+    emit=emit,
+    pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset(),
@@ -482,5 +487,7 @@ TSCATTER = Instruction(
             refused="only dst over src is computed in place.",
         ),
     },
-    asm=AsmForm(), form=lambda op: op.form.value, cost=COST,
+    asm=AsmForm(),
+    form=lambda op: op.form.value,
+    cost=COST,
 )

@@ -258,7 +258,14 @@ def _emit(e: Emission, op: TTransOp) -> None:
 
 
 TTRANS = Instruction(
-    op=TTransOp, rules=TTransRules, check=ttrans_check, describe=ttrans_describe, lowered=(TTransBase,), emit=_emit,
-    pipe=Pipe.VECTOR, implicit_tmp=ttrans_implicit_tmp, asm=AsmForm(),
+    op=TTransOp,
+    rules=TTransRules,
+    check=ttrans_check,
+    describe=ttrans_describe,
+    lowered=(TTransBase,),
+    emit=_emit,
+    pipe=Pipe.VECTOR,
+    implicit_tmp=ttrans_implicit_tmp,
+    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _ttrans_cce, VfMachine: _ttrans_vf, SimulatorMachine: _ttrans_simulated}),
 )
