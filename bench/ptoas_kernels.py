@@ -33,19 +33,17 @@ import io
 import multiprocessing
 import os
 import re
-import signal
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ptoas_lit import ARCH, OP, cases, implemented_ops  # noqa: E402
+from bench.time_limit import time_limit  # noqa: E402
 
 GATHER_FAMILY = frozenset(
     f"pto.{m}" for m in ("mgather", "mscatter", "tgather", "tgatherb", "tscatter", "tcolargmin", "tcolargmax",
@@ -117,20 +115,6 @@ def selected(ptoas: Path, group: str) -> list[Path]:
     return files
 
 
-@contextlib.contextmanager
-def _alarm(seconds: int) -> Iterator[None]:
-    def expire(_signum: int, _frame: FrameType | None) -> None:
-        raise KernelTimeout
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _tool(main, args: list[str]) -> str | None:  # noqa: ANN001
     """Run a CLI's main in this process: None when it exits 0, else its first error line."""
     err = io.StringIO()
@@ -188,7 +172,7 @@ def attempt(job: Job, timeout: int, size: int) -> Outcome:
 
     name = str(job.path)
     try:
-        with _alarm(timeout):
+        with time_limit(timeout, KernelTimeout()):
             try:
                 module = parse_module(make_context(), job.path.read_text(errors="replace"), name)
             except ParseError as e:

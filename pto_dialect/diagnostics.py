@@ -13,6 +13,22 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 
+NOT_IMPLEMENTED = "not implemented in pto-frontend"
+"""The words of every refusal of valid PTO that the targets' code runs but this project does
+not implement (cube-side tiles, ...), so that bench/ptoas_lit.py can tell them from verdicts."""
+
+
+def not_implemented(detail: str, feature: str) -> str:
+    """`DETAIL (not implemented in pto-frontend: FEATURE)`: `feature` names the family of input
+    refused, the same words for each (bench/ptoas_lit.py counts PTOAS inputs by it)."""
+    return f"{detail} ({NOT_IMPLEMENTED}: {feature})"
+
+
+CUBE_SIDE = "cube-side tiles, loc=mat|left|right|acc|bias|scaling"
+"""The tiles of the cube unit's buffers and what the targets' code does with them (moves between
+them, an acc tile's quantizing moves and stores): `not_implemented`'s feature for all of it."""
+
+
 class PtoError(DiagnosticException):
     """A user-facing error, worded `FILE:LINE:COL: error: ...` (plus source context).
 

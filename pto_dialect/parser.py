@@ -33,7 +33,7 @@ from xdsl.utils.lexer import Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 from pto_dialect.walk import walk
 
-from pto_dialect.diagnostics import PtoError, op_location
+from pto_dialect.diagnostics import CUBE_SIDE, PtoError, not_implemented, op_location
 
 SPLIT_MARKER = "// -----"
 
@@ -68,6 +68,18 @@ _FLAT_BODY = re.compile(r'<[^<>()\[\]{}"]*(?<!-)>')
 first `>` (MLIR's balanced scan also reads `->` as no closer)."""
 
 
+UNIMPLEMENTED_ATTRIBUTES = {
+    "relu_pre_mode": ("an acc tile's ReLU before its move or store", CUBE_SIDE),
+    "acc_to_vec_mode": ("an acc tile's split into Vec tiles", CUBE_SIDE),
+    "tinsert_mode": ("a Vec-to-Mat insert's split mode", CUBE_SIDE),
+    "st_phase": ("TSTORE's phase", "TSTORE's phase and atomic modes"),
+    "atomic_type": ("TSTORE's atomic mode", "TSTORE's phase and atomic modes"),
+}
+"""PTOAS's `#pto` attributes of forms this project does not implement: what each is, and the
+feature `not_implemented` names (an unknown one stays "not registered")."""
+_UNREGISTERED_ATTRIBUTE = re.compile(r"'pto\.(\w+)' is not registered")
+
+
 class LocatedParser(Parser):
     """An xDSL parser that gives every op it parses a FileLineColLoc."""
 
@@ -91,7 +103,18 @@ class LocatedParser(Parser):
 
     def _parse_extended_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
         """`!dialect.name<...>`, `#dialect<...>` and the like, the name already read: a body
-        seen before gives the value parsed then (attributes are immutable values)."""
+        seen before gives the value parsed then (attributes are immutable values); one of
+        UNIMPLEMENTED_ATTRIBUTES is refused as not implemented."""
+        try:
+            return self._parse_known_type_or_attribute(attr_or_dialect_name, is_type)
+        except ParseError as e:
+            unknown = _UNREGISTERED_ATTRIBUTE.fullmatch(e.msg)
+            if unknown is None or is_type or unknown.group(1) not in UNIMPLEMENTED_ATTRIBUTES:
+                raise
+            what, feature = UNIMPLEMENTED_ATTRIBUTES[unknown.group(1)]
+            raise ParseError(e.span, not_implemented(f"#pto.{unknown.group(1)} ({what})", feature)) from None
+
+    def _parse_known_type_or_attribute(self, attr_or_dialect_name: str, is_type: bool):
         token = self._current_token
         body = None
         if token.kind is MLIRTokenKind.LESS:

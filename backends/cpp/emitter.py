@@ -53,13 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -73,27 +67,12 @@ from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.names import unique
 from pto_dialect.walk import walk
-from pto_dialect.ops import (
-    AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp,
-    LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp,
-    SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
-)
+from pto_dialect.ops import AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp, LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.ops.subview import stored_type
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
-from pto_dialect.types import (
-    COMPACTS,
-    LocalArrayType,
-    GM_RANK,
-    PADS,
-    PartitionTensorViewType,
-    PtrType,
-    TileBufType,
-    TileTypeBase,
-    gm_shape5,
-    gm_strides5,
-)
+from pto_dialect.types import COMPACTS, LocalArrayType, GM_RANK, PADS, PartitionTensorViewType, PtrType, TileBufType, TileTypeBase, gm_shape5, gm_strides5
 
 HEADER = "#include <pto/pto-inst.hpp>\n\nusing namespace pto;\n"
 

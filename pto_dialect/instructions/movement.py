@@ -9,7 +9,7 @@ UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md)
 (SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
 emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)`, `TINSERT(dst, src, r, c)` and
 `TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
-right, acc tiles) are other instructions' work and are refused here.
+right, acc tiles) are not implemented here: a located error says so.
 
 How each target copies (TMOV's `move_copy` choice):
 - cpu (cpu/TMov.hpp): element by element through each tile's own layout, so any layout pair
@@ -43,19 +43,18 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import (
-    ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds,
-)
+from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcvt import simulated, x86_cast
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.ops.memory import constant_index
@@ -68,18 +67,14 @@ BLOCK_BYTES = 32
 def _vec_pair(src: TileFacts, dst: TileFacts) -> None:
     require(
         src.loc == "vec" and dst.loc == "vec",
-        f"expects src and dst to be Vec tiles (loc=vec; the cube-side moves are not taken here), "
-        f"got loc={src.loc} and loc={dst.loc}",
+        not_implemented(f"moves loc={src.loc} to loc={dst.loc}", CUBE_SIDE),
     )
 
 
-def require_vec(tiles: tuple[TileFacts, ...], cube_side: str) -> None:
-    """Every tile a Vec tile; `cube_side` names what the other locations would be (the message adds "not taken here")."""
+def require_vec(tiles: tuple[TileFacts, ...]) -> None:
+    """Every tile a Vec tile (the other locations: cube-side forms, not implemented here)."""
     for tile in tiles:
-        require(
-            tile.loc == "vec",
-            f"expects {tile.role} to be a Vec tile (loc=vec; {cube_side} not taken here), got loc={tile.loc}",
-        )
+        require(tile.loc == "vec", not_implemented(f"has {tile.role} at loc={tile.loc}", CUBE_SIDE))
 
 
 def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
@@ -218,13 +213,7 @@ def _whole_blocks(elements: int, tile: Tile) -> int:
     return -(-elements * size // BLOCK_BYTES) * BLOCK_BYTES // size
 
 
-class TMovBase(LoweredOp):
-    """dst = src, as the target copies (move_copy)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
-    KERNEL = staticmethod(tmov_kernel)
-    move_copy = prop_def(MoveCopyAttr)
-    numerics = prop_def(NumericsAttr)
+TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopyAttr)
 
 
 def _tmov_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -268,12 +257,7 @@ def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
 
 
 TMOV = Instruction(
-    op=TMovOp,
-    rules=TMovRules,
-    check=tmov_check,
-    describe=tmov_describe,
-    lowered=(TMovBase,),
-    emit=dst_first("TMOV"),
+    op=TMovOp, rules=TMovRules, check=tmov_check, describe=tmov_describe, lowered=(TMovBase,), emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
@@ -601,13 +585,7 @@ def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
     dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
 
 
-class TConcatBase(LoweredOp):
-    """dst = [src0 | src1] over the valid rows."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TConcatOp
-    KERNEL = staticmethod(tconcat_kernel)
-    concat_copy = prop_def(ConcatCopyAttr)
-    numerics = prop_def(NumericsAttr)
+TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopyAttr)
 
 
 def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -642,13 +620,7 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
 
 
 TCONCAT = Instruction(
-    op=TConcatOp,
-    rules=TConcatRules,
-    check=tconcat_check,
-    describe=tconcat_describe,
-    lowered=(TConcatBase,),
-    emit=dst_first("TCONCAT"),
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
+    op=TConcatOp, rules=TConcatRules, check=tconcat_check, describe=tconcat_describe, lowered=(TConcatBase,),
+    emit=dst_first("TCONCAT"), pipe=Pipe.VECTOR, asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
 )

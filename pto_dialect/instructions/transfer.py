@@ -24,19 +24,7 @@ from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
-from pto_dialect.cost import (
-    CalibratedMachine,
-    CalibratedTrace,
-    CceMachine,
-    CceTrace,
-    DmaPath,
-    InstructionCost,
-    NoCostModel,
-    OpCost,
-    SimulatorMachine,
-    VfMachine,
-    Work,
-)
+from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
@@ -186,7 +174,7 @@ def pad_value(tile_type: TileTypeBase, value: PadValue) -> float | int:
 def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
     """What the target's TLOAD writes beyond the valid region (docs/tload-padding.md)."""
     match fill:
-        case PadFill.WHOLE_TILE:
+        case PadFill.WHOLE_TILE if tile.valid_shape != tuple(tile.type.shape):  # else the load covers it all
             tile.flat[...] = pad_value(tile.type, value)
         case PadFill.BLOCK_TAIL if tile.type.pad.data != 0 and tile.type.inner_box is None:
             pad = pad_value(tile.type, value)
@@ -447,22 +435,23 @@ def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe
 TLOAD_PATHS = {"vec": DmaPath.GM_TO_UB, "mat": DmaPath.GM_TO_L1}
 TSTORE_PATHS = {"vec": DmaPath.UB_TO_GM, "mat": DmaPath.L1_TO_GM}
 
-TLOAD_COST = InstructionCost(
-    on={
-        CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
-        CalibratedMachine: _calibrated_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, True, lambda: TLOAD_COST),
-        VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
-        SimulatorMachine: _simulated_copy("dst", Pipe.MTE2),
-    },
-)
-TSTORE_COST = InstructionCost(
-    on={
-        CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
-        CalibratedMachine: _calibrated_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, False, lambda: TSTORE_COST),
-        VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
-        SimulatorMachine: _simulated_copy("src", Pipe.MTE3),
-    },
-)
+def _transfer_instruction_cost(loads: bool) -> InstructionCost:
+    """TLOAD's cost (`loads`: GM view src into tile dst on MTE2) or TSTORE's (tile src into GM
+    view dst on MTE3) on every machine."""
+    view, tile, paths, pipe = ("src", "dst", TLOAD_PATHS, Pipe.MTE2) if loads else ("dst", "src", TSTORE_PATHS, Pipe.MTE3)
+    cost = InstructionCost(
+        on={
+            CceMachine: _transfer_cost(view, tile, paths, pipe, loads=loads),
+            CalibratedMachine: _calibrated_transfer(view, tile, paths, pipe, loads, lambda: cost),
+            VfMachine: _vf_transfer(view, tile, paths, pipe, loads=loads),
+            SimulatorMachine: _simulated_copy(tile, pipe),
+        },
+    )
+    return cost
+
+
+TLOAD_COST = _transfer_instruction_cost(loads=True)
+TSTORE_COST = _transfer_instruction_cost(loads=False)
 
 
 # ---------------------------------------------------------------------------

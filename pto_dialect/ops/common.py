@@ -30,7 +30,7 @@ from xdsl.printer import Printer
 from xdsl.traits import EffectInstance, MemoryEffect, MemoryEffectKind, get_effects
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.diagnostics import PtoError
+from pto_dialect.diagnostics import CUBE_SIDE, PtoError, not_implemented
 from pto_dialect.types import (
     PartitionTensorViewType,
     ShapedViewBase,
@@ -104,13 +104,27 @@ def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOpera
     parser.parse_punctuation("(")
     names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
     parser.parse_punctuation(":")
-    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+    types = parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _type_not_fp_operand(parser))
+    fp = parser.pos
+    if parser.parse_optional_keyword("fp") is not None:
+        parser.raise_error(not_implemented(_FP_OPERAND, CUBE_SIDE), fp, parser.pos)
     parser.parse_punctuation(")")
     if len(names) != len(types):
         parser.raise_error(
             f"expects the number of {what} operands to match the number of {what} types", pos
         )
     return names, types, pos
+
+
+_FP_OPERAND = "an acc tile's fp (scaling tile) operand, PTOAS's `fp %fp : T` or `%src : T, %fp : T`"
+
+
+def _type_not_fp_operand(parser: Parser) -> TypeAttribute:
+    """A type of an operand group, where PTOAS's TMOV_FP form may write `%fp : T` instead."""
+    pos = parser.pos
+    if parser.parse_optional_unresolved_operand() is not None:
+        parser.raise_error(not_implemented(_FP_OPERAND, CUBE_SIDE), pos, parser.pos)
+    return parser.parse_type()
 
 
 def parse_type_list(parser: Parser) -> list[TypeAttribute]:

@@ -316,14 +316,19 @@ class AllocTileOp(IRDLOperation):
                     f"{name} operand must be absent because result type {key} is {dim}"
                 )
         verify_tile_layout(tile)
-        if self.addr is not None and (addr := constant_index(self.addr)) is not None:
-            if addr < 0:
-                raise VerifyException(f"addr must be non-negative, got {addr}")
-            align = TILE_ADDRESS_ALIGNMENT.get(tile.loc.data, 32)
-            if addr % align:
-                raise VerifyException(
-                    f"addr must be aligned to {align} bytes for local tile memory space, got {addr}"
-                )
+        if self.addr is not None:
+            verify_tile_address(self.addr, tile)
+
+
+def verify_tile_address(value: SSAValue, tile: TileBufType) -> None:
+    """A constant tile address non-negative and aligned for the tile's memory."""
+    if (addr := constant_index(value)) is None:
+        return
+    if addr < 0:
+        raise VerifyException(f"addr must be non-negative, got {addr}")
+    align = TILE_ADDRESS_ALIGNMENT.get(tile.loc.data, 32)
+    if addr % align:
+        raise VerifyException(f"addr must be aligned to {align} bytes for local tile memory space, got {addr}")
 
 
 def smallest_tile(like: TileTypeBase) -> TileBufType:
@@ -367,6 +372,7 @@ class TAssignOp(IRDLOperation):
             raise VerifyException(
                 f"expects result type to equal tile type, got {self.result.type} and {self.tile.type}"
             )
+        verify_tile_address(self.addr, self.tile.type)
 
 
 class SectionOp(IRDLOperation):

@@ -6,7 +6,7 @@ it (PTOAS's ReserveBufferOp, ImportReservedBufferOp; the cube <-> vector pipes' 
     %p = pto.import_reserved_buffer {name = "c2v_fifo", peer_func = @vector_kernel} -> i32
 
 The result is the buffer's byte address in `location` (vec: UB, mat: L1). PTOAS's rules: inside
-a func.func; size > 0; location vec or mat; `base` given when `auto = false`, and not negative;
+a func.func; size > 0; location vec or mat; `base` given when `auto = false` (only then), not negative;
 one reserve_buffer per name in a function; an import names an existing function holding a
 reserve_buffer of that name, once per (name, peer_func). With `auto = true` PTOAS's memory
 planning picks the address; pto-frontend does not plan it, so such a buffer's address is a
@@ -117,6 +117,8 @@ class ReserveBufferOp(IRDLOperation):
             raise VerifyException("expects 'location' to be #pto.address_space<vec> or #pto.address_space<mat>")
         if not self.auto.value.data and self.base is None:
             raise VerifyException("expects 'base' when 'auto' is false")
+        if self.auto.value.data and self.base is not None:
+            raise VerifyException("unexpected 'base' when 'auto' is true (planning chooses the address)")
         if self.base is not None and self.base.value.data < 0:
             raise VerifyException("expects 'base' to be non-negative when present")
         if sum(1 for o in function.walk() if isinstance(o, ReserveBufferOp) and o.buffer_name == self.buffer_name) > 1:

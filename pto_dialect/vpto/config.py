@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import I64, IntegerType
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
-from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, require_space
+from pto_dialect.vpto.common import GM, UB, CopyOpBase, require_space
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,13 +91,8 @@ def _atomic_ops() -> list[type[IRDLOperation]]:
 ATOMIC_OPS = _atomic_ops()
 
 
-def _same_width(op: IRDLOperation, source: PtrType, destination: PtrType) -> None:
-    if source.element.bytes != destination.element.bytes:
-        raise VerifyException(f"requires source and destination element byte widths to match, got {source} and {destination}")
-
-
 @irdl_op_definition
-class CopyGmToUbufOp(IRDLOperation):
+class CopyGmToUbufOp(CopyOpBase):
     """GM -> UB rows, repeated by the outtoub loop registers."""
 
     name = "pto.copy_gm_to_ubuf"
@@ -114,7 +108,6 @@ class CopyGmToUbufOp(IRDLOperation):
     l2_cache_ctl = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $left_padding_count `,` $right_padding_count `,` "
         "$data_select_bit `,` $l2_cache_ctl `,` $gm_stride `,` $ub_stride attr-dict `:` type($source) `,` type($destination) `,` "
@@ -122,12 +115,9 @@ class CopyGmToUbufOp(IRDLOperation):
         "type($data_select_bit) `,` type($l2_cache_ctl) `,` type($gm_stride) `,` type($ub_stride)"
     )
 
-    def verify_(self) -> None:
-        _same_width(self, require_space(self.source, GM, "source"), require_space(self.destination, UB, "destination"))
-
 
 @irdl_op_definition
-class CopyUbufToGmOp(IRDLOperation):
+class CopyUbufToGmOp(CopyOpBase):
     """UB -> GM rows, repeated by the ubtoout loop registers (combined with GM in the atomic mode)."""
 
     name = "pto.copy_ubuf_to_gm"
@@ -140,15 +130,14 @@ class CopyUbufToGmOp(IRDLOperation):
     reserved = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $reserved `,` $gm_stride `,` $ub_stride "
         "attr-dict `:` type($source) `,` type($destination) `,` type($sid) `,` type($n_burst) `,` type($len_burst) `,` "
         "type($reserved) `,` type($gm_stride) `,` type($ub_stride)"
     )
 
-    def verify_(self) -> None:
-        _same_width(self, require_space(self.source, UB, "source"), require_space(self.destination, GM, "destination"))
+    SOURCE_SPACE: ClassVar[str] = UB
+    DESTINATION_SPACE: ClassVar[str] = GM
 
 
 MTE_UB_UB_BLOCK_BYTES = 32

@@ -4,26 +4,28 @@ target's UB."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
+from pto_dialect import register_level_declared
+from pto_dialect.dialect import register_level
 from pto_dialect.facts import RuleViolation
 from pto_dialect.types import PtrType
-from pto_dialect.vpto import VPTO_OPS
-from pto_dialect.vpto.pointers import CastPtrOp
-from pto_dialect.vpto.types import VPTO_TYPES
 from targets.info import MEMORY_NAMES, TargetInfo
 
-_REGISTER_OPS = tuple(VPTO_OPS)
-_REGISTER_TYPES = tuple(VPTO_TYPES)
+if TYPE_CHECKING:
+    from pto_dialect.vpto.pointers import CastPtrOp
 
 
 def is_register_level(op: Operation) -> bool:
     """A register-level op, or one whose operands or results are registers (an scf.for carrying a mask)."""
-    return isinstance(op, _REGISTER_OPS) or any(
-        isinstance(v.type, _REGISTER_TYPES) for v in (*op.operands, *op.results)
-    )
+    if not register_level_declared():
+        return False
+    ops, types = register_level()
+    return isinstance(op, ops) or any(isinstance(v.type, types) for v in (*op.operands, *op.results))
 
 
 def check_register_level(op: Operation, target: TargetInfo) -> None:
@@ -36,6 +38,8 @@ def check_register_level(op: Operation, target: TargetInfo) -> None:
 
         owners = ", ".join(t.name for t in REGISTRY if t.register_level is not None)
         raise RuleViolation(f"is a register-level op; the register level is {owners}'s, not {target}'s")
+    from pto_dialect.vpto.pointers import CastPtrOp
+
     if isinstance(op, CastPtrOp) and isinstance(op.result.type, PtrType) and op.result.type.space.data == "ub":
         address = _constant(op)
         size = target.on_chip_bytes[level.ub_loc]
