@@ -14,6 +14,7 @@ each op once, over all iterations.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -206,7 +207,7 @@ class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants and the integer ops of index math read their
     types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
     that kernels use for tile counts and tails (min/max, ceildiv, unsigned div/rem, trunci,
-    extsi, extui) are added with MLIR's semantics;
+    extsi, extui, fptosi) are added with MLIR's semantics;
     signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
 
     @impl(arith.ConstantOp)
@@ -300,6 +301,17 @@ class IndexArithFunctions(ArithFunctions):
     @impl(arith.ExtUIOp)
     def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
         return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+
+    @impl(arith.FPToSIOp)
+    def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):
+        # MLIR gives poison for NaN, infinities and values whose integer part does not fit;
+        # the targets' scalar conversions differ there, so such a value is a fault, never a guess.
+        w = _width(interpreter, op)
+        value = float(args[0])
+        whole = math.trunc(value) if math.isfinite(value) else None
+        if whole is None or not -(1 << (w - 1)) <= whole < 1 << (w - 1):
+            raise RuntimeFault(f"arith.fptosi of {value!r}: its integer part does not fit i{w} (MLIR: poison)")
+        return (whole,)
 
 
 def _operand_width(interpreter: Interpreter, op: Operation) -> int:

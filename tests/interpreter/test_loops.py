@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IndexType, IntegerType, ModuleOp
+from xdsl.dialects.builtin import Float32Type, IndexType, IntegerType, ModuleOp
 from xdsl.interpreter import Interpreter
 from xdsl.interpreters.arith import ArithFunctions
 from xdsl.interpreters.scf import ScfFunctions
@@ -265,3 +265,20 @@ def test_integer_casts_follow_mlir(types, value: int) -> None:
         (unsigned,) = functions.run_extui(machine, arith.ExtUIOp(create_ssa_value(narrow), wide), (held,)).values
         assert signed == held
         assert unsigned == held & ((1 << narrow.width.data) - 1)
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.floats(width=32), st.sampled_from([8, 16, 32, 64]))
+def test_fptosi_truncates_toward_zero_and_faults_where_mlir_gives_poison(value: float, width: int) -> None:
+    """arith.fptosi: the integer part (toward zero) when it fits the result type; NaN, the
+    infinities and integer parts outside it are a fault naming the value."""
+    machine = Interpreter(ModuleOp([]))
+    op = arith.FPToSIOp(create_ssa_value(Float32Type()), IntegerType(width))
+    expected = np.trunc(np.float64(value))
+    fits = bool(np.isfinite(expected)) and -(2 ** (width - 1)) <= expected < 2 ** (width - 1)
+    if fits:
+        (out,) = IndexArithFunctions().run_fptosi(machine, op, (value,)).values
+        assert out == int(expected)
+    else:
+        with pytest.raises(RuntimeFault, match=rf"arith.fptosi of .*does not fit i{width}"):
+            IndexArithFunctions().run_fptosi(machine, op, (value,))
