@@ -11,11 +11,17 @@ from xdsl.ir import Operation
 from pto_dialect.facts import RuleViolation
 from pto_dialect.types import PtrType
 from pto_dialect.vpto import VPTO_OPS
-from pto_dialect.vpto.pointers import CastPtrOp
+from pto_dialect.diagnostics import not_implemented
+from pto_dialect.vpto.config import CopyGmToUbufOp, CopyUbufToGmOp
+from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
 from pto_dialect.vpto.types import VPTO_TYPES
 from targets.info import MEMORY_NAMES, TargetInfo
 
 _REGISTER_OPS = tuple(VPTO_OPS)
+_ON_EVERY_NPU = (AddPtrOp, CastPtrOp, CopyGmToUbufOp, CopyUbufToGmOp)
+"""Register-level ops whose work a2a3's code does too (pointer arithmetic, GM <-> UB copies), which
+PTOAS takes on a2a3: this project has them with the register level only."""
+_OFF_REGISTER_LEVEL = "pointer and GM-UB copy ops on a target without the register level"
 _REGISTER_TYPES = tuple(VPTO_TYPES)
 
 
@@ -35,6 +41,8 @@ def check_register_level(op: Operation, target: TargetInfo) -> None:
         from targets import REGISTRY  # the registry imports this module's package
 
         owners = ", ".join(t.name for t in REGISTRY if t.register_level is not None)
+        if isinstance(op, _ON_EVERY_NPU):
+            raise RuleViolation(not_implemented(f"is a register-level op here, taken on {owners} only", _OFF_REGISTER_LEVEL))
         raise RuleViolation(f"is a register-level op; the register level is {owners}'s, not {target}'s")
     if isinstance(op, CastPtrOp) and isinstance(op.result.type, PtrType) and op.result.type.space.data == "ub":
         address = _constant(op)
