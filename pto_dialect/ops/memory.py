@@ -372,7 +372,8 @@ class TAssignOp(IRDLOperation):
             raise VerifyException(
                 f"expects result type to equal tile type, got {self.result.type} and {self.tile.type}"
             )
-        verify_tile_address(self.addr, self.tile.type)
+        if isinstance(tile := self.tile.type, TileBufType):
+            verify_tile_address(self.addr, tile)
 
 
 class SectionOp(IRDLOperation):
