@@ -37,7 +37,7 @@ from pto_dialect.cost import (
     VfMachine,
     Work,
 )
-from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, spell
+from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
@@ -81,6 +81,8 @@ class TransferRules:
     """The DMA copies each row (DN: column) as one contiguous burst and never reads the
     innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1."""
     note: str
+    store_locs: frozenset[str] = frozenset({"vec", "mat", "acc"})
+    """The memories TSTORE stores tiles from."""
 
 
 def _product(*dims: int) -> int:
@@ -139,6 +141,7 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
         ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
         ("tload: written beyond the valid region (vec / mat tiles)",
          {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
+        ("tstore: src memories", {name: ", ".join(sorted(r.store_locs)) for name, r in t.items()}),
         ("unit innermost stride (ND: last dim, DN: rows dim)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
         ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
@@ -151,6 +154,11 @@ def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str
 
 
 def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+    src = operands["src"]
+    require(
+        src.loc in rules.store_locs,
+        f"expects src's loc to be {' or '.join(sorted(rules.store_locs))}, got loc={src.loc}",
+    )
     _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
     _check_contiguous(rules, "tstore", operands["dst"], target)
 

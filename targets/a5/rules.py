@@ -54,7 +54,9 @@ TRANSFER = TransferRules(
     note="TLOAD: static_assert on static shapes; dynamic ones run the DMA with the view's row "
     "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
     "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
-    "padCount with the data select bit always on; pad null/zero leave the pad register, 0).",
+    "padCount with the data select bit always on; pad null/zero leave the pad register, 0). "
+    "TSTORE_IMPL static_asserts a Vec or Acc src.",
+    store_locs=frozenset({"vec", "acc"}),
 )
 
 COLUMN_ARG_REDUCE = ColArgReduceRules(
