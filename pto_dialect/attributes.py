@@ -126,6 +126,19 @@ class Precision(StrEnum):
     HIGH_PRECISION = "high_precision"
 
 
+class PrintFormat(StrEnum):
+    """TPRINT's number format (`#pto<print_format width8_precision4>`), pto-isa's PrintFormat
+    (the printf field width and precision of its floats)."""
+
+    WIDTH8_PRECISION4 = "width8_precision4"
+    WIDTH8_PRECISION2 = "width8_precision2"
+    WIDTH10_PRECISION6 = "width10_precision6"
+
+    @property
+    def cpp(self) -> str:
+        return "pto::PrintFormat::" + self.value.capitalize().replace("_p", "_P")
+
+
 class KernelKind(StrEnum):
     CUBE = "cube"
     VECTOR = "vector"
@@ -221,6 +234,13 @@ class RoundModeAttr(EnumAttribute[RoundMode], SpacedOpaqueSyntaxAttribute):
 
 
 @irdl_attr_definition
+class PrintFormatAttr(EnumAttribute[PrintFormat], SpacedOpaqueSyntaxAttribute):
+    """`#pto<print_format width8_precision4|width8_precision2|width10_precision6>`: TPRINT's format."""
+
+    name = "pto.print_format"
+
+
+@irdl_attr_definition
 class SaturationModeAttr(EnumAttribute[SaturationMode], SpacedOpaqueSyntaxAttribute):
     """`#pto<saturation_mode ON|OFF>`: whether TCVT saturates."""
 
@@ -306,6 +326,7 @@ ATTRIBUTES = [
     CmpModeAttr,
     RoundModeAttr,
     SaturationModeAttr,
+    PrintFormatAttr,
     *PRECISION_ATTRS.values(),
     GmLayoutAttr,
     KernelKindAttr,
