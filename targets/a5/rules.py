@@ -387,9 +387,11 @@ RULES = {
         note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
     ),
     TMOV: TMovRules(
-        STANDARD, converts=False, same_shape=False, same_layout=True, equal_valid=False,
-        note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows (its ND->NZ and "
-        "ND->ZN repacks are not taken here)",
+        STANDARD | FP8 | HIF8 | types_named("!pto.f4E2M1x2", "!pto.f4E1M2x2"), converts=False, same_shape=False,
+        same_layout=True, equal_valid=False,
+        note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows, any element type "
+        "(no static_assert: fp8, hif8 and packed fp4 bytes copy as they are; its ND->NZ and ND->ZN repacks are "
+        "not taken here)",
     ),
     **WINDOW_COPIES.rules(WindowRules(
         types_named("i8", "si8", "i32", "si32", "f16", "bf16", "f32"), layouts=frozenset({"nd", "nz"}),
