@@ -90,6 +90,13 @@ STRICTER = (
         "column: rejected",
     ),
     Divergence(
+        ("lit/pto/issue708_zero_valid_subview.pto", "lit/pto/issue708_zero_valid_subview_inferred.pto"),
+        ("a5",),
+        "a5 `tstore` of a subview with no valid rows (or columns) into a 5x128 view (PTOAS issue 708 takes it as "
+        "a no-op): npu/a5/TStore.hpp's ND store PTO_ASSERTs that the tile's valid rows and columns equal the "
+        "view's rows and columns: rejected",
+    ),
+    Divergence(
         ("lit/pto/tilebuf_valid_positive.pto",),
         ("a2a3",),
         "a `!pto.tile_buf<left, 1x32xf16, slayout=row_major>`: pto_tile.hpp exempts a one-row boxed tile from "
@@ -137,6 +144,13 @@ LENIENT = (
         "a5 `trowexpanddiv` with `precisionType = high_precision` and no tmp: PTOAS asks for a tmp, but "
         "npu/a5/TRowExpandDiv.hpp's 3-operand TROWEXPANDDIV_IMPL<HIGH_PRECISION> divides without one (its "
         "4-operand form ignores the tmp): accepted",
+    ),
+    Divergence(
+        ("lit/pto/issue708_zero_valid_subview_inferred_invalid.pto",),
+        ("a5",),
+        "a `subview` whose result has a dynamic valid extent (`v_row=?`) and no `valid` operands: PTOAS refuses it "
+        "(no value gives the extent), this project's subview takes the tile's valid region clipped to the window "
+        "at run time (pto_dialect/ops/subview.py); no hardware code is involved: accepted",
     ),
     Divergence(
         (
