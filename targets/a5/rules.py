@@ -55,8 +55,9 @@ TRANSFER = TransferRules(
     "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
     "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
     "padCount with the data select bit always on; pad null/zero leave the pad register, 0). "
-    "TSTORE_IMPL static_asserts a Vec or Acc src.",
+    "TSTORE_IMPL static_asserts a Vec or Acc src; TLOAD into a Vec tile (StaticCheck): ND2ND / DN2DN / NZ2NZ only.",
     store_locs=frozenset({"vec", "acc"}),
+    vec_load_same_layout=True,
 )
 
 COLUMN_ARG_REDUCE = ColArgReduceRules(
