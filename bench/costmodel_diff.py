@@ -51,6 +51,9 @@ NZ = ", blayout=col_major, slayout=row_major"
 GM_BUFFER_BYTES = 8 << 20
 """Each GM argument's zeroed buffer: more than any generated view spans."""
 
+sys.path.insert(0, str(ROOT))
+from bench.simdiff.kernel import whole_view  # noqa: E402
+
 
 def align(n: int, to: int) -> int:
     return -(-n // to) * to
@@ -83,17 +86,9 @@ class Kernel:
 
     def view(self, arg: int, name: str, dtype: str, shape: list[int], strides: list[int], layout: str = "nd") -> str:
         """%name: the whole of a tensor view of argument `arg`; returns its partition's type."""
-        dims = "x".join("?" for _ in shape)
-        attr = "" if layout == "nd" else f" {{layout = #pto.layout<{layout}>}}"
-        sizes = ", ".join(self.index(d) for d in shape)
-        steps = ", ".join(self.index(s) for s in strides)
-        offsets = ", ".join(self.index(0) for _ in shape)
-        view_type = f"!pto.tensor_view<{dims}x{dtype}>"
-        self.body += [
-            f"    %{name}v = pto.make_tensor_view %a{arg}, shape = [{sizes}], strides = [{steps}]{attr} : {view_type}",
-            f"    %{name} = pto.partition_view %{name}v, offsets = [{offsets}], sizes = [{sizes}] : {view_type}",
-        ]
-        return f"!pto.partition_tensor_view<{'x'.join(map(str, shape))}x{dtype}>"
+        lines, view_type = whole_view(self.index, arg, name, dtype, shape, strides, layout)
+        self.body += lines
+        return view_type
 
     def alloc(self, name: str, tile_type: str) -> None:
         self.body.append(f"    %{name} = pto.alloc_tile : {tile_type}")

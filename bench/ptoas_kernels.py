@@ -22,7 +22,8 @@ error's message with its location removed. Prints the tables; --list prints ever
 (kernel, target) with its first error line. Each kernel runs in a worker process (fork) with a
 --timeout in seconds. An integer scalar argument pto-run cannot draw is given: PyPTO's SPMD
 block index 0 of 1 block, any other --size (64); when that run goes out of a view, an array or a
-tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length).
+tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length), then
+256 (a length offsets reach past 64).
 """
 
 from __future__ import annotations
@@ -33,19 +34,17 @@ import io
 import multiprocessing
 import os
 import re
-import signal
 import sys
 from collections import Counter
-from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.ptoas_lit import ARCH, OP, cases, implemented_ops  # noqa: E402
+from bench.time_limit import time_limit  # noqa: E402
 
 GATHER_FAMILY = frozenset(
     f"pto.{m}" for m in ("mgather", "mscatter", "tgather", "tgatherb", "tscatter", "tcolargmin", "tcolargmax",
@@ -117,20 +116,6 @@ def selected(ptoas: Path, group: str) -> list[Path]:
     return files
 
 
-@contextlib.contextmanager
-def _alarm(seconds: int) -> Iterator[None]:
-    def expire(_signum: int, _frame: FrameType | None) -> None:
-        raise KernelTimeout
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _tool(main, args: list[str]) -> str | None:  # noqa: ANN001
     """Run a CLI's main in this process: None when it exits 0, else its first error line."""
     err = io.StringIO()
@@ -151,9 +136,10 @@ SPMD_SCALARS = {"__pypto_spmd_block_idx": 0, "__pypto_spmd_block_num": 1}
 """PyPTO's SPMD arguments: run block 0 of 1."""
 
 
-SIZES_TRIED = (1, 0)
+SIZES_TRIED = (1, 0, 256)
 """After `size`, the values an asked scalar is given when the run goes out of a view, an array or
-a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length."""
+a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length,
+and some lengths must exceed offsets of 64 and more."""
 OUT_OF_RANGE = re.compile(r"\boutside\b")
 
 
@@ -188,7 +174,7 @@ def attempt(job: Job, timeout: int, size: int) -> Outcome:
 
     name = str(job.path)
     try:
-        with _alarm(timeout):
+        with time_limit(timeout, KernelTimeout()):
             try:
                 module = parse_module(make_context(), job.path.read_text(errors="replace"), name)
             except ParseError as e:

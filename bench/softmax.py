@@ -8,8 +8,9 @@ divide; the baseline, aim: batched within 1.5x of it). Both write into the outpu
 (interpreter.run(..., inplace=True)); the default run, which copies y first, is shown besides. The row max and the row sum share one
 column tile: two column tiles would be given one UB range by the memory plan (their lives do not
 overlap), which interpreter/batch.py takes as two tiles sharing memory and runs serially. The interpreter's values follow each
-target's order (a sequential sum on cpu, vcadd's stages on a2a3 and a5): they are checked close
-to NumPy's here, not equal; docs/instructions.md says which are exact.
+target's order (a sequential sum on cpu, vcadd's stages on a2a3 and a5) and exp (in double on cpu,
+as the simulator; NumPy's float32 exp on a2a3 and a5, whose vexp is approximate): they are
+checked close to NumPy's here, not equal; docs/instructions.md says which are exact.
 
     .venv/bin/python bench/softmax.py [--target a2a3] [--repeat N]     (N rounds; default 5)
 """

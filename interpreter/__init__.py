@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -27,7 +28,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DYNAMIC_INDEX, AnyFloat, Float64Type, IndexType, IntegerType, ModuleOp, Signedness
 from xdsl.ir import Operation, SSAValue
-from xdsl.interpreter import Interpreter, OpImplResult, PythonValues
+from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, PythonValues
 from xdsl.interpreter import _InterpreterFunctionImpls  # pyright: ignore[reportPrivateUsage]
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
@@ -44,12 +45,13 @@ from interpreter.loops import IndexArithFunctions, LoopFunctions
 from interpreter.lowered import instruction_functions, kernel_functions, reads_only
 from pto_dialect.machine import GmView, Tile, private_storage
 from interpreter.inputs import IndexDraw, parse_inputs_spec, random_inputs
-from interpreter.profile import Profiler
 from interpreter.pto import PtoFunctions
-from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
 from interpreter.state import GmWrites, RunState, located_failure, set_run_state
-from passes.sync_check import SyncReport, check_sync
 import targets
+
+if TYPE_CHECKING:
+    from interpreter.profile import Profiler
+    from passes.sync_check import SyncReport
 
 CALL_DEPTH_FRAMES = 16000
 """Python's recursion limit while a kernel runs (interpreted calls and regions recurse in Python)."""
@@ -353,12 +355,14 @@ def _run_with_results(
     if profiler is not None:
         profiler.bind(function, values)
     if sync_report is not None:
+        from passes.sync_check import check_sync
+
         found = check_sync(lowered, t.sync, values, function, batch_loops)
         sync_report.errors += found.errors
         sync_report.warnings += found.warnings
     interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
     kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    register_level = tuple(f() for f in REGISTER_LEVEL_FUNCTIONS)
+    register_level = tuple(f() for f in _register_level_functions())
     for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
         interpreter.register_implementations(functions)
     batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
@@ -413,8 +417,9 @@ def _too_deep(module: ModuleOp, function: func.FuncOp) -> PtoError:
 
 
 def _result_array(value: object, result_type) -> np.ndarray:
-    if isinstance(value, Tile):
-        return np.array(value.values, copy=True)
+    if isinstance(value, Tile):  # a subview's tile may be wider than its type (the parent's row stride)
+        rows, cols = result_type.shape
+        return np.array(value.values[..., :rows, :cols], copy=True)
     return np.asarray(value, dtype=_scalar_dtype(result_type) or np.int64)
 
 
@@ -488,6 +493,30 @@ def draw_inputs(
     `random:SEED`; interpreter/inputs.py): the same seed gives the same arrays."""
     module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
     return random_inputs(entry_function(module, entry), parse_inputs_spec(inputs), scalars, indices)
+
+
+def _register_level_functions() -> tuple[type[InterpreterFunctions], ...]:
+    """The register level's implementations, where its ops can be in the IR (only once declared:
+    a run of tile-level IR has no use for them)."""
+    if not pto_dialect.register_level_declared():
+        return ()
+    from interpreter.vpto import REGISTER_LEVEL_FUNCTIONS
+
+    return REGISTER_LEVEL_FUNCTIONS
+
+
+def __getattr__(name: str) -> object:
+    """The profiler and the sync report, imported (with the cost model and the sync check) by
+    the runs that ask for them."""
+    if name == "Profiler":
+        from interpreter.profile import Profiler
+
+        return Profiler
+    if name == "SyncReport":
+        from passes.sync_check import SyncReport
+
+        return SyncReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 from interpreter.compare import Report, compare, scratch_arguments  # noqa: E402 (compare runs `run`)

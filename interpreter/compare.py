@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 from xdsl.dialects import func
@@ -41,7 +41,9 @@ from targets import check_comparable
 from targets import parse_list
 
 from interpreter.lowered import roles_of, runs_kernel, source_name, written_operands
-from passes.estimate import CostReport
+
+if TYPE_CHECKING:
+    from passes.estimate import CostReport  # the cost model, imported by the runs that profile
 
 SHOWN_POSITIONS = 5
 """Differing positions listed per argument."""

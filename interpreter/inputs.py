@@ -5,14 +5,21 @@ signature and from the tensor views the kernel makes of each pointer.
     arrays = random_inputs(module, seed=7, scalars={"n": 64})
 
 - `!pto.ptr<T>`: a flat array long enough for every `pto.make_tensor_view` of it (the view's
-  last element, from its shape and strides, evaluated from constants and the scalar arguments).
+  last element, from its shape and strides, evaluated from constants and the scalar arguments),
+  and for every `load_scalar` / `store_scalar` offset into it that constants, scalar arguments
+  and loop bounds fix.
 - `!pto.partition_tensor_view<...>`, `!pto.tile_buf<...>`: the type's (static) shape.
 - scalars: the value given in `scalars` (by argument name or position); a float scalar not
-  given is drawn; an integer or index scalar must be given (it usually sizes something).
+  given is drawn; an integer or index scalar not given is drawn where it only serves as an offset
+  or index (as the arrays below), else it must be given (it sizes something).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
-  [-100, 100] clipped to the type; i1 either way. An integer array that reaches the index
-  operand of a gather or scatter (through views, a tload, subviews and reshapes) is drawn inside the table it
-  indexes, `[0, entries)`; with `indices="wide"` in `[-entries, 2 * entries)` instead, to
+  [-100, 100] clipped to the type; i1 either way. An array of more than POOL_ELEMENTS repeats a
+  drawn pool of that many. An integer array whose elements become an
+  offset or an index (of a gather or scatter, a scalar access, a partition, a subview, a
+  tgetval / tsetval), directly or through arithmetic, tiles and loops, is drawn where every such
+  offset stays inside what it indexes (interpreter/value_ranges.py: the widest such range
+  from the smallest non-negative value; clamps the kernel applies are not counted on where it
+  can be done without them); with `indices="wide"` in a range as wide again on each side, to
   exercise the out-of-range modes.
 """
 
@@ -23,13 +30,14 @@ from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
-from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerAttr, IntegerType
-from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
+from xdsl.dialects import func
+from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, i1
+from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import element_info
-from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
+from interpreter.value_ranges import Interval, ValueRanges, fit_draws, integer_cap
+from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, StoreScalarOp
 from pto_dialect.ops.scalar import view_extent
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
 
@@ -37,25 +45,11 @@ IndexDraw = Literal["table", "wide"]
 INDEX_DRAWS: tuple[IndexDraw, ...] = ("table", "wide")
 INTEGER_SPAN = 100
 """Integers are drawn in [-INTEGER_SPAN, INTEGER_SPAN] (clipped to the type)."""
+POOL_ELEMENTS = 1_048_573
+"""An array of more elements than this (a prime: a row of any length below it never repeats
+another) repeats a drawn pool of this many: PyPTO's tables reach 2**29 elements, which would
+take minutes and gigabytes to draw one by one."""
 
-_INTEGER_OPS = {
-    arith.AddiOp: lambda a, b: a + b,
-    arith.SubiOp: lambda a, b: a - b,
-    arith.MuliOp: lambda a, b: a * b,
-    arith.DivSIOp: lambda a, b: int(a / b),
-    arith.DivUIOp: lambda a, b: a // b,
-    arith.CeilDivSIOp: lambda a, b: -(-a // b),
-    arith.CeilDivUIOp: lambda a, b: -(-a // b),
-    arith.FloorDivSIOp: lambda a, b: a // b,
-    arith.RemSIOp: lambda a, b: int(math.fmod(a, b)),
-    arith.RemUIOp: lambda a, b: a % b,
-    arith.MaxSIOp: max,
-    arith.MinSIOp: min,
-    arith.MaxUIOp: max,
-    arith.MinUIOp: min,
-}
-_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp)
-_CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
 def parse_inputs_spec(spec: str) -> int:
@@ -92,6 +86,8 @@ def random_inputs(
         function.args[i]: _given_scalar(function, i, function.args[i].type, v) for i, v in by_position.items()
     }
     rng = np.random.default_rng(seed)
+    extents = _pointer_extents(function, values)
+    draws = _index_draws(function, values, extents)
     arrays = []
     for i, arg in enumerate(function.args):
         arg_type = arg.type
@@ -99,7 +95,7 @@ def random_inputs(
             arrays.append(np.array(values[arg], dtype=_scalar_numpy(arg_type)))
             continue
         if isinstance(arg_type, PtrType):
-            shape: tuple[int, ...] = (_pointer_extent(function, i, values),)
+            shape: tuple[int, ...] = (extents[arg],)
             element = arg_type.element
         elif isinstance(arg_type, PartitionTensorViewType | TileBufType):
             shape = tuple(arg_type.shape)
@@ -111,23 +107,31 @@ def random_inputs(
         ):
             arrays.append(_draw(rng, _scalar_numpy(arg_type), False, ()))
             continue
+        elif arg in draws:  # an integer scalar some offset depends on, and no size
+            low, high = draws[arg]
+            arrays.append(np.array(rng.integers(low, high + 1), dtype=_scalar_numpy(arg_type)))
+            continue
         else:
             raise PtoError.at_op(
                 function,
                 f"argument {i} (%{names[i]}: {arg_type}) is an integer scalar: give its value "
                 f"(pto-run: --arg {names[i]}=VALUE)",
             )
-        bound = _index_bound(function, arg, values)
-        if bound is not None and np.dtype(element.numpy).kind in "iu":
-            low, high = (0, bound) if indices == "table" else (-bound, 2 * bound)
+        if arg in draws:
+            low, high = draws[arg]
+            if indices == "wide":
+                low, high = low - (high - low + 1), high + (high - low + 1)
             info = np.iinfo(element.numpy)
-            arrays.append(rng.integers(max(low, info.min), min(high, info.max + 1), shape).astype(element.numpy))
+            arrays.append(rng.integers(max(low, info.min), min(high, info.max) + 1, shape).astype(element.numpy))
         else:
             arrays.append(_draw(rng, element.numpy, element.family == "hif8", shape))
     return arrays
 
 
 def _draw(rng: np.random.Generator, dtype: np.dtype, hif8: bool, shape: tuple[int, ...]) -> np.ndarray:
+    size = math.prod(shape)
+    if size > POOL_ELEMENTS:  # a PyPTO weight or embedding table: the pool repeated
+        return np.resize(_draw(rng, dtype, hif8, (POOL_ELEMENTS,)), size).reshape(shape)
     if hif8:  # raw bits: every pattern
         return rng.integers(0, 256, shape).astype(np.uint8)
     if dtype == np.bool_:
@@ -154,39 +158,58 @@ def _given_scalar(function: func.FuncOp, index: int, arg_type: Attribute, value:
         raise PtoError.at_op(function, f"argument {index} (%{name}: {arg_type}): '{value}' is not a number of its type") from None
 
 
-def _pointer_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue, int | float]) -> int:
-    """Elements a pointer argument needs: the furthest element any view of it reaches (none
-    for an argument the kernel never uses)."""
-    name = argument_name(function, index)
-    if not function.args[index].uses:
-        return 0  # never read or written: an empty array
-    views = [u.operation for u in function.args[index].uses if isinstance(u.operation, MakeTensorViewOp)]
-    if not views:
-        raise PtoError.at_op(
-            function, f"argument {index} (%{name}): no pto.make_tensor_view of it tells its size; give arrays instead"
-        )
+def _pointer_extents(function: func.FuncOp, values: Mapping[SSAValue, int | float]) -> dict[BlockArgument, int]:
+    """Elements each pointer argument needs: the furthest element any view of it reaches; for a
+    pointer without views, the furthest `load_scalar` / `store_scalar` offset (none for an
+    argument the kernel never uses)."""
+    extents: dict[BlockArgument, int] = {}
+    for index, arg in enumerate(function.args):
+        if not isinstance(arg.type, PtrType):
+            continue
+        name = argument_name(function, index)
+        views = [u.operation for u in arg.uses if isinstance(u.operation, MakeTensorViewOp)]
+        extent = 0
+        for view in views:
+            shape = [_evaluate(d, values, view, name) for d in view.shape]
+            strides = [_evaluate(s, values, view, name) for s in view.strides]
+            if min(shape, default=1) <= 0:
+                raise PtoError.at_op(view, f"the view of %{name} has shape {shape}: nothing to draw")
+            extent = max(extent, view_extent(shape, strides))
+        extents[arg] = max(extent, _scalar_access_extent(function, index, values, bool(views)))
+    return extents
+
+
+def _scalar_access_extent(function: func.FuncOp, index: int, values: Mapping[SSAValue, int | float], viewed: bool) -> int:
+    """One past the largest `load_scalar` / `store_scalar` offset into a pointer that constants,
+    given scalars and loop bounds fix (PyPTO reads a whole table through a view sized by a
+    scalar argument). Every other use of a pointer without views is a located error."""
+    arg, name = function.args[index], argument_name(function, index)
+    ranges = ValueRanges(values, {})
     extent = 0
-    for view in views:
-        shape = [_evaluate(d, values, view, name) for d in view.shape]
-        strides = [_evaluate(s, values, view, name) for s in view.strides]
-        if min(shape, default=1) <= 0:
-            raise PtoError.at_op(view, f"the view of %{name} has shape {shape}: nothing to draw")
-        extent = max(extent, view_extent(shape, strides))
+    for use in arg.uses:
+        user = use.operation
+        offset = ranges.of(user.offset) if isinstance(user, LoadScalarOp | StoreScalarOp) and user.ptr is arg else None
+        if offset is not None and not ranges.depends_on(user.offset):  # pyright: ignore[reportAttributeAccessIssue]
+            extent = max(extent, offset[1] + 1)
+        elif not viewed:
+            raise PtoError.at_op(
+                user, f"cannot size %{name} for random inputs: no pto.make_tensor_view of it, and this use does not "
+                "tell how far it reaches; give arrays instead"
+            )
     return extent
 
 
 def _evaluate(value: SSAValue, values: Mapping[SSAValue, int | float], where, name: str) -> int:  # noqa: ANN001
     """An index computed from constants and given scalar arguments."""
-    if value in values:
-        return int(values[value])
-    if isinstance(value, OpResult):
-        op = value.op
-        if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-            return op.value.value.data
-        if isinstance(op, _CASTS):
-            return _evaluate(op.operands[0], values, where, name)
-        if (compute := _INTEGER_OPS.get(type(op))) is not None:
-            return compute(*(_evaluate(v, values, where, name) for v in op.operands))
+    ranges = ValueRanges(values, {})
+    interval = ranges.of(value)
+    if interval is not None and interval[0] == interval[1]:
+        return interval[0]
+    while isinstance(value, OpResult):  # down to what it depends on that is not fixed
+        unfixed = [v for v in value.op.operands if (r := ranges.of(v)) is None or r[0] != r[1]]
+        if not unfixed:
+            break
+        value = unfixed[0]
     if isinstance(value, BlockArgument) and value.name_hint and isinstance(value.owner.parent_op(), func.FuncOp):
         hint = f": give it (pto-run: --arg {value.name_hint}=VALUE)"
     else:
@@ -194,56 +217,25 @@ def _evaluate(value: SSAValue, values: Mapping[SSAValue, int | float], where, na
     raise PtoError.at_op(where, f"cannot size %{name} for random inputs: a view dimension depends on %{value.name_hint or '?'}{hint}")
 
 
-def _index_bound(function: func.FuncOp, arg: SSAValue, values: Mapping[SSAValue, int | float]) -> int | None:
-    """The fewest entries among the tables the argument's data indexes, or None when it indexes
-    none: through its views and the tiles it is loaded into (and their subviews and reshapes), to
-    the index operand of a gather or scatter; through pto.load_scalar (and index casts, min/max clamps) to the offset of another
-    scalar access or of a partition_view."""
-    from pto_dialect.instructions.transfer import TLoadOp
-
-    bounds: list[int] = []
-    seen: set[SSAValue] = set()
-    pending = [arg]
-    while pending:
-        value = pending.pop()
-        if value in seen:
+def _index_draws(
+    function: func.FuncOp, values: Mapping[SSAValue, int | float], extents: Mapping[BlockArgument, int]
+) -> dict[BlockArgument, Interval]:
+    """The range of each integer array whose elements become offsets or indices
+    (interpreter/value_ranges.py); an array none depends on is left out."""
+    defaults: dict[BlockArgument, Interval] = {}
+    caps: dict[BlockArgument, int] = {}
+    for arg in function.args:
+        element = getattr(arg.type, "element", None)
+        if isinstance(arg.type, IndexType | IntegerType) and arg.type != i1:
+            dtype = _scalar_numpy(arg.type)
+        elif element is not None:
+            dtype = np.dtype(element.numpy)
+        else:
             continue
-        seen.add(value)
-        for use in value.uses:
-            user = use.operation
-            if isinstance(user, MakeTensorViewOp | PartitionViewOp) and use.index == 0:
-                pending.append(user.results[0])
-            elif isinstance(user, TLoadOp) and user.role("src") is value:
-                if (dst := user.role("dst")) is not None:
-                    pending.append(dst)
-            elif isinstance(user, SubViewOp | TReshapeOp) and user.source is value:
-                pending.append(user.results[0])  # the same tile's data, seen as another tile
-            elif isinstance(user, LoadScalarOp) and user.ptr is value:
-                pending.append(user.value)
-            elif isinstance(user, (*_CASTS, *_CLAMPS)) and not isinstance(value.type, PtrType):
-                pending.append(user.results[0])
-            elif (entries := _offset_bound(function, user, use.index, values)) is not None:
-                bounds.append(entries)
-    return min(bounds, default=None)
-
-
-def _offset_bound(function: func.FuncOp, user: Operation, index: int, values: Mapping[SSAValue, int | float]) -> int | None:
-    """How many values operand `index` of `user` may take as an index into a table."""
-    if (index_entries := getattr(user, "index_entries", None)) is not None:
-        return index_entries(user.operands[index])
-    if isinstance(user, LoadScalarOp | StoreScalarOp) and user.offset is user.operands[index]:
-        ptr = user.ptr
-        if isinstance(ptr, BlockArgument) and ptr.owner is function.body.block:
-            return _pointer_extent(function, ptr.index, values)
-        return None
-    if isinstance(user, PartitionViewOp):
-        rank = len(user.offsets)
-        dim = index - 1
-        if 0 <= dim < rank and isinstance(source := user.source.owner, MakeTensorViewOp):
-            try:
-                whole = _evaluate(source.shape[dim], values, user, "the table")
-                size = _evaluate(user.sizes[dim], values, user, "the table")
-            except PtoError:
-                return None
-            return max(whole - size + 1, 0)
-    return None
+        if arg in values or dtype.kind not in "iu":
+            continue
+        info = np.iinfo(dtype)
+        defaults[arg] = (max(-INTEGER_SPAN, int(info.min)), min(INTEGER_SPAN, int(info.max)))
+        caps[arg] = integer_cap(dtype)
+    fitted = fit_draws(function, values, defaults, caps, extents)
+    return {arg: interval for arg, interval in fitted.items() if interval != defaults[arg]}

@@ -23,10 +23,7 @@ from pto_dialect.diagnostics import op_location
 from pto_dialect.ops import sync
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
-from passes.estimate import (
-    REGISTER_OPS, CostReport, OpRow, cost_function, cost_machine, kernel_cores, price, priced_by, register_op_cost,
-    with_cores,
-)
+from passes.estimate import REGISTER_OPS, CostReport, OpRow, cost_function, cost_machine, kernel_cores, price, priced_by, register_op_cost, with_cores
 import targets
 
 from interpreter.lowered import actual_shapes, instruction_facts, roles_of, written_operands

@@ -14,13 +14,13 @@ from xdsl.ir import Operation
 
 from pto_dialect import ops as pto
 from pto_dialect.instructions.elementwise import rounded
-from pto_dialect.ops.subview import window_valid
+from pto_dialect.ops.subview import window_problem, window_tile_type, window_valid
 from pto_dialect.ops import sync
 from pto_dialect.ops.reserved import ReserveBufferOp
 from pto_dialect.types import LocalArrayType
 from pto_dialect.types import PtrType, TileTypeBase
 
-from pto_dialect.machine import GmView, RuntimeFault, Tile, private_storage
+from pto_dialect.machine import GmView, RuntimeFault, Tile, private_storage, storage_offset
 from interpreter.state import fault_at, run_state
 
 
@@ -217,21 +217,15 @@ class PtoFunctions(InterpreterFunctions):
     @impl(pto.SubViewOp)
     def run_subview(self, interpreter: Interpreter, op: pto.SubViewOp, args: PythonValues):
         tile, row, col, *given = args
-        assert isinstance(tile, Tile)
-        rows, cols = tile.type.shape
-        window_rows, window_cols = op.window
+        source = op.source.type
+        assert isinstance(tile, Tile) and isinstance(source, TileTypeBase)
         with fault_at(op):
-            for dim, (o, size, whole) in enumerate(((row, window_rows, rows), (col, window_cols, cols))):
-                if not (0 <= o and o + size <= whole):
-                    raise RuntimeFault(f"the window [{o}, {o + size}) of dim {dim} is outside the {rows}x{cols} tile")
-            if not (tile.type.is_nd and col == 0 and window_cols == cols):
-                raise RuntimeFault(
-                    "pto-run runs a subview of whole rows of an ND tile only (column offset 0, the tile's width); "
-                    f"got columns [{col}, {col + window_cols}) of {cols}"
-                )
+            for dim, (offset, size) in enumerate(zip((row, col), op.window)):
+                if (problem := window_problem(source, dim, offset, size)) is not None:
+                    raise RuntimeFault(problem)
             valid = window_valid(op, tile.valid_shape, (row, col), given)
-            storage = tile.flat[row * cols : (row + window_rows) * cols]
-            return (Tile.over(op.result.type, storage, valid),)
+            window_type = window_tile_type(tile.type, op.result.type)
+            return (tile.window(window_type, int(storage_offset(tile.type, row, col)), valid),)
 
     @impl(pto.TReshapeOp)
     def run_treshape(self, interpreter: Interpreter, op: pto.TReshapeOp, args: PythonValues):
@@ -247,7 +241,9 @@ class PtoFunctions(InterpreterFunctions):
                         f"the source's: pto-run does not know which region is valid (give the result type a static one)"
                     )
             valid = tile.valid_shape
-        return (Tile.over(result, tile.flat.view(result.element.numpy), valid),)
+        # the storage from the tile's address on (a window of columns has more: its tile's row stride)
+        rows, cols = result.shape
+        return (Tile.over(result, tile.flat.view(result.element.numpy)[..., : rows * cols], valid),)
 
     @impl(pto.SectionVectorOp)
     def run_section_vector(self, interpreter: Interpreter, op: pto.SectionVectorOp, args: PythonValues):

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.ir import Attribute, Dialect, Operation
 from xdsl.irdl import IRDLOperation, irdl_op_definition
-from xdsl.irdl.declarative_assembly_format import FormatProgram
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from pto_dialect.choices import Choice, Numerics, choice
@@ -84,6 +81,7 @@ class LowerInstruction(RewritePattern):
 
 
 Op = TypeVar("Op", bound=type[IRDLOperation])
+Base = TypeVar("Base", bound=IRDLOperation)
 
 
 class TargetOps:
@@ -100,7 +98,7 @@ class TargetOps:
 
     def declare(self, cls: Op) -> Op:
         """`@ops.declare` on a lowered op class: an IRDL op of the target's dialect."""
-        op = _op_with_format_on_first_use(cls)
+        op = irdl_op_definition(cls)
         self.ops.append(op)
         return op
 
@@ -141,43 +139,24 @@ class TargetOps:
         pick = choose if callable(choose) else lambda source: choose
         return {instruction: lambda source: (op, pick(source))}  # pyright: ignore[reportReturnType]
 
-    def _lowered_op(self, base: type[IRDLOperation], class_stem: str, mnemonic: str, doc: str | None = None) -> type[IRDLOperation]:
+    def op(self, base: type[Base], mnemonic: str, doc: str | None = None, **class_vars: Any) -> type[Base]:
+        """The op `<dialect>.<mnemonic>` of the target's dialect on `base`, documented by `doc`
+        (or the base's docs), with `class_vars` (a `LAUNCH`, `PHASES`, a target's own property)."""
+        stem = "".join(word.capitalize() for word in mnemonic.split("_"))
+        return self._lowered_op(base, stem, mnemonic, doc, class_vars)
+
+    def _lowered_op(
+        self, base: type[Base], class_stem: str, mnemonic: str, doc: str | None = None, class_vars: Mapping[str, Any] = {}
+    ) -> type[Base]:
         """`<prefix><stem>Op`, the op `<dialect>.<mnemonic>` of the target's dialect, on `base`."""
-        namespace = {"name": f"{self.dialect_name}.{mnemonic}", "__doc__": doc or base.__doc__, "__module__": base.__module__}
-        return self.declare(type(f"{self.class_prefix}{class_stem}Op", (base,), namespace))
+        namespace = {
+            "name": f"{self.dialect_name}.{mnemonic}", "__doc__": doc or base.__doc__, "__module__": base.__module__,
+            "__annotations__": {var: ClassVar for var in class_vars if var.isupper()}, **class_vars,
+        }
+        return self.declare(type(f"{self.class_prefix}{class_stem}Op", (base,), namespace))  # pyright: ignore[reportReturnType]
 
     def dialect(self) -> Dialect:
         return Dialect(self.dialect_name, list(self.ops))
-
-
-def _op_with_format_on_first_use(cls: Op) -> Op:
-    """irdl_op_definition(cls), its assembly format turned into a parser and printer when an
-    op of it is first parsed or printed: most runs of a kernel print no lowered op, and reading
-    a target's ~100 formats is a good part of `pto-run`'s start-up."""
-    text = cls.assembly_format  # pyright: ignore[reportAttributeAccessIssue]
-    if text is None:
-        return irdl_op_definition(cls)
-    cls.assembly_format = None  # pyright: ignore[reportAttributeAccessIssue]
-    op = irdl_op_definition(cls)
-    cls.assembly_format = text  # pyright: ignore[reportAttributeAccessIssue]
-    definition = op.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
-    definition.assembly_format = text
-    programs: list[FormatProgram] = []
-
-    def program() -> FormatProgram:
-        if not programs:
-            programs.append(FormatProgram.from_str(text, definition))
-        return programs[0]
-
-    def parse(of: type[IRDLOperation], parser: Parser) -> IRDLOperation:
-        return program().parse(parser, of)
-
-    def print_with_format(self: IRDLOperation, printer: Printer) -> None:
-        program().print(printer, self)
-
-    op.parse = classmethod(parse)  # pyright: ignore[reportAttributeAccessIssue]
-    op.print = print_with_format  # pyright: ignore[reportAttributeAccessIssue]
-    return op
 
 
 def _family_entry(

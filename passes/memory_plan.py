@@ -41,7 +41,7 @@ from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import written_operands
 from pto_dialect.ops.memory import SectionOp
-from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal
+from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal, leading_alias
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
 
@@ -669,7 +669,10 @@ def _check_in_place(op: Operation, written: Buffer, out_value: SSAValue, read: B
     w, r = out_value.type, in_value.type
     laid = Alias.OTHER
     if written.addr == read.addr and isinstance(w, TileTypeBase) and isinstance(r, TileTypeBase):
-        laid = Alias.EXACT if exact_alias(w, r) else Alias.FORWARD if forward_alias(w, r) else Alias.OTHER
+        laid = (
+            Alias.EXACT if exact_alias(w, r) else Alias.FORWARD if forward_alias(w, r)
+            else Alias.LEADING if leading_alias(w, r) else Alias.OTHER
+        )
     if (why := in_place_refusal(op, in_value, out_value, target, laid)) is not None:
         raise PtoError.at_op(
             written.op,

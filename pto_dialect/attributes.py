@@ -1,12 +1,14 @@
 """
 PTO attributes, spelled as PTOAS reads and prints them.
 
-Enums follow xDSL's `EnumAttribute` pattern. Those that PTOAS spells
-`#pto<kind value>` mix in `SpacedOpaqueSyntaxAttribute`; the others print as
-`#pto.kind<value>`.
+Enums follow xDSL's `EnumAttribute` pattern, named by a class keyword `kind`: those that
+PTOAS spells `#pto<kind value>` mix in `Spaced`, the others (`#pto.kind<value>`)
+`AngleBracketed`.
 """
 
 from __future__ import annotations
+
+from typing import Any, ClassVar
 
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import SpacedOpaqueSyntaxAttribute
@@ -164,8 +166,28 @@ class FenceScope(StrEnum):
     ALL = "all"
 
 
-class AngleBracketed:
-    """Enum attributes printed `#pto.kind<value>` keep their value in angle brackets."""
+class PtoEnumAttr:
+    """An enum attribute of the pto dialect named by its class keyword `kind`, `pto.<kind>`;
+    its docstring opens with its spelling, which lists the enum's values (mixed in first)."""
+
+    SPELLING: ClassVar[str] = "#pto<{kind} {values}>"
+
+    def __init_subclass__(cls, kind: str = "", **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if kind:
+            values = "|".join(cls.enum_type)  # pyright: ignore[reportAttributeAccessIssue]
+            cls.name = f"pto.{kind}"  # pyright: ignore[reportAttributeAccessIssue]
+            cls.__doc__ = f"`{cls.SPELLING.format(kind=kind, values=values)}`: {cls.__doc__}"
+
+
+class Spaced(PtoEnumAttr, SpacedOpaqueSyntaxAttribute):
+    """Spelled `#pto<kind value>`, as PTOAS spells most enum attributes."""
+
+
+class AngleBracketed(PtoEnumAttr):
+    """Spelled `#pto.kind<value>`: the value in angle brackets."""
+
+    SPELLING: ClassVar[str] = "#pto.{kind}<{values}>"
 
     @classmethod
     def parse_parameter(cls, parser: AttrParser) -> StrEnum:
@@ -178,82 +200,61 @@ class AngleBracketed:
 
 
 @irdl_attr_definition
-class MaskPatternAttr(AngleBracketed, EnumAttribute[MaskPattern]):
-    """`#pto.mask_pattern<P0101>`: which source columns a mask-form TGATHER keeps."""
-
-    name = "pto.mask_pattern"
+class MaskPatternAttr(AngleBracketed, EnumAttribute[MaskPattern], kind="mask_pattern"):
+    """which source columns a mask-form TGATHER keeps."""
 
 
 @irdl_attr_definition
-class CoalesceAttr(EnumAttribute[Coalesce], SpacedOpaqueSyntaxAttribute):
-    """`#pto<coalesce row|elem>`: MGATHER's row or element gather."""
-
-    name = "pto.coalesce"
+class CoalesceAttr(Spaced, EnumAttribute[Coalesce], kind="coalesce"):
+    """MGATHER's row or element gather."""
 
 
 @irdl_attr_definition
-class GatherOobAttr(EnumAttribute[GatherOob], SpacedOpaqueSyntaxAttribute):
-    """`#pto<gather_oob undefined|clamp|wrap|zero>`: MGATHER's out-of-bounds policy."""
-
-    name = "pto.gather_oob"
+class GatherOobAttr(Spaced, EnumAttribute[GatherOob], kind="gather_oob"):
+    """MGATHER's out-of-bounds policy."""
 
 
 @irdl_attr_definition
-class GatherExecAttr(EnumAttribute[GatherExec], SpacedOpaqueSyntaxAttribute):
-    """`#pto<gather_exec scalar|simt>`: a5 elem GM->L1 MGATHER executor (spec GatherExec)."""
-
-    name = "pto.gather_exec"
+class GatherExecAttr(Spaced, EnumAttribute[GatherExec], kind="gather_exec"):
+    """a5 elem GM->L1 MGATHER executor (spec GatherExec)."""
 
 
 @irdl_attr_definition
-class ScatterAtomicOpAttr(EnumAttribute[ScatterAtomicOp], SpacedOpaqueSyntaxAttribute):
-    """`#pto<scatter_atomic_op none|add|max|min>`: how MSCATTER combines with the table."""
-
-    name = "pto.scatter_atomic_op"
+class ScatterAtomicOpAttr(Spaced, EnumAttribute[ScatterAtomicOp], kind="scatter_atomic_op"):
+    """how MSCATTER combines with the table."""
 
 
 @irdl_attr_definition
-class ScatterOobAttr(EnumAttribute[ScatterOob], SpacedOpaqueSyntaxAttribute):
-    """`#pto<scatter_oob undefined|skip|clamp|wrap>`: MSCATTER's out-of-bounds policy."""
-
-    name = "pto.scatter_oob"
+class ScatterOobAttr(Spaced, EnumAttribute[ScatterOob], kind="scatter_oob"):
+    """MSCATTER's out-of-bounds policy."""
 
 
 @irdl_attr_definition
-class ScatterConflictAttr(EnumAttribute[ScatterConflict], SpacedOpaqueSyntaxAttribute):
-    """`#pto<scatter_conflict default|last>`: which of MSCATTER's colliding writes survives (a5)."""
-
-    name = "pto.scatter_conflict"
+class ScatterConflictAttr(Spaced, EnumAttribute[ScatterConflict], kind="scatter_conflict"):
+    """which of MSCATTER's colliding writes survives (a5)."""
 
 
 @irdl_attr_definition
-class RoundModeAttr(EnumAttribute[RoundMode], SpacedOpaqueSyntaxAttribute):
-    """`#pto<round_mode NONE|RINT|ROUND|FLOOR|CEIL|TRUNC|ODD|CAST_RINT>`: TCVT's rounding."""
-
-    name = "pto.round_mode"
+class RoundModeAttr(Spaced, EnumAttribute[RoundMode], kind="round_mode"):
+    """TCVT's rounding."""
 
 
 @irdl_attr_definition
-class PrintFormatAttr(EnumAttribute[PrintFormat], SpacedOpaqueSyntaxAttribute):
-    """`#pto<print_format width8_precision4|width8_precision2|width10_precision6>`: TPRINT's format."""
-
-    name = "pto.print_format"
+class PrintFormatAttr(Spaced, EnumAttribute[PrintFormat], kind="print_format"):
+    """TPRINT's number format."""
 
 
 @irdl_attr_definition
-class SaturationModeAttr(EnumAttribute[SaturationMode], SpacedOpaqueSyntaxAttribute):
-    """`#pto<saturation_mode ON|OFF>`: whether TCVT saturates."""
-
-    name = "pto.saturation_mode"
+class SaturationModeAttr(Spaced, EnumAttribute[SaturationMode], kind="saturation_mode"):
+    """whether TCVT saturates."""
 
 
 def _precision_attr(kind: str, algorithm: str) -> type[EnumAttribute]:
     """`#pto<{kind} default|high_precision>`, whose C++ template argument is `pto::{algorithm}::...`."""
 
     @irdl_attr_definition
-    class Attr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
-        name = f"pto.{kind}"
-        __doc__ = f"`#pto<{kind} default|high_precision>`: pto-isa's {algorithm}."
+    class Attr(Spaced, EnumAttribute[Precision], kind=kind):
+        __doc__ = f"pto-isa's {algorithm}."
         ALGORITHM = algorithm
 
     Attr.__name__ = Attr.__qualname__ = "".join(w.capitalize() for w in kind.split("_")) + "Attr"
@@ -277,38 +278,28 @@ PowPrecisionAttr = _precision_attr("pow_precision", "PowAlgorithm")
 
 
 @irdl_attr_definition
-class CmpModeAttr(EnumAttribute[CmpMode], SpacedOpaqueSyntaxAttribute):
-    """`#pto<cmp eq|ne|lt|le|gt|ge>`: compare-form TGATHER's comparison."""
-
-    name = "pto.cmp"
+class CmpModeAttr(Spaced, EnumAttribute[CmpMode], kind="cmp"):
+    """compare-form TGATHER's comparison."""
 
 
 @irdl_attr_definition
-class GmLayoutAttr(AngleBracketed, EnumAttribute[GmLayout]):
-    """`#pto.layout<nd|dn|nz|...>`: logical layout of a GM tensor view."""
-
-    name = "pto.layout"
+class GmLayoutAttr(AngleBracketed, EnumAttribute[GmLayout], kind="layout"):
+    """logical layout of a GM tensor view."""
 
 
 @irdl_attr_definition
-class KernelKindAttr(AngleBracketed, EnumAttribute[KernelKind]):
-    """`#pto.kernel_kind<vector|cube>`: the cores a kernel runs on (a function or module attribute)."""
-
-    name = "pto.kernel_kind"
+class KernelKindAttr(AngleBracketed, EnumAttribute[KernelKind], kind="kernel_kind"):
+    """the cores a kernel runs on (a function or module attribute)."""
 
 
 @irdl_attr_definition
-class AddressSpaceAttr(AngleBracketed, EnumAttribute[AddressSpace]):
-    """`#pto.address_space<vec>`: the memory a `!pto.ptr` points into."""
-
-    name = "pto.address_space"
+class AddressSpaceAttr(AngleBracketed, EnumAttribute[AddressSpace], kind="address_space"):
+    """the memory a `!pto.ptr` points into."""
 
 
 @irdl_attr_definition
-class FenceScopeAttr(AngleBracketed, EnumAttribute[FenceScope]):
-    """`#pto.fence_scope<gm>`: the memory whose accesses `pto.fence.barrier_all` orders."""
-
-    name = "pto.fence_scope"
+class FenceScopeAttr(AngleBracketed, EnumAttribute[FenceScope], kind="fence_scope"):
+    """the memory whose accesses `pto.fence.barrier_all` orders."""
 
 
 ATTRIBUTES = [

@@ -420,6 +420,18 @@ def by_op(*cases: tuple[type, CostFn]) -> CostFn:
     return cost
 
 
+def simulator_loop(role: str, doc: str, pipe: Pipe = Pipe.VECTOR) -> CostFn:
+    """The simulator's cost of a C++ loop over the valid elements of the `role` tile, one step
+    each; `doc` cites the loop."""
+
+    def cost(op: Any, o: dict[str, Any], machine: SimulatorMachine, work: Work) -> OpCost:
+        tile = o[role]
+        return machine.cost(pipe, 0, tile.valid_row * tile.valid_col)
+
+    cost.__doc__ = doc
+    return cost
+
+
 @dataclass(frozen=True)
 class InstructionCost:
     """An instruction's cost: per machine model, the function pricing its ops."""

@@ -121,41 +121,17 @@ def _int(width: int, signedness: Signedness) -> IntegerType:
     return IntegerType(width, signedness)
 
 
-_SIGNED = (Signedness.SIGNLESS, Signedness.SIGNED)
-
 _TABLE: list[tuple[Attribute, ElementType]] = []
 for _w in (8, 16, 32, 64):
-    for _s in _SIGNED:
-        _TABLE.append(
-            (
-                _int(_w, _s),
-                ElementType(
-                    ("i" if _s == Signedness.SIGNLESS else "si") + str(_w),
-                    _w // 8,
-                    "int",
-                    f"int{_w}",
-                    f"int{_w}_t",
-                ),
-            )
-        )
-    _TABLE.append(
-        (
-            _int(_w, Signedness.UNSIGNED),
-            ElementType(f"ui{_w}", _w // 8, "uint", f"uint{_w}", f"uint{_w}_t"),
-        )
-    )
+    for _s, _prefix in ((Signedness.SIGNLESS, "i"), (Signedness.SIGNED, "si")):
+        _TABLE.append((_int(_w, _s), ElementType(f"{_prefix}{_w}", _w // 8, "int", f"int{_w}", f"int{_w}_t")))
+    _TABLE.append((_int(_w, Signedness.UNSIGNED), ElementType(f"ui{_w}", _w // 8, "uint", f"uint{_w}", f"uint{_w}_t")))
 _TABLE += [
     (Float16Type(), ElementType("f16", 2, "float", "float16", "half")),
     (BFloat16Type(), ElementType("bf16", 2, "float", "ml_dtypes.bfloat16", "bfloat16_t")),
     (Float32Type(), ElementType("f32", 4, "float", "float32", "float")),
-    (
-        Float8E4M3FNType(),
-        ElementType("f8E4M3FN", 1, "fp8", "ml_dtypes.float8_e4m3fn", "float8_e4m3_t"),
-    ),
-    (
-        Float8E5M2Type(),
-        ElementType("f8E5M2", 1, "fp8", "ml_dtypes.float8_e5m2", "float8_e5m2_t"),
-    ),
+    (Float8E4M3FNType(), ElementType("f8E4M3FN", 1, "fp8", "ml_dtypes.float8_e4m3fn", "float8_e4m3_t")),
+    (Float8E5M2Type(), ElementType("f8E5M2", 1, "fp8", "ml_dtypes.float8_e5m2", "float8_e5m2_t")),
     (HiF8Type(), ElementType("!pto.hif8", 1, "hif8", "uint8", "hifloat8_t")),
     (Float64Type(), ElementType("f64", 8, "float", "float64", "double")),
     (F8E8M0Type(), ElementType("!pto.f8E8M0", 1, "fp8", "ml_dtypes.float8_e8m0fnu", "float8_e8m0_t")),

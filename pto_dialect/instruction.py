@@ -126,6 +126,12 @@ class InPlace:
     fractal boxes) is computed in place too: every target goes through the elements in
     increasing address order, and each output element lies at or before the bytes of the input
     element it is computed from (empty: only exact aliases are)."""
+    leading: Callable[[Any], str | None] | None = None
+    """Given the op: why a smaller output lying over `src`'s leading elements (element (r, c) of
+    both at the same bytes) is not computed right, None when every target's code computes it
+    right (None for the field: no op of the form is)."""
+    leading_how: str = ""
+    """Why it is, where `leading` allows it (for the docs)."""
 
 
 @dataclass(frozen=True)

@@ -14,14 +14,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
-from xdsl.irdl import (
-    AttrSizedOperandSegments,
-    IRDLOperation,
-    ParsePropInAttrDict,
-    traits_def,
-    var_operand_def,
-)
+from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, prop_def, traits_def, var_operand_def
 
+from pto_dialect.choices import NumericsAttr
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles
 
 if TYPE_CHECKING:
@@ -106,3 +101,26 @@ def operand_roles(op: Operation) -> tuple[str, ...]:
         ins_roles, out_roles = op.role_lists()
         return (*ins_roles, *out_roles)
     return tuple(name for name, _ in op.get_irdl_definition().operands)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def lowered_base(
+    source: type[PtoInstructionOp], kernel: Callable[..., object], summary: str,
+    footprint: Callable[..., object] | None = None, **choices: type[Attribute],
+) -> type[LoweredOp]:
+    """The lowered-op base (`TMovBase` for `TMovOp`) of an instruction lowered to one op: `source`'s
+    operands run by `kernel` (reading and writing `footprint`), described by `summary`, recording
+    `numerics` (does public code fix its values) and each of `choices`, a property by name."""
+    return type(
+        source.__name__.removesuffix("Op") + "Base",
+        (LoweredOp,),
+        {
+            "__doc__": summary,
+            "__module__": source.__module__,
+            "__annotations__": {name: ClassVar for name in ("SOURCE", "KERNEL", "FOOTPRINT")},
+            "SOURCE": source,
+            "KERNEL": staticmethod(kernel),
+            "FOOTPRINT": staticmethod(footprint) if footprint else None,
+            **{name: prop_def(kind) for name, kind in choices.items()},
+            "numerics": prop_def(NumericsAttr),
+        },
+    )

@@ -10,7 +10,9 @@ interpreter drives.
 - A tile (`Tile`) is stored in its physical, padded layout: element (r, c) at
   r*Cols + c (row-major) or c*Rows + r (col-major). `values` is the logical
   Rows x Cols view of that storage; `flat` is the storage in storage order.
-  Ops read and write only the valid region; padding keeps its old contents.
+  Ops read and write only the valid region; padding keeps its old contents. A subview's
+  tile (`Tile.window`) is storage from the window's first element on, under a type that
+  keeps its tile's row stride (pto_dialect/ops/subview.py).
 - Batched loops (interpreter/batch.py) run each op once over all iterations: a
   tile the loop writes then has one storage per iteration (a leading axis of
   `flat`, `values`, ...), and a view whose offset varies holds one offset per
@@ -58,8 +60,10 @@ VECTOR_REGISTER_BYTES = 256
 
 def private_storage(count: int, dtype: Any) -> np.ndarray:
     """Zeroed storage for a tile outside the run's UB (a kernel argument, an unplaced tile), followed by
-    one vector register's bytes more: UB has bytes past a tile, which a register load at its end reads."""
-    return np.zeros(count + -(-VECTOR_REGISTER_BYTES // np.dtype(dtype).itemsize), dtype)[:count]
+    as many elements again and one vector register's bytes more: UB has bytes past a tile, which a
+    register load at its end reads and a subview's tile (the tile's shape at the window's address,
+    Tile.window) spans."""
+    return np.zeros(2 * count + -(-VECTOR_REGISTER_BYTES // np.dtype(dtype).itemsize), dtype)[:count]
 
 
 def takes_out(formula: Callable[..., object]) -> bool:
@@ -151,6 +155,26 @@ class Tile:
     @property
     def valid_shape(self) -> tuple[int, int]:
         return (self.valid_row, self.valid_col)
+
+    def window(self, tile_type: TileTypeBase, offset: int, valid: tuple[int, int]) -> Tile:
+        """A tile of `tile_type` whose storage starts `offset` elements into this one's (pto-isa's
+        TSUBVIEW: the window's address, a type that keeps the row stride). It may reach past this
+        tile's storage into the memory that follows it (UB, or a private tile's slack), as the
+        hardware's addressing does; past the end of that memory is a fault."""
+        root = self.flat
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        itemsize = self.flat.itemsize
+        start = self.flat.__array_interface__["data"][0] - root.__array_interface__["data"][0] + offset * itemsize
+        end = start + tile_type.shape[0] * tile_type.shape[1] * itemsize
+        if end > root.nbytes:
+            rows, cols = tile_type.shape
+            raise RuntimeFault(
+                f"the window's {rows}x{cols} tile at element {offset} of the {self.type.shape[0]}x{self.type.shape[1]} "
+                f"tile runs past the end of its memory ({end - start} bytes from byte {start} of {root.nbytes})"
+            )
+        storage = np.ndarray((tile_type.shape[0] * tile_type.shape[1],), self.flat.dtype, buffer=root, offset=start)
+        return Tile(tile_type, storage, valid[0], valid[1])
 
 
 @dataclass(slots=True)  # not frozen: a frozen __init__ costs ~1 us, and views are made per loop iteration
@@ -322,8 +346,12 @@ def storage_offsets(tile_type: TileTypeBase) -> np.ndarray:
     """Rows x Cols array: where each logical element lives in the tile's storage (boxed
     layouts: TileParams.storage_offset)."""
     rows, cols = tile_type.shape
-    r = np.arange(rows)[:, None]
-    c = np.arange(cols)[None, :]
+    return storage_offset(tile_type, np.arange(rows)[:, None], np.arange(cols)[None, :])
+
+
+def storage_offset(tile_type: TileTypeBase, r, c):  # noqa: ANN001, ANN201 (ints, or NumPy arrays broadcasting)
+    """Where logical element (r, c) lives in the tile's storage."""
+    rows, cols = tile_type.shape
     if tile_type.inner_box is None:
         return r * cols + c if tile_type.is_row_major else c * rows + r
     return tile_type.params.storage_offset(r, c)

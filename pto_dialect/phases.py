@@ -67,13 +67,16 @@ def phases_of(op: Operation) -> tuple[Step, ...] | None:
             return tuple(v for v in (role(r) if role else getattr(op, r) for r in roles) if v is not None)
 
         return tuple(Step(p.pipe, resolve(p.reads), resolve(p.writes)) for p in declared)
+    from pto_dialect import register_level_declared
     from pto_dialect.instructions import instruction_of  # the instructions' modules import Phase
-    from pto_dialect.vpto.scope import VecScopeOp
-    from pto_dialect.vpto.tile_handles import scope_tile_accesses
 
-    if isinstance(op, VecScopeOp):  # a vector function: the tiles its register ops reach by tile_buf_addr
-        reads, writes = scope_tile_accesses(op)
-        return (Step(Pipe.VECTOR, reads, writes),) if reads or writes else None
+    if register_level_declared():
+        from pto_dialect.vpto.scope import VecScopeOp
+        from pto_dialect.vpto.tile_handles import scope_tile_accesses
+
+        if isinstance(op, VecScopeOp):  # a vector function: the tiles its register ops reach by tile_buf_addr
+            reads, writes = scope_tile_accesses(op)
+            return (Step(Pipe.VECTOR, reads, writes),) if reads or writes else None
     instruction = instruction_of(op)
     if instruction is None:
         return None

@@ -24,6 +24,14 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 from pto_dialect.attributes import AddressSpace
 from pto_dialect.dtypes import ElementType, element_info, unsupported_element
 
+
+def verified_element(element_type: Attribute) -> ElementType:
+    """The element facts of a type parameter that its type verified at construction."""
+    info = element_info(element_type)
+    assert info is not None, "verified at construction"
+    return info
+
+
 # ---------------------------------------------------------------------------
 # Tile parameters
 
@@ -33,6 +41,7 @@ SLAYOUTS = ("none_box", "row_major", "col_major")
 FRACTALS = (32, 512, 1024)
 PADS = {0: "null", 1: "zero", 2: "max", 3: "min"}
 COMPACTS = {0: "null", 1: "normal", 2: "row_plus_one"}
+
 
 
 @dataclass(frozen=True)
@@ -62,9 +71,7 @@ class TileParams:
 
     @property
     def elem(self) -> ElementType:
-        info = element_info(self.element_type)
-        assert info is not None, "verified at construction"
-        return info
+        return verified_element(self.element_type)
 
     @property
     def is_row_major(self) -> bool:
@@ -140,16 +147,11 @@ class TileParams:
             return f"{MNEMONIC} valid_row ({self.valid_row}) exceeds row ({self.rows})"
         if self.valid_col > self.cols:
             return f"{MNEMONIC} valid_col ({self.valid_col}) exceeds col ({self.cols})"
-        if self.loc not in TILE_LOCS:
-            return f"unknown loc: {self.loc}"
-        if self.blayout not in BLAYOUTS:
-            return f"unknown blayout: {self.blayout}"
-        if self.slayout not in SLAYOUTS:
-            return f"unknown slayout: {self.slayout}"
-        if self.pad not in PADS:
-            return f"unknown pad: {self.pad}"
-        if self.compact not in COMPACTS:
-            return f"unknown compact: {self.compact}"
+        for what, value, known in (("loc", self.loc, TILE_LOCS), ("blayout", self.blayout, BLAYOUTS),
+                                   ("slayout", self.slayout, SLAYOUTS), ("pad", self.pad, PADS),
+                                   ("compact", self.compact, COMPACTS)):
+            if value not in known:
+                return f"unknown {what}: {value}"
         if self.fractal not in FRACTALS:
             return (
                 f"unsupported s_fractal_size: {self.fractal}, must be one of {{32, 512, 1024}}"
@@ -509,9 +511,7 @@ class ShapedViewBase(ParametrizedAttribute, TypeAttribute):
 
     @property
     def element(self) -> ElementType:
-        info = element_info(self.element_type)
-        assert info is not None, "verified at construction"
-        return info
+        return verified_element(self.element_type)
 
     def verify(self) -> None:
         super().verify()
@@ -611,9 +611,7 @@ class PtrType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def element(self) -> ElementType:
-        info = element_info(self.element_type)
-        assert info is not None, "verified at construction"
-        return info
+        return verified_element(self.element_type)
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> list[Attribute]:

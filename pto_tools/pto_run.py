@@ -73,13 +73,17 @@ outputs:
 
 random inputs (--inputs random[:SEED], seed 0 by default; the same seed, the same arrays):
   !pto.ptr<T>                      as many elements as the furthest make_tensor_view of it reaches
-                                   (its shape and strides from constants and --arg values)
+                                   (its shape and strides from constants and --arg values), or any
+                                   fixed load_scalar / store_scalar offset into it
   views and tiles                  their static shape
-  index, iN scalars                --arg NAME=VALUE (NAME: the argument's name without %, or its position)
+  index, iN scalars                --arg NAME=VALUE (NAME: the argument's name without %, or its position);
+                                   drawn when they only serve as an offset or index
   float scalars                    drawn unless given with --arg
   values                           floats uniform in [-1, 1); integers in [-100, 100]; an integer array
-                                   a gather or scatter uses as its index: in [0, entries of the table)
-                                   (--indices wide: [-entries, 2 * entries), for the out-of-range modes)
+                                   whose values become offsets or indices (through arithmetic, tiles,
+                                   loops): where every such offset stays inside what it indexes
+                                   (--indices wide: a range as wide again on each side, for the
+                                   out-of-range modes)
 
 examples:
   pto-run examples/embedding_wrap.pto --target a5 --out out/ examples/data/wrap_table.npy examples/data/wrap_ids.npy examples/data/wrap_out.npy

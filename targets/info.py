@@ -93,12 +93,7 @@ class TargetInfo:
     instruction's module, which names the kernel that runs it)."""
 
     name: str
-    aliases: tuple[str, ...]
     summary: str
-    package: str
-    """The target's folder as a module name (its rules.py and lowering.py)."""
-    dialect_name: str
-    """The name of its lowered dialect, known before the dialect is imported."""
     on_chip_bytes: Mapping[str, int]
     """Bytes of each on-chip memory that tiles are placed in, by tile loc."""
     tile_capacity_bytes: Mapping[str, int]
@@ -109,6 +104,18 @@ class TargetInfo:
     """`pto.device-spec` values (prefixes) that name this target, as PTOAS reads them."""
     register_level: RegisterLevel | None = None
     """Set where kernels may be written at the register level (pto_dialect/vpto/)."""
+    aliases: tuple[str, ...] = ()
+    package: str = ""
+    """The target's folder as a module name (its rules.py and lowering.py): `targets.<name>` unless given."""
+
+    def __post_init__(self) -> None:
+        if not self.package:
+            object.__setattr__(self, "package", f"targets.{self.name}")
+
+    @property
+    def dialect_name(self) -> str:
+        """The name of its lowered dialect, known before the dialect is imported."""
+        return f"pto_{self.name}"
 
     # what lives in the target's folder, imported on first use (properties, not fields)
     rules = _per_instruction("rules", "RULES", "rule row")

@@ -18,14 +18,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from tests.test_fuzz import (
-    SEED,
-    generate_cases,
-    generate_npy_cases,
-    run_case,
-    run_interrupted,
-    run_npy_case,
-)
+from tests.test_fuzz import SEED, generate_cases, generate_npy_cases, run_case, run_interrupted, run_npy_case
 
 PROBLEM_NAMES = {
     "Python traceback": "tracebacks",

@@ -11,7 +11,7 @@ import pytest
 import interpreter
 import pto_dialect
 from pto_tools import pto_opt, pto_run
-from tests.pto_tools.cli import run_installed, save
+from tests.pto_tools.cli import run_in_process, save
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 WRAP = EXAMPLES / "wrap_negative_index.pto"
@@ -132,7 +132,7 @@ def test_unknown_target_in_list(tool, capsys):
     assert "unknown target 'a4'" in err and "Traceback" not in err
 
 
-# issue 18, item 7, through the installed commands
+# issue 18, item 7, through the commands' main functions, in-process
 
 # a2a3 computes the b16 data's byte offsets into tmp (its vgather takes bytes); cpu and a5 leave it
 SCRATCH_ARG = """\
@@ -165,7 +165,7 @@ def test_scratch_tile_argument_is_reported_as_scratch(tmp_path):
     src = rng.standard_normal((8, 32)).astype(np.float16)
     idx = rng.integers(0, 256, (8, 32)).astype(np.int32)
     paths = save(tmp_path, [src, idx, np.zeros((8, 32), np.int32), np.zeros((8, 32), np.float16)])
-    code, out, err = run_installed("pto-run", str(kernel), "--targets", "all", "--out", str(tmp_path / "o"), *paths)
+    code, out, err = run_in_process("pto-run", str(kernel), "--targets", "all", "--out", str(tmp_path / "o"), *paths)
     assert (code, err) == (0, "")
     assert out.splitlines()[3:] == [
         "arg0: all targets agree (cpu, a2a3, a5)",
@@ -211,7 +211,7 @@ def test_first_divergent_op_is_named_when_outputs_differ_outside_valid_regions(t
     kernel = tmp_path / "k.pto"
     kernel.write_text(PADDED_TILE_ARG)
     paths = save(tmp_path, [np.arange(32, dtype=np.float32), np.full((4, 16), 7, np.float32)])
-    code, out, err = run_installed("pto-run", str(kernel), "--targets", "all", *paths)
+    code, out, err = run_in_process("pto-run", str(kernel), "--targets", "all", *paths)
     assert (code, err) == (1, "")
     assert "arg1: 32 elements differ" in out
     assert "  [0, 8]: cpu=0.0, a2a3=7.0, a5=7.0" in out
@@ -224,9 +224,9 @@ def test_first_divergent_op_is_named_when_outputs_differ_outside_valid_regions(t
 @pytest.mark.parametrize("tool", ["pto-run", "pto-opt"])
 def test_lowered_ir_cannot_be_compared(tool, tmp_path):
     lowered = tmp_path / "lowered.pto"
-    assert run_installed("pto-opt", str(WRAP), "-p", "pto-pipeline{target=a2a3}", "-o", str(lowered))[0] == 0
+    assert run_in_process("pto-opt", str(WRAP), "-p", "pto-pipeline{target=a2a3}", "-o", str(lowered))[0] == 0
     inputs = save(tmp_path, wrap_inputs()) if tool == "pto-run" else []
-    code, out, err = run_installed(tool, str(lowered), "--targets", "all", *inputs)
+    code, out, err = run_in_process(tool, str(lowered), "--targets", "all", *inputs)
     assert (code, out) == (1, "")
     assert err.startswith(f"{lowered}:") and err.count("\n") == 1
     assert err.endswith(

@@ -32,10 +32,8 @@ import os
 import random
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
@@ -47,6 +45,7 @@ from xdsl.interpreter import Interpreter
 from pto_tools import pto_run as pto_run_module
 from pto_tools.pto_opt import main as pto_opt_main
 from pto_tools.pto_run import main as pto_run_main
+from bench.time_limit import time_limit
 from tests.kernel_text import copy_kernel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -397,31 +396,12 @@ class CaseTimeout(BaseException):
     """Not an Exception, so that pto-opt's catch-all does not turn it into an internal error."""
 
 
-@contextlib.contextmanager
-def time_limit(seconds: int):
-    """Raise CaseTimeout after `seconds` (SIGALRM; no limit where that is unavailable)."""
-    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_alarm(signum, frame):
-        raise CaseTimeout(f"pto-opt did not finish within {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def run_in_process(args: list[str], main=pto_opt_main) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            with time_limit(CASE_TIMEOUT):
+            with time_limit(CASE_TIMEOUT, CaseTimeout(f"pto-opt did not finish within {CASE_TIMEOUT} s")):
                 main(args)
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 1

@@ -12,7 +12,10 @@ from pathlib import Path
 
 EXAMPLE = Path(__file__).parent.parent / "examples" / "embedding_lookup.pto"
 
-HEAVY = ("ml_dtypes", "numpy", "lark", "interpreter", "backends.cpp.emitter", "pto_dialect.asm.reader")
+REGISTER_LEVEL = ("pto_dialect.vpto", "interpreter.vpto")
+"""The register level (pto_dialect/dialect.py): declared once IR names one of its ops or types."""
+
+HEAVY = ("ml_dtypes", "numpy", "lark", "interpreter", "backends.cpp.emitter", "pto_dialect.asm.reader", *REGISTER_LEVEL)
 
 PROBE = """
 import sys
@@ -55,11 +58,12 @@ def test_import_pto_frontend_leaves_the_interpreter_out():
 
 RUN_UNUSED = (
     "targets.cpu.lowering", "targets.a5.lowering", "xdsl.interpreters.riscv", "xdsl.interpreters.linalg",
-    "lark", "pto_dialect.asm.reader",
+    "lark", "pto_dialect.asm.reader", *REGISTER_LEVEL, "passes.estimate", "passes.sync_check",
 )
 """What a2a3's run of the example has no use for: the other targets' dialects, the interpreters of
 xDSL's other dialects (which `xdsl.interpreters`' __init__ would import), the assembly form's
-reader (a `.pto` file is MLIR text)."""
+reader (a `.pto` file is MLIR text), the register level (the kernel has none), the cost model and
+the sync check (neither --profile nor --check-sync)."""
 
 
 def test_pto_run_help_imports_no_interpreter():
@@ -70,6 +74,20 @@ def test_pto_run_imports_only_what_its_run_uses():
     used = ("interpreter", "targets.a2a3.lowering", "xdsl.interpreters.scf")
     found = imported_heavy_modules(str(EXAMPLE), "--inputs", "random", tool="pto_run", heavy=(*used, *RUN_UNUSED))
     assert found == sorted(used)
+
+
+def test_the_register_level_joins_a_context_when_ir_names_it():
+    """A register-level op or type parses in a context that had loaded the rest of `pto` (and in
+    a clone of it), where the register level was not declared before."""
+    probe = (
+        "import sys, pto_dialect; ctx = pto_dialect.make_context(); "
+        "tile = ctx.get_optional_op('pto.tload') is not None; before = pto_dialect.register_level_declared(); "
+        "copy = ctx.clone(); found = (copy.get_optional_type('pto.vreg'), copy.get_optional_op('pto.vlds')); "
+        "print(tile, before, type(copy).__name__, all(found), ctx.get_optional_op('pto.vlds') is not None, "
+        "copy.get_optional_op('pto.no_such_op'))"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "PtoContext", "True", "True", "None"]
 
 
 def test_xdsl_interpreters_init_runs_when_a_name_of_it_is_used():
@@ -83,17 +101,21 @@ def test_xdsl_interpreters_init_runs_when_a_name_of_it_is_used():
     assert done.stdout.split() == ["False", "True", "True"]
 
 
-def test_target_ops_formats_read_on_first_use_are_valid():
-    """Each target op's assembly format becomes a parser when first used (lowering/convert.py):
-    every one of them reads, so none fails only once a lowered op of it is printed."""
+def test_formats_read_on_first_use_are_valid():
+    """Each op of the project reads its assembly format into a parser when first used
+    (pto_dialect/op_formats.py): every one of them reads, so none fails only once an op of it
+    is parsed or printed; xDSL's own ops read theirs as xDSL declares them."""
     import targets
-    from xdsl.irdl.declarative_assembly_format import FormatProgram
+    from pto_dialect.dialect import PTO
+    from pto_dialect.op_formats import format_program
+    from xdsl.dialects.arith import AddiOp
 
     formats = 0
-    for target in targets.REGISTRY:
-        for op in target.dialect.operations:
+    for dialect in (PTO, *(target.dialect for target in targets.REGISTRY)):
+        for op in dialect.operations:
             definition = op.get_irdl_definition()  # pyright: ignore[reportAttributeAccessIssue]
             if definition.assembly_format is not None:
-                FormatProgram.from_str(definition.assembly_format, definition)
+                format_program(definition)
                 formats += 1
-    assert formats > 100
+    assert formats > 250
+    assert AddiOp.parse.__qualname__.startswith("get_accessors_from_op_def")

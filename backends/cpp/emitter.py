@@ -53,13 +53,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import arith, scf
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    FloatAttr,
-    IndexType,
-    IntegerAttr,
-    ModuleOp,
-)
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, IntegerAttr, ModuleOp
 from xdsl.dialects.func import FuncOp, ReturnOp
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -73,26 +67,12 @@ from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp, column_taken_as_dn
 from pto_dialect.names import unique
 from pto_dialect.walk import walk
-from pto_dialect.ops import (
-    AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp,
-    LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp,
-    SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp,
-)
+from pto_dialect.ops import AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp, LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.ops.subview import stored_type
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, CrossCoreBase, DynFlagOp, StaticFlagOp, SyncSetOp
-from pto_dialect.types import (
-    COMPACTS,
-    LocalArrayType,
-    GM_RANK,
-    PADS,
-    PartitionTensorViewType,
-    PtrType,
-    TileBufType,
-    TileTypeBase,
-    gm_shape5,
-    gm_strides5,
-)
+from pto_dialect.types import COMPACTS, LocalArrayType, GM_RANK, PADS, PartitionTensorViewType, PtrType, TileBufType, TileTypeBase, gm_shape5, gm_strides5
 
 HEADER = "#include <pto/pto-inst.hpp>\n\nusing namespace pto;\n"
 
@@ -358,10 +338,11 @@ class _Emitter:
         self.line(f"{unused}{cpp} {self.bind(op.results[0])} = {expression};")
 
     def subview(self, op: SubViewOp) -> None:
-        """pto-isa's TSUBVIEW: a tile variable of the window's type over the source's storage."""
+        """pto-isa's TSUBVIEW: a tile variable over the source's storage, of the type that keeps the
+        source's strides (stored_type)."""
         name = self.bind(op.result)
         valid = [self.values[v] for v in (op.valid_row, op.valid_col) if v is not None]
-        self.declare_tile(self.alias(op.result.type), name, valid)
+        self.declare_tile(self.alias(stored_type(op.result)), name, valid)
         row, col = (self.values[o] for o in op.offsets)
         self.line(f"TSUBVIEW({name}, {self.values[op.source]}, {row}, {col});")
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections.abc import Callable
 from typing import Literal
 from dataclasses import dataclass, field, replace
 
@@ -146,6 +147,24 @@ class Case:
         return any(a.dtype == dtype for a in self.arguments) or re.search(rf"[x<]{dtype}\b", self.body) is not None
 
 
+def whole_view(
+    index: Callable[[int], str], arg: int, name: str, dtype: str, shape: list[int], strides: list[int], layout: str = "nd",
+) -> tuple[list[str], str]:
+    """The lines making %name, a partition view of the whole of a tensor view of GM argument
+    `arg` (its constants named by `index`), and the partition view's type."""
+    dims = "x".join("?" for _ in shape)
+    attr = "" if layout == "nd" else f" {{layout = #pto.layout<{layout}>}}"
+    sizes = ", ".join(index(d) for d in shape)
+    steps = ", ".join(index(s) for s in strides)
+    offsets = ", ".join(index(0) for _ in shape)
+    view_type = f"!pto.tensor_view<{dims}x{dtype}>"
+    lines = [
+        f"    %{name}_tv = pto.make_tensor_view %a{arg}, shape = [{sizes}], strides = [{steps}]{attr} : {view_type}",
+        f"    %{name} = pto.partition_view %{name}_tv, offsets = [{offsets}], sizes = [{sizes}] : {view_type}",
+    ]
+    return lines, f"!pto.partition_tensor_view<{'x'.join(map(str, shape))}x{dtype}>"
+
+
 @dataclass
 class Kernel:
     """Builds a Case: arguments, their views, tiles, the instruction, the stores."""
@@ -183,17 +202,9 @@ class Kernel:
         dense = strides == [math.prod(shape[i + 1 :]) for i in range(len(shape))]
         shown = positions or ((tuple(shape), "C") if dense else (None, "C"))
         arg = self.argument(dtype, data, role, *shown)
-        dims = "x".join("?" for _ in shape)
-        attr = "" if layout == "nd" else f" {{layout = #pto.layout<{layout}>}}"
-        sizes = ", ".join(self.index(d) for d in shape)
-        steps = ", ".join(self.index(s) for s in strides)
-        offsets = ", ".join(self.index(0) for _ in shape)
-        view_type = f"!pto.tensor_view<{dims}x{dtype}>"
-        self.lines += [
-            f"    %{name}_tv = pto.make_tensor_view %a{arg}, shape = [{sizes}], strides = [{steps}]{attr} : {view_type}",
-            f"    %{name} = pto.partition_view %{name}_tv, offsets = [{offsets}], sizes = [{sizes}] : {view_type}",
-        ]
-        return f"!pto.partition_tensor_view<{'x'.join(map(str, shape))}x{dtype}>"
+        lines, view_type = whole_view(self.index, arg, name, dtype, shape, strides, layout)
+        self.lines += lines
+        return view_type
 
     def tile_view(self, name: str, tile: Tile, logical: np.ndarray, role: str) -> str:
         """A view of the tile's valid shape in the tile's layout (what TLOAD / TSTORE take),

@@ -113,6 +113,12 @@ def move(interpreter: Interpreter, source: Pointer, destination: Pointer, length
     return dst
 
 
+def _copy(interpreter: Interpreter, op: config.CopyGmToUbufOp | config.CopyUbufToGmOp | config.MteUbUbOp,
+          source: object, destination: object, length: int, groups: list[tuple[int, int, int]]) -> None:
+    """`move` from a register-configured copy's source operand to its destination operand."""
+    move(interpreter, pointer_arg(interpreter, source, op.source), pointer_arg(interpreter, destination, op.destination), length, groups)
+
+
 def loop_groups(interpreter: Interpreter, direction: str) -> list[tuple[int, int, int]]:
     """The loop1 and loop2 groups a register-configured copy of `direction` repeats its bursts in."""
     registers = run_state(interpreter).special_registers
@@ -310,11 +316,7 @@ class VptoFunctions(_family_functions()):
         value, base, offset = args
         pointer = pointer_arg(interpreter, base, op.destination)
         here, after = _post_update_bytes(pointer, offset * unit, op.updated_base is not None)
-        data = masks.packed(value if op.dist.data == "NORM" else value[::2])
-        with fault_at(op):
-            here.write(data)
-        mark_stored(interpreter, here, np.arange(data.size))
-        return () if after is None else (after,)
+        return _store_bytes(interpreter, op, here, after, masks.packed(value if op.dist.data == "NORM" else value[::2]))
 
     @priced(predicates.PstsOp)
     def run_psts(self, interpreter: Interpreter, op: predicates.PstsOp, args: PythonValues):
@@ -330,8 +332,7 @@ class VptoFunctions(_family_functions()):
             if data_select or left or right:
                 raise RuntimeFault("pto-run does not run copy_gm_to_ubuf's padding (data_select_bit, padding counts) yet")
             groups = [(int(n_burst), int(gm_stride), int(ub_stride)), *loop_groups(interpreter, "outtoub")]
-            move(interpreter, pointer_arg(interpreter, source, op.source), pointer_arg(interpreter, destination, op.destination),
-                 int(length), groups)
+            _copy(interpreter, op, source, destination, int(length), groups)
         return ()
 
     @priced(config.CopyUbufToGmOp)
@@ -339,8 +340,7 @@ class VptoFunctions(_family_functions()):
         source, destination, _sid, n_burst, length, _reserved, gm_stride, ub_stride = args
         with fault_at(op):
             groups = [(int(n_burst), int(ub_stride), int(gm_stride)), *loop_groups(interpreter, "ubtoout")]
-            move(interpreter, pointer_arg(interpreter, source, op.source), pointer_arg(interpreter, destination, op.destination),
-                 int(length), groups)
+            _copy(interpreter, op, source, destination, int(length), groups)
         return ()
 
     @priced(config.MteUbUbOp)
@@ -349,8 +349,7 @@ class VptoFunctions(_family_functions()):
         block = config.MTE_UB_UB_BLOCK_BYTES
         with fault_at(op):
             groups = [(int(n_burst), (int(length) + int(src_gap)) * block, (int(length) + int(dst_gap)) * block)]
-            move(interpreter, pointer_arg(interpreter, source, op.source), pointer_arg(interpreter, destination, op.destination),
-                 int(length) * block, groups)
+            _copy(interpreter, op, source, destination, int(length) * block, groups)
         return ()
 
     # dual, block-strided and unaligned loads and stores
@@ -460,10 +459,7 @@ class VptoFunctions(_family_functions()):
         pointer = pointer_arg(interpreter, base, op.destination)
         here, after = _post_update_bytes(pointer, offset * op.BYTES_PER_OFFSET, op.updated_base is not None)
         word = np.array([run_state(interpreter).special_registers.get(op.spr.data, 0)], dtype=np.uint32)
-        with fault_at(op):
-            here.write(word)
-        mark_stored(interpreter, here, np.arange(word.nbytes))
-        return () if after is None else (after,)
+        return _store_bytes(interpreter, op, here, after, word)
 
     @priced(load_store.SprstiOp)
     def run_sprsti(self, interpreter: Interpreter, op: load_store.SprstiOp, args: PythonValues):
@@ -667,6 +663,14 @@ def _post_update(pointer: Pointer, offset: int, post: bool) -> tuple[Pointer, Po
 def _post_update_bytes(pointer: Pointer, offset: int, post: bool) -> tuple[Pointer, Pointer | None]:
     moved = pointer.advanced_bytes(offset)
     return (pointer, moved) if post else (moved, None)
+
+
+def _store_bytes(interpreter: Interpreter, op: Operation, here: Pointer, after: Pointer | None, data: np.ndarray) -> PythonValues:
+    """`data` written at `here` (its bytes marked stored); the op's post-update result, if it has one."""
+    with fault_at(op):
+        here.write(data)
+    mark_stored(interpreter, here, np.arange(data.nbytes))
+    return () if after is None else (after,)
 
 
 

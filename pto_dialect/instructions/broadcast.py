@@ -44,10 +44,11 @@ from typing import Any, ClassVar
 from xdsl.ir import Attribute
 
 from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
+from pto_dialect.instructions.elementwise import implemented_vec_tiles
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
@@ -229,10 +230,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
-    for t in tiles:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+    implemented_vec_tiles(operands, target, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -273,11 +271,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
-    for t in tiles:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        require(t.is_row_major, f"expects {t.role} to use row-major layout, got {t.layout_text()}")
+    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:
@@ -450,13 +444,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/: a loop over dst's valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("dst", "pto-isa cpu/: a loop over dst's valid elements.")})
 
 
 # ---------------------------------------------------------------------------
@@ -481,29 +469,32 @@ IN_PLACE = {
 }
 
 
-def row_broadcast(row: Broadcast) -> Instruction:
+def _broadcast(
+    row: Broadcast, binary_op: type[PtoInstructionOp], plain_run: tuple[Callable[..., Any], Callable[..., Any]],
+    binary_run: tuple[Callable[[Broadcast], Callable[..., Any]], Callable[..., Any]], check_fn: Callable[..., None],
+    in_place: dict[str, InPlace],
+) -> Instruction:
+    """A broadcast member's entry: the plain expand (its kernel and footprint `plain_run`) or a
+    `binary_op` (the kernel made for the row and the footprint `binary_run`), checked by
+    `check_fn`, computed in place as `in_place` says where binary."""
     plain = row.compute is None
-    base = RowExpandOp if plain else RowExpandBinaryOp
-    op = member_op(base, row)
-    kernel = expand_kernel if plain else binary_expand_kernel(row)
-    footprint = expand_footprint if plain else binary_expand_footprint
+    op = member_op(RowExpandOp if plain else binary_op, row)
+    kernel, footprint = plain_run if plain else (binary_run[0](row), binary_run[1])
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
     return member_instruction(
-        row, op, lowered, rules=BroadcastRules, check=check, describe=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else IN_PLACE,
+        row, op, lowered, rules=BroadcastRules, check=check_fn, describe=describe, emit=emitter(row), cost=COST,
+        in_place={} if plain else in_place,
     )
+
+
+def row_broadcast(row: Broadcast) -> Instruction:
+    return _broadcast(row, RowExpandBinaryOp, (expand_kernel, expand_footprint),
+                      (binary_expand_kernel, binary_expand_footprint), check, IN_PLACE)
 
 
 def col_broadcast(row: Broadcast) -> Instruction:
-    plain = row.compute is None
-    op = member_op(RowExpandOp if plain else ColExpandBinaryOp, row)
-    kernel = col_expand_kernel if plain else col_binary_kernel(row)
-    footprint = col_expand_footprint if plain else col_binary_footprint
-    lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
-    return member_instruction(
-        row, op, lowered, rules=BroadcastRules, check=check_columns, describe=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else COLUMN_IN_PLACE,
-    )
+    return _broadcast(row, ColExpandBinaryOp, (col_expand_kernel, col_expand_footprint),
+                      (col_binary_kernel, col_binary_footprint), check_columns, COLUMN_IN_PLACE)
 
 
 COLUMN_IN_PLACE = {

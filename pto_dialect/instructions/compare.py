@@ -38,13 +38,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr
-from pto_dialect.choices import (
-    Choice,
-    CompareRead,
-    MaskWalk,
-    MaskWrite,
-    SelectTmp,
-)
+from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op

@@ -42,8 +42,8 @@ from xdsl.irdl import opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
-from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
@@ -245,14 +245,22 @@ class ElementwiseRules:
     """Why the target does not compute dst over an input (empty: it does)."""
 
 
-def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    dst = operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
+    """The tile operands, once checked that the target implements the instruction (its element
+    `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
+    `row_major` words the layout, row-major)."""
+    require(bool(types), f"is not implemented on target {target} ({note})")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        if rules.row_major_only:
-            require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
+        if row_major:
+            require(t.is_row_major, f"expects {t.role} to use {row_major} layout, got {t.layout_text()}")
+    return tiles
+
+
+def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    dst = operands["dst"]
+    tiles = implemented_vec_tiles(operands, target, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)
     if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
         require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")
@@ -536,13 +544,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/: a loop over dst's valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("dst", "pto-isa cpu/: a loop over dst's valid elements.")})
 
 
 # ---------------------------------------------------------------------------
@@ -953,7 +955,8 @@ VECTOR_UNIT_REFERENCES = {
     "tmin": "NumPy's minimum (vmin's NaN and signed-zero results are in no public code)",
     "tmaxs": "NumPy's maximum (vmaxs's NaN and signed-zero results are in no public code)",
     "tmins": "NumPy's minimum (vmins's NaN and signed-zero results are in no public code)",
-    "texp": "exp in double rounded once (cpu's formula); vexp's own rounding is not public",
+    "texp": "NumPy's float32 exp for f32 (within 3 ulp of cpu's exp in double rounded once), cpu's formula for the "
+            "other types; vexp's own rounding is not public",
     "tlog": "ln in double rounded once (cpu's formula); vln's own rounding is not public",
     "tsqrt": "sqrt correctly rounded (cpu's formula); vsqrt's own rounding is not public",
     "trsqrt": "1 / sqrt in double rounded once (cpu's formula); vrsqrt's own rounding is not public",
@@ -1100,12 +1103,16 @@ def in_double(function: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return compute
 
 
-def exp(x: Any, *, out: Any = None) -> Any:  # noqa: ANN401
-    """OP_EXP: half through expf (float), every other type through double."""
+def exp(x: Any, *, exp_arithmetic: ExpArithmetic, out: Any = None) -> Any:  # noqa: ANN401
+    """OP_EXP: half through expf (float), every other type through double; float32 in float32
+    where the target's choice says so."""
     if x.dtype == np.float16:
         return np.exp(x.astype(np.float64)).astype(np.float32)  # expf: exp rounded once to float
     if x.dtype == np.float32:  # the ufunc casts to double and back block by block: no double-sized arrays
-        return np.exp(x, out=np.empty(x.shape, x.dtype) if out is None else out, dtype=np.float64, casting="same_kind")
+        into = np.empty(x.shape, x.dtype) if out is None else out
+        if exp_arithmetic is ExpArithmetic.SINGLE:
+            return np.exp(x, out=into)
+        return np.exp(x, out=into, dtype=np.float64, casting="same_kind")
     return rounded(np.exp(x.astype(np.float64)), x.dtype)
 
 
@@ -1149,7 +1156,8 @@ UNARY = Family.of(
         Elementwise("tabs", "dst = |src|", compute=absolute, priced_as="vabs", choices={"abs_sign": AbsSign}),
         Elementwise("tneg", "dst = -src", compute=negate, priced_as="vmuls"),
         Elementwise("tnot", "dst = ~src (bitwise)", compute=operator.invert, priced_as="vnot"),
-        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", precision=PRECISION_ATTRS["texp"]),
+        Elementwise("texp", "dst = exp(src)", compute=exp, priced_as="vexp", choices={"exp_arithmetic": ExpArithmetic},
+                    precision=PRECISION_ATTRS["texp"]),
         Elementwise("tlog", "dst = ln(src)", compute=in_double(lambda x: np.log(x)), priced_as="vln", precision=PRECISION_ATTRS["tlog"]),
         Elementwise(
             "tsqrt", "dst = sqrt(src)", compute=in_double(lambda x: np.sqrt(x)), priced_as="vsqrt", precision=PRECISION_ATTRS["tsqrt"]

@@ -35,19 +35,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import (
-    Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, NumericsAttr, PadValue, PadValueAttr,
-    choices_of,
-)
+from pto_dialect.choices import Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, PadValue, PadValueAttr, choices_of
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.instructions.transfer import pad_value
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 from pto_dialect.ops.memory import AllocTileOp, constant_index
@@ -197,15 +194,7 @@ def tfillpad_kernel(o: dict, *, fill_write: FillPadWrite, pad_value: PadValue, f
     out[..., src_rows:dst_rows, :] = pad
 
 
-class TFillPadBase(LoweredOp):
-    """dst = src's valid region padded, as the target writes it (fill_write), in the inferred form."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TFillPadOp
-    KERNEL = staticmethod(tfillpad_kernel)
-    fill_write = prop_def(FillPadWriteAttr)
-    fill_mode = prop_def(FillPadModeAttr)
-    pad_value = prop_def(PadValueAttr)
-    numerics = prop_def(NumericsAttr)
+TFillPadBase = lowered_base(TFillPadOp, tfillpad_kernel, "dst = src's valid region padded, as the target writes it (fill_write), in the inferred form.", fill_write=FillPadWriteAttr, fill_mode=FillPadModeAttr, pad_value=PadValueAttr)
 
 
 def fillpad_choices(op: Operation, write: FillPadWrite, zero_pad_types: frozenset[str]) -> dict[str, Choice]:
@@ -302,13 +291,8 @@ def _emit(e: Emission, op: TFillPadOp) -> None:
 
 
 TFILLPAD = Instruction(
-    op=TFillPadOp,
-    rules=FillPadRules,
-    check=tfillpad_check,
-    describe=tfillpad_describe,
-    lowered=(TFillPadBase,),
-    emit=_emit,
-    pipe=Pipe.VECTOR,
+    op=TFillPadOp, rules=FillPadRules, check=tfillpad_check, describe=tfillpad_describe, lowered=(TFillPadBase,),
+    emit=_emit, pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="the in-place form: the copy is skipped (a2a3, a5) or reads each "
                           "element before writing it (cpu); the padding never reads src", refused="")},
     asm=AsmForm(),

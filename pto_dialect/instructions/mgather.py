@@ -19,62 +19,11 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.attributes import (
-    Coalesce,
-    CoalesceAttr,
-    GatherExec,
-    GatherExecAttr,
-    GatherOob,
-    GatherOobAttr,
-    GmLayout,
-)
+from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherExec, GatherExecAttr, GatherOob, GatherOobAttr, GmLayout
 from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
-from pto_dialect.cost import (
-    CceMachine,
-    DmaPath,
-    InstructionCost,
-    OpCost,
-    SimulatorMachine,
-    VfMachine,
-    Work,
-)
-from pto_dialect.facts import (
-    INT32,
-    INTEGERS,
-    UNKNOWN,
-    TileFacts,
-    ViewFacts,
-    known,
-    per_target,
-    require,
-    require_type,
-    spell,
-)
-from pto_dialect.gm_index import (
-    table_entries,
-    C0_BYTES,
-    FRACTAL_NZ_ROW,
-    check_elem_index,
-    check_nz_table,
-    check_nz_tile,
-    check_row_index,
-    elem_addresses,
-    elem_indices,
-    line_moves,
-    nz_offset,
-    read_elements,
-    remap,
-    row_bursts,
-    row_index_reads,
-    row_indices,
-    row_mode,
-    row_starts,
-    scalar_loop,
-    stride,
-    table_capacity,
-    warp_bursts,
-    widen,
-)
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.facts import INT32, INTEGERS, UNKNOWN, TileFacts, ViewFacts, known, per_target, require, require_type, spell
+from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_nz_tile, check_row_index, elem_addresses, elem_indices, line_moves, nz_offset, read_elements, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, np, rect, valid_rect
@@ -683,12 +632,8 @@ def emit(e: Emission, op: MGatherOp) -> None:
 
 
 MGATHER = Instruction(
-    op=MGatherOp,
-    rules=MGatherRules,
-    check=check,
-    describe=describe,
-    lowered=(MGatherRowBase, MGatherElemBase, MGatherNzBase, MGatherRowL1Base, MGatherElemL1Base),
-    emit=emit,
+    op=MGatherOp, rules=MGatherRules, check=check, describe=describe,
+    lowered=(MGatherRowBase, MGatherElemBase, MGatherNzBase, MGatherRowL1Base, MGatherElemL1Base), emit=emit,
     pipe=Pipe.VECTOR,
     in_place={
         "elem": InPlace(
@@ -705,7 +650,6 @@ MGATHER = Instruction(
         ),
     },
     asm=AsmForm(implied={"coalesce": CoalesceAttr(Coalesce.ROW)}),
-    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
-    cost=COST,
+    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "", cost=COST,
 )
 

@@ -43,20 +43,18 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import (
-    ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds,
-)
+from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.tcvt import simulated, x86_cast
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.ops.memory import constant_index
@@ -197,8 +195,9 @@ def tmov_kernel(o: dict, *, move_copy: MoveCopy) -> None:
             dst.write_valid(cpp_converted(src.read_valid(), dst.flat.dtype))
         return
     rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
-    if move_copy is MoveCopy.UB_BLOCKS and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
-        # one burst of the first `rows` rows' storage, whole blocks (both tiles have one layout and shape)
+    rows_alike = dst.type.shape[1] == src.type.shape[1] or dst.type.shape[0] == 1  # not a window of columns into a tile
+    if move_copy is MoveCopy.UB_BLOCKS and rows_alike and (dst.type.valid_shape[1] == dst.type.shape[1] or cols == dst.type.shape[1]):
+        # one burst of the first `rows` rows' storage, whole blocks (pto-isa's TMovToVecImpl)
         dst_index = src_index = np.arange(min(_whole_blocks(dst.type.shape[1] * rows, dst), dst.flat.shape[-1]))
     else:
         if move_copy is MoveCopy.UB_BLOCKS:
@@ -214,13 +213,7 @@ def _whole_blocks(elements: int, tile: Tile) -> int:
     return -(-elements * size // BLOCK_BYTES) * BLOCK_BYTES // size
 
 
-class TMovBase(LoweredOp):
-    """dst = src, as the target copies (move_copy)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
-    KERNEL = staticmethod(tmov_kernel)
-    move_copy = prop_def(MoveCopyAttr)
-    numerics = prop_def(NumericsAttr)
+TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopyAttr)
 
 
 def _tmov_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -264,12 +257,7 @@ def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
 
 
 TMOV = Instruction(
-    op=TMovOp,
-    rules=TMovRules,
-    check=tmov_check,
-    describe=tmov_describe,
-    lowered=(TMovBase,),
-    emit=dst_first("TMOV"),
+    op=TMovOp, rules=TMovRules, check=tmov_check, describe=tmov_describe, lowered=(TMovBase,), emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
@@ -482,8 +470,23 @@ def declare_window(row: WindowCopy) -> Instruction:
     cost = InstructionCost(on={CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row)})
     return member_instruction(
         row, op, lowered, rules=WindowRules, check=window_check(row), describe=window_describe, emit=dst_first(row.cpp_name),
-        cost=cost,
+        cost=cost, in_place=WINDOW_IN_PLACE if row.whole == "src" else {},
     )
+
+
+def _window_at_origin(op: WindowOp) -> str | None:
+    position = [constant_index(op.operand(role)) for role in ("index_row", "index_col")]
+    return None if position == [0, 0] else f"the window is at {position} (a constant (0, 0) copies each element onto itself)"
+
+
+WINDOW_IN_PLACE = {
+    "": InPlace(
+        frozenset(), how="", refused="dst over src is not shown safe by the code: rejected.", leading=_window_at_origin,
+        leading_how="at window (0, 0), every element is copied onto its own bytes, whatever order the code copies "
+        "them in (PyPTO extracts a tile's first columns into a tile at its address).",
+    )
+}
+"""TEXTRACT's src under dst: only at window (0, 0)."""
 
 
 WINDOW_COPIES = Family.of(
@@ -597,13 +600,7 @@ def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
     dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
 
 
-class TConcatBase(LoweredOp):
-    """dst = [src0 | src1] over the valid rows."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TConcatOp
-    KERNEL = staticmethod(tconcat_kernel)
-    concat_copy = prop_def(ConcatCopyAttr)
-    numerics = prop_def(NumericsAttr)
+TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopyAttr)
 
 
 def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -638,13 +635,7 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
 
 
 TCONCAT = Instruction(
-    op=TConcatOp,
-    rules=TConcatRules,
-    check=tconcat_check,
-    describe=tconcat_describe,
-    lowered=(TConcatBase,),
-    emit=dst_first("TCONCAT"),
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
+    op=TConcatOp, rules=TConcatRules, check=tconcat_check, describe=tconcat_describe, lowered=(TConcatBase,),
+    emit=dst_first("TCONCAT"), pipe=Pipe.VECTOR, asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
 )

@@ -31,61 +31,13 @@ from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
-from pto_dialect.attributes import (
-    Coalesce,
-    CoalesceAttr,
-    GatherOob,
-    GmLayout,
-    ScatterAtomicOp,
-    ScatterAtomicOpAttr,
-    ScatterConflict,
-    ScatterConflictAttr,
-    ScatterOob,
-    ScatterOobAttr,
-)
-from pto_dialect.choices import (
-    Capacity,
-    CapacityAttr,
-    ExtremeRead,
-    ExtremeReadAttr,
-    IndexRead,
-    IndexReadAttr,
-    ScatterWinner,
-    ScatterWinnerAttr,
-    Stride,
-    StrideAttr,
-    WriteOrder,
-    WriteOrderAttr,
-)
+from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherOob, GmLayout, ScatterAtomicOp, ScatterAtomicOpAttr, ScatterConflict, ScatterConflictAttr, ScatterOob, ScatterOobAttr
+from pto_dialect.choices import Capacity, CapacityAttr, ExtremeRead, ExtremeReadAttr, IndexRead, IndexReadAttr, ScatterWinner, ScatterWinnerAttr, Stride, StrideAttr, WriteOrder, WriteOrderAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
-from pto_dialect.gm_index import (
-    table_entries,
-    C0_BYTES,
-    FRACTAL_NZ_ROW,
-    check_elem_index,
-    check_nz_table,
-    check_row_index,
-    elem_addresses,
-    elem_indices,
-    in_loop_order,
-    line_moves,
-    nz_c0,
-    nz_offset,
-    remap,
-    row_bursts,
-    row_index_reads,
-    row_indices,
-    row_mode,
-    row_starts,
-    scalar_loop,
-    stride,
-    table_capacity,
-    warp_bursts,
-    widen,
-)
+from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_row_index, elem_addresses, elem_indices, in_loop_order, line_moves, nz_c0, nz_offset, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
@@ -764,15 +716,9 @@ def emit(e: Emission, op: MScatterOp) -> None:
 
 
 MSCATTER = Instruction(
-    op=MScatterOp,
-    rules=MScatterRules,
-    check=check,
-    describe=describe,
-    lowered=(MScatterRowBase, MScatterElemBase, MScatterNzBase),
-    emit=emit,
-    pipe=Pipe.VECTOR,
+    op=MScatterOp, rules=MScatterRules, check=check, describe=describe,
+    lowered=(MScatterRowBase, MScatterElemBase, MScatterNzBase), emit=emit, pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset(), how="", refused="MSCATTER writes GM only: no tile output to alias.")},
     asm=AsmForm(operand_order=(2, 0, 1)),  # `mscatter %mem, %src, %idx : Tm, Ts, Ti`, the docs' type order
-    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",
-    cost=COST,
+    form=lambda op: op.coalesce.data.value if op.coalesce is not None else "", cost=COST,
 )

@@ -24,7 +24,7 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import ArgLanes, ArgPick, PartFill
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
 from pto_dialect.instruction import Emission, Instruction, Pipe
@@ -251,13 +251,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """cpu/TPartOp.hpp TPartInstr2: a loop over dst's valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("dst", "cpu/TPartOp.hpp TPartInstr2: a loop over dst's valid elements.")})
 
 
 # ---------------------------------------------------------------------------

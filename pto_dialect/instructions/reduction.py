@@ -35,7 +35,7 @@ What targets decide, as their lowered ops record:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import BoolAttr
@@ -44,7 +44,7 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
@@ -70,6 +70,9 @@ class Reduction(Member):
     priced_as: tuple[str, str] = field(kw_only=True)
     """The a2a3 intrinsics its cost is priced as: the lane-wise one (vadd) and the one across a
     repeat (vcadd); a5 prices the same names."""
+    over_first_row: str = ""
+    """A column reduction: why every target computes dst laid over src's first row (empty: not
+    shown)."""
 
 
 # ---------------------------------------------------------------------------
@@ -181,12 +184,25 @@ def sequential(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: AN
     if combine == "sum":
         if x.dtype.kind in "iu":
             return np.sum(x, axis=-1, dtype=x.dtype)  # wraps: any order gives the same value
-        accumulator = np.float32 if x.dtype.itemsize < 4 else x.dtype  # TypeSum: half, bfloat16 in float
-        return last_nan_wins(x, np.add.accumulate(x.astype(accumulator), axis=-1)[..., -1].astype(x.dtype))
+        accumulator = np.dtype(np.float32 if x.dtype.itemsize < 4 else x.dtype)  # TypeSum: half, bfloat16 in float
+        return last_nan_wins(x, sequential_sum(x, accumulator).astype(x.dtype, copy=False))
     if combine == "prod":
         product = np.multiply.accumulate(x, axis=-1)[..., -1]
         return product if x.dtype.kind in "iu" else last_nan_wins(x, product)
     return first_extreme(x, combine, nan)
+
+
+def sequential_sum(x: Any, accumulator: Any) -> Any:  # noqa: ANN401
+    """`sum = 0; sum += x[j]` over the last axis in `accumulator`'s type, element after element
+    (from +0: a row of -0.0 sums to +0.0). Each tile transposed, NumPy adds column after column
+    into all its rows' sums at once, in order (along the innermost axis it would sum pairwise):
+    a third of `np.add.accumulate`'s time. One row has no other axis to run along: accumulated."""
+    zero = accumulator.type(0)
+    if x.ndim < 2 or x.shape[-2] < 2:
+        return np.add.accumulate(x.astype(accumulator, copy=False), axis=-1)[..., -1] + zero
+    columns = np.empty((*x.shape[:-2], x.shape[-1], x.shape[-2]), accumulator)
+    columns[...] = x.swapaxes(-1, -2)
+    return np.add.reduce(columns, axis=-2, initial=zero)
 
 
 QUIET_BIT = {2: {"float16": 1 << 9, "bfloat16": 1 << 6}, 4: {"float32": 1 << 22}}
@@ -198,10 +214,10 @@ def last_nan_wins(x: Any, total: Any) -> Any:  # noqa: ANN401
     the first operand's NaN, quieted): where a row holds a NaN, the sum is its last NaN, quieted
     (its payload kept through float for half and bfloat16); else a NaN from inf - inf is the
     hardware's, as NumPy's."""
-    nan = np.isnan(x.astype(np.float32)) if x.dtype.itemsize < 4 else np.isnan(x)
-    rows = nan.any(axis=-1)
-    if not rows.any():
+    if not _isnan(total).any():  # a NaN element makes its row's total NaN: no NaN anywhere
         return total
+    nan = _isnan(x)
+    rows = nan.any(axis=-1)
     last = x.shape[-1] - 1 - np.argmax(nan[..., ::-1], axis=-1)
     unsigned = np.dtype(f"u{x.dtype.itemsize}")
     bits = np.take_along_axis(x, last[..., None], axis=-1)[..., 0].view(unsigned) | unsigned.type(QUIET_BIT[x.dtype.itemsize][x.dtype.name])
@@ -327,8 +343,7 @@ def a5_chunks(x: Any, combine: str, nan: ExtremeNan | None) -> Any:  # noqa: ANN
         return np.sum(x, axis=-1, dtype=x.dtype)
     per_repeat = REPEAT_BYTES // x.dtype.itemsize
     chunks = hardware_tree(padded(x, per_repeat).reshape(*x.shape[:-1], -1, per_repeat))
-    start = np.zeros((*chunks.shape[:-1], 1), x.dtype)
-    return np.add.accumulate(np.concatenate([start, chunks], axis=-1), axis=-1)[..., -1]
+    return sequential_sum(chunks, x.dtype)  # from 0, chunk after chunk
 
 
 def reduce_rows(x: Any, row: Reduction, order: ReduceOrder, nan: ExtremeNan | None, src: Tile, dst: Tile) -> Any:  # noqa: ANN401
@@ -414,13 +429,7 @@ def _vf(op: FamilyLoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: FamilyLoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/: a loop over src's valid elements."""
-    src = o["src"]
-    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/: a loop over src's valid elements.")})
 
 
 # ---------------------------------------------------------------------------
@@ -457,14 +466,19 @@ def row_reduction(row: Reduction) -> Instruction:
 ORDERED: Mapping[str, type[Choice]] = {"order": ReduceOrder}
 EXTREME: Mapping[str, type[Choice]] = {"order": ReduceOrder, "nan": ExtremeNan}
 
+COMBINES = (
+    ("sum", "sum", ("vadd", "vcadd"), ORDERED),
+    ("max", "max", ("vmax", "vcmax"), EXTREME),
+    ("min", "min", ("vmin", "vcmin"), EXTREME),
+    ("prod", "product", ("vmul", "vmul"), ORDERED),
+)
+"""Each reduction's combine, its name in the summaries, the intrinsics a row reduction is
+priced as (a column reduction: the first, elementwise over rows) and its choices."""
+
 ROW_REDUCTIONS = Family.of(
     "row reduction",
-    (
-        Reduction("trowsum", "dst[i, 0] = sum of src[i, :]", combine="sum", priced_as=("vadd", "vcadd"), choices=ORDERED),
-        Reduction("trowmax", "dst[i, 0] = max of src[i, :]", combine="max", priced_as=("vmax", "vcmax"), choices=EXTREME),
-        Reduction("trowmin", "dst[i, 0] = min of src[i, :]", combine="min", priced_as=("vmin", "vcmin"), choices=EXTREME),
-        Reduction("trowprod", "dst[i, 0] = product of src[i, :]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"trow{c}", f"dst[i, 0] = {word} of src[i, :]", combine=c, priced_as=priced, choices=choices)
+          for c, word, priced, choices in COMBINES),
     row_reduction,
 )
 """Each row of src's valid region to one element."""
@@ -607,9 +621,10 @@ def describe_columns(t: dict[str, ColReduceRules]) -> list[tuple[str, dict[str, 
 def col_reduction(row: Reduction) -> Instruction:
     op = member_op(ColReduceOp if row.combine == "sum" else ColReduceNoTmpOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
+    in_place = {"": replace(IN_PLACE[""], leading=lambda op: None, leading_how=row.over_first_row)} if row.over_first_row else IN_PLACE
     return member_instruction(
         row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
-        emit=column_emitter(row), cost=COST, in_place=IN_PLACE,
+        emit=column_emitter(row), cost=COST, in_place=in_place,
     )
 
 
@@ -624,14 +639,19 @@ def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:
     return emit
 
 
+SUM_OVER_FIRST_ROW = (
+    "cpu sums each column before writing its dst element; a2a3 copies src's first row to dst, then adds the other "
+    "rows to it (the sequential form, the one emitted); a5 loads each register's columns of every row before "
+    "storing them to dst (PyPTO writes a column sum over its source so)."
+)
+"""Why TCOLSUM's dst may lie over its src's first row (Reduction.over_first_row)."""
+
+
 COL_REDUCTIONS = Family.of(
     "column reduction",
-    (
-        Reduction("tcolsum", "dst[0, j] = sum of src[:, j]", combine="sum", priced_as=("vadd", "vadd"), choices=ORDERED),
-        Reduction("tcolmax", "dst[0, j] = max of src[:, j]", combine="max", priced_as=("vmax", "vmax"), choices=EXTREME),
-        Reduction("tcolmin", "dst[0, j] = min of src[:, j]", combine="min", priced_as=("vmin", "vmin"), choices=EXTREME),
-        Reduction("tcolprod", "dst[0, j] = product of src[:, j]", combine="prod", priced_as=("vmul", "vmul"), choices=ORDERED),
-    ),
+    tuple(Reduction(f"tcol{c}", f"dst[0, j] = {word} of src[:, j]", combine=c, priced_as=(priced[0], priced[0]), choices=choices,
+                    over_first_row=SUM_OVER_FIRST_ROW if c == "sum" else "")
+          for c, word, priced, choices in COMBINES),
     col_reduction,
 )
 """Each column of src's valid region to one element."""

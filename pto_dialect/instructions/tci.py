@@ -24,14 +24,13 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import BoolAttr, IntegerAttr, IntegerType
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
+from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import NumericsAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import np
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 
@@ -123,13 +122,7 @@ def tci_kernel(o: dict, *, descending: IntegerAttr | int | bool) -> None:
     dst.write(1, dst.valid_col, values.astype(dst.flat.dtype))  # wraps to dst's bits, as C++'s conversion
 
 
-class TCIBase(LoweredOp):
-    """dst[0, j] = S +- j over dst's valid columns."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TCIOp
-    KERNEL = staticmethod(tci_kernel)
-    descending = prop_def(IntegerAttr)
-    numerics = prop_def(NumericsAttr)
+TCIBase = lowered_base(TCIOp, tci_kernel, "dst[0, j] = S +- j over dst's valid columns.", descending=IntegerAttr)
 
 
 # ---------------------------------------------------------------------------
@@ -171,13 +164,6 @@ def emit(e: Emission, op: TCIOp) -> None:
 
 
 TCI = Instruction(
-    op=TCIOp,
-    rules=TCIRules,
-    check=check,
-    describe=describe,
-    lowered=(TCIBase,),
-    emit=emit,
-    pipe=Pipe.SCALAR,
-    asm=AsmForm(),
-    cost=COST,
+    op=TCIOp, rules=TCIRules, check=check, describe=describe, lowered=(TCIBase,), emit=emit, pipe=Pipe.SCALAR,
+    asm=AsmForm(), cost=COST,
 )

@@ -19,25 +19,7 @@ operands, checks, rule rows, tmp use, row counter and choices are TCOLARGMIN's
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from xdsl.irdl import irdl_op_definition
-
 from pto_dialect.arg_reduce import Extreme
-from pto_dialect.instructions.tcolargmin import ColArgReduceBase, ColArgReduceOp, col_arg_reduce
-from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.instructions.tcolargmin import col_arg_reduce
 
-
-@irdl_op_definition
-class TColArgMaxOp(ColArgReduceOp):
-    """Row index of each column's maximum (first maximum wins), optionally with the value."""
-
-    name = "pto.tcolargmax"
-
-
-class TColArgMaxBase(ColArgReduceBase):
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMaxOp
-    EXTREME: ClassVar[Extreme] = Extreme.MAX
-
-
-TCOLARGMAX = col_arg_reduce(TColArgMaxOp, TColArgMaxBase)
+TCOLARGMAX = col_arg_reduce(__name__, "TColArgMax", "Row index of each column's maximum (first maximum wins), optionally with the value.", Extreme.MAX)

@@ -21,21 +21,8 @@ from typing import ClassVar
 from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition, prop_def
 
-from pto_dialect.arg_reduce import (
-    added_tmp,
-    outputs_footprint,
-    TMP_ADDED,
-    ArgReduceTypes,
-    Extreme,
-    SearchesExtreme,
-    check_output_shape,
-    check_value_index_types,
-    extreme_keys,
-    first_minimum,
-    require_tmp_width,
-    type_cells,
-)
-from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
+from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -79,13 +66,6 @@ class ColArgReduceOp(PtoInstructionOp):
         if self.dst_val is not None:
             val = self.expect_tile("dstVal", self.dst_val)
             same_element_type("dstVal", val.element_type, "src", src.element_type)
-
-
-@irdl_op_definition
-class TColArgMinOp(ColArgReduceOp):
-    """Row index of each column's minimum (first minimum wins), optionally with the value."""
-
-    name = "pto.tcolargmin"
 
 
 # ---------------------------------------------------------------------------
@@ -215,11 +195,6 @@ class ColArgReduceBase(LoweredOp, SearchesExtreme):
     src_read = prop_def(SrcReadAttr)
 
 
-class TColArgMinBase(ColArgReduceBase):
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TColArgMinOp
-    EXTREME: ClassVar[Extreme] = Extreme.MIN
-
-
 # ---------------------------------------------------------------------------
 # What it costs
 
@@ -304,13 +279,7 @@ def _vf(op: ColArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: ColArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TColArgMin.hpp: a loop over every src valid element."""
-    src = o["src"]
-    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TColArgMin.hpp: a loop over every src valid element.")})
 
 
 # ---------------------------------------------------------------------------
@@ -333,21 +302,36 @@ IN_PLACE = {
 }
 
 
-def col_arg_reduce(op: type[ColArgReduceOp], lowered: type[ColArgReduceBase]) -> Instruction:
-    """TCOLARGMIN's declaration for a column arg-reduction op and its lowered op."""
+def arg_reduce_classes(
+    module: str, stem: str, summary: str, extreme: Extreme, lowered_base: type[LoweredOp],
+) -> tuple[type[ColArgReduceOp], type[LoweredOp]]:
+    """The pto op `pto.<stem lower-cased>` of an arg-reduction declared in `module` (whose
+    docstring docs/instructions.md shows): ColArgReduceOp's operands, documented by `summary`;
+    and its lowered-op base, a `lowered_base` searching `extreme`."""
+    op = irdl_op_definition(
+        type(f"{stem}Op", (ColArgReduceOp,), {"name": f"pto.{stem.lower()}", "__doc__": summary, "__module__": module}),
+    )
+    lowered = type(
+        f"{stem}Base",
+        (lowered_base,),
+        {"__doc__": summary, "__module__": module, "__annotations__": {"SOURCE": ClassVar, "EXTREME": ClassVar},
+         "SOURCE": op, "EXTREME": extreme},
+    )
+    return op, lowered
+
+
+def col_arg_reduce(
+    module: str, stem: str, summary: str, extreme: Extreme, lowered_base: type[LoweredOp] = ColArgReduceBase,
+) -> Instruction:
+    """TCOLARGMIN's declaration for the arg-reduction `stem` (`TColArgMax`) of `module`, its
+    lowered op a `lowered_base`."""
+    op, lowered = arg_reduce_classes(module, stem, summary, extreme, lowered_base)
     return Instruction(
-        op=op,
-        rules=ColArgReduceRules,
-        check=check,
-        describe=describe,
-        lowered=(lowered,),
-        emit=emit,
-        pipe=Pipe.VECTOR,
-        in_place=IN_PLACE,
-        implicit_tmp=implicit_tmp,
-        asm=AsmForm(),
-        cost=COST,
+        op=op, rules=ColArgReduceRules, check=check, describe=describe, lowered=(lowered,), emit=emit,
+        pipe=Pipe.VECTOR, in_place=IN_PLACE, implicit_tmp=implicit_tmp, asm=AsmForm(), cost=COST,
     )
 
 
-TCOLARGMIN = col_arg_reduce(TColArgMinOp, TColArgMinBase)
+TCOLARGMIN = col_arg_reduce(
+    __name__, "TColArgMin", "Row index of each column's minimum (first minimum wins), optionally with the value.", Extreme.MIN,
+)

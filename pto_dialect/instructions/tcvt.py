@@ -31,18 +31,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
+from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, SaturationModeAttr
-from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr, NumericsAttr
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, per_target, require, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
 from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import Footprint, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles
 
@@ -334,16 +334,7 @@ def footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(o["src"], False, valid_rect(o["src"])), (o["dst"], True, valid_rect(o["dst"]))], [])
 
 
-class TCvtBase(LoweredOp):
-    """dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TCvtOp
-    KERNEL = staticmethod(tcvt_kernel)
-    FOOTPRINT = staticmethod(footprint)
-    rmode = prop_def(RoundModeAttr)
-    sat_mode = prop_def(SaturationModeAttr)
-    cvt_arithmetic = prop_def(CvtArithmeticAttr)
-    numerics = prop_def(NumericsAttr)
+TCvtBase = lowered_base(TCvtOp, tcvt_kernel, "dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic).", footprint=footprint, rmode=RoundModeAttr, sat_mode=SaturationModeAttr, cvt_arithmetic=CvtArithmeticAttr)
 
 
 # ---------------------------------------------------------------------------
@@ -370,13 +361,7 @@ def _vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TCvt.hpp: a loop over the valid elements."""
-    dst = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("dst", "pto-isa cpu/TCvt.hpp: a loop over the valid elements.")})
 
 
 # ---------------------------------------------------------------------------
@@ -390,13 +375,7 @@ def emit(e: Emission, op: TCvtOp) -> None:
 
 
 TCVT = Instruction(
-    op=TCvtOp,
-    rules=TCvtRules,
-    check=check,
-    describe=describe,
-    lowered=(TCvtBase,),
-    emit=emit,
-    pipe=Pipe.VECTOR,
+    op=TCvtOp, rules=TCvtRules, check=check, describe=describe, lowered=(TCvtBase,), emit=emit, pipe=Pipe.VECTOR,
     in_place={"": InPlace(
         frozenset({"src"}),
         how="each element is converted at its own place, read before it is written: cpu element by element "
@@ -407,6 +386,5 @@ TCVT = Instruction(
         forward="each target converts in increasing address order, and dst element (r, c) lies within src "
         "elements up to (r, c), already read.",
     )},
-    asm=AsmForm(),
-    cost=COST,
+    asm=AsmForm(), cost=COST,
 )

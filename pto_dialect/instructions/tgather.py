@@ -18,11 +18,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import I32, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import (
-    irdl_op_definition,
-    opt_prop_def,
-    prop_def,
-)
+from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
@@ -808,13 +804,8 @@ def omits_indices_type(op: TGatherOp) -> bool:
 
 
 TGATHER = Instruction(
-    op=TGatherOp,
-    rules=TGatherRules,
-    check=check,
-    describe=describe,
-    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase),
-    emit=emit,
-    pipe=Pipe.VECTOR,
+    op=TGatherOp, rules=TGatherRules, check=check, describe=describe,
+    lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase), emit=emit, pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset({"indices"}),
@@ -836,9 +827,7 @@ TGATHER = Instruction(
             "scanned): rejected.",
         ),
     },
-    implicit_tmp=implicit_tmp,
-    asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
-    form=lambda op: op.form.value,
-    cost=COST,
+    implicit_tmp=implicit_tmp, asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
+    form=lambda op: op.form.value, cost=COST,
 )
 

@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, PrintFormatAttr
 from pto_dialect.choices import Choice, PrintRegion
-from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.facts import TileFacts, ViewFacts, per_target, require, require_type, spell
@@ -250,12 +250,6 @@ def _vf(op: TPrintOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     return machine.cost(Pipe.SCALAR, 0, int(machine.config_call.value))
 
 
-def _simulated(op: TPrintOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TPrint.hpp: a loop over the tile's valid elements."""
-    src = o["src"]
-    return machine.cost(Pipe.SCALAR, 0, src.valid_row * src.valid_col)
-
-
 # ---------------------------------------------------------------------------
 # C++ and the registry entry
 
@@ -268,14 +262,8 @@ def emit(e: Emission, op: TPrintOp) -> None:
 
 
 TPRINT = Instruction(
-    op=TPrintOp,
-    rules=TPrintRules,
-    check=check,
-    describe=describe,
-    lowered=(),
-    emit=emit,
-    pipe=Pipe.SCALAR,
-    cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated}),
+    op=TPrintOp, rules=TPrintRules, check=check, describe=describe, lowered=(), emit=emit, pipe=Pipe.SCALAR,
+    cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TPrint.hpp: a loop over the tile's valid elements.", Pipe.SCALAR)}),
 )
 
 

@@ -24,19 +24,7 @@ from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
-from pto_dialect.cost import (
-    CalibratedMachine,
-    CalibratedTrace,
-    CceMachine,
-    CceTrace,
-    DmaPath,
-    InstructionCost,
-    NoCostModel,
-    OpCost,
-    SimulatorMachine,
-    VfMachine,
-    Work,
-)
+from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
@@ -79,7 +67,8 @@ class TransferRules:
     """Element types whose pad value is 0 whatever `pad` says (pto-isa's PadValueMap)."""
     contiguous_rows: bool
     """The DMA copies each row (DN: column) as one contiguous burst and never reads the
-    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1."""
+    innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1 (any, when that
+    dim holds one element)."""
     note: str
     store_locs: frozenset[str] = frozenset({"vec", "mat", "acc"})
     """The memories TSTORE stores tiles from."""
@@ -129,7 +118,8 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
         return
     dn = view.layout == GmLayout.DN
     stride = view.row_stride if dn else view.inner_stride
-    if known(stride) and stride != 1:
+    along = view.shape5[3] if dn else view.shape5[4]
+    if known(stride) and stride != 1 and along != 1:  # a burst of one element never steps the stride
         what = "column (rows dim)" if dn else "row (last dim)"
         raise RuleViolation(
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
@@ -147,7 +137,7 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
          {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
         ("tload: a Vec dst laid out as the view", {name: "yes" if r.vec_load_same_layout else "no" for name, r in t.items()}),
         ("tstore: src memories", {name: ", ".join(sorted(r.store_locs)) for name, r in t.items()}),
-        ("unit innermost stride (ND: last dim, DN: rows dim)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
+        ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
         ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
     ]
@@ -218,7 +208,7 @@ def pad_value(tile_type: TileTypeBase, value: PadValue) -> float | int:
 def _fill_padding(tile: Tile, fill: PadFill, value: PadValue) -> None:
     """What the target's TLOAD writes beyond the valid region (docs/tload-padding.md)."""
     match fill:
-        case PadFill.WHOLE_TILE:
+        case PadFill.WHOLE_TILE if tile.valid_shape != tuple(tile.type.shape):  # else the load covers it all
             tile.flat[...] = pad_value(tile.type, value)
         case PadFill.BLOCK_TAIL if tile.type.pad.data != 0 and tile.type.inner_box is None:
             pad = pad_value(tile.type, value)
@@ -479,22 +469,23 @@ def _vf_transfer(role_view: str, role_tile: str, paths: dict[str, DmaPath], pipe
 TLOAD_PATHS = {"vec": DmaPath.GM_TO_UB, "mat": DmaPath.GM_TO_L1}
 TSTORE_PATHS = {"vec": DmaPath.UB_TO_GM, "mat": DmaPath.L1_TO_GM}
 
-TLOAD_COST = InstructionCost(
-    on={
-        CceMachine: _transfer_cost("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
-        CalibratedMachine: _calibrated_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, True, lambda: TLOAD_COST),
-        VfMachine: _vf_transfer("src", "dst", TLOAD_PATHS, Pipe.MTE2, loads=True),
-        SimulatorMachine: _simulated_copy("dst", Pipe.MTE2),
-    },
-)
-TSTORE_COST = InstructionCost(
-    on={
-        CceMachine: _transfer_cost("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
-        CalibratedMachine: _calibrated_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, False, lambda: TSTORE_COST),
-        VfMachine: _vf_transfer("dst", "src", TSTORE_PATHS, Pipe.MTE3, loads=False),
-        SimulatorMachine: _simulated_copy("src", Pipe.MTE3),
-    },
-)
+def _transfer_instruction_cost(loads: bool) -> InstructionCost:
+    """TLOAD's cost (`loads`: GM view src into tile dst on MTE2) or TSTORE's (tile src into GM
+    view dst on MTE3) on every machine."""
+    view, tile, paths, pipe = ("src", "dst", TLOAD_PATHS, Pipe.MTE2) if loads else ("dst", "src", TSTORE_PATHS, Pipe.MTE3)
+    cost = InstructionCost(
+        on={
+            CceMachine: _transfer_cost(view, tile, paths, pipe, loads=loads),
+            CalibratedMachine: _calibrated_transfer(view, tile, paths, pipe, loads, lambda: cost),
+            VfMachine: _vf_transfer(view, tile, paths, pipe, loads=loads),
+            SimulatorMachine: _simulated_copy(tile, pipe),
+        },
+    )
+    return cost
+
+
+TLOAD_COST = _transfer_instruction_cost(loads=True)
+TSTORE_COST = _transfer_instruction_cost(loads=False)
 
 
 # ---------------------------------------------------------------------------

@@ -11,26 +11,7 @@ and choices are TROWARGMIN's (trowargmin.py).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-from xdsl.irdl import irdl_op_definition
-
 from pto_dialect.arg_reduce import Extreme
-from pto_dialect.instructions.tcolargmin import ColArgReduceOp
-from pto_dialect.instructions.trowargmin import RowArgReduceBase, row_arg_reduce
-from pto_dialect.ops.common import PtoInstructionOp
+from pto_dialect.instructions.trowargmin import row_arg_reduce
 
-
-@irdl_op_definition
-class TRowArgMaxOp(ColArgReduceOp):
-    """Column index of each row's maximum (first maximum wins), optionally with the value."""
-
-    name = "pto.trowargmax"
-
-
-class TRowArgMaxBase(RowArgReduceBase):
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMaxOp
-    EXTREME: ClassVar[Extreme] = Extreme.MAX
-
-
-TROWARGMAX = row_arg_reduce(TRowArgMaxOp, TRowArgMaxBase)
+TROWARGMAX = row_arg_reduce(__name__, "TRowArgMax", "Column index of each row's maximum (first maximum wins), optionally with the value.", Extreme.MAX)

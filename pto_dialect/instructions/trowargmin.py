@@ -22,43 +22,22 @@ from -inf/+inf or the integer limit (a5/TRowReduceIdx.hpp).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar
 
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import prop_def
 
 from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
-from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
+from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type
 from pto_dialect.instruction import InPlace, Instruction, Pipe
-from pto_dialect.arg_reduce import (
-    outputs_footprint,
-    TMP_ADDED,
-    ArgReduceTypes,
-    Extreme,
-    SearchesExtreme,
-    check_output_shape,
-    check_value_index_types,
-    extreme_keys,
-    first_minimum,
-    require_tmp_width,
-    type_cells,
-)
+from pto_dialect.arg_reduce import outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import REPEAT_BYTES, REPEAT_MAX, vector_repeats
 
 # ---------------------------------------------------------------------------
 # The op: the column arg-reductions' operands and structural checks
-
-
-@irdl_op_definition
-class TRowArgMinOp(ColArgReduceOp):
-    """Column index of each row's minimum (first minimum wins), optionally with the value."""
-
-    name = "pto.trowargmin"
 
 
 # ---------------------------------------------------------------------------
@@ -176,11 +155,6 @@ class RowArgReduceBase(LoweredOp, SearchesExtreme):
     nan = prop_def(NanPolicyAttr)
 
 
-class TRowArgMinBase(RowArgReduceBase):
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TRowArgMinOp
-    EXTREME: ClassVar[Extreme] = Extreme.MIN
-
-
 # ---------------------------------------------------------------------------
 # What it costs
 
@@ -283,13 +257,7 @@ def _vf(op: RowArgReduceBase, o: dict, machine: VfMachine, work: Work) -> OpCost
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function(body))
 
 
-def _simulated(op: RowArgReduceBase, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
-    """pto-isa cpu/TReduceIdx.hpp: a loop over every src valid element."""
-    src = o["src"]
-    return machine.cost(Pipe.VECTOR, 0, src.valid_row * src.valid_col)
-
-
-COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated})
+COST = InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TReduceIdx.hpp: a loop over every src valid element.")})
 
 
 # ---------------------------------------------------------------------------
@@ -300,10 +268,11 @@ NO_EXACT_ALIAS = "an output holds one column per src row, so it never has src's 
 IN_PLACE = {"": InPlace(frozenset(), how="", refused=NO_EXACT_ALIAS)}
 
 
-def row_arg_reduce(op: type[ColArgReduceOp], lowered: type[RowArgReduceBase]) -> Instruction:
-    """TCOLARGMIN's declaration (operands, C++ call, tmp, assembly form) with the row rules."""
+def row_arg_reduce(module: str, stem: str, summary: str, extreme: Extreme) -> Instruction:
+    """TCOLARGMIN's declaration (operands, C++ call, tmp, assembly form) with the row rules and
+    lowered-op base, for the row arg-reduction `stem` (`TRowArgMax`) of `module`."""
     return replace(
-        col_arg_reduce(op, lowered),  # pyright: ignore[reportArgumentType]
+        col_arg_reduce(module, stem, summary, extreme, RowArgReduceBase),
         rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE, cost=COST,
         untouched=_untouched,
     )
@@ -314,4 +283,6 @@ def _untouched(op: ColArgReduceOp, rules: RowArgReduceRules) -> frozenset[str]:
     return frozenset() if rules.tmp_workspace else frozenset({"tmp"})
 
 
-TROWARGMIN = row_arg_reduce(TRowArgMinOp, TRowArgMinBase)
+TROWARGMIN = row_arg_reduce(
+    __name__, "TRowArgMin", "Column index of each row's minimum (first minimum wins), optionally with the value.", Extreme.MIN,
+)

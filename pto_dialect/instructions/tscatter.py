@@ -33,18 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import MaskPattern, MaskPatternAttr
-from pto_dialect.choices import (
-    DstFill,
-    DstFillAttr,
-    IndexRead,
-    IndexReadAttr,
-    MaskSource,
-    MaskSourceAttr,
-    ScatterWinner,
-    ScatterWinnerAttr,
-    SrcRead,
-    SrcReadAttr,
-)
+from pto_dialect.choices import DstFill, DstFillAttr, IndexRead, IndexReadAttr, MaskSource, MaskSourceAttr, ScatterWinner, ScatterWinnerAttr, SrcRead, SrcReadAttr
 from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
@@ -477,13 +466,8 @@ def emit(e: Emission, op: TScatterOp) -> None:
 
 
 TSCATTER = Instruction(
-    op=TScatterOp,
-    rules=TScatterRules,
-    check=check,
-    describe=describe,
-    lowered=(TScatterIndexBase, TScatterMaskBase),
-    emit=emit,
-    pipe=Pipe.VECTOR,
+    op=TScatterOp, rules=TScatterRules, check=check, describe=describe, lowered=(TScatterIndexBase, TScatterMaskBase),
+    emit=emit, pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset(),
@@ -498,7 +482,5 @@ TSCATTER = Instruction(
             refused="only dst over src is computed in place.",
         ),
     },
-    asm=AsmForm(),
-    form=lambda op: op.form.value,
-    cost=COST,
+    asm=AsmForm(), form=lambda op: op.form.value, cost=COST,
 )

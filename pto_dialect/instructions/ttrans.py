@@ -25,22 +25,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar
 
 from xdsl.ir import Attribute, Operation
-from xdsl.irdl import irdl_op_definition, prop_def
+from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
-from pto_dialect.choices import NumericsAttr, TransWrite, TransWriteAttr
+from pto_dialect.choices import TransWrite, TransWriteAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
-from pto_dialect.lowered import LoweredOp
+from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
 from pto_dialect.types import TileTypeBase
-from pto_dialect.ops.common import PtoInstructionOp, SrcTmpDstOp
+from pto_dialect.ops.common import SrcTmpDstOp
 from pto_dialect.ops.memory import AllocTileOp
 from pto_dialect.vector import vector_repeats
 
@@ -194,13 +193,7 @@ def ttrans_kernel(o: dict, *, trans_write: TransWrite) -> None:
     dst.write(cols, rows, region.view(dst.flat.dtype))
 
 
-class TTransBase(LoweredOp):
-    """dst = src's valid region transposed, as the target writes it (trans_write)."""
-
-    SOURCE: ClassVar[type[PtoInstructionOp]] = TTransOp
-    KERNEL = staticmethod(ttrans_kernel)
-    trans_write = prop_def(TransWriteAttr)
-    numerics = prop_def(NumericsAttr)
+TTransBase = lowered_base(TTransOp, ttrans_kernel, "dst = src's valid region transposed, as the target writes it (trans_write).", trans_write=TransWriteAttr)
 
 
 def _ttrans_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
@@ -265,14 +258,7 @@ def _emit(e: Emission, op: TTransOp) -> None:
 
 
 TTRANS = Instruction(
-    op=TTransOp,
-    rules=TTransRules,
-    check=ttrans_check,
-    describe=ttrans_describe,
-    lowered=(TTransBase,),
-    emit=_emit,
-    pipe=Pipe.VECTOR,
-    implicit_tmp=ttrans_implicit_tmp,
-    asm=AsmForm(),
+    op=TTransOp, rules=TTransRules, check=ttrans_check, describe=ttrans_describe, lowered=(TTransBase,), emit=_emit,
+    pipe=Pipe.VECTOR, implicit_tmp=ttrans_implicit_tmp, asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _ttrans_cce, VfMachine: _ttrans_vf, SimulatorMachine: _ttrans_simulated}),
 )

@@ -372,8 +372,9 @@ class TAssignOp(IRDLOperation):
             raise VerifyException(
                 f"expects result type to equal tile type, got {self.result.type} and {self.tile.type}"
             )
-        if isinstance(tile := self.tile.type, TileBufType):
-            verify_tile_address(self.addr, tile)
+        tile = self.tile.type
+        assert isinstance(tile, TileBufType)
+        verify_tile_address(self.addr, tile)
 
 
 class SectionOp(IRDLOperation):

@@ -5,19 +5,25 @@
 
 The window's type has shape `sizes`, the tile's element type and memory. Its valid shape is the
 `valid` operands when given, else the type's (static) valid shape, else the tile's valid region
-past the offsets, clipped to the window. A window outside the tile is a verification error when
-its offsets are constants, a run-time fault otherwise.
+past the offsets, clipped to the window. A window outside the tile (or, in a boxed layout, not
+made of whole boxes) is a verification error when its offsets are constants, a run-time fault
+otherwise.
 
-The interpreter runs windows that are contiguous in the tile's storage: whole rows of an ND tile
-(column offset 0, the tile's width); any other window is a located run-time error (its instructions
-would need the tile's row stride, which the interpreter's tiles do not carry yet).
+The hardware addresses a window as pto-isa's TSUBVIEW and PTOAS's lowering (PTOResolveBufferSelect)
+make it: a tile at the window's address (the tile's storage offset of [row, col]) whose type keeps
+the tile's strides (`window_tile_type`): the window's own type when its storage steps as the tile's
+does (whole rows of a row-major tile, whole columns of a column-major one), else the tile's shape
+with the window's valid shape. The instructions then run on a window of columns as on any tile
+whose valid region is smaller than its storage.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, IntegerAttr, i64
+from xdsl.ir import SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -35,7 +41,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import constant_index
-from pto_dialect.types import TileBufType
+from pto_dialect.types import TileBufType, TileTypeBase
 
 INDEX = IndexType()
 
@@ -119,12 +125,12 @@ class SubViewOp(IRDLOperation):
             raise VerifyException(f"expects the result shape to match the subview sizes {list(window)}, got {result}")
         if result.element_type != source.element_type or result.loc != source.loc:
             raise VerifyException(f"expects the result's element type and memory to be the source's, got {result} from {source}")
-        for dim, (offset, size, whole) in enumerate(zip(self.offsets, window, source.shape)):
+        if (box := source.inner_box) is not None and (window[0] % box[0] or window[1] % box[1]):
+            raise VerifyException(f"the {window[0]}x{window[1]} window is not made of whole {box[0]}x{box[1]} boxes of the tile")
+        for dim, (offset, size) in enumerate(zip(self.offsets, window)):
             known = constant_index(offset)
-            if known is not None and not (0 <= known and known + size <= whole):
-                raise VerifyException(
-                    f"the window [{known}, {known + size}) of dim {dim} is outside the {source.shape[0]}x{source.shape[1]} tile"
-                )
+            if known is not None and (problem := window_problem(source, dim, known, size)) is not None:
+                raise VerifyException(problem)
         for name, value, size in (("valid_row", self.valid_row, window[0]), ("valid_col", self.valid_col, window[1])):
             known = constant_index(value) if value is not None else None
             if known is not None and not 0 <= known <= size:
@@ -140,6 +146,35 @@ class SubViewOp(IRDLOperation):
                 raise VerifyException(
                     f"expects result valid_shape[{dim}] to match the valid operand ({need}), got {result}"
                 )
+
+
+def window_problem(source: TileTypeBase, dim: int, offset: int, size: int) -> str | None:
+    """Why a window of `size` at `offset` along `dim` does not fit the tile, if it does not."""
+    whole = source.shape[dim]
+    if not (0 <= offset and offset + size <= whole):
+        return f"the window [{offset}, {offset + size}) of dim {dim} is outside the {source.shape[0]}x{source.shape[1]} tile"
+    if (box := source.inner_box) is not None and offset % box[dim]:
+        return f"the window's offset {offset} in dim {dim} is not on a {box[0]}x{box[1]} box of the tile"
+    return None
+
+
+def window_tile_type(source: TileTypeBase, result: TileBufType) -> TileBufType:
+    """The type the window's tile has on the hardware (see the module's docstring)."""
+    steps_alike = result.shape[1] == source.shape[1] if source.is_row_major else result.shape[0] == source.shape[0]
+    if steps_alike:
+        return result
+    rows, cols = source.shape
+    return TileBufType.from_params(replace(result.params, rows=rows, cols=cols))
+
+
+def stored_type(tile: SSAValue) -> TileBufType:
+    """The type a tile value has on the hardware: a subview's keeps its source's strides
+    (window_tile_type); any other value's is its own."""
+    owner = tile.owner
+    if isinstance(owner, SubViewOp):
+        return window_tile_type(stored_type(owner.source), owner.result.type)
+    assert isinstance(tile.type, TileBufType)
+    return tile.type
 
 
 def window_valid(op: SubViewOp, parent_valid: tuple[int, int], offsets: tuple[int, int], given: Sequence[int]) -> tuple[int, int]:

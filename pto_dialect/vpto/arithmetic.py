@@ -14,15 +14,15 @@ function for each `operation` is in interpreter/vpto/functions.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerType, Signedness
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.facts import INT8, INT16, INT32, spell, types_named
-from pto_dialect.vpto.common import require_mask_for, require_same
+from pto_dialect.vpto.common import require_mask_for, require_same, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 FLOATS = types_named("f16", "bf16", "f32")
@@ -61,42 +61,49 @@ def _require_type(row: Arithmetic, vreg: object) -> VRegType:
     return vreg
 
 
-class BinaryArithmeticOp(IRDLOperation):
-    """`mask ? lhs OP rhs : 0`, lane by lane (BINARY's row for the op)."""
+class ArithmeticOpBase(IRDLOperation):
+    """`mask ? first OP second : 0`, lane by lane, the operation and its element types a table's row."""
 
     ROW: ClassVar[Arithmetic]
+    FORMULA: ClassVar[str]
+    mask = operand_def(MaskType)
+    result = result_def(VRegType)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        vreg = _require_type(self.ROW, self.operands[0].type)
+        self.require_operands(vreg)
+        require_mask_for(vreg, self.mask.type)
+
+    def require_operands(self, vreg: VRegType) -> None:
+        """The rules for the operands before the mask (the first of them a `vreg`, of the row's types)."""
+        raise NotImplementedError
+
+
+class BinaryArithmeticOp(ArithmeticOpBase):
+    """`mask ? lhs OP rhs : 0`, lane by lane (BINARY's row for the op)."""
+
     FORMULA: ClassVar[str] = "`mask ? lhs {} rhs : 0`, lane by lane"
     lhs = operand_def(VRegType)
     rhs = operand_def(VRegType)
-    mask = operand_def(MaskType)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs `,` $mask attr-dict `:` type($lhs) `,` type($rhs) `,` type($mask) `->` type($result)"
 
-    def verify_(self) -> None:
-        vreg = _require_type(self.ROW, self.lhs.type)
+    def require_operands(self, vreg: VRegType) -> None:
         require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
         require_same(self.lhs.type, self.result.type, "the operands and the result")
-        require_mask_for(vreg, self.mask.type)
 
 
-class VecScalarArithmeticOp(IRDLOperation):
+class VecScalarArithmeticOp(ArithmeticOpBase):
     """`mask ? input OP scalar : 0`, lane by lane (VEC_SCALAR's row for the op)."""
 
-    ROW: ClassVar[Arithmetic]
     FORMULA: ClassVar[str] = "`mask ? input {} scalar : 0`, lane by lane"
     input = operand_def(VRegType)
     scalar = operand_def()
-    mask = operand_def(MaskType)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $scalar `,` $mask attr-dict `:` type($input) `,` type($scalar) `,` type($mask) `->` type($result)"
 
-    def verify_(self) -> None:
-        vreg = _require_type(self.ROW, self.input.type)
+    def require_operands(self, vreg: VRegType) -> None:
         require_same(self.input.type, self.result.type, "input and result")
         _require_scalar_for(vreg, self.scalar.type)
-        require_mask_for(vreg, self.mask.type)
 
 
 def _require_scalar_for(vreg: VRegType, scalar: object) -> None:
@@ -113,12 +120,10 @@ def _require_scalar_for(vreg: VRegType, scalar: object) -> None:
     )
 
 
-def _define(name: str, row: Arithmetic, base: type[BinaryArithmeticOp | VecScalarArithmeticOp]) -> type[IRDLOperation]:
+def _define(name: str, row: Arithmetic, base: type[ArithmeticOpBase]) -> type[ArithmeticOpBase]:
     """The op `pto.<name>` of `base` computing `row` (its doc: the formula with the row's operator)."""
-    summary = base.FORMULA.format(row.symbol)
-    attrs = {"name": f"pto.{name}", "ROW": row, "__module__": __name__,
-             "__doc__": f"{summary} ({spell(row.types)}).", "__annotations__": {"ROW": ClassVar[Arithmetic]}}
-    return irdl_op_definition(cast(type[IRDLOperation], type(name.capitalize() + "Op", (base,), attrs)))
+    doc = f"{base.FORMULA.format(row.symbol)} ({spell(row.types)})."
+    return row_op(base, name.capitalize() + "Op", name, doc, ROW=row)
 
 
 ARITHMETIC_OPS = [*(_define(n, r, BinaryArithmeticOp) for n, r in BINARY.items()),

@@ -3,7 +3,11 @@ tokens (distributions, patterns) each op family takes, as tables the verifier, i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
+
 from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
@@ -34,6 +38,74 @@ def require_updated_base(op: Operation, base: SSAValue, updated: SSAValue | None
     """A post-update result has its base's pointer type."""
     if updated is not None and updated.type != base.type:
         raise VerifyException(f"requires updated base result to match base type {base.type}, got {updated.type}")
+
+
+OpT = TypeVar("OpT", bound=IRDLOperation)
+
+
+def row_op(base: type[OpT], class_name: str, op_name: str, doc: str | None = None, **constants: object) -> type[OpT]:
+    """The op `pto.<op_name>` of a family declared as a table: `base` with one row's class constants."""
+    attrs = {"name": f"pto.{op_name}", "__module__": base.__module__, "__annotations__": dict.fromkeys(constants, ClassVar),
+             **constants}
+    if doc is not None:
+        attrs["__doc__"] = doc
+    return irdl_op_definition(cast(type[OpT], type(class_name, (base,), attrs)))
+
+
+class CopyOpBase(IRDLOperation):
+    """A copy from its `source` pointer to its `destination` pointer: each into its space (GM -> UB
+    unless the op says otherwise), their elements of one byte width."""
+
+    if TYPE_CHECKING:  # each copy defines them, in PTOAS's operand order
+        source: SSAValue
+        destination: SSAValue
+
+    SOURCE_SPACE: ClassVar[str] = GM
+    DESTINATION_SPACE: ClassVar[str] = UB
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def verify_(self) -> None:
+        source = require_space(self.source, self.SOURCE_SPACE, "source")
+        destination = require_space(self.destination, self.DESTINATION_SPACE, "destination")
+        if source.element.bytes != destination.element.bytes:
+            raise VerifyException(f"requires source and destination element byte widths to match, got {source} and {destination}")
+
+
+class UbAccessOp(IRDLOperation):
+    """An op that reads or writes UB through its pointer operand named `POINTER` and, where it has the
+    post-update result named `UPDATED`, returns that pointer advanced (so of the pointer's type)."""
+
+    POINTER: ClassVar[str] = "source"
+    UPDATED: ClassVar[str] = "updated_base"
+    DIRECTION: ClassVar[str]
+    """How a message names the access: load or store."""
+
+    @property
+    def pointer_type(self) -> PtrType:
+        """The verified op's pointer type."""
+        pointer = getattr(self, self.POINTER).type
+        assert isinstance(pointer, PtrType)
+        return pointer
+
+    def verify_(self) -> None:
+        pointer = getattr(self, self.POINTER)
+        require_space(pointer, UB, self.POINTER)
+        require_updated_base(self, pointer, getattr(self, self.UPDATED, None))
+
+
+class UbReadOp(UbAccessOp):
+    """An op that reads UB through its `source` pointer (a load)."""
+
+    DIRECTION: ClassVar[str] = "load"
+    traits = traits_def(MemoryReadEffect())
+
+
+class UbWriteOp(UbAccessOp):
+    """An op that writes UB through its `destination` pointer (a store)."""
+
+    POINTER: ClassVar[str] = "destination"
+    DIRECTION: ClassVar[str] = "store"
+    traits = traits_def(MemoryWriteEffect())
 
 
 def element_bytes(attr: Attribute) -> int:

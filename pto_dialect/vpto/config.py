@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, ClassVar
 from xdsl.dialects.builtin import I64, IntegerType
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
-from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, require_space
+from pto_dialect.vpto.common import GM, UB, CopyOpBase, require_space, row_op
 
 if TYPE_CHECKING:
     import numpy as np
@@ -46,18 +45,9 @@ class LoopConfigOpBase(IRDLOperation):
     assembly_format = "$first `,` $second attr-dict `:` type($first) `,` type($second)"
 
 
-def _loop_config_ops() -> list[type[IRDLOperation]]:
-    made = []
-    for direction in DIRECTIONS:
-        for register in LOOP_REGISTERS:
-            name = f"set_{register}_{direction}"
-            attrs = {"name": f"pto.{name}", "REGISTER": register, "DIRECTION": direction, "__module__": __name__,
-                     "__annotations__": {"REGISTER": ClassVar[str], "DIRECTION": ClassVar[str]}}
-            made.append(irdl_op_definition(type("".join(w.capitalize() for w in name.split("_")) + "Op", (LoopConfigOpBase,), attrs)))
-    return made
-
-
-LOOP_CONFIG_OPS = _loop_config_ops()
+LOOP_CONFIG_OPS = [row_op(LoopConfigOpBase, f"Set{register.title().replace('_', '')}{direction.title()}Op",
+                          f"set_{register}_{direction}", REGISTER=register, DIRECTION=direction)
+                   for direction in DIRECTIONS for register in LOOP_REGISTERS]
 
 ATOMIC_MODES = {"none": None, "add": "add", "max": "max", "min": "min"}
 """set_atomic_<mode>: how a UB -> GM store combines with what GM holds (none: it replaces it)."""
@@ -80,25 +70,12 @@ class SetAtomicOpBase(IRDLOperation):
     assembly_format = "attr-dict"
 
 
-def _atomic_ops() -> list[type[IRDLOperation]]:
-    made = []
-    for setting in (*ATOMIC_MODES, *ATOMIC_TYPES):
-        attrs = {"name": f"pto.set_atomic_{setting}", "SETTING": setting, "__module__": __name__,
-                 "__annotations__": {"SETTING": ClassVar[str]}}
-        made.append(irdl_op_definition(type(f"SetAtomic{setting.capitalize()}Op", (SetAtomicOpBase,), attrs)))
-    return made
-
-
-ATOMIC_OPS = _atomic_ops()
-
-
-def _same_width(op: IRDLOperation, source: PtrType, destination: PtrType) -> None:
-    if source.element.bytes != destination.element.bytes:
-        raise VerifyException(f"requires source and destination element byte widths to match, got {source} and {destination}")
+ATOMIC_OPS = [row_op(SetAtomicOpBase, f"SetAtomic{setting.capitalize()}Op", f"set_atomic_{setting}", SETTING=setting)
+              for setting in (*ATOMIC_MODES, *ATOMIC_TYPES)]
 
 
 @irdl_op_definition
-class CopyGmToUbufOp(IRDLOperation):
+class CopyGmToUbufOp(CopyOpBase):
     """GM -> UB rows, repeated by the outtoub loop registers."""
 
     name = "pto.copy_gm_to_ubuf"
@@ -114,7 +91,6 @@ class CopyGmToUbufOp(IRDLOperation):
     l2_cache_ctl = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $left_padding_count `,` $right_padding_count `,` "
         "$data_select_bit `,` $l2_cache_ctl `,` $gm_stride `,` $ub_stride attr-dict `:` type($source) `,` type($destination) `,` "
@@ -122,12 +98,9 @@ class CopyGmToUbufOp(IRDLOperation):
         "type($data_select_bit) `,` type($l2_cache_ctl) `,` type($gm_stride) `,` type($ub_stride)"
     )
 
-    def verify_(self) -> None:
-        _same_width(self, require_space(self.source, GM, "source"), require_space(self.destination, UB, "destination"))
-
 
 @irdl_op_definition
-class CopyUbufToGmOp(IRDLOperation):
+class CopyUbufToGmOp(CopyOpBase):
     """UB -> GM rows, repeated by the ubtoout loop registers (combined with GM in the atomic mode)."""
 
     name = "pto.copy_ubuf_to_gm"
@@ -140,15 +113,14 @@ class CopyUbufToGmOp(IRDLOperation):
     reserved = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = (
         "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $reserved `,` $gm_stride `,` $ub_stride "
         "attr-dict `:` type($source) `,` type($destination) `,` type($sid) `,` type($n_burst) `,` type($len_burst) `,` "
         "type($reserved) `,` type($gm_stride) `,` type($ub_stride)"
     )
 
-    def verify_(self) -> None:
-        _same_width(self, require_space(self.source, UB, "source"), require_space(self.destination, GM, "destination"))
+    SOURCE_SPACE: ClassVar[str] = UB
+    DESTINATION_SPACE: ClassVar[str] = GM
 
 
 MTE_UB_UB_BLOCK_BYTES = 32

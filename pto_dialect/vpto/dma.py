@@ -22,23 +22,20 @@ from xdsl.dialects.builtin import I64, AnyFloat, IntegerType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
-    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
-    traits_def,
     var_operand_def,
 )
 from xdsl.irdl.operations import VarOperand
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, require_space
+from pto_dialect.vpto.common import GM, UB, CopyOpBase
 
 UB_ROW_ALIGN_BYTES = 32
 """A padded UB row ends on this boundary (02-dma-copy.md, "Alignment Constraints")."""
@@ -82,12 +79,10 @@ def _print_types(printer: Printer, values: Sequence[SSAValue]) -> None:
     printer.print_list([v.type for v in values], printer.print_attribute)
 
 
-class MteOpBase(IRDLOperation):
+class MteOpBase(CopyOpBase):
     """What both directions share: pointers, the burst group, the loop groups."""
 
     if TYPE_CHECKING:  # each direction defines them, in PTOAS's operand order
-        source: SSAValue
-        destination: SSAValue
         len_burst: SSAValue
         n_burst: SSAValue
         nburst_src_stride: SSAValue
@@ -96,8 +91,6 @@ class MteOpBase(IRDLOperation):
         loop_src_strides: VarOperand
         loop_dst_strides: VarOperand
 
-    SOURCE_SPACE: ClassVar[str] = GM
-    DESTINATION_SPACE: ClassVar[str] = UB
     LEADING: ClassVar[tuple[str, ...]]
     """The operands before `nburst(...)`, in their order."""
     GROUP: ClassVar[tuple[str, tuple[str, ...]]]
@@ -184,12 +177,7 @@ class MteOpBase(IRDLOperation):
             _print_types(printer, self._group)
 
     def verify_(self) -> None:
-        source = require_space(self.source, self.SOURCE_SPACE, "source")
-        destination = require_space(self.destination, self.DESTINATION_SPACE, "destination")
-        if source.element.bytes != destination.element.bytes:
-            raise VerifyException(
-                f"requires source and destination element byte widths to match, got {source} and {destination}"
-            )
+        super().verify_()
         if not len(self.loop_counts) == len(self.loop_src_strides) == len(self.loop_dst_strides):
             raise VerifyException("requires each loop group to provide count, src stride, and dst stride")
 
@@ -232,7 +220,6 @@ class MteGmUbOp(MteOpBase):
     pad_value = opt_operand_def()
     left_padding_count = opt_operand_def(I64)
     right_padding_count = opt_operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     LEADING: ClassVar = ("source", "destination", "l2_cache_ctl", "len_burst")
     GROUP: ClassVar = ("pad", ("pad_value", "left_padding_count", "right_padding_count"))
@@ -264,7 +251,6 @@ class MteUbGmOp(MteOpBase):
     loop_counts = var_operand_def(I64)
     loop_src_strides = var_operand_def(I64)
     loop_dst_strides = var_operand_def(I64)
-    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     SOURCE_SPACE: ClassVar[str] = UB
     DESTINATION_SPACE: ClassVar[str] = GM

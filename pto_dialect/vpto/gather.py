@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import IntegerType, Signedness
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, require_space
+from pto_dialect.vpto.common import UbReadOp, UbWriteOp
 from pto_dialect.vpto.types import VECTOR_BYTES, MaskType, VRegType
 
 
@@ -111,14 +110,13 @@ def require_result(result: VRegType, pointer: PtrType, allowed: bool, expected: 
         raise VerifyException(f"requires result type {expected} for a {pointer} source, got {result}")
 
 
-class RegisterGatherOp(IRDLOperation):
+class RegisterGatherOp(UbReadOp):
     """A gather from UB through an offset register under a mask."""
 
     source = operand_def(PtrType)
     offsets = operand_def(VRegType)
     mask = operand_def(MaskType)
     result = result_def(VRegType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `,` $offsets `,` $mask attr-dict `:` type($source) `,` type($offsets) `,` type($mask) "
         "`->` type($result)"
@@ -148,7 +146,8 @@ class VGather2Op(RegisterGatherOp):
         return VRegType.of(IntegerType(16, Signedness.UNSIGNED if source.element.family == "uint" else Signedness.SIGNLESS))
 
     def verify_(self) -> None:
-        pointer = require_space(self.source, UB, "source")
+        super().verify_()
+        pointer = self.pointer_type
         form = source_form(VGATHER2_FORMS, pointer.element_type, "source")
         result = self.result.type
         source = pointer.element_type
@@ -179,7 +178,8 @@ class VGather2BcOp(RegisterGatherOp):
         return VRegType.of(IntegerType(32, Signedness.UNSIGNED))
 
     def verify_(self) -> None:
-        pointer = require_space(self.source, UB, "source")
+        super().verify_()
+        pointer = self.pointer_type
         form = source_form(VGATHER2_BC_FORMS, pointer.element_type, "source")
         result, source = self.result.type, pointer.element_type
         if pointer.element.bytes == 4:
@@ -200,7 +200,8 @@ class VGatherBOp(RegisterGatherOp):
     name = "pto.vgatherb"
 
     def verify_(self) -> None:
-        pointer = require_space(self.source, UB, "source")
+        super().verify_()
+        pointer = self.pointer_type
         result = self.result.type
         if result.element_type != pointer.element_type:
             raise VerifyException(f"requires the result element type to be the source's ({pointer.element_type}), got {result}")
@@ -209,7 +210,7 @@ class VGatherBOp(RegisterGatherOp):
 
 
 @irdl_op_definition
-class VScatterOp(IRDLOperation):
+class VScatterOp(UbWriteOp):
     """The destination element at offsets[i] (elements, unsigned) = value[i] (b8: value[2i]) where
     the mask is on; where active offsets collide the lowest lane wins."""
 
@@ -219,7 +220,6 @@ class VScatterOp(IRDLOperation):
     destination = operand_def(PtrType)
     offsets = operand_def(VRegType)
     mask = operand_def(MaskType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `,` $offsets `,` $mask attr-dict `:` type($value) `,` type($destination) `,` "
         "type($offsets) `,` type($mask)"
@@ -229,7 +229,8 @@ class VScatterOp(IRDLOperation):
         super().__init__(operands=[value, destination, offsets, mask])
 
     def verify_(self) -> None:
-        pointer = require_space(self.destination, UB, "destination")
+        super().verify_()
+        pointer = self.pointer_type
         value = self.value.type
         assert isinstance(value, VRegType)
         form = source_form(VSCATTER_FORMS, value.element_type, "value")

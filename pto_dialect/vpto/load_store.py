@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import I16, I32, IndexType, StringAttr
 from xdsl.irdl import (
@@ -31,13 +31,13 @@ from xdsl.irdl import (
     traits_def,
 )
 from xdsl.ir import SSAValue
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, require_mask_for, require_same, require_space, require_token, require_updated_base
+from pto_dialect.vpto.common import UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -104,90 +104,90 @@ def check_dist(token: str, table: dict[str, Dist], what: str) -> Dist:
     return table[token]
 
 
-def default_store_dist(vreg: VRegType) -> str:
-    """A store without `dist`: the contiguous store of its element width."""
-    return f"NORM_B{8 * vreg.element.bytes}"
+class VectorTransferOpBase(UbAccessOp):
+    """A vector register loaded from or stored to UB at `pointer[offset]` elements, in one of `DISTS`
+    (post-update: at the base, returning the base advanced)."""
 
+    DISTS: ClassVar[dict[str, Dist]]
+    if TYPE_CHECKING:  # each op defines it, in PTOAS's operand order
+        offset: SSAValue
 
-def _register_span(pointer: SSAValue, offset: SSAValue, dist: Dist | None, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-    """A vector load's or store's UB bytes from `pointer` on: its element offset, its dist's footprint."""
-    assert isinstance(pointer.type, PtrType)
-    footprint = dist.ub_bytes if dist is not None and dist.ub_bytes is not None else VECTOR_BYTES
-    return value_of(offset) * pointer.type.element.bytes, footprint
+    irdl_options = (ParsePropInAttrDict(),)
+    dist = opt_prop_def(StringAttr)
+    updated_base = opt_result_def(PtrType)
+
+    @property
+    def default_dist(self) -> str:
+        """The distribution of the op without `dist`."""
+        raise NotImplementedError
+
+    @property
+    def dist_token(self) -> str:
+        return self.dist.data if self.dist is not None else self.default_dist
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        """Its UB bytes from `pointer` on: its element offset, its distribution's footprint."""
+        assert isinstance(pointer.type, PtrType)
+        dist = self.DISTS.get(self.dist_token)
+        footprint = dist.ub_bytes if dist is not None and dist.ub_bytes is not None else VECTOR_BYTES
+        return value_of(self.offset) * pointer.type.element.bytes, footprint
+
+    def verify_(self) -> None:
+        super().verify_()
+        check_dist(self.dist_token, self.DISTS, self.DIRECTION)
 
 
 @irdl_op_definition
-class VldsOp(IRDLOperation):
+class VldsOp(VectorTransferOpBase, UbReadOp):
     """A vector load from UB in one of the load distributions (default NORM)."""
 
     name = "pto.vlds"
-    irdl_options = (ParsePropInAttrDict(),)
 
     source = operand_def(PtrType)
     offset = operand_def(IndexType)
-    dist = opt_prop_def(StringAttr)
     result = result_def(VRegType)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `[` $offset `]` attr-dict `:` type($source) `->` type($result) (`,` type($updated_base)^)?"
     )
 
+    DISTS: ClassVar[dict[str, Dist]] = VLDS_DISTS
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
     @property
-    def dist_token(self) -> str:
-        return self.dist.data if self.dist is not None else "NORM"
-
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _register_span(pointer, self.offset, VLDS_DISTS.get(self.dist_token), value_of)
-
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
-        check_dist(self.dist_token, VLDS_DISTS, "load")
-        require_updated_base(self, self.source, self.updated_base)
+    def default_dist(self) -> str:
+        return "NORM"
 
 
 @irdl_op_definition
-class VstsOp(IRDLOperation):
+class VstsOp(VectorTransferOpBase, UbWriteOp):
     """A vector store to UB of the lanes its mask selects, in one of the store distributions."""
 
     name = "pto.vsts"
-    irdl_options = (ParsePropInAttrDict(),)
 
     value = operand_def(VRegType)
     destination = operand_def(PtrType)
     offset = operand_def(IndexType)
     mask = operand_def(MaskType)
-    dist = opt_prop_def(StringAttr)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `[` $offset `]` `,` $mask attr-dict `:` type($value) `,` type($destination) "
         "`,` type($mask) (`->` type($updated_base)^)?"
     )
+
+    DISTS: ClassVar[dict[str, Dist]] = VSTS_DISTS
+    PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
 
     @property
     def vreg(self) -> VRegType:
         assert isinstance(self.value.type, VRegType)
         return self.value.type
 
-    PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
-
     @property
-    def dist_token(self) -> str:
-        return self.dist.data if self.dist is not None else default_store_dist(self.vreg)
-
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _register_span(pointer, self.offset, VSTS_DISTS.get(self.dist_token), value_of)
+    def default_dist(self) -> str:
+        return f"NORM_B{8 * self.vreg.element.bytes}"
 
     def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        dist = check_dist(self.dist_token, VSTS_DISTS, "store")
-        require_mask_for(self.vreg, self.mask.type, granularity=dist.mask)
-        require_updated_base(self, self.destination, self.updated_base)
-
-
+        super().verify_()
+        require_mask_for(self.vreg, self.mask.type, granularity=VSTS_DISTS[self.dist_token].mask)
 
 
 VLDSX2_DISTS = ("BDINTLV", "DINTLV_B8", "DINTLV_B16", "DINTLV_B32")
@@ -197,7 +197,7 @@ VSTSX2_DISTS = ("INTLV_B8", "INTLV_B16", "INTLV_B32")
 
 
 @irdl_op_definition
-class Vldsx2Op(IRDLOperation):
+class Vldsx2Op(UbReadOp):
     """Two registers from 512 bytes, deinterleaved: low the even elements (or 32-byte blocks), high the odd."""
 
     name = "pto.vldsx2"
@@ -208,21 +208,19 @@ class Vldsx2Op(IRDLOperation):
     low = result_def(VRegType)
     high = result_def(VRegType)
     updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($low) `,` type($high) "
         "(`,` type($updated_base)^)?"
     )
 
     def verify_(self) -> None:
-        require_space(self.source, UB, "source")
+        super().verify_()
         require_token(self.dist.data, VLDSX2_DISTS, "the x2 load distribution")
         require_same(self.low.type, self.high.type, "low/high results")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition
-class Vstsx2Op(IRDLOperation):
+class Vstsx2Op(UbWriteOp):
     """512 bytes from two registers, interleaved: low[i] then high[i]."""
 
     name = "pto.vstsx2"
@@ -233,14 +231,14 @@ class Vstsx2Op(IRDLOperation):
     offset = operand_def(IndexType)
     dist = prop_def(StringAttr)
     mask = operand_def(MaskType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$low `,` $high `,` $destination `[` $offset `]` `,` $dist `,` $mask attr-dict `:` type($low) `,` type($high) `,` "
         "type($destination) `,` type($offset) `,` type($mask)"
     )
 
+
     def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
+        super().verify_()
         require_token(self.dist.data, VSTSX2_DISTS, "the x2 store distribution")
         require_same(self.low.type, self.high.type, "low/high values")
 
@@ -249,26 +247,29 @@ BLOCK_BYTES = 32
 """One UB block: what vsldb / vsstb move per mask-selected block, and the unit of their strides."""
 
 
-def _block_strided_span(block_stride: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-    """A block-strided access's UB bytes from its base: the register's blocks `block_stride` blocks apart."""
-    blocks = VECTOR_BYTES // BLOCK_BYTES
-    return 0, ((blocks - 1) * value_of(block_stride) + 1) * BLOCK_BYTES
+class BlockStridedOpBase(UbAccessOp):
+    """A block-strided access: the register's 32-byte blocks `block_stride` blocks apart in UB."""
+
+    block_stride = operand_def(I16)
+    repeat_stride = operand_def(I16)
+    mask = operand_def(MaskType)
+    updated_base = opt_result_def(PtrType)
+
+    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
+        """Its UB bytes from its base: the register's blocks `block_stride` blocks apart."""
+        blocks = VECTOR_BYTES // BLOCK_BYTES
+        return 0, ((blocks - 1) * value_of(self.block_stride) + 1) * BLOCK_BYTES
 
 
 @irdl_op_definition
-class VsldbOp(IRDLOperation):
+class VsldbOp(BlockStridedOpBase, UbReadOp):
     """A block-strided load: block b of the register from UB block `b * block_stride` (blocks the mask
     leaves off read nothing and are zero); post-update advances the base by `repeat_stride` blocks."""
 
     name = "pto.vsldb"
 
     source = operand_def(PtrType)
-    block_stride = operand_def(I16)
-    repeat_stride = operand_def(I16)
-    mask = operand_def(MaskType)
     result = result_def(VRegType)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($source) `,` type($block_stride) `,` "
         "type($repeat_stride) `,` type($mask) `->` type($result) (`,` type($updated_base)^)?"
@@ -276,16 +277,9 @@ class VsldbOp(IRDLOperation):
 
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _block_strided_span(self.block_stride, value_of)
-
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
-        require_updated_base(self, self.source, self.updated_base)
-
 
 @irdl_op_definition
-class VsstbOp(IRDLOperation):
+class VsstbOp(BlockStridedOpBase, UbWriteOp):
     """A block-strided store: block b of the register to UB block `b * block_stride`, for the blocks the
     mask selects; post-update advances the base by `repeat_stride` blocks."""
 
@@ -293,43 +287,28 @@ class VsstbOp(IRDLOperation):
 
     value = operand_def(VRegType)
     destination = operand_def(PtrType)
-    block_stride = operand_def(I16)
-    repeat_stride = operand_def(I16)
-    mask = operand_def(MaskType)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($value) `,` "
         "type($destination) `,` type($block_stride) `,` type($repeat_stride) `,` type($mask) (`->` type($updated_base)^)?"
     )
 
+
     PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
-
-    def byte_span(self, pointer: SSAValue, value_of: ValueOf) -> tuple[SpanValue, SpanValue]:
-        return _block_strided_span(self.block_stride, value_of)
-
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        require_updated_base(self, self.destination, self.updated_base)
 
 
 @irdl_op_definition
-class VldasOp(IRDLOperation):
+class VldasOp(UbReadOp):
     """Prime an unaligned load stream at `source`."""
 
     name = "pto.vldas"
 
     source = operand_def(PtrType)
     result = result_def(AlignType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
-
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
 
 
 @irdl_op_definition
-class VldusOp(IRDLOperation):
+class VldusOp(UbReadOp):
     """An unaligned load: the register of bytes at `source` (post-update: and `source + increment`)."""
 
     name = "pto.vldus"
@@ -340,17 +319,15 @@ class VldusOp(IRDLOperation):
     result = result_def(VRegType)
     updated_align = result_def(AlignType)
     updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryReadEffect())
     assembly_format = (
         "$source `,` $align (`,` $increment^)? attr-dict `:` type($source) `,` type($align) (`,` type($increment)^)? "
         "`->` type($result) `,` type($updated_align) (`,` type($updated_base)^)?"
     )
 
     def verify_(self) -> None:
-        require_space(self.source, UB, "source")
+        super().verify_()
         if (self.increment is None) != (self.updated_base is None):
             raise VerifyException("requires the increment operand and the updated base result together (the post-update form)")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition
@@ -365,7 +342,7 @@ class InitAlignOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VstusOp(IRDLOperation):
+class VstusOp(UbWriteOp):
     """Append the first `offset` elements of `value` to the unaligned store stream at `base`: whole 32-byte
     blocks reach UB, the tail waits in the state (post-update: and `base + offset`)."""
 
@@ -377,22 +354,20 @@ class VstusOp(IRDLOperation):
     base = operand_def(PtrType)
     align_out = result_def(AlignType)
     base_out = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$align_in `,` $offset `,` $value `,` $base attr-dict `:` type($align_in) `,` type($offset) `,` type($value) `,` "
         "type($base) `->` type($align_out) (`,` type($base_out)^)?"
     )
 
-    def verify_(self) -> None:
-        require_space(self.base, UB, "base")
-        require_updated_base(self, self.base, self.base_out)
+    POINTER: ClassVar[str] = "base"
+    UPDATED: ClassVar[str] = "base_out"
 
 
 VSTUR_MODES = ("POST_UPDATE", "NO_POST_UPDATE")
 
 
 @irdl_op_definition
-class VsturOp(IRDLOperation):
+class VsturOp(UbWriteOp):
     """Append the squeezed bytes (SPR SQZN of them, set by vsqz) of `value` to the stream at `base + AR`;
     POST_UPDATE advances AR by them."""
 
@@ -403,18 +378,19 @@ class VsturOp(IRDLOperation):
     base = operand_def(PtrType)
     mode = prop_def(StringAttr)
     align_out = result_def(AlignType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$align_in `,` $value `,` $base `,` $mode attr-dict `:` type($align_in) `,` type($value) `,` type($base) `->` type($align_out)"
     )
 
+    POINTER: ClassVar[str] = "base"
+
     def verify_(self) -> None:
-        require_space(self.base, UB, "base")
+        super().verify_()
         require_token(self.mode.data, VSTUR_MODES, "mode")
 
 
 @irdl_op_definition
-class VstasOp(IRDLOperation):
+class VstasOp(UbWriteOp):
     """Flush a store stream's waiting tail so that it ends at `destination + offset` elements."""
 
     name = "pto.vstas"
@@ -423,33 +399,24 @@ class VstasOp(IRDLOperation):
     destination = operand_def(PtrType)
     offset = operand_def(I32)
     updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$value `,` $destination `,` $offset attr-dict `:` type($value) `,` type($destination) `,` type($offset) "
         "(`->` type($updated_base)^)?"
     )
 
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        require_updated_base(self, self.destination, self.updated_base)
-
 
 @irdl_op_definition
-class VstarOp(IRDLOperation):
+class VstarOp(UbWriteOp):
     """Flush a store stream's waiting tail so that it ends at `destination + AR` bytes."""
 
     name = "pto.vstar"
 
     value = operand_def(AlignType)
     destination = operand_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = "$value `,` $destination attr-dict `:` type($value) `,` type($destination)"
 
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
 
-
-class SprStoreOpBase(IRDLOperation):
+class SprStoreOpBase(UbWriteOp):
     """Store the AR special register (a 32-bit word) to UB."""
 
     BYTES_PER_OFFSET: ClassVar[int] = 1
@@ -457,17 +424,16 @@ class SprStoreOpBase(IRDLOperation):
     destination = operand_def(PtrType)
     offset = operand_def(I32)
     updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
     assembly_format = (
         "$spr `,` $destination `[` $offset `]` attr-dict `:` type($destination) `,` type($offset) (`->` type($updated_base)^)?"
     )
 
     def verify_(self) -> None:
         require_token(self.spr.data, ("AR",), "spr")
-        pointer = require_space(self.destination, UB, "destination")
+        super().verify_()
+        pointer = self.pointer_type
         if pointer.element.bytes != 4 or pointer.element.family == "float":
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
-        require_updated_base(self, self.destination, self.updated_base)
 
 
 @irdl_op_definition

@@ -28,11 +28,11 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, require_space, require_token, require_updated_base
+from pto_dialect.vpto.common import UB, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -89,13 +89,8 @@ class PltOpBase(IRDLOperation):
 
 def _granular(base: type[IRDLOperation], stem: str) -> list[type[IRDLOperation]]:
     """One op per granularity: `pto.<stem>_b8`, `_b16`, `_b32`."""
-    made = []
-    for granularity in GRANULARITY_BYTES:
-        name = f"{stem.capitalize()}{granularity.upper()}Op"
-        cls = type(name, (base,), {"name": f"pto.{stem}_{granularity}", "GRANULARITY": granularity, "__module__": __name__,
-                           "__annotations__": {"GRANULARITY": ClassVar[str]}})
-        made.append(irdl_op_definition(cls))
-    return made
+    return [row_op(base, f"{stem.capitalize()}{granularity.upper()}Op", f"{stem}_{granularity}", GRANULARITY=granularity)
+            for granularity in GRANULARITY_BYTES]
 
 
 PSET_OPS = _granular(PsetOpBase, "pset")
@@ -163,33 +158,49 @@ class PnotOp(_SameMaskTypes):
 
 PSTS_DISTS = ("NORM", "PK")
 """psts / psti: NORM stores the 256 bits (32 bytes); PK every other bit (16 bytes)."""
-
-
-class PredicateStoreOpBase(IRDLOperation):
-    """Store a predicate register's bits to UB (post-update: at the base, returning the base advanced)."""
-
-    value = operand_def(MaskType)
-    destination = operand_def(PtrType)
-    offset = operand_def(IndexType)
-    dist = prop_def(StringAttr)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryWriteEffect())
-    assembly_format = (
-        "$value `,` $destination `[` $offset `]` `,` $dist attr-dict `:` type($value) `,` type($destination) "
-        "`,` type($offset) (`->` type($updated_base)^)?"
-    )
-
-    def verify_(self) -> None:
-        require_space(self.destination, UB, "destination")
-        require_token(self.dist.data, PSTS_DISTS, "the predicate store distribution")
-        require_updated_base(self, self.destination, self.updated_base)
-
-
 PLDS_DISTS = ("NORM", "US", "DS")
 """plds / pldi: NORM loads 32 bytes; US 16 bytes, each bit twice; DS 64 bytes, every other bit."""
 
 ALIGNMENT_UNIT_BYTES = {"NORM": 32, "US": 16, "DS": 32, "PK": 16}
 """pldi / psti: the bytes one immediate offset counts, by distribution (04-predicate-load-store.md, A5)."""
+
+
+class PredicateTransferOpBase(UbAccessOp):
+    """A predicate register stored to or loaded from UB at `pointer[offset]`, in one of `DISTS`
+    (post-update: at the base, returning the base advanced)."""
+
+    DISTS: ClassVar[tuple[str, ...]] = ()
+    offset = operand_def(IndexType)
+    dist = prop_def(StringAttr)
+    updated_base = opt_result_def(PtrType)
+
+    def verify_(self) -> None:
+        super().verify_()
+        require_token(self.dist.data, self.DISTS, f"the predicate {self.DIRECTION} distribution")
+
+
+class PredicateStoreOpBase(PredicateTransferOpBase, UbWriteOp):
+    """Store a predicate register's bits to UB."""
+
+    DISTS: ClassVar[tuple[str, ...]] = PSTS_DISTS
+    value = operand_def(MaskType)
+    destination = operand_def(PtrType)
+    assembly_format = (
+        "$value `,` $destination `[` $offset `]` `,` $dist attr-dict `:` type($value) `,` type($destination) "
+        "`,` type($offset) (`->` type($updated_base)^)?"
+    )
+
+
+class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
+    """Load a predicate register from UB."""
+
+    DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
+    source = operand_def(PtrType)
+    result = result_def(MaskType)
+    assembly_format = (
+        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
+        "(`,` type($updated_base)^)?"
+    )
 
 
 @irdl_op_definition
@@ -204,26 +215,6 @@ class PstiOp(PredicateStoreOpBase):
     """... at an immediate offset counted in the distribution's alignment units."""
 
     name = "pto.psti"
-
-
-class PredicateLoadOpBase(IRDLOperation):
-    """Load a predicate register from UB."""
-
-    source = operand_def(PtrType)
-    offset = operand_def(IndexType)
-    dist = prop_def(StringAttr)
-    result = result_def(MaskType)
-    updated_base = opt_result_def(PtrType)
-    traits = traits_def(MemoryReadEffect())
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
-        "(`,` type($updated_base)^)?"
-    )
-
-    def verify_(self) -> None:
-        require_space(self.source, UB, "source")
-        require_token(self.dist.data, PLDS_DISTS, "the predicate load distribution")
-        require_updated_base(self, self.source, self.updated_base)
 
 
 @irdl_op_definition

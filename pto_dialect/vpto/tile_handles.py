@@ -10,7 +10,7 @@ What a lowering to registers (a5's TGATHER) writes to reach a tile's bytes, and 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -19,44 +19,54 @@ from pto_dialect.types import PtrType, TileBufType
 from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
 
 
-@irdl_op_definition
-class TileBufAddrOp(IRDLOperation):
-    """The UB address of a vec tile's storage, as a pointer to its element type."""
-
-    name = "pto.tile_buf_addr"
+class TileQueryOp(IRDLOperation):
+    """A fact of a tile as a value: `%r = pto.<op> %tile : <tile type> -> <the fact's type>`."""
 
     src = operand_def(TileBufType)
-    result = result_def(PtrType)
     traits = traits_def(Pure())
     assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
 
     def __init__(self, tile: SSAValue):
-        tile_type = tile.type
-        assert isinstance(tile_type, TileBufType)
-        super().__init__(operands=[tile], result_types=[PtrType.get(tile_type.element_type, "ub")])
+        super().__init__(operands=[tile], result_types=[self.result_type(tile.type)])
+
+    @staticmethod
+    def result_type(tile: Attribute) -> Attribute:
+        raise NotImplementedError
+
+
+@irdl_op_definition
+class TileValidRowsOp(TileQueryOp):
+    """A tile's valid rows (its type's, or the value a dynamic `?` carries)."""
+
+    name = "pto.tile_valid_rows"
+
+    result = result_def(IndexType)
+
+    @staticmethod
+    def result_type(tile: Attribute) -> Attribute:
+        return IndexType()
+
+
+@irdl_op_definition
+class TileBufAddrOp(TileQueryOp):
+    """The UB address of a vec tile's storage, as a pointer to its element type."""
+
+    name = "pto.tile_buf_addr"
+
+    result = result_def(PtrType)
 
     def verify_(self) -> None:
         tile, pointer = self.src.type, self.result.type
         assert isinstance(tile, TileBufType)
         if tile.loc.data != "vec":
             raise VerifyException(f"requires a vec tile (its storage is in UB), got {tile}")
-        if pointer != PtrType.get(tile.element_type, "ub"):
+        if pointer != self.result_type(tile):
             raise VerifyException(f"requires result type !pto.ptr<{tile.element_type}, ub>, got {pointer}")
 
-
-@irdl_op_definition
-class TileValidRowsOp(IRDLOperation):
-    """A tile's valid rows (its type's, or the value a dynamic `?` carries)."""
-
-    name = "pto.tile_valid_rows"
-
-    src = operand_def(TileBufType)
-    result = result_def(IndexType)
-    traits = traits_def(Pure())
-    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
-
-    def __init__(self, tile: SSAValue):
-        super().__init__(operands=[tile], result_types=[IndexType()])
+    @staticmethod
+    def result_type(tile: Attribute) -> Attribute:
+        assert isinstance(tile, TileBufType)
+        return PtrType.get(tile.element_type, "ub")
 
 
 TILE_HANDLE_OPS = [TileBufAddrOp, TileValidRowsOp]

@@ -18,6 +18,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import ElementType, element_info
+from pto_dialect.types import verified_element
 from pto_dialect.vector import REPEAT_BYTES
 
 VECTOR_BYTES = REPEAT_BYTES
@@ -52,9 +53,7 @@ class VRegType(ParametrizedAttribute, TypeAttribute):
 
     @property
     def element(self) -> ElementType:
-        info = element_info(self.element_type)
-        assert info is not None, "verified"
-        return info
+        return verified_element(self.element_type)
 
     def verify(self) -> None:
         spelled = f"'!pto.vreg<{self.count.data}x{self.element_type}>'"

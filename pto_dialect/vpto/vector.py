@@ -15,6 +15,7 @@ Register-to-register ops the load/store and predicate cases use (PTOAS 05-materi
 
 from __future__ import annotations
 from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute
 from xdsl.irdl import (
     IRDLOperation,
     ParsePropInAttrDict,
@@ -39,6 +40,13 @@ def _vreg(value_type: object) -> VRegType:
     return value_type
 
 
+def _require_lane_scalar(vreg: VRegType, scalar: Attribute) -> None:
+    """A scalar that fills one of `vreg`'s lanes: an element type of the lanes' width."""
+    info = element_info(scalar)
+    if info is None or info.bytes != vreg.element.bytes:
+        raise VerifyException(f"requires a scalar of the lanes' width ({vreg.element.bits} bits), got {scalar}")
+
+
 @irdl_op_definition
 class VbrOp(IRDLOperation):
     """A scalar in every lane (b8: its low 8 bits)."""
@@ -51,10 +59,7 @@ class VbrOp(IRDLOperation):
     assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
 
     def verify_(self) -> None:
-        info = element_info(self.value.type)
-        lane = _vreg(self.result.type).element
-        if info is None or info.bytes != lane.bytes:
-            raise VerifyException(f"requires a scalar of the lanes' width ({lane.bits} bits), got {self.value.type}")
+        _require_lane_scalar(_vreg(self.result.type), self.value.type)
 
 
 POSITIONS = ("LOWEST", "HIGHEST")
@@ -84,9 +89,7 @@ class VdupOp(IRDLOperation):
             return
         if self.position is not None:
             raise VerifyException("takes a position only for a vector input")
-        info = element_info(self.input.type)
-        if info is None or info.bytes != result.element.bytes:
-            raise VerifyException(f"requires a scalar of the lanes' width ({result.element.bits} bits), got {self.input.type}")
+        _require_lane_scalar(result, self.input.type)
 
 
 @irdl_op_definition
@@ -133,9 +136,7 @@ class VcmpsOp(IRDLOperation):
         require_token(self.cmp_mode.data, COMPARISONS, "the comparison")
         require_mask_for(src, self.mask.type)
         require_mask_for(src, self.result.type, "result")
-        info = element_info(self.scalar.type)
-        if info is None or info.bytes != src.element.bytes:
-            raise VerifyException(f"requires a scalar of the lanes' width ({src.element.bits} bits), got {self.scalar.type}")
+        _require_lane_scalar(src, self.scalar.type)
 
 
 @irdl_op_definition

@@ -9,15 +9,12 @@ patterns; TROWARGMIN reduces with vcmin (the first NaN wins).
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-
 from pto_dialect.choices import ArgCompare, Choice, Capacity, CompareKind, CompareSpan, DstFill, ExtremeRead, IndexNumbering, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, RowCounter, ScatterWinner, SrcRead, Stride, ThresholdRead, TmpUse, WriteOrder
-from lowering.convert import Lowered, TargetLowering, TargetOps
+from lowering.convert import Lowered, TargetOps
+from targets.lowering_table import arithmetic, broadcasts, GM_INDEX_U32, lowering_table, mgather_to_l1, reductions
 from pto_dialect.attributes import Coalesce, GmLayout
 from pto_dialect.facts import inferred_layout
 from pto_dialect.instructions.mgather import (
-    MGATHER,
     MGatherElemBase,
     MGatherElemL1Base,
     MGatherNzBase,
@@ -26,7 +23,6 @@ from pto_dialect.instructions.mgather import (
     MGatherRowL1Base,
 )
 from pto_dialect.instructions.mscatter import (
-    MSCATTER,
     MScatterElemBase,
     MScatterNzBase,
     MScatterOp,
@@ -36,19 +32,16 @@ from pto_dialect.instructions.mscatter import (
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceOp
 from pto_dialect.instructions.tgather import (
-    TGATHER,
     TGatherCompareBase,
     TGatherForm,
     TGatherIndexBase,
     TGatherMaskBase,
     TGatherOp,
 )
-from pto_dialect.instructions.tprint import print_lowering
-from pto_dialect.instructions.transfer import transfer_lowering
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
-from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -56,12 +49,9 @@ from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
-from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, on_vector_unit, TILE_SCALAR, UNARY
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS, VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
-from pto_dialect.instructions.compare import COMPARE_SELECT
-from pto_dialect.instructions.partial import filling, ON_VECTOR_UNIT, PARTIAL
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
+from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
+from pto_dialect.instructions.partial import ON_VECTOR_UNIT
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from pto_dialect.phases import InternalFlag, Phase
@@ -86,166 +76,68 @@ ROW_GATHER_FLAGS = tuple(
 ELEM_GATHER_FLAGS = tuple(
     InternalFlag(src, dst) for src, dst in ((_V, _S), (_MTE3, _S), (_MTE2, _S), (_S, _V), (_S, _MTE2), (_S, _MTE3))
 )
+A2A3MGatherRowDmaOp = OPS.op(MGatherRowBase, "mgather_row_dma", "One copy_gm_to_ubuf DMA burst per dst row (ND table).", PHASES=ROW_GATHER_PHASES, INTERNAL_FLAGS=ROW_GATHER_FLAGS, LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowDmaOp(MGatherRowBase):
-    """One copy_gm_to_ubuf DMA burst per dst row (ND table)."""
-
-    name = "pto_a2a3.mgather_row_dma"
-    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MGatherElemScalarOp = OPS.op(MGatherElemBase, "mgather_elem_scalar", "A scalar GM->UB copy per element, one thread (ND table).", PHASES=ELEM_GATHER_PHASES, INTERNAL_FLAGS=ELEM_GATHER_FLAGS, LAUNCH=Launch.SCALAR)
+A2A3MGatherRowNzOp = OPS.op(MGatherNzBase, "mgather_row_nz", "NZ table into an NZ tile: logical rows, one multi-burst transfer per row.", PHASES=ROW_GATHER_PHASES, INTERNAL_FLAGS=ROW_GATHER_FLAGS, LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherElemScalarOp(MGatherElemBase):
-    """A scalar GM->UB copy per element, one thread (ND table)."""
-
-    name = "pto_a2a3.mgather_elem_scalar"
-    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A2A3MGatherElemNzOp = OPS.op(MGatherNzBase, "mgather_elem_nz", "NZ table into an NZ tile, element by element through MGatherNZGmOffset.", PHASES=ELEM_GATHER_PHASES, INTERNAL_FLAGS=ELEM_GATHER_FLAGS, LAUNCH=Launch.SCALAR)
+A2A3MGatherRowL1Op = OPS.op(MGatherRowL1Base, "mgather_row_l1", "GM -> L1 NZ tile, row mode (GM index tensor).", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowNzOp(MGatherNzBase):
-    """NZ table into an NZ tile: logical rows, one multi-burst transfer per row."""
-
-    name = "pto_a2a3.mgather_row_nz"
-    PHASES: ClassVar[tuple[Phase, ...]] = ROW_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ROW_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MGatherElemL1Op = OPS.op(MGatherElemL1Base, "mgather_elem_l1", "GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole.", LAUNCH=Launch.SCALAR)
+A2A3MScatterRowDmaOp = OPS.op(MScatterRowBase, "mscatter_row_dma", "One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add.", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherElemNzOp(MGatherNzBase):
-    """NZ table into an NZ tile, element by element through MGatherNZGmOffset."""
-
-    name = "pto_a2a3.mgather_elem_nz"
-    PHASES: ClassVar[tuple[Phase, ...]] = ELEM_GATHER_PHASES
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = ELEM_GATHER_FLAGS
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
+A2A3MScatterElemScalarOp = OPS.op(MScatterElemBase, "mscatter_elem_scalar", "A scalar UB -> GM store (or read-add-write) per element, one thread (ND table).", LAUNCH=Launch.SCALAR)
+A2A3MScatterRowNzOp = OPS.op(MScatterNzBase, "mscatter_row_nz", "An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block.", LAUNCH=Launch.DMA)
 
 
-@OPS.declare
-class A2A3MGatherRowL1Op(MGatherRowL1Base):
-    """GM -> L1 NZ tile, row mode (GM index tensor)."""
-
-    name = "pto_a2a3.mgather_row_l1"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
+A2A3MScatterElemNzOp = OPS.op(MScatterNzBase, "mscatter_elem_nz", "An NZ tile into an NZ table, element by element, column block by column block.", LAUNCH=Launch.SCALAR)
+A2A3TGatherIndexOp = OPS.op(TGatherIndexBase, "tgather_index", "vgather; b16 data goes through tmp as byte offsets.")
 
 
-@OPS.declare
-class A2A3MGatherElemL1Op(MGatherElemL1Base):
-    """GM -> L1 NZ tile, elem mode: gathered into zeroed GM scratch, then copied whole."""
-
-    name = "pto_a2a3.mgather_elem_l1"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3MScatterRowDmaOp(MScatterRowBase):
-    """One copy_ubuf_to_gm DMA burst per src row (ND table), MTE3's atomic add for add."""
-
-    name = "pto_a2a3.mscatter_row_dma"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@OPS.declare
-class A2A3MScatterElemScalarOp(MScatterElemBase):
-    """A scalar UB -> GM store (or read-add-write) per element, one thread (ND table)."""
-
-    name = "pto_a2a3.mscatter_elem_scalar"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3MScatterRowNzOp(MScatterNzBase):
-    """An NZ tile into an NZ table: logical rows, one multi-burst transfer per row and outer block."""
-
-    name = "pto_a2a3.mscatter_row_nz"
-    LAUNCH: ClassVar[Launch] = Launch.DMA
-
-
-@OPS.declare
-class A2A3MScatterElemNzOp(MScatterNzBase):
-    """An NZ tile into an NZ table, element by element, column block by column block."""
-
-    name = "pto_a2a3.mscatter_elem_nz"
-    LAUNCH: ClassVar[Launch] = Launch.SCALAR
-
-
-@OPS.declare
-class A2A3TGatherIndexOp(TGatherIndexBase):
-    """vgather; b16 data goes through tmp as byte offsets."""
-
-    name = "pto_a2a3.tgather_index"
-
-
-@OPS.declare
-class A2A3TGatherMaskOp(TGatherMaskBase):
-    name = "pto_a2a3.tgather_mask"
-
-
-@OPS.declare
-class A2A3TGatherCompareOp(TGatherCompareBase):
-    name = "pto_a2a3.tgather_compare"
-    PHASES: ClassVar[tuple[Phase, ...]] = (
+A2A3TGatherMaskOp = OPS.op(TGatherMaskBase, "tgather_mask")
+A2A3TGatherCompareOp = OPS.op(
+    TGatherCompareBase, "tgather_compare",
+    PHASES=(
         Phase(Pipe.VECTOR, reads=("src", "threshold"), writes=("tmp",)),
         Phase(Pipe.SCALAR, writes=("tmp",)),
         Phase(Pipe.VECTOR, reads=("tmp",), writes=("dst",)),
         Phase(Pipe.SCALAR, writes=("cdst",)),
-    )
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.SCALAR, Pipe.VECTOR),)
+    ),
+    INTERNAL_FLAGS=(InternalFlag(Pipe.SCALAR, Pipe.VECTOR),),
+)
+A2A3TScatterIndexOp = OPS.op(
+    TScatterIndexBase, "tscatter_index", "A scalar loop after zeroing dst.",
+    PHASES=(Phase(Pipe.VECTOR, writes=("dst",)), Phase(Pipe.SCALAR, reads=("src", "indexes"), writes=("dst",))),
+    INTERNAL_FLAGS=(InternalFlag(Pipe.VECTOR, Pipe.SCALAR),),
+)
+A2A3TScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
-
-
-
-
-
-
-
-
-@OPS.declare
-class A2A3TScatterIndexOp(TScatterIndexBase):
-    """A scalar loop after zeroing dst."""
-
-    name = "pto_a2a3.tscatter_index"
-    PHASES: ClassVar[tuple[Phase, ...]] = (Phase(Pipe.VECTOR, writes=("dst",)), Phase(Pipe.SCALAR, reads=("src", "indexes"), writes=("dst",)))
-    INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = (InternalFlag(Pipe.VECTOR, Pipe.SCALAR),)
-
-
-@OPS.declare
-class A2A3TScatterMaskOp(TScatterMaskBase):
-    name = "pto_a2a3.tscatter_mask"
-
-
-
-U32 = {"index_read": IndexRead.UNSIGNED_32}
 
 
 def _mgather(op: MGatherOp) -> Lowered:
     assert op.coalesce is not None
     row = op.coalesce.data == Coalesce.ROW
     if op.is_gm_to_l1:
-        if row:
-            return A2A3MGatherRowL1Op, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3}
-        return A2A3MGatherElemL1Op, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return mgather_to_l1(row, A2A3MGatherRowL1Op, A2A3MGatherElemL1Op)
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
-            return A2A3MGatherRowNzOp, U32 | {"capacity": Capacity.NZ_ROWS}
-        return A2A3MGatherElemNzOp, U32 | {"capacity": Capacity.NZ_ELEMENTS}
+            return A2A3MGatherRowNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ROWS}
+        return A2A3MGatherElemNzOp, GM_INDEX_U32 | {"capacity": Capacity.NZ_ELEMENTS}
     if row:
-        return A2A3MGatherRowDmaOp, U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
-    return A2A3MGatherElemScalarOp, U32 | {"capacity": Capacity.ALL_ELEMENTS}
+        return A2A3MGatherRowDmaOp, GM_INDEX_U32 | {"capacity": Capacity.S0_TO_S3, "row_stride": Stride.T3, "col_stride": Stride.ONE}
+    return A2A3MGatherElemScalarOp, GM_INDEX_U32 | {"capacity": Capacity.ALL_ELEMENTS}
 
 
 def _mscatter(op: MScatterOp) -> Lowered:
     coalesce, recorded = coalesce_of(op, MEMORY_SCATTER)
     row = coalesce == Coalesce.ROW
-    chosen = U32 | recorded
+    chosen = GM_INDEX_U32 | recorded
     if inferred_layout(op.mem) == GmLayout.NZ:
         if row:
             return A2A3MScatterRowNzOp, chosen | {"capacity": Capacity.NZ_ROWS, "write_order": WriteOrder.ROW_MAJOR}
@@ -305,8 +197,6 @@ TSCATTER_FORMS = {
 }
 
 
-
-
 OPS.approximate[TCVT] = (
     "the value rounded once by the mode, saturated (ON) or wrapped (OFF), NaN to 0: the vector conversion's "
     "results out of range and for NaN are not public; i32 -> f16 goes through vconv_deq (deqscale 1.0), which "
@@ -333,8 +223,6 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartF
 """a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
 
 
-
-
 OPS.approximate[TTRANS] = (
     "the valid region transposed; on the vnchwconv path the rest of each dst row's last 32-byte block (what UB "
     "address 0 holds) kept as dst had it"
@@ -342,55 +230,28 @@ OPS.approximate[TTRANS] = (
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
-
-
-
-
-
-LOWERING = TargetLowering(
-    "a2a3",
+LOWERING = lowering_table(
+    "a2a3", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
     {
-        **transfer_lowering(TRANSFER),
-        MGATHER: _mgather,
-        MSCATTER: _mscatter,
-        TGATHER: _tgather,
         **OPS.single(TCOLARGMIN, _col_arg_reduce),
         **OPS.single(TCOLARGMAX, _col_arg_reduce),
         **OPS.single(TROWARGMIN, _row_arg_reduce, "vcmin per repeat, then over the repeats' minima (up to three stages through tmp)."),
         **OPS.single(TROWARGMAX, _row_arg_reduce, "vcmax per repeat, then over the repeats' maxima (up to three stages through tmp)."),
-        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        **print_lowering(PRINT),
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.VCONV, "numerics": Numerics.APPROXIMATE}),
-        **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.REPEAT_STAGES, ExtremeNan.PROPAGATES), approximate={"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"}),
-        **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES)),
-        **OPS.family(
-            ROW_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.PACKED_BLOCKS, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate=on_vector_unit(ROW_BROADCASTS, BROADCAST_REFERENCES),
+        **reductions(
+            OPS, ReduceOrder.REPEAT_STAGES, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES,
+            {"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"},
         ),
-        **OPS.family(
-            COL_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE),
-            approximate=on_vector_unit(COL_BROADCASTS, BROADCAST_REFERENCES),
-        ),
+        **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
-        **OPS.family(
-            UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY),
-            approximate=on_vector_unit(UNARY),
-        ),
-        **OPS.family(BINARY, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(BINARY)),
-        **OPS.family(TILE_SCALAR, choose=VECTOR_ARITHMETIC, approximate=on_vector_unit(TILE_SCALAR)),
-        **OPS.family(FILL),
-        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
-        **OPS.family(PARTIAL, choose=filling(PartFill.COPY_THEN_OP, VECTOR_ARITHMETIC), approximate=ON_VECTOR_UNIT),
-        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE), approximate=on_vector_unit(UNARY)),
+        **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },
-    approximate=OPS.approximate,
 )
 
 DIALECT = OPS.dialect()

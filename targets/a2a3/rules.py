@@ -335,7 +335,6 @@ RULES = {
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
-    **BINARY.rules(ARITHMETIC),
     **ROW_REDUCTIONS.rules(ROW_REDUCTION),
     **ROW_BROADCASTS.rules(
         ROW_BROADCAST,

@@ -6,9 +6,6 @@ from targets.info import RegisterLevel, SimtBudget, TargetInfo
 
 A5 = TargetInfo(
     name="a5",
-    aliases=(),
-    package=__name__,
-    dialect_name="pto_a5",
     summary="Ascend 950PR/950DT",
     on_chip_bytes={"vec": 253952, "mat": 524288},  # UB 248 KiB, L1 512 KiB
     # L0A/L0B 64 KiB, L0C 256 KiB, bias 64 KiB, scaling as large as UB

@@ -39,6 +39,7 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType, Signedness, StringAttr, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
+from pto_dialect.ops.subview import stored_type
 from pto_dialect.types import PtrType, TileBufType
 from pto_dialect.vpto.arithmetic import BY_NAME as ARITHMETIC
 from pto_dialect.vpto.gather import VGATHER2_BC_FORMS, VGATHER2_FORMS, GatherForm, VGather2BcOp, VGather2Op
@@ -107,12 +108,18 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     offsets_from = out.pointer(indices, index_element)
     destination = out.pointer(dst, store_element)
     cols = dst_t.shape[1]
+    # rows step by the stored tiles' columns: a window of columns keeps its tile's (stored_type)
+    dst_stride, index_stride = stored_type(dst).shape[1], stored_type(indices).shape[1]
     rows = out.index(dst_t.valid_shape[0]) if dst_t.valid_shape[0] >= 0 else out.add(TileValidRowsOp(dst)).results[0]
-    zero, one, dst_cols, lane_step = out.index(0), out.index(1), out.index(cols), out.index(lanes)
-    index_cols = dst_cols if idx_t.shape[1] == cols else out.index(idx_t.shape[1])
+    constants: dict[int, SSAValue] = {}
+    for value in (0, 1, cols, dst_stride, index_stride, lanes):
+        if value not in constants:
+            constants[value] = out.index(value)
+            constants[value].name_hint = f"c{value}"
+    zero, one, dst_cols, lane_step = constants[0], constants[1], constants[cols], constants[lanes]
+    dst_step, index_step = constants[dst_stride], constants[index_stride]
     all_cols = out.add(arith.ConstantOp.from_int_and_width(cols, i32)).results[0]
-    named = ((source, "src"), (offsets_from, "indices"), (destination, "dst"), (rows, "rows"), (zero, "c0"), (one, "c1"),
-             (dst_cols, f"c{cols}"), (index_cols, f"c{idx_t.shape[1]}"), (lane_step, f"c{lanes}"), (all_cols, f"c{cols}_i32"))
+    named = ((source, "src"), (offsets_from, "indices"), (destination, "dst"), (rows, "rows"), (all_cols, f"c{cols}_i32"))
     if width == 8:  # the word arithmetic's constants
         word_constants = (out.add(arith.ConstantOp.from_int_and_width(1, i32)).results[0], out.index(2),
                           out.add(arith.ConstantOp.from_int_and_width(2, i32)).results[0], lane_step)
@@ -123,9 +130,9 @@ def register_index_gather(op: Operation, src: SSAValue, indices: SSAValue, dst: 
     row = Block(arg_types=[IndexType()])
     row.args[0].name_hint = "row"
     row_body = Builder(op.location)
-    index_row = row_body.add(arith.MuliOp(row.args[0], index_cols)).results[0]
+    index_row = row_body.add(arith.MuliOp(row.args[0], index_step)).results[0]
     index_row.name_hint = "row_start"
-    dst_row = index_row if index_cols is dst_cols else row_body.add(arith.MuliOp(row.args[0], dst_cols)).results[0]
+    dst_row = index_row if index_step is dst_step else row_body.add(arith.MuliOp(row.args[0], dst_step)).results[0]
 
     chunk = Block(arg_types=[IndexType(), i32])
     col, remaining = chunk.args

@@ -338,7 +338,6 @@ RULES = {
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
-    **BINARY.rules(ARITHMETIC),
     **ROW_REDUCTIONS.rules(
         ROW_REDUCTION,
         trowmax=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),

@@ -7,9 +7,6 @@ from targets.info import TargetInfo
 
 CPU = TargetInfo(
     name="cpu",
-    aliases=(),
-    package=__name__,
-    dialect_name="pto_cpu",
     summary="the pto-isa CPU simulator",
     on_chip_bytes=A5.on_chip_bytes,  # the simulator models a5's memories
     tile_capacity_bytes=A5.tile_capacity_bytes,

@@ -7,23 +7,19 @@ out-of-range offsets read 0, TCOLARGMIN and TROWARGMIN compare natively.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
-
 from pto_dialect.choices import ArgCompare, Capacity, DstFill, ExtremeRead, IndexRead, MaskSource, NanPolicy, OutOfRange, Packing, ScatterWinner, SrcRead, Stride, TmpUse
-from lowering.convert import Lowered, TargetLowering, TargetOps
+from lowering.convert import Lowered, TargetOps
+from targets.lowering_table import arithmetic, broadcasts, lowering_table, reductions
 from pto_dialect.attributes import Coalesce
-from pto_dialect.instructions.mgather import MGATHER, MGatherElemBase, MGatherOp, MGatherRowBase
-from pto_dialect.instructions.mscatter import MSCATTER, MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
+from pto_dialect.instructions.mgather import MGatherElemBase, MGatherOp, MGatherRowBase
+from pto_dialect.instructions.mscatter import MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
-from pto_dialect.instructions.tgather import TGATHER, TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
-from pto_dialect.instructions.tprint import print_lowering
-from pto_dialect.instructions.transfer import transfer_lowering
+from pto_dialect.instructions.tgather import TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
-from pto_dialect.instructions.tscatter import TSCATTER, TScatterForm, TScatterIndexBase, TScatterMaskBase
-from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
+from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
+from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import TransWrite
@@ -31,12 +27,7 @@ from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.tcvt import TCVT
-from pto_dialect.instructions.elementwise import BINARY, choosing, FILL, TILE_SCALAR, UNARY
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, reduction_choices, ROW_REDUCTIONS
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.compare import COMPARE_SELECT
-from pto_dialect.instructions.partial import filling, PARTIAL
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG
+from pto_dialect.instructions.elementwise import choosing, UNARY
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
 from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
@@ -46,64 +37,20 @@ OPS = TargetOps("pto_cpu", "Cpu")
 """Every op of the pto_cpu dialect, each declared once."""
 
 
-@OPS.declare
-class CpuMGatherRowOp(MGatherRowBase):
-    """Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored)."""
-
-    name = "pto_cpu.mgather_row"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuMGatherRowOp = OPS.op(MGatherRowBase, "mgather_row", "Row gather in the simulator's row loop (also its GM->L1 form, scratch ignored).", LAUNCH=Launch.SIMULATOR)
+CpuMGatherElemOp = OPS.op(MGatherElemBase, "mgather_elem", "Element gather in the simulator's loop over validRow * validCol.", LAUNCH=Launch.SIMULATOR)
 
 
-@OPS.declare
-class CpuMGatherElemOp(MGatherElemBase):
-    """Element gather in the simulator's loop over validRow * validCol."""
-
-    name = "pto_cpu.mgather_elem"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuMScatterRowOp = OPS.op(MScatterRowBase, "mscatter_row", "Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx]).", LAUNCH=Launch.SIMULATOR)
+CpuMScatterElemOp = OPS.op(MScatterElemBase, "mscatter_elem", "Element scatter in the simulator's loop over validRow * validCol.", LAUNCH=Launch.SIMULATOR)
 
 
-@OPS.declare
-class CpuMScatterRowOp(MScatterRowBase):
-    """Row scatter in the simulator's row loop; max/min read table[idx] (its base[idx])."""
-
-    name = "pto_cpu.mscatter_row"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
+CpuTGatherIndexOp = OPS.op(TGatherIndexBase, "tgather_index")
+CpuTGatherMaskOp = OPS.op(TGatherMaskBase, "tgather_mask")
 
 
-@OPS.declare
-class CpuMScatterElemOp(MScatterElemBase):
-    """Element scatter in the simulator's loop over validRow * validCol."""
-
-    name = "pto_cpu.mscatter_elem"
-    LAUNCH: ClassVar[Launch] = Launch.SIMULATOR
-
-
-@OPS.declare
-class CpuTGatherIndexOp(TGatherIndexBase):
-    name = "pto_cpu.tgather_index"
-
-
-@OPS.declare
-class CpuTGatherMaskOp(TGatherMaskBase):
-    name = "pto_cpu.tgather_mask"
-
-
-
-
-
-
-
-
-
-
-@OPS.declare
-class CpuTScatterIndexOp(TScatterIndexBase):
-    name = "pto_cpu.tscatter_index"
-
-
-@OPS.declare
-class CpuTScatterMaskOp(TScatterMaskBase):
-    name = "pto_cpu.tscatter_mask"
+CpuTScatterIndexOp = OPS.op(TScatterIndexBase, "tscatter_index")
+CpuTScatterMaskOp = OPS.op(TScatterMaskBase, "tscatter_mask")
 
 
 SIMULATOR_ARITHMETIC = choosing(
@@ -116,7 +63,6 @@ divisor, TFMODS and TREMS skip a zero scalar."""
 
 ROW_SCAN = {"compare": ArgCompare.NATIVE, "nan": NanPolicy.FIRST_STICKS}
 """The simulator's row scan: a typed strict comparison from column 0."""
-
 
 
 def _mgather(op: MGatherOp) -> Lowered:
@@ -160,8 +106,6 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
-
-
 COMPARE_SELECT_CHOICES = {
     "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
     "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
@@ -175,36 +119,18 @@ PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
 
 
-
-
-
-
-
-LOWERING = TargetLowering(
-    "cpu",
+LOWERING = lowering_table(
+    "cpu", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
     {
-        **transfer_lowering(TRANSFER),
-        MGATHER: _mgather,
-        MSCATTER: _mscatter,
-        TGATHER: _tgather,
         **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
         **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
         **OPS.single(TROWARGMIN, ROW_SCAN),
         **OPS.single(TROWARGMAX, ROW_SCAN),
-        TSCATTER: lambda op: TSCATTER_FORMS[op.form],
-        **print_lowering(PRINT),
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
-        **OPS.family(ROW_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
-        **OPS.family(COL_REDUCTIONS, choose=lambda row, op: reduction_choices(row, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS)),
-        **OPS.family(
-            ROW_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT),
-            approximate={"trowexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
-        ),
-        **OPS.family(
-            COL_BROADCASTS,
-            choose=lambda row, op: broadcast_choices(row, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT),
-            approximate={"tcolexpandexpdif": "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"},
+        **reductions(OPS, ReduceOrder.SEQUENTIAL, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS),
+        **broadcasts(
+            OPS, VectorRead.LAYOUT, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT,
+            dict.fromkeys(("trowexpandexpdif", "tcolexpandexpdif"), "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"),
         ),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
@@ -212,15 +138,9 @@ LOWERING = TargetLowering(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, {"trans_write": TransWrite.ELEMENTS, "numerics": Numerics.EXACT}),
-        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT)),
-        **OPS.family(BINARY, choose=SIMULATOR_ARITHMETIC),
-        **OPS.family(TILE_SCALAR, choose=SIMULATOR_ARITHMETIC),
-        **OPS.family(FILL),
-        **OPS.family(COMPARE_SELECT, choose=lambda row, op: COMPARE_SELECT_CHOICES[row.mnemonic]),
-        **OPS.family(PARTIAL, choose=filling(PartFill.REGIONS, SIMULATOR_ARITHMETIC)),
-        **OPS.family(PARTIAL_ARG, choose=lambda row, op: PARTIAL_ARG_CHOICES),
+        **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.COMPARE, zero_reciprocal=ZeroReciprocal.FAULT, exp_arithmetic=ExpArithmetic.DOUBLE)),
+        **arithmetic(OPS, SIMULATOR_ARITHMETIC, PartFill.REGIONS),
     },
-    approximate=OPS.approximate,
 )
 
 DIALECT = OPS.dialect()

@@ -288,7 +288,6 @@ RULES = {
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
-    **BINARY.rules(ARITHMETIC),
     **ROW_REDUCTIONS.rules(
         ROW_REDUCTION,
         trowsum=replace(

@@ -36,6 +36,8 @@ class Alias(Enum):
     """Element (r, c) of both at the same bytes (exact_alias at one address)."""
     FORWARD = "forward"
     """At one address, each output element at or before the bytes of the input's (forward_alias)."""
+    LEADING = "leading"
+    """At one address, a smaller output's element (r, c) at the bytes of the input's (leading_alias)."""
     OTHER = "other"
 
 
@@ -48,6 +50,20 @@ def forward_alias(written: TileTypeBase, read: TileTypeBase) -> bool:
         w.slayout == r.slayout == "none_box"
         and (w.shape, w.blayout) == (r.shape, r.blayout)
         and written.element.bytes <= read.element.bytes
+    )
+
+
+def leading_alias(written: TileTypeBase, read: TileTypeBase) -> bool:
+    """At one address, element (r, c) of `written` at the bytes of element (r, c) of `read`, and
+    `written` no larger: the same element size, row-major without fractal boxes, and one row or
+    the same row length."""
+    w, r = written.params, read.params
+    (w_rows, w_cols), (r_rows, r_cols) = written.shape, read.shape
+    return (
+        w.slayout == r.slayout == "none_box"
+        and w.blayout == r.blayout == "row_major"
+        and written.element.bytes == read.element.bytes
+        and w_rows <= r_rows and w_cols <= r_cols and (w_rows == 1 or w_cols == r_cols)
     )
 
 
@@ -72,6 +88,9 @@ def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: T
     form = instruction.form(op)  # pyright: ignore[reportOptionalMemberAccess]
     read_role = _role(op, read, output=False)
     what = f"{instruction.mnemonic} {form} {_role(op, written, output=True)} over {read_role}".replace("  ", " ")  # pyright: ignore[reportOptionalMemberAccess]
+    if laid in (Alias.LEADING, Alias.EXACT) and rules.leading is not None and read_role == "src" not in rules.safe:
+        why = rules.leading(op)
+        return None if why is None else f"{what}'s leading elements is not computed right: {why}"
     if read_role not in rules.safe:
         return f"{what} is not computed in place on target {target}: {rules.refused}"
     if rules.refused_by is not None and (why := rules.refused_by(target.rules[instruction])):  # pyright: ignore[reportOptionalMemberAccess]
@@ -91,5 +110,6 @@ def describe() -> list[tuple[str, str]]:
         for form, rules in instruction.in_place.items():
             safe = ", ".join(f"dst over {role}" for role in sorted(rules.safe)) or "none"
             forward = f" Narrower dst elements at src's address: {rules.forward}" if rules.forward else ""
-            rows.append((f"{instruction.mnemonic} {form}".strip(), f"{safe}: {rules.how or rules.refused}{forward}"))
+            leading = f" A smaller dst over src's leading elements: {rules.leading_how}" if rules.leading_how else ""
+            rows.append((f"{instruction.mnemonic} {form}".strip(), f"{safe}: {rules.how or rules.refused}{forward}{leading}"))
     return rows

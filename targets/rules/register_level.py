@@ -4,32 +4,31 @@ target's UB."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Operation
 
+from pto_dialect import register_level_declared
+from pto_dialect.diagnostics import not_implemented
+from pto_dialect.dialect import register_level
 from pto_dialect.facts import RuleViolation
 from pto_dialect.types import PtrType
-from pto_dialect.vpto import VPTO_OPS
-from pto_dialect.diagnostics import not_implemented
-from pto_dialect.vpto.config import CopyGmToUbufOp, CopyUbufToGmOp
-from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
-from pto_dialect.vpto.types import VPTO_TYPES
 from targets.info import MEMORY_NAMES, TargetInfo
 
-_REGISTER_OPS = tuple(VPTO_OPS)
-_ON_EVERY_NPU = (AddPtrOp, CastPtrOp, CopyGmToUbufOp, CopyUbufToGmOp)
-"""Register-level ops whose work a2a3's code does too (pointer arithmetic, GM <-> UB copies), which
-PTOAS takes on a2a3: this project has them with the register level only."""
+if TYPE_CHECKING:
+    from pto_dialect.vpto.pointers import CastPtrOp
+
 _OFF_REGISTER_LEVEL = "pointer and GM-UB copy ops on a target without the register level"
-_REGISTER_TYPES = tuple(VPTO_TYPES)
 
 
 def is_register_level(op: Operation) -> bool:
     """A register-level op, or one whose operands or results are registers (an scf.for carrying a mask)."""
-    return isinstance(op, _REGISTER_OPS) or any(
-        isinstance(v.type, _REGISTER_TYPES) for v in (*op.operands, *op.results)
-    )
+    if not register_level_declared():
+        return False
+    ops, types = register_level()
+    return isinstance(op, ops) or any(isinstance(v.type, types) for v in (*op.operands, *op.results))
 
 
 def check_register_level(op: Operation, target: TargetInfo) -> None:
@@ -37,11 +36,18 @@ def check_register_level(op: Operation, target: TargetInfo) -> None:
     if not is_register_level(op):
         return
     level = target.register_level
+    from pto_dialect.vpto.pointers import CastPtrOp
+
     if level is None:
         from targets import REGISTRY  # the registry imports this module's package
 
+        from pto_dialect.vpto.config import CopyGmToUbufOp, CopyUbufToGmOp
+        from pto_dialect.vpto.pointers import AddPtrOp
+
         owners = ", ".join(t.name for t in REGISTRY if t.register_level is not None)
-        if isinstance(op, _ON_EVERY_NPU):
+        # pointer arithmetic and GM <-> UB copies are a2a3's work too (PTOAS takes them there);
+        # this project has them with the register level only
+        if isinstance(op, AddPtrOp | CastPtrOp | CopyGmToUbufOp | CopyUbufToGmOp):
             raise RuleViolation(not_implemented(f"is a register-level op here, taken on {owners} only", _OFF_REGISTER_LEVEL))
         raise RuleViolation(f"is a register-level op; the register level is {owners}'s, not {target}'s")
     if isinstance(op, CastPtrOp) and isinstance(op.result.type, PtrType) and op.result.type.space.data == "ub":

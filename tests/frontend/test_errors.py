@@ -16,7 +16,7 @@ import pytest
 import pto_frontend as pto
 from tests.frontend import row_gather as gathers
 from tests.frontend.row_gather import GATHER_LINE, marked_line, row_gather
-from tests.pto_tools.cli import run_installed
+from tests.pto_tools.cli import run_in_process
 
 HERE = __file__
 GATHERS = gathers.__file__
@@ -37,7 +37,7 @@ def test_a_rule_of_the_target_is_located_at_the_call_with_pto_opt_s_message(tmp_
     """cpu reads i16 ids, a2a3 only i32 ones (examples/bad/mgather_a2a3.pto): pto-opt says so of the printed text."""
     text = i16_ids.to_pto(target="cpu")
     (tmp_path / "k.pto").write_text(text)
-    code, _, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3")
+    code, _, stderr = run_in_process("pto-opt", str(tmp_path / "k.pto"), "--target", "a2a3")
     assert code == 1
     message = stderr.split(": error: ", 1)[1].strip()
     assert message.startswith("'pto.mgather' op expects idx element type to be")

@@ -22,7 +22,7 @@ import interpreter
 from pto_dialect import PtoError, load, parse
 from pto_dialect.dtypes import element_info
 from tests.interpreter.harness import TARGETS, assert_bits_equal
-from tests.pto_tools.cli import run_installed
+from tests.pto_tools.cli import run_in_process
 
 ROOT = Path(__file__).resolve().parents[2]
 PYTHON_EXAMPLES = ROOT / "examples" / "python"
@@ -86,7 +86,7 @@ def test_pto_opt_prints_the_text_back(tmp_path: Path) -> None:
     path = tmp_path / "embedding_lookup.pto"
     text = KERNELS.embedding_lookup.to_pto(target="a5")
     path.write_text(text)
-    code, stdout, stderr = run_installed("pto-opt", str(path))
+    code, stdout, stderr = run_in_process("pto-opt", str(path))
     assert code == 0, stderr
     assert stdout.rstrip("\n") == text.rstrip("\n")
 

@@ -21,7 +21,7 @@ import pytest
 import pto_frontend as pto
 from pto_frontend.values import DType
 from tests.frontend.row_gather import marked_line
-from tests.pto_tools.cli import run_installed
+from tests.pto_tools.cli import run_in_process
 
 HERE = __file__
 RNG = np.random.default_rng(29)
@@ -111,7 +111,7 @@ def test_a_register_gather_built_in_python_runs_as_the_formula_says(case: str, a
 def test_the_printed_kernel_is_what_pto_opt_reads_and_verifies_for_a5(case: str, tmp_path) -> None:
     text = GATHERS[case][0].to_pto(target="a5")
     (tmp_path / "k.pto").write_text(text)
-    code, stdout, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a5")
+    code, stdout, stderr = run_in_process("pto-opt", str(tmp_path / "k.pto"), "--target", "a5")
     assert code == 0, stderr
     assert stdout.strip() == text.strip()
 
@@ -226,7 +226,7 @@ def test_a_kernel_of_dma_micro_ops_and_a_compare_mask_gathers_the_offsets_inside
     np.testing.assert_array_equal(got.view(np.uint16), want.view(np.uint16))
     text = sparse.to_pto()
     (tmp_path / "k.pto").write_text(text)
-    code, stdout, stderr = run_installed("pto-opt", str(tmp_path / "k.pto"), "--target", "a5")
+    code, stdout, stderr = run_in_process("pto-opt", str(tmp_path / "k.pto"), "--target", "a5")
     assert (code, stdout.strip()) == (0, text.strip()), stderr
 
 

@@ -192,6 +192,15 @@ def column_golden(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool
     return np.array(idx, dtype=np.int64)
 
 
+def column_arg_golden(beats, keeps, running, target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
+    """column_golden scanning natively for the first value that `beats` the best so far, and on
+    a2a3 keeping the index while the running value (`running`: min, max) `keeps` its place."""
+    return column_golden(
+        target, x, vr, vc, value_form,
+        lambda column: first_extreme(column, beats), lambda column: running_extreme(column, keeps, running),
+    )
+
+
 def column_kernel(op: str, src: str, outs: list[str], tmp: str | None = None) -> str:
     """`pto.<op> ins(%s[, %t]) outs(%o0[, %o1])` in a function of those tiles."""
     args = [("s", src)] + ([("t", tmp)] if tmp else []) + [(f"o{n}", t) for n, t in enumerate(outs)]

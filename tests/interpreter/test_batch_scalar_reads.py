@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from interpreter import run
+from interpreter import batch, run
 from pto_dialect import PtoError, parse
 from tests.interpreter.harness import NP, TARGETS
 from tests.interpreter.test_batch import batched_outcomes, recording_batched, run_both
@@ -84,6 +84,20 @@ def test_token_ids_read_per_iteration_run_batched(target, id_type) -> None:
     signed = ids.view(f"i{ids.itemsize}").astype(np.int64)  # index_cast sign-extends, ui16 too
     expected = arrays[0].reshape(ROWS, C)[clamped(signed)].ravel()
     assert np.array_equal(run(parse(text, "k.pto"), target, arrays)[2], expected)
+
+
+def test_rows_loaded_and_stored_through_one_tile_run_in_one_chunk(monkeypatch) -> None:
+    """The row tile is TLOADed straight into the output windows its TSTORE copies it to: it
+    allocates nothing, so room for one iteration's storage still runs every iteration at once."""
+    monkeypatch.setattr(batch, "CHUNK_BYTES", 1)
+    chunks = []
+    run_chunk = batch._run_chunk  # pyright: ignore[reportPrivateUsage]
+    monkeypatch.setattr(batch, "_run_chunk", lambda *a: chunks.append(a[-1] - a[-2]) or run_chunk(*a))
+    ids = np.array([3, 3, 0, -1, ROWS, 7, 3, 11, 2, 2, 9, 1, 0, 5, 3, 4], np.int32)
+    text = lookup_kernel()
+    arrays = inputs(ids)
+    assert np.array_equal(run(parse(text, "k.pto"), "a2a3", arrays)[2], arrays[0].reshape(ROWS, C)[clamped(ids)].ravel())
+    assert chunks == [TOKENS]
 
 
 @pytest.mark.parametrize(

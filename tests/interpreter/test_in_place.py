@@ -115,3 +115,41 @@ def test_tcvt_narrowing_in_place(target: str) -> None:
     x = (np.arange(512, dtype=np.float32).reshape(8, 64) - 256) / 4  # exact in f16: no rounding to pick
     out = run(tcvt_in_place("f32", "f16", "RINT"), target, [x, np.zeros((8, 64), np.float16)])[1]
     assert_bits_equal(out, x.astype(np.float16))
+
+
+S416, ROW16, ROW8 = tile((4, 16), "f32"), tile((1, 16), "f32"), tile((1, 8), "f32")
+COLSUM_AND_EXTRACT = func(
+    [("x", "!pto.ptr<f32>"), ("sums", "!pto.ptr<f32>"), ("head", "!pto.ptr<f32>")],
+    constants(0, 1, 4, 8, 16)
+    + f"""
+%a0 = arith.constant 0 : i64
+%a256 = arith.constant 256 : i64
+%xv = pto.make_tensor_view %x, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+%sv = pto.make_tensor_view %sums, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+%hv = pto.make_tensor_view %head, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c4, %c16] : !pto.tensor_view<?x?xf32>
+%x0 = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32>
+%sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32>
+%hp = pto.partition_view %hv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+%s = pto.alloc_tile addr = %a0 : {S416}
+pto.tload ins(%xp : {view((4, 16), "f32")}) outs(%s : {S416})
+%d = pto.alloc_tile addr = %a0 : {ROW16}
+pto.tcolsum ins(%s : {S416}) outs(%d : {ROW16})
+pto.tstore ins(%d : {ROW16}) outs(%sp : {view((1, 16), "f32")})
+%r = pto.alloc_tile addr = %a256 : {ROW16}
+pto.tload ins(%x0 : {view((1, 16), "f32")}) outs(%r : {ROW16})
+%h = pto.alloc_tile addr = %a256 : {ROW8}
+pto.textract ins(%r, %c0, %c0 : {ROW16}, index, index) outs(%h : {ROW8})
+pto.tstore ins(%h : {ROW8}) outs(%hp : {view((1, 8), "f32")})
+""",
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tcolsum_over_its_first_row_and_textract_at_origin_over_its_src(target: str) -> None:
+    """PyPTO's placements: a column sum written over its source's first row, a row's first
+    columns extracted into a tile at the row's address."""
+    x = (np.arange(64, dtype=np.float32).reshape(4, 16) - 20) / 8  # sums exact in f32: no order to pick
+    sums, head = run(COLSUM_AND_EXTRACT, target, [x, np.zeros((1, 16), np.float32), np.zeros((1, 8), np.float32)])[1:]
+    assert_bits_equal(sums, x.sum(axis=0, keepdims=True))
+    assert_bits_equal(head, x[:1, :8])

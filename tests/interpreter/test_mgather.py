@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, constants, filled, func, gm_views, nz_image,
-                                      random_values, run, seed, tensor_view, tile, view)
+from tests.interpreter.harness import FP8, NP, NPU, SENTINEL, STANDARD, TARGETS, assert_bits_equal, constants, filled, func, gm_views, nz_image, random_values, run, seed, tensor_view, tile, view
 
 COVERS = ('pto.mgather',)
 """The instructions whose results these tests check against their own formulas, per target

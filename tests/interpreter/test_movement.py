@@ -8,6 +8,8 @@ copies dst's valid region from src at the position on every target, whose bounds
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
@@ -126,13 +128,16 @@ def test_tmov_element_type_change(target: str) -> None:
             run(tmov(s16, h), target, [wide, filled((1, 16), "f16")])
 
 
-def textract(src: str, dst: str, at: tuple[int, int] | None = None) -> str:
-    """At a constant position, or at %r, %c arguments when None."""
+def window(op: str, src: str, dst: str, at: tuple[int, int] | None = None) -> str:
+    """`op` (textract, tinsert) at a constant position, or at %r, %c arguments when None."""
     args = [("s", src), ("d", dst)] + ([("r", "index"), ("c", "index")] if at is None else [])
     position = "%r, %c" if at is None else f"%c{at[0]}, %c{at[1]}"
     body = ("" if at is None else constants(*at) + "\n") + (
-        f"pto.textract ins(%s, {position} : {src}, index, index) outs(%d : {dst})")
+        f"pto.{op} ins(%s, {position} : {src}, index, index) outs(%d : {dst})")
     return func(args, body)
+
+
+textract = partial(window, "textract")
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -244,13 +249,7 @@ def test_tconcat_valid_cols_rules(target: str) -> None:
         run(tconcat(a, b, d), target, args)
 
 
-def tinsert(src: str, dst: str, at: tuple[int, int] | None = None) -> str:
-    """At a constant position, or at %r, %c arguments when None."""
-    args = [("s", src), ("d", dst)] + ([("r", "index"), ("c", "index")] if at is None else [])
-    position = "%r, %c" if at is None else f"%c{at[0]}, %c{at[1]}"
-    body = ("" if at is None else constants(*at) + "\n") + (
-        f"pto.tinsert ins(%s, {position} : {src}, index, index) outs(%d : {dst})")
-    return func(args, body)
+tinsert = partial(window, "tinsert")
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -176,6 +176,18 @@ def test_cpu_max_keeps_a_first_nan_and_the_first_of_equal_zeros() -> None:
     assert np.signbit(out[2, 0]) and not np.signbit(out[3, 0])
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f16"])
+@pytest.mark.parametrize("rows", [1, 3])
+def test_cpu_sum_starts_from_plus_zero(dtype: str, rows: int) -> None:
+    """cpu/TRowSum.hpp's `sum = 0; sum += src[j]`: a row of -0.0 sums to +0.0 (bench/simdiff
+    found x0 + x1 + ... giving -0.0); one valid row and several take different NumPy paths."""
+    x = np.full((4, 16), -0.0, NP[dtype])
+    x[1, 5] = 0.0
+    out = run(reduce_kernel("trowsum", (4, 16), dtype, (rows, 16)), "cpu", [x, filled((4, 16), dtype), filled((4, 1), dtype)])[-1]
+    assert_bits_equal(out, expected_column("cpu", "trowsum", x, (rows, 16), 4, dtype))
+    assert not np.signbit(out[:rows, 0]).any()
+
+
 @pytest.mark.parametrize("target", ["a2a3", "a5"])
 def test_npu_max_and_min_propagate_nan(target: str) -> None:
     x = np.array([[1.0, np.nan, 3.0, 2.0] * 4, [1.0, 5.0, 3.0, 2.0] * 4], np.float32)

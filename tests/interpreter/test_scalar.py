@@ -65,8 +65,10 @@ def test_a_store_outside_the_array_is_a_located_fault(tmp_path, target):
         interpreter.run(path, target, [np.zeros(8, np.float32), np.zeros(4, np.int32), np.zeros(3, np.float32)])
 
 
-def test_random_inputs_need_a_view_to_size_a_pointer(tmp_path):
-    with pytest.raises(PtoError, match=r"kernel.pto:2:1: error: 'func.func' op argument 0 \(%src\): no pto.make_tensor_view of it tells its size"):
+def test_random_inputs_need_a_view_or_fixed_offsets_to_size_a_pointer(tmp_path):
+    # %ids and %dst are read and written at the loop's offsets; %src at offsets read from %ids
+    with pytest.raises(PtoError, match=r"kernel.pto:9:5: error: 'pto.load_scalar' op cannot size %src for random inputs: no "
+                       r"pto.make_tensor_view of it, and this use does not tell how far it reaches; give arrays instead"):
         interpreter.draw_inputs(kernel_file(tmp_path, _permute("f32", 16)), "random:5")
 
 

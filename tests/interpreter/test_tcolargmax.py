@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import math
 import operator
+from functools import partial
 
 import numpy as np
 import pytest
 
 from pto_dialect import PtoError
 from tests.interpreter.test_tcolargmin import SRC_TYPES
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, filled, random_values, run, seed, tile)
+from tests.interpreter.harness import (column_arg_golden, column_kernel, through_f16, NP, TARGETS, assert_bits_equal, filled, random_values, run, seed, tile)
 
 COVERS = ("pto.tcolargmax",)
 """The instructions whose results these tests check against their own formulas, per target
@@ -32,15 +33,10 @@ COVERS = ("pto.tcolargmax",)
 # the sources each target takes: TCOLARGMIN's (the same checks in every target's code)
 
 
-def golden_argmax(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    return column_golden(
-        target, x, vr, vc, value_form,
-        lambda column: first_extreme(column, operator.gt), lambda column: running_extreme(column, operator.ge, max),
-    )
+golden_argmax = partial(column_arg_golden, operator.gt, operator.ge, max)
 
 
-def argmax_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
-    return column_kernel("tcolargmax", src, outs, tmp)
+argmax_kernel = partial(column_kernel, "tcolargmax")
 
 
 def run_columns(target: str, dtype: str, x: np.ndarray) -> np.ndarray:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 import operator
+from functools import partial
 
 import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import (column_golden, first_extreme, running_extreme, column_kernel, through_f16, FP8, NP, NPU, SENTINEL, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)
+from tests.interpreter.harness import (column_arg_golden, column_kernel, through_f16, FP8, NP, NPU, SENTINEL, TARGETS, assert_bits_equal, bits, constants, filled, func, random_values, run, seed, tensor_view, tile, view)
 
 COVERS = ('pto.tcolargmin',)
 """The instructions whose results these tests check against their own formulas, per target
@@ -38,19 +39,14 @@ SRC_TYPES = {
 # the independent golden model
 
 
-def golden_argmin(target: str, x: np.ndarray, vr: int, vc: int, value_form: bool) -> np.ndarray:
-    return column_golden(
-        target, x, vr, vc, value_form,
-        lambda column: first_extreme(column, operator.lt), lambda column: running_extreme(column, operator.le, min),
-    )
+golden_argmin = partial(column_arg_golden, operator.lt, operator.le, min)
 
 
 # ---------------------------------------------------------------------------
 # kernels
 
 
-def argmin_kernel(src: str, outs: list[str], tmp: str | None = None) -> str:
-    return column_kernel("tcolargmin", src, outs, tmp)
+argmin_kernel = partial(column_kernel, "tcolargmin")
 
 
 def column_kernel_run(target: str, dtype: str, columns: list[list], idx_type: str = "i32") -> np.ndarray:

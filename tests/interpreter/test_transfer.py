@@ -80,3 +80,28 @@ def test_nz_views_with_several_column_blocks_load_the_logical_matrix(target: str
     _, o, t = run(nz_kernel(s1), target, [gm, np.zeros_like(gm), np.zeros((16, 16 * s1), np.float16)])
     assert_bits_equal(t, logical)
     assert_bits_equal(o, gm)
+
+
+
+COLUMN = tile((16, 1), "f32", blayout="col_major")
+ONE_ELEMENT_ROWS = func(
+    [("x", "!pto.ptr<f32>"), ("o", "!pto.ptr<f32>")],
+    constants(0, 1, 2, 16)
+    + f"""
+%xv = pto.make_tensor_view %x, shape = [%c16, %c1], strides = [%c2, %c16] : !pto.tensor_view<?x?xf32>
+%ov = pto.make_tensor_view %o, shape = [%c16, %c1], strides = [%c1, %c16] : !pto.tensor_view<?x?xf32>
+%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+%t = pto.alloc_tile : {COLUMN}
+pto.tload ins(%xp : {view((16, 1), "f32")}) outs(%t : {COLUMN})
+pto.tstore ins(%t : {COLUMN}) outs(%op : {view((16, 1), "f32")})
+""",
+)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_rows_of_one_element_move_whatever_the_last_stride(target: str) -> None:
+    # 16 rows of one element (PyPTO's 16x1 columns, last stride 16): row i of x at 2i, of o at i
+    x = np.arange(32, dtype=np.float32)
+    out = run(ONE_ELEMENT_ROWS, target, [x, np.zeros(16, np.float32)])[1]
+    assert_bits_equal(out, x[::2])

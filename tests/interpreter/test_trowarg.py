@@ -21,8 +21,7 @@ import operator
 import numpy as np
 import pytest
 
-from tests.interpreter.harness import (NP, SENTINEL, TARGETS, a2a3_float_keys, assert_bits_equal, column_kernel, filled, first_extreme, random_values,
-                                       run, seed, tile)
+from tests.interpreter.harness import NP, SENTINEL, TARGETS, a2a3_float_keys, assert_bits_equal, column_kernel, filled, first_extreme, random_values, run, seed, tile
 
 COVERS = ("pto.trowargmin", "pto.trowargmax")
 """The instructions whose results these tests check against their own formulas, per target

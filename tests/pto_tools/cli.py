@@ -31,6 +31,28 @@ def save(directory: Path, arrays: Sequence[np.ndarray], prefix: str = "in") -> l
     return paths
 
 
+def run_in_process(tool: str, *args: str) -> tuple[int, str, str]:
+    """run_installed's (exit code, stdout, stderr), from the main function the console script
+    calls, called in this process: for tests of what a command prints and writes, without a
+    process's start-up each (tests/test_cli_safety.py and pto_tools/test_files_and_processes.py
+    test the installed commands as processes)."""
+    import contextlib
+    import importlib
+    import io
+
+    main = importlib.import_module(f"pto_tools.{tool.replace('-', '_')}").main
+    out, err = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8") for _ in range(2))
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 1
+    out.flush()
+    err.flush()
+    return code, out.buffer.getvalue().decode(), err.buffer.getvalue().decode()  # pyright: ignore[reportAttributeAccessIssue]
+
+
 def run_installed(tool: str, *args: str, cwd: Path | None = None) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of the installed console script, in a process of its own."""
     import subprocess

@@ -1,4 +1,4 @@
-"""One invocation, one target (issue 18, items 1 and 2), through the installed commands:
+"""One invocation, one target (issue 18, items 1 and 2), through the commands' main functions, in-process (tests/pto_tools/cli.py run_in_process):
 pto-opt writes the target it was given back into the module it prints (as PTOAS does), so
 the printed kernel runs for that target; a pass option that names a target is the target of
 the parse-time verification too; two different targets are a usage error; pto-run says on
@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.pto_tools.cli import ROOT, run_installed
+from tests.pto_tools.cli import ROOT, run_in_process
 
 DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
@@ -37,9 +37,9 @@ func.func @a5_only(%s: !pto.tile_buf<vec, 8x64xf8E4M3FN>, %d: !pto.tile_buf<vec,
 @pytest.mark.parametrize("target", ["cpu", "a5", "a2a3"])
 def test_printed_kernel_runs_for_the_target_it_was_printed_for(target, tmp_path):
     printed = tmp_path / "k.pto"
-    assert run_installed("pto-opt", WRAP, "--target", target, "-o", str(printed))[0] == 0
+    assert run_in_process("pto-opt", WRAP, "--target", target, "-o", str(printed))[0] == 0
     assert f'attributes {{pto.target_arch = "{target}"}}' in printed.read_text().splitlines()[0]
-    code, out, err = run_installed("pto-run", str(printed), "--out", str(tmp_path / "out"), *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", str(printed), "--out", str(tmp_path / "out"), *WRAP_INPUTS)
     assert (code, err) == (0, "")
     assert out == f'target: {target} (the module\'s pto.target_arch = "{target}")\n'
     expected = np.repeat(np.array(wrap_rows(target), np.float32), 8)
@@ -48,16 +48,16 @@ def test_printed_kernel_runs_for_the_target_it_was_printed_for(target, tmp_path)
 
 def test_pass_option_target_is_written_back_and_an_alias_becomes_its_name(tmp_path):
     printed = tmp_path / "k.pto"
-    assert run_installed("pto-opt", WRAP, "-p", "pto-verify-target{target=a3}", "-o", str(printed))[0] == 0
+    assert run_in_process("pto-opt", WRAP, "-p", "pto-verify-target{target=a3}", "-o", str(printed))[0] == 0
     assert printed.read_text().startswith('builtin.module attributes {pto.target_arch = "a2a3"} {')
 
 
 def test_without_a_named_target_the_module_keeps_its_attributes(tmp_path):
-    code, out, _ = run_installed("pto-opt", WRAP)
+    code, out, _ = run_in_process("pto-opt", WRAP)
     assert code == 0 and "pto.target_arch" not in out
     kernel = tmp_path / "k.pto"
     kernel.write_text(open(WRAP).read().replace("module {", 'module attributes {pto.target_arch = "a3"} {', 1))
-    code, out, _ = run_installed("pto-opt", str(kernel))
+    code, out, _ = run_in_process("pto-opt", str(kernel))
     assert code == 0 and out.startswith('builtin.module attributes {pto.target_arch = "a3"} {')
 
 
@@ -70,7 +70,7 @@ def test_without_a_named_target_the_module_keeps_its_attributes(tmp_path):
     ],
 )
 def test_pto_run_first_line_says_which_target_and_why(flags, why):
-    code, out, err = run_installed("pto-run", WRAP, *flags, *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", WRAP, *flags, *WRAP_INPUTS)
     assert (code, err) == (0, "")
     target = "a5" if "a5" in flags else "a2a3"
     assert out.splitlines()[0] == f"target: {target} ({why})"
@@ -93,15 +93,15 @@ def test_pto_run_first_line_says_which_target_and_why(flags, why):
 def test_pto_run_names_the_module_attribute_it_followed(header, line, tmp_path):
     kernel = tmp_path / "k.pto"
     kernel.write_text(open(WRAP).read().replace("module {", header, 1))
-    code, out, err = run_installed("pto-run", str(kernel), *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", str(kernel), *WRAP_INPUTS)
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == line
 
 
 def test_pto_run_of_lowered_ir_names_the_target_it_is_lowered_for(tmp_path):
     lowered = tmp_path / "lowered.pto"
-    assert run_installed("pto-opt", WRAP, "-p", "pto-pipeline{target=cpu}", "-o", str(lowered))[0] == 0
-    code, out, err = run_installed("pto-run", str(lowered), *WRAP_INPUTS)
+    assert run_in_process("pto-opt", WRAP, "-p", "pto-pipeline{target=cpu}", "-o", str(lowered))[0] == 0
+    code, out, err = run_in_process("pto-run", str(lowered), *WRAP_INPUTS)
     assert (code, err) == (0, "")
     assert out.splitlines()[0] == "target: cpu (the kernel is lowered for cpu)"
 
@@ -109,9 +109,9 @@ def test_pto_run_of_lowered_ir_names_the_target_it_is_lowered_for(tmp_path):
 def test_pass_option_target_verifies_the_parsed_kernel(tmp_path):
     kernel = tmp_path / "a5_only.pto"
     kernel.write_text(A5_ONLY)
-    code, _, err = run_installed("pto-opt", str(kernel))
+    code, _, err = run_in_process("pto-opt", str(kernel))
     assert code == 1 and "(target a2a3)" in err  # the default verifies for a2a3, which refuses it
-    code, out, err = run_installed("pto-opt", str(kernel), "-p", "pto-lower{target=a5}")
+    code, out, err = run_in_process("pto-opt", str(kernel), "-p", "pto-lower{target=a5}")
     assert (code, err) == (0, "")
     assert out.startswith('builtin.module attributes {pto.target_arch = "a5"} {')
     assert "pto_a5.tgather_mask" in out
@@ -139,16 +139,16 @@ def test_pass_option_target_verifies_the_parsed_kernel(tmp_path):
 )
 def test_two_targets_are_a_usage_error_naming_both(args, message, tmp_path):
     out_file = tmp_path / "never.pto"
-    code, out, err = run_installed("pto-opt", WRAP, *args, "-o", str(out_file))
+    code, out, err = run_in_process("pto-opt", WRAP, *args, "-o", str(out_file))
     assert (code, out, err) == (1, "", message + "\n")
     assert not out_file.exists()
 
 
 def test_lowered_ir_refuses_another_target(tmp_path):
     lowered = tmp_path / "lowered.pto"
-    assert run_installed("pto-opt", WRAP, "-p", "pto-pipeline{target=a5}", "-o", str(lowered))[0] == 0
+    assert run_in_process("pto-opt", WRAP, "-p", "pto-pipeline{target=a5}", "-o", str(lowered))[0] == 0
     for tool in ("pto-opt", "pto-run"):
-        code, out, err = run_installed(tool, str(lowered), "--target", "cpu", *(WRAP_INPUTS if tool == "pto-run" else []))
+        code, out, err = run_in_process(tool, str(lowered), "--target", "cpu", *(WRAP_INPUTS if tool == "pto-run" else []))
         assert (code, out) == (1, "")
         assert err.startswith(f"{lowered}:")
         assert err.endswith(

@@ -1,4 +1,4 @@
-"""What pto-run shows of a run (issue 18, item 6), through the installed command: by default
+"""What pto-run shows of a run (issue 18, item 6), through its main function, in-process (tests/pto_tools/cli.py run_in_process): by default
 each argument the kernel may write, as the region it stored to, 2-D, and each result;
 `--print` shows those arguments whole, `--print=all` the read-only ones too."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tests.interpreter.harness import constants, func, tile
-from tests.pto_tools.cli import ROOT, run_installed, save
+from tests.pto_tools.cli import ROOT, run_in_process, save
 
 DATA = ROOT / "examples" / "data"
 WRAP = str(ROOT / "examples" / "embedding_wrap.pto")
@@ -47,7 +47,7 @@ def wrap_rows_a5() -> np.ndarray:
 
 
 def test_default_shows_what_the_kernel_wrote_in_2d():
-    code, out, err = run_installed("pto-run", WRAP, "--target", "a5", *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", WRAP, "--target", "a5", *WRAP_INPUTS)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "target: a5 (--target a5)",
@@ -61,7 +61,7 @@ def test_default_shows_the_stored_region_only(tmp_path):
     kernel.write_text(PARTIAL_STORE)
     x = np.arange(32, dtype=np.float32) + 1
     inputs = save(tmp_path, [x, np.full(128, -1, np.float32), np.zeros(32, np.float32)])
-    code, out, err = run_installed("pto-run", str(kernel), "--target", "cpu", *inputs)
+    code, out, err = run_in_process("pto-run", str(kernel), "--target", "cpu", *inputs)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "target: cpu (--target cpu)",
@@ -69,7 +69,7 @@ def test_default_shows_the_stored_region_only(tmp_path):
         *printed(x.reshape(4, 8)),
         "arg2: float32 [32], as 4 x 8; nothing stored to it",
     ]
-    code, out, _ = run_installed("pto-run", str(kernel), "--target", "cpu", "--print", *inputs)
+    code, out, _ = run_in_process("pto-run", str(kernel), "--target", "cpu", "--print", *inputs)
     y = np.full((8, 16), -1, np.float32)
     y[2:6, 8:16] = x.reshape(4, 8)
     assert out.splitlines() == [
@@ -82,7 +82,7 @@ def test_default_shows_the_stored_region_only(tmp_path):
 
 
 def test_print_all_shows_the_arguments_only_read_too():
-    code, out, err = run_installed("pto-run", WRAP, "--print=all", "--target", "a5", *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", WRAP, "--print=all", "--target", "a5", *WRAP_INPUTS)
     assert (code, err) == (0, "")
     table = np.repeat(np.arange(14, dtype=np.float32)[:, None], 8, axis=1)  # as make.py writes it
     assert out.splitlines() == [
@@ -99,7 +99,7 @@ def test_print_all_shows_the_arguments_only_read_too():
 @pytest.mark.parametrize("flags", [["--out", "OUT"], ["--quiet", "--out", "OUT"]])
 def test_out_prints_only_the_target_line(flags, tmp_path):
     flags = [str(tmp_path / "o") if f == "OUT" else f for f in flags]
-    code, out, err = run_installed("pto-run", WRAP, *flags, *WRAP_INPUTS)
+    code, out, err = run_in_process("pto-run", WRAP, *flags, *WRAP_INPUTS)
     assert (code, out, err) == (0, "target: a2a3 (the default: the module names no target)\n", "")
 
 
@@ -114,7 +114,7 @@ def test_scratch_argument_is_named_not_shown(tmp_path):
     src = (np.arange(256) % 97).astype(np.float16).reshape(8, 32)
     idx = ((np.arange(256) * 5) % 256).astype(np.int32).reshape(8, 32)
     inputs = save(tmp_path, [src, idx, np.zeros((8, 32), np.int32), np.zeros((8, 32), np.float16)])
-    code, out, err = run_installed("pto-run", str(kernel), *inputs)
+    code, out, err = run_in_process("pto-run", str(kernel), *inputs)
     assert (code, err) == (0, "")
     assert out.splitlines() == [
         "target: a2a3 (the default: the module names no target)",
@@ -181,7 +181,7 @@ def test_tile_arguments_are_their_logical_arrays_in_every_layout(tmp_path):
     for name, text, target, arrays, written, expected in cases:
         (tmp_path / f"{name}.pto").write_text(text)
         paths = save(tmp_path, arrays, prefix=name)
-        code, _, err = run_installed(
+        code, _, err = run_in_process(
             "pto-run", str(tmp_path / f"{name}.pto"), "--target", target, "--out", str(tmp_path / name), *paths
         )
         assert (code, err) == (0, ""), name

@@ -158,3 +158,177 @@ def test_indices_gathered_through_a_subview_are_drawn_inside_the_table(tmp_path,
     assert ids.min() >= 0 and ids.max() < 64  # src's 64 elements, though the index tile holds 2 x 64
     final = pto_frontend.run(str(path), target, inputs="random:3")
     np.testing.assert_array_equal(final[2], src[ids[:64]])
+
+
+# 1-based row ids read with load_scalar from a pointer with no view (its 4 reads size it); a row
+# id minus one selects the table row each loop trip copies out
+ONE_BASED_IDS = f"""\
+func.func @rows(%ids: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 4, 8, 16)}
+  %tv = pto.make_tensor_view %table, shape = [%c16, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  scf.for %i = %c0 to %c4 step %c1 {{
+    %id = pto.load_scalar %ids[%i] : !pto.ptr<i32> -> i32
+    %r = arith.index_cast %id : i32 to index
+    %row = arith.subi %r, %c1 : index
+    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_ids_that_become_offsets_through_arithmetic_are_drawn_so_the_offsets_fit(tmp_path, target):
+    path = kernel_file(tmp_path, ONE_BASED_IDS, "rows.pto")
+    ids, table, out = pto_frontend.draw_inputs(path, "random:5")
+    assert (ids.shape, table.shape, out.shape) == ((4,), (128,), (32,))
+    assert ids.min() >= 1 and ids.max() <= 16  # id - 1 is a row of the 16-row table
+    final = pto_frontend.run(path, target, inputs="random:5")
+    np.testing.assert_array_equal(final[2].reshape(4, 8), table.reshape(16, 8)[ids - 1])
+
+
+# PyPTO's route_hash: per-row column ids turned into flat indices by tile arithmetic on a TCI
+# ramp, read back through a second tile hand-placed at the ramp's address
+ADDRESSES = "\n".join(f"  %a{a} = arith.constant {a} : i64" for a in (0, 256, 384, 512, 640, 768, 896))
+FLAT_INDICES = f"""\
+func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 4, 8, 16)}
+{ADDRESSES}
+  %z = arith.constant 0 : i32
+  %eight = arith.constant 8 : i32
+  %sixteen = arith.constant 16 : i32
+  %sv = pto.make_tensor_view %src, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %cv = pto.make_tensor_view %cols, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
+  %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c4, %c16] : !pto.tensor_view<?x?xf32>
+  %cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xi32>
+  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32>
+  %s = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 4x16xf32>
+  %c = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, 4x8xi32>
+  pto.tload ins(%sp : !pto.partition_tensor_view<4x16xf32>) outs(%s : !pto.tile_buf<vec, 4x16xf32>)
+  pto.tload ins(%cp : !pto.partition_tensor_view<4x8xi32>) outs(%c : !pto.tile_buf<vec, 4x8xi32>)
+  %ramp = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 1x32xi32>
+  pto.tci ins(%z : i32) outs(%ramp : !pto.tile_buf<vec, 1x32xi32>)
+  %ramp2d = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 4x8xi32>
+  %rows = pto.alloc_tile addr = %a512 : !pto.tile_buf<vec, 4x8xi32>
+  pto.tdivs ins(%ramp2d, %eight : !pto.tile_buf<vec, 4x8xi32>, i32) outs(%rows : !pto.tile_buf<vec, 4x8xi32>)
+  %base = pto.alloc_tile addr = %a512 : !pto.tile_buf<vec, 4x8xi32>
+  pto.tmuls ins(%rows, %sixteen : !pto.tile_buf<vec, 4x8xi32>, i32) outs(%base : !pto.tile_buf<vec, 4x8xi32>)
+  %flat = pto.alloc_tile addr = %a640 : !pto.tile_buf<vec, 4x8xi32>
+  pto.tadd ins(%c, %base : !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%flat : !pto.tile_buf<vec, 4x8xi32>)
+  %tmp = pto.alloc_tile addr = %a768 : !pto.tile_buf<vec, 4x8xi32>
+  %d = pto.alloc_tile addr = %a896 : !pto.tile_buf<vec, 4x8xf32>
+  pto.tgather ins(%s, %flat, %tmp : !pto.tile_buf<vec, 4x16xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%d : !pto.tile_buf<vec, 4x8xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%op : !pto.partition_tensor_view<4x8xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+def test_ids_turned_into_gather_indices_by_tile_arithmetic_are_drawn_inside_each_row(tmp_path, target):
+    path = kernel_file(tmp_path, FLAT_INDICES, "pick.pto")
+    src, cols, _ = pto_frontend.draw_inputs(path, "random:8")
+    assert cols.min() >= 0 and cols.max() <= 15  # flat index row * 16 + id stays inside the 4 x 16 src
+    final = pto_frontend.run(path, target, inputs="random:8")
+    rows = np.arange(4)[:, None]
+    np.testing.assert_array_equal(final[2].reshape(4, 8), src.reshape(4, 16)[rows, cols.reshape(4, 8)])
+
+
+def test_a_pointer_whose_reach_no_view_or_fixed_offset_tells_is_a_located_error(tmp_path):
+    text = ONE_BASED_IDS.replace(
+        "    %id = pto.load_scalar %ids[%i]",
+        "    %first = pto.load_scalar %ids[%c0] : !pto.ptr<i32> -> i32\n"
+        "    %at = arith.index_cast %first : i32 to index\n"
+        "    %id = pto.load_scalar %ids[%at]",
+    )
+    path = kernel_file(tmp_path, text, "rows.pto")
+    with pytest.raises(PtoError, match=r"rows.pto:13:5: error: 'pto.load_scalar' op cannot size %ids for random inputs: no "
+                       r"pto.make_tensor_view of it, and this use does not tell how far it reaches; give arrays instead"):
+        pto_frontend.draw_inputs(path, "random")
+
+
+# a row index passed as a scalar argument (PyPTO's token and block indices)
+ROW_ARGUMENT = f"""\
+func.func @row(%table: !pto.ptr<f32>, %out: !pto.ptr<f32>, %r: index) {{
+{index_constants(0, 1, 8, 16)}
+  %tv = pto.make_tensor_view %table, shape = [%c16, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %tp = pto.partition_view %tv, offsets = [%r, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  return
+}}
+"""
+
+
+def test_an_integer_scalar_only_used_as_an_offset_is_drawn_inside_what_it_indexes(tmp_path):
+    path = kernel_file(tmp_path, ROW_ARGUMENT, "row.pto")
+    rows = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[2]) for seed in range(40)}
+    assert min(rows) >= 0 and max(rows) <= 15 and len(rows) > 8
+    table, _, r = pto_frontend.draw_inputs(path, "random:1")
+    final = pto_frontend.run(path, "cpu", inputs="random:1")
+    np.testing.assert_array_equal(final[1], table.reshape(16, 8)[int(r)])
+
+
+# a length read from an array bounds a loop over the rows of a 1000-row table
+LENGTH_READ = f"""\
+func.func @first_rows(%len: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 8, 1000)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %tv = pto.make_tensor_view %table, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c1000, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  scf.for %i = %c0 to %n step %c1 {{
+    %tp = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+def test_a_length_read_from_an_array_keeps_its_loop_short(tmp_path):
+    path = kernel_file(tmp_path, LENGTH_READ, "first_rows.pto")
+    lengths = [int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(20)]
+    assert min(lengths) >= 0 and max(lengths) <= 100  # the table allows 1000 rows; runs stay short
+    length, table, _ = pto_frontend.draw_inputs(path, "random:2")
+    final = pto_frontend.run(path, "cpu", inputs="random:2")
+    rows = int(length[0])
+    np.testing.assert_array_equal(final[2].reshape(1000, 8)[:rows], table.reshape(1000, 8)[:rows])
+
+
+def test_an_array_larger_than_the_pool_repeats_it(dynamic):
+    from interpreter.inputs import POOL_ELEMENTS
+
+    src, dst, _ = pto_frontend.draw_inputs(dynamic, "random:6", scalars={"n": 16400})  # 16400 x 64 elements
+    assert src.shape == dst.shape == (16400 * 64,) > (POOL_ELEMENTS,)
+    np.testing.assert_array_equal(src[POOL_ELEMENTS:], src[: src.size - POOL_ELEMENTS])
+    assert len(np.unique(src[:POOL_ELEMENTS])) > POOL_ELEMENTS // 2 and not np.array_equal(src, dst)
+
+
+def test_a_valid_column_count_read_from_an_array_stays_within_its_tile(tmp_path):
+    text = f"""\
+func.func @fill(%len: !pto.ptr<i32>) {{
+{index_constants(0, 1)}
+  %lv = pto.make_tensor_view %len, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %l = pto.load_scalar %len[%c0] : !pto.ptr<i32> -> i32
+  %n = arith.index_cast %l : i32 to index
+  %t = pto.alloc_tile valid_col = %n : !pto.tile_buf<vec, 1x16xf32, valid=1x?>
+  return
+}}
+"""
+    path = kernel_file(tmp_path, text, "fill.pto")
+    counts = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(30)}
+    assert min(counts) >= 0 and max(counts) <= 16 and len(counts) > 5

@@ -49,9 +49,13 @@ def binary(rng: random.Random, op: str) -> Case:
     return k.case()
 
 
+def expand_shape(rng: random.Random) -> tuple[str, tuple[int, int]]:
+    """A plain expand's (TROWEXPAND's, TCOLEXPAND's) element type and dst valid shape."""
+    return rng.choice(["i8", "i16", "i32", "f16", "bf16", "f32"]), (rng.randint(1, 32), rng.randint(1, 300))
+
+
 def expand(rng: random.Random) -> Case:
-    dtype = rng.choice(["i8", "i16", "i32", "f16", "bf16", "f32"])
-    valid = (rng.randint(1, 32), rng.randint(1, 300))
+    dtype, valid = expand_shape(rng)
     src = per_row(rng, dtype, valid[0])
     dst = Tile("vec", valid[0], align(valid[1], per_block(dtype)), dtype, valid)
     k = Kernel(rng, "TROWEXPAND", f"{dtype} {src} -> {dst}")

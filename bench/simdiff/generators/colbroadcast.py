@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from bench.simdiff.generators.broadcast import TYPES as ROW_TYPES
+from bench.simdiff.generators.broadcast import TYPES as ROW_TYPES, expand_shape
 from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, values
 
 TYPES = {op.replace("trow", "tcol"): types for op, types in ROW_TYPES.items()}
@@ -32,8 +32,7 @@ def binary(rng: random.Random, op: str) -> Case:
 
 
 def expand(rng: random.Random) -> Case:
-    dtype = rng.choice(["i8", "i16", "i32", "f16", "bf16", "f32"])
-    valid = (rng.randint(1, 32), rng.randint(1, 300))
+    dtype, valid = expand_shape(rng)
     cols = align(valid[1], per_block(dtype))
     src = Tile("vec", rng.choice([1, 2]), cols, dtype, (1, valid[1]))
     dst = Tile("vec", valid[0], cols, dtype, valid)

@@ -17,16 +17,8 @@ def run_body(body: str, x: np.ndarray, out: np.ndarray, in_type: str | None = No
     index constants) on `x`; the output array as the kernel leaves it."""
     in_t = in_type or _mlir(x.dtype)
     out_t = out_type or _mlir(out.dtype)
-    text = f"""
-module attributes {{pto.target_arch = "a5"}} {{
-  func.func @k(%x: !pto.ptr<{in_t}, gm>, %y: !pto.ptr<{out_t}, gm>) {{
-    %c0 = arith.constant 0 : index
-    %c1 = arith.constant 1 : index
-    %c2 = arith.constant 2 : index
-    %c8 = arith.constant 8 : index
-    %c64 = arith.constant 64 : index
-    %c0_i64 = arith.constant 0 : i64
-    %c1_i64 = arith.constant 1 : i64
+    lines = f"""{constants((0, 1, 2, 8, 64), "index")}
+{constants((0, 1), "i64", "_i64")}
     %in_bytes = arith.constant {x.nbytes} : i64
     %out_bytes = arith.constant {out.nbytes} : i64
     %ub_in_addr = arith.constant {UB_IN} : i64
@@ -45,7 +37,22 @@ module attributes {{pto.target_arch = "a5"}} {{
     pto.set_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
     pto.wait_flag["PIPE_V", "PIPE_MTE3", "EVENT_ID0"]
     pto.mte_ub_gm %out, %y, %out_bytes nburst(%c1_i64, %out_bytes, %out_bytes)
-      : !pto.ptr<{out_t}, ub>, !pto.ptr<{out_t}, gm>, i64, i64, i64, i64
+      : !pto.ptr<{out_t}, ub>, !pto.ptr<{out_t}, gm>, i64, i64, i64, i64"""
+    return run_kernel(lines, x, out, in_t, out_t)
+
+
+def constants(values: tuple[int, ...], type_: str, suffix: str = "") -> str:
+    """`%c<v><suffix> = arith.constant v : type_`, one line each."""
+    return "\n".join(f"    %c{v}{suffix} = arith.constant {v} : {type_}" for v in values)
+
+
+def run_kernel(lines: str, x: np.ndarray, out: np.ndarray, in_t: str, out_t: str) -> np.ndarray:
+    """Run the a5 kernel `@k(%x, %y)` (GM pointers of `in_t`, `out_t`) of `lines` on `x` and `out`; the
+    output array as it leaves it."""
+    text = f"""
+module attributes {{pto.target_arch = "a5"}} {{
+  func.func @k(%x: !pto.ptr<{in_t}, gm>, %y: !pto.ptr<{out_t}, gm>) {{
+{lines}
     return
   }}
 }}

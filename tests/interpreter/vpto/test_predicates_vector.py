@@ -9,7 +9,7 @@ import pytest
 import interpreter
 from pto_dialect import parse
 
-from tests.interpreter.vpto.kernels import run_body
+from tests.interpreter.vpto.kernels import constants, run_body, run_kernel
 
 RNG = np.random.default_rng(11)
 BITS = RNG.integers(0, 256, 64, dtype=np.uint8)
@@ -178,27 +178,13 @@ def test_vcvt_widen_and_narrow_by_part(part: str, index: int):
 
 
 def _dma_kernel(body: str, x: np.ndarray, out: np.ndarray, t: str) -> np.ndarray:
-    text = f"""
-module attributes {{pto.target_arch = "a5"}} {{
-  func.func @k(%x: !pto.ptr<{t}, gm>, %y: !pto.ptr<{t}, gm>) {{
-    %c0 = arith.constant 0 : i64
-    %c1 = arith.constant 1 : i64
-    %c2 = arith.constant 2 : i64
-    %c4 = arith.constant 4 : i64
-    %c8 = arith.constant 8 : i64
-    %c16 = arith.constant 16 : i64
-    %c32 = arith.constant 32 : i64
-    %c64 = arith.constant 64 : i64
-    %c128 = arith.constant 128 : i64
-    %c256 = arith.constant 256 : i64
+    lines = f"""{constants((0, 1, 2, 4, 8, 16, 32, 64, 128, 256), "i64")}
+    %c1024_i64 = arith.constant 1024 : i64
     %false = arith.constant false
     %ub = pto.castptr %c0 : i64 -> !pto.ptr<{t}, ub>
-    %ub2 = pto.castptr %c1024_ : i64 -> !pto.ptr<{t}, ub>
-{body}
-    return
-  }}
-}}""".replace("%c1024_ : i64", "%c1024_i64 : i64").replace("    %ub2", "    %c1024_i64 = arith.constant 1024 : i64\n    %ub2", 1)
-    return interpreter.run(parse(text), "a5", [x, out])[1]
+    %ub2 = pto.castptr %c1024_i64 : i64 -> !pto.ptr<{t}, ub>
+{body}"""
+    return run_kernel(lines, x, out, t, t)
 
 
 def test_copy_gm_to_ubuf_repeats_by_the_loop_registers():
