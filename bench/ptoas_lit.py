@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-OP = re.compile(r"(?<![!#\w.\"])(pto\.[a-z_][a-z0-9_.]*)\b(?!\s*[=<\",}])")
+OP = re.compile(r"(?<![!#\w.\"])(pto\.[a-z_][a-z0-9_.]*)\b(?!\s*[=<,}]|\")")
 """An op name: not a type (`!pto.`), an attribute (`#pto.`, `pto.x = ...`) or inside a string."""
 RUN = re.compile(r"//\s*RUN:\s*(.*)")
 ARCH = {"a2": "a2a3", "a3": "a2a3", "a5": "a5"}

@@ -128,6 +128,19 @@ class Precision(StrEnum):
     HIGH_PRECISION = "high_precision"
 
 
+class PrintFormat(StrEnum):
+    """TPRINT's number format (`#pto<print_format width8_precision4>`), pto-isa's PrintFormat
+    (the printf field width and precision of its floats)."""
+
+    WIDTH8_PRECISION4 = "width8_precision4"
+    WIDTH8_PRECISION2 = "width8_precision2"
+    WIDTH10_PRECISION6 = "width10_precision6"
+
+    @property
+    def cpp(self) -> str:
+        return "pto::PrintFormat::" + self.value.capitalize().replace("_p", "_P")
+
+
 class KernelKind(StrEnum):
     CUBE = "cube"
     VECTOR = "vector"
@@ -227,6 +240,11 @@ class RoundModeAttr(Spaced, EnumAttribute[RoundMode], kind="round_mode"):
 
 
 @irdl_attr_definition
+class PrintFormatAttr(Spaced, EnumAttribute[PrintFormat], kind="print_format"):
+    """TPRINT's number format."""
+
+
+@irdl_attr_definition
 class SaturationModeAttr(Spaced, EnumAttribute[SaturationMode], kind="saturation_mode"):
     """whether TCVT saturates."""
 
@@ -299,6 +317,7 @@ ATTRIBUTES = [
     CmpModeAttr,
     RoundModeAttr,
     SaturationModeAttr,
+    PrintFormatAttr,
     *PRECISION_ATTRS.values(),
     GmLayoutAttr,
     KernelKindAttr,

@@ -18,9 +18,10 @@ import difflib
 import re
 import sys
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TypeVar
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
@@ -36,6 +37,7 @@ from pto_dialect.walk import walk
 from pto_dialect.diagnostics import CUBE_SIDE, PtoError, not_implemented, op_location
 
 SPLIT_MARKER = "// -----"
+_T = TypeVar("_T")
 
 RECURSION_LIMIT = 8000
 """Python frames allowed while parsing (and in the CLIs, for verifying, passes and printing):
@@ -77,6 +79,11 @@ UNIMPLEMENTED_ATTRIBUTES = {
 }
 """PTOAS's `#pto` attributes of forms this project does not implement: what each is, and the
 feature `not_implemented` names (an unknown one stays "not registered")."""
+UNIMPLEMENTED_OPS = {
+    "arith.index_castui": ("MLIR's zero-extending index cast", "MLIR ops xDSL 0.74 lacks"),
+}
+"""MLIR ops PTOAS's inputs use that this project does not have: what each is, and the feature
+`not_implemented` names (another unknown op stays "not registered")."""
 _UNREGISTERED_ATTRIBUTE = re.compile(r"'pto\.(\w+)' is not registered")
 
 
@@ -129,12 +136,29 @@ class LocatedParser(Parser):
         self._known[key] = value
         return value
 
+    def parse_comma_separated_list(
+        self, delimiter: Parser.Delimiter, parse: Callable[[], _T], context_msg: str = ""
+    ) -> list[_T]:
+        """A list, where one bare item stands for a parenthesized list right after `->`: MLIR's
+        result types (`scf.for ... iter_args(...) -> i32`, which xDSL's scf.for reads only as `-> (i32)`)."""
+        token = self._current_token
+        if (
+            delimiter is self.Delimiter.PAREN
+            and token.kind is not MLIRTokenKind.L_PAREN
+            and self.lexer.input.content[: token.span.start].rstrip().endswith("->")
+        ):
+            return [parse()]
+        return super().parse_comma_separated_list(delimiter, parse, context_msg)
+
     def _unregistered(self, name: str, start: int) -> ParseError:
         """xDSL's "not registered" at the op's name (not the token after it), with the nearest
-        registered op name."""
+        registered op name; one of UNIMPLEMENTED_OPS refused as not implemented."""
         text = self.lexer.input.content
         at = text.find(name, start)
         span = Span(at, at + len(name), self.lexer.input) if at != -1 else self._current_token.span
+        if name in UNIMPLEMENTED_OPS:
+            what, feature = UNIMPLEMENTED_OPS[name]
+            return ParseError(span, not_implemented(f"{name} ({what})", feature))
         known = [op.name for op in self.ctx.loaded_ops]
         if "." in name:
             dialect = name.partition(".")[0]

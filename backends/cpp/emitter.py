@@ -64,7 +64,7 @@ from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
-from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
+from pto_dialect.instructions.transfer import TLoadOp, TStoreOp, column_taken_as_dn
 from pto_dialect.names import unique
 from pto_dialect.walk import walk
 from pto_dialect.ops import AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp, LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp
@@ -608,17 +608,17 @@ def _scalar_cpp(type_: Attribute) -> str | None:
 
 
 def _column_into_col_major_tile(view: PartitionViewOp) -> bool:
-    """An ND column window [.., R, 1] moved to or from a col-major ND tile: pto-isa's TLOAD /
-    TSTORE pick the DN path from the GlobalTensor's layout (an ND tensor into a col-major tile
-    fails their static_asserts), and for one column ND and DN are the same bytes; the spec's
-    [R, 1] index example declares it `Layout::DN`."""
+    """An ND column window [.., R, 1] moved to or from a col-major ND tile (transfer.py
+    `column_taken_as_dn`): pto-isa's TLOAD / TSTORE pick the DN path from the GlobalTensor's
+    layout (an ND tensor into a col-major tile fails their static_asserts); the spec's [R, 1]
+    index example declares it `Layout::DN`."""
     shape = view.result.type.shape  # pyright: ignore[reportAttributeAccessIssue]
     if shape[-1] != 1:
         return False
     for use in view.result.uses:
         if isinstance(use.operation, TLoadOp | TStoreOp):
             tile = use.operation.dst.type if isinstance(use.operation, TLoadOp) else use.operation.src.type
-            if isinstance(tile, TileTypeBase) and tile.blayout.data == "col_major" and tile.slayout.data == "none_box":
+            if isinstance(tile, TileTypeBase) and column_taken_as_dn(shape, tile.blayout.data, tile.slayout.data):
                 return True
     return False
 

@@ -38,10 +38,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from xdsl.ir import Attribute
+from xdsl.dialects.builtin import BoolAttr
+from xdsl.ir import Attribute, SSAValue
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
+from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
@@ -51,7 +55,7 @@ from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
 from pto_dialect.types import TileTypeBase
-from pto_dialect.ops.common import SrcTmpDstOp, same_element_type
+from pto_dialect.ops.common import SrcTmpDstOp, parse_operand_group_with, same_element_type
 from pto_dialect.ops.memory import AllocTileOp
 
 # ---------------------------------------------------------------------------
@@ -492,12 +496,25 @@ def reduction_choices(row: Member, order: ReduceOrder, nan: ExtremeNan) -> dict[
 # vadd/vmax/vmin/vmul with each later row. a5 TColReduceOps.hpp (the default, post-update
 # variant): row 0, then rows 1+2, 3+4, ... added (maxed, ...) pairwise and into it, an odd last
 # row last. Every step is lane-wise (no tree inside a register): the orders are exact.
-# TCOLSUM's isBinary form (a tree of row pairs through tmp) is not taken (PTOAS writes its
-# attribute inside ins(...)).
+# TCOLSUM's isBinary form (a tree of row pairs through tmp) is not implemented here (PTOAS writes
+# its attribute inside ins(...); `isBinary = false` reads as the form without it).
 
 
 class ColReduceOp(RowReduceOp):
     """A column reduction with an optional tmp workspace (TCOLSUM): src[, tmp], dst (one row)."""
+
+    @classmethod
+    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        """`(%src, %tmp {isBinary = false} : Ts, Tt)`, as PTOAS writes TCOLSUM (kept as an attribute)."""
+        names, types, pos, inline = parse_operand_group_with(parser, "ins", ("isBinary",))
+        return list(parser.resolve_operands(names, types, pos)), inline
+
+    def verify_src_dst(self, src: TileTypeBase, dst: TileTypeBase) -> None:
+        super().verify_src_dst(src, dst)
+        if self.attributes.get("isBinary", BoolAttr.from_bool(False)) != BoolAttr.from_bool(False):
+            raise VerifyException(
+                not_implemented("has isBinary = true (a tree of row pairs through tmp)", "TCOLSUM's binary-tree form")
+            )
 
 
 class ColReduceNoTmpOp(RowReduceOp):

@@ -9,9 +9,11 @@ read its op declares a write of an unknown resource: `dce` keeps it, `cse` never
 What each target prints (pto-isa's TPrint.hpp): the CPU simulator prints the valid region of
 a tile of any memory; the NPUs (a5 includes a2a3's header) print a Vec tile whole, with `|`
 after the last valid column and a dashed line after the last valid row, and a GM view
-(ND, DN or NZ) whole. Tiles of other memories need a GM tmp on the NPUs, a form this op does
-not have. `pto-run` writes each print on stderr: the op's location, each enclosing loop's
-induction variable, then the values in NumPy's formatting (summarised when large).
+(ND, DN or NZ) whole. Tiles of other memories need a GM tmp on the NPUs. `pto-run` writes each
+print on stderr: the op's location, each enclosing loop's induction variable, then the values in NumPy's formatting (summarised when large), whatever
+the op's printFormat (`{printFormat = #pto<print_format width10_precision6>}`, pto-isa's printf
+width and precision), which is kept and is TPRINT's template argument in C++. The form with a GM
+tmp, `ins(%src, %tmp : T, !pto.partition_tensor_view<...>)`, is not implemented here.
 """
 
 from __future__ import annotations
@@ -22,15 +24,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition, traits_def
+from xdsl.irdl import irdl_op_definition, opt_prop_def, traits_def
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.attributes import GmLayout
+from pto_dialect.attributes import GmLayout, PrintFormatAttr
 from pto_dialect.choices import Choice, PrintRegion
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
+from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.facts import TileFacts, ViewFacts, per_target, require, require_type, spell
 from pto_dialect.instruction import Emission, Instruction, Pipe
@@ -199,14 +202,15 @@ class TPrintOp(PtoInstructionOp):
 
     traits = traits_def(OperandEffects(), MemoryWriteEffect())
     ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 0),)
+    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 0), (2, 0))
     KERNEL: ClassVar = staticmethod(tprint)
 
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src",), ()
+        return ("src", "tmp")[:n_ins], ()
 
     src = operand_of_role("src")
+    print_format = opt_prop_def(PrintFormatAttr, prop_name="printFormat")
 
     @classmethod
     def parse(cls, parser: Parser):
@@ -222,6 +226,8 @@ class TPrintOp(PtoInstructionOp):
             printer.print_attr_dict(attrs)
 
     def verify_operands(self) -> None:
+        if len(self.ins) == 2:
+            raise VerifyException(not_implemented("has a GM tmp operand (TPRINT(src, tmp))", "TPRINT with a GM tmp"))
         if not isinstance(self.src.type, TileTypeBase | PartitionTensorViewType):
             raise VerifyException(f"expects src to be a tile or a !pto.partition_tensor_view, got {self.src.type}")
 
@@ -249,8 +255,10 @@ def _vf(op: TPrintOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
 
 
 def emit(e: Emission, op: TPrintOp) -> None:
-    """`TPRINT(src)`: pto-isa's TPRINT waits for every pipe itself (pipe_barrier(PIPE_ALL))."""
-    e.synchronised(e.call("TPRINT", [op.src]))
+    """`TPRINT(src)` (`TPRINT<format>(src)` with a printFormat): pto-isa's TPRINT waits for every
+    pipe itself (pipe_barrier(PIPE_ALL))."""
+    call = "TPRINT" if op.print_format is None else f"TPRINT<{op.print_format.data.cpp}>"
+    e.synchronised(e.call(call, [op.src]))
 
 
 TPRINT = Instruction(

@@ -14,7 +14,7 @@ the pto.tload as attributes.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, ClassVar
@@ -25,7 +25,7 @@ from xdsl.irdl import irdl_op_definition
 from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
 from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, spell
+from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
@@ -70,6 +70,12 @@ class TransferRules:
     innermost stride (ND: Stride[4], DN: Stride[3]), so that stride must be 1 (any, when that
     dim holds one element)."""
     note: str
+    store_locs: frozenset[str] = frozenset({"vec", "mat", "acc"})
+    """The memories TSTORE stores tiles from."""
+    vec_load_same_layout: bool = False
+    """TLOAD into a Vec tile only ND -> ND, DN -> DN, NZ -> NZ (a static_assert): the tile laid
+    out as the view's tensor (ND: row-major none_box, DN: col-major none_box, NZ: col-major with
+    row-major boxes)."""
 
 
 def _product(*dims: int) -> int:
@@ -129,18 +135,46 @@ def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
         ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
         ("tload: written beyond the valid region (vec / mat tiles)",
          {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
+        ("tload: a Vec dst laid out as the view", {name: "yes" if r.vec_load_same_layout else "no" for name, r in t.items()}),
+        ("tstore: src memories", {name: ", ".join(sorted(r.store_locs)) for name, r in t.items()}),
         ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
         ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
         ("why", {name: r.note for name, r in t.items()}),
     ]
 
 
+def _tile_gm_layout(tile: TileFacts) -> GmLayout | None:
+    """The GM layout a tile's storage order is (ND, DN, NZ), if any."""
+    if tile.slayout == "none_box":
+        return GmLayout.ND if tile.is_row_major else GmLayout.DN
+    return GmLayout.NZ if tile.is_nz else None
+
+
+def column_taken_as_dn(view_shape: Sequence[int], blayout: str, slayout: str) -> bool:
+    """An ND column window [.., R, 1] with a col-major none_box (DN) tile: one column is the same
+    bytes in ND and DN, so it moves as DN (its C++ GlobalTensor is declared `Layout::DN`)."""
+    return view_shape[-1] == 1 and blayout == "col_major" and slayout == "none_box"
+
+
 def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+    view, dst = operands["src"], operands["dst"]
+    if rules.vec_load_same_layout and dst.loc == "vec" and view.layout is not None:
+        as_dn = view.layout == GmLayout.ND and column_taken_as_dn(view.shape, dst.blayout, dst.slayout)
+        require(
+            as_dn or _tile_gm_layout(dst) == view.layout,
+            f"expects a Vec dst laid out as its {view.layout.value} src view (nd: row-major none_box, dn: "
+            f"col-major none_box, nz: col-major with row-major boxes), got {dst.layout_text()}",
+        )
     _check("tload", rules.tload, operands["src"], operands["dst"], target)
     _check_contiguous(rules, "tload", operands["src"], target)
 
 
 def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+    src = operands["src"]
+    require(
+        src.loc in rules.store_locs,
+        f"expects src's loc to be {' or '.join(sorted(rules.store_locs))}, got loc={src.loc}",
+    )
     _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
     _check_contiguous(rules, "tstore", operands["dst"], target)
 

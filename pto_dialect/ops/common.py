@@ -100,9 +100,21 @@ def written_operands(op: Operation) -> tuple[int, ...]:
 
 def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOperand], list[TypeAttribute], int]:
     """`(%a, %b : Ta, Tb)`; returns names, types and the group's position."""
+    names, types, pos, _ = parse_operand_group_with(parser, what, ())
+    return names, types, pos
+
+
+def parse_operand_group_with(
+    parser: Parser, what: str, inline: tuple[str, ...]
+) -> tuple[list[UnresolvedOperand], list[TypeAttribute], int, dict[str, Attribute]]:
+    """`(%a, %b {name = ...} : Ta, Tb)`, the attributes named `inline` allowed before the colon
+    (as PTOAS writes some); returns names, types, the group's position and those attributes."""
     pos = parser.pos
     parser.parse_punctuation("(")
     names = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_unresolved_operand)
+    attrs = parser.parse_optional_attr_dict() if inline else {}
+    if set(attrs) - set(inline):
+        parser.raise_error(f"expected only {' and '.join(inline)} inside {what}(...)", pos)
     parser.parse_punctuation(":")
     types = parser.parse_comma_separated_list(parser.Delimiter.NONE, lambda: _type_not_fp_operand(parser))
     fp = parser.pos
@@ -113,7 +125,7 @@ def parse_operand_group(parser: Parser, what: str) -> tuple[list[UnresolvedOpera
         parser.raise_error(
             f"expects the number of {what} operands to match the number of {what} types", pos
         )
-    return names, types, pos
+    return names, types, pos, attrs
 
 
 _FP_OPERAND = "an acc tile's fp (scaling tile) operand, PTOAS's `fp %fp : T` or `%src : T, %fp : T`"

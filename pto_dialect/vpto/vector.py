@@ -194,6 +194,8 @@ zero, O to odd; each as TCVT's mode of the same rounding (one conversion model: 
 SATURATIONS = {"SAT": SaturationMode.ON, "NOSAT": SaturationMode.OFF}
 PARTS = {"EVEN": 0, "ODD": 1, "P0": 0, "P1": 1, "P2": 2, "P3": 3}
 """vcvt parts: which of the 2 (EVEN/ODD) or 4 (P0..P3) sub-lanes a width-changing conversion uses."""
+QUARTER_PARTS = ("P0", "P1", "P2", "P3")
+"""The parts of a packed form (4x lanes, or a packed fp4 side), as PTOAS's VcvtOp::verify asks."""
 
 
 @irdl_op_definition
@@ -228,6 +230,15 @@ class VcvtOp(IRDLOperation):
             raise VerifyException(f"converts {self.input.type} to {self.result.type}: lane counts must match or differ 2x or 4x")
         if factor > 1 and self.part is None:
             raise VerifyException(f"requires a part for a conversion whose lane counts differ {factor}x")
+        if self.part is not None and factor > 1:
+            packed = factor == 4 or any(
+                (info := element_info(_vreg(t).element_type)) is not None and info.family == "packed"
+                for t in (self.input.type, self.result.type)
+            )
+            if packed and self.part.data not in QUARTER_PARTS:
+                raise VerifyException("part must be P0, P1, P2, or P3 for packed vcvt forms")
+            if not packed and self.part.data in QUARTER_PARTS:
+                raise VerifyException("part must be EVEN or ODD for 8/16 and 16/32 vcvt forms")
         if self.part is not None and PARTS[self.part.data] >= factor:
             raise VerifyException(f"part \"{self.part.data}\" names a sub-lane a {factor}x conversion does not have")
 

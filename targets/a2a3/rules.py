@@ -38,7 +38,9 @@ TRANSFER = TransferRules(
     zero_pad_types=INT64,
     contiguous_rows=True,
     note="PTO_ASSERTs of TLoadGm2ub*/TStore* (ND, DN, NZ) in include/pto/common/arch/memory. "
-    "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad).",
+    "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad). TLOAD into a Vec tile: "
+    "ND2ND / DN2DN / NZ2NZ only (a static_assert).",
+    vec_load_same_layout=True,
 )
 
 COLUMN_ARG_REDUCE = ColArgReduceRules(

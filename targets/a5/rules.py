@@ -54,7 +54,10 @@ TRANSFER = TransferRules(
     note="TLOAD: static_assert on static shapes; dynamic ones run the DMA with the view's row "
     "count and the tile's valid cols, so any mismatch is refused at run time. TSTORE: "
     "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
-    "padCount with the data select bit always on; pad null/zero leave the pad register, 0).",
+    "padCount with the data select bit always on; pad null/zero leave the pad register, 0). "
+    "TSTORE_IMPL static_asserts a Vec or Acc src; TLOAD into a Vec tile (StaticCheck): ND2ND / DN2DN / NZ2NZ only.",
+    store_locs=frozenset({"vec", "acc"}),
+    vec_load_same_layout=True,
 )
 
 COLUMN_ARG_REDUCE = ColArgReduceRules(
@@ -384,9 +387,11 @@ RULES = {
         note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
     ),
     TMOV: TMovRules(
-        STANDARD, converts=False, same_shape=False, same_layout=True, equal_valid=False,
-        note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows (its ND->NZ and "
-        "ND->ZN repacks are not taken here)",
+        STANDARD | FP8 | HIF8 | types_named("!pto.f4E2M1x2", "!pto.f4E1M2x2"), converts=False, same_shape=False,
+        same_layout=True, equal_valid=False,
+        note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows, any element type "
+        "(no static_assert: fp8, hif8 and packed fp4 bytes copy as they are; its ND->NZ and ND->ZN repacks are "
+        "not taken here)",
     ),
     **WINDOW_COPIES.rules(WindowRules(
         types_named("i8", "si8", "i32", "si32", "f16", "bf16", "f32"), layouts=frozenset({"nd", "nz"}),

@@ -33,6 +33,13 @@ STRICTER = (
         "data as 16-bit lanes, so 32-bit indices are rejected",
     ),
     Divergence(
+        ("lit/pto/tmp_contract_a5_non_same_shape.pto",),
+        ("a5",),
+        "a5 index-form `tgather` of 4-byte data with 16-bit indices: npu/a5/TGather.hpp's CheckValid allows b16 "
+        "indices, but TGather_b32 loads them 128 to a register and gathers through it as 64 u32 lanes "
+        "(`(vector_u32&)index`), so each index it uses is two 16-bit ones side by side: rejected",
+    ),
+    Divergence(
         ("lit/pto/mgather_mscatter_base_a3_emitc.pto", "lit/pto/mgather_mscatter_low_precision_a5_emitc.pto"),
         ("a2a3", "a5"),
         "`mscatter` without `coalesce` on a2a3 (an [R, 1] row-major index) and a5 (an index shaped like src): PTOAS "
@@ -41,18 +48,24 @@ STRICTER = (
         "rejected",
     ),
     Divergence(
-        (),
+        ("lit/pto/issue646_pipev_repeat_prune.pto", "lit/pto/issue667_tload_overlap_no_mte2_barrier.pto"),
         ("cpu", "a2a3", "a5"),
         "an instruction writing its output over an input's bytes other than as the in-place table allows (a "
-        "widening `tcvt` at its source's address, an output shifted against its input): PTOAS accepts it, but the "
-        "targets' code would overwrite input elements before reading them, so it is rejected",
+        "widening `tcvt` at its source's address, an output shifted against its input, as these inputs place "
+        "tiles by hand): PTOAS accepts it, but whether the targets' code reads each input element before it "
+        "overwrites it depends on the direction and repeat order of its loops, which this project does not "
+        "model, so it is rejected",
     ),
     Divergence(
-        ("lit/pto/issue558_trowargmax_vec_overflow_a5.pto", "lit/pto/issue558_trowargmin_vec_overflow_a5.pto"),
+        (
+            "lit/pto/issue558_trowargmax_vec_overflow_a5.pto", "lit/pto/issue558_trowargmin_vec_overflow_a5.pto",
+            "lit/pto/a5_unused_tmp_vec_overflow.pto",
+        ),
         ("a5",),
-        "a5 `trowargmin`/`trowargmax` with a tmp as large as src (PTOAS issue 558): verification accepts it, but "
-        "the memory planner places the tmp a5's code does not use, so a kernel whose src and tmp together overflow "
-        "UB fails at planning",
+        "a5 `trowargmin`/`trowargmax` (PTOAS issue 558), `txor`, `txors`, `tsel`, `tsels` with a tmp as large as "
+        "src: verification accepts it, but the memory planner places every allocated tile, also a tmp a5's code "
+        "does not use (npu/a5/TXor.hpp's TXOR_IMPL takes one and never reads it), so a kernel whose tiles "
+        "together overflow UB only with the tmp fails at planning",
     ),
     Divergence(
         (
@@ -62,10 +75,11 @@ STRICTER = (
             "lit/tile_fusion/op_scheduling_treshape.pto",
         ),
         ("a5",),
-        "a5 `trowexpandmul` whose src1 is a row-major `32x1xf32` tile (PTOAS's tile-fusion inputs): PTOAS's "
-        "TRowExpandMulOp::verify lacks the src1 column check its `trowexpandadd` has, but npu/a5/TRowExpandMul.hpp "
-        "PTO_ASSERTs that a row-major src1 has 32 / sizeof(T) valid columns (a col-major one 1), and its vector code "
-        "reads one 32-byte block per row of src1: rejected",
+        "a5 `trowexpandmul` whose src1 is a row-major `32x1xf32` tile argument (PTOAS's tile-fusion inputs): "
+        "PTOAS's TRowExpandMulOp::verify lacks the src1 column check its `trowexpandadd` has, but "
+        "npu/a5/TRowExpandMul.hpp PTO_ASSERTs that a row-major src1 has 32 / sizeof(T) valid columns (a col-major "
+        "one 1), and its vector code reads one 32-byte block per row of src1 (pto_tile.hpp does not even compile a "
+        "row-major none_box Tile of 4-byte rows): rejected",
     ),
     Divergence(
         ("lit/pto/issue708_zero_valid_reductions.pto", "lit/pto/issue708_zero_valid_rowexpand_a5_tmp_invalid.pto"),
@@ -74,6 +88,21 @@ STRICTER = (
         "hardware guarantee is pto-isa#143, open): npu/a5/TRowReduce.hpp PTO_ASSERTs `srcValidRows != 0 && "
         "srcValidCols != 0`, npu/a5/TRowExpandMax.hpp (and its siblings) that a col-major src1 has one valid "
         "column: rejected",
+    ),
+    Divergence(
+        ("lit/pto/issue708_zero_valid_subview.pto", "lit/pto/issue708_zero_valid_subview_inferred.pto"),
+        ("a5",),
+        "a5 `tstore` of a subview with no valid rows (or columns) into a 5x128 view (PTOAS issue 708 takes it as "
+        "a no-op): npu/a5/TStore.hpp's ND store PTO_ASSERTs that the tile's valid rows and columns equal the "
+        "view's rows and columns: rejected",
+    ),
+    Divergence(
+        ("lit/pto/tilebuf_valid_positive.pto",),
+        ("a2a3",),
+        "a `!pto.tile_buf<left, 1x32xf16, slayout=row_major>`: pto_tile.hpp exempts a one-row boxed tile from "
+        "its rows-divide-into-boxes static_assert, as PTOAS does, but its 16x16 boxes of 2-byte elements put "
+        "element [0, 16] at storage element 256, past the tile's 32, so any access through `GetOffset` leaves the "
+        "tile: every target refuses the type",
     ),
     Divergence(
         ("samples/TquantMx/tquant_mx.pto",),
@@ -116,6 +145,44 @@ LENIENT = (
         "npu/a5/TRowExpandDiv.hpp's 3-operand TROWEXPANDDIV_IMPL<HIGH_PRECISION> divides without one (its "
         "4-operand form ignores the tmp): accepted",
     ),
+    Divergence(
+        ("lit/vpto/textract_verify_invalid_vec2vec_layout.pto",),
+        ("a5",),
+        "a5 Vec-to-Vec `textract` of NZ tiles under PTOAS's `--pto-backend=vpto`: that backend's expansion takes "
+        "ND tiles only, but npu/a5/TExtract.hpp's TEXTRACT_IMPL copies both ND and both NZ tiles: accepted",
+    ),
+    Divergence(
+        (
+            "lit/vpto/normalize_uncovered_tile_sections_reject_residual_nested_mix.pto",
+            "lit/vpto/normalize_uncovered_tile_sections_suggest_explicit.pto",
+        ),
+        ("a5",),
+        "a kernel mixing explicit `pto.section.*` regions with tile ops outside them: PTOAS's vpto backend cannot "
+        "wrap the uncovered ops into sections of their own and refuses it, a step of its own compilation; this "
+        "project runs each op where it stands: accepted",
+    ),
+    Divergence(
+        ("lit/pto/issue708_zero_valid_subview_inferred_invalid.pto",),
+        ("a5",),
+        "a `subview` whose result has a dynamic valid extent (`v_row=?`) and no `valid` operands: PTOAS refuses it "
+        "(no value gives the extent), this project's subview takes the tile's valid region clipped to the window "
+        "at run time (pto_dialect/ops/subview.py); no hardware code is involved: accepted",
+    ),
+    Divergence(
+        (
+            "lit/pto/alloc_tile_addr_level12_reject.pto", "lit/pto/implicit_tmp_optional_level3_invalid.pto",
+            "lit/pto/reserve_buffer_level12_manual_base_reject.pto", "lit/pto/reserve_buffer_level3_auto_reject.pto",
+            "lit/pto/subview_unresolved_tile_arg_invalid.pto", "lit/pto/tassign_level3_loop_rebind.pto",
+            "lit/pto/tassign_level3_loop_rebind_gss.pto", "lit/pto/tassign_level3_missing_alloc_addr.pto",
+            "lit/pto/tci_implicit_tmp_level3_invalid.pto",
+        ),
+        ("a2a3", "a5"),
+        "PTOAS's `--pto-level` rules, modes of its own compilation, not of any hardware code: level 1 and 2 refuse "
+        "an `alloc_tile addr`, a `tassign` and a `reserve_buffer` base; level 3 asks every tile for an address, an "
+        "explicit tmp where planning would add one, a `reserve_buffer` with a base, cannot lower a `subview` of a "
+        "tile argument, and refuses a `tassign` with `--enable-insert-sync`. pto-opt has no levels (pto_tools/pto_opt.py refuses the option): any kernel may place "
+        "tiles, `-p pto-plan-memory` places the rest: accepted",
+    ),
 )
 """Where PTOAS's verifier refuses what the targets' code runs."""
 
@@ -127,6 +194,19 @@ NOT_IMPLEMENTED = (
         "`create_cbuf_matrix` (Rows x Cols x bytes / 32 repeats of one block, from 1 to 32767; a conv tile by its "
         "shape), so PTOAS accepts it rightly; this project implements `texpands` into Vec tiles only and refuses a "
         "Mat dst with a located error",
+    ),
+    Divergence(
+        ("lit/vpto/soft_postupdate_negative-vsstb-nonconstant-stride.pto",),
+        ("a5",),
+        "`pto.addptr %p, %i : <f32, ub> -> <f32, ub>`: PTOAS prints the pointer type its op's format fixes "
+        "without the `!pto.ptr` prefix (MLIR's stripped type) and reads it back; this project's parser reads "
+        "only `!pto.ptr<f32, ub>` there and refuses the short spelling at the type",
+    ),
+    Divergence(
+        ("lit/vpto/ub/tile_to_ub/transfer/mte_gm_ub_expand.pto",),
+        ("a2a3",),
+        "`pto.mte_gm_ub` with a second loop group (`loop1(...)`) on a2a3: PTOAS expands it into its wrapper ops; "
+        "this project reads one `loop` group and has the register-level copies on a5 only",
     ),
 )
 """Where PTOAS accepts what the hardware code does and this project does not implement."""

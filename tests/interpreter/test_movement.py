@@ -303,3 +303,13 @@ def test_tinsert_into_an_nz_tile(target: str) -> None:
     expected = filled((32, 16), "f32")
     expected[16:, 8:] = src
     assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("dtype", ["!pto.hif8", "!pto.f4E2M1x2", "f8E4M3FN"])
+def test_a5_tmov_copies_low_precision_bytes(dtype: str) -> None:
+    """a5's TMovVecToVec has no element type assert: hif8, fp8 and packed fp4 bytes copy as they are."""
+    t = tile((4, 32), dtype)
+    storage = NP.get(dtype, np.dtype(np.uint8))  # hif8 and packed fp4 travel as their bytes
+    src = np.random.default_rng(seed("a5", dtype)).integers(0, 256, (4, 32), dtype=np.uint8).view(storage)
+    out = run(tmov(t, t), "a5", [src, np.zeros((4, 32), np.uint8).view(storage)])[-1]
+    assert_bits_equal(out, src)
