@@ -313,7 +313,7 @@ def test_an_array_larger_than_the_pool_repeats_it(dynamic):
     from interpreter.inputs import POOL_ELEMENTS
 
     src, dst, _ = pto_frontend.draw_inputs(dynamic, "random:6", scalars={"n": 16400})  # 16400 x 64 elements
-    assert src.shape == dst.shape == (16400 * 64,) > (POOL_ELEMENTS,)
+    assert src.shape == dst.shape == (16400 * 64,) and src.size > POOL_ELEMENTS
     np.testing.assert_array_equal(src[POOL_ELEMENTS:], src[: src.size - POOL_ELEMENTS])
     assert len(np.unique(src[:POOL_ELEMENTS])) > POOL_ELEMENTS // 2 and not np.array_equal(src, dst)
 
