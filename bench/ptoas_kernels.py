@@ -145,7 +145,8 @@ OUT_OF_RANGE = re.compile(r"\boutside\b")
 
 def _run(main, args: list[str], size: int) -> str | None:  # noqa: ANN001
     """pto-run, giving each integer scalar it asks for: SPMD block 0 of 1, else `size`; when that
-    run reads or writes outside a view, array or tile, again with each such scalar 1, then 0."""
+    run reads or writes outside a view, array or tile, again with each such scalar set to each of
+    SIZES_TRIED in turn, whatever the error of the one before."""
     first: str | None = None
     for value in (size, *SIZES_TRIED):
         given: list[str] = []
@@ -158,7 +159,7 @@ def _run(main, args: list[str], size: int) -> str | None:  # noqa: ANN001
         if error is None:
             return None
         first = first or error
-        if not given or not OUT_OF_RANGE.search(error):
+        if not given or not OUT_OF_RANGE.search(first):  # a retry's own error (an empty view at 0) ends none
             break
     return first  # the error with --size: the retries' (an empty view at 0, ...) say less
 
