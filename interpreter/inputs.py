@@ -11,7 +11,8 @@ signature and from the tensor views the kernel makes of each pointer.
 - `!pto.partition_tensor_view<...>`, `!pto.tile_buf<...>`: the type's (static) shape.
 - scalars: the value given in `scalars` (by argument name or position); a float scalar not
   given is drawn; an integer or index scalar not given is drawn where it only serves as an offset
-  or index (as the arrays below), else it must be given (it sizes something).
+  or index (as the arrays below), else it must be given (it sizes something: a view, or a tile's
+  valid row or column count, which the tiles it meets in elementwise ops may need whole).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
   [-100, 100] clipped to the type; i1 either way. An array of more than POOL_ELEMENTS repeats a
   drawn pool of that many. An integer array whose elements become an
@@ -36,7 +37,7 @@ from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import element_info
-from interpreter.value_ranges import Interval, ValueRanges, fit_draws, integer_cap
+from interpreter.value_ranges import Interval, ValueRanges, fit_draws, integer_cap, sinks
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, StoreScalarOp
 from pto_dialect.ops.scalar import view_extent
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
@@ -237,5 +238,18 @@ def _index_draws(
         info = np.iinfo(dtype)
         defaults[arg] = (max(-INTEGER_SPAN, int(info.min)), min(INTEGER_SPAN, int(info.max)))
         caps[arg] = integer_cap(dtype)
+    for length in _length_scalars(function, values, defaults, extents):
+        del defaults[length], caps[length]
     fitted = fit_draws(function, values, defaults, caps, extents)
     return {arg: interval for arg, interval in fitted.items() if interval != defaults[arg]}
+
+
+def _length_scalars(
+    function: func.FuncOp, values: Mapping[SSAValue, int | float], defaults: Mapping[BlockArgument, Interval],
+    extents: Mapping[BlockArgument, int],
+) -> set[BlockArgument]:
+    """The integer scalar arguments a valid row or column count depends on: lengths the caller
+    gives (PyPTO's row count of the last block), not offsets to draw."""
+    ranges = ValueRanges(values, defaults)
+    found = {arg for sink in sinks(function, ranges, extents) if sink.length for arg in ranges.depends_on(sink.value)}
+    return {arg for arg in found if isinstance(arg.type, IndexType | IntegerType)}

@@ -286,6 +286,8 @@ class Sink:
     value: SSAValue
     entries: int
     where: Operation
+    length: bool = False
+    """A valid row or column count: a length, which a scalar argument gives, never a draw."""
 
 
 def _exact(ranges: ValueRanges, value: SSAValue) -> int | None:
@@ -317,7 +319,7 @@ def sinks(function: func.FuncOp, ranges: ValueRanges, extents: Mapping[BlockArgu
             tile = op.result.type if isinstance(op, AllocTileOp) else op.source.type
             for valid, whole in zip((op.valid_row, op.valid_col), tile.shape):  # pyright: ignore[reportAttributeAccessIssue]
                 if valid is not None:
-                    found.append(Sink(valid, whole + 1, op))
+                    found.append(Sink(valid, whole + 1, op, length=True))
         elif isinstance(op, scf.ForOp):
             found.append(Sink(op.ub, LOOP_BOUND_LIMIT + 1, op))
         elif (index_entries := getattr(op, "index_entries", None)) is not None:

@@ -332,3 +332,35 @@ func.func @fill(%len: !pto.ptr<i32>) {{
     path = kernel_file(tmp_path, text, "fill.pto")
     counts = {int(pto_frontend.draw_inputs(path, f"random:{seed}")[0][0]) for seed in range(30)}
     assert min(counts) >= 0 and max(counts) <= 16 and len(counts) > 5
+
+
+# the first %n rows of an 8 x 16 table doubled: %n is a tile's valid row count (a length), not an offset
+VALID_ROWS_ARGUMENT = f"""\
+func.func @double_rows(%a: !pto.ptr<f32>, %out: !pto.ptr<f32>, %n: index) {{
+{index_constants(0, 1, 8, 16)}
+  %av = pto.make_tensor_view %a, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %ap = pto.partition_view %av, offsets = [%c0, %c0], sizes = [%n, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<?x16xf32>
+  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%n, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<?x16xf32>
+  %t = pto.alloc_tile valid_row = %n : !pto.tile_buf<vec, 8x16xf32, valid=?x16>
+  %d = pto.alloc_tile valid_row = %n : !pto.tile_buf<vec, 8x16xf32, valid=?x16>
+  pto.tload ins(%ap : !pto.partition_tensor_view<?x16xf32>) outs(%t : !pto.tile_buf<vec, 8x16xf32, valid=?x16>)
+  pto.tadd ins(%t, %t : !pto.tile_buf<vec, 8x16xf32, valid=?x16>, !pto.tile_buf<vec, 8x16xf32, valid=?x16>) outs(%d : !pto.tile_buf<vec, 8x16xf32, valid=?x16>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 8x16xf32, valid=?x16>) outs(%op : !pto.partition_tensor_view<?x16xf32>)
+  return
+}}
+"""
+
+
+def test_an_integer_scalar_giving_a_valid_row_count_is_asked_not_drawn(tmp_path):
+    # a drawn count (PyPTO's last-block rows) would meet full tiles in elementwise ops: the caller gives it
+    path = kernel_file(tmp_path, VALID_ROWS_ARGUMENT, "double_rows.pto")
+    with pytest.raises(PtoError, match=r"double_rows.pto:1:1: error: .*argument 2 \(%n: index\) is an integer scalar: give its "
+                       r"value \(pto-run: --arg n=VALUE\)"):
+        pto_frontend.draw_inputs(path, "random")
+    table, out, n = pto_frontend.draw_inputs(path, "random:3", scalars={"n": 5})
+    final = pto_frontend.run(path, "cpu", inputs="random:3", scalars={"n": "5"})
+    assert int(n) == 5
+    expected = out.reshape(8, 16).copy()
+    expected[:5] = table.reshape(8, 16)[:5] + table.reshape(8, 16)[:5]
+    np.testing.assert_array_equal(final[1].reshape(8, 16), expected)
