@@ -23,7 +23,7 @@ error's message with its location removed. Prints the tables; --list prints ever
 --timeout in seconds. An integer scalar argument pto-run cannot draw is given: PyPTO's SPMD
 block index 0 of 1 block, any other --size (64); when that run goes out of a view, an array or a
 tile, the run is repeated with those scalars 1, then 0 (a row or token index, not a length), then
-256 (a length offsets reach past 64).
+32 (a length within a 32-row view), then 256 (a length offsets reach past 64).
 """
 
 from __future__ import annotations
@@ -136,10 +136,11 @@ SPMD_SCALARS = {"__pypto_spmd_block_idx": 0, "__pypto_spmd_block_num": 1}
 """PyPTO's SPMD arguments: run block 0 of 1."""
 
 
-SIZES_TRIED = (1, 0, 256)
+SIZES_TRIED = (1, 0, 32, 256)
 """After `size`, the values an asked scalar is given when the run goes out of a view, an array or
 a tile: PyPTO's scalars are as often a row or token index (offsets into a small view) as a length,
-and some lengths must exceed offsets of 64 and more."""
+some lengths must stay within a 32-row view (a loop over it in steps of 8) and some must exceed
+offsets of 64 and more."""
 OUT_OF_RANGE = re.compile(r"\boutside\b")
 
 

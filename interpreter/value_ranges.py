@@ -4,7 +4,8 @@ from that the ranges random inputs draw integer arrays in (interpreter/inputs.py
 
 An integer array whose elements become an offset or an index (a `load_scalar` / `store_scalar`
 offset, a `partition_view` or `subview` offset, a `tgetval` / `tsetval` offset, the index
-operand of a gather or scatter, a dynamic valid row or column count), directly or through arithmetic (`arith` ops, casts, clamps),
+operand of a gather or scatter, a dynamic valid row or column count), directly or through arithmetic (`arith` ops, casts, clamps,
+a remainder spelt x - (x / c) * c),
 scalar reads (`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop
 bounds, is drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
 every such offset the analysis can bound stays inside what it indexes (and a loop bound it
@@ -77,6 +78,19 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
 _CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
+
+
+def _remainder_form(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """(x, c) when `op` is x - (x / c) * c (signed division, either factor order): x rem c, whose
+    bounds interval arithmetic over the subtraction alone would lose."""
+    if not isinstance(op, arith.SubiOp) or not isinstance(product := op.rhs.owner, arith.MuliOp):
+        return None
+    x = op.lhs
+    for quotient, divisor in ((product.lhs, product.rhs), (product.rhs, product.lhs)):
+        division = quotient.owner
+        if isinstance(division, arith.DivSIOp) and division.lhs == x and division.rhs == divisor:
+            return x, divisor
+    return None
 _CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
@@ -144,6 +158,9 @@ class ValueRanges:
             return self._eval(op.operands[0])
         if isinstance(op, arith.SelectOp):
             return self._union([op.operands[1], op.operands[2]], extra=[op.operands[0]])
+        if (remainder := _remainder_form(op)) is not None:  # x - (x / c) * c, PyPTO's spelling of x % c
+            (a, deps_a), (b, deps_b) = self._eval(remainder[0]), self._eval(remainder[1])
+            return (_remainder(a, b, True) if a is not None and b is not None else None), deps_a | deps_b
         if (combine := _BINARY.get(type(op))) is not None:
             (a, deps_a), (b, deps_b) = self._eval(op.operands[0]), self._eval(op.operands[1])
             if self.through_clamps and isinstance(op, _CLAMPS) and bool(deps_a) != bool(deps_b):

@@ -364,3 +364,90 @@ def test_an_integer_scalar_giving_a_valid_row_count_is_asked_not_drawn(tmp_path)
     expected = out.reshape(8, 16).copy()
     expected[:5] = table.reshape(8, 16)[:5] + table.reshape(8, 16)[:5]
     np.testing.assert_array_equal(final[1].reshape(8, 16), expected)
+
+
+
+# PyPTO's paged rows: for i < 16, x = pos + i - 16 is split into page x / 8 (its block read from a
+# 64-entry table) and slot x - (x / 8) * 8 (x rem 8, spelt so); row max(8 * block + slot, 0) of a
+# 64 x 8 table is copied out
+PAGED_ROWS = f"""\
+func.func @paged_rows(%blocks: !pto.ptr<i32>, %pos: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 8, 16, 64)}
+  %bv = pto.make_tensor_view %blocks, shape = [%c64], strides = [%c1] : !pto.tensor_view<?xi32>
+  %pv = pto.make_tensor_view %pos, shape = [%c1], strides = [%c1] : !pto.tensor_view<?xi32>
+  %tv = pto.make_tensor_view %table, shape = [%c64, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %ov = pto.make_tensor_view %out, shape = [%c16, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
+  %p32 = pto.load_scalar %pos[%c0] : !pto.ptr<i32> -> i32
+  %p = arith.index_cast %p32 : i32 to index
+  scf.for %i = %c0 to %c16 step %c1 {{
+    %pi = arith.addi %p, %i : index
+    %x = arith.subi %pi, %c16 : index
+    %page = arith.divsi %x, %c8 : index
+    %b32 = pto.load_scalar %blocks[%page] : !pto.ptr<i32> -> i32
+    %b = arith.index_cast %b32 : i32 to index
+    %m = arith.muli %page, %c8 : index
+    %slot = arith.subi %x, %m : index
+    %base = arith.muli %b, %c8 : index
+    %sum = arith.addi %base, %slot : index
+    %row = arith.maxsi %sum, %c0 : index
+    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "a5"])
+def test_a_remainder_spelt_x_minus_x_over_c_times_c_is_bounded_like_rem(tmp_path, target):
+    path = kernel_file(tmp_path, PAGED_ROWS, "paged_rows.pto")
+    positions = set()
+    for seed in range(10):
+        blocks, pos, _, _ = pto_frontend.draw_inputs(path, f"random:{seed}")
+        assert blocks.min() >= 0 and blocks.max() <= 7  # 8 * block + 7 is a row of the table
+        assert 9 <= pos[0] <= 512  # pages x / 8 from 0 (x >= -7) to 63
+        positions.add(int(pos[0]))
+    assert max(positions) > 64  # the slot's bounds do not hold pos to the first pages
+    blocks, pos, table, _ = pto_frontend.draw_inputs(path, "random:4")
+    final = pto_frontend.run(path, target, inputs="random:4")
+    x = int(pos[0]) + np.arange(16) - 16
+    page, slot = np.trunc(x / 8).astype(np.int64), np.fmod(x, 8)  # divsi rounds toward zero
+    rows = np.maximum(8 * blocks.astype(np.int64)[page] + slot, 0)
+    np.testing.assert_array_equal(final[3].reshape(16, 8), table.reshape(64, 8)[rows])
+
+
+# rows %start to 32 of a 32 x 8 table copied in blocks of 8 (PyPTO's zero padding after the rows it filled);
+# the first block is read before the loop too (%start also an offset)
+FROM_ROW = f"""\
+func.func @rows_from(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %start: index) {{
+{index_constants(0, 1, 8, 32)}
+  %sv = pto.make_tensor_view %src, shape = [%c32, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %dv = pto.make_tensor_view %dst, shape = [%c32, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  %first = pto.partition_view %sv, offsets = [%start, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
+  pto.tload ins(%first : !pto.partition_tensor_view<8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+  scf.for %r = %start to %c32 step %c8 {{
+    %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
+    %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%sp : !pto.partition_tensor_view<8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%dp : !pto.partition_tensor_view<8x8xf32>)
+  }}
+  return
+}}
+"""
+
+
+def test_an_integer_scalar_giving_a_loop_bound_is_asked_not_drawn(tmp_path):
+    # a drawn start (22) steps to row 30, whose 8 rows leave the table: only the caller knows its steps
+    path = kernel_file(tmp_path, FROM_ROW, "rows_from.pto")
+    with pytest.raises(PtoError, match=r"rows_from.pto:1:1: error: .*argument 2 \(%start: index\) is an integer scalar: "
+                       r"give its value \(pto-run: --arg start=VALUE\)"):
+        pto_frontend.draw_inputs(path, "random")
+    src, dst, _ = pto_frontend.draw_inputs(path, "random:2", scalars={"start": 16})
+    final = pto_frontend.run(path, "a2a3", inputs="random:2", scalars={"start": "16"})
+    expected = dst.reshape(32, 8).copy()
+    expected[16:] = src.reshape(32, 8)[16:]
+    np.testing.assert_array_equal(final[1].reshape(32, 8), expected)
