@@ -11,9 +11,8 @@ signature and from the tensor views the kernel makes of each pointer.
 - `!pto.partition_tensor_view<...>`, `!pto.tile_buf<...>`: the type's (static) shape.
 - scalars: the value given in `scalars` (by argument name or position); a float scalar not
   given is drawn; an integer or index scalar not given is drawn where it only serves as an offset
-  or index (as the arrays below), else it must be given (it sizes something: a view, a loop's
-  bounds or step, or a tile's valid row or column count, which the tiles it meets in elementwise
-  ops may need whole).
+  or index (as the arrays below), else it must be given (it sizes something: a view, or a tile's
+  valid row or column count, which the tiles it meets in elementwise ops may need whole).
 - values: floats uniform in [-1, 1) (rounded to the element type); integers uniform in
   [-100, 100] clipped to the type; i1 either way. An array of more than POOL_ELEMENTS repeats a
   drawn pool of that many. An integer array whose elements become an
@@ -32,7 +31,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 import numpy as np
-from xdsl.dialects import func, scf
+from xdsl.dialects import func
 from xdsl.dialects.builtin import AnyFloat, IndexType, IntegerType, i1
 from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
@@ -249,12 +248,9 @@ def _length_scalars(
     function: func.FuncOp, values: Mapping[SSAValue, int | float], defaults: Mapping[BlockArgument, Interval],
     extents: Mapping[BlockArgument, int],
 ) -> set[BlockArgument]:
-    """The integer scalar arguments a valid row or column count or a loop's bounds or step
-    depend on: lengths the caller gives (PyPTO's row count of the last block, the row its padding
-    loop starts at, which steps of 8 must land on), not offsets to draw."""
+    """The integer scalar arguments a valid row or column count depends on: lengths the caller
+    gives (PyPTO's row count of the last block), not offsets to draw. A loop bound is not one: a
+    drawn trip count is fitted to the views the loop walks (PyPTO's block counts)."""
     ranges = ValueRanges(values, defaults)
     found = {arg for sink in sinks(function, ranges, extents) if sink.length for arg in ranges.depends_on(sink.value)}
-    for loop in function.walk():
-        if isinstance(loop, scf.ForOp):
-            found |= ranges.depends_on(loop.lb) | ranges.depends_on(loop.ub) | ranges.depends_on(loop.step)
     return {arg for arg in found if isinstance(arg.type, IndexType | IntegerType)}

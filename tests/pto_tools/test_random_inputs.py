@@ -418,36 +418,3 @@ def test_a_remainder_spelt_x_minus_x_over_c_times_c_is_bounded_like_rem(tmp_path
     rows = np.maximum(8 * blocks.astype(np.int64)[page] + slot, 0)
     np.testing.assert_array_equal(final[3].reshape(16, 8), table.reshape(64, 8)[rows])
 
-
-# rows %start to 32 of a 32 x 8 table copied in blocks of 8 (PyPTO's zero padding after the rows it filled);
-# the first block is read before the loop too (%start also an offset)
-FROM_ROW = f"""\
-func.func @rows_from(%src: !pto.ptr<f32>, %dst: !pto.ptr<f32>, %start: index) {{
-{index_constants(0, 1, 8, 32)}
-  %sv = pto.make_tensor_view %src, shape = [%c32, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %dv = pto.make_tensor_view %dst, shape = [%c32, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
-  %first = pto.partition_view %sv, offsets = [%start, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
-  pto.tload ins(%first : !pto.partition_tensor_view<8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
-  scf.for %r = %start to %c32 step %c8 {{
-    %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
-    %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%sp : !pto.partition_tensor_view<8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%dp : !pto.partition_tensor_view<8x8xf32>)
-  }}
-  return
-}}
-"""
-
-
-def test_an_integer_scalar_giving_a_loop_bound_is_asked_not_drawn(tmp_path):
-    # a drawn start (22) steps to row 30, whose 8 rows leave the table: only the caller knows its steps
-    path = kernel_file(tmp_path, FROM_ROW, "rows_from.pto")
-    with pytest.raises(PtoError, match=r"rows_from.pto:1:1: error: .*argument 2 \(%start: index\) is an integer scalar: "
-                       r"give its value \(pto-run: --arg start=VALUE\)"):
-        pto_frontend.draw_inputs(path, "random")
-    src, dst, _ = pto_frontend.draw_inputs(path, "random:2", scalars={"start": 16})
-    final = pto_frontend.run(path, "a2a3", inputs="random:2", scalars={"start": "16"})
-    expected = dst.reshape(32, 8).copy()
-    expected[16:] = src.reshape(32, 8)[16:]
-    np.testing.assert_array_equal(final[1].reshape(32, 8), expected)
