@@ -160,6 +160,14 @@ def test_indices_gathered_through_a_subview_are_drawn_inside_the_table(tmp_path,
     np.testing.assert_array_equal(final[2], src[ids[:64]])
 
 
+# loop body: row %row of the 8-column table view %tv into row %i of the output view %ov, through tile %t
+COPY_ROW = """\
+    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+"""
+
 # 1-based row ids read with load_scalar from a pointer with no view (its 4 reads size it); a row
 # id minus one selects the table row each loop trip copies out
 ONE_BASED_IDS = f"""\
@@ -172,11 +180,7 @@ func.func @rows(%ids: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>)
     %id = pto.load_scalar %ids[%i] : !pto.ptr<i32> -> i32
     %r = arith.index_cast %id : i32 to index
     %row = arith.subi %r, %c1 : index
-    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
-  }}
+{COPY_ROW}  }}
   return
 }}
 """
@@ -391,11 +395,7 @@ func.func @paged_rows(%blocks: !pto.ptr<i32>, %pos: !pto.ptr<i32>, %table: !pto.
     %base = arith.muli %b, %c8 : index
     %sum = arith.addi %base, %slot : index
     %row = arith.maxsi %sum, %c0 : index
-    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
-  }}
+{COPY_ROW}  }}
   return
 }}
 """
