@@ -835,7 +835,7 @@ def test_signatures_are_ptodsl_s() -> None:
     assert spelled("tgather") == ("(src, dst, *, indices=None, tmp=None, k_value=None, cdst=None, mask_pattern=None, axis=None, "
                                   "cmp_mode=None, offset=None)")
     assert spelled("tcolargmin") == "(src, dst_idx, *, tmp=None, dst_val=None)"
-    assert spelled("tprint") == "(src)"
+    assert spelled("tprint") == "(src, *, tmp=None, print_format=None)"
     assert spelled("mscatter") == "(src_tile, idx_tile, table_view, *, coalesce=None, scatter_atomic_op=None, scatter_oob=None, scatter_conflict=None)"
     assert spelled("tscatter") == "(src, dst, *, indexes=None, mask_pattern=None, axis=None)"  # ptodsl's
     assert spelled("trowargmin") == spelled("trowargmax") == "(src, dst_idx, *, tmp=None, dst_val=None)"
