@@ -126,8 +126,8 @@ class HistogramRules:
 def check(rules: HistogramRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, idx, dst = operands["src"], operands["idx"], operands["dst"]
     require(bool(rules.src_types), f"is not implemented on target {target} ({rules.note})")
-    for tile in (src, idx, dst):
-        require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
+    elsewhere = next((tile for tile in (src, idx, dst) if tile.loc != "vec"), None)
+    require(elsewhere is None, f"expects {elsewhere and elsewhere.role} to be a Vec tile (loc=vec), got loc={elsewhere and elsewhere.loc}")
     require_type("src", src.elem, rules.src_types)
     require_type("idx", idx.elem, types_named("ui8"))
     require_type("dst", dst.elem, types_named("ui32"))
