@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import TARGETS, assert_bits_equal, filled, func, run, tile
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, filled, func, gm_views, run, tensor_view, tile, view
 
 COVERS = ("pto.thistogram",)
 
@@ -114,3 +114,45 @@ def test_not_implemented_elsewhere(target: str) -> None:
     src_t, idx_t, dst_t = tile((2, 32), "ui16"), tile((2, 1), "ui8", blayout="col_major"), tile((2, 256), "ui32")
     with pytest.raises(PtoError, match=f"is not implemented on target {target}"):
         run(histogram_text(src_t, idx_t, dst_t, ""), target, [np.zeros((2, 32), np.uint16), np.zeros((2, 1), np.uint8), filled((2, 256), "ui32")])
+
+
+@pytest.mark.parametrize("target", IMPLEMENTING)
+def test_in_a_loop_each_iteration_counts_its_rows(target: str) -> None:
+    """An scf.for over row blocks (the batcher may run its iterations as one array op)."""
+    blocks, rows, cols = 4, 2, 32
+    src_t, idx_t, dst_t = tile((rows, cols), "ui32"), tile((1, cols), "ui8"), tile((rows, 256), "ui32")
+    body = constants(0, 1, rows, cols, 256, blocks, blocks * rows) + f"""
+{gm_views([("x", "ui32", (blocks * rows, cols)), ("f", "ui8", (1, cols)), ("z", "ui32", (blocks * rows, 256))])}
+%s = pto.alloc_tile : {src_t}
+%i = pto.alloc_tile : {idx_t}
+%d = pto.alloc_tile : {dst_t}
+pto.tload ins(%fp : {view((1, cols), "ui8")}) outs(%i : {idx_t})
+scf.for %k = %c0 to %c{blocks} step %c1 {{
+  %r = arith.muli %k, %c{rows} : index
+  %sp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c{rows}, %c{cols}] : {tensor_view(2, "ui32")}
+  %op = pto.partition_view %zv, offsets = [%r, %c0], sizes = [%c{rows}, %c256] : {tensor_view(2, "ui32")}
+  pto.tload ins(%sp : {view((rows, cols), "ui32")}) outs(%s : {src_t})
+  pto.thistogram ins(%s, %i : {src_t}, {idx_t}) outs(%d : {dst_t}) {{byte = 2 : i32}}
+  pto.tstore ins(%d : {dst_t}) outs(%op : {view((rows, 256), "ui32")})
+}}"""
+    text = func([("x", "!pto.ptr<ui32>"), ("f", "!pto.ptr<ui8>"), ("z", "!pto.ptr<ui32>")], body)
+    src = draw((blocks * rows, cols), np.uint32, 21)
+    idx = np.full((1, cols), 7, np.uint8)
+    out = run(text, target, [src.reshape(-1), idx.reshape(-1), np.zeros(blocks * rows * 256, np.uint32)])[2]
+    expected = np.concatenate([cumulative_counts(src[b * rows : (b + 1) * rows], idx, 2, rows, cols) for b in range(blocks)])
+    assert_bits_equal(out.reshape(blocks * rows, 256), expected)
+
+
+@pytest.mark.parametrize("target", IMPLEMENTING)
+def test_dst_valid_cols_given_at_run_time(target: str) -> None:
+    """cpu asserts 256 valid bins, a5 (PTOAS) takes 0 or at least 256: checked when the valid
+    shape is known, at run time here."""
+    src_t, idx_t, dst_t = tile((2, 32), "ui16"), tile((2, 1), "ui8", blayout="col_major"), tile((2, 256), "ui32", valid=("?", "?"))
+    text = func([("s", src_t), ("i", idx_t), ("n", "index")], f"""
+%c2 = arith.constant 2 : index
+%d = pto.alloc_tile valid_row = %c2 valid_col = %n : {dst_t}
+pto.thistogram ins(%s, %i : {src_t}, {idx_t}) outs(%d : {dst_t})""")
+    args = [draw((2, 32), np.uint16, 4), np.zeros((2, 1), np.uint8)]
+    run(text, target, [*args, np.int64(256)])
+    with pytest.raises(PtoError, match=f"expects dst valid cols to be {'at least 256' if target == 'cpu' else '0 or at least 256'} on target {target}"):
+        run(text, target, [*args, np.int64(128)])
