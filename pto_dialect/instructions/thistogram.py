@@ -117,7 +117,8 @@ class HistogramRules:
     (col_major, none_box) of one column; a ui32 src's idx (byte < 3) row-major, exactly the
     filter's rows, src's cols."""
     ptoas_shapes: bool
-    """PTOAS's A5 verifier: dst's rows and valid rows src's, dst's valid cols 0 or at least 256."""
+    """PTOAS's A5 verifier: dst's rows and valid rows src's, dst's valid cols 0 or at least 256; a ui16
+    src's idx rows and valid rows src's."""
     dst_valid_bins: bool
     """dst's valid cols at least 256 (cpu/THistogram.hpp's PTO_CPU_ASSERT)."""
     note: str
@@ -163,6 +164,12 @@ def check(rules: HistogramRules, operands: dict, attrs: Mapping[str, Attribute],
                 f"expects idx to be DN (col_major, none_box) with one column when src is {src.elem.mlir} on target "
                 f"{target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
             )
+        if rules.ptoas_shapes:
+            require(
+                idx.rows == src.rows and (not known(src.valid_row, idx.valid_row) or idx.valid_row == src.valid_row),
+                f"expects idx rows and valid rows to match src when src is {src.elem.mlir} on target {target} (PTOAS's "
+                f"verifier), got {idx.rows}x{idx.cols} (valid {_dims(idx)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
+            )
         if known(src.valid_row):
             require(
                 idx.rows >= src.valid_row,
@@ -191,7 +198,7 @@ def describe(t: dict[str, HistogramRules]) -> list[tuple[str, dict[str, str]]]:
         ("idx, dst", lambda r: "ui8, ui32 of at least 256 cols and a row per valid row of src" if r.src_types else "-"),
         ("layouts", lambda r: "src, dst row-major ND; idx DN of one column (ui16) or row-major of the filter's rows and src's cols (ui32)"
          if r.layouts else "any" if r.src_types else "-"),
-        ("shapes", lambda r: "dst's rows and valid rows src's; dst valid cols 0 or at least 256" if r.ptoas_shapes
+        ("shapes", lambda r: "dst's rows and valid rows src's; dst valid cols 0 or at least 256; ui16: idx rows and valid rows src's" if r.ptoas_shapes
          else "dst valid cols at least 256" if r.dst_valid_bins else "-"),
         ("why", lambda r: r.note),
     ])
