@@ -793,3 +793,17 @@ class TransWrite(Choice):
 
 
 TransWriteAttr = choice_attr(TransWrite, "trans_write")
+
+
+# ---------------------------------------------------------------------------
+# THISTOGRAM (pto_dialect/instructions/thistogram.py)
+
+
+class HistogramRows(Choice):
+    """Where THISTOGRAM stores each row's 256 bins."""
+
+    TILE = "tile", "cpu/THistogram.hpp: row r's bins at dst's (r, b), through its layout"
+    PACKED = "packed", "npu/a5/THistogram.hpp: row r's bins at dst's storage element 256 * r + b, whatever dst's row stride"
+
+
+HistogramRowsAttr = choice_attr(HistogramRows, "histogram_rows")
