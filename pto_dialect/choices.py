@@ -793,3 +793,23 @@ class TransWrite(Choice):
 
 
 TransWriteAttr = choice_attr(TransWrite, "trans_write")
+
+
+# ---------------------------------------------------------------------------
+# TGATHERB (pto_dialect/instructions/tgatherb.py)
+
+
+class BlockRead(Choice):
+    """How TGATHERB reads the 32-byte block at a byte offset into src's storage."""
+
+    BYTES_IN_SRC = "bytes_in_src", (
+        "cpu/TGatherB.hpp: the 32 bytes at any byte offset; a block past src's storage is not copied (that dst "
+        "block keeps its contents)"
+    )
+    ALIGNED_IN_SRC = "aligned_in_src", (
+        "npu vgatherb: a 32-byte aligned offset whose block lies inside src's storage; any other offset reads an "
+        "unaligned address or another tile's bytes (undefined): a run-time fault"
+    )
+
+
+BlockReadAttr = choice_attr(BlockRead, "block_read")

@@ -44,7 +44,8 @@ from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, T
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.choices import TransWrite
+from pto_dialect.choices import BlockRead, TransWrite
+from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
@@ -249,6 +250,7 @@ LOWERING = lowering_table(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
+        **OPS.single(TGATHERB, {"block_read": BlockRead.ALIGNED_IN_SRC, "numerics": Numerics.EXACT}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE), approximate=on_vector_unit(UNARY)),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },
