@@ -32,7 +32,7 @@ from pto_dialect.facts import TileFacts, known, per_target, require, require_typ
 from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
 from pto_dialect.instructions.movement import BLOCK_BYTES, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp, lowered_base
-from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
+from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
 
 REPEAT_BLOCKS = 8
@@ -191,9 +191,9 @@ def _cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/TGatherB.hpp TGatherBlock: per dst valid row, the row's whole repeats of 8 blocks in
     vgatherb calls of at most 255 repeats; a row's remaining blocks one repeat per row, in calls of at
     most 255 rows."""
-    dst: Tile = o["dst"]
+    dst: TileFacts = o["dst"]
     rows = dst.valid_row
-    repeats, rest = divmod(dst.valid_col * dst.flat.itemsize // BLOCK_BYTES, REPEAT_BLOCKS)
+    repeats, rest = divmod(blocks_per_row(dst), REPEAT_BLOCKS)
     t = machine.trace()
     full, last = divmod(repeats, REPEAT_MAX)
 
@@ -215,15 +215,15 @@ def _cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
 def _vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TGatherB.hpp: one vector function; two predicates, then per dst valid row and register
     (256 bytes) a vlds of the offsets, a vgatherb and a vsts."""
-    dst: Tile = o["dst"]
-    n = dst.valid_row * -(-dst.valid_col * dst.flat.itemsize // (REPEAT_BLOCKS * BLOCK_BYTES))
+    dst: TileFacts = o["dst"]
+    n = dst.valid_row * -(-blocks_per_row(dst) // REPEAT_BLOCKS)
     return machine.cost(Pipe.VECTOR, 0, machine.vector_function({"plt": 2, "vlds": n, "vgatherb": n, "vsts": n}))
 
 
 def _simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: Work) -> OpCost:
     """pto-isa cpu/TGatherB.hpp TGatherB: a byte loop over each block of dst's valid region."""
-    dst: Tile = o["dst"]
-    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col * dst.flat.itemsize)
+    dst: TileFacts = o["dst"]
+    return machine.cost(Pipe.VECTOR, 0, dst.valid_row * dst.valid_col * dst.elem.bytes)
 
 
 def _emit(e: Emission, op: TGatherBOp) -> None:
