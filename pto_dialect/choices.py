@@ -804,7 +804,8 @@ class BlockRead(Choice):
 
     BYTES_IN_SRC = "bytes_in_src", (
         "cpu/TGatherB.hpp: the 32 bytes at any byte offset; a block past src's storage is not copied (that dst "
-        "block keeps its contents)"
+        "block keeps its contents); an offset of 2**32 - 32 or more wraps its 32-bit bounds test and reads outside "
+        "src: a run-time fault"
     )
     ALIGNED_IN_SRC = "aligned_in_src", (
         "npu vgatherb: a 32-byte aligned offset whose block lies inside src's storage; any other offset reads an "

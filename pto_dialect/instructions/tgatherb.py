@@ -10,9 +10,10 @@ through vgatherb, 8 blocks a repeat, offsets read at the offsets tile's row stri
 differ in element type: bytes are copied.
 
 What each target reads (the `block_read` choice): cpu copies the bytes at any offset and skips a block
-that ends past src's storage (dst keeps it); vgatherb reads 32-byte aligned blocks of UB, so an
-unaligned offset or one past src's storage (another tile's bytes) is a run-time fault naming the
-offset's position.
+that ends past src's storage (dst keeps it), but its bounds test adds 32 to the offset in 32-bit
+arithmetic, so an offset of 2**32 - 32 or more wraps it and reads outside src: a run-time fault here;
+vgatherb reads 32-byte aligned blocks of UB, so an unaligned offset or one past src's storage (another
+tile's bytes) is a run-time fault. Each fault names the offset's position.
 """
 
 from __future__ import annotations
@@ -154,15 +155,19 @@ def tgatherb_kernel(o: dict, *, block_read: BlockRead) -> None:
     storage = np.ascontiguousarray(src.flat).view(np.uint8)
     inside = byte_offsets + BLOCK_BYTES <= storage.shape[-1]
     match block_read:
-        case BlockRead.BYTES_IN_SRC:
-            readable = inside
+        case BlockRead.BYTES_IN_SRC:  # the simulator's bounds test adds 32 in 32-bit arithmetic
+            readable, undefined = inside, byte_offsets + BLOCK_BYTES > 0xFFFFFFFF
         case BlockRead.ALIGNED_IN_SRC:
             readable = inside & (byte_offsets % BLOCK_BYTES == 0)
-            if not readable.all():
-                iteration, where = first_failing(~readable, byte_offsets.ndim - 2)
-                value = int(byte_offsets[(iteration, *where) if iteration is not None else where])
-                why = "is not 32-byte aligned" if value % BLOCK_BYTES else f"reads past src's {storage.shape[-1]} bytes"
-                raise RuntimeFault(f"byte offset {value} at offsets position {list(where)} {why}", iteration)
+            undefined = ~readable
+    if undefined.any():
+        iteration, where = first_failing(undefined, byte_offsets.ndim - 2)
+        value = int(byte_offsets[(iteration, *where) if iteration is not None else where])
+        if block_read is BlockRead.BYTES_IN_SRC:
+            why = "wraps the 32-bit bounds test (the block is read outside src)"
+        else:
+            why = "is not 32-byte aligned" if value % BLOCK_BYTES else f"reads past src's {storage.shape[-1]} bytes"
+        raise RuntimeFault(f"byte offset {value} at offsets position {list(where)} {why}", iteration)
     gathered = _read_blocks(storage, np.where(readable, byte_offsets, 0))
     if not readable.all():
         kept = np.ascontiguousarray(dst.values[..., :rows, :cols]).view(np.uint8)

@@ -85,9 +85,9 @@ def test_tgatherb_unaligned_offset(target: str) -> None:
 
 
 @pytest.mark.parametrize("target", TARGETS)
-@pytest.mark.parametrize("offset", [128, 112, -32])
+@pytest.mark.parametrize("offset", [128, 112, -33])
 def test_tgatherb_past_src(target: str, offset: int) -> None:
-    """A block ending past src's 128 bytes (-32 reads as 2**32 - 32): cpu keeps that dst block,
+    """A block ending past src's 128 bytes (-33 reads as 2**32 - 33): cpu keeps that dst block,
     the NPUs fault."""
     s, o, d = tile((1, 32), "f32"), tile((1, 8), "i32"), tile((1, 16), "f32")
     src = np.arange(32, dtype=np.float32).reshape(1, 32)
@@ -101,6 +101,17 @@ def test_tgatherb_past_src(target: str, offset: int) -> None:
     out = run(tgatherb(s, o, d), target, [src, offsets, filled((1, 16), "f32")])[-1]
     assert_bits_equal(out, gathered(src, offsets, filled((1, 16), "f32"), 1, 16))
     assert_bits_equal(out[0, 8:], filled((1, 16), "f32")[0, 8:])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("offset", [-32, -1])
+def test_tgatherb_offset_wrapping_the_bounds_test(target: str, offset: int) -> None:
+    """Offsets of 2**32 - 32 or more: cpu's bounds test (offset + 32 in 32 bits) wraps and the block
+    is read outside src; the NPUs' offsets are past src (or unaligned): a fault everywhere."""
+    s, o, d = tile((1, 32), "f32"), tile((1, 8), "i32"), tile((1, 32), "f32")
+    offsets = np.array([[0, 0, 0, offset, 0, 0, 0, 0]], dtype=np.int32)
+    with pytest.raises(PtoError, match=f"byte offset {offset & 0xFFFFFFFF} at offsets position \\[0, 3\\]"):
+        run(tgatherb(s, o, d), target, [np.zeros((1, 32), np.float32), offsets, filled((1, 32), "f32")])
 
 
 @pytest.mark.parametrize("target", TARGETS)
