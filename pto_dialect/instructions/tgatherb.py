@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import ClassVar
 
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
@@ -98,6 +98,14 @@ class TGatherBRules:
 def blocks_per_row(dst: TileFacts) -> int:
     """The 32-byte blocks of one dst valid row."""
     return dst.valid_col * dst.elem.bytes // BLOCK_BYTES
+
+
+def whole_repeats(op: Operation) -> bool:
+    """Whether each dst valid row is whole repeats of 8 blocks, known before the run: a2a3 gathers a
+    row's remaining blocks as one more whole repeat, writing past the valid row."""
+    assert isinstance(op, TGatherBOp)
+    dst = TileFacts.of("dst", op.dst.type)  # pyright: ignore[reportArgumentType]
+    return known(dst.valid_col) and blocks_per_row(dst) % REPEAT_BLOCKS == 0
 
 
 def check(rules: TGatherBRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:

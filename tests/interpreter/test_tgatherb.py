@@ -174,3 +174,16 @@ pto.tload ins(%xp : {view((2, 8), "i32")}) outs(%o : {o})
     assert len(np.unique(offsets)) > 1
     final = pto_frontend.run(module, target, inputs="random:5")
     assert_bits_equal(final[-1], gathered(src, offsets.reshape(2, 8), dst, 2, 64))
+
+
+@pytest.mark.parametrize(("cols", "numerics"), [
+    (64, "exact"),  # f32: 8 blocks, one whole repeat a row
+    (16, "approximate"),  # 2 blocks: the tail repeat writes 8 blocks past the valid row
+    ("?", "approximate"),  # not known before the run
+])
+def test_tgatherb_a2a3_numerics(cols: int | str, numerics: str) -> None:
+    """a2a3 records its gather approximate where a valid row is not whole repeats of 8 blocks."""
+    s, o, d = tile((4, 64), "f32"), tile((2, 8), "i32"), tile((2, 64), "f32", valid=(2, cols))
+    lowered = interpreter.lower_for(parse(tgatherb(s, o, d), "k.pto"), "a2a3")
+    op = next(x for x in lowered.walk() if x.name == "pto_a2a3.tgatherb")
+    assert str(op.properties["numerics"]) == f"#pto_choice<numerics {numerics}>"
