@@ -24,6 +24,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatter
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.arg_reduce import TmpAdded
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
+from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.tgather import F16_F32, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
@@ -410,5 +411,9 @@ RULES = {
         index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
         note="npu/a2a3/TTrans.hpp TTRANS_IMPL: static_asserts of 1, 2 or 4 bytes, one size, a row-major src; the size "
         "from src's valid shape; PTOAS: one element type, tmp of src's bytes where vnchwconv runs.",
+    ),
+    TGATHERB: TGatherBRules(
+        STANDARD, INT32,
+        note="npu/a2a3/TGatherB.hpp TGATHERB_IMPL: a static_assert of a row-major dst and of 1-, 2- or 4-byte elements (docs: these nine types); offsets read as uint32 at RowStride; a row's remaining blocks gathered as one more whole repeat of 8 blocks (past the valid row: approximate, docs/instructions.md); a partial last block would be gathered whole: whole blocks are required here.",
     ),
 }

@@ -44,7 +44,8 @@ from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.choices import TransWrite
+from pto_dialect.choices import BlockRead, TransWrite
+from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
@@ -214,6 +215,7 @@ LOWERING = lowering_table(
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, {"trans_write": TransWrite.VECTOR, "numerics": Numerics.EXACT}),
+        **OPS.single(TGATHERB, {"block_read": BlockRead.ALIGNED_IN_SRC, "numerics": Numerics.EXACT}),
         **OPS.family(
             UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE),
             approximate=on_vector_unit(UNARY) | {"trsqrt": "1 / sqrt in double rounded once (cpu's formula); vsqrt then vdiv, whose own rounding is not public"},

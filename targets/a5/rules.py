@@ -37,6 +37,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatter
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.arg_reduce import TmpAdded
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
+from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
@@ -421,5 +422,9 @@ RULES = {
         note="npu/a5/TTrans.hpp TTRANS_IMPL / TTransTile: static_asserts of 1, 2 or 4 bytes, one size, a row-major src, "
         "rows of whole 32-byte blocks, gather / scatter indexes in 16 bits for 1- and 2-byte types; tmp unused "
         "(PTOAS: one element type, tmp of 32 bytes).",
+    ),
+    TGATHERB: TGatherBRules(
+        STANDARD, INT32,
+        note='npu/a5/TGatherB.hpp TGATHERB_IMPL: a static_assert of 1-, 2- or 4-byte elements (docs: these nine types); offsets read as uint32 by vlds at RowStride, dst rows at RowStride (row-major ND here); its element predicate on the last repeat, which vgatherb reads as b32 lanes, is not modelled: whole blocks are required here.',
     ),
 }

@@ -24,6 +24,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatter
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.arg_reduce import TmpAdded
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
+from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
@@ -368,5 +369,9 @@ RULES = {
         implicit_tmp=TmpAdded.SMALLEST,
         note="cpu/TTrans.hpp TTRANS_IMPL: static_asserts of one element size and of dst's valid shape mirroring src's (the "
         "template parameters: both dynamic pass, then checked here at run time too); GetElement / SetElement through any layouts, converted; tmp unused (the C++ call takes one).",
+    ),
+    TGATHERB: TGatherBRules(
+        STANDARD, INTEGERS,
+        note='cpu/TGatherB.hpp TGATHERB_IMPL: a static_assert of a row-major dst; offsets read at r * Cols, each converted to uint32; any element size (STANDARD here, as the NPUs); its assert of the valid row (validCol * sizeof(TileDType), a pointer: 8 bytes) admits a partial last block that its loop then skips: whole blocks are required here.',
     ),
 }

@@ -801,6 +801,33 @@ pto.tstore ins(%d : {_HIST_DST}) outs(%zp : {view((8, 256), "ui32")})
 )
 
 
+
+@pto.kernel
+def tgatherb_blocks(x: pto.ptr(pto.f32), o: pto.ptr(pto.i32), z: pto.ptr(pto.f32)):
+    xp, op, zp = _parts([(x, (8, 16)), (o, (8, 8)), (z, (8, 16))])
+    a, b, d = _tiles(((8, 16), pto.f32), ((8, 8), pto.i32), ((8, 16), pto.f32))
+    pto.tload(xp, a)
+    pto.tload(op, b)
+    pto.tgatherb(a, b, d)
+    pto.tstore(d, zp)
+
+
+_OFFSETS = tile((8, 8), "i32")
+TGATHERB_SAMPLE = Sample(
+    tgatherb_blocks,
+    func([("x", "!pto.ptr<f32>"), ("o", "!pto.ptr<i32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16) + f"""
+{gm_views([("x", "f32", (8, 16)), ("o", "i32", (8, 8)), ("z", "f32", (8, 16))])}
+%a = pto.alloc_tile : {_WIDE}
+%b = pto.alloc_tile : {_OFFSETS}
+%d = pto.alloc_tile : {_WIDE}
+pto.tload ins(%xp : {view((8, 16), "f32")}) outs(%a : {_WIDE})
+pto.tload ins(%op : {view((8, 8), "i32")}) outs(%b : {_OFFSETS})
+pto.tgatherb ins(%a, %b : {_WIDE}, {_OFFSETS}) outs(%d : {_WIDE})
+pto.tstore ins(%d : {_WIDE}) outs(%zp : {view((8, 16), "f32")})
+""", "tgatherb_blocks"),
+    (RNG.standard_normal(128).astype(np.float32), (RNG.integers(0, 16, 64) * 32).astype(np.int32), np.zeros(128, np.float32)),
+)
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -810,7 +837,8 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _expand_sample(row.mnemonic, "trowexpand", BLOCK) for row in ROW_BROADCASTS.rows] + [
     _expand_sample(row.mnemonic, "tcolexpand", (1, 16)) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE, THISTOGRAM_SAMPLE]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE, THISTOGRAM_SAMPLE,
+    TGATHERB_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
