@@ -37,7 +37,7 @@ from xdsl.ir import Attribute, BlockArgument, OpResult, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.dtypes import element_info
-from interpreter.value_ranges import Interval, ValueRanges, fit_draws, integer_cap, sinks
+from interpreter.value_ranges import Interval, ValueRanges, fit_draws, integer_cap, sinks, table_of
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, StoreScalarOp
 from pto_dialect.ops.scalar import view_extent
 from pto_dialect.types import PartitionTensorViewType, PtrType, TileBufType
@@ -89,6 +89,7 @@ def random_inputs(
     rng = np.random.default_rng(seed)
     extents = _pointer_extents(function, values)
     draws = _index_draws(function, values, extents)
+    granules = _index_granules(function, values)
     arrays = []
     for i, arg in enumerate(function.args):
         arg_type = arg.type
@@ -123,7 +124,12 @@ def random_inputs(
             if indices == "wide":
                 low, high = low - (high - low + 1), high + (high - low + 1)
             info = np.iinfo(element.numpy)
-            arrays.append(rng.integers(max(low, info.min), min(high, info.max) + 1, shape).astype(element.numpy))
+            low, high, granule = max(low, info.min), min(high, info.max), granules.get(arg, 1)
+            if -(-low // granule) <= high // granule:  # multiples of the granule, where the range holds one
+                low, high = -(-low // granule), high // granule
+            else:
+                granule = 1
+            arrays.append((rng.integers(low, high + 1, shape) * granule).astype(element.numpy))
         else:
             arrays.append(_draw(rng, element.numpy, element.family == "hif8", shape))
     return arrays
@@ -216,6 +222,22 @@ def _evaluate(value: SSAValue, values: Mapping[SSAValue, int | float], where, na
     else:
         hint = ": it is computed at run time"
     raise PtoError.at_op(where, f"cannot size %{name} for random inputs: a view dimension depends on %{value.name_hint or '?'}{hint}")
+
+
+def _index_granules(function: func.FuncOp, values: Mapping[SSAValue, int | float]) -> dict[BlockArgument, int]:
+    """The multiple each drawn index array's elements are, where an op reads them as aligned offsets
+    (its `index_granule`: TGATHERB's byte offsets of 32-byte blocks)."""
+    ranges = ValueRanges(values, {})
+    granules: dict[BlockArgument, int] = {}
+    for op in function.walk():
+        if (granule_of := getattr(op, "index_granule", None)) is None:
+            continue
+        for operand in op.operands:
+            if (granule := granule_of(operand)) is not None:
+                table = table_of(operand)
+                for arg in {table} if table is not None else ranges.depends_on(operand):
+                    granules[arg] = math.lcm(granules.get(arg, 1), granule)
+    return granules
 
 
 def _index_draws(

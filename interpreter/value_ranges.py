@@ -4,10 +4,10 @@ from that the ranges random inputs draw integer arrays in (interpreter/inputs.py
 
 An integer array whose elements become an offset or an index (a `load_scalar` / `store_scalar`
 offset, a `partition_view` or `subview` offset, a `tgetval` / `tsetval` offset, the index
-operand of a gather or scatter, a dynamic valid row or column count), directly or through arithmetic (`arith` ops, casts, clamps,
-a remainder spelt x - (x / c) * c),
-scalar reads (`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop
-bounds, is drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
+operand of a gather or scatter, a dynamic valid row or column count), directly or through
+arithmetic (`arith` ops, casts, clamps, a remainder spelt x - (x / c) * c), scalar reads
+(`load_scalar`, `tgetval`), tiles (`tload`, `tsetval`, subviews, reshapes) and loop bounds, is
+drawn in the widest range [low, high] (low >= 0, as small as it can be) for which
 every such offset the analysis can bound stays inside what it indexes (and a loop bound it
 gives stays at most LOOP_BOUND_LIMIT, so that runs stay short). The analysis ignores
 branch conditions, so it may draw narrower than a kernel needs, never wider.
@@ -78,6 +78,7 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
 _CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
+_CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
 def _remainder_form(op: Operation) -> tuple[SSAValue, SSAValue] | None:
@@ -91,7 +92,6 @@ def _remainder_form(op: Operation) -> tuple[SSAValue, SSAValue] | None:
         if isinstance(division, arith.DivSIOp) and division.lhs == x and division.rhs == divisor:
             return x, divisor
     return None
-_CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
 def table_of(view: SSAValue) -> BlockArgument | None:

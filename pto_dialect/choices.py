@@ -793,3 +793,38 @@ class TransWrite(Choice):
 
 
 TransWriteAttr = choice_attr(TransWrite, "trans_write")
+
+
+# ---------------------------------------------------------------------------
+# THISTOGRAM (pto_dialect/instructions/thistogram.py)
+
+
+class HistogramRows(Choice):
+    """Where THISTOGRAM stores each row's 256 bins."""
+
+    TILE = "tile", "cpu/THistogram.hpp: row r's bins at dst's (r, b), through its layout"
+    PACKED = "packed", "npu/a5/THistogram.hpp: row r's bins at dst's storage element 256 * r + b, whatever dst's row stride"
+
+
+HistogramRowsAttr = choice_attr(HistogramRows, "histogram_rows")
+
+
+# ---------------------------------------------------------------------------
+# TGATHERB (pto_dialect/instructions/tgatherb.py)
+
+
+class BlockRead(Choice):
+    """How TGATHERB reads the 32-byte block at a byte offset into src's storage."""
+
+    BYTES_IN_SRC = "bytes_in_src", (
+        "cpu/TGatherB.hpp: the 32 bytes at any byte offset; a block past src's storage is not copied (that dst "
+        "block keeps its contents); an offset of 2**32 - 32 or more wraps its 32-bit bounds test and reads outside "
+        "src: a run-time fault"
+    )
+    ALIGNED_IN_SRC = "aligned_in_src", (
+        "npu vgatherb: a 32-byte aligned offset whose block lies inside src's storage; any other offset reads an "
+        "unaligned address or another tile's bytes (undefined): a run-time fault"
+    )
+
+
+BlockReadAttr = choice_attr(BlockRead, "block_read")

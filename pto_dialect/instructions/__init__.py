@@ -27,9 +27,11 @@ from pto_dialect.instructions.mscatter import MSCATTER
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.fillpad import TFILLPAD
 from pto_dialect.instructions.ttrans import TTRANS
+from pto_dialect.instructions.thistogram import THISTOGRAM
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
+from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE
 from pto_dialect.instructions.tscatter import TSCATTER
@@ -37,7 +39,7 @@ from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 
 REGISTRY: tuple[Instruction, ...] = (
-    TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
+    TLOAD, TSTORE, MGATHER, MSCATTER, TGATHER, TGATHERB, TCOLARGMIN, TCOLARGMAX, TROWARGMIN, TROWARGMAX, TSCATTER, TPRINT,
     *BINARY.instructions, *TILE_SCALAR.instructions, *FILL.instructions,
     *UNARY.instructions,
     TCVT,
@@ -50,7 +52,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL_ARG.instructions,
     TCI,
     TMOV, *WINDOW_COPIES.instructions, TCONCAT,
-    TFILLPAD, TTRANS,
+    TFILLPAD, TTRANS, THISTOGRAM,
 )
 """Every instruction, in the order docs and reports list them."""
 

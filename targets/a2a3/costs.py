@@ -37,6 +37,7 @@ MACHINE = CceMachine(
     scalar_call=Param(1, f"{CORE} EstimateConstCycles (set_mask_count, set_vector_mask, pipe_barrier, ...)"),
     vector={
         "vgather": Linear(24, 2, 0, COMPUTE),
+        "vgatherb": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults ({COMPUTE} vgatherb)"),
         "vadd": Linear(10, 2, 14, COMPUTE),
         "vsub": Linear(10, 2, 14, COMPUTE),
         "vmul": Linear(10, 2, 15, COMPUTE),

@@ -43,8 +43,11 @@ from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
+from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
-from pto_dialect.choices import TransWrite
+from pto_dialect.choices import BlockRead, TransWrite
+from pto_dialect.instructions.tgatherb import TGATHERB, whole_repeats
 from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
@@ -227,6 +230,12 @@ OPS.approximate[TTRANS] = (
     "the valid region transposed; on the vnchwconv path the rest of each dst row's last 32-byte block (what UB "
     "address 0 holds) kept as dst had it"
 )
+OPS.approximate[TGATHERB] = (
+    "dst's valid blocks exactly; where a valid row is not whole repeats of 8 blocks, npu/a2a3/TGatherB.hpp "
+    "gathers its remaining blocks as one more whole repeat (it sets no mask for vgatherb), writing the rest of the "
+    "256 bytes past the valid row (past dst's storage for the last row of a narrow tile) from the offsets "
+    "that follow: not modelled, those bytes keep their contents"
+)
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
@@ -243,12 +252,14 @@ LOWERING = lowering_table(
             {"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"},
         ),
         **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
+        **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),
         **OPS.single(TTRANS, lambda op: {"trans_write": TransWrite.VNCHWCONV, "numerics": Numerics.APPROXIMATE if vnchwconv_tail(op) else Numerics.EXACT}),
+        **OPS.single(TGATHERB, lambda op: {"block_read": BlockRead.ALIGNED_IN_SRC, "numerics": Numerics.EXACT if whole_repeats(op) else Numerics.APPROXIMATE}),
         **OPS.family(UNARY, choose=UNARY.fixed(abs_sign=AbsSign.CLEAR, zero_reciprocal=ZeroReciprocal.INFINITY, exp_arithmetic=ExpArithmetic.SINGLE), approximate=on_vector_unit(UNARY)),
         **arithmetic(OPS, VECTOR_ARITHMETIC, PartFill.COPY_THEN_OP, VECTOR_UNIT_REFERENCES | ON_VECTOR_UNIT),
     },

@@ -159,6 +159,7 @@ MACHINE = VfMachine(
         "sprclr": Param(5, FALLBACK),
         "sprsts": Param(5, FALLBACK),
         "vdintlv": Param(5, FALLBACK),
+        "chistv2": Param(5, FALLBACK),
         "vscatter": Param(5, FALLBACK),
         "mem_bar": Param(20, "a5/cce_costmodel/vec_cycle_generated.hpp kMemBarPenaltyPlaceholder (what VfSimCostModel.cpp charges a memory barrier)"),
     },

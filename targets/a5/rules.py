@@ -28,6 +28,7 @@ from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -36,6 +37,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatter
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.arg_reduce import TmpAdded
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
+from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
@@ -382,6 +384,10 @@ RULES = {
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    THISTOGRAM: HistogramRules(
+        types_named("ui16", "ui32"), layouts=True, ptoas_shapes=True, dst_valid_bins=False,
+        note="npu/a5/THistogram.hpp THISTOGRAM_IMPL (static_asserts) and PTOAS's A5 verifier (dst's rows, valid cols)",
+    ),
     TCI: TCIRules(
         INT16 | INT32, tmp_types=STANDARD, tmp_bytes={},
         note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
@@ -416,5 +422,9 @@ RULES = {
         note="npu/a5/TTrans.hpp TTRANS_IMPL / TTransTile: static_asserts of 1, 2 or 4 bytes, one size, a row-major src, "
         "rows of whole 32-byte blocks, gather / scatter indexes in 16 bits for 1- and 2-byte types; tmp unused "
         "(PTOAS: one element type, tmp of 32 bytes).",
+    ),
+    TGATHERB: TGatherBRules(
+        STANDARD, INT32,
+        note='npu/a5/TGatherB.hpp TGATHERB_IMPL: a static_assert of 1-, 2- or 4-byte elements (docs: these nine types); offsets read as uint32 by vlds at RowStride, dst rows at RowStride (row-major ND here); its element predicate on the last repeat, which vgatherb reads as b32 lanes, is not modelled: whole blocks are required here.',
     ),
 }

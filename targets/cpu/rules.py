@@ -15,6 +15,7 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
+from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -23,6 +24,7 @@ from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatter
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.arg_reduce import TmpAdded
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
+from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.tgather import NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
@@ -333,6 +335,11 @@ RULES = {
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    THISTOGRAM: HistogramRules(
+        types_named("ui16", "ui32"), layouts=False, ptoas_shapes=False, dst_valid_bins=True,
+        note="cpu/THistogram.hpp: overloads for uint16_t and uint32_t sources, each tile read and written through its "
+        "layout, dst valid cols asserted at least 256",
+    ),
     TCI: TCIRules(
         INT16 | INT32, tmp_types=None, tmp_bytes={},
         note="cpu/TCI.hpp: any type equal to S's (PTOAS: 16- and 32-bit integers, taken here); no tmp form (pto_instr.hpp declares it, cpu/ does not define it).",
@@ -362,5 +369,9 @@ RULES = {
         implicit_tmp=TmpAdded.SMALLEST,
         note="cpu/TTrans.hpp TTRANS_IMPL: static_asserts of one element size and of dst's valid shape mirroring src's (the "
         "template parameters: both dynamic pass, then checked here at run time too); GetElement / SetElement through any layouts, converted; tmp unused (the C++ call takes one).",
+    ),
+    TGATHERB: TGatherBRules(
+        STANDARD, INTEGERS,
+        note='cpu/TGatherB.hpp TGATHERB_IMPL: a static_assert of a row-major dst; offsets read at r * Cols, each converted to uint32; any element size (STANDARD here, as the NPUs); its assert of the valid row (validCol * sizeof(TileDType), a pointer: 8 bytes) admits a partial last block that its loop then skips: whole blocks are required here.',
     ),
 }

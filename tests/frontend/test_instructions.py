@@ -771,6 +771,63 @@ pto.tstore ins(%d : {_TALL}) outs(%zp : {view((16, 8), "f32")})
 )
 
 
+@pto.kernel
+def thistogram_byte2(x: pto.ptr(pto.ui32), f: pto.ptr(pto.ui8), z: pto.ptr(pto.ui32)):
+    xp, fp, zp = _parts([(x, (8, 32)), (f, (1, 32)), (z, (8, 256))])
+    a = pto.alloc_tile(shape=[8, 32], dtype=pto.ui32)
+    i = pto.alloc_tile(shape=[1, 32], dtype=pto.ui8)
+    d = pto.alloc_tile(shape=[8, 256], dtype=pto.ui32)
+    pto.tload(xp, a)
+    pto.tload(fp, i)
+    pto.thistogram(a, i, d, byte=2)
+    pto.tstore(d, zp)
+
+
+_HIST_SRC, _HIST_IDX, _HIST_DST = tile((8, 32), "ui32"), tile((1, 32), "ui8"), tile((8, 256), "ui32")
+THISTOGRAM_SAMPLE = Sample(
+    thistogram_byte2,
+    func([("x", "!pto.ptr<ui32>"), ("f", "!pto.ptr<ui8>"), ("z", "!pto.ptr<ui32>")], constants(0, 1, 8, 32, 256) + f"""
+{gm_views([("x", "ui32", (8, 32)), ("f", "ui8", (1, 32)), ("z", "ui32", (8, 256))])}
+%a = pto.alloc_tile : {_HIST_SRC}
+%i = pto.alloc_tile : {_HIST_IDX}
+%d = pto.alloc_tile : {_HIST_DST}
+pto.tload ins(%xp : {view((8, 32), "ui32")}) outs(%a : {_HIST_SRC})
+pto.tload ins(%fp : {view((1, 32), "ui8")}) outs(%i : {_HIST_IDX})
+pto.thistogram ins(%a, %i : {_HIST_SRC}, {_HIST_IDX}) outs(%d : {_HIST_DST}) {{byte = 2 : i32}}
+pto.tstore ins(%d : {_HIST_DST}) outs(%zp : {view((8, 256), "ui32")})
+""", "thistogram_byte2"),
+    (RNG.integers(0, 1 << 32, 256, dtype=np.uint64).astype(np.uint32) & np.uint32(0x0103FFFF), np.ones(32, np.uint8),
+     np.zeros(2048, np.uint32)),
+)
+
+
+
+@pto.kernel
+def tgatherb_blocks(x: pto.ptr(pto.f32), o: pto.ptr(pto.i32), z: pto.ptr(pto.f32)):
+    xp, op, zp = _parts([(x, (8, 16)), (o, (8, 8)), (z, (8, 16))])
+    a, b, d = _tiles(((8, 16), pto.f32), ((8, 8), pto.i32), ((8, 16), pto.f32))
+    pto.tload(xp, a)
+    pto.tload(op, b)
+    pto.tgatherb(a, b, d)
+    pto.tstore(d, zp)
+
+
+_OFFSETS = tile((8, 8), "i32")
+TGATHERB_SAMPLE = Sample(
+    tgatherb_blocks,
+    func([("x", "!pto.ptr<f32>"), ("o", "!pto.ptr<i32>"), ("z", "!pto.ptr<f32>")], constants(0, 1, 8, 16) + f"""
+{gm_views([("x", "f32", (8, 16)), ("o", "i32", (8, 8)), ("z", "f32", (8, 16))])}
+%a = pto.alloc_tile : {_WIDE}
+%b = pto.alloc_tile : {_OFFSETS}
+%d = pto.alloc_tile : {_WIDE}
+pto.tload ins(%xp : {view((8, 16), "f32")}) outs(%a : {_WIDE})
+pto.tload ins(%op : {view((8, 8), "i32")}) outs(%b : {_OFFSETS})
+pto.tgatherb ins(%a, %b : {_WIDE}, {_OFFSETS}) outs(%d : {_WIDE})
+pto.tstore ins(%d : {_WIDE}) outs(%zp : {view((8, 16), "f32")})
+""", "tgatherb_blocks"),
+    (RNG.standard_normal(128).astype(np.float32), (RNG.integers(0, 16, 64) * 32).astype(np.int32), np.zeros(128, np.float32)),
+)
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -780,7 +837,8 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _column_reduce_sample(row.mnemonic) for row in COL_REDUCTIONS.rows] + [
     _expand_sample(row.mnemonic, "trowexpand", BLOCK) for row in ROW_BROADCASTS.rows] + [
     _expand_sample(row.mnemonic, "tcolexpand", (1, 16)) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
-    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE]
+    _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE, THISTOGRAM_SAMPLE,
+    TGATHERB_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
@@ -835,7 +893,7 @@ def test_signatures_are_ptodsl_s() -> None:
     assert spelled("tgather") == ("(src, dst, *, indices=None, tmp=None, k_value=None, cdst=None, mask_pattern=None, axis=None, "
                                   "cmp_mode=None, offset=None)")
     assert spelled("tcolargmin") == "(src, dst_idx, *, tmp=None, dst_val=None)"
-    assert spelled("tprint") == "(src)"
+    assert spelled("tprint") == "(src, *, tmp=None, print_format=None)"
     assert spelled("mscatter") == "(src_tile, idx_tile, table_view, *, coalesce=None, scatter_atomic_op=None, scatter_oob=None, scatter_conflict=None)"
     assert spelled("tscatter") == "(src, dst, *, indexes=None, mask_pattern=None, axis=None)"  # ptodsl's
     assert spelled("trowargmin") == spelled("trowargmax") == "(src, dst_idx, *, tmp=None, dst_val=None)"

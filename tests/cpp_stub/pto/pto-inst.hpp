@@ -164,6 +164,10 @@ template <typename TileDataD, typename TileDataS, typename TileDataS1, typename 
 RecordEvent TGATHER(TileDataD& dst, TileDataS& src0, TileDataS1& k_value, TileDataC& cdst, TileDataTmp& tmp,
                     uint32_t offset, WaitEvents&... events);
 
+// TGATHERB: 32-byte blocks of src at the byte offsets.
+template <typename TileDataDst, typename TileDataSrc, typename TileDataOffset, typename... WaitEvents>
+RecordEvent TGATHERB(TileDataDst& dst, TileDataSrc& src, TileDataOffset& offset, WaitEvents&... events);
+
 // TSCATTER: index and mask-pattern forms.
 template <typename TileDataD, typename TileDataS, typename TileDataI, typename... WaitEvents>
 RecordEvent TSCATTER(TileDataD& dst, TileDataS& src, TileDataI& indexes, WaitEvents&... events);
