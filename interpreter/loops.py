@@ -310,7 +310,7 @@ class IndexArithFunctions(ArithFunctions):
         value = float(args[0])
         whole = math.trunc(value) if math.isfinite(value) else None
         if whole is None or not -(1 << (w - 1)) <= whole < 1 << (w - 1):
-            raise RuntimeFault(f"arith.fptosi of {value!r}: its integer part does not fit i{w} (MLIR: poison)")
+            raise RuntimeFault(f"{value!r} has no integer part that fits i{w} (MLIR: poison)")
         return (whole,)
 
 

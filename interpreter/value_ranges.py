@@ -15,7 +15,7 @@ branch conditions, so it may draw narrower than a kernel needs, never wider.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -171,10 +171,11 @@ class ValueRanges:
             table = frozenset({ptr}) if isinstance(ptr, BlockArgument) and ptr in self.draws else _NO_DEPS
             return self.draws.get(ptr), table | self._eval(op.offset)[1]  # pyright: ignore[reportArgumentType, reportCallIssue]
         if isinstance(op, TGetValOp):
-            return self._eval(op.tile)[0], self._eval(op.tile)[1] | self._eval(op.offset)[1]
+            tile, deps = self._eval(op.tile)
+            return tile, deps | self._eval(op.offset)[1]
         return None, _NO_DEPS
 
-    def _union(self, values: list[SSAValue], extra: list[SSAValue] = ()) -> _Result:  # pyright: ignore[reportArgumentType]
+    def _union(self, values: Sequence[SSAValue], extra: Sequence[SSAValue] = ()) -> _Result:
         results = [self._eval(v) for v in values]
         deps = frozenset().union(*(d for _, d in results), *(self._eval(v)[1] for v in extra))
         intervals = [r for r, _ in results]
