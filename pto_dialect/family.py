@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.choices import Choice, ChoiceAttr, NumericsAttr
-from pto_dialect.instruction import AsmForm, Instruction, Pipe, camel
+from pto_dialect.instruction import Instruction, camel
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.ops.common import PtoInstructionOp
 
@@ -98,14 +98,10 @@ def member_lowered_base(
     )
 
 
-def member_instruction(
-    row: Member, op: type[PtoInstructionOp], lowered: type[FamilyLoweredOp], **entry: Any,  # noqa: ANN401
-) -> Instruction:
-    """A member's registry entry: its op and lowered-op base, described by its row's summary, on
-    the vector pipe in the plain assembly form unless `entry` (the family's rules, check, ...) says
-    otherwise."""
-    defaults: dict[str, Any] = {"pipe": Pipe.VECTOR, "asm": AsmForm()}
-    return Instruction(op=op, lowered=(lowered,), summary=row.summary, **(defaults | entry))
+def member_instruction(row: Member, lowered: type[FamilyLoweredOp], **entry: Any) -> Instruction:  # noqa: ANN401
+    """A member's registry entry: its lowered-op base (and so its op), described by its row's
+    summary, with the family's `entry` (rules, emit, ...)."""
+    return Instruction(lowered=(lowered,), summary=row.summary, **entry)
 
 
 def with_keywords(function: Callable[..., object], keywords: tuple[str, ...]) -> Callable[..., object]:

@@ -2,21 +2,25 @@
 The entry type of the instruction registry (pto_dialect/instructions/): everything each
 layer needs of one PTO instruction, declared once in the instruction's module.
 
-    op           its pto op (SSA and DPS forms), which names its operand roles and so its
-                 memory effects (xDSL traits: `dce`, `cse` and the memory planner read them)
     rules        the type of the per-target rule row; each target's folder gives one row
-    check        the verifier rule: raises RuleViolation (pto_dialect/facts.py) for a row,
-                 the operands' facts by role, and the op's attributes (a pto op's or a
+    check        the verifier rule (the rule row's `check` method unless `check_rule` is
+                 given): raises RuleViolation (pto_dialect/facts.py) for a row, the
+                 operands' facts by role, and the op's attributes (a pto op's or a
                  lowered op's: the lowering keeps their names)
-    describe     the rows of the generated docs table
+    describe     the rows of the generated docs table (the rule row type's `describe`
+                 unless `docs_table` is given)
     lowered      the lowered-op bases a target lowers it to; each holds the interpreter
                  kernel that runs it and the target choices it records
+    op           its pto op (SSA and DPS forms), which names its operand roles and so its
+                 memory effects (xDSL traits: `dce`, `cse` and the memory planner read them):
+                 the op its lowered bases implement (their `SOURCE`), or `stays`, the op
+                 of an instruction every target keeps as a pto op
     emit         its C++ (pto-isa's built-in API call)
-    pipe         the hardware pipe it issues on
+    pipe         the hardware pipe it issues on (the vector pipe unless said)
     in_place     per form, which input an output may exactly alias
     implicit_tmp the tmp tile `pto-materialize-implicit-tmp` adds when the op omits it
     untouched    the operands a target's code ignores (no live range there: memory plan)
-    asm          its PTO assembly form, if it has one
+    asm          its PTO assembly form (the plain one unless said), None if it has none
     cost         what a lowered op (or a pto op that stays) costs on each machine model
                  (pto_dialect/cost.py); each target's folder holds its machine's numbers
     summary      a family member's one-line formula (pto_dialect/family.py)
@@ -29,15 +33,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation
 from xdsl.utils.str_enum import StrEnum
 
 if TYPE_CHECKING:
     from pto_dialect.cost import InstructionCost
     from pto_dialect.facts import TileFacts, ViewFacts
+    from pto_dialect.lowered import LoweredOp
     from pto_dialect.ops.common import PtoInstructionOp
     from pto_dialect.ops.memory import AllocTileOp
 
@@ -151,19 +155,49 @@ class AsmForm:
     positions in the SSA list); empty: the same order."""
 
 
+DocsCells = Sequence[tuple[str, Callable[[Any], str]]]
+"""A docs table's rows: what each says, and its cell of one target's rule row."""
+
+
+class RuleRow:
+    """The base of an instruction's rule-row type: what a target accepts, the rule that checks
+    it (`check`) and the docs table that shows it (`DOCS`, one row per rule)."""
+
+    DOCS: ClassVar[DocsCells] = ()
+
+    def check(self, operands: dict[str, TileFacts | ViewFacts | str], attrs: Mapping[str, Attribute], target: str) -> None:
+        """Raise RuleViolation for the first rule of the row the operands' facts break."""
+        raise NotImplementedError(type(self).__name__)
+
+    @classmethod
+    def describe(cls, rows: Mapping[str, Any]) -> list[tuple[str, dict[str, str]]]:
+        """The docs table of each target's row (by target name)."""
+        from pto_dialect.facts import per_target  # facts reads the ops, which read this module
+
+        return per_target(rows, list(cls.DOCS))
+
+
 CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]
 """(the target's rule row, the operands' facts by role, the op's attributes, the target's name)."""
 
 
+DocsTable = Callable[[dict[str, Any]], list[tuple[str, dict[str, str]]]]
+"""(each target's rule row by target name) -> the docs table's rows: (what, the cell per target)."""
+
+
 @dataclass(frozen=True, eq=False)  # one object per instruction: compared and hashed by identity
 class Instruction:
-    op: type[PtoInstructionOp]
-    rules: type
-    check: CheckRule
-    describe: Callable[[dict[str, Any]], list[tuple[str, dict[str, str]]]]
-    lowered: tuple[type[IRDLOperation], ...]
+    rules: type[Any]
     emit: Callable[[Emission, Any], None]
-    pipe: Pipe
+    lowered: tuple[type[LoweredOp], ...] = ()
+    stays: type[PtoInstructionOp] | None = None
+    """The op of an instruction that no target lowers (no lowered bases to name it)."""
+    pipe: Pipe = Pipe.VECTOR
+    check_rule: CheckRule | None = None
+    """The verifier rule where it is not the rule row's `check` (a family whose members check
+    differently)."""
+    docs_table: DocsTable | None = None
+    """The docs table where it is not the rule row type's `describe`."""
     in_place: Mapping[str, InPlace] = field(default_factory=dict)
     """Per form (`form(op)`), which input an output may exactly alias; a form not listed
     computes nothing in place."""
@@ -172,7 +206,7 @@ class Instruction:
     untouched: Callable[[Any, Any], frozenset[str]] | None = None
     """(op, the target's rule row) -> the operand roles the target's code neither reads nor
     writes (a tmp it ignores): the memory plan gives them no live range at the op."""
-    asm: AsmForm | None = None
+    asm: AsmForm | None = AsmForm()
     form: Callable[[Any], str] = lambda op: ""
     """The op's form, where the instruction has several (`index`, `mask`, ...): messages
     and the in-place table name it."""
@@ -181,6 +215,16 @@ class Instruction:
     summary: str = ""
     """What it computes in one line, for a member of a family (whose module's docstring
     describes the whole family)."""
+    op: type[PtoInstructionOp] = field(init=False)
+    check: CheckRule = field(init=False)
+    describe: DocsTable = field(init=False)
+
+    def __post_init__(self) -> None:
+        sources = {base.SOURCE for base in self.lowered} | ({self.stays} if self.stays else set())
+        assert len(sources) == 1, f"an instruction implements one pto op, got {sources}"
+        object.__setattr__(self, "op", sources.pop())
+        object.__setattr__(self, "check", self.check_rule or self.rules.check)
+        object.__setattr__(self, "describe", self.docs_table or self.rules.describe)
 
     @property
     def name(self) -> str:

@@ -476,7 +476,7 @@ def _broadcast(
     kernel, footprint = plain_run if plain else (binary_run[0](row), binary_run[1])
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
     return member_instruction(
-        row, op, lowered, rules=BroadcastRules, check=check_fn, describe=describe, emit=emitter(row), cost=COST,
+        row, lowered, rules=BroadcastRules, check_rule=check_fn, docs_table=describe, emit=emitter(row), cost=COST,
         in_place={} if plain else in_place,
     )
 

@@ -612,10 +612,10 @@ def declare(row: CompareSelect) -> Instruction:
     op = member_op(row.op_base, row)
     lowered = member_lowered_base(CompareBase if compare else SelectBase, op, row, row.kernel, None)
     return member_instruction(
-        row, op, lowered,
+        row, lowered,
         rules=CompareSelectRules,
-        check=check_compare if compare else check_select,
-        describe=describe,
+        check_rule=check_compare if compare else check_select,
+        docs_table=describe,
         emit=(_emit_compare if compare else _emit_select)(row),
         in_place={"": InPlace(
             row.in_place,

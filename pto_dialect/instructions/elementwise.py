@@ -631,7 +631,7 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
         kernel, footprint = elementwise_kernel(row, ins), elementwise_footprint(row, ins)
         lowered = member_lowered_base(ElementwiseBase, op, row, kernel, footprint, **spelling)
         return member_instruction(
-            row, op, lowered, rules=ElementwiseRules, check=check, describe=describe, emit=emitter(row, roles), cost=COST,
+            row, lowered, rules=ElementwiseRules, check_rule=check, docs_table=describe, emit=emitter(row, roles), cost=COST,
             in_place=in_place(row, roles), implicit_tmp=implicit_tmp if row.tmp else None,
         )
 

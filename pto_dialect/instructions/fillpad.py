@@ -40,8 +40,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, PadValue, PadValueAttr, choices_of
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.facts import known, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.instructions.transfer import pad_value
 from pto_dialect.lowered import LoweredOp, lowered_base
@@ -110,7 +110,7 @@ def fillpad_mode(op: Operation) -> FillPadMode:
 
 
 @dataclass(frozen=True)
-class FillPadRules:
+class FillPadRules(RuleRow):
     types: frozenset[str]
     row_major: bool
     """Both tiles row-major ND: the code addresses row i at i * Cols, whatever the layout (else
@@ -119,29 +119,26 @@ class FillPadRules:
     """dst's valid rows at least src's (a5's bottom padding counts their difference unsigned)."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst = operands["src"], operands["dst"]
+        require_vec((src, dst))
+        require_type("src", src.elem, self.types)
+        require_type("dst", dst.elem, self.types)
+        if self.row_major:
+            require_nd((src, dst), target, "Cols")
+        if self.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
+            require(
+                dst.valid_row >= src.valid_row,
+                f"expects dst valid rows to be at least src's on target {target} (its bottom padding counts their "
+                f"difference unsigned), got {dst.valid_row} and {src.valid_row}",
+            )
 
-def tfillpad_check(rules: FillPadRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst = operands["src"], operands["dst"]
-    require_vec((src, dst))
-    require_type("src", src.elem, rules.types)
-    require_type("dst", dst.elem, rules.types)
-    if rules.row_major:
-        require_nd((src, dst), target, "Cols")
-    if rules.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
-        require(
-            dst.valid_row >= src.valid_row,
-            f"expects dst valid rows to be at least src's on target {target} (its bottom padding counts their "
-            f"difference unsigned), got {dst.valid_row} and {src.valid_row}",
-        )
-
-
-def tfillpad_describe(t: dict[str, FillPadRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("element types (src's and dst's of one size)", lambda r: spell(r.types)),
         ("layouts", lambda r: "row-major ND" if r.row_major else "any (element by element)"),
         ("valid rows", lambda r: "dst's at least src's" if r.dst_rows_cover_src else "any"),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 def _fill_value(tile: TileTypeBase, value: PadValue) -> np.ndarray:
@@ -291,15 +288,10 @@ def _emit(e: Emission, op: TFillPadOp) -> None:
 
 
 TFILLPAD = Instruction(
-    op=TFillPadOp,
     rules=FillPadRules,
-    check=tfillpad_check,
-    describe=tfillpad_describe,
     lowered=(TFillPadBase,),
     emit=_emit,
-    pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="the in-place form: the copy is skipped (a2a3, a5) or reads each "
                           "element before writing it (cpu); the padding never reads src", refused="")},
-    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tfillpad_cce, VfMachine: _tfillpad_vf, SimulatorMachine: _tfillpad_simulated}),
 )

@@ -22,9 +22,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherExec, GatherExecAttr, GatherOob, GatherOobAttr, GmLayout
 from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import INT32, INTEGERS, UNKNOWN, TileFacts, ViewFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import INT32, INTEGERS, UNKNOWN, TileFacts, ViewFacts, known, require, require_type, spell
 from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_nz_tile, check_row_index, elem_addresses, elem_indices, line_moves, nz_offset, read_elements, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
+from pto_dialect.instruction import AsmForm, camel, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles
@@ -129,7 +129,7 @@ class MGatherOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class MGatherRules:
+class MGatherRules(RuleRow):
     """One target's MGATHER rules."""
 
     data_types: frozenset[str]
@@ -154,73 +154,89 @@ class MGatherRules:
     note: str
     """Why this row differs from the others or from PTOAS, for the docs."""
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        """Raise RuleViolation for the first MGATHER rule of the target that does not hold.
 
-def check(rules: MGatherRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    """Raise RuleViolation for the first MGATHER rule of the target that does not hold.
+        An explicit `gatherExec` is the op's executor choice; the default (scalar) counts as
+        none, as the printer leaves it out. Dims UNKNOWN statically are skipped, as pto-isa's
+        MGatherCheck skips `-1` dims.
+        """
+        dst, table, idx, scratch = operands["dst"], operands["mem"], operands["idx"], operands.get("scratch")
+        coalesce = attrs["coalesce"].data  # pyright: ignore[reportAttributeAccessIssue]
+        executor = attrs.get("gatherExec")
+        gather_exec = executor.data if executor is not None else None  # pyright: ignore[reportAttributeAccessIssue]
+        require_type("dst", dst.elem, self.data_types)
+        if gather_exec not in (None, GatherExec.SCALAR):
+            require(
+                self.gather_exec and dst.loc == "mat" and coalesce == Coalesce.ELEM,
+                "expects gatherExec = simt only on elem-mode GM->L1 (loc=mat) mgather, which only "
+                f"a5 has; got {coalesce.value} mode with a loc={dst.loc} dst",
+            )
+        if dst.loc == "mat":
+            _check_gm_to_l1(coalesce, dst, table, idx, scratch)
+            return
+        assert isinstance(idx, TileFacts), "structural verification: GM->UB idx is a tile"
+        require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
+        require(idx.loc == "vec", f"expects idx to be a Vec tile (loc=vec), got loc={idx.loc}")
+        require_type("idx", idx.elem, self.index_types)
+        require(
+            idx.blayout in self.index_blayouts and idx.slayout == "none_box",
+            f"expects idx to use blayout {' or '.join(self.index_blayouts)} with slayout=none_box, "
+            f"got {idx.layout_text()}",
+        )
+        layout = table.layout or GmLayout.ND
+        require(
+            layout in self.table_layouts,
+            f"expects the table to use layout {' or '.join(l.value for l in self.table_layouts)}, "
+            f"got {layout.value}",
+        )
+        if layout == GmLayout.NZ:
+            check_nz_table(dst, table)
+        else:
+            require(
+                dst.blayout in self.dst_blayouts and dst.slayout == "none_box",
+                f"expects dst to use blayout {' or '.join(self.dst_blayouts)} with slayout=none_box "
+                f"for an ND table, got {dst.layout_text()}",
+            )
+        _check_alignment(self, dst)
+        if self.nonempty_dst:
+            for name, dim in (("rows", dst.valid_row), ("cols", dst.valid_col)):
+                if known(dim):
+                    require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
+        if coalesce == Coalesce.ROW:
+            check_row_index(self.row_index_shapes, dst, idx)
+            if self.packed_table_rows and known(table.shape5[4], dst.valid_col):
+                require(
+                    table.shape5[4] == dst.valid_col,
+                    "expects the table's inner dim (Shape[4]) to equal dst valid cols "
+                    f"(no inter-row padding), got {table.shape5[4]} and {dst.valid_col}",
+                )
+            if self.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
+                require(
+                    table.row_stride == table.shape[-1],
+                    "expects the table's rows packed (row stride == its cols, no inter-row padding: the "
+                    f"kernel reads rows at the valid-column stride), got row stride {table.row_stride} "
+                    f"for {table.shape[-1]} cols",
+                )
+        else:
+            check_elem_index(dst, idx)
 
-    An explicit `gatherExec` is the op's executor choice; the default (scalar) counts as
-    none, as the printer leaves it out. Dims UNKNOWN statically are skipped, as pto-isa's
-    MGatherCheck skips `-1` dims.
-    """
-    dst, table, idx, scratch = operands["dst"], operands["mem"], operands["idx"], operands.get("scratch")
-    coalesce = attrs["coalesce"].data  # pyright: ignore[reportAttributeAccessIssue]
-    executor = attrs.get("gatherExec")
-    gather_exec = executor.data if executor is not None else None  # pyright: ignore[reportAttributeAccessIssue]
-    require_type("dst", dst.elem, rules.data_types)
-    if gather_exec not in (None, GatherExec.SCALAR):
-        require(
-            rules.gather_exec and dst.loc == "mat" and coalesce == Coalesce.ELEM,
-            "expects gatherExec = simt only on elem-mode GM->L1 (loc=mat) mgather, which only "
-            f"a5 has; got {coalesce.value} mode with a loc={dst.loc} dst",
-        )
-    if dst.loc == "mat":
-        _check_gm_to_l1(coalesce, dst, table, idx, scratch)
-        return
-    assert isinstance(idx, TileFacts), "structural verification: GM->UB idx is a tile"
-    require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
-    require(idx.loc == "vec", f"expects idx to be a Vec tile (loc=vec), got loc={idx.loc}")
-    require_type("idx", idx.elem, rules.index_types)
-    require(
-        idx.blayout in rules.index_blayouts and idx.slayout == "none_box",
-        f"expects idx to use blayout {' or '.join(rules.index_blayouts)} with slayout=none_box, "
-        f"got {idx.layout_text()}",
+    DOCS: ClassVar[DocsCells] = (
+        ("dst / table element type", lambda r: spell(r.data_types)),
+        ("idx element type", lambda r: spell(r.index_types) if r.index_types != INTEGERS else "any integer"),
+        ("GM table layout (GM->UB)", lambda r: ", ".join(l.value for l in r.table_layouts)),
+        ("dst blayout (ND table)", lambda r: ", ".join(r.dst_blayouts) + " (slayout none_box)"),
+        ("idx blayout", lambda r: ", ".join(r.index_blayouts) + " (slayout none_box)"),
+        ("row-mode idx valid shape", lambda r: ", ".join({"1xR": "[1, R] row-major", "Rx1": "[R, 1] col-major"}[s] for s in r.row_index_shapes)),
+        ("32-byte aligned dim", lambda r: "padded Cols*sizeof(T)" if r.alignment_dim == "cols" else "Cols*sizeof(T) row-major, Rows*sizeof(T) col-major"),
+        ("row mode: table Shape[4] == dst valid cols, rows packed (row stride == cols)", lambda r: "yes" if r.packed_table_rows else "no"),
+        ("dst valid shape non-empty", lambda r: "yes (static dims)" if r.nonempty_dst else "no (empty is a no-op)"),
+        ("elem mode: idx valid shape == dst valid shape", lambda r: "yes"),
+        ("NZ table (a2a3): Shape[3] = 16, Shape[4] = C0, dst NZ, Cols % C0 = 0, Rows % 16 = 0", lambda r: "yes" if GmLayout.NZ in r.table_layouts else "n/a"),
+        ("GM->L1 (loc=mat): NZ dst, fractal 512, Cols % C0, Rows % 16, GM i32/ui32 idx, ND table, scratch iff elem (>= Rows*Cols)", lambda r: "yes"),
+        ("gatherExec = simt", lambda r: "elem GM->L1 only" if r.gather_exec else "rejected"),
+        ("why", lambda r: r.note),
     )
-    layout = table.layout or GmLayout.ND
-    require(
-        layout in rules.table_layouts,
-        f"expects the table to use layout {' or '.join(l.value for l in rules.table_layouts)}, "
-        f"got {layout.value}",
-    )
-    if layout == GmLayout.NZ:
-        check_nz_table(dst, table)
-    else:
-        require(
-            dst.blayout in rules.dst_blayouts and dst.slayout == "none_box",
-            f"expects dst to use blayout {' or '.join(rules.dst_blayouts)} with slayout=none_box "
-            f"for an ND table, got {dst.layout_text()}",
-        )
-    _check_alignment(rules, dst)
-    if rules.nonempty_dst:
-        for name, dim in (("rows", dst.valid_row), ("cols", dst.valid_col)):
-            if known(dim):
-                require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
-    if coalesce == Coalesce.ROW:
-        check_row_index(rules.row_index_shapes, dst, idx)
-        if rules.packed_table_rows and known(table.shape5[4], dst.valid_col):
-            require(
-                table.shape5[4] == dst.valid_col,
-                "expects the table's inner dim (Shape[4]) to equal dst valid cols "
-                f"(no inter-row padding), got {table.shape5[4]} and {dst.valid_col}",
-            )
-        if rules.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
-            require(
-                table.row_stride == table.shape[-1],
-                "expects the table's rows packed (row stride == its cols, no inter-row padding: the "
-                f"kernel reads rows at the valid-column stride), got row stride {table.row_stride} "
-                f"for {table.shape[-1]} cols",
-            )
-    else:
-        check_elem_index(dst, idx)
 
 
 def _check_alignment(rules: MGatherRules, dst: TileFacts) -> None:
@@ -263,26 +279,6 @@ def _check_gm_to_l1(
         check_elem_index(dst, idx)
     else:
         require(scratch is None, "expects GM->L1 mgather with coalesce=row to omit the scratch operand")
-
-
-def describe(t: dict[str, MGatherRules]) -> list[tuple[str, dict[str, str]]]:
-    """Rows of the docs table: rule, then what each target requires."""
-    return per_target(t, [
-        ("dst / table element type", lambda r: spell(r.data_types)),
-        ("idx element type", lambda r: spell(r.index_types) if r.index_types != INTEGERS else "any integer"),
-        ("GM table layout (GM->UB)", lambda r: ", ".join(l.value for l in r.table_layouts)),
-        ("dst blayout (ND table)", lambda r: ", ".join(r.dst_blayouts) + " (slayout none_box)"),
-        ("idx blayout", lambda r: ", ".join(r.index_blayouts) + " (slayout none_box)"),
-        ("row-mode idx valid shape", lambda r: ", ".join({"1xR": "[1, R] row-major", "Rx1": "[R, 1] col-major"}[s] for s in r.row_index_shapes)),
-        ("32-byte aligned dim", lambda r: "padded Cols*sizeof(T)" if r.alignment_dim == "cols" else "Cols*sizeof(T) row-major, Rows*sizeof(T) col-major"),
-        ("row mode: table Shape[4] == dst valid cols, rows packed (row stride == cols)", lambda r: "yes" if r.packed_table_rows else "no"),
-        ("dst valid shape non-empty", lambda r: "yes (static dims)" if r.nonempty_dst else "no (empty is a no-op)"),
-        ("elem mode: idx valid shape == dst valid shape", lambda r: "yes"),
-        ("NZ table (a2a3): Shape[3] = 16, Shape[4] = C0, dst NZ, Cols % C0 = 0, Rows % 16 = 0", lambda r: "yes" if GmLayout.NZ in r.table_layouts else "n/a"),
-        ("GM->L1 (loc=mat): NZ dst, fractal 512, Cols % C0, Rows % 16, GM i32/ui32 idx, ND table, scratch iff elem (>= Rows*Cols)", lambda r: "yes"),
-        ("gatherExec = simt", lambda r: "elem GM->L1 only" if r.gather_exec else "rejected"),
-        ("why", lambda r: r.note),
-    ])
 
 
 # ---------------------------------------------------------------------------
@@ -632,13 +628,9 @@ def emit(e: Emission, op: MGatherOp) -> None:
 
 
 MGATHER = Instruction(
-    op=MGatherOp,
     rules=MGatherRules,
-    check=check,
-    describe=describe,
     lowered=(MGatherRowBase, MGatherElemBase, MGatherNzBase, MGatherRowL1Base, MGatherElemL1Base),
     emit=emit,
-    pipe=Pipe.VECTOR,
     in_place={
         "elem": InPlace(
             frozenset({"idx"}),

@@ -52,7 +52,7 @@ from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCos
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
-from pto_dialect.instruction import AsmForm, CheckRule, Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
@@ -125,7 +125,7 @@ class TMovOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class TMovRules:
+class TMovRules(RuleRow):
     types: frozenset[str]
     converts: bool
     """dst may have another element type, converted as C++ converts (else one of the same
@@ -138,44 +138,41 @@ class TMovRules:
     """src's and dst's valid shapes equal (else the smaller is copied)."""
     note: str
 
-
-def tmov_check(rules: TMovRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst = operands["src"], operands["dst"]
-    _vec_pair(src, dst)
-    require_type("src", src.elem, rules.types)
-    require_type("dst", dst.elem, rules.types)
-    require(
-        rules.converts or src.elem.bytes == dst.elem.bytes,
-        f"expects src and dst element types of one size on target {target} (its copy keeps the bits), "
-        f"got {src.elem.mlir} and {dst.elem.mlir}",
-    )
-    require(
-        not rules.same_shape or src.shape == dst.shape,
-        f"expects src and dst to have the same shape on target {target}, got {src.rows}x{src.cols} and "
-        f"{dst.rows}x{dst.cols}",
-    )
-    require(
-        not rules.same_layout or _same_layout(src, dst),
-        f"expects src and dst to have the same layout on target {target}, which cannot convert "
-        f"{_layout(src)} to {_layout(dst)} ({rules.note})",
-    )
-    if rules.equal_valid and known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst = operands["src"], operands["dst"]
+        _vec_pair(src, dst)
+        require_type("src", src.elem, self.types)
+        require_type("dst", dst.elem, self.types)
         require(
-            src.valid_shape == dst.valid_shape,
-            f"expects src and dst to have the same valid shape, got {src.valid_row}x{src.valid_col} and "
-            f"{dst.valid_row}x{dst.valid_col}",
+            self.converts or src.elem.bytes == dst.elem.bytes,
+            f"expects src and dst element types of one size on target {target} (its copy keeps the bits), "
+            f"got {src.elem.mlir} and {dst.elem.mlir}",
         )
+        require(
+            not self.same_shape or src.shape == dst.shape,
+            f"expects src and dst to have the same shape on target {target}, got {src.rows}x{src.cols} and "
+            f"{dst.rows}x{dst.cols}",
+        )
+        require(
+            not self.same_layout or _same_layout(src, dst),
+            f"expects src and dst to have the same layout on target {target}, which cannot convert "
+            f"{_layout(src)} to {_layout(dst)} ({self.note})",
+        )
+        if self.equal_valid and known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
+            require(
+                src.valid_shape == dst.valid_shape,
+                f"expects src and dst to have the same valid shape, got {src.valid_row}x{src.valid_col} and "
+                f"{dst.valid_row}x{dst.valid_col}",
+            )
 
-
-def tmov_describe(t: dict[str, TMovRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("element types", lambda r: spell(r.types)),
         ("dst's element type", lambda r: "any of them (converted)" if r.converts else "one of src's size (bits kept)"),
         ("shapes", lambda r: "src's equals dst's" if r.same_shape else "any"),
         ("layouts", lambda r: "src's equals dst's" if r.same_layout else "any pair (converted)"),
         ("valid shapes", lambda r: "src's equals dst's" if r.equal_valid else "the smaller is copied"),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 def cpp_converted(x: Any, dtype: Any) -> Any:  # noqa: ANN401
@@ -257,16 +254,11 @@ def dst_first(cpp: str) -> Callable[[Emission, PtoInstructionOp], None]:
 
 
 TMOV = Instruction(
-    op=TMovOp,
     rules=TMovRules,
-    check=tmov_check,
-    describe=tmov_describe,
     lowered=(TMovBase,),
     emit=dst_first("TMOV"),
-    pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "
                           "before the same place of dst is written", refused="")},
-    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tmov_cce, VfMachine: _tmov_vf, SimulatorMachine: _tmov_simulated}),
 )
 
@@ -474,7 +466,7 @@ def declare_window(row: WindowCopy) -> Instruction:
     lowered = member_lowered_base(WindowBase, op, row, window_kernel(row), None)
     cost = InstructionCost(on={CceMachine: _window_cce(row), VfMachine: _window_vf(row), SimulatorMachine: _window_simulated(row)})
     return member_instruction(
-        row, op, lowered, rules=WindowRules, check=window_check(row), describe=window_describe, emit=dst_first(row.cpp_name),
+        row, lowered, rules=WindowRules, check_rule=window_check(row), docs_table=window_describe, emit=dst_first(row.cpp_name),
         cost=cost, in_place=WINDOW_IN_PLACE if row.whole == "src" else {},
     )
 
@@ -530,7 +522,7 @@ class TConcatOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class TConcatRules:
+class TConcatRules(RuleRow):
     types: frozenset[str]
     row_major: bool
     """Every tile row-major ND (else any layouts, element by element)."""
@@ -538,46 +530,43 @@ class TConcatRules:
     """dst's valid columns are src0's plus src1's (else they fit in dst's columns)."""
     note: str
 
-
-def tconcat_check(rules: TConcatRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
-    for tile in (src0, src1, dst):
-        require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
-        if rules.row_major:
-            require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
-    require_type("dst", dst.elem, rules.types)
-    if known(src0.valid_row, src1.valid_row, dst.valid_row):
-        require(
-            src0.valid_row == dst.valid_row == src1.valid_row,
-            f"expects src0, src1 and dst to have the same valid rows, got {src0.valid_row}, {src1.valid_row} and "
-            f"{dst.valid_row}",
-        )
-    if not known(src0.valid_col, src1.valid_col):
-        return
-    total = src0.valid_col + src1.valid_col
-    if rules.exact_cols:
-        if known(dst.valid_col):
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
+        for tile in (src0, src1, dst):
+            require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
+            if self.row_major:
+                require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
+        require_type("dst", dst.elem, self.types)
+        if known(src0.valid_row, src1.valid_row, dst.valid_row):
             require(
-                total == dst.valid_col,
-                f"expects dst valid cols to be src0's plus src1's, got {dst.valid_col} and {src0.valid_col} + "
-                f"{src1.valid_col}",
+                src0.valid_row == dst.valid_row == src1.valid_row,
+                f"expects src0, src1 and dst to have the same valid rows, got {src0.valid_row}, {src1.valid_row} and "
+                f"{dst.valid_row}",
             )
-    else:
-        require(
-            total <= dst.cols,
-            f"expects src0's and src1's valid cols to fit in dst's cols, got {src0.valid_col} + {src1.valid_col} > "
-            f"{dst.cols}",
-        )
+        if not known(src0.valid_col, src1.valid_col):
+            return
+        total = src0.valid_col + src1.valid_col
+        if self.exact_cols:
+            if known(dst.valid_col):
+                require(
+                    total == dst.valid_col,
+                    f"expects dst valid cols to be src0's plus src1's, got {dst.valid_col} and {src0.valid_col} + "
+                    f"{src1.valid_col}",
+                )
+        else:
+            require(
+                total <= dst.cols,
+                f"expects src0's and src1's valid cols to fit in dst's cols, got {src0.valid_col} + {src1.valid_col} > "
+                f"{dst.cols}",
+            )
 
-
-def tconcat_describe(t: dict[str, TConcatRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("element types (all three alike)", lambda r: spell(r.types)),
         ("layouts", lambda r: "row-major ND" if r.row_major else "any"),
         ("valid shapes", lambda r: "one valid row count; dst's valid cols "
          + ("are src0's plus src1's" if r.exact_cols else "not read: src0's plus src1's fit in dst's cols")),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 def tconcat_kernel(o: dict, *, concat_copy: ConcatCopy) -> None:
@@ -640,13 +629,8 @@ def _tconcat_simulated(op: LoweredOp, o: dict, machine: SimulatorMachine, work: 
 
 
 TCONCAT = Instruction(
-    op=TConcatOp,
     rules=TConcatRules,
-    check=tconcat_check,
-    describe=tconcat_describe,
     lowered=(TConcatBase,),
     emit=dst_first("TCONCAT"),
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _tconcat_cce, VfMachine: _tconcat_vf, SimulatorMachine: _tconcat_simulated}),
 )

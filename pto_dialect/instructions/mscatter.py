@@ -35,8 +35,8 @@ from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherOob, GmLayout, 
 from pto_dialect.choices import Capacity, CapacityAttr, ExtremeRead, ExtremeReadAttr, IndexRead, IndexReadAttr, ScatterWinner, ScatterWinnerAttr, Stride, StrideAttr, WriteOrder, WriteOrderAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe, camel
+from pto_dialect.facts import known, require, require_type, spell
+from pto_dialect.instruction import AsmForm, camel, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_row_index, elem_addresses, elem_indices, in_loop_order, line_moves, nz_c0, nz_offset, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
@@ -124,8 +124,16 @@ class ConflictPolicy(StrEnum):
     """a2a3: MSCATTER has no such parameter."""
 
 
+CONFLICT_CELLS = {
+    ConflictPolicy.CHOSEN: "last (default): largest flat index wins; default: a run-time error on colliding indices",
+    ConflictPolicy.IGNORED: "accepted, ignored (last write wins); last with an atomic op rejected",
+    ConflictPolicy.ABSENT: "rejected (last write wins)",
+}
+"""The docs' cell of each conflict policy."""
+
+
 @dataclass(frozen=True)
-class MScatterRules:
+class MScatterRules(RuleRow):
     """One target's MSCATTER rules."""
 
     data_types: frozenset[str]
@@ -146,80 +154,72 @@ class MScatterRules:
     """The mode of an MSCATTER without `coalesce` (the target's C++ default)."""
     note: str
 
-
-def check(rules: MScatterRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, idx, table = operands["src"], operands["idx"], operands["mem"]
-    coalesce = attrs["coalesce"].data if "coalesce" in attrs else rules.default_coalesce  # pyright: ignore[reportAttributeAccessIssue]
-    atomic = attrs["scatterAtomicOp"].data if "scatterAtomicOp" in attrs else ScatterAtomicOp.NONE  # pyright: ignore[reportAttributeAccessIssue]
-    conflict = attrs["scatterConflict"].data if "scatterConflict" in attrs else None  # pyright: ignore[reportAttributeAccessIssue]
-    require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
-    require(idx.loc == "vec", f"expects idx to be a Vec tile (loc=vec), got loc={idx.loc}")
-    require_type("src", src.elem, rules.data_types)
-    require_type("idx", idx.elem, rules.index_types)
-    require(
-        idx.blayout in rules.index_blayouts and idx.slayout == "none_box",
-        f"expects idx to use blayout {' or '.join(rules.index_blayouts)} with slayout=none_box, got {idx.layout_text()}",
-    )
-    layout = table.layout or GmLayout.ND
-    require(
-        layout in rules.table_layouts,
-        f"expects the table to use layout {' or '.join(l.value for l in rules.table_layouts)}, got {layout.value}",
-    )
-    if layout == GmLayout.NZ:
-        check_nz_table(src, table)
-    else:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, idx, table = operands["src"], operands["idx"], operands["mem"]
+        coalesce = attrs["coalesce"].data if "coalesce" in attrs else self.default_coalesce  # pyright: ignore[reportAttributeAccessIssue]
+        atomic = attrs["scatterAtomicOp"].data if "scatterAtomicOp" in attrs else ScatterAtomicOp.NONE  # pyright: ignore[reportAttributeAccessIssue]
+        conflict = attrs["scatterConflict"].data if "scatterConflict" in attrs else None  # pyright: ignore[reportAttributeAccessIssue]
+        require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
+        require(idx.loc == "vec", f"expects idx to be a Vec tile (loc=vec), got loc={idx.loc}")
+        require_type("src", src.elem, self.data_types)
+        require_type("idx", idx.elem, self.index_types)
         require(
-            src.blayout in rules.src_blayouts and src.slayout == "none_box",
-            f"expects src to use blayout {' or '.join(rules.src_blayouts)} with slayout=none_box for an ND table, "
-            f"got {src.layout_text()}",
+            idx.blayout in self.index_blayouts and idx.slayout == "none_box",
+            f"expects idx to use blayout {' or '.join(self.index_blayouts)} with slayout=none_box, got {idx.layout_text()}",
         )
-    if atomic != ScatterAtomicOp.NONE:
-        allowed = rules.atomic_types.get(atomic)
-        require(allowed is not None, f"expects no scatterAtomicOp = {atomic.value}: the target has no atomic {atomic.value}")
-        assert allowed is not None
+        layout = table.layout or GmLayout.ND
         require(
-            src.elem.mlir in allowed,
-            f"expects src element type to be {spell(allowed)} for scatterAtomicOp = {atomic.value}, got {src.elem.mlir}",
+            layout in self.table_layouts,
+            f"expects the table to use layout {' or '.join(l.value for l in self.table_layouts)}, got {layout.value}",
         )
-    match rules.conflict:
-        case ConflictPolicy.ABSENT:
-            require(conflict is None, "expects no scatterConflict: the target's MSCATTER is one serial loop, the last write wins")
-        case ConflictPolicy.IGNORED:
+        if layout == GmLayout.NZ:
+            check_nz_table(src, table)
+        else:
             require(
-                not (conflict == ScatterConflict.LAST and atomic != ScatterAtomicOp.NONE),
-                "expects scatterConflict = last only without scatterAtomicOp",
+                src.blayout in self.src_blayouts and src.slayout == "none_box",
+                f"expects src to use blayout {' or '.join(self.src_blayouts)} with slayout=none_box for an ND table, "
+                f"got {src.layout_text()}",
             )
-        case ConflictPolicy.CHOSEN:
-            pass
-    if rules.nonempty_src:
-        for name, dim in (("rows", src.valid_row), ("cols", src.valid_col)):
-            if known(dim):
-                require(dim >= 1, f"expects src valid {name} to be at least 1, got {dim}")
-    if coalesce == Coalesce.ELEM:
-        check_elem_index(src, idx)
-        return
-    check_row_index(rules.row_index_shapes, src, idx)
-    if rules.packed_table_rows and known(table.shape5[4], src.valid_col):
-        require(
-            table.shape5[4] == src.valid_col,
-            "expects the table's inner dim (Shape[4]) to equal src valid cols (rows written at that stride), "
-            f"got {table.shape5[4]} and {src.valid_col}",
-        )
-    if rules.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
-        require(
-            table.row_stride == table.shape[-1],
-            f"expects the table's rows packed (row stride == its cols), got row stride {table.row_stride} "
-            f"for {table.shape[-1]} cols",
-        )
+        if atomic != ScatterAtomicOp.NONE:
+            allowed = self.atomic_types.get(atomic)
+            require(allowed is not None, f"expects no scatterAtomicOp = {atomic.value}: the target has no atomic {atomic.value}")
+            assert allowed is not None
+            require(
+                src.elem.mlir in allowed,
+                f"expects src element type to be {spell(allowed)} for scatterAtomicOp = {atomic.value}, got {src.elem.mlir}",
+            )
+        match self.conflict:
+            case ConflictPolicy.ABSENT:
+                require(conflict is None, "expects no scatterConflict: the target's MSCATTER is one serial loop, the last write wins")
+            case ConflictPolicy.IGNORED:
+                require(
+                    not (conflict == ScatterConflict.LAST and atomic != ScatterAtomicOp.NONE),
+                    "expects scatterConflict = last only without scatterAtomicOp",
+                )
+            case ConflictPolicy.CHOSEN:
+                pass
+        if self.nonempty_src:
+            for name, dim in (("rows", src.valid_row), ("cols", src.valid_col)):
+                if known(dim):
+                    require(dim >= 1, f"expects src valid {name} to be at least 1, got {dim}")
+        if coalesce == Coalesce.ELEM:
+            check_elem_index(src, idx)
+            return
+        check_row_index(self.row_index_shapes, src, idx)
+        if self.packed_table_rows and known(table.shape5[4], src.valid_col):
+            require(
+                table.shape5[4] == src.valid_col,
+                "expects the table's inner dim (Shape[4]) to equal src valid cols (rows written at that stride), "
+                f"got {table.shape5[4]} and {src.valid_col}",
+            )
+        if self.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
+            require(
+                table.row_stride == table.shape[-1],
+                f"expects the table's rows packed (row stride == its cols), got row stride {table.row_stride} "
+                f"for {table.shape[-1]} cols",
+            )
 
-
-def describe(t: dict[str, MScatterRules]) -> list[tuple[str, dict[str, str]]]:
-    conflicts = {
-        ConflictPolicy.CHOSEN: "last (default): largest flat index wins; default: a run-time error on colliding indices",
-        ConflictPolicy.IGNORED: "accepted, ignored (last write wins); last with an atomic op rejected",
-        ConflictPolicy.ABSENT: "rejected (last write wins)",
-    }
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("src / table element type", lambda r: spell(r.data_types)),
         ("idx element type", lambda r: spell(r.index_types)),
         ("atomic add / max / min: src element type",
@@ -232,10 +232,10 @@ def describe(t: dict[str, MScatterRules]) -> list[tuple[str, dict[str, str]]]:
         ("row mode: table Shape[4] == src valid cols, rows packed", lambda r: "yes" if r.packed_table_rows else "no"),
         ("src valid shape non-empty", lambda r: "yes (static dims)" if r.nonempty_src else "no (empty is a no-op)"),
         ("elem mode: idx valid shape == src valid shape", lambda r: "yes"),
-        ("scatterConflict", lambda r: conflicts[r.conflict]),
+        ("scatterConflict", lambda r: CONFLICT_CELLS[r.conflict]),
         ("coalesce omitted", lambda r: r.default_coalesce.value),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 def coalesce_of(op: MScatterOp, rules: MScatterRules) -> tuple[Coalesce, dict[str, Attribute]]:
@@ -716,13 +716,9 @@ def emit(e: Emission, op: MScatterOp) -> None:
 
 
 MSCATTER = Instruction(
-    op=MScatterOp,
     rules=MScatterRules,
-    check=check,
-    describe=describe,
     lowered=(MScatterRowBase, MScatterElemBase, MScatterNzBase),
     emit=emit,
-    pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset(), how="", refused="MSCATTER writes GM only: no tile output to alias.")},
     asm=AsmForm(operand_order=(2, 0, 1)),  # `mscatter %mem, %src, %idx : Tm, Ts, Ti`, the docs' type order
     form=lambda op: op.coalesce.data.value if op.coalesce is not None else "",

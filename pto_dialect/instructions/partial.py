@@ -219,7 +219,7 @@ def declare(row: Elementwise) -> Instruction:
     lowered = member_lowered_base(PartialBase, op, row, part_kernel(row), None)
     # in place: dst exactly over a source: that source has dst's valid shape, so it is the larger
     return member_instruction(
-        row, op, lowered, rules=PartialRules, check=check, describe=describe, emit=emitter(row, roles), cost=COST,
+        row, lowered, rules=PartialRules, check_rule=check, docs_table=describe, emit=emitter(row, roles), cost=COST,
         in_place=in_place(row, roles, refused_by=None),
     )
 

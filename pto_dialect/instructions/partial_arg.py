@@ -275,7 +275,7 @@ def emitter(row: PartialArg) -> Callable[[Emission, PartialArgOp], None]:
 def declare(row: PartialArg) -> Instruction:
     op = member_op(PartialArgOp, row)
     lowered = member_lowered_base(PartialArgBase, op, row, part_arg_kernel(row.maximum), None)
-    return member_instruction(row, op, lowered, rules=PartialArgRules, check=check, describe=describe, emit=emitter(row), cost=COST)
+    return member_instruction(row, lowered, rules=PartialArgRules, check_rule=check, docs_table=describe, emit=emitter(row), cost=COST)
 
 
 CHOICES = {"arg_pick": ArgPick, "part_fill": PartFill, "arg_lanes": ArgLanes}

@@ -451,7 +451,7 @@ def row_reduction(row: Reduction) -> Instruction:
     op = member_op(RowReduceOp, row)
     lowered = member_lowered_base(RowReduceBase, op, row, row_reduce_kernel(row), row_reduce_footprint)
     return member_instruction(
-        row, op, lowered, rules=RowReduceRules, check=check, describe=describe, emit=emitter(row), cost=COST,
+        row, lowered, rules=RowReduceRules, check_rule=check, docs_table=describe, emit=emitter(row), cost=COST,
         in_place=IN_PLACE, implicit_tmp=implicit_tmp,
     )
 
@@ -614,7 +614,7 @@ def col_reduction(row: Reduction) -> Instruction:
     lowered = member_lowered_base(RowReduceBase, op, row, col_reduce_kernel(row), col_reduce_footprint)
     in_place = {"": replace(IN_PLACE[""], leading=lambda op: None, leading_how=row.over_first_row)} if row.over_first_row else IN_PLACE
     return member_instruction(
-        row, op, lowered, rules=ColReduceRules, check=check_columns, describe=describe_columns,
+        row, lowered, rules=ColReduceRules, check_rule=check_columns, docs_table=describe_columns,
         emit=column_emitter(row), cost=COST, in_place=in_place,
     )
 

@@ -28,8 +28,8 @@ from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.facts import TileFacts, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import np
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -74,7 +74,7 @@ class TCIOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class TCIRules:
+class TCIRules(RuleRow):
     types: frozenset[str]
     """dst's (and S's) element types."""
     tmp_types: frozenset[str] | None
@@ -83,32 +83,29 @@ class TCIRules:
     """The least tmp bytes by dst element bytes (empty: any)."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        dst, tmp = operands["dst"], operands.get("tmp")
+        require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
+        require_type("dst", dst.elem, self.types)
+        require(dst.rows == 1, f"expects dst to have one row, got {dst.rows} (every target's code static_asserts it)")
+        require(dst.cols != 1, "expects dst cols to be different from 1")
+        if isinstance(tmp, TileFacts):
+            require(self.tmp_types is not None, f"takes no tmp on target {target} ({self.note})")
+            assert self.tmp_types is not None
+            require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
+            require_type("tmp", tmp.elem, self.tmp_types)
+            require(tmp.is_row_major, f"expects tmp to use the row-major layout, got {tmp.layout_text()}")
+            least = self.tmp_bytes.get(dst.elem.bytes, 0)
+            size = tmp.rows * tmp.cols * tmp.elem.bytes
+            require(size >= least, f"expects tmp capacity to be at least {least} bytes for a {8 * dst.elem.bytes}-bit dst, got {size}")
 
-def check(rules: TCIRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    dst, tmp = operands["dst"], operands.get("tmp")
-    require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
-    require_type("dst", dst.elem, rules.types)
-    require(dst.rows == 1, f"expects dst to have one row, got {dst.rows} (every target's code static_asserts it)")
-    require(dst.cols != 1, "expects dst cols to be different from 1")
-    if isinstance(tmp, TileFacts):
-        require(rules.tmp_types is not None, f"takes no tmp on target {target} ({rules.note})")
-        assert rules.tmp_types is not None
-        require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
-        require_type("tmp", tmp.elem, rules.tmp_types)
-        require(tmp.is_row_major, f"expects tmp to use the row-major layout, got {tmp.layout_text()}")
-        least = rules.tmp_bytes.get(dst.elem.bytes, 0)
-        size = tmp.rows * tmp.cols * tmp.elem.bytes
-        require(size >= least, f"expects tmp capacity to be at least {least} bytes for a {8 * dst.elem.bytes}-bit dst, got {size}")
-
-
-def describe(t: dict[str, TCIRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("dst (and S) element type", lambda r: spell(r.types)),
         ("dst", lambda r: "a Vec tile of one row, more than one column"),
         ("tmp", lambda r: "none" if r.tmp_types is None else f"{spell(r.tmp_types)}, row-major"
          + "".join(f"; at least {b} bytes for {8 * k}-bit dst" for k, b in sorted(r.tmp_bytes.items()))),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -164,13 +161,9 @@ def emit(e: Emission, op: TCIOp) -> None:
 
 
 TCI = Instruction(
-    op=TCIOp,
     rules=TCIRules,
-    check=check,
-    describe=describe,
     lowered=(TCIBase,),
     emit=emit,
     pipe=Pipe.SCALAR,
-    asm=AsmForm(),
     cost=COST,
 )

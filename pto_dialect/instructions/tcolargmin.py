@@ -24,8 +24,8 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
@@ -73,39 +73,48 @@ class ColArgReduceOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class ColArgReduceRules(ArgReduceTypes):
+class ColArgReduceRules(ArgReduceTypes, RuleRow):
     """One target's TCOLARGMIN / TCOLARGMAX rules."""
 
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
     """tmp holds src-typed values and must be large enough (a2a3)."""
 
+    def check(self, operands: dict, attrs: object, target: str) -> None:
+        src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
+        dst_idx = operands.get("dstIdx") or operands["dst"]
+        require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
+        require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
+        require_type("src", src.elem, self.src_types)
+        outs = [dst_idx] if dst_val is None else [dst_val, dst_idx]
+        for t in outs:
+            require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+            require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
+            check_output_shape(t, src, kept=1)
+        if known(src.valid_row):
+            require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
+        if known(src.valid_col):
+            require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
+        if dst_val is None:
+            require_type(dst_idx.role, dst_idx.elem, self.index_types)
+        else:
+            check_value_index_types(self.value_index_types_by_src_bytes, src, dst_idx)
+            require(
+                src.blayout in self.value_form_src_blayouts,
+                f"expects src to use blayout {' or '.join(self.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
+            )
+        if tmp is not None:
+            _check_tmp(self, src, tmp)
 
-def check(rules: ColArgReduceRules, operands: dict, attrs: object, target: str) -> None:
-    src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
-    dst_idx = operands.get("dstIdx") or operands["dst"]
-    require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
-    require(src.slayout == "none_box", f"expects src to use the none_box slayout, got {src.slayout}")
-    require_type("src", src.elem, rules.src_types)
-    outs = [dst_idx] if dst_val is None else [dst_val, dst_idx]
-    for t in outs:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
-        check_output_shape(t, src, kept=1)
-    if known(src.valid_row):
-        require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
-    if known(src.valid_col):
-        require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
-    if dst_val is None:
-        require_type(dst_idx.role, dst_idx.elem, rules.index_types)
-    else:
-        check_value_index_types(rules.value_index_types_by_src_bytes, src, dst_idx)
-        require(
-            src.blayout in rules.value_form_src_blayouts,
-            f"expects src to use blayout {' or '.join(rules.value_form_src_blayouts)} in value+index mode, got {src.blayout}",
-        )
-    if tmp is not None:
-        _check_tmp(rules, src, tmp)
+    DOCS: ClassVar[DocsCells] = (
+        *type_cells("vec, none_box, row- or col-major"),
+        ("value+index: src blayout", lambda r: ", ".join(r.value_form_src_blayouts)),
+        ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", lambda r: "yes"),
+        ("tmp", lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src"
+         if r.tmp_same_type else "vec, row_major; unused"),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
+        ("why", lambda r: r.note),
+    )
 
 
 def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None:
@@ -126,18 +135,6 @@ def _check_tmp(rules: ColArgReduceRules, src: TileFacts, tmp: TileFacts) -> None
         return
     require(tmp.valid_row >= 1, f"expects tmp valid_shape[0] to be at least 1, got {tmp.valid_row}")
     require_tmp_width(src, tmp)
-
-
-def describe(t: dict[str, ColArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
-        *type_cells("vec, none_box, row- or col-major"),
-        ("value+index: src blayout", lambda r: ", ".join(r.value_form_src_blayouts)),
-        ("outputs: vec ND, valid [1, src valid cols]; src valid dims non-zero", lambda r: "yes"),
-        ("tmp", lambda r: "vec, row_major, src's type, >= 32 B, wide enough unless same valid shape as src"
-         if r.tmp_same_type else "vec, row_major; unused"),
-        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
-        ("why", lambda r: r.note),
-    ])
 
 
 def implicit_tmp(op: ColArgReduceOp, rules: ColArgReduceRules) -> AllocTileOp | None:
@@ -327,16 +324,11 @@ def col_arg_reduce(
     lowered op a `lowered_base`."""
     op, lowered = arg_reduce_classes(module, stem, summary, extreme, lowered_base)
     return Instruction(
-        op=op,
         rules=ColArgReduceRules,
-        check=check,
-        describe=describe,
         lowered=(lowered,),
         emit=emit,
-        pipe=Pipe.VECTOR,
         in_place=IN_PLACE,
         implicit_tmp=implicit_tmp,
-        asm=AsmForm(),
         cost=COST,
     )
 

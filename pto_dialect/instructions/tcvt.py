@@ -38,8 +38,8 @@ from xdsl.printer import Printer
 from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, SaturationModeAttr
 from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, spell
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, spell
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp, lowered_base
@@ -134,7 +134,7 @@ def canonical(mlir: str) -> str:
 
 
 @dataclass(frozen=True)
-class TCvtRules:
+class TCvtRules(RuleRow):
     """One target's rules for TCVT."""
 
     pairs: frozenset[tuple[str, str]]
@@ -146,46 +146,41 @@ class TCvtRules:
     """The target's code has TCVT with a tmp tile (cpu's has not: it would not link)."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst = operands["src"], operands["dst"]
+        require(self.takes_tmp or "tmp" not in operands, f"takes no tmp on target {target} ({self.note})")
+        tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
+        for t in tiles:
+            if self.vec_only or t.role == "tmp":
+                require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+            if self.row_major_only and t.role != "tmp":
+                require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
+        pair = (canonical(src.elem.mlir), canonical(dst.elem.mlir))
+        if pair not in self.pairs:
+            to = sorted({d for s, d in self.pairs if s == pair[0]})
+            require(False, f"expects a conversion target {target} implements, got {pair[0]} -> {pair[1]} ("
+                    + (f"{pair[0]} converts to {spell(to)}" if to else f"no conversion from {pair[0]}") + ")")
+        if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
+            require(
+                src.valid_shape == dst.valid_shape,
+                f"expects src and dst to have the same valid shape, got "
+                f"{src.valid_row}x{src.valid_col} and {dst.valid_row}x{dst.valid_col}",
+            )
 
-def pairs(table: Mapping[str, str]) -> frozenset[tuple[str, str]]:
-    """`{"f32": "f16 bf16 i32"}`: each source with the destinations it converts to."""
-    return frozenset((s, d) for s, ds in table.items() for d in ds.split())
-
-
-def check(rules: TCvtRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst = operands["src"], operands["dst"]
-    require(rules.takes_tmp or "tmp" not in operands, f"takes no tmp on target {target} ({rules.note})")
-    tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
-    for t in tiles:
-        if rules.vec_only or t.role == "tmp":
-            require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        if rules.row_major_only and t.role != "tmp":
-            require(t.is_row_major, f"expects {t.role} to use the row-major layout, got {t.layout_text()}")
-    pair = (canonical(src.elem.mlir), canonical(dst.elem.mlir))
-    if pair not in rules.pairs:
-        to = sorted({d for s, d in rules.pairs if s == pair[0]})
-        require(False, f"expects a conversion target {target} implements, got {pair[0]} -> {pair[1]} ("
-                + (f"{pair[0]} converts to {spell(to)}" if to else f"no conversion from {pair[0]}") + ")")
-    if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
-        require(
-            src.valid_shape == dst.valid_shape,
-            f"expects src and dst to have the same valid shape, got "
-            f"{src.valid_row}x{src.valid_col} and {dst.valid_row}x{dst.valid_col}",
-        )
-
-
-def describe(t: dict[str, TCvtRules]) -> list[tuple[str, dict[str, str]]]:
-    def listed(r: TCvtRules) -> str:
-        sources = sorted({s for s, _ in r.pairs})
-        return "; ".join(f"{s} -> {spell({d for x, d in r.pairs if x == s})}" for s in sources)
-
-    return per_target(t, [
-        ("conversions (src -> dst)", listed),
+    DOCS: ClassVar[DocsCells] = (
+        ("conversions (src -> dst)", lambda r: "; ".join(
+            f"{s} -> {spell({d for x, d in r.pairs if x == s})}" for s in sorted({s for s, _ in r.pairs}))),
         ("tiles", lambda r: ("vec" if r.vec_only else "any") + (", row-major" if r.row_major_only else ", any layout")),
         ("valid shapes", lambda r: "src's equals dst's"),
         ("tmp", lambda r: "optional" if r.takes_tmp else "none"),
         ("why", lambda r: r.note),
-    ])
+    )
+
+
+
+def pairs(table: Mapping[str, str]) -> frozenset[tuple[str, str]]:
+    """`{"f32": "f16 bf16 i32"}`: each source with the destinations it converts to."""
+    return frozenset((s, d) for s, ds in table.items() for d in ds.split())
 
 
 # ---------------------------------------------------------------------------
@@ -375,13 +370,9 @@ def emit(e: Emission, op: TCvtOp) -> None:
 
 
 TCVT = Instruction(
-    op=TCvtOp,
     rules=TCvtRules,
-    check=check,
-    describe=describe,
     lowered=(TCvtBase,),
     emit=emit,
-    pipe=Pipe.VECTOR,
     in_place={"": InPlace(
         frozenset({"src"}),
         how="each element is converted at its own place, read before it is written: cpu element by element "
@@ -392,6 +383,5 @@ TCVT = Instruction(
         forward="each target converts in increasing address order, and dst element (r, c) lies within src "
         "elements up to (r, c), already read.",
     )},
-    asm=AsmForm(),
     cost=COST,
 )

@@ -27,8 +27,8 @@ from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatter
 from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
-from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, per_target, require, require_type, spell, types_named
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, require, require_type, spell, types_named
+from pto_dialect.instruction import AsmForm, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
@@ -229,7 +229,7 @@ F16_F32 = types_named("f16", "f32")
 
 
 @dataclass(frozen=True)
-class TGatherRules:
+class TGatherRules(RuleRow):
     """One target's TGATHER rules."""
 
     index_data_types: frozenset[str]
@@ -257,20 +257,38 @@ class TGatherRules:
     """Compare form: tmp holds [bitmap][index table][converted k] and must be that large."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        """The self of the op's form (told by its operands' roles)."""
+        if "indices" in operands:
+            _check_index(self, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))
+        elif "threshold" in operands:
+            mode = attrs.get("cmpMode") or TGatherOp.DEFAULTS["cmpMode"]
+            _check_compare(self, mode.data, target, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
+        else:
+            axis = attrs.get("axis") or TGatherOp.DEFAULTS["axis"]
+            _check_mask(self, attrs["maskPattern"].data, axis.data, operands["src"], operands["dst"])  # pyright: ignore[reportAttributeAccessIssue]
+
+    DOCS: ClassVar[DocsCells] = (
+        ("index: src/dst element type", lambda r: spell(r.index_data_types)),
+        ("index: indices element type per data width", lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.index_types_by_data_bytes.items()))),
+        ("index: dst and indices valid cols == cols", lambda r: "yes"),
+        ("index: tmp (indices' type, shape = indices valid shape)", lambda r: "required" if r.index_needs_tmp else "optional, unused"),
+        ("index: tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: "1 x 32 bytes of the indices' type" if r.implicit_index_tmp else "none"),
+        ("mask: src/dst element type (row axis)", lambda r: spell(r.mask_types)),
+        ("mask: src/dst element type (col axis)", lambda r: spell(r.mask_col_axis_types)),
+        ("mask: vec, row-major ND, dst valid cols == cols, valid shapes match the pattern factor", lambda r: "yes"),
+        ("mask, col axis: dst valid rows == dst rows", lambda r: "required" if r.mask_col_axis_dst_full else "no"),
+        ("compare form", lambda r: "supported" if r.compare else "rejected (no implementation)"),
+        ("compare: cmpMode", lambda r: "eq, gt" if r.compare else "-"),
+        ("compare: src element type", lambda r: (spell(r.compare_src_types) + (f"; {spell(r.compare_src_types_eq_only)} with eq" if r.compare_src_types_eq_only else "")) if r.compare else "-"),
+        ("compare: dst/cdst element type", lambda r: spell(INT32) if r.compare else "-"),
+        ("compare: threshold tile element type", lambda r: spell(r.threshold_tile_types) if r.compare else "-"),
+        ("compare: tmp size (bitmap + index table + converted k)", lambda r: "checked" if r.compare_tmp_layout else "-"),
+        ("why", lambda r: r.note),
+    )
+
 
 NO_TYPES: frozenset[str] = frozenset()
-
-
-def check(rules: TGatherRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    """The rules of the op's form (told by its operands' roles)."""
-    if "indices" in operands:
-        _check_index(rules, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))
-    elif "threshold" in operands:
-        mode = attrs.get("cmpMode") or TGatherOp.DEFAULTS["cmpMode"]
-        _check_compare(rules, mode.data, target, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
-    else:
-        axis = attrs.get("axis") or TGatherOp.DEFAULTS["axis"]
-        _check_mask(rules, attrs["maskPattern"].data, axis.data, operands["src"], operands["dst"])  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _check_index(rules: TGatherRules, src: TileFacts, indices: TileFacts, dst: TileFacts, tmp: TileFacts | None) -> None:
@@ -398,27 +416,6 @@ def _require_full_width(t: TileFacts) -> None:
             t.valid_col == t.cols,
             f"expects {t.role} valid_shape[1] to equal {t.role} cols, got {t.valid_col} and {t.cols}",
         )
-
-
-def describe(t: dict[str, TGatherRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
-        ("index: src/dst element type", lambda r: spell(r.index_data_types)),
-        ("index: indices element type per data width", lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.index_types_by_data_bytes.items()))),
-        ("index: dst and indices valid cols == cols", lambda r: "yes"),
-        ("index: tmp (indices' type, shape = indices valid shape)", lambda r: "required" if r.index_needs_tmp else "optional, unused"),
-        ("index: tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: "1 x 32 bytes of the indices' type" if r.implicit_index_tmp else "none"),
-        ("mask: src/dst element type (row axis)", lambda r: spell(r.mask_types)),
-        ("mask: src/dst element type (col axis)", lambda r: spell(r.mask_col_axis_types)),
-        ("mask: vec, row-major ND, dst valid cols == cols, valid shapes match the pattern factor", lambda r: "yes"),
-        ("mask, col axis: dst valid rows == dst rows", lambda r: "required" if r.mask_col_axis_dst_full else "no"),
-        ("compare form", lambda r: "supported" if r.compare else "rejected (no implementation)"),
-        ("compare: cmpMode", lambda r: "eq, gt" if r.compare else "-"),
-        ("compare: src element type", lambda r: (spell(r.compare_src_types) + (f"; {spell(r.compare_src_types_eq_only)} with eq" if r.compare_src_types_eq_only else "")) if r.compare else "-"),
-        ("compare: dst/cdst element type", lambda r: spell(INT32) if r.compare else "-"),
-        ("compare: threshold tile element type", lambda r: spell(r.threshold_tile_types) if r.compare else "-"),
-        ("compare: tmp size (bitmap + index table + converted k)", lambda r: "checked" if r.compare_tmp_layout else "-"),
-        ("why", lambda r: r.note),
-    ])
 
 
 def implicit_tmp(op: TGatherOp, rules: TGatherRules) -> AllocTileOp | None:
@@ -804,13 +801,9 @@ def omits_indices_type(op: TGatherOp) -> bool:
 
 
 TGATHER = Instruction(
-    op=TGatherOp,
     rules=TGatherRules,
-    check=check,
-    describe=describe,
     lowered=(TGatherIndexBase, TGatherMaskBase, TGatherCompareBase),
     emit=emit,
-    pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset({"indices"}),

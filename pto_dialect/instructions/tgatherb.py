@@ -29,8 +29,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import BlockRead, BlockReadAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.instructions.movement import BLOCK_BYTES, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
@@ -85,7 +85,7 @@ class TGatherBOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class TGatherBRules:
+class TGatherBRules(RuleRow):
     """One target's TGATHERB rules."""
 
     types: frozenset[str]
@@ -93,6 +93,35 @@ class TGatherBRules:
     offset_types: frozenset[str]
     """offsets element types."""
     note: str
+
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, offsets, dst = operands["src"], operands["offsets"], operands["dst"]
+        require_vec((src, offsets, dst))
+        require_type("src", src.elem, self.types)
+        require_type("dst", dst.elem, self.types)
+        require_type("offsets", offsets.elem, self.offset_types)
+        require_nd((dst, offsets), target, "RowStride")
+        if known(dst.valid_col):
+            require(
+                dst.valid_col * dst.elem.bytes % BLOCK_BYTES == 0,
+                f"expects dst's valid row to be whole {BLOCK_BYTES}-byte blocks, got {dst.valid_col} x {dst.elem.mlir} = "
+                f"{dst.valid_col * dst.elem.bytes} bytes",
+            )
+        if known(dst.valid_row, dst.valid_col):
+            require(
+                offsets.rows >= dst.valid_row and offsets.cols >= blocks_per_row(dst),
+                f"expects offsets to hold one offset per 32-byte block of dst's valid region ({dst.valid_row}x"
+                f"{blocks_per_row(dst)}), got {offsets.rows}x{offsets.cols}",
+            )
+
+    DOCS: ClassVar[DocsCells] = (
+        ("src / dst element types (each its own)", lambda r: spell(r.types)),
+        ("offsets element types", lambda r: spell(r.offset_types)),
+        ("tiles", lambda r: "Vec; dst and offsets row-major ND"),
+        ("dst valid row", lambda r: f"whole {BLOCK_BYTES}-byte blocks"),
+        ("offsets shape", lambda r: "at least dst's valid rows x its blocks per row"),
+        ("why", lambda r: r.note),
+    )
 
 
 def blocks_per_row(dst: TileFacts) -> int:
@@ -106,38 +135,6 @@ def whole_repeats(op: Operation) -> bool:
     assert isinstance(op, TGatherBOp)
     dst = TileFacts.of("dst", op.dst.type)  # pyright: ignore[reportArgumentType]
     return known(dst.valid_col) and blocks_per_row(dst) % REPEAT_BLOCKS == 0
-
-
-def check(rules: TGatherBRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, offsets, dst = operands["src"], operands["offsets"], operands["dst"]
-    require_vec((src, offsets, dst))
-    require_type("src", src.elem, rules.types)
-    require_type("dst", dst.elem, rules.types)
-    require_type("offsets", offsets.elem, rules.offset_types)
-    require_nd((dst, offsets), target, "RowStride")
-    if known(dst.valid_col):
-        require(
-            dst.valid_col * dst.elem.bytes % BLOCK_BYTES == 0,
-            f"expects dst's valid row to be whole {BLOCK_BYTES}-byte blocks, got {dst.valid_col} x {dst.elem.mlir} = "
-            f"{dst.valid_col * dst.elem.bytes} bytes",
-        )
-    if known(dst.valid_row, dst.valid_col):
-        require(
-            offsets.rows >= dst.valid_row and offsets.cols >= blocks_per_row(dst),
-            f"expects offsets to hold one offset per 32-byte block of dst's valid region ({dst.valid_row}x"
-            f"{blocks_per_row(dst)}), got {offsets.rows}x{offsets.cols}",
-        )
-
-
-def describe(t: dict[str, TGatherBRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
-        ("src / dst element types (each its own)", lambda r: spell(r.types)),
-        ("offsets element types", lambda r: spell(r.offset_types)),
-        ("tiles", lambda r: "Vec; dst and offsets row-major ND"),
-        ("dst valid row", lambda r: f"whole {BLOCK_BYTES}-byte blocks"),
-        ("offsets shape", lambda r: "at least dst's valid rows x its blocks per row"),
-        ("why", lambda r: r.note),
-    ])
 
 
 # ---------------------------------------------------------------------------
@@ -245,13 +242,8 @@ def _emit(e: Emission, op: TGatherBOp) -> None:
 
 
 TGATHERB = Instruction(
-    op=TGatherBOp,
     rules=TGatherBRules,
-    check=check,
-    describe=describe,
     lowered=(TGatherBBase,),
     emit=_emit,
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: _simulated}),
 )

@@ -39,8 +39,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import HistogramRows, HistogramRowsAttr, Numerics
 from pto_dialect.cost import CceMachine, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell, types_named
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type, spell, types_named
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
@@ -109,7 +109,7 @@ class THistogramOp(PtoInstructionOp):
 
 
 @dataclass(frozen=True)
-class HistogramRules:
+class HistogramRules(RuleRow):
     src_types: frozenset[str]
     """src's element types; empty: the target's code has no THISTOGRAM."""
     layouts: bool
@@ -123,77 +123,70 @@ class HistogramRules:
     """dst's valid cols at least 256 (cpu/THistogram.hpp's PTO_CPU_ASSERT)."""
     note: str
 
-
-def check(rules: HistogramRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, idx, dst = operands["src"], operands["idx"], operands["dst"]
-    require(bool(rules.src_types), f"is not implemented on target {target} ({rules.note})")
-    elsewhere = next((tile for tile in (src, idx, dst) if tile.loc != "vec"), None)
-    require(elsewhere is None, f"expects {elsewhere and elsewhere.role} to be a Vec tile (loc=vec), got loc={elsewhere and elsewhere.loc}")
-    require_type("src", src.elem, rules.src_types)
-    require_type("idx", idx.elem, types_named("ui8"))
-    require_type("dst", dst.elem, types_named("ui32"))
-    byte = selected_byte(attrs)
-    require(dst.cols >= BINS, f"expects dst to have at least {BINS} cols (one per byte value), got {dst.cols}")
-    if rules.layouts:
-        for tile in (src, dst):
-            require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target} (a static_assert), got {tile.layout_text()}")
-    if rules.ptoas_shapes:
-        require(
-            dst.rows == src.rows and (not known(src.valid_row, dst.valid_row) or dst.valid_row == src.valid_row),
-            f"expects dst rows and valid rows to match src on target {target} (PTOAS's verifier), got {dst.rows}x{dst.cols} "
-            f"(valid {_dims(dst)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
-        )
-        require(
-            not known(dst.valid_col) or dst.valid_col == 0 or dst.valid_col >= BINS,
-            f"expects dst valid cols to be 0 or at least {BINS} on target {target} (PTOAS's verifier), got {dst.valid_col}",
-        )
-    if known(src.valid_row):
-        require(
-            dst.rows >= src.valid_row,
-            f"expects dst to have a row per valid row of src ({src.valid_row}), got {dst.rows}",
-        )
-    if rules.dst_valid_bins and known(dst.valid_col):
-        require(
-            dst.valid_col >= BINS,
-            f"expects dst valid cols to be at least {BINS} on target {target} (cpu/THistogram.hpp asserts it), got {dst.valid_col}",
-        )
-    if src.elem.bytes == 2:
-        if rules.layouts:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, idx, dst = operands["src"], operands["idx"], operands["dst"]
+        require(bool(self.src_types), f"is not implemented on target {target} ({self.note})")
+        elsewhere = next((tile for tile in (src, idx, dst) if tile.loc != "vec"), None)
+        require(elsewhere is None, f"expects {elsewhere and elsewhere.role} to be a Vec tile (loc=vec), got loc={elsewhere and elsewhere.loc}")
+        require_type("src", src.elem, self.src_types)
+        require_type("idx", idx.elem, types_named("ui8"))
+        require_type("dst", dst.elem, types_named("ui32"))
+        byte = selected_byte(attrs)
+        require(dst.cols >= BINS, f"expects dst to have at least {BINS} cols (one per byte value), got {dst.cols}")
+        if self.layouts:
+            for tile in (src, dst):
+                require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target} (a static_assert), got {tile.layout_text()}")
+        if self.ptoas_shapes:
             require(
-                idx.blayout == "col_major" and idx.slayout == "none_box" and idx.cols == 1,
-                f"expects idx to be DN (col_major, none_box) with one column when src is {src.elem.mlir} on target "
-                f"{target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
+                dst.rows == src.rows and (not known(src.valid_row, dst.valid_row) or dst.valid_row == src.valid_row),
+                f"expects dst rows and valid rows to match src on target {target} (PTOAS's verifier), got {dst.rows}x{dst.cols} "
+                f"(valid {_dims(dst)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
             )
-        if rules.ptoas_shapes:
             require(
-                idx.rows == src.rows and (not known(src.valid_row, idx.valid_row) or idx.valid_row == src.valid_row),
-                f"expects idx rows and valid rows to match src when src is {src.elem.mlir} on target {target} (PTOAS's "
-                f"verifier), got {idx.rows}x{idx.cols} (valid {_dims(idx)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
+                not known(dst.valid_col) or dst.valid_col == 0 or dst.valid_col >= BINS,
+                f"expects dst valid cols to be 0 or at least {BINS} on target {target} (PTOAS's verifier), got {dst.valid_col}",
             )
         if known(src.valid_row):
             require(
-                idx.rows >= src.valid_row,
-                f"expects idx to have a match byte per valid row of src ({src.valid_row}), got {idx.rows} rows",
+                dst.rows >= src.valid_row,
+                f"expects dst to have a row per valid row of src ({src.valid_row}), got {dst.rows}",
             )
-        return
-    needed = filter_rows(src.elem.bytes, byte)
-    if needed == 0:
-        return
-    if rules.layouts:
-        require(
-            idx.is_nd and idx.rows == needed and idx.cols == src.cols,
-            f"expects idx to be row-major ND of {needed}x{src.cols} (the filter's rows, src's cols) for byte {byte} of "
-            f"{src.elem.mlir} on target {target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
-        )
-    require(idx.rows >= needed, f"expects idx to have at least {needed} rows (a filter byte each) for byte {byte} of {src.elem.mlir}, got {idx.rows}")
+        if self.dst_valid_bins and known(dst.valid_col):
+            require(
+                dst.valid_col >= BINS,
+                f"expects dst valid cols to be at least {BINS} on target {target} (cpu/THistogram.hpp asserts it), got {dst.valid_col}",
+            )
+        if src.elem.bytes == 2:
+            if self.layouts:
+                require(
+                    idx.blayout == "col_major" and idx.slayout == "none_box" and idx.cols == 1,
+                    f"expects idx to be DN (col_major, none_box) with one column when src is {src.elem.mlir} on target "
+                    f"{target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
+                )
+            if self.ptoas_shapes:
+                require(
+                    idx.rows == src.rows and (not known(src.valid_row, idx.valid_row) or idx.valid_row == src.valid_row),
+                    f"expects idx rows and valid rows to match src when src is {src.elem.mlir} on target {target} (PTOAS's "
+                    f"verifier), got {idx.rows}x{idx.cols} (valid {_dims(idx)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
+                )
+            if known(src.valid_row):
+                require(
+                    idx.rows >= src.valid_row,
+                    f"expects idx to have a match byte per valid row of src ({src.valid_row}), got {idx.rows} rows",
+                )
+            return
+        needed = filter_rows(src.elem.bytes, byte)
+        if needed == 0:
+            return
+        if self.layouts:
+            require(
+                idx.is_nd and idx.rows == needed and idx.cols == src.cols,
+                f"expects idx to be row-major ND of {needed}x{src.cols} (the filter's rows, src's cols) for byte {byte} of "
+                f"{src.elem.mlir} on target {target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
+            )
+        require(idx.rows >= needed, f"expects idx to have at least {needed} rows (a filter byte each) for byte {byte} of {src.elem.mlir}, got {idx.rows}")
 
-
-def _dims(tile: TileFacts) -> str:
-    return "x".join(str(d) if known(d) else "?" for d in (tile.valid_row, tile.valid_col))
-
-
-def describe(t: dict[str, HistogramRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("src element type", lambda r: spell(r.src_types) if r.src_types else "not implemented"),
         ("idx, dst", lambda r: "ui8, ui32 of at least 256 cols and a row per valid row of src" if r.src_types else "-"),
         ("layouts", lambda r: "src, dst row-major ND; idx DN of one column (ui16) or row-major of the filter's rows and src's cols (ui32)"
@@ -201,7 +194,11 @@ def describe(t: dict[str, HistogramRules]) -> list[tuple[str, dict[str, str]]]:
         ("shapes", lambda r: "dst's rows and valid rows src's; dst valid cols 0 or at least 256; ui16: idx rows and valid rows src's" if r.ptoas_shapes
          else "dst valid cols at least 256" if r.dst_valid_bins else "-"),
         ("why", lambda r: r.note),
-    ])
+    )
+
+
+def _dims(tile: TileFacts) -> str:
+    return "x".join(str(d) if known(d) else "?" for d in (tile.valid_row, tile.valid_col))
 
 
 # ---------------------------------------------------------------------------
@@ -292,14 +289,9 @@ def emit(e: Emission, op: THistogramOp) -> None:
 
 
 THISTOGRAM = Instruction(
-    op=THistogramOp,
     rules=HistogramRules,
-    check=check,
-    describe=describe,
     lowered=(THistogramBase,),
     emit=emit,
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
     cost=COST,
 )
 

@@ -35,8 +35,8 @@ from pto_dialect.choices import Choice, PrintRegion
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import ELEMENT_TYPES
-from pto_dialect.facts import TileFacts, ViewFacts, per_target, require, require_type, spell
-from pto_dialect.instruction import Emission, Instruction, Pipe
+from pto_dialect.facts import TileFacts, ViewFacts, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.machine import GmView, Site, Tile, np
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles, operand_of_role
 from pto_dialect.types import PartitionTensorViewType, TileTypeBase
@@ -46,7 +46,7 @@ from pto_dialect.types import PartitionTensorViewType, TileTypeBase
 
 
 @dataclass(frozen=True)
-class TPrintRules:
+class TPrintRules(RuleRow):
     """One target's TPRINT rules."""
 
     tile_locs: frozenset[str]
@@ -58,38 +58,35 @@ class TPrintRules:
     """What it prints of a tile."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src = operands["src"]
+        if isinstance(src, ViewFacts):
+            require(bool(self.view_layouts), "expects src to be a tile: this target prints tiles only, got a GM view")
+            layout = src.layout or GmLayout.ND
+            require(
+                layout in self.view_layouts,
+                f"expects a GM view of layout {'/'.join(self.view_layouts)}, got {layout}",
+            )
+        else:
+            assert isinstance(src, TileFacts)
+            require(
+                src.loc in self.tile_locs,
+                f"expects src to be a {'/'.join(sorted(self.tile_locs))} tile, got loc={src.loc}",
+            )
+        require_type("src", src.elem, self.element_types)
 
-def print_choices(rules: TPrintRules) -> dict[str, Choice]:
-    """What a target's TPRINT prints, recorded on the pto.tprint its lowering keeps."""
-    return {"print_region": rules.print_region}
-
-
-def check(rules: TPrintRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src = operands["src"]
-    if isinstance(src, ViewFacts):
-        require(bool(rules.view_layouts), "expects src to be a tile: this target prints tiles only, got a GM view")
-        layout = src.layout or GmLayout.ND
-        require(
-            layout in rules.view_layouts,
-            f"expects a GM view of layout {'/'.join(rules.view_layouts)}, got {layout}",
-        )
-    else:
-        assert isinstance(src, TileFacts)
-        require(
-            src.loc in rules.tile_locs,
-            f"expects src to be a {'/'.join(sorted(rules.tile_locs))} tile, got loc={src.loc}",
-        )
-    require_type("src", src.elem, rules.element_types)
-
-
-def describe(t: dict[str, TPrintRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("src tile memories", lambda r: ", ".join(sorted(r.tile_locs))),
         ("src GM view layouts", lambda r: ", ".join(r.view_layouts) or "none (tiles only)"),
         ("src element type", lambda r: spell(r.element_types)),
         ("printed of a tile", lambda r: r.print_region.phrase),
         ("why", lambda r: r.note),
-    ])
+    )
+
+
+def print_choices(rules: TPrintRules) -> dict[str, Choice]:
+    """What a target's TPRINT prints, recorded on the pto.tprint its lowering keeps."""
+    return {"print_region": rules.print_region}
 
 
 # ---------------------------------------------------------------------------
@@ -262,13 +259,11 @@ def emit(e: Emission, op: TPrintOp) -> None:
 
 
 TPRINT = Instruction(
-    op=TPrintOp,
     rules=TPrintRules,
-    check=check,
-    describe=describe,
-    lowered=(),
+    stays=TPrintOp,
     emit=emit,
     pipe=Pipe.SCALAR,
+    asm=None,
     cost=InstructionCost(on={CceMachine: _cce, VfMachine: _vf, SimulatorMachine: simulator_loop("src", "pto-isa cpu/TPrint.hpp: a loop over the tile's valid elements.", Pipe.SCALAR)}),
 )
 

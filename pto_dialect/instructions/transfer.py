@@ -26,7 +26,7 @@ from pto_dialect.attributes import GmLayout
 from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
 from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
-from pto_dialect.instruction import CheckRule, Emission, Instruction, Pipe
+from pto_dialect.instruction import CheckRule, DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.types import ShapedViewBase, TileTypeBase
@@ -47,7 +47,7 @@ class ShapeMatch(Enum):
 
 
 @dataclass(frozen=True)
-class TransferRules:
+class TransferRules(RuleRow):
     """One target's TLOAD / TSTORE rules: shapes, and what TLOAD writes beyond the valid region."""
 
     tload: ShapeMatch
@@ -76,6 +76,18 @@ class TransferRules:
     """TLOAD into a Vec tile only ND -> ND, DN -> DN, NZ -> NZ (a static_assert): the tile laid
     out as the view's tensor (ND: row-major none_box, DN: col-major none_box, NZ: col-major with
     row-major boxes)."""
+
+    DOCS: ClassVar[DocsCells] = (
+        ("view shape -> rows x cols", lambda r: "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"),
+        ("tload: view vs dst valid shape", lambda r: r.tload.value),
+        ("tstore: view vs src valid shape", lambda r: r.tstore.value),
+        ("tload: written beyond the valid region (vec / mat tiles)", lambda r: f"{r.pad_fill.value} / {r.pad_fill_mat.value}"),
+        ("tload: a Vec dst laid out as the view", lambda r: "yes" if r.vec_load_same_layout else "no"),
+        ("tstore: src memories", lambda r: ", ".join(sorted(r.store_locs))),
+        ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", lambda r: "yes" if r.contiguous_rows else "no (strided reads)"),
+        ("tload: pad value 0 whatever pad says", lambda r: spell(r.zero_pad_types) or "none"),
+        ("why", lambda r: r.note),
+    )
 
 
 def _product(*dims: int) -> int:
@@ -125,22 +137,6 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
             f"contiguous bursts, got stride {stride} on target {target}"
         )
-
-
-def describe(t: dict[str, TransferRules]) -> list[tuple[str, dict[str, str]]]:
-    shapes = "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"
-    return [
-        ("view shape -> rows x cols", {name: shapes for name in t}),
-        ("tload: view vs dst valid shape", {name: r.tload.value for name, r in t.items()}),
-        ("tstore: view vs src valid shape", {name: r.tstore.value for name, r in t.items()}),
-        ("tload: written beyond the valid region (vec / mat tiles)",
-         {name: f"{r.pad_fill.value} / {r.pad_fill_mat.value}" for name, r in t.items()}),
-        ("tload: a Vec dst laid out as the view", {name: "yes" if r.vec_load_same_layout else "no" for name, r in t.items()}),
-        ("tstore: src memories", {name: ", ".join(sorted(r.store_locs)) for name, r in t.items()}),
-        ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", {name: "yes" if r.contiguous_rows else "no (strided reads)" for name, r in t.items()}),
-        ("tload: pad value 0 whatever pad says", {name: spell(r.zero_pad_types) or "none" for name, r in t.items()}),
-        ("why", {name: r.note for name, r in t.items()}),
-    ]
 
 
 def _tile_gm_layout(tile: TileFacts) -> GmLayout | None:
@@ -504,10 +500,8 @@ def _transfer(
     op: type[TransferOp], check: CheckRule, emit: Callable[[Emission, Any], None], pipe: Pipe,
     cost: InstructionCost,
 ) -> Instruction:
-    """TLOAD and TSTORE share their rules and stay pto ops when lowered."""
-    return Instruction(
-        op=op, rules=TransferRules, check=check, describe=describe, lowered=(), emit=emit, pipe=pipe, cost=cost
-    )
+    """TLOAD and TSTORE share their rules, stay pto ops when lowered and have no assembly form."""
+    return Instruction(rules=TransferRules, stays=op, check_rule=check, emit=emit, pipe=pipe, asm=None, cost=cost)
 
 
 TLOAD = _transfer(TLoadOp, check_tload, emit_tload, Pipe.MTE2, TLOAD_COST)

@@ -22,14 +22,15 @@ from -inf/+inf or the integer limit (a5/TRowReduceIdx.hpp).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import ClassVar
 
 from xdsl.irdl import prop_def
 
 from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
 from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type
-from pto_dialect.instruction import InPlace, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type
+from pto_dialect.instruction import DocsCells, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.arg_reduce import outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
@@ -45,7 +46,7 @@ from pto_dialect.vector import REPEAT_BYTES, REPEAT_MAX, vector_repeats
 
 
 @dataclass(frozen=True)
-class RowArgReduceRules(ArgReduceTypes):
+class RowArgReduceRules(ArgReduceTypes, RuleRow):
     """One target's TROWARGMIN / TROWARGMAX rules."""
 
     column_dst: bool
@@ -54,31 +55,41 @@ class RowArgReduceRules(ArgReduceTypes):
     tmp_workspace: bool
     """tmp holds src-typed partial results (a2a3): same type, large enough; else unused."""
 
+    def check(self, operands: dict, attrs: object, target: str) -> None:
+        src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
+        dst_idx = operands.get("dstIdx") or operands["dst"]
+        require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
+        require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
+        require_type("src", src.elem, self.src_types)
+        if known(src.valid_row):
+            require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
+        if known(src.valid_col):
+            require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
+        for t in [dst_idx] if dst_val is None else [dst_val, dst_idx]:
+            require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+            require(t.slayout == "none_box", f"expects {t.role} to use the none_box slayout, got {t.slayout}")
+            if self.column_dst and t.blayout == "col_major":
+                require(t.cols == 1, f"expects a col-major (DN) {t.role} to have shape[1] == 1, got {t.cols}")
+            check_output_shape(t, src, kept=0)
+        if dst_val is None:
+            require_type(dst_idx.role, dst_idx.elem, self.index_types)
+        else:
+            check_value_index_types(self.value_index_types_by_src_bytes, src, dst_idx)
+        if tmp is not None:
+            require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
+            if self.tmp_workspace:
+                _check_tmp(src, tmp, value_form=dst_val is not None)
 
-def check(rules: RowArgReduceRules, operands: dict, attrs: object, target: str) -> None:
-    src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
-    dst_idx = operands.get("dstIdx") or operands["dst"]
-    require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")
-    require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
-    require_type("src", src.elem, rules.src_types)
-    if known(src.valid_row):
-        require(src.valid_row != 0, "expects src valid_shape[0] to be non-zero")
-    if known(src.valid_col):
-        require(src.valid_col != 0, "expects src valid_shape[1] to be non-zero")
-    for t in [dst_idx] if dst_val is None else [dst_val, dst_idx]:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-        require(t.slayout == "none_box", f"expects {t.role} to use the none_box slayout, got {t.slayout}")
-        if rules.column_dst and t.blayout == "col_major":
-            require(t.cols == 1, f"expects a col-major (DN) {t.role} to have shape[1] == 1, got {t.cols}")
-        check_output_shape(t, src, kept=0)
-    if dst_val is None:
-        require_type(dst_idx.role, dst_idx.elem, rules.index_types)
-    else:
-        check_value_index_types(rules.value_index_types_by_src_bytes, src, dst_idx)
-    if tmp is not None:
-        require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
-        if rules.tmp_workspace:
-            _check_tmp(src, tmp, value_form=dst_val is not None)
+    DOCS: ClassVar[DocsCells] = (
+        *type_cells("vec, row-major ND"),
+        ("outputs: vec, none_box, valid [src valid rows, 1]; src valid dims non-zero", lambda r: "yes"),
+        ("outputs: row-major, or col-major with one column", lambda r: "yes" if r.column_dst else "no (any)"),
+        ("tmp", lambda r: "vec, src's type; one repeat: a (value, index) pair per row (value form); more: "
+         "valid rows >= src's, valid cols >= PTOAS's stride, unless same valid shape as src"
+         if r.tmp_workspace else "vec; unused"),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
+        ("why", lambda r: r.note),
+    )
 
 
 def _check_tmp(src: TileFacts, tmp: TileFacts, value_form: bool) -> None:
@@ -106,19 +117,6 @@ def _check_tmp(src: TileFacts, tmp: TileFacts, value_form: bool) -> None:
             f"expects tmp valid_shape[0] to cover the src valid rows, got {tmp.valid_row} for {src.valid_row}",
         )
     require_tmp_width(src, tmp)
-
-
-def describe(t: dict[str, RowArgReduceRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
-        *type_cells("vec, row-major ND"),
-        ("outputs: vec, none_box, valid [src valid rows, 1]; src valid dims non-zero", lambda r: "yes"),
-        ("outputs: row-major, or col-major with one column", lambda r: "yes" if r.column_dst else "no (any)"),
-        ("tmp", lambda r: "vec, src's type; one repeat: a (value, index) pair per row (value form); more: "
-         "valid rows >= src's, valid cols >= PTOAS's stride, unless same valid shape as src"
-         if r.tmp_workspace else "vec; unused"),
-        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
-        ("why", lambda r: r.note),
-    ])
 
 
 # ---------------------------------------------------------------------------
@@ -273,7 +271,7 @@ def row_arg_reduce(module: str, stem: str, summary: str, extreme: Extreme) -> In
     lowered-op base, for the row arg-reduction `stem` (`TRowArgMax`) of `module`."""
     return replace(
         col_arg_reduce(module, stem, summary, extreme, RowArgReduceBase),
-        rules=RowArgReduceRules, check=check, describe=describe, in_place=IN_PLACE, cost=COST,
+        rules=RowArgReduceRules, in_place=IN_PLACE, cost=COST,
         untouched=_untouched,
     )
 

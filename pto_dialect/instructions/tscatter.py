@@ -35,8 +35,8 @@ from xdsl.utils.str_enum import StrEnum
 from pto_dialect.attributes import MaskPattern, MaskPatternAttr
 from pto_dialect.choices import DstFill, DstFillAttr, IndexRead, IndexReadAttr, MaskSource, MaskSourceAttr, ScatterWinner, ScatterWinnerAttr, SrcRead, SrcReadAttr
 from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, InPlace, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.gm_index import widen
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
@@ -112,7 +112,7 @@ class TScatterOp(MaskInsOp):
 
 
 @dataclass(frozen=True)
-class TScatterRules:
+class TScatterRules(RuleRow):
     """One target's TSCATTER rules."""
 
     index_data_types: frozenset[str]
@@ -127,66 +127,54 @@ class TScatterRules:
     """P1111 (a TMOV) needs src and dst of one shape, Rows x Cols (a2a3's TMOV static_assert)."""
     note: str
 
-
-def check(rules: TScatterRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst, indexes = operands["src"], operands["dst"], operands.get("indexes")
-    tiles = [src, dst] if indexes is None else [src, indexes, dst]
-    for t in tiles:
-        require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
-    if indexes is not None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst, indexes = operands["src"], operands["dst"], operands.get("indexes")
+        tiles = [src, dst] if indexes is None else [src, indexes, dst]
         for t in tiles:
-            require(t.slayout == "none_box", f"expects {t.role} to use the none_box slayout, got {t.slayout}")
-        require_type("src/dst", src.elem, rules.index_data_types)
-        allowed = rules.index_types_by_data_bytes[src.elem.bytes]
-        require(
-            indexes.elem.mlir in allowed,
-            f"expects indexes element type to be {spell(allowed)} for {src.elem.bytes}-byte data, got {indexes.elem.mlir}",
-        )
-        for d, what in ((0, "rows"), (1, "cols")):
-            s, i = (src.valid_row, src.valid_col)[d], (indexes.valid_row, indexes.valid_col)[d]
-            if known(s, i):
-                require(s == i, f"expects src and indexes to have the same valid {what}, got {s} and {i}")
-        _check_b64_cols(rules, src, indexes)
-        return
-    pattern: MaskPattern = attrs["maskPattern"].data  # pyright: ignore[reportAttributeAccessIssue]
-    axis = (attrs.get("axis") or TScatterOp.DEFAULTS["axis"]).data  # pyright: ignore[reportAttributeAccessIssue]
-    for t in tiles:
-        require(t.is_nd, f"expects {t.role} to use the row-major ND layout in mask form, got {t.layout_text()}")
-    require_type("src/dst", src.elem, rules.mask_types)
-    spread, same = (1, 0) if axis == "row" else (0, 1)
-    names = ("rows", "cols")
-    s, d = (src.valid_row, src.valid_col), (dst.valid_row, dst.valid_col)
-    if known(s[same], d[same]):
-        require(
-            s[same] == d[same],
-            f"expects dst valid {names[same]} to equal src valid {names[same]} for {axis} direction, got {d[same]} and {s[same]}",
-        )
-    if known(s[spread], d[spread]):
-        t = pattern.period
-        require(
-            d[spread] == s[spread] * t,
-            f"expects dst valid {names[spread]} to equal src valid {names[spread]} times the mask expansion factor "
-            f"({t}) for {axis} direction, got {d[spread]} and {s[spread]}",
-        )
-    if pattern.period == 1 and rules.copy_same_shape:
-        require(
-            (src.rows, src.cols) == (dst.rows, dst.cols),
-            f"expects src and dst of the same shape for P1111 (a TMOV), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
-        )
-    _check_b64_cols(rules, src, src)
+            require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
+        if indexes is not None:
+            for t in tiles:
+                require(t.slayout == "none_box", f"expects {t.role} to use the none_box slayout, got {t.slayout}")
+            require_type("src/dst", src.elem, self.index_data_types)
+            allowed = self.index_types_by_data_bytes[src.elem.bytes]
+            require(
+                indexes.elem.mlir in allowed,
+                f"expects indexes element type to be {spell(allowed)} for {src.elem.bytes}-byte data, got {indexes.elem.mlir}",
+            )
+            for d, what in ((0, "rows"), (1, "cols")):
+                s, i = (src.valid_row, src.valid_col)[d], (indexes.valid_row, indexes.valid_col)[d]
+                if known(s, i):
+                    require(s == i, f"expects src and indexes to have the same valid {what}, got {s} and {i}")
+            _check_b64_cols(self, src, indexes)
+            return
+        pattern: MaskPattern = attrs["maskPattern"].data  # pyright: ignore[reportAttributeAccessIssue]
+        axis = (attrs.get("axis") or TScatterOp.DEFAULTS["axis"]).data  # pyright: ignore[reportAttributeAccessIssue]
+        for t in tiles:
+            require(t.is_nd, f"expects {t.role} to use the row-major ND layout in mask form, got {t.layout_text()}")
+        require_type("src/dst", src.elem, self.mask_types)
+        spread, same = (1, 0) if axis == "row" else (0, 1)
+        names = ("rows", "cols")
+        s, d = (src.valid_row, src.valid_col), (dst.valid_row, dst.valid_col)
+        if known(s[same], d[same]):
+            require(
+                s[same] == d[same],
+                f"expects dst valid {names[same]} to equal src valid {names[same]} for {axis} direction, got {d[same]} and {s[same]}",
+            )
+        if known(s[spread], d[spread]):
+            t = pattern.period
+            require(
+                d[spread] == s[spread] * t,
+                f"expects dst valid {names[spread]} to equal src valid {names[spread]} times the mask expansion factor "
+                f"({t}) for {axis} direction, got {d[spread]} and {s[spread]}",
+            )
+        if pattern.period == 1 and self.copy_same_shape:
+            require(
+                (src.rows, src.cols) == (dst.rows, dst.cols),
+                f"expects src and dst of the same shape for P1111 (a TMOV), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
+            )
+        _check_b64_cols(self, src, src)
 
-
-def _check_b64_cols(rules: TScatterRules, src: TileFacts, cols_of: TileFacts) -> None:
-    if rules.b64_max_cols is not None and src.elem.bytes == 8 and known(cols_of.valid_col):
-        require(
-            cols_of.valid_col <= rules.b64_max_cols,
-            f"expects at most {rules.b64_max_cols} valid {cols_of.role} columns for 8-byte data (one register per "
-            f"row), got {cols_of.valid_col}",
-        )
-
-
-def describe(t: dict[str, TScatterRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("index: src / dst element type", lambda r: spell(r.index_data_types)),
         ("index: indexes element type per data width",
          lambda r: "; ".join(f"{b} B: {spell(s)}" for b, s in sorted(r.index_types_by_data_bytes.items()))),
@@ -197,7 +185,16 @@ def describe(t: dict[str, TScatterRules]) -> list[tuple[str, dict[str, str]]]:
         ("mask P1111: src and dst of one shape", lambda r: "yes" if r.copy_same_shape else "no"),
         ("8-byte data: valid columns", lambda r: f"<= {r.b64_max_cols}" if r.b64_max_cols else "any"),
         ("why", lambda r: r.note),
-    ])
+    )
+
+
+def _check_b64_cols(rules: TScatterRules, src: TileFacts, cols_of: TileFacts) -> None:
+    if rules.b64_max_cols is not None and src.elem.bytes == 8 and known(cols_of.valid_col):
+        require(
+            cols_of.valid_col <= rules.b64_max_cols,
+            f"expects at most {rules.b64_max_cols} valid {cols_of.role} columns for 8-byte data (one register per "
+            f"row), got {cols_of.valid_col}",
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -466,13 +463,9 @@ def emit(e: Emission, op: TScatterOp) -> None:
 
 
 TSCATTER = Instruction(
-    op=TScatterOp,
     rules=TScatterRules,
-    check=check,
-    describe=describe,
     lowered=(TScatterIndexBase, TScatterMaskBase),
     emit=emit,
-    pipe=Pipe.VECTOR,
     in_place={
         "index": InPlace(
             frozenset(),
@@ -487,7 +480,6 @@ TSCATTER = Instruction(
             refused="only dst over src is computed in place.",
         ),
     },
-    asm=AsmForm(),
     form=lambda op: op.form.value,
     cost=COST,
 )

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 from enum import StrEnum
 
 from xdsl.ir import Attribute, Operation
@@ -33,8 +34,8 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.choices import TransWrite, TransWriteAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
@@ -72,7 +73,7 @@ class TTransOp(SrcTmpDstOp):
 
 
 @dataclass(frozen=True)
-class TTransRules:
+class TTransRules(RuleRow):
     types: frozenset[str]
     one_type: bool
     """src, tmp and dst of one element type (else dst's of src's size, converted)."""
@@ -85,6 +86,69 @@ class TTransRules:
     """1- and 2-byte types: the gather (scatter) index of the last element of src (dst) within 16 bits."""
     implicit_tmp: TmpAdded
     note: str
+
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        src, dst, tmp = operands["src"], operands["dst"], operands.get("tmp")
+        tiles = (src, dst) if tmp is None else (src, tmp, dst)
+        require_vec(tiles)
+        require_type("src", src.elem, self.types)
+        require_type("dst", dst.elem, self.types)
+        if self.one_type:
+            for tile in tiles[1:]:
+                require(
+                    tile.elem.mlir == src.elem.mlir,
+                    f"expects src and {tile.role} to have the same element type on target {target}, got {src.elem.mlir} "
+                    f"and {tile.elem.mlir}",
+                )
+        if self.row_major:
+            require_nd((src, dst), target, "RowStride")
+        if self.mirrored_valid:
+            require(
+                known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),
+                f"expects src's valid dims and dst's transposed ones both static or both dynamic on target {target} (a "
+                f"static_assert compares them), got {_spelled(src)} and {_spelled(dst)}",
+            )
+        if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col) and self.mirrored_valid:
+            require(
+                (dst.valid_row, dst.valid_col) == (src.valid_col, src.valid_row),
+                f"expects dst's valid shape to be src's transposed, got {src.valid_row}x{src.valid_col} and "
+                f"{dst.valid_row}x{dst.valid_col}",
+            )
+        if known(src.valid_row, src.valid_col):
+            require(
+                dst.rows >= src.valid_col and dst.cols >= src.valid_row,
+                f"expects dst's shape to hold src's valid shape transposed, got {src.valid_row}x{src.valid_col} and "
+                f"{dst.rows}x{dst.cols}",
+            )
+        if tmp is not None and self.tmp_need is not TmpNeed.UNUSED:
+            on_path = self.tmp_need is TmpNeed.SRC_ON_VNCHWCONV and vnchwconv_path(src, dst)
+            needed = src.rows * src.cols * src.elem.bytes if on_path else BLOCK_BYTES
+            require(
+                    tmp.rows * tmp.cols * tmp.elem.bytes >= needed,
+                    f"expects tmp to hold at least {needed} bytes on target {target}, got {tmp.rows}x{tmp.cols} x "
+                    f"{tmp.elem.mlir}",
+                )
+        if self.index_16_bits and src.elem.bytes < 4:
+            by_rows = src.rows < src.cols  # TTransTile: row by row (scatter into dst), else column by column
+            tile = dst if by_rows else src
+            last = (tile.rows - 1) * tile.cols + tile.cols - 1
+            require(
+                last <= 0xFFFF,
+                f"expects the {'scatter' if by_rows else 'gather'} index of {tile.role}'s last element ({last}) within "
+                f"16 bits on target {target} ({tile.elem.mlir})",
+            )
+
+    DOCS: ClassVar[DocsCells] = (
+        ("element types", lambda r: spell(r.types)),
+        ("src, tmp and dst", lambda r: "one element type" if r.one_type else "dst of src's size (converted)"),
+        ("layouts", lambda r: "src and dst row-major ND" if r.row_major else "any"),
+        ("valid shapes", lambda r: "dst's src's transposed, both static or both dynamic" if r.mirrored_valid
+         else "src's transposed within dst's shape"),
+        ("tmp", lambda r: r.tmp_need.value),
+        ("1- and 2-byte index", lambda r: "the last element's gather / scatter index within 16 bits" if r.index_16_bits else "any"),
+        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
+        ("why", lambda r: r.note),
+    )
 
 
 def vnchwconv_path(src: TileFacts, dst: TileFacts) -> bool:
@@ -102,74 +166,8 @@ def vnchwconv_tail(op: Operation) -> bool:
     return vnchwconv_path(src, dst) and (not known(src.valid_row) or src.valid_row * src.elem.bytes % BLOCK_BYTES != 0)
 
 
-def ttrans_check(rules: TTransRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    src, dst, tmp = operands["src"], operands["dst"], operands.get("tmp")
-    tiles = (src, dst) if tmp is None else (src, tmp, dst)
-    require_vec(tiles)
-    require_type("src", src.elem, rules.types)
-    require_type("dst", dst.elem, rules.types)
-    if rules.one_type:
-        for tile in tiles[1:]:
-            require(
-                tile.elem.mlir == src.elem.mlir,
-                f"expects src and {tile.role} to have the same element type on target {target}, got {src.elem.mlir} "
-                f"and {tile.elem.mlir}",
-            )
-    if rules.row_major:
-        require_nd((src, dst), target, "RowStride")
-    if rules.mirrored_valid:
-        require(
-            known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),
-            f"expects src's valid dims and dst's transposed ones both static or both dynamic on target {target} (a "
-            f"static_assert compares them), got {_spelled(src)} and {_spelled(dst)}",
-        )
-    if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col) and rules.mirrored_valid:
-        require(
-            (dst.valid_row, dst.valid_col) == (src.valid_col, src.valid_row),
-            f"expects dst's valid shape to be src's transposed, got {src.valid_row}x{src.valid_col} and "
-            f"{dst.valid_row}x{dst.valid_col}",
-        )
-    if known(src.valid_row, src.valid_col):
-        require(
-            dst.rows >= src.valid_col and dst.cols >= src.valid_row,
-            f"expects dst's shape to hold src's valid shape transposed, got {src.valid_row}x{src.valid_col} and "
-            f"{dst.rows}x{dst.cols}",
-        )
-    if tmp is not None and rules.tmp_need is not TmpNeed.UNUSED:
-        on_path = rules.tmp_need is TmpNeed.SRC_ON_VNCHWCONV and vnchwconv_path(src, dst)
-        needed = src.rows * src.cols * src.elem.bytes if on_path else BLOCK_BYTES
-        require(
-                tmp.rows * tmp.cols * tmp.elem.bytes >= needed,
-                f"expects tmp to hold at least {needed} bytes on target {target}, got {tmp.rows}x{tmp.cols} x "
-                f"{tmp.elem.mlir}",
-            )
-    if rules.index_16_bits and src.elem.bytes < 4:
-        by_rows = src.rows < src.cols  # TTransTile: row by row (scatter into dst), else column by column
-        tile = dst if by_rows else src
-        last = (tile.rows - 1) * tile.cols + tile.cols - 1
-        require(
-            last <= 0xFFFF,
-            f"expects the {'scatter' if by_rows else 'gather'} index of {tile.role}'s last element ({last}) within "
-            f"16 bits on target {target} ({tile.elem.mlir})",
-        )
-
-
 def _spelled(tile: TileFacts) -> str:
     return "x".join(str(d) if known(d) else "?" for d in (tile.valid_row, tile.valid_col))
-
-
-def ttrans_describe(t: dict[str, TTransRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
-        ("element types", lambda r: spell(r.types)),
-        ("src, tmp and dst", lambda r: "one element type" if r.one_type else "dst of src's size (converted)"),
-        ("layouts", lambda r: "src and dst row-major ND" if r.row_major else "any"),
-        ("valid shapes", lambda r: "dst's src's transposed, both static or both dynamic" if r.mirrored_valid
-         else "src's transposed within dst's shape"),
-        ("tmp", lambda r: r.tmp_need.value),
-        ("1- and 2-byte index", lambda r: "the last element's gather / scatter index within 16 bits" if r.index_16_bits else "any"),
-        ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
-        ("why", lambda r: r.note),
-    ])
 
 
 def ttrans_implicit_tmp(op: TTransOp, rules: TTransRules) -> AllocTileOp | None:
@@ -258,14 +256,9 @@ def _emit(e: Emission, op: TTransOp) -> None:
 
 
 TTRANS = Instruction(
-    op=TTransOp,
     rules=TTransRules,
-    check=ttrans_check,
-    describe=ttrans_describe,
     lowered=(TTransBase,),
     emit=_emit,
-    pipe=Pipe.VECTOR,
     implicit_tmp=ttrans_implicit_tmp,
-    asm=AsmForm(),
     cost=InstructionCost(on={CceMachine: _ttrans_cce, VfMachine: _ttrans_vf, SimulatorMachine: _ttrans_simulated}),
 )
