@@ -258,32 +258,20 @@ class PtoFunctions(InterpreterFunctions):
             with fault_at(op):
                 raise RuntimeFault(f"event id {event} is outside [0, {count - 1}] on target {run_state(interpreter).target}")
 
-    @impl(sync.SetFlagOp)
-    def run_set_flag(self, interpreter: Interpreter, op: sync.SetFlagOp, args: PythonValues):
+    def _synchronizing(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> tuple[()]:
         _synchronize(interpreter, op, args)
         return ()
 
-    @impl(sync.WaitFlagOp)
-    def run_wait_flag(self, interpreter: Interpreter, op: sync.WaitFlagOp, args: PythonValues):
-        _synchronize(interpreter, op, args)
-        return ()
-
-    @impl(sync.SetFlagDynOp)
-    def run_set_flag_dyn(self, interpreter: Interpreter, op: sync.SetFlagDynOp, args: PythonValues):
+    def _synchronizing_on_event(self, interpreter: Interpreter, op: Operation, args: PythonValues) -> tuple[()]:
+        """A flag whose event id is a run-time value: in the target's range."""
         self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
-        _synchronize(interpreter, op, args)
-        return ()
+        return self._synchronizing(interpreter, op, args)
 
-    @impl(sync.WaitFlagDynOp)
-    def run_wait_flag_dyn(self, interpreter: Interpreter, op: sync.WaitFlagDynOp, args: PythonValues):
-        self._event_in_range(interpreter, op, args[0], run_state(interpreter).target.sync.flag_events)
-        _synchronize(interpreter, op, args)
-        return ()
-
-    @impl(sync.BarrierOp)
-    def run_barrier(self, interpreter: Interpreter, op: sync.BarrierOp, args: PythonValues):
-        _synchronize(interpreter, op, args)
-        return ()
+    run_set_flag = impl(sync.SetFlagOp)(_synchronizing)
+    run_wait_flag = impl(sync.WaitFlagOp)(_synchronizing)
+    run_barrier = impl(sync.BarrierOp)(_synchronizing)
+    run_set_flag_dyn = impl(sync.SetFlagDynOp)(_synchronizing_on_event)
+    run_wait_flag_dyn = impl(sync.WaitFlagDynOp)(_synchronizing_on_event)
 
     @impl(sync.SyncSetOp)
     def run_sync_set(self, interpreter: Interpreter, op: sync.SyncSetOp, args: PythonValues):

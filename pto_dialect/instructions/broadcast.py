@@ -52,7 +52,8 @@ from pto_dialect.instructions.elementwise import implemented_vec_tiles
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, same_element_type
+from pto_dialect.instructions.operands import taking
 
 # ---------------------------------------------------------------------------
 # The rows
@@ -131,14 +132,8 @@ def exp_difference(a: Any, b: Any) -> Any:  # noqa: ANN401
 # The ops
 
 
-class RowExpandOp(PtoInstructionOp):
+class RowExpandOp(taking("src")):
     """TROWEXPAND: src's column 0 across dst's valid rows."""
-
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src",), ("dst",)
 
     src = operand_of_role("src")
 
@@ -148,15 +143,10 @@ class RowExpandOp(PtoInstructionOp):
         same_element_type("src", src.element_type, "dst", dst.element_type)
 
 
-class RowExpandBinaryOp(PtoInstructionOp):
+class RowExpandBinaryOp(taking("src0", "src1", optional="tmp")):
     """A row broadcast with an operation: src0, src1, an optional tmp workspace, dst."""
 
     WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1), (3, 1))
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src0", "src1", "tmp")[:n_ins], ("dst",)
 
     src0 = operand_of_role("src0")
     src1 = operand_of_role("src1")
@@ -172,14 +162,8 @@ class RowExpandBinaryOp(PtoInstructionOp):
         same_element_type("src1", src1.element_type, "dst", dst.element_type)
 
 
-class ColExpandBinaryOp(PtoInstructionOp):
+class ColExpandBinaryOp(taking("src0", "src1")):
     """A column broadcast with an operation: src0 (dst's shape), src1 (row 0 read), dst."""
-
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src0", "src1"), ("dst",)
 
     src0 = operand_of_role("src0")
     src1 = operand_of_role("src1")

@@ -46,7 +46,7 @@ from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, requir
 from pto_dialect.instructions.transfer import pad_value
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.instructions.operands import taking
 from pto_dialect.ops.memory import AllocTileOp, constant_index
 from pto_dialect.types import TileTypeBase
 from pto_dialect.vector import vector_repeats
@@ -56,15 +56,10 @@ REPEAT_MAX = 255
 
 
 @irdl_op_definition
-class TFillPadOp(PtoInstructionOp):
+class TFillPadOp(taking("src")):
     """dst = src's valid region, the pad value around it."""
 
     name = "pto.tfillpad"
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src",), ("dst",)
 
     def verify_operands(self) -> None:
         if "mode" in self.attributes:

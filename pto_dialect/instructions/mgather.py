@@ -27,7 +27,8 @@ from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_
 from pto_dialect.instruction import AsmForm, camel, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles
+from pto_dialect.ops.common import PtoInstructionOp, operand_of_role
+from pto_dialect.instructions.operands import taking
 from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.types import PartitionTensorViewType, TileTypeBase
 
@@ -36,7 +37,7 @@ from pto_dialect.types import PartitionTensorViewType, TileTypeBase
 
 
 @irdl_op_definition
-class MGatherOp(PtoInstructionOp):
+class MGatherOp(taking("mem", "idx", optional="scratch")):
     """
     Gather from a GM table into a tile through an index tile (docs/isa: pto-isa's MGATHER.md).
 
@@ -64,12 +65,7 @@ class MGatherOp(PtoInstructionOp):
         "gatherExec": GatherExecAttr(GatherExec.SCALAR),
     }
 
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1), (3, 1))
     BUILDER_NAMES: ClassVar[dict[str, str]] = {"mem": "table_view", "idx": "idx_tile", "dst": "dst_tile"}
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("mem", "idx", "scratch")[:n_ins], ("dst",)
 
     mem = operand_of_role("mem")
     idx = operand_of_role("idx")

@@ -56,7 +56,8 @@ from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Ins
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
-from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, same_element_type
+from pto_dialect.instructions.operands import taking
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.vector import vector_repeats
 
@@ -109,15 +110,10 @@ def _storage_rows(tile: Tile, rows: int, cols: int) -> np.ndarray:
 
 
 @irdl_op_definition
-class TMovOp(PtoInstructionOp):
+class TMovOp(taking("src")):
     """dst = src (Vec to Vec), converting layout and element type where the target can."""
 
     name = "pto.tmov"
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src",), ("dst",)
 
     def verify_operands(self) -> None:
         self.expect_tile("dst", self.destinations[0])
@@ -267,18 +263,13 @@ TMOV = Instruction(
 # TEXTRACT and TINSERT: a window copy
 
 
-class WindowOp(PtoInstructionOp):
+class WindowOp(taking("src", "index_row", "index_col")):
     """A window of the whole tile (at indexRow, indexCol) copied from or to the part tile."""
 
     WHOLE: ClassVar[str]
     """The role the position indexes into (TEXTRACT's src, TINSERT's dst)."""
     PART: ClassVar[str]
     """The role whose valid shape is the window's."""
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((3, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "index_row", "index_col"), ("dst",)
 
     def verify_operands(self) -> None:
         tiles = {"dst": self.expect_tile("dst", self.destinations[0]), "src": self.expect_tile_in("src", self.ins[0])}
@@ -505,15 +496,10 @@ TEXTRACT, TINSERT = WINDOW_COPIES.instructions
 
 
 @irdl_op_definition
-class TConcatOp(PtoInstructionOp):
+class TConcatOp(taking("src0", "src1")):
     """dst = src0's valid columns, then src1's, in each valid row."""
 
     name = "pto.tconcat"
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src0", "src1"), ("dst",)
 
     def verify_operands(self) -> None:
         dst = self.expect_tile("dst", self.destinations[0])

@@ -30,7 +30,7 @@ from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instructi
 from pto_dialect.instruction import Emission, Instruction, Pipe
 from pto_dialect.instructions.partial import _copy_blocks, check_one_source_is_dst
 from pto_dialect.machine import RuntimeFault, Tile, np
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.instructions.operands import taking
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
 VALUES = ("src0", "src1", "dst")
@@ -40,15 +40,10 @@ INDICES = ("src0Idx", "src1Idx", "dstIdx")
 # The op
 
 
-class PartialArgOp(PtoInstructionOp):
+class PartialArgOp(taking("src0", "src1", "src0Idx", "src1Idx", outs=("dst", "dstIdx"))):
     """Two value tiles and their index tiles in; the picked values and indices out."""
 
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((4, 2),)
     BUILDER_NAMES: ClassVar[dict[str, str]] = {"src0Idx": "src0_idx", "src1Idx": "src1_idx", "dstIdx": "dst_idx"}
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src0", "src1", "src0Idx", "src1Idx")[:n_ins], ("dst", "dstIdx")[:n_outs]
 
     def verify_operands(self) -> None:
         roles = self.by_role()

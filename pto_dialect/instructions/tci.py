@@ -32,24 +32,19 @@ from pto_dialect.facts import TileFacts, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import np
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.instructions.operands import taking
 
 
 @irdl_op_definition
-class TCIOp(PtoInstructionOp):
+class TCIOp(taking("start", optional="tmp")):
     """dst[0, j] = S + j (descending: S - j) over dst's valid columns, in dst's element type."""
 
     name = "pto.tci"
     descending = opt_prop_def(IntegerAttr)
 
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1))
     WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
     DEFAULTS: ClassVar[dict[str, Attribute]] = {"descending": BoolAttr(False, IntegerType(1))}
     OMITS_DEFAULTS: ClassVar[bool] = True
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("start", "tmp")[:n_ins], ("dst",)
 
     def verify_operands(self) -> None:
         dst = self.expect_tile("dst", self.destinations[0])

@@ -44,21 +44,20 @@ from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import Footprint, np, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles
+from pto_dialect.instructions.operands import taking
 
 # ---------------------------------------------------------------------------
 # The op
 
 
 @irdl_op_definition
-class TCvtOp(PtoInstructionOp):
+class TCvtOp(taking("src", optional="tmp")):
     """dst = src converted to dst's element type, by rmode, saturating or not (sat_mode)."""
 
     name = "pto.tcvt"
     rmode = opt_prop_def(RoundModeAttr)
     sat_mode = opt_prop_def(SaturationModeAttr)
 
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1), (2, 1))
     WORKSPACE: ClassVar[frozenset[str]] = frozenset({"tmp"})
     DEFAULTS: ClassVar[dict[str, Attribute]] = {
         "rmode": RoundModeAttr(RoundMode.CAST_RINT),
@@ -68,10 +67,6 @@ class TCvtOp(PtoInstructionOp):
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ("rmode", "sat_mode")
     SPELLED: ClassVar[dict[str, str]] = {"sat_mode": "satmode"}
     """PTOAS prints sat_mode as `satmode` (and reads either)."""
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "tmp")[:n_ins], ("dst",)
 
     @classmethod
     def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:

@@ -34,7 +34,8 @@ from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, Rule
 from pto_dialect.instructions.movement import BLOCK_BYTES, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import Footprint, RuntimeFault, first_failing, np, rect, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
+from pto_dialect.ops.common import operand_of_role
+from pto_dialect.instructions.operands import taking
 
 REPEAT_BLOCKS = 8
 """Blocks one vgatherb repeat moves (256 bytes: one a2a3 repeat, one a5 vector register)."""
@@ -44,16 +45,10 @@ REPEAT_MAX = 255
 
 
 @irdl_op_definition
-class TGatherBOp(PtoInstructionOp):
+class TGatherBOp(taking("src", "offsets")):
     """dst's 32-byte blocks gathered from src's storage at byte offsets."""
 
     name = "pto.tgatherb"
-
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "offsets"), ("dst",)
 
     src = operand_of_role("src")
     offsets = operand_of_role("offsets")

@@ -43,7 +43,8 @@ from pto_dialect.facts import TileFacts, known, require, require_type, spell, ty
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
-from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
+from pto_dialect.ops.common import operand_of_role
+from pto_dialect.instructions.operands import taking
 from pto_dialect.vector import vector_repeats
 
 BINS = 256
@@ -72,18 +73,12 @@ def filter_rows(src_bytes: int, byte: int) -> int:
 
 
 @irdl_op_definition
-class THistogramOp(PtoInstructionOp):
+class THistogramOp(taking("src", "idx")):
     """Per row of src, the ascending cumulative histogram of one byte of its elements."""
 
     name = "pto.thistogram"
     byte = opt_prop_def(IntegerAttr)
     is_msb = opt_prop_def(IntegerAttr, prop_name="isMSB")
-
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((2, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "idx"), ("dst",)
 
     src = operand_of_role("src")
     idx = operand_of_role("idx")

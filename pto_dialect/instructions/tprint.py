@@ -38,7 +38,8 @@ from pto_dialect.dtypes import ELEMENT_TYPES
 from pto_dialect.facts import TileFacts, ViewFacts, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.machine import GmView, Site, Tile, np
-from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles, operand_of_role
+from pto_dialect.ops.common import OperandEffects, operand_of_role
+from pto_dialect.instructions.operands import taking
 from pto_dialect.types import PartitionTensorViewType, TileTypeBase
 
 # ---------------------------------------------------------------------------
@@ -188,7 +189,7 @@ def _cells(values: np.ndarray) -> np.ndarray:
 
 
 @irdl_op_definition
-class TPrintOp(PtoInstructionOp):
+class TPrintOp(taking("src", optional="tmp", outs=())):
     """
     Print a tile or a GM view (pto-isa's TPRINT.md); for debugging only.
 
@@ -199,12 +200,7 @@ class TPrintOp(PtoInstructionOp):
 
     traits = traits_def(OperandEffects(), MemoryWriteEffect())
     ACCEPTS_VALUE_TILES_IN_DPS: ClassVar[bool] = True
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 0), (2, 0))
     KERNEL: ClassVar = staticmethod(tprint)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src", "tmp")[:n_ins], ()
 
     src = operand_of_role("src")
     print_format = opt_prop_def(PrintFormatAttr, prop_name="printFormat")

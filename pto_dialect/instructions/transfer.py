@@ -28,7 +28,8 @@ from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, Cce
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.machine import Footprint, GmView, Tile, np, valid_rect
-from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
+from pto_dialect.ops.common import PtoInstructionOp, same_element_type
+from pto_dialect.instructions.operands import taking
 from pto_dialect.types import ShapedViewBase, TileTypeBase
 
 # ---------------------------------------------------------------------------
@@ -269,14 +270,8 @@ def tstore_footprint(o: dict, **_: object) -> Footprint:
 # The ops
 
 
-class TransferOp(PtoInstructionOp):
+class TransferOp(taking("src")):
     """A copy from `src` to `dst`."""
-
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("src",), ("dst",)
 
     @property
     def src(self) -> SSAValue:
