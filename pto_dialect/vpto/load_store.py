@@ -37,7 +37,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token
+from pto_dialect.vpto.common import UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -436,19 +436,9 @@ class SprStoreOpBase(UbWriteOp):
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
 
 
-@irdl_op_definition
-class SprstiOp(SprStoreOpBase):
-    """... at `destination + 4 * offset` bytes (an immediate count of words)."""
-
-    name = "pto.sprsti"
-    BYTES_PER_OFFSET: ClassVar[int] = 4
-
-
-@irdl_op_definition
-class SprstsOp(SprStoreOpBase):
-    """... at `destination + offset` bytes."""
-
-    name = "pto.sprsts"
+SprstiOp = row_op(SprStoreOpBase, "SprstiOp", "sprsti", "... at `destination + 4 * offset` bytes (an immediate count of words).",
+                  BYTES_PER_OFFSET=4)
+SprstsOp = row_op(SprStoreOpBase, "SprstsOp", "sprsts", "... at `destination + offset` bytes.")
 
 
 LOAD_STORE_OPS = [VldsOp, VstsOp, Vldsx2Op, Vstsx2Op, VsldbOp, VsstbOp, VldasOp, VldusOp, InitAlignOp, VstusOp,

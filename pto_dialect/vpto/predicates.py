@@ -111,6 +111,8 @@ class _SameMaskTypes(IRDLOperation):
 class MaskBinaryOpBase(_SameMaskTypes):
     """`mask ? (src0 OP src1) : 0`, bit by bit."""
 
+    OPERATION: ClassVar[str] = ""
+    """OP (a row of MASK_LOGIC); psel selects instead."""
     src0 = operand_def(MaskType)
     src1 = operand_def(MaskType)
     mask = operand_def(MaskType)
@@ -121,26 +123,11 @@ class MaskBinaryOpBase(_SameMaskTypes):
     )
 
 
-@irdl_op_definition
-class PandOp(MaskBinaryOpBase):
-    name = "pto.pand"
-
-
-@irdl_op_definition
-class PorOp(MaskBinaryOpBase):
-    name = "pto.por"
-
-
-@irdl_op_definition
-class PxorOp(MaskBinaryOpBase):
-    name = "pto.pxor"
-
-
-@irdl_op_definition
-class PselOp(MaskBinaryOpBase):
-    """`mask ? src0 : src1`, bit by bit (the third operand selects)."""
-
-    name = "pto.psel"
+MASK_LOGIC = {"pand": "and", "por": "or", "pxor": "xor"}
+"""The bitwise operation of each mask logic op (the interpreter's NumPy function for each: interpreter/vpto/functions.py)."""
+PandOp, PorOp, PxorOp = MASK_LOGIC_OPS = [row_op(MaskBinaryOpBase, f"{name.capitalize()}Op", name, OPERATION=operation)
+                                          for name, operation in MASK_LOGIC.items()]
+PselOp = row_op(MaskBinaryOpBase, "PselOp", "psel", "`mask ? src0 : src1`, bit by bit (the third operand selects).")
 
 
 @irdl_op_definition
@@ -170,9 +157,16 @@ class PredicateTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[tuple[str, ...]] = ()
+    IMMEDIATE: ClassVar[bool] = False
+    """The offset: bytes, or (an immediate) the distribution's alignment units."""
     offset = operand_def(IndexType)
     dist = prop_def(StringAttr)
     updated_base = opt_result_def(PtrType)
+
+    @property
+    def offset_unit(self) -> int:
+        """The bytes one offset counts."""
+        return ALIGNMENT_UNIT_BYTES[self.dist.data] if self.IMMEDIATE else 1
 
     def verify_(self) -> None:
         super().verify_()
@@ -203,32 +197,12 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     )
 
 
-@irdl_op_definition
-class PstsOp(PredicateStoreOpBase):
-    """... at a byte offset."""
-
-    name = "pto.psts"
-
-
-@irdl_op_definition
-class PstiOp(PredicateStoreOpBase):
-    """... at an immediate offset counted in the distribution's alignment units."""
-
-    name = "pto.psti"
-
-
-@irdl_op_definition
-class PldsOp(PredicateLoadOpBase):
-    """... at a byte offset."""
-
-    name = "pto.plds"
-
-
-@irdl_op_definition
-class PldiOp(PredicateLoadOpBase):
-    """... at an immediate offset in the distribution's alignment units."""
-
-    name = "pto.pldi"
+PstsOp = row_op(PredicateStoreOpBase, "PstsOp", "psts", "... at a byte offset.")
+PstiOp = row_op(PredicateStoreOpBase, "PstiOp", "psti", "... at an immediate offset counted in the distribution's alignment units.",
+                IMMEDIATE=True)
+PldsOp = row_op(PredicateLoadOpBase, "PldsOp", "plds", "... at a byte offset.")
+PldiOp = row_op(PredicateLoadOpBase, "PldiOp", "pldi", "... at an immediate offset in the distribution's alignment units.",
+                IMMEDIATE=True)
 
 
 @irdl_op_definition
@@ -274,18 +248,9 @@ class MaskPartOpBase(IRDLOperation):
         require_token(self.part.data, PART_TOKENS, "part")
 
 
-@irdl_op_definition
-class PpackOp(MaskPartOpBase):
-    """Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero."""
-
-    name = "pto.ppack"
-
-
-@irdl_op_definition
-class PunpackOp(MaskPartOpBase):
-    """The LOWER or HIGHER half of the input, each bit followed by a zero bit."""
-
-    name = "pto.punpack"
+PpackOp = row_op(MaskPartOpBase, "PpackOp", "ppack",
+                 "Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero.")
+PunpackOp = row_op(MaskPartOpBase, "PunpackOp", "punpack", "The LOWER or HIGHER half of the input, each bit followed by a zero bit.")
 
 
 class MaskPairOpBase(IRDLOperation):
@@ -307,5 +272,5 @@ class MaskPairOpBase(IRDLOperation):
 PINTLV_OPS = _granular(MaskPairOpBase, "pintlv")
 PDINTLV_OPS = _granular(MaskPairOpBase, "pdintlv")
 
-PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, PandOp, PorOp, PxorOp, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
+PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, *MASK_LOGIC_OPS, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
                  PstuOp, PpackOp, PunpackOp, *PINTLV_OPS, *PDINTLV_OPS]

@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
-from pto_dialect.vpto.common import require_mask_for, require_same, require_token
+from pto_dialect.vpto.common import require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 
@@ -172,19 +172,10 @@ class LanePairOp(IRDLOperation):
         require_same(self.lhs.type, self.low.type, "the operands and the results")
 
 
-@irdl_op_definition
-class VintlvOp(LanePairOp):
-    """low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest
-    (12-data-rearrangement.md)."""
-
-    name = "pto.vintlv"
-
-
-@irdl_op_definition
-class VdintlvOp(LanePairOp):
-    """The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md)."""
-
-    name = "pto.vdintlv"
+VintlvOp = row_op(LanePairOp, "VintlvOp", "vintlv",
+                  "low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest (12-data-rearrangement.md).")
+VdintlvOp = row_op(LanePairOp, "VdintlvOp", "vdintlv",
+                   "The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md).")
 
 
 ROUNDINGS = {"R": RoundMode.RINT, "A": RoundMode.ROUND, "F": RoundMode.FLOOR, "C": RoundMode.CEIL,
