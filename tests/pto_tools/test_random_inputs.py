@@ -8,6 +8,7 @@ import pto_frontend
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_run
 from tests.pto_tools.cli import ROOT, call
+from tests.interpreter.harness import gm_views
 from tests.kernel_text import index_constants, kernel_file
 
 EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
@@ -124,29 +125,21 @@ def test_bad_flags_are_one_line_errors(dynamic, flags, message, capsys):
 
 
 # PyPTO's RoPE kernels: an index table loaded into a tile, gathered through a subview of it
-SUBVIEW_INDICES = """\
-func.func @swap(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %c2 = arith.constant 2 : index
-  %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %iv = pto.make_tensor_view %ids, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
-  %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+SUBVIEW_INDICES = f"""\
+func.func @swap(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 64, 2)}
+{gm_views([("src", "f32", (1, 64)), ("ids", "i32", (2, 64)), ("out", "f32", (1, 64))])}
   %s = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
   %all = pto.alloc_tile : !pto.tile_buf<vec, 2x64xi32>
   %tmp = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32>
   %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<1x64xf32>) outs(%s : !pto.tile_buf<vec, 1x64xf32>)
-  pto.tload ins(%ip : !pto.partition_tensor_view<2x64xi32>) outs(%all : !pto.tile_buf<vec, 2x64xi32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<1x64xf32>) outs(%s : !pto.tile_buf<vec, 1x64xf32>)
+  pto.tload ins(%idsp : !pto.partition_tensor_view<2x64xi32>) outs(%all : !pto.tile_buf<vec, 2x64xi32>)
   %first = pto.subview %all[%c0, %c0] sizes [1, 64] : !pto.tile_buf<vec, 2x64xi32> -> !pto.tile_buf<vec, 1x64xi32>
   pto.tgather ins(%s, %first, %tmp : !pto.tile_buf<vec, 1x64xf32>, !pto.tile_buf<vec, 1x64xi32>, !pto.tile_buf<vec, 1x64xi32>) outs(%d : !pto.tile_buf<vec, 1x64xf32>)
-  pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%op : !pto.partition_tensor_view<1x64xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%outp : !pto.partition_tensor_view<1x64xf32>)
   return
-}
+}}
 """
 
 
@@ -206,16 +199,11 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   %z = arith.constant 0 : i32
   %eight = arith.constant 8 : i32
   %sixteen = arith.constant 16 : i32
-  %sv = pto.make_tensor_view %src, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-  %cv = pto.make_tensor_view %cols, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c4, %c16] : !pto.tensor_view<?x?xf32>
-  %cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32>
+{gm_views([("src", "f32", (4, 16)), ("cols", "i32", (4, 8)), ("out", "f32", (4, 8))])}
   %s = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 4x16xf32>
   %c = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, 4x8xi32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<4x16xf32>) outs(%s : !pto.tile_buf<vec, 4x16xf32>)
-  pto.tload ins(%cp : !pto.partition_tensor_view<4x8xi32>) outs(%c : !pto.tile_buf<vec, 4x8xi32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<4x16xf32>) outs(%s : !pto.tile_buf<vec, 4x16xf32>)
+  pto.tload ins(%colsp : !pto.partition_tensor_view<4x8xi32>) outs(%c : !pto.tile_buf<vec, 4x8xi32>)
   %ramp = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 1x32xi32>
   pto.tci ins(%z : i32) outs(%ramp : !pto.tile_buf<vec, 1x32xi32>)
   %ramp2d = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 4x8xi32>
@@ -228,7 +216,7 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   %tmp = pto.alloc_tile addr = %a768 : !pto.tile_buf<vec, 4x8xi32>
   %d = pto.alloc_tile addr = %a896 : !pto.tile_buf<vec, 4x8xf32>
   pto.tgather ins(%s, %flat, %tmp : !pto.tile_buf<vec, 4x16xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%d : !pto.tile_buf<vec, 4x8xf32>)
-  pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%op : !pto.partition_tensor_view<4x8xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%outp : !pto.partition_tensor_view<4x8xf32>)
   return
 }}
 """
