@@ -9,7 +9,7 @@ from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_run
 from tests.pto_tools.cli import ROOT, call
 from tests.interpreter.harness import gm_views
-from tests.kernel_text import index_constants, kernel_file
+from tests.kernel_text import copy_block, index_constants, kernel_file
 
 EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
 
@@ -22,10 +22,7 @@ module {{
     %dv = pto.make_tensor_view %dst, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
     %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
     scf.for %r = %c0 to %n step %c8 {{
-      %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-      %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-      pto.tload ins(%sp : !pto.partition_tensor_view<8x64xf32>) outs(%t : !pto.tile_buf<vec, 8x64xf32>)
-      pto.tstore ins(%t : !pto.tile_buf<vec, 8x64xf32>) outs(%dp : !pto.partition_tensor_view<8x64xf32>)
+{copy_block("s", "d", ("%r", "%r"), (8, 64), indent="      ")}
     }}
     return
   }}
@@ -154,12 +151,7 @@ def test_indices_gathered_through_a_subview_are_drawn_inside_the_table(tmp_path,
 
 
 # loop body: row %row of the 8-column table view %tv into row %i of the output view %ov, through tile %t
-COPY_ROW = """\
-    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
-"""
+COPY_ROW = copy_block("t", "o", ("%row", "%i"), (1, 8))
 
 # 1-based row ids read with load_scalar from a pointer with no view (its 4 reads size it); a row
 # id minus one selects the table row each loop trip copies out
@@ -173,7 +165,8 @@ func.func @rows(%ids: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>)
     %id = pto.load_scalar %ids[%i] : !pto.ptr<i32> -> i32
     %r = arith.index_cast %id : i32 to index
     %row = arith.subi %r, %c1 : index
-{COPY_ROW}  }}
+{COPY_ROW}
+  }}
   return
 }}
 """
@@ -281,10 +274,7 @@ func.func @first_rows(%len: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr
   %n = arith.index_cast %l : i32 to index
   %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
   scf.for %i = %c0 to %n step %c1 {{
-    %tp = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+{copy_block("t", "o", ("%i", "%i"), (1, 8))}
   }}
   return
 }}
@@ -383,7 +373,8 @@ func.func @paged_rows(%blocks: !pto.ptr<i32>, %pos: !pto.ptr<i32>, %table: !pto.
     %base = arith.muli %b, %c8 : index
     %sum = arith.addi %base, %slot : index
     %row = arith.maxsi %sum, %c0 : index
-{COPY_ROW}  }}
+{COPY_ROW}
+  }}
   return
 }}
 """
