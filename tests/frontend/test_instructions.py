@@ -22,6 +22,7 @@ import pto_frontend as pto
 from pto_dialect import PtoError, parse
 from pto_dialect.instructions import REGISTRY
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR, UNARY
+from tests.frontend.views import whole_views
 from tests.interpreter.harness import assert_bits_equal, constants, func, gm_views, NP, TARGETS, tensor_view, tile, view
 from pto_dialect.instructions.broadcast import COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ROW_REDUCTIONS
@@ -35,15 +36,6 @@ class Sample:
     text: str
     """The same kernel in `.pto` text, its values named as the builder's variables."""
     inputs: tuple[np.ndarray | np.generic, ...]
-
-
-def _parts(args: list[tuple[pto.Value, tuple[int, int]]]) -> list[pto.Value]:
-    """The builder's `gm_views`: a whole-tensor partition view of each pointer."""
-    parts = []
-    for arg, (rows, cols) in args:
-        tv = pto.make_tensor_view(arg, shape=[rows, cols], strides=[cols, 1])
-        parts.append(pto.partition_view(tv, offsets=[0, 0], sizes=[rows, cols]))
-    return parts
 
 
 def _tiles(*specs: tuple[tuple[int, int], pto.DType]) -> list[pto.Value]:
@@ -87,7 +79,7 @@ pto.tstore ins(%t : {T6}) outs(%yp : {view((6, 16), "f32")})
 
 @pto.kernel
 def gather_rows(tab: pto.ptr(pto.f16), ids: pto.ptr(pto.i32), out: pto.ptr(pto.f16)):
-    tabp, idsp, outp = _parts([(tab, (64, 32)), (ids, (1, 8)), (out, (8, 32))])
+    tabp, idsp, outp = whole_views([(tab, (64, 32)), (ids, (1, 8)), (out, (8, 32))])
     idx = pto.alloc_tile(shape=[1, 8], dtype=pto.i32)
     rows = pto.alloc_tile(shape=[8, 32], dtype=pto.f16)
     pto.tload(idsp, idx)
@@ -114,7 +106,7 @@ pto.tstore ins(%rows : {tile((8, 32), "f16")}) outs(%outp : {view((8, 32), "f16"
 
 @pto.kernel
 def gather_in_tile(x: pto.ptr(pto.f32), perm: pto.ptr(pto.i32), y: pto.ptr(pto.f32), h: pto.ptr(pto.f32)):
-    xp, permp, yp, hp = _parts([(x, (16, 64)), (perm, (16, 64)), (y, (16, 64)), (h, (16, 32))])
+    xp, permp, yp, hp = whole_views([(x, (16, 64)), (perm, (16, 64)), (y, (16, 64)), (h, (16, 32))])
     src, idx, itmp, yt, ht = _tiles(((16, 64), pto.f32), ((16, 64), pto.i32), ((16, 64), pto.i32), ((16, 64), pto.f32), ((16, 32), pto.f32))
     pto.tload(xp, src)
     pto.tload(permp, idx)
@@ -146,7 +138,7 @@ pto.tstore ins(%ht : {T["ht"]}) outs(%hp : {view((16, 32), "f32")})
 
 @pto.kernel
 def compare_hits(x: pto.ptr(pto.f32), hits: pto.ptr(pto.i32)):
-    xp, hitsp = _parts([(x, (16, 64)), (hits, (16, 64))])
+    xp, hitsp = whole_views([(x, (16, 64)), (hits, (16, 64))])
     src = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
     ctmp = pto.alloc_tile(shape=[16, 128], dtype=pto.i32)
     hit = pto.alloc_tile(shape=[16, 64], dtype=pto.i32)
@@ -178,7 +170,7 @@ pto.tstore ins(%hit : {tile((16, 64), "i32")}) outs(%hitsp : {view((16, 64), "i3
 
 @pto.kernel
 def scatter_rows(src: pto.ptr(pto.f32), ids: pto.ptr(pto.i32), tab: pto.ptr(pto.f32)):
-    srcp, idsp, tabp = _parts([(src, (8, 32)), (ids, (1, 8)), (tab, (64, 32))])
+    srcp, idsp, tabp = whole_views([(src, (8, 32)), (ids, (1, 8)), (tab, (64, 32))])
     rows = pto.alloc_tile(shape=[8, 32], dtype=pto.f32)
     idx = pto.alloc_tile(shape=[1, 8], dtype=pto.i32)
     pto.tload(srcp, rows)
@@ -205,7 +197,7 @@ pto.mscatter ins(%rows, %idx : {tile((8, 32), "f32")}, {tile((1, 8), "i32")}) ou
 
 @pto.kernel
 def scatter_in_tile(x: pto.ptr(pto.f32), pos: pto.ptr(pto.i32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-    xp, posp, yp, zp = _parts([(x, (8, 32)), (pos, (8, 32)), (y, (16, 32)), (z, (8, 64))])
+    xp, posp, yp, zp = whole_views([(x, (8, 32)), (pos, (8, 32)), (y, (16, 32)), (z, (8, 64))])
     src, idx, yt, zt = _tiles(((8, 32), pto.f32), ((8, 32), pto.i32), ((16, 32), pto.f32), ((8, 64), pto.f32))
     pto.tload(xp, src)
     pto.tload(posp, idx)
@@ -242,7 +234,7 @@ column of 16 (a 16x8 row-major tile, valid 16x1)."""
 
 def _arg_kernel(name: str, build: Callable[..., None], out: tuple[int, int], valid: tuple[int, int]) -> pto.Kernel:
     def kernel(x: pto.ptr(pto.f32), vi: pto.ptr(pto.i32), ii: pto.ptr(pto.i32)):
-        xp, vip, iip = _parts([(x, ARG_SRC), (vi, valid), (ii, valid)])
+        xp, vip, iip = whole_views([(x, ARG_SRC), (vi, valid), (ii, valid)])
         src, tmp = _tiles((ARG_SRC, pto.f32), (ARG_SRC, pto.f32))
         val, vidx, iidx = (pto.alloc_tile(shape=list(out), dtype=d, valid=list(valid)) for d in (pto.f32, pto.i32, pto.i32))
         pto.tload(xp, src)
@@ -297,7 +289,7 @@ def _binary_sample(mnemonic: str) -> Sample:
     dtype, element = _element(mnemonic)
 
     def kernel(x, y, z):  # noqa: ANN001 (typed below: the element type varies)
-        xp, yp, zp = _parts([(x, ELEMENTWISE), (y, ELEMENTWISE), (z, ELEMENTWISE)])
+        xp, yp, zp = whole_views([(x, ELEMENTWISE), (y, ELEMENTWISE), (z, ELEMENTWISE)])
         a, b, d = _tiles(*[(ELEMENTWISE, element)] * 3)
         pto.tload(xp, a)
         pto.tload(yp, b)
@@ -332,7 +324,7 @@ def _reduce_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(src, dst, tmp=tmp)` on a loaded f32 tile, the column stored."""
 
     def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, zp = _parts([(x, ROWS), (z, COLUMN)])
+        xp, zp = whole_views([(x, ROWS), (z, COLUMN)])
         s, t, d = _tiles((ROWS, pto.f32), (ROWS, pto.f32), (COLUMN, pto.f32))
         pto.tload(xp, s)
         getattr(pto, mnemonic)(s, d, tmp=t)
@@ -358,7 +350,7 @@ def _expand_sample(mnemonic: str, plain_mnemonic: str, vector: tuple[int, int]) 
     plain = mnemonic == plain_mnemonic
 
     def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = _parts([(x, ROWS), (y, vector), (z, ROWS)])
+        xp, yp, zp = whole_views([(x, ROWS), (y, vector), (z, ROWS)])
         a, v, d = _tiles((ROWS, pto.f32), (vector, pto.f32), (ROWS, pto.f32))
         pto.tload(xp, a)
         pto.tload(yp, v)
@@ -393,7 +385,7 @@ MASKED = (8, 64)
 
 @pto.kernel
 def compare_select(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), hi: pto.ptr(pto.f32), pos: pto.ptr(pto.f32)):
-    xp, yp, hip, posp = _parts([(x, MASKED), (y, MASKED), (hi, MASKED), (pos, MASKED)])
+    xp, yp, hip, posp = whole_views([(x, MASKED), (y, MASKED), (hi, MASKED), (pos, MASKED)])
     a, b, d, e = _tiles(*[(MASKED, pto.f32)] * 4)
     gt, lt = _tiles(*[(MASKED, pto.ui8)] * 2)
     pto.tload(xp, a)
@@ -442,7 +434,7 @@ def _partial_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, b, d)`: b's valid rows half a's, the result stored."""
 
     def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = _parts([(x, PART), (y, HALF), (z, PART)])
+        xp, yp, zp = whole_views([(x, PART), (y, HALF), (z, PART)])
         a = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
         b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
         d = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
@@ -475,7 +467,7 @@ def _partial_arg_sample(mnemonic: str) -> Sample:
 
     def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), ix: pto.ptr(pto.i32), iy: pto.ptr(pto.i32),
                z: pto.ptr(pto.f32), iz: pto.ptr(pto.i32)):
-        xp, yp, ixp, iyp, zp, izp = _parts([(x, PART), (y, HALF), (ix, PART), (iy, HALF), (z, PART), (iz, PART)])
+        xp, yp, ixp, iyp, zp, izp = whole_views([(x, PART), (y, HALF), (ix, PART), (iy, HALF), (z, PART), (iz, PART)])
         a, ia = pto.alloc_tile(shape=list(PART), dtype=pto.f32), pto.alloc_tile(shape=list(PART), dtype=pto.i32)
         b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
         ib = pto.alloc_tile(shape=list(PART), dtype=pto.i32, valid=list(HALF))
@@ -518,7 +510,7 @@ def _unary_sample(mnemonic: str) -> Sample:
     name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
 
     def body(x: pto.Value, z: pto.Value) -> None:
-        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
         a, d = _tiles(*[(ELEMENTWISE, dtype)] * 2)
         pto.tload(xp, a)
         getattr(pto, mnemonic)(a, d)
@@ -548,7 +540,7 @@ pto.tstore ins(%d : {t}) outs(%zp : {view(ELEMENTWISE, name)})
 
 @pto.kernel
 def tcvt_f32_f16(x: pto.ptr(pto.f32), z: pto.ptr(pto.f16)):
-    xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+    xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
     a, d = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f16))
     pto.tload(xp, a)
     pto.tcvt(a, d, rmode="FLOOR", sat_mode="ON")
@@ -576,7 +568,7 @@ def _tile_scalar_sample(mnemonic: str) -> Sample:
     number, spelled = (3, "3") if dtype == "i32" else (1.5, "1.500000e+00")
 
     def kernel(x, z):  # noqa: ANN001 (typed below: the element type varies)
-        xp, zp = _parts([(x, ELEMENTWISE), (z, ELEMENTWISE)])
+        xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
         a, d = _tiles(*[(ELEMENTWISE, element)] * 2)
         pto.tload(xp, a)
         getattr(pto, mnemonic)(a, number, d)
@@ -602,7 +594,7 @@ def _fill_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(-2.5, d)`: the number takes dst's element type."""
 
     def kernel(z: pto.ptr(pto.f32)):
-        (zp,) = _parts([(z, ELEMENTWISE)])
+        (zp,) = whole_views([(z, ELEMENTWISE)])
         (d,) = _tiles((ELEMENTWISE, pto.f32))
         getattr(pto, mnemonic)(-2.5, d)
         pto.tstore(d, zp)
@@ -621,7 +613,7 @@ def _column_reduce_sample(mnemonic: str) -> Sample:
     one_row = (1, 16)
 
     def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, zp = _parts([(x, ROWS), (z, one_row)])
+        xp, zp = whole_views([(x, ROWS), (z, one_row)])
         s, d = _tiles((ROWS, pto.f32), (one_row, pto.f32))
         pto.tload(xp, s)
         getattr(pto, mnemonic)(s, d)
@@ -663,8 +655,8 @@ pto.tstore ins(%d : {_TCI_DST}) outs(%zp : {view((1, 32), "i32")})
 
 @pto.kernel
 def tmov_then_textract(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-    xp = _parts([(x, ELEMENTWISE)])[0]
-    zp = _parts([(z, (4, 8))])[0]
+    xp = whole_views([(x, ELEMENTWISE)])[0]
+    zp = whole_views([(z, (4, 8))])[0]
     a, b = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f32))
     d = pto.alloc_tile(shape=[4, 8], dtype=pto.f32)
     pto.tload(xp, a)
@@ -695,8 +687,8 @@ pto.tstore ins(%d : {_EXTRACTED}) outs(%zp : {view((4, 8), "f32")})
 
 @pto.kernel
 def tconcat_halves(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-    xp = _parts([(x, (8, 8))])[0]
-    zp = _parts([(z, (8, 16))])[0]
+    xp = whole_views([(x, (8, 8))])[0]
+    zp = whole_views([(z, (8, 16))])[0]
     a = pto.alloc_tile(shape=[8, 8], dtype=pto.f32)
     d = pto.alloc_tile(shape=[8, 16], dtype=pto.f32)
     pto.tload(xp, a)
@@ -721,8 +713,8 @@ pto.tstore ins(%d : {_WHOLE}) outs(%zp : {view((8, 16), "f32")})
 
 @pto.kernel
 def tfillpad_expand(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-    xp = _parts([(x, (3, 5))])[0]
-    zp = _parts([(z, (8, 16))])[0]
+    xp = whole_views([(x, (3, 5))])[0]
+    zp = whole_views([(z, (8, 16))])[0]
     a = pto.alloc_tile(shape=[4, 8], dtype=pto.f32, valid=[3, 5])
     d = pto.alloc_tile(shape=[8, 16], dtype=pto.f32, pad=3)
     pto.tload(xp, a)
@@ -747,8 +739,8 @@ pto.tstore ins(%d : {_PADDED}) outs(%zp : {view((8, 16), "f32")})
 
 @pto.kernel
 def ttrans_block(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-    xp = _parts([(x, (8, 16))])[0]
-    zp = _parts([(z, (16, 8))])[0]
+    xp = whole_views([(x, (8, 16))])[0]
+    zp = whole_views([(z, (16, 8))])[0]
     a = pto.alloc_tile(shape=[8, 16], dtype=pto.f32)
     d = pto.alloc_tile(shape=[16, 8], dtype=pto.f32)
     pto.tload(xp, a)
@@ -773,7 +765,7 @@ pto.tstore ins(%d : {_TALL}) outs(%zp : {view((16, 8), "f32")})
 
 @pto.kernel
 def thistogram_byte2(x: pto.ptr(pto.ui32), f: pto.ptr(pto.ui8), z: pto.ptr(pto.ui32)):
-    xp, fp, zp = _parts([(x, (8, 32)), (f, (1, 32)), (z, (8, 256))])
+    xp, fp, zp = whole_views([(x, (8, 32)), (f, (1, 32)), (z, (8, 256))])
     a = pto.alloc_tile(shape=[8, 32], dtype=pto.ui32)
     i = pto.alloc_tile(shape=[1, 32], dtype=pto.ui8)
     d = pto.alloc_tile(shape=[8, 256], dtype=pto.ui32)
@@ -804,7 +796,7 @@ pto.tstore ins(%d : {_HIST_DST}) outs(%zp : {view((8, 256), "ui32")})
 
 @pto.kernel
 def tgatherb_blocks(x: pto.ptr(pto.f32), o: pto.ptr(pto.i32), z: pto.ptr(pto.f32)):
-    xp, op, zp = _parts([(x, (8, 16)), (o, (8, 8)), (z, (8, 16))])
+    xp, op, zp = whole_views([(x, (8, 16)), (o, (8, 8)), (z, (8, 16))])
     a, b, d = _tiles(((8, 16), pto.f32), ((8, 8), pto.i32), ((8, 16), pto.f32))
     pto.tload(xp, a)
     pto.tload(op, b)
