@@ -158,6 +158,12 @@ ROWS = {
     "trem": Row(CPU_ARITHMETIC, A2A3_REMAINDER, A5_REMAINDER_WIDE),
     "txor": Row(CPU_BITWISE, A2A3_XOR, A5_BITWISE),
     "tpow": Row(CPU_ARITHMETIC, A2A3_POWER, A5_POWER),
+    "tsubrelu": Row(
+        replace(CPU_ARITHMETIC, note="cpu/ElementTileOp.h BINARY_OP_DEF(SUBRELU): ReLU(src0 - src1) in any type and layout."),
+        ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TSubRelu.hpp (TSubReluCheck): half, float (vsubrelu); row-major tiles."),
+        ElementwiseRules(HALF_FLOAT, True, "npu/a5/TSubRelu.hpp (TSubReluCheck): half, float (vsub, then vrelu); row-major "
+                         "tiles."),
+    ),
     # tile-scalar
     "tadds": Row(CPU_SCALAR_ROW_MAJOR, A2A3_SCALAR_ARITHMETIC, A5_SCALAR_ARITHMETIC),
     "tsubs": Row(CPU_ARITHMETIC, A2A3_SCALAR_ARITHMETIC, A5_SCALAR_ARITHMETIC),
