@@ -15,6 +15,7 @@ from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -268,6 +269,10 @@ RULES = {
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        frozenset(), rounds=frozenset(),
+        note="npu/a2a3 has no TRandom.hpp (pto_instr_impl.hpp includes it for a5 and cpu only; PTOAS: only supported for A5 targets)",
+    ),
     THISTOGRAM: HistogramRules(
         frozenset(), layouts=False, ptoas_shapes=False, dst_valid_bins=False,
         note="npu/a2a3 has no THistogram.hpp (arch_capability.hpp: SupportsTHistogram false; PTOAS: only supported on A5)",

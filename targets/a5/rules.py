@@ -26,6 +26,7 @@ from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -273,6 +274,10 @@ RULES = {
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        INT32, rounds=frozenset({7, 10}),
+        note="npu/a5/TRandom.hpp TRANDOM_IMPL (static_asserts) and PTOAS's A5 verifier: int32_t/uint32_t, row-major, 7 or 10 rounds",
+    ),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=True, ptoas_shapes=True, dst_valid_bins=False,
         note="npu/a5/THistogram.hpp THISTOGRAM_IMPL (static_asserts) and PTOAS's A5 verifier (dst's rows, valid cols)",

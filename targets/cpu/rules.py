@@ -15,6 +15,7 @@ from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, R
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -267,6 +268,10 @@ RULES = {
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        INT32, rounds=frozenset({7, 10}),
+        note="cpu/TRandom.hpp TRANDOM_IMPL (static_asserts): int32_t/uint32_t, row-major, 7 or 10 rounds",
+    ),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=False, ptoas_shapes=False, dst_valid_bins=True,
         note="cpu/THistogram.hpp: overloads for uint16_t and uint32_t sources, each tile read and written through its "
