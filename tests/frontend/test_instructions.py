@@ -705,7 +705,7 @@ TGATHERB_SAMPLE = Sample(
 
 @pto.kernel
 def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32, n1: pto.i32, n2: pto.i32, n3: pto.i32):
-    (zp,) = _parts([(z, (2, 256))])
+    (zp,) = whole_views([(z, (2, 256))])
     d = pto.alloc_tile(shape=[2, 256], dtype=pto.ui32)
     pto.trandom(k0, k1, n0, n1, n2, n3, d, rounds=7)
     pto.tstore(d, zp)
