@@ -30,12 +30,18 @@ NO_RESULTS_FORMAT = "operands attr-dict `:` type(operands)"
 """`RegisterOp`'s syntax for an op that has no results."""
 
 
-class MaskedLaneOp(RegisterOp):
+class PureRegisterOp(RegisterOp):
+    """A register-level op without side effects: only its results' values (so `dce` drops it unused and
+    `cse` merges two alike)."""
+
+    traits = traits_def(Pure())
+
+
+class MaskedLaneOp(PureRegisterOp):
     """A pure lane-wise op whose last operand is the governing `mask`, giving one register."""
 
     mask = operand_def(MaskType)
     result = result_def(VRegType)
-    traits = traits_def(Pure())
 
 
 def ptr_type(value: SSAValue, what: str) -> PtrType:

@@ -27,16 +27,14 @@ from xdsl.irdl import (
     opt_result_def,
     prop_def,
     result_def,
-    traits_def,
 )
 from xdsl.ir import SSAValue
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import NO_RESULTS_FORMAT, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
+from pto_dialect.vpto.common import NO_RESULTS_FORMAT, PureRegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -315,13 +313,12 @@ class VldusOp(UbReadOp):
 
 
 @irdl_op_definition
-class InitAlignOp(RegisterOp):
+class InitAlignOp(PureRegisterOp):
     """A fresh (empty) store-alignment state."""
 
     name = "pto.init_align"
 
     result = result_def(AlignType)
-    traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
 
 
