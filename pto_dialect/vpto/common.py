@@ -28,6 +28,8 @@ class RegisterOp(IRDLOperation):
 
 NO_RESULTS_FORMAT = "operands attr-dict `:` type(operands)"
 """`RegisterOp`'s syntax for an op that has no results."""
+DIST_LOAD_FORMAT = "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type(results)"
+"""A load from `source[offset]` in a distribution token (vldsx2, plds, pldi): `%r.. = pto.NAME %ub[%o], "DIST" : P, index -> R..`."""
 
 
 class PureRegisterOp(RegisterOp):

@@ -32,7 +32,7 @@ from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, PureRegisterOp, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
+from pto_dialect.vpto.common import DIST_LOAD_FORMAT, UB, PureRegisterOp, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -183,10 +183,7 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
     source = operand_def(PtrType)
     result = result_def(MaskType)
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
-        "(`,` type($updated_base)^)?"
-    )
+    assembly_format = DIST_LOAD_FORMAT
 
 
 PstsOp = row_op(PredicateStoreOpBase, "PstsOp", "psts", "... at a byte offset.")
