@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
 )
-from xdsl.ir import Block, OpResult, Operation, SSAValue
+from xdsl.ir import Attribute, Block, OpResult, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -67,6 +67,18 @@ def _parse_value_list(parser: Parser, keyword: str) -> list[UnresolvedOperand]:
     )
 
 
+def _parse_view_head(parser: Parser, *keywords: str) -> tuple[UnresolvedOperand, list[list[UnresolvedOperand]], dict[str, Attribute]]:
+    """`%src, keyword = [%a, %b], ... {attrs} :`: a GM view op's operands and attributes, up to its types."""
+    source = parser.parse_unresolved_operand()
+    lists: list[list[UnresolvedOperand]] = []
+    for keyword in keywords:
+        parser.parse_punctuation(",")
+        lists.append(_parse_value_list(parser, keyword))
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return source, lists, attrs
+
+
 def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAValue]) -> None:
     """` %src, keyword = [%a, %b], ...`: a view op's operands."""
     printer.print_string(" ")
@@ -77,8 +89,15 @@ def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAVa
         printer.print_string("]")
 
 
+class IndexedViewOp(IRDLOperation):
+    """A view (of GM, or a window of a tile) from a source and lists of index operands; pure."""
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
+
+
 @irdl_op_definition
-class MakeTensorViewOp(IRDLOperation):
+class MakeTensorViewOp(IndexedViewOp):
     """
     A GM tensor over a pointer, with one index shape and stride value per dim.
 
@@ -93,22 +112,13 @@ class MakeTensorViewOp(IRDLOperation):
     result = result_def(TensorViewType)
     layout = opt_prop_def(GmLayoutAttr)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
     @property
     def gm_layout(self) -> GmLayout:
         return self.layout.data if self.layout is not None else GmLayout.ND
 
     @classmethod
     def parse(cls, parser: Parser):
-        ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        shape = _parse_value_list(parser, "shape")
-        parser.parse_punctuation(",")
-        strides = _parse_value_list(parser, "strides")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        ptr, (shape, strides), attrs = _parse_view_head(parser, "shape", "strides")
         type_pos = parser.pos
         view = parser.parse_type()
         if not isinstance(view, TensorViewType):
@@ -165,7 +175,7 @@ class MakeTensorViewOp(IRDLOperation):
 
 
 @irdl_op_definition
-class PartitionViewOp(IRDLOperation):
+class PartitionViewOp(IndexedViewOp):
     """
     A window of a tensor view, at index offsets with index sizes.
 
@@ -180,9 +190,6 @@ class PartitionViewOp(IRDLOperation):
     sizes = var_operand_def(IndexType)
     result = result_def(PartitionTensorViewType)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
     @staticmethod
     def inferred_type(source: TensorViewType, sizes: Sequence[SSAValue]) -> PartitionTensorViewType:
         dims = [c if (c := constant_index(s)) is not None else DYNAMIC_INDEX for s in sizes]
@@ -190,13 +197,8 @@ class PartitionViewOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        offsets = [parser.resolve_operand(v, INDEX) for v in _parse_value_list(parser, "offsets")]
-        parser.parse_punctuation(",")
-        sizes = [parser.resolve_operand(v, INDEX) for v in _parse_value_list(parser, "sizes")]
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        source, index_lists, attrs = _parse_view_head(parser, "offsets", "sizes")
+        offsets, sizes = ([parser.resolve_operand(v, INDEX) for v in values] for values in index_lists)
         type_pos = parser.pos
         source_type = parser.parse_type()
         if not isinstance(source_type, TensorViewType):
