@@ -89,15 +89,8 @@ def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAVa
         printer.print_string("]")
 
 
-class IndexedViewOp(IRDLOperation):
-    """A view (of GM, or a window of a tile) from a source and lists of index operands; pure."""
-
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    traits = traits_def(Pure())
-
-
 @irdl_op_definition
-class MakeTensorViewOp(IndexedViewOp):
+class MakeTensorViewOp(IRDLOperation):
     """
     A GM tensor over a pointer, with one index shape and stride value per dim.
 
@@ -111,6 +104,9 @@ class MakeTensorViewOp(IndexedViewOp):
     strides = var_operand_def(IndexType)
     result = result_def(TensorViewType)
     layout = opt_prop_def(GmLayoutAttr)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     @property
     def gm_layout(self) -> GmLayout:
@@ -175,7 +171,7 @@ class MakeTensorViewOp(IndexedViewOp):
 
 
 @irdl_op_definition
-class PartitionViewOp(IndexedViewOp):
+class PartitionViewOp(IRDLOperation):
     """
     A window of a tensor view, at index offsets with index sizes.
 
@@ -189,6 +185,9 @@ class PartitionViewOp(IndexedViewOp):
     offsets = var_operand_def(IndexType)
     sizes = var_operand_def(IndexType)
     result = result_def(PartitionTensorViewType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     @staticmethod
     def inferred_type(source: TensorViewType, sizes: Sequence[SSAValue]) -> PartitionTensorViewType:

@@ -25,25 +25,29 @@ from dataclasses import replace
 from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, IndexType, IntegerAttr, i64
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
     prop_def,
     result_def,
+    traits_def,
     var_operand_def,
 )
 from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.printer import Printer
+from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.ops.memory import IndexedViewOp, constant_index
+from pto_dialect.ops.memory import constant_index
 from pto_dialect.types import TileBufType, TileTypeBase
 
 INDEX = IndexType()
 
 
 @irdl_op_definition
-class SubViewOp(IndexedViewOp):
+class SubViewOp(IRDLOperation):
     """A window of a tile at index offsets, of static sizes."""
 
     name = "pto.subview"
@@ -54,6 +58,9 @@ class SubViewOp(IndexedViewOp):
     valid_col = opt_operand_def(IndexType)
     sizes = prop_def(ArrayAttr[IntegerAttr])
     result = result_def(TileBufType)
+
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(Pure())
 
     @property
     def window(self) -> tuple[int, int]:
