@@ -5,7 +5,7 @@ loads/stores between them, and the vector/cube sections.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -79,14 +79,18 @@ def _parse_view_head(parser: Parser, *keywords: str) -> tuple[UnresolvedOperand,
     return source, lists, attrs
 
 
-def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAValue]) -> None:
-    """` %src, keyword = [%a, %b], ...`: a view op's operands."""
+def _print_view_head(printer: Printer, source: SSAValue, attrs: Mapping[str, Attribute], **lists: Sequence[SSAValue]) -> None:
+    """` %src, keyword = [%a, %b], ... {attrs} : `: what `_parse_view_head` reads."""
     printer.print_string(" ")
     printer.print_ssa_value(source)
     for keyword, values in lists.items():
         printer.print_string(f", {keyword} = [")
         printer.print_list(values, printer.print_ssa_value)
         printer.print_string("]")
+    if attrs:
+        printer.print_string(" ")
+        printer.print_attr_dict(attrs)
+    printer.print_string(" : ")
 
 
 @irdl_op_definition
@@ -143,14 +147,10 @@ class MakeTensorViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_view_head(printer, self.ptr, shape=self.shape, strides=self.strides)
         attrs = dict(self.attributes)
         if self.layout is not None:
             attrs["layout"] = self.layout
-        if attrs:
-            printer.print_string(" ")
-            printer.print_attr_dict(attrs)
-        printer.print_string(" : ")
+        _print_view_head(printer, self.ptr, attrs, shape=self.shape, strides=self.strides)
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
@@ -213,11 +213,7 @@ class PartitionViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_view_head(printer, self.source, offsets=self.offsets, sizes=self.sizes)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        printer.print_string(" : ")
+        _print_view_head(printer, self.source, self.attributes, offsets=self.offsets, sizes=self.sizes)
         printer.print_attribute(self.source.type)
         source = self.source.type
         assert isinstance(source, TensorViewType)
