@@ -42,6 +42,8 @@ from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, T
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
+from pto_dialect.choices import RandomStream
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
@@ -209,6 +211,7 @@ LOWERING = lowering_table(
         ),
         **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
+        **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),

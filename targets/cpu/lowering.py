@@ -22,6 +22,8 @@ from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, T
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
+from pto_dialect.choices import RandomStream
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
@@ -130,6 +132,7 @@ LOWERING = lowering_table(
             dict.fromkeys(("trowexpandexpdif", "tcolexpandexpdif"), "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"),
         ),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.TILE)),
+        **OPS.single(TRANDOM, random_choices(RandomStream.LANE_BLOCKS)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
         **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
