@@ -616,6 +616,26 @@ TGATHERB_SAMPLE = _tile_sample(
     (RNG.standard_normal(128).astype(np.float32), (RNG.integers(0, 16, 64) * 32).astype(np.int32), np.zeros(128, np.float32)),
 )
 
+@pto.kernel
+def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32, n1: pto.i32, n2: pto.i32, n3: pto.i32):
+    (zp,) = whole_views([(z, (2, 256))])
+    d = pto.alloc_tile(shape=[2, 256], dtype=pto.ui32)
+    pto.trandom(k0, k1, n0, n1, n2, n3, d, rounds=7)
+    pto.tstore(d, zp)
+
+
+_RANDOM_DST = tile((2, 256), "ui32")
+TRANDOM_SAMPLE = Sample(
+    trandom_rounds7,
+    func([("z", "!pto.ptr<ui32>"), *((w, "i32") for w in ("k0", "k1", "n0", "n1", "n2", "n3"))], constants(0, 1, 2, 256) + f"""
+{gm_views([("z", "ui32", (2, 256))])}
+%d = pto.alloc_tile : {_RANDOM_DST}
+pto.trandom ins(%k0, %k1, %n0, %n1, %n2, %n3 {{rounds = 7 : i32}} : i32, i32, i32, i32, i32, i32) outs(%d : {_RANDOM_DST})
+pto.tstore ins(%d : {_RANDOM_DST}) outs(%zp : {view((2, 256), "ui32")})
+""", "trandom_rounds7"),
+    (np.zeros(512, np.uint32), *(np.int32(v) for v in (324508639, 610839776, 16, 32, 48, 64))),
+)
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -626,7 +646,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _expand_sample(row.mnemonic, "trowexpand", BLOCK) for row in ROW_BROADCASTS.rows] + [
     _expand_sample(row.mnemonic, "tcolexpand", (1, 16)) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
     _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE, THISTOGRAM_SAMPLE,
-    TGATHERB_SAMPLE]
+    TGATHERB_SAMPLE, TRANDOM_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 
