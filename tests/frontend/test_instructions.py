@@ -616,6 +616,7 @@ TGATHERB_SAMPLE = _tile_sample(
     (RNG.standard_normal(128).astype(np.float32), (RNG.integers(0, 16, 64) * 32).astype(np.int32), np.zeros(128, np.float32)),
 )
 
+
 @pto.kernel
 def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32, n1: pto.i32, n2: pto.i32, n3: pto.i32):
     (zp,) = whole_views([(z, (2, 256))])
@@ -627,12 +628,11 @@ def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32,
 _RANDOM_DST = tile((2, 256), "ui32")
 TRANDOM_SAMPLE = Sample(
     trandom_rounds7,
-    func([("z", "!pto.ptr<ui32>"), *((w, "i32") for w in ("k0", "k1", "n0", "n1", "n2", "n3"))], constants(0, 1, 2, 256) + f"""
-{gm_views([("z", "ui32", (2, 256))])}
-%d = pto.alloc_tile : {_RANDOM_DST}
-pto.trandom ins(%k0, %k1, %n0, %n1, %n2, %n3 {{rounds = 7 : i32}} : i32, i32, i32, i32, i32, i32) outs(%d : {_RANDOM_DST})
-pto.tstore ins(%d : {_RANDOM_DST}) outs(%zp : {view((2, 256), "ui32")})
-""", "trandom_rounds7"),
+    sample_text(
+        "trandom_rounds7", [("z", "ui32", (2, 256))], {"d": _RANDOM_DST}, {},
+        f"pto.trandom ins(%k0, %k1, %n0, %n1, %n2, %n3 {{rounds = 7 : i32}} : i32, i32, i32, i32, i32, i32) outs(%d : {_RANDOM_DST})",
+        {"d": "z"}, scalars=tuple((w, "i32") for w in ("k0", "k1", "n0", "n1", "n2", "n3")),
+    ),
     (np.zeros(512, np.uint32), *(np.int32(v) for v in (324508639, 610839776, 16, 32, 48, 64))),
 )
 
