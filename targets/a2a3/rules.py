@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
-from pto_dialect.instructions.partial import PARTIAL, PartialRules
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
@@ -29,6 +23,7 @@ from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules import families
 from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
@@ -103,84 +98,6 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ROW_REDUCTION = RowReduceRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    vector_layouts=True,
-    tmp_same_type=True,
-    implicit_tmp=TmpAdded.LIKE_SRC,
-    note="npu/a2a3/TRowReduceOps.hpp TRowReduceCheck: half, float, int32, int16; src row-major ND, dst ND or "
-    "a one-column DN; tmp holds the partial sums (PTOAS: src's element type, at least 32 bytes).",
-)
-"""The row reductions' rules."""
-
-ROW_BROADCAST = BroadcastRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    vector_layouts=True,
-    tmp_mode1_capacity=True,
-    note="npu/a2a3/TRowExpandSub.hpp, Add, Mul, Max, Min: int16, int32, half, float (TROWEXPANDDIV and "
-    "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
-)
-"""The row broadcasts' rules (TROWEXPANDDIV's, TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
-COL_REDUCTION = ColReduceRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    row_major=True,
-    same_cols=False,
-    note="npu/a2a3/TColReduceOps.hpp TColReduceCheck, TColSum.hpp TColSumCheck: half, float, int16, int32; "
-    "row-major ND tiles.",
-)
-"""The column reductions' rules."""
-# The compare-and-select family's rules.
-FLOATS = types_named("f16", "bf16", "f32")
-BYTE_MASKS = INT8
-TCMP_RULES = CompareSelectRules(
-    types_by_mask={m: SIGNED32 | types_named("f16", "f32") for m in BYTE_MASKS},
-    row_major_only=True,
-    mask_store_bits={2: 128, 4: 64},
-    note="npu/a2a3/TCmp.hpp TCMP_IMPL: int32_t/half/float data (PTOAS: an i8 dst), rows addressed by Cols; "
-    "each row's repeats store 256 / 8 / sizeof(T) mask bytes whole.",
-)
-TCMPS_RULES = CompareSelectRules(
-    types_by_mask={m: SIGNED32 | INT16 | types_named("f16", "f32") for m in BYTE_MASKS},
-    row_major_only=True,
-    mask_store_bits={2: 128, 4: 64},
-    note="npu/a2a3/TCmps.hpp TcmpsCheck: int32_t/float/half/uint16_t/int16_t data, a row-major dst; whole repeats stored.",
-)
-TSEL_RULES = CompareSelectRules(
-    types_by_mask={m: INT16 | INT32 | FLOATS for m in BYTE_MASKS},
-    row_major_only=True,
-    tmp_elem_bytes=4,
-    tmp_min_bytes={2: 16, 4: 8},
-    note="npu/a2a3/TSel.hpp: 2- or 4-byte data, row-major; tmp receives cmpmaskLen 32-bit words "
-    "(4 for 2-byte data, 2 for 4-byte), as PTOAS checks.",
-)
-TSELS_RULES = CompareSelectRules(
-    types_by_mask={m: INT16 | INT32 | FLOATS for m in INT8 | INT16 | INT32},
-    row_major_only=True,
-    tmp_same_type=True,
-    tmp_min_bytes={2: 2, 4: 4},
-    note="npu/a2a3/TSels.hpp: 2- or 4-byte data (the code takes bfloat16, PTOAS does not: the code wins), "
-    "row-major; the mask's rows read as bytes (any 8- to 32-bit element type); tmp's first element receives the scalar (PTOAS also wants Cols elements of it: not a code rule).",
-)
-
-# The partial family's rules.
-PARTIAL_RULES = PartialRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    row_major_only=True,
-    one_source_is_dst=True,
-    note="npu/a2a3/TPartAdd.hpp (and Mul, Max, Min): int16_t/int32_t/half/float, row-major; TPartOp.hpp "
-    "asserts one source has dst's valid shape and the other lies within it (PTOAS checks the same).",
-)
-
-# The partial arg-select family's rules.
-PARTIAL_ARG_RULES = PartialArgRules(
-    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
-    row_major_only=True,
-    one_source_is_dst=True,
-    note="npu/a2a3/TPartArgOp.hpp checkTiles: float values with 32-bit indices, half values with 16- or 32-bit "
-    "ones (PTOAS also takes integer values and wants 32-bit indices: the code wins); one source with dst's valid "
-    "shape (asserted).",
-)
-
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -232,15 +149,8 @@ RULES = {
         "signed index as signed. PTOAS's `dst valid >= src valid` is not a code rule (dst is addressed as "
         "storage) and is not applied; PTOAS lists 1-byte data but not its 2-byte index pairing rule.",
     ),
-    **ROW_REDUCTIONS.rules(ROW_REDUCTION),
-    **ROW_BROADCASTS.rules(
-        ROW_BROADCAST,
-        trowexpanddiv=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="npu/a2a3/TRowExpand.hpp: b8/b16/b32 data; src none_box "
-                           "(ND or DN), dst row-major ND, src's valid rows dst's."),
-    ),
     **column("a2a3"),
+    **families.column("a2a3"),
     TCVT: TCvtRules(
         pairs({
             "f16": "f32 i32 i16 i8 ui8",
@@ -256,18 +166,6 @@ RULES = {
         note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here; i32 -> f16 "
         "through vconv_deq with deqscale 1.0); Vec, row-major tiles.",
     ),
-    **COL_BROADCASTS.rules(
-        replace(ROW_BROADCAST, tmp_mode1_capacity=False, note="npu/a2a3/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int16, "
-                "int32, half, float; every tile row-major."),
-        tcolexpanddiv=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
-        tcolexpandexpdif=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=types_named("f16", "f32")),
-        tcolexpand=replace(ROW_BROADCAST, tmp_mode1_capacity=False, types=STANDARD,
-                           note="npu/a2a3/TColExpand.hpp: row 0 of src down each column."),
-    ),
-    **COL_REDUCTIONS.rules(COL_REDUCTION),
-    **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
-    **PARTIAL.rules(PARTIAL_RULES),
-    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
     THISTOGRAM: HistogramRules(
         frozenset(), layouts=False, ptoas_shapes=False, dst_valid_bins=False,
         note="npu/a2a3 has no THistogram.hpp (arch_capability.hpp: SupportsTHistogram false; PTOAS: only supported on A5)",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from pto_dialect.choices import PadFill
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
@@ -19,11 +18,6 @@ from pto_dialect.facts import (
     types_named,
 )
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
-from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
-from pto_dialect.instructions.partial import PARTIAL, PartialRules
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
@@ -41,6 +35,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, Transfe
 from targets.a2a3.rules import PRINT as A2A3_PRINT
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules import families
 from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
@@ -114,75 +109,6 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ROW_REDUCTION = RowReduceRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    vector_layouts=True,
-    tmp_same_type=False,
-    implicit_tmp=TmpAdded.SMALLEST,
-    note="npu/a5/TRowReduce.hpp TRowReduceCheck, TRowProd.hpp: half, float, int32, int16 (TROWMAX and "
-    "TROWMIN also int8, uint8); src row-major ND, dst ND or a one-column DN; tmp unused.",
-)
-"""The row reductions' rules."""
-
-ROW_BROADCAST = BroadcastRules(
-    types=STANDARD,
-    vector_layouts=True,
-    tmp_mode1_capacity=False,
-    note="npu/a5/TRowExpandSub.hpp, Add, Mul, Div, Max, Min: int8/16/32, uint8/16/32, half, bfloat16, float "
-    "(TROWEXPANDEXPDIF half and float); dst row-major; tmp unused.",
-)
-"""The row broadcasts' rules (TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
-COL_REDUCTION = ColReduceRules(
-    types=STANDARD | INT64,
-    row_major=True,
-    same_cols=False,
-    note="npu/a5/TColReduceOps.hpp TColReduceCheck: 8- to 64-bit integers, half, bfloat16, float; row-major ND tiles.",
-)
-"""The column reductions' rules."""
-# The compare-and-select family's rules.
-FLOATS = types_named("f16", "bf16", "f32")
-BYTE_MASKS = INT8
-COMPARED = INT8 | INT16 | INT32 | FLOATS
-COMPARE_RULES = CompareSelectRules(
-    types_by_mask={m: COMPARED for m in BYTE_MASKS},
-    row_major_only=True,
-    mask_store_bits={1: 256, 2: 128, 4: 128},
-    note="npu/a5/TCmp.hpp TcmpCheck, TCmps.hpp TcmpsCheck: 8- to 32-bit integers, half, bfloat16, float, "
-    "row-major; 64-bit data (Int64Compare) is not modelled here, as PTOAS rejects it; each register's "
-    "mask stored whole (32 bytes for 1-byte data, 16 otherwise).",
-)
-TSEL_RULES = CompareSelectRules(
-    types_by_mask={m: COMPARED for m in BYTE_MASKS},
-    row_major_only=True,
-    note="npu/a5/TSel.hpp: 1- to 8-byte data, row-major (64-bit Int64Select not modelled, as PTOAS rejects it).",
-)
-TSELS_RULES = CompareSelectRules(
-    types_by_mask={m: INT8 | INT16 | INT32 | types_named("f16", "f32") for m in INT8 | INT16 | INT32},
-    row_major_only=True,
-    note="npu/a5/TSels.hpp: 8- to 32-bit integers, half, float (no bfloat16), row-major tiles and mask (its "
-    "rows read as bytes: any 8- to 32-bit element type) "
-    "(64-bit Int64SelectScalar not modelled, as PTOAS rejects it).",
-)
-
-# The partial family's rules.
-PARTIAL_RULES = PartialRules(
-    types=INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32"),
-    row_major_only=True,
-    one_source_is_dst=True,
-    note="npu/a5/TPartAdd.hpp (and Mul, Max, Min): 8- to 32-bit integers, half, bfloat16, float (64-bit "
-    "Int64Part not modelled, as PTOAS rejects it), row-major; TPartBinOps.hpp asserts one source has dst's "
-    "valid shape and the other's lies within it.",
-)
-
-# The partial arg-select family's rules.
-PARTIAL_ARG_RULES = PartialArgRules(
-    index_types_by_value={"f32": INT32, "f16": INT16 | INT32},
-    row_major_only=True,
-    one_source_is_dst=True,
-    note="npu/a5/TPartArgBinOps.hpp TPartArgCheck: float values with 32-bit indices, half values with 16- or "
-    "32-bit ones (the code wins over PTOAS's list); one source with dst's valid shape (asserted).",
-)
-
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -235,18 +161,8 @@ RULES = {
         "row-major storage; within a vscatter the lowest lane wins (pto-isa's vscatter.md), later ones "
         "overwrite. 8-byte data (Int64Rearrange.hpp) takes one register per row: at most 64 columns.",
     ),
-    **ROW_REDUCTIONS.rules(
-        ROW_REDUCTION,
-        trowmax=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
-        trowmin=replace(ROW_REDUCTION, types=ROW_REDUCTION.types | types_named("i8", "si8", "ui8")),
-    ),
-    **ROW_BROADCASTS.rules(
-        ROW_BROADCAST,
-        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        trowexpand=replace(ROW_BROADCAST, note="npu/a5/TRowExpand.hpp: b8/b16/b32 data; src none_box (ND or DN), "
-                           "dst row-major ND, src's valid rows dst's."),
-    ),
     **column("a5"),
+    **families.column("a5"),
     TCVT: TCvtRules(
         pairs({
             "f32": "f32 f16 bf16 i16 i32 i64",
@@ -263,16 +179,6 @@ RULES = {
         note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
         "row-major tiles.",
     ),
-    **COL_BROADCASTS.rules(
-        replace(ROW_BROADCAST, note="npu/a5/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int8/16/32, uint8/16/32, half, "
-                "bfloat16, float; every tile row-major."),
-        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        tcolexpand=replace(ROW_BROADCAST, note="npu/a5/TColExpand.hpp: row 0 of src down each column."),
-    ),
-    **COL_REDUCTIONS.rules(COL_REDUCTION),
-    **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
-    **PARTIAL.rules(PARTIAL_RULES),
-    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=True, ptoas_shapes=True, dst_valid_bins=False,
         note="npu/a5/THistogram.hpp THISTOGRAM_IMPL (static_asserts) and PTOAS's A5 verifier (dst's rows, valid cols)",

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
-from pto_dialect.facts import INT16, INT32, INT64, INT8, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
-from pto_dialect.instructions.partial import PARTIAL, PartialRules
-from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
+from pto_dialect.facts import INT16, INT32, INT64, INTEGERS, STANDARD, types_named
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
-from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
-from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
@@ -30,6 +24,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, Transfe
 from pto_dialect.types import TILE_LOCS
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules import families
 from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
@@ -99,81 +94,8 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ROW_REDUCTION = RowReduceRules(
-    types=STANDARD,
-    vector_layouts=False,
-    tmp_same_type=False,
-    implicit_tmp=TmpAdded.SMALLEST,
-    note="cpu/TRowMax.hpp, TRowMin.hpp, TRowProd.hpp: a C++ loop over the valid elements through any layout, "
-    "tmp unused (PTOAS: src and dst of one element type).",
-)
-"""The row reductions' rules (TROWSUM's own row below)."""
-
-ROW_BROADCAST = BroadcastRules(
-    types=types_named("i16", "si16", "ui16", "i32", "si32", "ui32", "f16", "f32"),
-    vector_layouts=False,
-    tmp_mode1_capacity=False,
-    note="cpu/TRowExpandOp.hpp IsRowExpandAllowedType: half, float, int16/32 and uint16/32 (TROWEXPANDMUL also "
-    "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
-)
-"""The row broadcasts' rules (TROWEXPAND's, TROWEXPANDMUL's and TROWEXPANDEXPDIF's own rows below)."""
-FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
 CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
 """The element types cpu/TCvt.hpp converts between (every pair)."""
-COL_REDUCTION = ColReduceRules(
-    types=STANDARD,
-    row_major=False,
-    same_cols=False,
-    note="cpu/TColMin.hpp, TColProd.hpp: a C++ loop down each column through any layout.",
-)
-"""The column reductions' rules (TCOLSUM's and TCOLMAX's own rows below)."""
-
-# The compare-and-select family's rules.
-ANY_DATA = INTEGERS | FLOATS
-BYTE_MASKS = INT8
-TCMP_RULES = CompareSelectRules(
-    types_by_mask={"ui8": types_named("i32", "si32", "f16", "f32"), "ui32": STANDARD},
-    row_major_only=False,
-    note="cpu/TCmp.h TCmpCheck: a uint8_t mask with int32_t/half/float data, a uint32_t mask with 8- to "
-    "32-bit integers, half, bfloat16, float; src0 and src1 alike, src0 rows = dst rows (PTO_ASSERT).",
-)
-TCMPS_RULES = CompareSelectRules(
-    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
-    row_major_only=False,
-    rows_match=False,
-    note="cpu/TCmps.hpp: no checks (any type CmpCall compiles for); the mask an 8-bit tile as PTOAS writes it.",
-)
-SELECT_RULES = CompareSelectRules(
-    types_by_mask={m: ANY_DATA for m in BYTE_MASKS},
-    row_major_only=False,
-    note="cpu/TSel.hpp: any data type and layout; the mask an 8-bit row-major tile (the simulator reads 8 "
-    "bits of each mask element).",
-)
-TSELS_RULES = CompareSelectRules(
-    types_by_mask={m: ANY_DATA for m in INT8 | INT16 | INT32},
-    row_major_only=False,
-    note="cpu/TSelS.hpp: any data type and layout; a row-major mask of 8- to 32-bit elements, bit c % w of "
-    "element c / w of its row (w its width: the row's bytes read little-endian); src's valid shape = dst's (assert).",
-)
-
-# The partial family's rules.
-PARTIAL_RULES = PartialRules(
-    types=types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32"),
-    row_major_only=False,
-    one_source_is_dst=False,
-    note="cpu/TPartOp.hpp TPartCheck: int8_t/uint8_t/int16_t/int32_t/half/bfloat16_t/float, any layout; "
-    "any valid shapes (dst's valid region walked, 0 where neither source is valid).",
-)
-
-# The partial arg-select family's rules.
-PARTIAL_ARG_RULES = PartialArgRules(
-    index_types_by_value={v: INTEGERS for v in types_named("i8", "si8", "ui8", "i16", "si16", "i32", "si32", "f16", "bf16", "f32")},
-    row_major_only=False,
-    one_source_is_dst=False,
-    note="cpu/TPartArgMax.hpp, TPartArgMin.hpp (TPartCheck on the values: int8_t/uint8_t/int16_t/int32_t/half/"
-    "bfloat16_t/float; any integer index), any layout, any valid shapes; each index tile addressed by its value "
-    "tile's offsets, so shaped as it (PTOAS checks the same).",
-)
 
 RULES = {
     TLOAD: TRANSFER,
@@ -228,45 +150,14 @@ RULES = {
         "form: 2- or 4-byte row-major tiles (static_assert), dst's valid region only, and src walked in "
         "storage order across its padding columns (its column counter wraps at Cols, not the valid cols).",
     ),
-    **ROW_REDUCTIONS.rules(
-        ROW_REDUCTION,
-        trowsum=replace(
-            ROW_REDUCTION,
-            types=INT16 - types_named("ui16") | types_named("i32", "si32", "f16", "bf16", "f32"),
-            same_rows=True,
-            note="cpu/TRowSum.hpp CheckRSValid: half, bfloat16, float, int16, int32 (same type in and out, "
-            "as PTOAS asks), src's Rows dst's (static_assert); any layout; tmp unused.",
-        ),
-    ),
-    **ROW_BROADCASTS.rules(
-        ROW_BROADCAST,
-        trowexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
-        trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
-    ),
     **column("cpu"),
+    **families.column("cpu"),
     TCVT: TCvtRules(
         pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
         note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
         "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
         "fp4 and int4 are not taken here.",
     ),
-    **COL_BROADCASTS.rules(
-        replace(ROW_BROADCAST, note="cpu/TColExpandOp.hpp IsColExpandAllowedType (as the row broadcasts'); every tile row-major."),
-        tcolexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
-        tcolexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
-        tcolexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TColExpand.hpp: src[0, j] copied down each column."),
-    ),
-    **COL_REDUCTIONS.rules(
-        COL_REDUCTION,
-        tcolsum=replace(COL_REDUCTION, types=types_named("f16", "bf16", "f32"), same_cols=True,
-                        note="cpu/TColSum.hpp CheckCSValid: half, bfloat16, float (same type in and out), src's Cols dst's."),
-        tcolmax=replace(COL_REDUCTION, types=types_named("i8", "si8", "ui8", "f16", "bf16", "f32"), same_cols=True,
-                        note="cpu/TColMax.hpp CheckCMValid: int8, uint8, half, bfloat16, float, src's Cols dst's."),
-    ),
-    **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
-    **PARTIAL.rules(PARTIAL_RULES),
-    **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=False, ptoas_shapes=False, dst_valid_bins=True,
         note="cpu/THistogram.hpp: overloads for uint16_t and uint32_t sources, each tile read and written through its "
