@@ -23,6 +23,7 @@ from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGatherRules
 from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
@@ -444,6 +445,20 @@ ROWS: dict[Instruction, Row] = {
             vec_only=True, row_major_only=True, takes_tmp=True,
             note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
             "row-major tiles.",
+        ),
+    ),
+    TRANDOM: Row(
+        cpu=RandomRules(
+            INT32, rounds=frozenset({7, 10}),
+            note="cpu/TRandom.hpp TRANDOM_IMPL (static_asserts): int32_t/uint32_t, row-major, 7 or 10 rounds",
+        ),
+        a2a3=RandomRules(
+            frozenset(), rounds=frozenset(),
+            note="npu/a2a3 has no TRandom.hpp (pto_instr_impl.hpp includes it for a5 and cpu only; PTOAS: only supported for A5 targets)",
+        ),
+        a5=RandomRules(
+            INT32, rounds=frozenset({7, 10}),
+            note="npu/a5/TRandom.hpp TRANDOM_IMPL (static_asserts) and PTOAS's A5 verifier: int32_t/uint32_t, row-major, 7 or 10 rounds",
         ),
     ),
     THISTOGRAM: Row(

@@ -12,6 +12,8 @@ Padding keeps its old contents.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -103,6 +105,12 @@ def scalar_kernel(op: str, shape: tuple[int, int], dtype: str, valid: tuple[int,
     out = "a" if in_place else "d"
     args = [("a", t)] if in_place else [("a", t), ("d", t)]
     return func(args, f"%s = arith.constant {value} : {ssa}\npto.{op} ins(%a, %s : {t}, {ssa}) outs(%{out} : {t})")
+
+
+def draws(types: tuple[str, ...], target: str, op: str, rows: int = 2) -> Iterator[tuple[str, np.random.Generator, tuple[int, int]]]:
+    """(dtype, its generator seeded by the test's target and op, a rows x (64 bytes) shape) for each of `types`."""
+    for dtype in types:
+        yield dtype, np.random.default_rng(seed(target, op, dtype)), (rows, 64 // NP[dtype].itemsize)
 
 
 def region(dtype: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -300,9 +308,7 @@ def c_shift_right(a: np.ndarray, n: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tand", "tor"])
 def test_bitwise_over_the_valid_region(target: str, op: str) -> None:
-    for dtype in BITWISE_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (3, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(BITWISE_TYPES[target], target, op, rows=3):
         vr, vc = 2, shape[1] - 4  # an even column count: no 8-bit pair reaches past it
         a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
         expected = filled(shape, dtype)
@@ -332,9 +338,7 @@ def test_a2a3_tands_in_place_is_refused() -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tshl", "tshr"])
 def test_shifts_by_counts_below_the_element_width(target: str, op: str) -> None:
-    for dtype in SHIFT_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(SHIFT_TYPES[target], target, op):
         a = random_values(rng, dtype, shape)
         n = rng.integers(0, 8 * NP[dtype].itemsize, size=shape).astype(NP[dtype])
         expected = (c_shift_left if op == "tshl" else c_shift_right)(a, n)
@@ -345,9 +349,7 @@ def test_shifts_by_counts_below_the_element_width(target: str, op: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tshls", "tshrs"])
 def test_scalar_shifts(target: str, op: str) -> None:
-    for dtype in SCALAR_SHIFT_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(SCALAR_SHIFT_TYPES[target], target, op):
         a = random_values(rng, dtype, shape)
         count = 5
         expected = (c_shift_left if op == "tshls" else c_shift_right)(a, np.full(shape, count, NP[dtype]))
@@ -376,9 +378,7 @@ def test_shift_counts_past_the_width(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_tfmod_keeps_the_sign_of_src0(target: str) -> None:
-    for dtype in FMOD_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "tfmod", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(FMOD_TYPES[target], target, "tfmod"):
         a = random_values(rng, dtype, shape)
         b = nonzero(rng, dtype, shape)
         if NP[dtype].kind in "iu":
@@ -456,9 +456,7 @@ def int_pow(a: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_trem_takes_the_sign_of_src1(target: str) -> None:
-    for dtype in REM_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "trem", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(REM_TYPES[target], target, "trem"):
         a, b = random_values(rng, dtype, shape), nonzero(rng, dtype, shape)
         out = run(tmp_kernel("trem", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
         assert_bits_equal(out, floor_mod(a, b))
@@ -466,9 +464,7 @@ def test_trem_takes_the_sign_of_src1(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_txor_and_txors(target: str) -> None:
-    for dtype in ("i8", "ui16", "i32"):
-        rng = np.random.default_rng(seed(target, "txor", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(("i8", "ui16", "i32"), target, "txor"):
         a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
         out = run(tmp_kernel("txor", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
         assert_bits_equal(out, a ^ b)
@@ -479,9 +475,7 @@ def test_txor_and_txors(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_tpow(target: str) -> None:
-    for dtype in POW_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "tpow", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(POW_TYPES[target], target, "tpow"):
         if NP[dtype].kind in "iu":
             a = rng.integers(-3 if NP[dtype].kind == "i" else 0, 4, shape).astype(NP[dtype])
             e = rng.integers(-2 if NP[dtype].kind == "i" else 0, 40, shape).astype(NP[dtype])
