@@ -32,7 +32,7 @@ from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, L0Load, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
@@ -289,6 +289,11 @@ PARTIAL_ARG_RULES = PartialArgRules(
     "32-bit ones (the code wins over PTOAS's list); one source with dst's valid shape (asserted).",
 )
 
+L0_TYPES = types_named("i8", "si8", "f8E4M3FN", "f8E5M2", "!pto.hif8", "f16", "bf16", "f32")
+"""npu/a5/TExtract.hpp is_textract_supported_type, what TMovToLeft / TMovToRight static_assert (int8_t, the fp8s,
+hifloat8_t, half, bfloat16_t, float; its packed fp4 and e8m0 types are not taken here)."""
+
+
 RULES = {
     TLOAD: TRANSFER,
     TSTORE: TRANSFER,
@@ -403,6 +408,10 @@ RULES = {
         note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows, any element type "
         "(no static_assert: fp8, hif8 and packed fp4 bytes copy as they are; its ND->NZ and ND->ZN repacks are "
         "not taken here)",
+        l0_loads={
+            "left": L0Load(("col_major", "row_major"), L0_TYPES, "npu/a5/TMov.hpp TMovToLeft: an NZ L0A tile, a static_assert"),
+            "right": L0Load(("row_major", "col_major"), L0_TYPES, "npu/a5/TMov.hpp TMovToRight: a ZN L0B tile, a static_assert"),
+        },
     ),
     **WINDOW_COPIES.rules(WindowRules(
         types_named("i8", "si8", "i32", "si32", "f16", "bf16", "f32"), layouts=frozenset({"nd", "nz"}),
