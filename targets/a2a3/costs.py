@@ -25,6 +25,8 @@ DMA = DmaTable(
         DmaPath.UB_TO_GM: Param(188.46, ARCH),
         DmaPath.L1_TO_GM: Param(32.0, ARCH),
         DmaPath.UB_TO_UB: Param(1024.0, ARCH),
+        DmaPath.L1_TO_L0A: Param(441.0, ARCH),
+        DmaPath.L1_TO_L0B: Param(220.5, ARCH),
         DmaPath.L1_FILL: Param(32.0, ARCH),
     },
 )

@@ -52,7 +52,7 @@ from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB, whole_repeats
 from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
 from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
@@ -236,6 +236,10 @@ OPS.approximate[TGATHERB] = (
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
+A2A3TMovOp = OPS.op(TMovBase, "tmov")
+"""Vec -> Vec only: the rules refuse a mat -> left / right move here (not implemented)."""
+
+
 LOWERING = lowering_table(
     "a2a3", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
@@ -252,7 +256,7 @@ LOWERING = lowering_table(
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
         **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),

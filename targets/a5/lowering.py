@@ -50,7 +50,7 @@ from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase, TMovL0Base, TMovOp, loads_l0
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
 from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
@@ -197,6 +197,21 @@ PARTIAL_ARG = choosing(ArgPick.SRC0_UNLESS_SRC1_BETTER, PartFill.MERGE, ArgLanes
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
 
 
+A5TMovOp = OPS.op(TMovBase, "tmov")
+A5TMovL0Op = OPS.op(
+    TMovL0Base, "tmov_l0", "mat -> left / right: load_cbuf_to_ca / load_cbuf_to_cb of whole fractals (TMovToLeft / TMovToRight).",
+    LAUNCH=Launch.DMA,
+)
+
+
+def _tmov(op: TMovOp) -> Lowered:
+    """A Vec -> Vec copy as the target copies it; a mat -> left / right load (its rules admit one only where
+    its code has it)."""
+    if loads_l0(op):
+        return A5TMovL0Op, {"numerics": Numerics.EXACT}
+    return A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}
+
+
 LOWERING = lowering_table(
     "a5", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
@@ -213,7 +228,7 @@ LOWERING = lowering_table(
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
         **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        TMOV: _tmov,
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),

@@ -30,7 +30,7 @@ from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, UNARY
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
@@ -118,6 +118,10 @@ PARTIAL_ARG = choosing(ArgPick.SRC0_IF_BETTER, PartFill.REGIONS, ArgLanes.ALL)
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
 
 
+CpuTMovOp = OPS.op(TMovBase, "tmov")
+"""Vec -> Vec only: the rules refuse a mat -> left / right move here (not implemented)."""
+
+
 LOWERING = lowering_table(
     "cpu", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
@@ -134,7 +138,7 @@ LOWERING = lowering_table(
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.TILE)),
         **OPS.single(TRANDOM, random_choices(RandomStream.LANE_BLOCKS)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),

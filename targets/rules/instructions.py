@@ -14,7 +14,7 @@ from pto_dialect.facts import FP8, HIF8, INT8, INT16, INT32, INT64, INTEGERS, SI
 from pto_dialect.instruction import Instruction
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.mgather import MGATHER, MGatherRules
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, L0Load, TConcatRules, TMovRules, WindowRules
 from pto_dialect.instructions.mscatter import MSCATTER, ConflictPolicy, MScatterRules
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, ColArgReduceRules
@@ -32,6 +32,10 @@ from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.types import TILE_LOCS
 from targets.rules.rows import Row, column as family_column
+
+A5_L0_TYPES = types_named("i8", "si8", "f8E4M3FN", "f8E5M2", "!pto.hif8", "f16", "bf16", "f32")
+"""npu/a5/TExtract.hpp is_textract_supported_type, what TMovToLeft / TMovToRight static_assert (int8_t, the fp8s,
+hifloat8_t, half, bfloat16_t, float; its packed fp4 and e8m0 types are not taken here)."""
 
 CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
 """The element types cpu/TCvt.hpp converts between (every pair)."""
@@ -507,6 +511,10 @@ ROWS: dict[Instruction, Row] = {
             note="npu/a5/TMov.hpp TMovVecToVec: vlds / vsts of dst's type along each tile's rows, any element type "
             "(no static_assert: fp8, hif8 and packed fp4 bytes copy as they are; its ND->NZ and ND->ZN repacks are "
             "not taken here)",
+            l0_loads={
+                "left": L0Load(("col_major", "row_major"), A5_L0_TYPES, "npu/a5/TMov.hpp TMovToLeft: an NZ L0A tile, a static_assert"),
+                "right": L0Load(("row_major", "col_major"), A5_L0_TYPES, "npu/a5/TMov.hpp TMovToRight: a ZN L0B tile, a static_assert"),
+            },
         ),
     ),
     TCONCAT: Row(
