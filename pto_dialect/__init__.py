@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 
 import pto_dialect.op_formats  # noqa: F401 (before any op is declared: their formats are read on first use)
+import pto_dialect.op_definitions  # noqa: F401 (before any op is declared: each is defined on first use)
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import Builtin, ModuleOp
