@@ -156,3 +156,26 @@ def test_a_run_defines_only_the_ops_it_makes():
         [sys.executable, "-c", probe, str(EXAMPLE), "--inputs", "random"], capture_output=True, text=True, check=True
     )
     assert 0 < int(done.stdout.rsplit("DEFINED", 1)[1]) < 20
+
+
+def test_no_op_or_attribute_class_has_a_virtual_subclass():
+    """`isinstance` against an op or attribute class answers from the MRO (pto_dialect/nominal_checks.py),
+    which is what ABCMeta's walk over the subclasses finds only while none of them has a registered
+    virtual subclass: none has, with every dialect of the project declared."""
+    import abc
+
+    import targets
+    from pto_dialect.dialect import PTO
+    from xdsl.ir import Attribute, Operation
+
+    ops = [*PTO.operations, *(op for t in targets.REGISTRY for op in t.dialect.operations)]
+    classes, pending = set[type](), [Operation, Attribute]
+    while pending:
+        cls = pending.pop()
+        if cls not in classes:
+            classes.add(cls)
+            pending += cls.__subclasses__()
+    assert len(classes) > 800
+    registered = [c.__qualname__ for c in classes if isinstance(c, abc.ABCMeta) and abc._get_dump(c)[0]]  # pyright: ignore[reportAttributeAccessIssue]
+    assert registered == []
+    assert not isinstance([], Operation) and all(issubclass(op, Operation) for op in ops)
