@@ -828,3 +828,26 @@ class BlockRead(Choice):
 
 
 BlockReadAttr = choice_attr(BlockRead, "block_read")
+
+
+# ---------------------------------------------------------------------------
+# TRANDOM (pto_dialect/instructions/trandom.py)
+
+
+class RandomStream(Choice):
+    """Which Philox-4x32 counter TRANDOM draws each element from, and where it stores it: per
+    valid row, blocks of 256 columns, each block from 64 consecutive counters (lane l: counter +
+    l) whose four output words fill it."""
+
+    LANE_BLOCKS = "lane_blocks", (
+        "cpu/TRandom.hpp: word w of lane l at column 64 * w + l of the block; the counter advances by "
+        "dst's row stride / 4 per block; stored through dst's layout"
+    )
+    INTERLEAVED = "interleaved", (
+        "npu/a5/TRandom.hpp (four vintlv): word w of lane l at column 4 * l + w of the block; the counter "
+        "advances by 64 per block, the row's last block by (valid cols - 1) % 64 + 1; stored at dst's "
+        "storage element row * row stride + column"
+    )
+
+
+RandomStreamAttr = choice_attr(RandomStream, "random_stream")

@@ -11,15 +11,16 @@ A cast never changes the address space: gm <-> ub is an error, as in PTOAS.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
+from pto_dialect.vpto.common import RegisterOp
 
 
 @irdl_op_definition
-class CastPtrOp(IRDLOperation):
+class CastPtrOp(RegisterOp):
     """An integer byte address as a `!pto.ptr`, a pointer as another element type's, or a pointer as its address."""
 
     name = "pto.castptr"
@@ -27,7 +28,6 @@ class CastPtrOp(IRDLOperation):
     input = operand_def()
     result = result_def()
     traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
@@ -45,7 +45,7 @@ class CastPtrOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AddPtrOp(IRDLOperation):
+class AddPtrOp(RegisterOp):
     """`ptr + offset` elements of the pointer's element type."""
 
     name = "pto.addptr"

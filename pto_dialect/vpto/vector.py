@@ -17,7 +17,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
-    IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -31,7 +30,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
-from pto_dialect.vpto.common import require_mask_for, require_same, require_token
+from pto_dialect.vpto.common import MaskedLaneOp, RegisterOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 
@@ -48,7 +47,7 @@ def _require_lane_scalar(vreg: VRegType, scalar: Attribute) -> None:
 
 
 @irdl_op_definition
-class VbrOp(IRDLOperation):
+class VbrOp(RegisterOp):
     """A scalar in every lane (b8: its low 8 bits)."""
 
     name = "pto.vbr"
@@ -56,7 +55,6 @@ class VbrOp(IRDLOperation):
     value = operand_def()
     result = result_def(VRegType)
     traits = traits_def(Pure())
-    assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
 
     def verify_(self) -> None:
         _require_lane_scalar(_vreg(self.result.type), self.value.type)
@@ -66,18 +64,14 @@ POSITIONS = ("LOWEST", "HIGHEST")
 
 
 @irdl_op_definition
-class VdupOp(IRDLOperation):
+class VdupOp(MaskedLaneOp):
     """A scalar, or the register's lowest / highest lane, in every lane the mask selects (others zero)."""
 
     name = "pto.vdup"
     irdl_options = (ParsePropInAttrDict(),)
 
     input = operand_def()
-    mask = operand_def(MaskType)
     position = opt_prop_def(StringAttr)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         result = _vreg(self.result.type)
@@ -93,17 +87,13 @@ class VdupOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VselOp(IRDLOperation):
+class VselOp(MaskedLaneOp):
     """`mask ? src0 : src1`, lane by lane."""
 
     name = "pto.vsel"
 
     src0 = operand_def(VRegType)
     src1 = operand_def(VRegType)
-    mask = operand_def(MaskType)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$src0 `,` $src1 `,` $mask attr-dict `:` type($src0) `,` type($src1) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         require_same(self.src0.type, self.src1.type, "src0 and src1")
@@ -116,7 +106,7 @@ COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 @irdl_op_definition
-class VcmpsOp(IRDLOperation):
+class VcmpsOp(RegisterOp):
     """`mask & (src CMP scalar)`, lane by lane, as a predicate of the same granularity."""
 
     name = "pto.vcmps"
@@ -140,7 +130,7 @@ class VcmpsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VsqzOp(IRDLOperation):
+class VsqzOp(RegisterOp):
     """The lanes the mask selects, in order, at the front; the rest zero. Sets SPR SQZN (their bytes)."""
 
     name = "pto.vsqz"
@@ -149,14 +139,13 @@ class VsqzOp(IRDLOperation):
     mask = operand_def(MaskType)
     result = result_def(VRegType)
     traits = traits_def(MemoryWriteEffect())  # SQZN, which vstur reads
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         require_same(self.input.type, self.result.type, "input and result")
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
-class LanePairOp(IRDLOperation):
+class LanePairOp(RegisterOp):
     """Two registers' lanes interleaved or deinterleaved into two registers of the same type (low, high)."""
 
     lhs = operand_def(VRegType)
@@ -164,7 +153,6 @@ class LanePairOp(IRDLOperation):
     low = result_def(VRegType)
     high = result_def(VRegType)
     traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
 
     def verify_(self) -> None:
         require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
@@ -172,19 +160,10 @@ class LanePairOp(IRDLOperation):
         require_same(self.lhs.type, self.low.type, "the operands and the results")
 
 
-@irdl_op_definition
-class VintlvOp(LanePairOp):
-    """low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest
-    (12-data-rearrangement.md)."""
-
-    name = "pto.vintlv"
-
-
-@irdl_op_definition
-class VdintlvOp(LanePairOp):
-    """The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md)."""
-
-    name = "pto.vdintlv"
+VintlvOp = row_op(LanePairOp, "VintlvOp", "vintlv",
+                  "low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest (12-data-rearrangement.md).")
+VdintlvOp = row_op(LanePairOp, "VdintlvOp", "vdintlv",
+                   "The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md).")
 
 
 ROUNDINGS = {"R": RoundMode.RINT, "A": RoundMode.ROUND, "F": RoundMode.FLOOR, "C": RoundMode.CEIL,
@@ -199,7 +178,7 @@ QUARTER_PARTS = ("P0", "P1", "P2", "P3")
 
 
 @irdl_op_definition
-class VcvtOp(IRDLOperation):
+class VcvtOp(MaskedLaneOp):
     """Convert each active lane to the result's element type. When the lane counts differ by a factor k,
     `part` names which of the k sub-lanes of the wider side the narrower side's lanes pair with."""
 
@@ -207,13 +186,9 @@ class VcvtOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     input = operand_def(VRegType)
-    mask = operand_def(MaskType)
     rnd = opt_prop_def(StringAttr)
     sat = opt_prop_def(StringAttr)
     part = opt_prop_def(StringAttr)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     @property
     def factor(self) -> int:

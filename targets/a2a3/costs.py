@@ -51,6 +51,7 @@ MACHINE = CceMachine(
         "vsqrt": Linear(14, 2, 25, COMPUTE),
         "vrsqrt": Linear(10, 1, 14, COMPUTE),
         "vrelu": Linear(10, 1, 13, COMPUTE),
+        "vsubrelu": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults (no vsubrelu mock: TSUBRELU)"),
         "vdiv": Linear(11, 4, 19, f"{COMPUTE} (its count-mode floor aside)"),
         "vmaxs": Linear(10, 1, 13, COMPUTE),
         "vmins": Linear(14, 1, 16, COMPUTE),

@@ -7,7 +7,6 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT8, INT16, INT32, INT64, SIGNED32, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_LIKE_DST, TMP_ONE_ROW, TMP_REMAINDER, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -16,6 +15,7 @@ from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -30,6 +30,7 @@ from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
@@ -103,13 +104,6 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ARITHMETIC = ElementwiseRules(
-    types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
-    row_major_only=True,
-    note="npu/a2a3/TAdd.hpp (TAddCheck) and its siblings: int16, int32, half, float; row-major tiles.",
-)
-"""The binary elementwise instructions' rules."""
-
 ROW_REDUCTION = RowReduceRules(
     types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
     vector_layouts=True,
@@ -128,104 +122,6 @@ ROW_BROADCAST = BroadcastRules(
     "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
 )
 """The row broadcasts' rules (TROWEXPANDDIV's, TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
-HALF_FLOAT = types_named("f16", "f32")
-UNARY_RULES = UNARY.rules(
-    ElementwiseRules(HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp (TunaryCheck): half, float; row-major tiles."),
-    tneg=ElementwiseRules(types_named("i16", "si16") | SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TNEG = TMULS(src, -1): "
-                          "npu/a2a3/TMulS.hpp int16, int32, half, float."),
-    tnot=ElementwiseRules(INT16 | INT32, True, "npu/a2a3/TUnaryOp.hpp TNOT: vnot on 16-bit lanes (32-bit "
-                          "halved); PTOAS takes i16 only; 8-bit pairs bytes into 16-bit lanes, not taken here."),
-    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a2a3/TUnaryOp.hpp TRELU (static_assert): half, "
-                           "float, int32."),
-    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a2a3/TDivS.hpp "
-                            "vector_dup and vdiv; half, float as PTOAS says.",
-                            not_in_place="pto_instr.hpp: A3's TRECIP does not take src and dst at the same memory "
-                            "(TDIVS writes the 1s into dst first)"),
-)
-"""The unary elementwise instructions' rules (a row per member that differs)."""
-FLOAT_DIVISION = ElementwiseRules(
-    types=types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a2a3/TDiv.hpp (TDivCheck): half and float only; row-major tiles.",
-)
-"""TDIV's rules (vdiv takes floats only)."""
-
-SCALAR_ARITHMETIC = ElementwiseRules(
-    types=ARITHMETIC.types,
-    row_major_only=True,
-    note="npu/a2a3/TAddS.hpp ... TDivS.hpp: int16, int32, half, float; the code walks valid rows at the "
-    "tile's RowStride (TBinSOp.hpp), so row-major tiles (PTOAS checks no layout here).",
-)
-"""The tile-scalar instructions' rules."""
-
-FILL_ROW_MAJOR = ElementwiseRules(
-    types=STANDARD,
-    row_major_only=True,
-    note="npu/a2a3/TExpandS.hpp: 8- to 32-bit integers, half, bfloat16, float; a Vec dst row-major.",
-)
-"""TEXPANDS's rules."""
-
-BITWISE = ElementwiseRules(
-    types=INT8 | INT16 | INT32,
-    row_major_only=True,
-    note="npu/a2a3/TAnd.hpp, TOr.hpp, TShl.hpp, TShr.hpp, TBitwiseSOp.hpp (TANDS, TORS): 8- to 32-bit integers "
-    "(8-bit ones in 16-bit pairs, 32-bit ones as 16-bit halves for vand/vor); row-major tiles.",
-)
-"""TAND's, TOR's, TSHL's, TSHR's, TANDS's and TORS's rules."""
-
-SCALAR_SHIFT = ElementwiseRules(
-    types=INT16 | INT32,
-    row_major_only=True,
-    note="npu/a2a3/TBitwiseSOp.hpp TShiftCheck: int16, uint16, int32, uint32; rows walked at RowStride.",
-)
-"""TSHLS's and TSHRS's rules."""
-
-FLOAT_REMAINDER = ElementwiseRules(
-    types=types_named("f32"),
-    row_major_only=True,
-    note="npu/a2a3/TFmod.hpp, TFmodS.hpp: float only; row-major tiles.",
-)
-"""TFMOD's and TFMODS's rules."""
-
-REMAINDER = ElementwiseRules(
-    types=types_named("f32", "i32", "si32"),
-    row_major_only=True,
-    note="npu/a2a3/TRem.hpp, TRemS.hpp: float and int32; row-major tiles; TREM's tmp holds the quotients of a "
-    "row and, at tmp + Cols, the compare mask (2 elements per 64 columns): its storage is what counts (PTOAS asks "
-    "for 2 valid rows instead).",
-    tmp=TMP_REMAINDER,
-)
-"""TREM's rules."""
-
-SCALAR_REMAINDER = replace(
-    REMAINDER,
-    note="npu/a2a3/TRemS.hpp: float and int32; row-major tiles; each row's quotients and compare mask go through "
-    "tmp's first row (PTO_ASSERTs: tmp has at least 1 valid row and dst's valid columns).",
-    tmp=TMP_ONE_ROW,
-)
-"""TREMS's rules."""
-
-XOR = replace(BITWISE, note="npu/a2a3/TXor.hpp, TBitwiseSOp.hpp: as TOR and TAND, through tmp (dst's valid shape).",
-              tmp=TMP_LIKE_DST)
-"""TXOR's and TXORS's rules."""
-
-POWER = ElementwiseRules(
-    types=INT8 | INT16 | INT32 | types_named("f32"),
-    row_major_only=True,
-    note="npu/a2a3/TPow.hpp PowCheckType: 8- to 32-bit integers and float; row-major Vec tiles; tmp of dst's valid "
-    "shape (integers too: this pto-isa's TPOW/TPOWS take a tmp always, where PTOAS rejects one for integers); "
-    "precisionType is ignored (PTOAS rejects high_precision here).",
-    tmp=TMP_LIKE_DST,
-)
-"""TPOW's and TPOWS's rules."""
-
-LEAKY_RELU = ElementwiseRules(
-    types=types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a2a3/TLRelu.hpp: half and float (vlrelu); rows walked at RowStride.",
-)
-"""TLRELU's rules."""
-
 COL_REDUCTION = ColReduceRules(
     types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
     row_major=True,
@@ -345,7 +241,7 @@ RULES = {
         trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="npu/a2a3/TRowExpand.hpp: b8/b16/b32 data; src none_box "
                            "(ND or DN), dst row-major ND, src's valid rows dst's."),
     ),
-    **UNARY_RULES,
+    **column("a2a3"),
     TCVT: TCvtRules(
         pairs({
             "f16": "f32 i32 i16 i8 ui8",
@@ -361,11 +257,6 @@ RULES = {
         note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here; i32 -> f16 "
         "through vconv_deq with deqscale 1.0); Vec, row-major tiles.",
     ),
-    **BINARY.rules(ARITHMETIC, tdiv=FLOAT_DIVISION, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE,
-                   tfmod=FLOAT_REMAINDER, trem=REMAINDER, txor=XOR, tpow=POWER),
-    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tands=BITWISE, tors=BITWISE, tshls=SCALAR_SHIFT, tshrs=SCALAR_SHIFT,
-                        tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=SCALAR_REMAINDER, txors=XOR, tpows=POWER),
-    **FILL.rules(FILL_ROW_MAJOR),
     **COL_BROADCASTS.rules(
         replace(ROW_BROADCAST, tmp_mode1_capacity=False, note="npu/a2a3/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int16, "
                 "int32, half, float; every tile row-major."),
@@ -378,6 +269,10 @@ RULES = {
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        frozenset(), rounds=frozenset(),
+        note="npu/a2a3 has no TRandom.hpp (pto_instr_impl.hpp includes it for a5 and cpu only; PTOAS: only supported for A5 targets)",
+    ),
     THISTOGRAM: HistogramRules(
         frozenset(), layouts=False, ptoas_shapes=False, dst_valid_bins=False,
         note="npu/a2a3 has no THistogram.hpp (arch_capability.hpp: SupportsTHistogram false; PTOAS: only supported on A5)",

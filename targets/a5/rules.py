@@ -13,14 +13,11 @@ from pto_dialect.facts import (
     INT16,
     INT32,
     INT64,
-    INTEGERS,
-    SIGNED32,
     STANDARD,
     UNSIGNED16,
     UNSIGNED32,
     types_named,
 )
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, UNARY
 from pto_dialect.instructions.tcvt import pairs, TCVT, TCvtRules
 from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, ROW_REDUCTIONS, RowReduceRules
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -29,6 +26,7 @@ from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -44,6 +42,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, Transfe
 from targets.a2a3.rules import PRINT as A2A3_PRINT
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
@@ -116,14 +115,6 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ARITHMETIC = ElementwiseRules(
-    types=INTEGERS | types_named("f16", "bf16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TAdd.hpp (TAddCheck) and its siblings: 8- to 64-bit integers, half, bfloat16, float "
-    "(PTOAS lists no 64-bit or unsigned types: the code wins); row-major tiles.",
-)
-"""The binary elementwise instructions' rules."""
-
 ROW_REDUCTION = RowReduceRules(
     types=types_named("i16", "si16", "i32", "si32", "f16", "f32"),
     vector_layouts=True,
@@ -142,101 +133,6 @@ ROW_BROADCAST = BroadcastRules(
     "(TROWEXPANDEXPDIF half and float); dst row-major; tmp unused.",
 )
 """The row broadcasts' rules (TROWEXPANDEXPDIF's and TROWEXPAND's own rows below)."""
-HALF_FLOAT = types_named("f16", "f32")
-SIGNED = types_named("i8", "si8", "i16", "si16", "i32", "si32")
-UNARY_RULES = UNARY.rules(
-    ElementwiseRules(HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp (TUnaryCheck), TRsqrt.hpp: half, float; row-major tiles."),
-    tabs=ElementwiseRules(SIGNED | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TABS (static_assert): int8/16/32, "
-                          "half, float (PTOAS says f16/f32 only: the code wins)."),
-    tneg=ElementwiseRules(SIGNED | types_named("f16", "bf16", "f32"), True, "npu/a5/TUnaryOp.hpp TNEG = "
-                          "TMULS(src, -1); the types PTOAS lists."),
-    tnot=ElementwiseRules(INT8 | INT16 | INT32, True, "npu/a5/TUnaryOp.hpp TNOT (static_assert): 8-, 16-, 32-bit."),
-    trelu=ElementwiseRules(SIGNED32 | HALF_FLOAT, True, "npu/a5/TUnaryOp.hpp TRELU (static_assert): half, float, "
-                           "int32."),
-    trecip=ElementwiseRules(HALF_FLOAT, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): npu/a5/TDivS.hpp vdiv; "
-                            "half, float as PTOAS says."),
-)
-"""The unary elementwise instructions' rules (a row per member that differs)."""
-WIDE_MULTIPLY = ElementwiseRules(
-    types=INT16 | INT32 | INT64 | types_named("f16", "bf16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TMul.hpp, TMulS.hpp: 16- to 64-bit integers, half, bfloat16, float (no 8-bit); row-major tiles.",
-)
-"""TMUL's and TMULS's rules."""
-
-DIVISION = ElementwiseRules(
-    types=INT16 | INT32 | INT64 | types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TDiv.hpp, TDivS.hpp: 16- to 64-bit integers, half, float (no 8-bit, no bfloat16); row-major tiles.",
-)
-"""TDIV's and TDIVS's rules."""
-
-SCALAR_ARITHMETIC = ElementwiseRules(
-    types=ARITHMETIC.types,
-    row_major_only=True,
-    note="npu/a5/TAddS.hpp, TSubS.hpp, TMaxs.hpp, TMins.hpp: 8- to 64-bit integers, half, bfloat16, float; the "
-    "code walks valid rows at the tile's RowStride (TBinSOp.hpp), so row-major tiles (PTOAS checks no layout here).",
-)
-"""The other tile-scalar instructions' rules."""
-
-FILL_ROW_MAJOR = ElementwiseRules(
-    types=ARITHMETIC.types,
-    row_major_only=True,
-    note="npu/a5/TExpandS.hpp: 8- to 64-bit integers, half, bfloat16, float; a Vec dst row-major.",
-)
-"""TEXPANDS's rules."""
-
-BITWISE = ElementwiseRules(
-    types=INT8 | INT16 | INT32,
-    row_major_only=True,
-    note="npu/a5/TAnd.hpp, TOr.hpp, TAndS.hpp, TOrS.hpp: 1-, 2- and 4-byte integers; row-major tiles.",
-)
-"""TAND's, TOR's, TANDS's and TORS's rules."""
-
-SHIFT = ElementwiseRules(
-    types=INTEGERS,
-    row_major_only=True,
-    note="npu/a5/TShl.hpp, TShr.hpp, TShlS.hpp, TShrS.hpp: 8- to 64-bit integers; row-major tiles.",
-)
-"""The shifts' rules."""
-
-REMAINDER = ElementwiseRules(
-    types=types_named("i16", "si16", "ui16", "i32", "si32", "ui32", "f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TFMod.hpp: half, float, 16- and 32-bit integers; row-major tiles.",
-)
-"""TFMOD's rules."""
-
-FLOAT_REMAINDER = ElementwiseRules(
-    types=types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TFModS.hpp: half and float; rows walked at RowStride.",
-)
-"""TFMODS's rules."""
-
-REMAINDER_WIDE = ElementwiseRules(
-    types=INT16 | INT32 | INT64 | types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TRem.hpp, TRemS.hpp: 16- to 64-bit integers, half, float; row-major tiles; tmp unused.",
-)
-"""TREM's and TREMS's rules."""
-
-POWER = ElementwiseRules(
-    types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TPow.hpp: 8- to 32-bit integers, half, float (high_precision: half, bfloat16, float only); "
-    "row-major tiles; tmp unused.",
-    high_precision_types=types_named("f16", "bf16", "f32"),
-)
-"""TPOW's and TPOWS's rules."""
-
-LEAKY_RELU = ElementwiseRules(
-    types=types_named("f16", "f32"),
-    row_major_only=True,
-    note="npu/a5/TLRelu.hpp: half and float (vlrelu); rows walked at RowStride.",
-)
-"""TLRELU's rules."""
-
 COL_REDUCTION = ColReduceRules(
     types=STANDARD | INT64,
     row_major=True,
@@ -351,7 +247,7 @@ RULES = {
         trowexpand=replace(ROW_BROADCAST, note="npu/a5/TRowExpand.hpp: b8/b16/b32 data; src none_box (ND or DN), "
                            "dst row-major ND, src's valid rows dst's."),
     ),
-    **UNARY_RULES,
+    **column("a5"),
     TCVT: TCvtRules(
         pairs({
             "f32": "f32 f16 bf16 i16 i32 i64",
@@ -368,12 +264,6 @@ RULES = {
         note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
         "row-major tiles.",
     ),
-    **BINARY.rules(ARITHMETIC, tmul=WIDE_MULTIPLY, tdiv=DIVISION, tand=BITWISE, tor=BITWISE, tshl=SHIFT, tshr=SHIFT,
-                   tfmod=REMAINDER, trem=REMAINDER_WIDE, txor=BITWISE, tpow=POWER),
-    **TILE_SCALAR.rules(SCALAR_ARITHMETIC, tmuls=WIDE_MULTIPLY, tdivs=DIVISION, tands=BITWISE, tors=BITWISE,
-                        tshls=SHIFT, tshrs=SHIFT, tfmods=FLOAT_REMAINDER, tlrelu=LEAKY_RELU, trems=REMAINDER_WIDE,
-                        txors=BITWISE, tpows=POWER),
-    **FILL.rules(FILL_ROW_MAJOR),
     **COL_BROADCASTS.rules(
         replace(ROW_BROADCAST, note="npu/a5/TColExpandBinOp.hpp TCOLEXPANDOP_IMPL: int8/16/32, uint8/16/32, half, "
                 "bfloat16, float; every tile row-major."),
@@ -384,6 +274,10 @@ RULES = {
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        INT32, rounds=frozenset({7, 10}),
+        note="npu/a5/TRandom.hpp TRANDOM_IMPL (static_asserts) and PTOAS's A5 verifier: int32_t/uint32_t, row-major, 7 or 10 rounds",
+    ),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=True, ptoas_shapes=True, dst_valid_bins=False,
         note="npu/a5/THistogram.hpp THISTOGRAM_IMPL (static_asserts) and PTOAS's A5 verifier (dst's rows, valid cols)",

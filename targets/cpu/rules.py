@@ -7,7 +7,6 @@ from dataclasses import replace
 from pto_dialect.choices import PadFill, PrintRegion
 from pto_dialect.attributes import Coalesce, GmLayout, ScatterAtomicOp
 from pto_dialect.facts import INT16, INT32, INT64, INT8, INTEGERS, STANDARD, types_named
-from pto_dialect.instructions.elementwise import BINARY, ElementwiseRules, FILL, TILE_SCALAR, TMP_DST_TYPE, UNARY
 from pto_dialect.instructions.compare import COMPARE_SELECT, CompareSelectRules
 from pto_dialect.instructions.partial import PARTIAL, PartialRules
 from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
@@ -16,6 +15,7 @@ from pto_dialect.instructions.reduction import COL_REDUCTIONS, ColReduceRules, R
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
+from pto_dialect.instructions.trandom import TRANDOM, RandomRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -31,6 +31,7 @@ from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, Transfe
 from pto_dialect.types import TILE_LOCS
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN, RowArgReduceRules
+from targets.rules.elementwise import column
 from pto_dialect.instructions.tscatter import TSCATTER, TScatterRules
 
 TRANSFER = TransferRules(
@@ -99,14 +100,6 @@ MEMORY_SCATTER = MScatterRules(
 )
 """MSCATTER's rules (its lowering reads the mode an MSCATTER without coalesce takes)."""
 
-ARITHMETIC = ElementwiseRules(
-    types=INTEGERS | types_named("f16", "bf16", "f32"),
-    row_major_only=False,
-    note="cpu/TAdd.hpp and its siblings: a C++ loop over the valid elements in any layout, for every "
-    "integer and float type the simulator's element types compute with.",
-)
-"""The binary elementwise instructions' rules."""
-
 ROW_REDUCTION = RowReduceRules(
     types=STANDARD,
     vector_layouts=False,
@@ -126,56 +119,8 @@ ROW_BROADCAST = BroadcastRules(
 )
 """The row broadcasts' rules (TROWEXPAND's, TROWEXPANDMUL's and TROWEXPANDEXPDIF's own rows below)."""
 FLOATS, SIGNED = types_named("f16", "bf16", "f32"), types_named("i8", "si8", "i16", "si16", "i32", "si32")
-TRANSCENDENTAL = ElementwiseRules(
-    types=FLOATS, row_major_only=False,
-    note="cpu/ElementOp.h (OP_EXP, OP_LOG), cpu/TSqrt.hpp: in double, half's exp through expf; any layout. The "
-    "simulator would compile TEXP/TLOG on integers too (casting the double back, undefined beyond the type's "
-    "range): floats only, as PTOAS and the ISA say.",
-)
-"""The unary elementwise instructions' rules (a row per member that differs)."""
-UNARY_RULES = UNARY.rules(
-    TRANSCENDENTAL,
-    tabs=ElementwiseRules(SIGNED | FLOATS, False, "cpu/TAbs.hpp (static_assert): int8/16/32, half, bfloat16, float."),
-    tneg=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NEG): -src in any type."),
-    tnot=ElementwiseRules(INTEGERS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(NOT): ~src, integers only."),
-    trelu=ElementwiseRules(INTEGERS | FLOATS, False, "cpu/ElementTileOp.h UNARY_OP_DEF(RELU): std::max(src, 0)."),
-    trsqrt=ElementwiseRules(types_named("f16", "f32"), False, "cpu/TRSqrt.hpp (static_assert): half, float."),
-    trecip=ElementwiseRules(
-        INTEGERS | FLOATS, True,
-        "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): cpu/TBinSOps.hpp OP_RDIVS, row-major tiles (static_assert).",
-    ),
-)
-
 CVT_TYPES = "i8 ui8 i16 ui16 i32 ui32 i64 ui64 f16 bf16 f32"
 """The element types cpu/TCvt.hpp converts between (every pair)."""
-SCALAR_ROW_MAJOR = ElementwiseRules(
-    types=ARITHMETIC.types,
-    row_major_only=True,
-    note="cpu/TBinSOps.hpp CheckBinSOpTileData: TADDS, TMULS, TDIVS, TMAXS, TPOWS and TLRELU "
-    "(CONSTRAINT_VEC_ROWMAJOR) static_assert row-major Vec tiles; TSUBS, TMINS, TFMODS, TREMS (CONSTRAINT_VEC) "
-    "only Vec tiles.",
-)
-"""The tile-scalar instructions the simulator wants row-major."""
-
-FILL_ANY = ElementwiseRules(
-    types=ARITHMETIC.types,
-    row_major_only=False,
-    note="cpu/TExpands.hpp: a loop over dst's valid elements in any layout.",
-)
-"""TEXPANDS's rules."""
-
-SCALAR_REMAINDER = replace(
-    ARITHMETIC, note="cpu/TBinSOps.hpp TREMS_IMPL (CONSTRAINT_VEC): any layout; tmp of dst's tile type (`TileDst& tmp`).",
-    tmp=TMP_DST_TYPE,
-)
-"""TREMS's rules."""
-
-BITWISE = ElementwiseRules(
-    types=INTEGERS,
-    row_major_only=False,
-    note="cpu/ElementTileOp.h and TBinSOps.hpp (CONSTRAINT_VEC): C++ `&`, `|`, `<<`, `>>` on integers only, any layout.",
-)
-"""The bitwise and shift instructions' rules."""
 COL_REDUCTION = ColReduceRules(
     types=STANDARD,
     row_major=False,
@@ -230,12 +175,6 @@ PARTIAL_ARG_RULES = PartialArgRules(
     "bfloat16_t/float; any integer index), any layout, any valid shapes; each index tile addressed by its value "
     "tile's offsets, so shaped as it (PTOAS checks the same).",
 )
-
-SCALAR_XOR = replace(
-    BITWISE, note="cpu/TBinSOps.hpp TXORS_IMPL (NO_CONSTRAINT): integers, any layout; tmp of dst's tile type "
-    "(`TileDst& tmp`).", tmp=TMP_DST_TYPE,
-)
-"""TXORS's rules."""
 
 RULES = {
     TLOAD: TRANSFER,
@@ -306,19 +245,13 @@ RULES = {
         trowexpandexpdif=replace(ROW_BROADCAST, types=types_named("f16", "f32")),
         trowexpand=replace(ROW_BROADCAST, types=STANDARD, note="cpu/TRowExpand.hpp: src[i, 0] copied through any layout."),
     ),
-    **UNARY_RULES,
+    **column("cpu"),
     TCVT: TCvtRules(
         pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
         note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
         "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
         "fp4 and int4 are not taken here.",
     ),
-    **BINARY.rules(ARITHMETIC, tand=BITWISE, tor=BITWISE, tshl=BITWISE, tshr=BITWISE, txor=BITWISE),
-    **TILE_SCALAR.rules(
-        SCALAR_ROW_MAJOR, tsubs=ARITHMETIC, tmins=ARITHMETIC, tfmods=ARITHMETIC,
-        tands=BITWISE, tors=BITWISE, tshls=BITWISE, tshrs=BITWISE, trems=SCALAR_REMAINDER, txors=SCALAR_XOR,
-    ),
-    **FILL.rules(FILL_ANY),
     **COL_BROADCASTS.rules(
         replace(ROW_BROADCAST, note="cpu/TColExpandOp.hpp IsColExpandAllowedType (as the row broadcasts'); every tile row-major."),
         tcolexpandmul=replace(ROW_BROADCAST, types=ROW_BROADCAST.types | types_named("ui8")),
@@ -335,6 +268,10 @@ RULES = {
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TRANDOM: RandomRules(
+        INT32, rounds=frozenset({7, 10}),
+        note="cpu/TRandom.hpp TRANDOM_IMPL (static_asserts): int32_t/uint32_t, row-major, 7 or 10 rounds",
+    ),
     THISTOGRAM: HistogramRules(
         types_named("ui16", "ui32"), layouts=False, ptoas_shapes=False, dst_valid_bins=True,
         note="cpu/THistogram.hpp: overloads for uint16_t and uint32_t sources, each tile read and written through its "
