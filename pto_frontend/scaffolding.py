@@ -23,6 +23,7 @@ from typing import TypeVar
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.irdl import IRDLOperation
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import GmLayout, GmLayoutAttr
@@ -156,14 +157,22 @@ def constant(value: int | float, dtype: DType = index) -> Scalar:
     return Scalar(current("pto.constant()").constant(value, dtype.attr))
 
 
+def _read_element(
+    name: str, source: Pointer | Tile, kind: type[Pointer | Tile], what: str, offset: int | Scalar, op: type[IRDLOperation],
+) -> Scalar:
+    """The element at `offset` of `source` (which must be a `kind`, `what`), read by `op`
+    (its operands: `source`, the offset; its result of `source`'s element type)."""
+    trace = current(f"pto.{name}()")
+    if not isinstance(source, kind):
+        raise located(f"pto.{name}() takes {what}, got {source!r}")
+    offset_ssa = index_operand(offset, f"pto.{name}(offset)")
+    read = op.build(operands=[source.ssa, offset_ssa], result_types=[source.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
+    return Scalar(trace.append(read).results[0])
+
+
 def load_scalar(ptr: Pointer, offset: int | Scalar) -> Scalar:
     """`pto.load_scalar %ptr[%offset]`: one element of a pointer argument (offset in elements)."""
-    trace = current("pto.load_scalar()")
-    if not isinstance(ptr, Pointer):
-        raise located(f"pto.load_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
-    offset_ssa = index_operand(offset, "pto.load_scalar(offset)")
-    op = LoadScalarOp.build(operands=[ptr.ssa, offset_ssa], result_types=[ptr.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
-    return Scalar(trace.append(op).results[0])
+    return _read_element("load_scalar", ptr, Pointer, "a pointer argument (pto.ptr(...))", offset, LoadScalarOp)
 
 
 def _element_value(trace: Trace, value: object, element: Attribute, call: str, whose: str) -> SSAValue:
@@ -189,12 +198,7 @@ def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar
 
 def tgetval(tile: Tile, offset: int | Scalar) -> Scalar:
     """`pto.tgetval`: the element at `offset` of a Vec tile's storage (Tile::GetValue)."""
-    trace = current("pto.tgetval()")
-    if not isinstance(tile, Tile):
-        raise located(f"pto.tgetval() takes a tile (pto.alloc_tile), got {tile!r}")
-    offset_ssa = index_operand(offset, "pto.tgetval(offset)")
-    op = TGetValOp.build(operands=[tile.ssa, offset_ssa], result_types=[tile.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
-    return Scalar(trace.append(op).results[0])
+    return _read_element("tgetval", tile, Tile, "a tile (pto.alloc_tile)", offset, TGetValOp)
 
 
 def tsetval(tile: Tile, offset: int | Scalar, value: int | float | Scalar) -> None:

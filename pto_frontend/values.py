@@ -171,22 +171,17 @@ class Mask(Value):
     __slots__ = ()
 
 
+_VALUE_KINDS: tuple[tuple[type[Attribute], type[Value]], ...] = (
+    (TileTypeBase, Tile), (PartitionTensorViewType, PartitionView), (TensorViewType, TensorView), (PtrType, Pointer),
+    (VRegType, VReg), (MaskType, Mask),
+)
+"""The builder's value of each kind of SSA type (the first that matches); any other: a Scalar."""
+
+
 def wrap(ssa: SSAValue) -> Value:
     """The builder's value for an SSA value, by its type."""
-    t = ssa.type
-    if isinstance(t, TileTypeBase):
-        return Tile(ssa)
-    if isinstance(t, PartitionTensorViewType):
-        return PartitionView(ssa)
-    if isinstance(t, TensorViewType):
-        return TensorView(ssa)
-    if isinstance(t, PtrType):
-        return Pointer(ssa)
-    if isinstance(t, VRegType):
-        return VReg(ssa)
-    if isinstance(t, MaskType):
-        return Mask(ssa)
-    return Scalar(ssa)
+    kind = next((value for attr, value in _VALUE_KINDS if isinstance(ssa.type, attr)), Scalar)
+    return kind(ssa)
 
 
 def index_operand(value: object, what: str) -> SSAValue:

@@ -23,6 +23,7 @@ import io
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
@@ -46,33 +47,28 @@ class NamedOutput:
         e.filename = self.name
         return e
 
-    def write(self, data: Any) -> int:  # noqa: ANN401
+    def _naming_failures(self, call: Callable[..., Any], *args: Any) -> Any:  # noqa: ANN401
+        """`call(*args)` on the file, an OSError naming the output if it fails (a broken pipe
+        as it is: the reader left)."""
         try:
-            return self._file.write(data)
+            return call(*args)
         except BrokenPipeError:
             raise
         except OSError as e:
             raise self._named(e) from None
+
+    def write(self, data: Any) -> int:  # noqa: ANN401
+        return self._naming_failures(self._file.write, data)
 
     def writelines(self, lines: Any) -> None:  # noqa: ANN401
         for line in lines:
             self.write(line)
 
     def flush(self) -> None:
-        try:
-            self._file.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise self._named(e) from None
+        self._naming_failures(self._file.flush)
 
     def close(self) -> None:
-        try:
-            self._file.close()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise self._named(e) from None
+        self._naming_failures(self._file.close)
 
     def __enter__(self) -> NamedOutput:
         return self
