@@ -15,6 +15,7 @@ each op once, over all iterations.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -202,6 +203,39 @@ def _nonzero(divisor: int) -> int:
     return divisor
 
 
+def _integer_binary(read: Callable[[int, int], int], combine: Callable[[int, int], int]) -> Callable[..., PythonValues]:
+    """The run function of an integer binary op: both operands read at the op's width as `read`
+    says (signed or unsigned), combined, the result wrapped to that width (held signed)."""
+
+    def run(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        w = _width(interpreter, op)
+        return (_signed(combine(read(args[0], w), read(args[1], w)), w),)
+
+    return run
+
+
+def _ceiling_quotient(a: int, b: int) -> int:
+    return -(-a // _nonzero(b))
+
+
+def _floor_quotient(a: int, b: int) -> int:
+    return a // _nonzero(b)
+
+
+def _floor_remainder(a: int, b: int) -> int:
+    return a % _nonzero(b)
+
+
+def _truncated_quotient(a: int, b: int) -> int:
+    return _truncating_quotient(a, _nonzero(b))
+
+
+def _truncated_remainder(a: int, b: int) -> int:
+    """MLIR's remsi: the remainder of the quotient rounded toward zero (the sign of a)."""
+    b = _nonzero(b)
+    return a - b * _truncating_quotient(a, b)
+
+
 @register_impls
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants and the integer ops of index math read their
@@ -219,76 +253,20 @@ class IndexArithFunctions(ArithFunctions):
             return (value.value.data,)
         return super().run_constant(interpreter, op, args).values
 
-    @impl(arith.AddiOp)
-    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) + _signed(args[1], w), w),)
-
-    @impl(arith.SubiOp)
-    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) - _signed(args[1], w), w),)
-
-    @impl(arith.MuliOp)
-    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) * _signed(args[1], w), w),)
-
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (min(_signed(args[0], w), _signed(args[1], w)),)
-
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (max(_signed(args[0], w), _signed(args[1], w)),)
-
-    @impl(arith.MinUIOp)
-    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(min(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
-
-    @impl(arith.MaxUIOp)
-    def run_maxui(self, interpreter: Interpreter, op: arith.MaxUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(max(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
-
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(-(-_signed(args[0], w) // _nonzero(_signed(args[1], w))), w),)
-
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(-(-_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w))), w),)
-
-    @impl(arith.DivUIOp)
-    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w)), w),)
-
-    @impl(arith.RemUIOp)
-    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_unsigned(args[0], w) % _nonzero(_unsigned(args[1], w)), w),)
-
-    @impl(arith.DivSIOp)
-    def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_truncating_quotient(_signed(args[0], w), _nonzero(_signed(args[1], w))), w),)
-
-    @impl(arith.RemSIOp)
-    def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        a, b = _signed(args[0], w), _nonzero(_signed(args[1], w))
-        return (_signed(a - b * _truncating_quotient(a, b), w),)
-
-    @impl(arith.FloorDivSIOp)
-    def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) // _nonzero(_signed(args[1], w)), w),)
+    run_addi = impl(arith.AddiOp)(_integer_binary(_signed, operator.add))
+    run_subi = impl(arith.SubiOp)(_integer_binary(_signed, operator.sub))
+    run_muli = impl(arith.MuliOp)(_integer_binary(_signed, operator.mul))
+    run_minsi = impl(arith.MinSIOp)(_integer_binary(_signed, min))
+    run_maxsi = impl(arith.MaxSIOp)(_integer_binary(_signed, max))
+    run_minui = impl(arith.MinUIOp)(_integer_binary(_unsigned, min))
+    run_maxui = impl(arith.MaxUIOp)(_integer_binary(_unsigned, max))
+    run_ceildivsi = impl(arith.CeilDivSIOp)(_integer_binary(_signed, _ceiling_quotient))
+    run_ceildivui = impl(arith.CeilDivUIOp)(_integer_binary(_unsigned, _ceiling_quotient))
+    run_divui = impl(arith.DivUIOp)(_integer_binary(_unsigned, _floor_quotient))
+    run_remui = impl(arith.RemUIOp)(_integer_binary(_unsigned, _floor_remainder))
+    run_divsi = impl(arith.DivSIOp)(_integer_binary(_signed, _truncated_quotient))
+    run_remsi = impl(arith.RemSIOp)(_integer_binary(_signed, _truncated_remainder))
+    run_floordivsi = impl(arith.FloorDivSIOp)(_integer_binary(_signed, _floor_quotient))
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
