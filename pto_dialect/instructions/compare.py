@@ -40,7 +40,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import CmpMode, CmpModeAttr
 from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, spell
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
 from pto_dialect.vector import REPEAT_BYTES
@@ -191,10 +191,7 @@ def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileF
 
 def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts, target: str) -> None:
     require(bool(rules.types_by_mask), f"is not implemented on target {target} ({rules.note})")
-    require(
-        mask.elem.mlir in rules.types_by_mask,
-        f"expects {mask.role} element type to be {spell(rules.types_by_mask)}, got {mask.elem.mlir}",
-    )
+    require_type(mask.role, mask.elem, frozenset(rules.types_by_mask))
     allowed = rules.types_by_mask[mask.elem.mlir]
     require(
         data.elem.mlir in allowed,

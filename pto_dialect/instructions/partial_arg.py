@@ -25,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import ArgLanes, ArgPick, PartFill
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, spell
+from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instruction import Emission, Instruction, Pipe
 from pto_dialect.instructions.partial import _copy_blocks, check_one_source_is_dst
@@ -81,10 +81,7 @@ def check(rules: PartialArgRules, operands: dict, attrs: Mapping[str, Attribute]
         if rules.row_major_only:
             require(t.is_row_major and t.inner_box is None, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
     dst, dst_idx = operands["dst"], operands["dstIdx"]
-    require(
-        dst.elem.mlir in rules.index_types_by_value,
-        f"expects dst element type to be {spell(rules.index_types_by_value)}, got {dst.elem.mlir}",
-    )
+    require_type("dst", dst.elem, frozenset(rules.index_types_by_value))
     allowed = rules.index_types_by_value[dst.elem.mlir]
     require(
         dst_idx.elem.mlir in allowed,
