@@ -16,6 +16,7 @@ from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.trandom import TRANDOM, RandomRules
+from pto_dialect.instructions.ttri import TTRI, TTriRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -269,6 +270,7 @@ RULES = {
     **COMPARE_SELECT.rules(TCMP_RULES, tcmps=TCMPS_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TTRI: TTriRules(INT16 | INT32 | types_named("f16", "f32"), note="npu/a2a3/TTri.hpp TTriCheck (static_asserts): int16_t/int32_t/uint16_t/uint32_t/half/float, row-major (PTOAS: f16/f32/i16/i32/u16/u32)"),
     TRANDOM: RandomRules(
         frozenset(), rounds=frozenset(),
         note="npu/a2a3 has no TRandom.hpp (pto_instr_impl.hpp includes it for a5 and cpu only; PTOAS: only supported for A5 targets)",

@@ -27,6 +27,7 @@ from pto_dialect.instructions.partial_arg import PARTIAL_ARG, PartialArgRules
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.trandom import TRANDOM, RandomRules
+from pto_dialect.instructions.ttri import TTRI, TTriRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, L0Load, TConcatRules, TMovRules, WindowRules
@@ -279,6 +280,7 @@ RULES = {
     **COMPARE_SELECT.rules(COMPARE_RULES, tsel=TSEL_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TTRI: TTriRules(INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32"), note="npu/a5/TTri.hpp TTRI_IMPL (static_assert): 8-, 16- and 32-bit integers, half/bfloat16_t/float (PTOAS's A5 list; its 64-bit Int64Tri path is not taken here)"),
     TRANDOM: RandomRules(
         INT32, rounds=frozenset({7, 10}),
         note="npu/a5/TRandom.hpp TRANDOM_IMPL (static_asserts) and PTOAS's A5 verifier: int32_t/uint32_t, row-major, 7 or 10 rounds",

@@ -16,6 +16,7 @@ from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, R
 from pto_dialect.instructions.tci import TCI, TCIRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.trandom import TRANDOM, RandomRules
+from pto_dialect.instructions.ttri import TTRI, TTriRules
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadRules
 from pto_dialect.instructions.ttrans import TTRANS, TmpNeed, TTransRules
 from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TConcatRules, TMovRules, WindowRules
@@ -268,6 +269,7 @@ RULES = {
     **COMPARE_SELECT.rules(SELECT_RULES, tcmp=TCMP_RULES, tcmps=TCMPS_RULES, tsels=TSELS_RULES),
     **PARTIAL.rules(PARTIAL_RULES),
     **PARTIAL_ARG.rules(PARTIAL_ARG_RULES),
+    TTRI: TTriRules(INT16 | INT32 | types_named("f16", "bf16", "f32"), note="cpu/TTRI.hpp TTriCheck (static_asserts): int16_t/int32_t/uint16_t/uint32_t/half/bfloat16_t/float, row-major"),
     TRANDOM: RandomRules(
         INT32, rounds=frozenset({7, 10}),
         note="cpu/TRandom.hpp TRANDOM_IMPL (static_asserts): int32_t/uint32_t, row-major, 7 or 10 rounds",
