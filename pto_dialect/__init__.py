@@ -14,7 +14,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 
+import pto_dialect.nominal_checks  # noqa: F401 (before any op or attribute is checked: nominal checks)
 import pto_dialect.op_formats  # noqa: F401 (before any op is declared: their formats are read on first use)
+import pto_dialect.op_definitions  # noqa: F401 (before any op is declared: each is defined on first use)
 from xdsl.context import Context
 from xdsl.dialects import get_all_dialects
 from xdsl.dialects.builtin import Builtin, ModuleOp

@@ -119,3 +119,63 @@ def test_formats_read_on_first_use_are_valid():
                 formats += 1
     assert formats > 250
     assert AddiOp.parse.__qualname__.startswith("get_accessors_from_op_def")
+
+
+DEFINITIONS_PROBE = """
+import sys, targets
+from pto_dialect.dialect import PTO
+from pto_dialect.op_definitions import defined
+ops = [op for dialect in (PTO, *(t.dialect for t in targets.REGISTRY)) for op in dialect.operations]
+declared = sum(not defined(op) for op in ops)
+gathered = {op: frozenset(op.traits) for op in ops}
+for op in ops:
+    op.get_irdl_definition()
+print(len(ops), declared, all(defined(op) for op in ops), all(frozenset(op.traits) == gathered[op] for op in ops))
+"""
+
+
+def test_ops_defined_on_first_use_keep_their_traits():
+    """Each op of the project builds its IRDL definition when first used (pto_dialect/op_definitions.py):
+    every one of them builds, and the traits read before (xDSL's interpreter asks each op it registers)
+    are those the definition gives."""
+    done = subprocess.run([sys.executable, "-c", DEFINITIONS_PROBE], capture_output=True, text=True, check=True)
+    ops, declared, all_defined, same_traits = done.stdout.split()
+    assert int(declared) == int(ops) > 400
+    assert (all_defined, same_traits) == ("True", "True")
+
+
+def test_a_run_defines_only_the_ops_it_makes():
+    """The a2a3 run of the example (about ten kinds of op) builds the IRDL definitions of few of the
+    project's ops, not of its target's whole dialect nor of every pto instruction."""
+    probe = PROBE.format(tool="pto_run", heavy=()) + (
+        "from pto_dialect.dialect import PTO; from pto_dialect.op_definitions import defined; import targets\n"
+        "ops = [*PTO.operations, *targets.SPELLINGS['a2a3'].dialect.operations]\n"
+        "print('DEFINED', sum(map(defined, ops)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(EXAMPLE), "--inputs", "random"], capture_output=True, text=True, check=True
+    )
+    assert 0 < int(done.stdout.rsplit("DEFINED", 1)[1]) < 20
+
+
+def test_no_op_or_attribute_class_has_a_virtual_subclass():
+    """`isinstance` against an op or attribute class answers from the MRO (pto_dialect/nominal_checks.py),
+    which is what ABCMeta's walk over the subclasses finds only while none of them has a registered
+    virtual subclass: none has, with every dialect of the project declared."""
+    import abc
+
+    import targets
+    from pto_dialect.dialect import PTO
+    from xdsl.ir import Attribute, Operation
+
+    ops = [*PTO.operations, *(op for t in targets.REGISTRY for op in t.dialect.operations)]
+    classes, pending = set[type](), [Operation, Attribute]
+    while pending:
+        cls = pending.pop()
+        if cls not in classes:
+            classes.add(cls)
+            pending += cls.__subclasses__()
+    assert len(classes) > 800
+    registered = [c.__qualname__ for c in classes if isinstance(c, abc.ABCMeta) and abc._get_dump(c)[0]]  # pyright: ignore[reportAttributeAccessIssue]
+    assert registered == []
+    assert not isinstance([], Operation) and all(issubclass(op, Operation) for op in ops)

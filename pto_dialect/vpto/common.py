@@ -28,14 +28,22 @@ class RegisterOp(IRDLOperation):
 
 NO_RESULTS_FORMAT = "operands attr-dict `:` type(operands)"
 """`RegisterOp`'s syntax for an op that has no results."""
+DIST_LOAD_FORMAT = "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type(results)"
+"""A load from `source[offset]` in a distribution token (vldsx2, plds, pldi): `%r.. = pto.NAME %ub[%o], "DIST" : P, index -> R..`."""
 
 
-class MaskedLaneOp(RegisterOp):
+class PureRegisterOp(RegisterOp):
+    """A register-level op without side effects: only its results' values (so `dce` drops it unused and
+    `cse` merges two alike)."""
+
+    traits = traits_def(Pure())
+
+
+class MaskedLaneOp(PureRegisterOp):
     """A pure lane-wise op whose last operand is the governing `mask`, giving one register."""
 
     mask = operand_def(MaskType)
     result = result_def(VRegType)
-    traits = traits_def(Pure())
 
 
 def ptr_type(value: SSAValue, what: str) -> PtrType:

@@ -27,16 +27,14 @@ from xdsl.irdl import (
     opt_result_def,
     prop_def,
     result_def,
-    traits_def,
 )
 from xdsl.ir import SSAValue
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import NO_RESULTS_FORMAT, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
+from pto_dialect.vpto.common import DIST_LOAD_FORMAT, NO_RESULTS_FORMAT, PureRegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -207,10 +205,7 @@ class Vldsx2Op(UbReadOp):
     low = result_def(VRegType)
     high = result_def(VRegType)
     updated_base = opt_result_def(PtrType)
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($low) `,` type($high) "
-        "(`,` type($updated_base)^)?"
-    )
+    assembly_format = DIST_LOAD_FORMAT
 
     def verify_(self) -> None:
         super().verify_()
@@ -315,13 +310,12 @@ class VldusOp(UbReadOp):
 
 
 @irdl_op_definition
-class InitAlignOp(RegisterOp):
+class InitAlignOp(PureRegisterOp):
     """A fresh (empty) store-alignment state."""
 
     name = "pto.init_align"
 
     result = result_def(AlignType)
-    traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
 
 

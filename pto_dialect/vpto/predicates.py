@@ -28,11 +28,11 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
+from pto_dialect.vpto.common import DIST_LOAD_FORMAT, UB, PureRegisterOp, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -59,13 +59,12 @@ def _mask_result(op: IRDLOperation, value_type: object, granularity: str, what: 
         raise VerifyException(f"requires {what} type !pto.mask<{granularity}>, got {value_type}")
 
 
-class PsetOpBase(RegisterOp):
+class PsetOpBase(PureRegisterOp):
     """A predicate from a named pattern."""
 
     GRANULARITY: ClassVar[str] = "b32"
     pattern = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = "$pattern attr-dict `:` type($result)"
 
     def verify_(self) -> None:
@@ -73,14 +72,13 @@ class PsetOpBase(RegisterOp):
         _mask_result(self, self.result.type, self.GRANULARITY)
 
 
-class PltOpBase(RegisterOp):
+class PltOpBase(PureRegisterOp):
     """The first `scalar` lanes (all when it is at least the lane count), and what is left of it."""
 
     GRANULARITY: ClassVar[str] = "b32"
     scalar = operand_def(I32)
     mask = result_def(MaskType)
     scalar_out = result_def(I32)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         _mask_result(self, self.mask.type, self.GRANULARITY)
@@ -98,12 +96,11 @@ PGE_OPS = _granular(PsetOpBase, "pge")
 PLT_OPS = _granular(PltOpBase, "plt")
 
 
-class MaskLogicOpBase(RegisterOp):
+class MaskLogicOpBase(PureRegisterOp):
     """A pure op on predicates whose last operand is the governing `mask`, all of one granularity."""
 
     mask = operand_def(MaskType)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         types = {v.type for v in (*self.operands, *self.results)}
@@ -186,10 +183,7 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
     source = operand_def(PtrType)
     result = result_def(MaskType)
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
-        "(`,` type($updated_base)^)?"
-    )
+    assembly_format = DIST_LOAD_FORMAT
 
 
 PstsOp = row_op(PredicateStoreOpBase, "PstsOp", "psts", "... at a byte offset.")
@@ -226,13 +220,12 @@ class PstuOp(RegisterOp):
 PART_TOKENS = ("LOWER", "HIGHER")
 
 
-class MaskPartOpBase(RegisterOp):
+class MaskPartOpBase(PureRegisterOp):
     """ppack / punpack: a half of a predicate, narrowed or widened."""
 
     input = operand_def(MaskType)
     part = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $part attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
@@ -244,7 +237,7 @@ PpackOp = row_op(MaskPartOpBase, "PpackOp", "ppack",
 PunpackOp = row_op(MaskPartOpBase, "PunpackOp", "punpack", "The LOWER or HIGHER half of the input, each bit followed by a zero bit.")
 
 
-class MaskPairOpBase(RegisterOp):
+class MaskPairOpBase(PureRegisterOp):
     """pintlv / pdintlv: two predicates' lanes interleaved or deinterleaved into (low, high)."""
 
     GRANULARITY: ClassVar[str] = "b32"
@@ -252,7 +245,6 @@ class MaskPairOpBase(RegisterOp):
     rhs = operand_def(MaskType)
     low = result_def(MaskType)
     high = result_def(MaskType)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         for value, what in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.low, "low"), (self.high, "high")):

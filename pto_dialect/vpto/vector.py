@@ -25,12 +25,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
-from pto_dialect.vpto.common import MaskedLaneOp, RegisterOp, require_mask_for, require_same, require_token, row_op
+from pto_dialect.vpto.common import MaskedLaneOp, PureRegisterOp, RegisterOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 
@@ -47,14 +47,13 @@ def _require_lane_scalar(vreg: VRegType, scalar: Attribute) -> None:
 
 
 @irdl_op_definition
-class VbrOp(RegisterOp):
+class VbrOp(PureRegisterOp):
     """A scalar in every lane (b8: its low 8 bits)."""
 
     name = "pto.vbr"
 
     value = operand_def()
     result = result_def(VRegType)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         _require_lane_scalar(_vreg(self.result.type), self.value.type)
@@ -106,7 +105,7 @@ COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 @irdl_op_definition
-class VcmpsOp(RegisterOp):
+class VcmpsOp(PureRegisterOp):
     """`mask & (src CMP scalar)`, lane by lane, as a predicate of the same granularity."""
 
     name = "pto.vcmps"
@@ -116,7 +115,6 @@ class VcmpsOp(RegisterOp):
     mask = operand_def(MaskType)
     cmp_mode = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = (
         "$src `,` $scalar `,` $mask `,` $cmp_mode attr-dict `:` type($src) `,` type($scalar) `,` type($mask) `->` type($result)"
     )
@@ -145,14 +143,13 @@ class VsqzOp(RegisterOp):
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
-class LanePairOp(RegisterOp):
+class LanePairOp(PureRegisterOp):
     """Two registers' lanes interleaved or deinterleaved into two registers of the same type (low, high)."""
 
     lhs = operand_def(VRegType)
     rhs = operand_def(VRegType)
     low = result_def(VRegType)
     high = result_def(VRegType)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         require_same(self.lhs.type, self.rhs.type, "lhs and rhs")

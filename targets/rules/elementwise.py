@@ -1,8 +1,7 @@
 """
 Every target's rules for the elementwise families (pto_dialect/instructions/elementwise.py: binary,
 tile-scalar, fill, unary), as one table: a row per instruction naming the rule row (ElementwiseRules)
-each target applies to it. Each target's rules.py takes its column (`column("a2a3")`), so a new
-member is one row here, and a target's rules for it are the cell in that target's column.
+each target applies to it. Each target's rules.py takes its column (`column("a2a3")`; targets/rules/rows.py).
 
 The cells are named once per target below (the rule several members share on that target), or
 written in the row where only that member has them.
@@ -10,10 +9,11 @@ written in the row where only that member has them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, SIGNED32, types_named
 from pto_dialect.instruction import Instruction
+from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, SIGNED32, types_named
+from targets.rules.rows import Row, column as family_column
 from pto_dialect.instructions.elementwise import (
     BINARY,
     ElementwiseRules,
@@ -31,15 +31,6 @@ FLOATS = types_named("f16", "bf16", "f32")
 SIGNED = types_named("i8", "si8", "i16", "si16", "i32", "si32")
 NPU_ARITHMETIC = types_named("i16", "si16", "i32", "si32", "f16", "f32")
 """a2a3's arithmetic types: int16, int32, half, float."""
-
-
-@dataclass(frozen=True)
-class Row:
-    """One instruction's rule row on each target."""
-
-    cpu: ElementwiseRules
-    a2a3: ElementwiseRules
-    a5: ElementwiseRules
 
 
 # ---------------------------------------------------------------------------
@@ -139,7 +130,7 @@ A5_LEAKY_RELU = ElementwiseRules(HALF_FLOAT, True, "npu/a5/TLRelu.hpp: half and 
 # ---------------------------------------------------------------------------
 # The table: a row per instruction, a column per target
 
-ROWS = {
+ROWS: dict[str, Row[ElementwiseRules]] = {
     # binary tile-tile
     "tadd": Row(CPU_ARITHMETIC, A2A3_ARITHMETIC, A5_ARITHMETIC),
     "tsub": Row(CPU_ARITHMETIC, A2A3_ARITHMETIC, A5_ARITHMETIC),
@@ -241,10 +232,7 @@ ROWS = {
 }
 """Each elementwise instruction's rule row on each target, by mnemonic."""
 
-FAMILIES = (BINARY, TILE_SCALAR, FILL, UNARY)
-assert {row.mnemonic for family in FAMILIES for row in family.rows} == set(ROWS), "an elementwise member without a row"
 
-
-def column(target: str) -> dict[Instruction, ElementwiseRules]:
+def column(target: str) -> dict[Instruction, object]:
     """A target's rule row of every elementwise instruction (its rules.py adds them to RULES)."""
-    return {instruction: getattr(ROWS[row.mnemonic], target) for family in FAMILIES for row, instruction in family}
+    return family_column((BINARY, TILE_SCALAR, FILL, UNARY), ROWS, target)

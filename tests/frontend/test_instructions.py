@@ -63,7 +63,65 @@ def sample_text(
     return func(args, constants(0, 1, *(d for _, _, shape in views for d in shape)) + "\n" + "\n".join(lines), name)
 
 
+@dataclass(frozen=True)
+class Held:
+    """A tile of a sample, moved from or to a whole GM view of `view`'s shape: its element type,
+    its shape (default the view's), valid shape and pad."""
+
+    dtype: str
+    view: tuple[int, int]
+    shape: tuple[int, int] | None = None
+    valid: tuple[int, int] | None = None
+    pad: int | None = None
+
+    def alloc(self) -> pto.Value:
+        """The tile, built."""
+        valid = None if self.valid is None else list(self.valid)
+        return pto.alloc_tile(shape=list(self.shape or self.view), dtype=getattr(pto, self.dtype), valid=valid, pad=self.pad)
+
+    def spelt(self) -> str:
+        """The tile's type as the text spells it."""
+        return tile(self.shape or self.view, self.dtype, valid=self.valid, **({} if self.pad is None else {"pad": str(self.pad)}))
+
+
+def _tile_sample(name: str, held: tuple[Held, ...], build: Callable[..., None], op: str, inputs: tuple) -> Sample:
+    """x loaded into tile a and (given three tiles) y into tile b, `build(a[, b], d)` writing tile d,
+    d stored to z: the tiles `held` in that order; the text's op line(s) `op`."""
+    pointers = "xyz" if len(held) == 3 else "xz"
+
+    def body(x: pto.Value, y: pto.Value | None, z: pto.Value) -> None:
+        xp, zp = whole_views([(x, held[0].view), (z, held[-1].view)])
+        a, d = held[0].alloc(), held[-1].alloc()
+        pto.tload(xp, a)
+        if y is None:
+            build(a, d)
+        else:
+            (yp,) = whole_views([(y, held[1].view)])
+            b = held[1].alloc()
+            pto.tload(yp, b)
+            build(a, b, d)
+        pto.tstore(d, zp)
+
+    def from_two(x, z):  # noqa: ANN001 (typed below: the element types vary)
+        body(x, None, z)
+
+    def from_three(x, y, z):  # noqa: ANN001
+        body(x, y, z)
+
+    kernel = from_three if len(held) == 3 else from_two
+    kernel.__annotations__ = {n: pto.ptr(getattr(pto, h.dtype)) for n, h in zip(pointers, held)}
+    spelt = {t: h.spelt() for t, h in zip("abd" if len(held) == 3 else "ad", held)}
+    loads = {"x": "a", "y": "b"} if len(held) == 3 else {"x": "a"}
+    text = sample_text(name, [(n, h.dtype, h.view) for n, h in zip(pointers, held)], spelt, loads, op, {"d": "z"})
+    return Sample(pto.kernel(kernel, name=name), text, inputs)
+
+
 RNG = np.random.default_rng(20)
+
+
+def _normal_and_zeros(n: int, zeros: int) -> tuple[np.ndarray, np.ndarray]:
+    """A sample's inputs: n standard-normal f32 values drawn from RNG, and `zeros` f32 zeros (its output)."""
+    return RNG.standard_normal(n).astype(np.float32), np.zeros(zeros, np.float32)
 
 # -- tload, tstore, tprint ------------------------------------------------------------
 
@@ -91,7 +149,7 @@ pto.tload ins(%xp : {view((6, 16), "f32")}) outs(%t : {T6})
 pto.tprint ins(%t : {T6})
 pto.tstore ins(%t : {T6}) outs(%yp : {view((6, 16), "f32")})
 """, "copy_print"),
-    (RNG.standard_normal(128).astype(np.float32), np.zeros(128, np.float32)),
+    _normal_and_zeros(128, 128),
 )
 
 # -- mgather --------------------------------------------------------------------------
@@ -100,8 +158,7 @@ pto.tstore ins(%t : {T6}) outs(%yp : {view((6, 16), "f32")})
 @pto.kernel
 def gather_rows(tab: pto.ptr(pto.f16), ids: pto.ptr(pto.i32), out: pto.ptr(pto.f16)):
     tabp, idsp, outp = whole_views([(tab, (64, 32)), (ids, (1, 8)), (out, (8, 32))])
-    idx = pto.alloc_tile(shape=[1, 8], dtype=pto.i32)
-    rows = pto.alloc_tile(shape=[8, 32], dtype=pto.f16)
+    idx, rows = _tiles(((1, 8), pto.i32), ((8, 32), pto.f16))
     pto.tload(idsp, idx)
     pto.mgather(tabp, idx, rows, coalesce="row", gather_oob="wrap")
     pto.tstore(rows, outp)
@@ -183,8 +240,7 @@ pto.tgather ins(%src, %cst, %ctmp : {tile((16, 64), "f32")}, f32, {tile((16, 128
 @pto.kernel
 def scatter_rows(src: pto.ptr(pto.f32), ids: pto.ptr(pto.i32), tab: pto.ptr(pto.f32)):
     srcp, idsp, tabp = whole_views([(src, (8, 32)), (ids, (1, 8)), (tab, (64, 32))])
-    rows = pto.alloc_tile(shape=[8, 32], dtype=pto.f32)
-    idx = pto.alloc_tile(shape=[1, 8], dtype=pto.i32)
+    rows, idx = _tiles(((8, 32), pto.f32), ((1, 8), pto.i32))
     pto.tload(srcp, rows)
     pto.tload(idsp, idx)
     pto.mscatter(rows, idx, tabp, coalesce="row", scatter_atomic_op="add")
@@ -278,8 +334,8 @@ INTEGER_ONLY = {"tand", "tor", "tshl", "tshr", "tands", "tors", "tshls", "tshrs"
 """The members taking integers only: their samples use i32 tiles holding small values (shift counts)."""
 
 
-def _element(mnemonic: str) -> tuple[str, pto.DType]:
-    return ("i32", pto.i32) if mnemonic in INTEGER_ONLY else ("f32", pto.f32)
+def _element(mnemonic: str) -> str:
+    return "i32" if mnemonic in INTEGER_ONLY else "f32"
 
 
 def _data(dtype: str, n: int) -> np.ndarray:
@@ -288,25 +344,13 @@ def _data(dtype: str, n: int) -> np.ndarray:
 
 def _binary_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, b, d)` on two loaded tiles, the result stored."""
-    dtype, element = _element(mnemonic)
-
-    def kernel(x, y, z):  # noqa: ANN001 (typed below: the element type varies)
-        xp, yp, zp = whole_views([(x, ELEMENTWISE), (y, ELEMENTWISE), (z, ELEMENTWISE)])
-        a, b, d = _tiles(*[(ELEMENTWISE, element)] * 3)
-        pto.tload(xp, a)
-        pto.tload(yp, b)
-        getattr(pto, mnemonic)(a, b, d)
-        pto.tstore(d, zp)
-
-    kernel.__annotations__ = dict.fromkeys("xyz", pto.ptr(element))
+    dtype = _element(mnemonic)
     t = tile(ELEMENTWISE, dtype)
-    text = sample_text(
-        mnemonic, [(n, dtype, ELEMENTWISE) for n in "xyz"], {"a": t, "b": t, "d": t}, {"x": "a", "y": "b"},
-        f"pto.{mnemonic} ins(%a, %b : {t}, {t}) outs(%d : {t})", {"d": "z"},
-    )
     n = ELEMENTWISE[0] * ELEMENTWISE[1]
     args = (_data(dtype, n), _data(dtype, n) + (1 if dtype == "i32" else 0), np.zeros(n, NP[dtype]))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+    return _tile_sample(
+        mnemonic, (Held(dtype, ELEMENTWISE),) * 3, getattr(pto, mnemonic), f"pto.{mnemonic} ins(%a, %b : {t}, {t}) outs(%d : {t})", args
+    )
 
 
 # -- the row reductions and row broadcasts ----------------------------------------------------
@@ -331,7 +375,7 @@ def _reduce_sample(mnemonic: str) -> Sample:
         mnemonic, [("x", "f32", ROWS), ("z", "f32", COLUMN)], {"s": t, "t": t, "d": c}, {"x": "s"},
         f"pto.{mnemonic} ins(%s, %t : {t}, {t}) outs(%d : {c})", {"d": "z"},
     )
-    args = (RNG.standard_normal(128).astype(np.float32), np.zeros(8, np.float32))
+    args = _normal_and_zeros(128, 8)
     return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 
 
@@ -339,28 +383,13 @@ def _expand_sample(mnemonic: str, plain_mnemonic: str, vector: tuple[int, int]) 
     """`pto.<mnemonic>(src0, src1, dst)` with a `vector`-shaped src1 (the plain expansion
     `plain_mnemonic`: `(src, dst)`)."""
     plain = mnemonic == plain_mnemonic
-
-    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = whole_views([(x, ROWS), (y, vector), (z, ROWS)])
-        a, v, d = _tiles((ROWS, pto.f32), (vector, pto.f32), (ROWS, pto.f32))
-        pto.tload(xp, a)
-        pto.tload(yp, v)
-        if plain:
-            getattr(pto, plain_mnemonic)(v, d)
-        else:
-            getattr(pto, mnemonic)(a, v, d)
-        pto.tstore(d, zp)
-
-    t, b = tile(ROWS, "f32"), tile(vector, "f32")
-    op = (f"pto.{plain_mnemonic} ins(%v : {b}) outs(%d : {t})" if plain
-          else f"pto.{mnemonic} ins(%a, %v : {t}, {b}) outs(%d : {t})")
-    text = sample_text(
-        mnemonic, [("x", "f32", ROWS), ("y", "f32", vector), ("z", "f32", ROWS)], {"a": t, "v": b, "d": t},
-        {"x": "a", "y": "v"}, op, {"d": "z"},
-    )
+    t, v = tile(ROWS, "f32"), tile(vector, "f32")
+    op = (f"pto.{plain_mnemonic} ins(%b : {v}) outs(%d : {t})" if plain
+          else f"pto.{mnemonic} ins(%a, %b : {t}, {v}) outs(%d : {t})")
     args = (RNG.standard_normal(128).astype(np.float32) % 2,
             RNG.standard_normal(vector[0] * vector[1]).astype(np.float32) % 2 + 1, np.zeros(128, np.float32))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+    build = (lambda a, b, d: getattr(pto, plain_mnemonic)(b, d)) if plain else getattr(pto, mnemonic)
+    return _tile_sample(mnemonic, (Held("f32", ROWS), Held("f32", vector), Held("f32", ROWS)), build, op, args)
 
 
 # -- the compare-and-select family ----------------------------------------------------------
@@ -409,25 +438,13 @@ HALF = (4, 16)
 
 def _partial_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, b, d)`: b's valid rows half a's, the result stored."""
-
-    def kernel(x: pto.ptr(pto.f32), y: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, yp, zp = whole_views([(x, PART), (y, HALF), (z, PART)])
-        a = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
-        b = pto.alloc_tile(shape=list(PART), dtype=pto.f32, valid=list(HALF))
-        d = pto.alloc_tile(shape=list(PART), dtype=pto.f32)
-        pto.tload(xp, a)
-        pto.tload(yp, b)
-        getattr(pto, mnemonic)(a, b, d)
-        pto.tstore(d, zp)
-
     t, half = tile(PART, "f32"), tile(PART, "f32", valid=HALF)
-    text = sample_text(
-        mnemonic, [("x", "f32", PART), ("y", "f32", HALF), ("z", "f32", PART)], {"a": t, "b": half, "d": t},
-        {"x": "a", "y": "b"}, f"pto.{mnemonic} ins(%a, %b : {t}, {half}) outs(%d : {t})", {"d": "z"},
-    )
     n = PART[0] * PART[1]
     args = (RNG.standard_normal(n).astype(np.float32), RNG.standard_normal(n // 2).astype(np.float32), np.zeros(n, np.float32))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+    return _tile_sample(
+        mnemonic, (Held("f32", PART), Held("f32", HALF, PART, valid=HALF), Held("f32", PART)), getattr(pto, mnemonic),
+        f"pto.{mnemonic} ins(%a, %b : {t}, {half}) outs(%d : {t})", args,
+    )
 
 
 # -- the partial arg-select family -----------------------------------------------------------
@@ -467,74 +484,33 @@ def _partial_arg_sample(mnemonic: str) -> Sample:
 
 def _unary_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, d)` on a loaded tile (i16 for TNOT, f32 in (0.5, 2) otherwise), the result stored."""
-    name, dtype = ("i16", pto.i16) if mnemonic == "tnot" else ("f32", pto.f32)
-
-    def body(x: pto.Value, z: pto.Value) -> None:
-        xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
-        a, d = _tiles(*[(ELEMENTWISE, dtype)] * 2)
-        pto.tload(xp, a)
-        getattr(pto, mnemonic)(a, d)
-        pto.tstore(d, zp)
-
-    def on_i16(x: pto.ptr(pto.i16), z: pto.ptr(pto.i16)):
-        body(x, z)
-
-    def on_f32(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        body(x, z)
-
-    kernel = on_i16 if name == "i16" else on_f32
-
+    name = "i16" if mnemonic == "tnot" else "f32"
     t = tile(ELEMENTWISE, name)
-    text = sample_text(
-        mnemonic, [(n, name, ELEMENTWISE) for n in "xz"], {"a": t, "d": t}, {"x": "a"}, f"pto.{mnemonic} ins(%a : {t}) outs(%d : {t})",
-        {"d": "z"},
-    )
     n = ELEMENTWISE[0] * ELEMENTWISE[1]
     x = RNG.integers(-9999, 9999, n).astype(np.int16) if name == "i16" else RNG.uniform(0.5, 2, n).astype(np.float32)
-    return Sample(pto.kernel(kernel, name=mnemonic), text, (x, np.zeros_like(x)))
-
-
-@pto.kernel
-def tcvt_f32_f16(x: pto.ptr(pto.f32), z: pto.ptr(pto.f16)):
-    xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
-    a, d = _tiles((ELEMENTWISE, pto.f32), (ELEMENTWISE, pto.f16))
-    pto.tload(xp, a)
-    pto.tcvt(a, d, rmode="FLOOR", sat_mode="ON")
-    pto.tstore(d, zp)
+    return _tile_sample(
+        mnemonic, (Held(name, ELEMENTWISE),) * 2, getattr(pto, mnemonic), f"pto.{mnemonic} ins(%a : {t}) outs(%d : {t})",
+        (x, np.zeros_like(x)),
+    )
 
 
 _CVT_SRC, _CVT_DST = tile(ELEMENTWISE, "f32"), tile(ELEMENTWISE, "f16")
-TCVT_SAMPLE = Sample(
-    tcvt_f32_f16,
-    sample_text(
-        "tcvt_f32_f16", [("x", "f32", ELEMENTWISE), ("z", "f16", ELEMENTWISE)], {"a": _CVT_SRC, "d": _CVT_DST}, {"x": "a"},
-        f"pto.tcvt ins(%a {{rmode = #pto<round_mode FLOOR>, satmode = #pto<saturation_mode ON>}} : {_CVT_SRC}) outs(%d : {_CVT_DST})",
-        {"d": "z"},
-    ),
+TCVT_SAMPLE = _tile_sample(
+    "tcvt_f32_f16", (Held("f32", ELEMENTWISE), Held("f16", ELEMENTWISE)), lambda a, d: pto.tcvt(a, d, rmode="FLOOR", sat_mode="ON"),
+    f"pto.tcvt ins(%a {{rmode = #pto<round_mode FLOOR>, satmode = #pto<saturation_mode ON>}} : {_CVT_SRC}) outs(%d : {_CVT_DST})",
     ((RNG.standard_normal(128) * 3e4).astype(np.float32), np.zeros(128, np.float16)),
 )
 
 
 def _tile_scalar_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(a, 3, d)` on a loaded tile: the number becomes a constant of the element type."""
-    dtype, element = _element(mnemonic)
+    dtype = _element(mnemonic)
     number, spelled = (3, "3") if dtype == "i32" else (1.5, "1.500000e+00")
-
-    def kernel(x, z):  # noqa: ANN001 (typed below: the element type varies)
-        xp, zp = whole_views([(x, ELEMENTWISE), (z, ELEMENTWISE)])
-        a, d = _tiles(*[(ELEMENTWISE, element)] * 2)
-        pto.tload(xp, a)
-        getattr(pto, mnemonic)(a, number, d)
-        pto.tstore(d, zp)
-
-    kernel.__annotations__ = dict.fromkeys("xz", pto.ptr(element))
     t = tile(ELEMENTWISE, dtype)
-    text = sample_text(mnemonic, [(n, dtype, ELEMENTWISE) for n in "xz"], {"a": t, "d": t}, {"x": "a"}, f"""\
-%{"c3_i32" if dtype == "i32" else "cst"} = arith.constant {spelled} : {dtype}
-pto.{mnemonic} ins(%a, %{"c3_i32" if dtype == "i32" else "cst"} : {t}, {dtype}) outs(%d : {t})""", {"d": "z"})
     n = ELEMENTWISE[0] * ELEMENTWISE[1]
-    args = (_data(dtype, n), np.zeros(n, NP[dtype]))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
+    return _tile_sample(mnemonic, (Held(dtype, ELEMENTWISE),) * 2, lambda a, d: getattr(pto, mnemonic)(a, number, d), f"""\
+%{"c3_i32" if dtype == "i32" else "cst"} = arith.constant {spelled} : {dtype}
+pto.{mnemonic} ins(%a, %{"c3_i32" if dtype == "i32" else "cst"} : {t}, {dtype}) outs(%d : {t})""", (_data(dtype, n), np.zeros(n, NP[dtype])))
 
 
 def _fill_sample(mnemonic: str) -> Sample:
@@ -554,21 +530,11 @@ pto.{mnemonic} ins(%cst : f32) outs(%d : {t})""", {"d": "z"})
 def _column_reduce_sample(mnemonic: str) -> Sample:
     """`pto.<mnemonic>(src, dst)` on a loaded f32 tile, the row stored."""
     one_row = (1, 16)
-
-    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, zp = whole_views([(x, ROWS), (z, one_row)])
-        s, d = _tiles((ROWS, pto.f32), (one_row, pto.f32))
-        pto.tload(xp, s)
-        getattr(pto, mnemonic)(s, d)
-        pto.tstore(d, zp)
-
     t, r = tile(ROWS, "f32"), tile(one_row, "f32")
-    text = sample_text(
-        mnemonic, [("x", "f32", ROWS), ("z", "f32", one_row)], {"s": t, "d": r}, {"x": "s"}, f"pto.{mnemonic} ins(%s : {t}) outs(%d : {r})",
-        {"d": "z"},
+    return _tile_sample(
+        mnemonic, (Held("f32", ROWS), Held("f32", one_row)), getattr(pto, mnemonic), f"pto.{mnemonic} ins(%a : {t}) outs(%d : {r})",
+        _normal_and_zeros(128, 16),
     )
-    args = (RNG.standard_normal(128).astype(np.float32), np.zeros(16, np.float32))
-    return Sample(pto.kernel(kernel, name=mnemonic), text, args)
 @pto.kernel
 def tci_descending(z: pto.ptr(pto.i32), s: pto.i32):
     tv = pto.make_tensor_view(z, shape=[1, 32], strides=[32, 1])
@@ -614,94 +580,42 @@ pto.textract ins(%b, %c2, %c8 : {_MOVE_TILE}, index, index) outs(%d : {_EXTRACTE
 pto.tinsert ins(%d, %c0, %c0 : {_EXTRACTED}, index, index) outs(%d : {_EXTRACTED})""",
         {"d": "z"},
     ),
-    (RNG.standard_normal(128).astype(np.float32), np.zeros(32, np.float32)),
+    _normal_and_zeros(128, 32),
 )
-
-
-def _one_tile_sample(
-    name: str, views: tuple[tuple[int, int], tuple[int, int]], tiles: tuple[dict, dict], texts: tuple[str, str],
-    build: Callable[[pto.Value, pto.Value], None], op: str, inputs: tuple[np.ndarray, ...],
-) -> Sample:
-    """x (a `views[0]` view) loaded into the f32 tile a (`alloc_tile(**tiles[0])`, spelt
-    `texts[0]`), `build(a, d)` writing the f32 tile d (`tiles[1]`, `texts[1]`), d stored to z (a
-    `views[1]` view); the text's op line `op`."""
-
-    def kernel(x: pto.ptr(pto.f32), z: pto.ptr(pto.f32)):
-        xp, zp = whole_views([(x, views[0]), (z, views[1])])
-        a, d = (pto.alloc_tile(dtype=pto.f32, **keys) for keys in tiles)
-        pto.tload(xp, a)
-        build(a, d)
-        pto.tstore(d, zp)
-
-    text = sample_text(name, [("x", "f32", views[0]), ("z", "f32", views[1])], {"a": texts[0], "d": texts[1]}, {"x": "a"}, op, {"d": "z"})
-    return Sample(pto.kernel(kernel, name=name), text, inputs)
 
 
 _HALF, _WHOLE = tile((8, 8), "f32"), tile((8, 16), "f32")
-CONCAT_SAMPLE = _one_tile_sample(
-    "tconcat_halves", ((8, 8), (8, 16)), ({"shape": [8, 8]}, {"shape": [8, 16]}), (_HALF, _WHOLE), lambda a, d: pto.tconcat(a, a, d),
-    f"pto.tconcat ins(%a, %a : {_HALF}, {_HALF}) outs(%d : {_WHOLE})",
-    (RNG.standard_normal(64).astype(np.float32), np.zeros(128, np.float32)),
+CONCAT_SAMPLE = _tile_sample(
+    "tconcat_halves", (Held("f32", (8, 8)), Held("f32", (8, 16))), lambda a, d: pto.tconcat(a, a, d),
+    f"pto.tconcat ins(%a, %a : {_HALF}, {_HALF}) outs(%d : {_WHOLE})", _normal_and_zeros(64, 128),
 )
 _PART, _PADDED = tile((4, 8), "f32", valid=(3, 5)), tile((8, 16), "f32", pad="3")
-FILLPAD_SAMPLE = _one_tile_sample(
-    "tfillpad_expand", ((3, 5), (8, 16)), ({"shape": [4, 8], "valid": [3, 5]}, {"shape": [8, 16], "pad": 3}), (_PART, _PADDED),
-    pto.tfillpad, f"pto.tfillpad ins(%a : {_PART}) outs(%d : {_PADDED})",
-    (RNG.standard_normal(15).astype(np.float32), np.zeros(128, np.float32)),
+FILLPAD_SAMPLE = _tile_sample(
+    "tfillpad_expand", (Held("f32", (3, 5), (4, 8), valid=(3, 5)), Held("f32", (8, 16), pad=3)), pto.tfillpad,
+    f"pto.tfillpad ins(%a : {_PART}) outs(%d : {_PADDED})", _normal_and_zeros(15, 128),
 )
 _WIDE, _TALL = tile((8, 16), "f32"), tile((16, 8), "f32")
-TTRANS_SAMPLE = _one_tile_sample(
-    "ttrans_block", ((8, 16), (16, 8)), ({"shape": [8, 16]}, {"shape": [16, 8]}), (_WIDE, _TALL), pto.ttrans,
-    f"pto.ttrans ins(%a : {_WIDE}) outs(%d : {_TALL})",
-    (RNG.standard_normal(128).astype(np.float32), np.zeros(128, np.float32)),
+TTRANS_SAMPLE = _tile_sample(
+    "ttrans_block", (Held("f32", (8, 16)), Held("f32", (16, 8))), pto.ttrans, f"pto.ttrans ins(%a : {_WIDE}) outs(%d : {_TALL})",
+    _normal_and_zeros(128, 128),
 )
-
-
-@pto.kernel
-def thistogram_byte2(x: pto.ptr(pto.ui32), f: pto.ptr(pto.ui8), z: pto.ptr(pto.ui32)):
-    xp, fp, zp = whole_views([(x, (8, 32)), (f, (1, 32)), (z, (8, 256))])
-    a = pto.alloc_tile(shape=[8, 32], dtype=pto.ui32)
-    i = pto.alloc_tile(shape=[1, 32], dtype=pto.ui8)
-    d = pto.alloc_tile(shape=[8, 256], dtype=pto.ui32)
-    pto.tload(xp, a)
-    pto.tload(fp, i)
-    pto.thistogram(a, i, d, byte=2)
-    pto.tstore(d, zp)
 
 
 _HIST_SRC, _HIST_IDX, _HIST_DST = tile((8, 32), "ui32"), tile((1, 32), "ui8"), tile((8, 256), "ui32")
-THISTOGRAM_SAMPLE = Sample(
-    thistogram_byte2,
-    sample_text(
-        "thistogram_byte2", [("x", "ui32", (8, 32)), ("f", "ui8", (1, 32)), ("z", "ui32", (8, 256))],
-        {"a": _HIST_SRC, "i": _HIST_IDX, "d": _HIST_DST}, {"x": "a", "f": "i"},
-        f"pto.thistogram ins(%a, %i : {_HIST_SRC}, {_HIST_IDX}) outs(%d : {_HIST_DST}) {{byte = 2 : i32}}", {"d": "z"},
-    ),
+THISTOGRAM_SAMPLE = _tile_sample(
+    "thistogram_byte2", (Held("ui32", (8, 32)), Held("ui8", (1, 32)), Held("ui32", (8, 256))),
+    lambda a, b, d: pto.thistogram(a, b, d, byte=2),
+    f"pto.thistogram ins(%a, %b : {_HIST_SRC}, {_HIST_IDX}) outs(%d : {_HIST_DST}) {{byte = 2 : i32}}",
     (RNG.integers(0, 1 << 32, 256, dtype=np.uint64).astype(np.uint32) & np.uint32(0x0103FFFF), np.ones(32, np.uint8),
      np.zeros(2048, np.uint32)),
 )
-
-
-
-@pto.kernel
-def tgatherb_blocks(x: pto.ptr(pto.f32), o: pto.ptr(pto.i32), z: pto.ptr(pto.f32)):
-    xp, op, zp = whole_views([(x, (8, 16)), (o, (8, 8)), (z, (8, 16))])
-    a, b, d = _tiles(((8, 16), pto.f32), ((8, 8), pto.i32), ((8, 16), pto.f32))
-    pto.tload(xp, a)
-    pto.tload(op, b)
-    pto.tgatherb(a, b, d)
-    pto.tstore(d, zp)
-
-
 _OFFSETS = tile((8, 8), "i32")
-TGATHERB_SAMPLE = Sample(
-    tgatherb_blocks,
-    sample_text(
-        "tgatherb_blocks", [("x", "f32", (8, 16)), ("o", "i32", (8, 8)), ("z", "f32", (8, 16))], {"a": _WIDE, "b": _OFFSETS, "d": _WIDE},
-        {"x": "a", "o": "b"}, f"pto.tgatherb ins(%a, %b : {_WIDE}, {_OFFSETS}) outs(%d : {_WIDE})", {"d": "z"},
-    ),
+TGATHERB_SAMPLE = _tile_sample(
+    "tgatherb_blocks", (Held("f32", (8, 16)), Held("i32", (8, 8)), Held("f32", (8, 16))), pto.tgatherb,
+    f"pto.tgatherb ins(%a, %b : {_WIDE}, {_OFFSETS}) outs(%d : {_WIDE})",
     (RNG.standard_normal(128).astype(np.float32), (RNG.integers(0, 16, 64) * 32).astype(np.int32), np.zeros(128, np.float32)),
 )
+
 
 @pto.kernel
 def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32, n1: pto.i32, n2: pto.i32, n3: pto.i32):
@@ -714,12 +628,11 @@ def trandom_rounds7(z: pto.ptr(pto.ui32), k0: pto.i32, k1: pto.i32, n0: pto.i32,
 _RANDOM_DST = tile((2, 256), "ui32")
 TRANDOM_SAMPLE = Sample(
     trandom_rounds7,
-    func([("z", "!pto.ptr<ui32>"), *((w, "i32") for w in ("k0", "k1", "n0", "n1", "n2", "n3"))], constants(0, 1, 2, 256) + f"""
-{gm_views([("z", "ui32", (2, 256))])}
-%d = pto.alloc_tile : {_RANDOM_DST}
-pto.trandom ins(%k0, %k1, %n0, %n1, %n2, %n3 {{rounds = 7 : i32}} : i32, i32, i32, i32, i32, i32) outs(%d : {_RANDOM_DST})
-pto.tstore ins(%d : {_RANDOM_DST}) outs(%zp : {view((2, 256), "ui32")})
-""", "trandom_rounds7"),
+    sample_text(
+        "trandom_rounds7", [("z", "ui32", (2, 256))], {"d": _RANDOM_DST}, {},
+        f"pto.trandom ins(%k0, %k1, %n0, %n1, %n2, %n3 {{rounds = 7 : i32}} : i32, i32, i32, i32, i32, i32) outs(%d : {_RANDOM_DST})",
+        {"d": "z"}, scalars=tuple((w, "i32") for w in ("k0", "k1", "n0", "n1", "n2", "n3")),
+    ),
     (np.zeros(512, np.uint32), *(np.int32(v) for v in (324508639, 610839776, 16, 32, 48, 64))),
 )
 
