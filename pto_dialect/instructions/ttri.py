@@ -23,10 +23,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Numerics, TriRun, TriRunAttr
@@ -35,7 +33,7 @@ from pto_dialect.facts import per_target, require, require_type, spell
 from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
-from pto_dialect.ops.common import PtoInstructionOp, Roles, parse_operand_group_with
+from pto_dialect.ops.common import InlineAttributesOp, Roles
 from pto_dialect.vector import vector_repeats
 
 
@@ -45,7 +43,7 @@ def upper_of(properties: Mapping[str, Attribute]) -> bool:
 
 
 @irdl_op_definition
-class TTriOp(PtoInstructionOp):
+class TTriOp(InlineAttributesOp):
     """A lower (upperOrLower 0) or upper (1) triangular mask of ones and zeros in dst's valid region."""
 
     name = "pto.ttri"
@@ -59,22 +57,6 @@ class TTriOp(PtoInstructionOp):
     @classmethod
     def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
         return ("diagonal",), ("dst",)
-
-    @classmethod
-    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
-        """`(%d {upperOrLower = 1 : i32} : i32)`, as PTOAS writes it."""
-        names, types, pos, inline = parse_operand_group_with(parser, "ins", ("upperOrLower",))
-        return list(parser.resolve_operands(names, types, pos)), inline
-
-    def print_dps_ins(self, printer: Printer) -> None:
-        printer.print_string(" ins(")
-        printer.print_ssa_value(self.ins[0])
-        if self.upper_or_lower is not None and self.upper_or_lower != self.DEFAULTS["upperOrLower"]:
-            printer.print_string(" ")
-            printer.print_attr_dict({"upperOrLower": self.upper_or_lower})
-        printer.print_string(" : ")
-        printer.print_attribute(self.ins[0].type)
-        printer.print_string(")")
 
     def verify_operands(self) -> None:
         self.expect_tile("dst", self.destinations[0])
@@ -137,7 +119,7 @@ def tri_kernel(o: dict, *, upperOrLower: IntegerAttr | int, tri_run: TriRun) -> 
     if outside.any():
         raise RuntimeFault(
             f"the run of row {int(np.nonzero(outside)[0][0])} reaches storage element {int(storage[outside].max())}, "
-            f"past dst's {dst.flat.shape[-1]} (a5 stores it over whole registers past the valid columns)"
+            f"outside dst's {dst.flat.shape[-1]} (a5 stores it over whole registers past the valid columns)"
         )
     at = storage[written]
     dst.flat[..., at] = run_value

@@ -52,5 +52,5 @@ def test_triangular_mask(target: str, upper: bool, shape, valid, dtype: str, dia
 def test_a5_run_past_the_tile_is_a_fault() -> None:
     """PTOAS's ttri_arg shape (32x32xi32, upper) with diagonal 40: the last row's zeros reach element 1055."""
     dst_t = tile((32, 32), "i32")
-    with pytest.raises(PtoError, match="the run of row 31 reaches storage element 1055, past dst's 1024"):
+    with pytest.raises(PtoError, match="the run of row 31 reaches storage element 1055, outside dst's 1024"):
         run(tri_text(dst_t, True), "a5", [filled((32, 32), "i32"), np.int32(40)])
