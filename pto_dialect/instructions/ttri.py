@@ -34,7 +34,7 @@ from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
 from pto_dialect.ops.common import InlineAttributesOp, Roles
-from pto_dialect.vector import vector_repeats
+from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
 
 def upper_of(properties: Mapping[str, Attribute]) -> bool:
@@ -111,7 +111,7 @@ def tri_kernel(o: dict, *, upperOrLower: IntegerAttr | int, tri_run: TriRun) -> 
     dst.write(rows, cols, np.where(columns < run_end, run_value, other).astype(dst.flat.dtype))
     if tri_run is TriRun.CLIPPED:
         return
-    reach = vector_repeats(cols, dst.flat.dtype.itemsize) * (256 // dst.flat.dtype.itemsize)
+    reach = vector_repeats(cols, dst.flat.dtype.itemsize) * (REPEAT_BYTES // dst.flat.dtype.itemsize)
     past = np.arange(cols, reach, dtype=np.int64)[None, :]
     storage = np.arange(rows, dtype=np.int64)[:, None] * dst.type.shape[1] + past
     written = past < run_end
