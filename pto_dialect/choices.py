@@ -705,3 +705,17 @@ class RandomStream(Choice, kind="random_stream"):
         "storage element row * row stride + column"
     )
 
+
+
+# ---------------------------------------------------------------------------
+# TTRI (pto_dialect/instructions/ttri.py)
+
+
+class TriRun(Choice, kind="tri_run"):
+    """Where TTRI's run (lower: the ones of j <= i + d; upper: the zeros of j < i + d) ends."""
+
+    CLIPPED = "clipped", "cpu/TTRI.hpp, npu/a2a3/TTri.hpp: at the valid columns"
+    REGISTERS = "registers", (
+        "npu/a5/TTri.hpp: at its own length, within the row's ceil(valid cols / E) registers (E = 256 bytes / "
+        "element size), so past the valid columns into the storage after the row where the run is longer"
+    )

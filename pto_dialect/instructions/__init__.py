@@ -29,6 +29,7 @@ from pto_dialect.instructions.fillpad import TFILLPAD
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.thistogram import THISTOGRAM
 from pto_dialect.instructions.trandom import TRANDOM
+from pto_dialect.instructions.ttri import TTRI
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -53,7 +54,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL_ARG.instructions,
     TCI,
     TMOV, *WINDOW_COPIES.instructions, TCONCAT,
-    TFILLPAD, TTRANS, THISTOGRAM, TRANDOM,
+    TFILLPAD, TTRANS, THISTOGRAM, TRANDOM, TTRI,
 )
 """Every instruction, in the order docs and reports list them."""
 

@@ -34,10 +34,8 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerAttr, IntegerType, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Numerics, RandomStream, RandomStreamAttr
@@ -46,7 +44,7 @@ from pto_dialect.facts import require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import np
-from pto_dialect.ops.common import parse_operand_group_with
+from pto_dialect.ops.common import InlineAttributesOp
 from pto_dialect.instructions.operands import taking
 
 WORDS = ("key0", "key1", "counter0", "counter1", "counter2", "counter3")
@@ -72,7 +70,7 @@ def rounds_of(properties: Mapping[str, Attribute]) -> int:
 
 
 @irdl_op_definition
-class TRandomOp(taking(*WORDS)):
+class TRandomOp(taking(*WORDS), InlineAttributesOp):
     """dst's valid region filled with Philox-4x32 words of key (key0, key1) and counter (counter0..3)."""
 
     name = "pto.trandom"
@@ -81,22 +79,6 @@ class TRandomOp(taking(*WORDS)):
     DEFAULTS: ClassVar[dict[str, Attribute]] = {"rounds": IntegerAttr(DEFAULT_ROUNDS, i32)}
     OMITS_DEFAULTS: ClassVar[bool] = True
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ("rounds",)
-
-    @classmethod
-    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
-        """`(%k0, ..., %c3 {rounds = 7 : i32} : i32, ...)`, as PTOAS writes it."""
-        names, types, pos, inline = parse_operand_group_with(parser, "ins", ("rounds",))
-        return list(parser.resolve_operands(names, types, pos)), inline
-
-    def print_dps_ins(self, printer: Printer) -> None:
-        printer.print_string(" ins(")
-        printer.print_list(self.ins, printer.print_ssa_value)
-        if self.rounds is not None and self.rounds != self.DEFAULTS["rounds"]:
-            printer.print_string(" ")
-            printer.print_attr_dict({"rounds": self.rounds})
-        printer.print_string(" : ")
-        printer.print_list([v.type for v in self.ins], printer.print_attribute)
-        printer.print_string(")")
 
     def verify_operands(self) -> None:
         self.expect_tile("dst", self.destinations[0])

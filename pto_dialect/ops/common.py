@@ -172,6 +172,13 @@ def parse_operand_group_with(
     return names, types, pos, attrs
 
 
+def parse_dps_ins_with(parser: Parser, inline: tuple[str, ...]) -> tuple[list[SSAValue], dict[str, Attribute]]:
+    """`(%a, %b {name = ...} : Ta, Tb)` after `ins`, resolved: the operands and the attributes
+    (of those named `inline`) written before the colon."""
+    names, types, pos, attrs = parse_operand_group_with(parser, "ins", inline)
+    return list(parser.resolve_operands(names, types, pos)), attrs
+
+
 _FP_OPERAND = "an acc tile's fp (scaling tile) operand, PTOAS's `fp %fp : T` or `%src : T, %fp : T`"
 
 
@@ -210,9 +217,13 @@ def print_type_list(printer: Printer, types: Sequence[Attribute]) -> None:
         printer.print_string(")")
 
 
-def print_operand_group(printer: Printer, keyword: str, values: Sequence[SSAValue]) -> None:
+def print_operand_group(printer: Printer, keyword: str, values: Sequence[SSAValue], inline: Mapping[str, Attribute] = {}) -> None:
+    """` keyword(%a, %b : Ta, Tb)`, with `inline` attributes (if any) before the colon."""
     printer.print_string(f" {keyword}(")
     printer.print_list(values, printer.print_ssa_value)
+    if inline:
+        printer.print_string(" ")
+        printer.print_attr_dict(inline)
     printer.print_string(" : ")
     printer.print_list([v.type for v in values], printer.print_attribute)
     printer.print_string(")")
@@ -364,6 +375,13 @@ class PtoInstructionOp(IRDLOperation):
     def print_dps_ins(self, printer: Printer) -> None:
         print_operand_group(printer, "ins", self.ins)
 
+    def inline_properties(self) -> dict[str, Attribute]:
+        """The properties printed inside `ins(...)` (HIDDEN_IN_DPS_ATTR_DICT) that do not hold their default."""
+        return {
+            name: value for name in self.HIDDEN_IN_DPS_ATTR_DICT
+            if (value := self.properties.get(name)) is not None and value != self.DEFAULTS.get(name)
+        }
+
     def printed_attributes(self) -> dict[str, Attribute]:
         """Discardable attributes first, then non-default properties in definition order."""
         hidden = self.HIDDEN_IN_DPS_ATTR_DICT if self.is_dps else ()
@@ -471,6 +489,18 @@ class PtoInstructionOp(IRDLOperation):
         if not isinstance(value.type, PartitionTensorViewType):
             raise VerifyException(f"expects {role} to be !pto.partition_tensor_view, got {value.type}")
         return value.type
+
+
+class InlineAttributesOp(PtoInstructionOp):
+    """An instruction whose HIDDEN_IN_DPS_ATTR_DICT properties PTOAS writes inside `ins(...)`,
+    before the colon (`ins(%k0, ... {rounds = 7 : i32} : i32, ...)`), printed there unless default."""
+
+    @classmethod
+    def parse_dps_ins(cls, parser: Parser) -> tuple[list[SSAValue], dict[str, Attribute]]:
+        return parse_dps_ins_with(parser, cls.HIDDEN_IN_DPS_ATTR_DICT)
+
+    def print_dps_ins(self, printer: Printer) -> None:
+        print_operand_group(printer, "ins", self.ins, self.inline_properties())
 
 
 class SrcTmpDstOp(PtoInstructionOp):

@@ -43,7 +43,8 @@ from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, C
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
 from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
-from pto_dialect.choices import RandomStream
+from pto_dialect.instructions.ttri import TTRI, lowering_choices as tri_choices
+from pto_dialect.choices import RandomStream, TriRun
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
@@ -226,6 +227,7 @@ LOWERING = lowering_table(
         ),
         **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
+        **OPS.single(TTRI, tri_choices(TriRun.REGISTERS)),
         **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
         TMOV: _tmov,

@@ -23,7 +23,8 @@ from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, C
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
 from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
-from pto_dialect.choices import RandomStream
+from pto_dialect.instructions.ttri import TTRI, lowering_choices as tri_choices
+from pto_dialect.choices import RandomStream, TriRun
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
@@ -136,6 +137,7 @@ LOWERING = lowering_table(
             dict.fromkeys(("trowexpandexpdif", "tcolexpandexpdif"), "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"),
         ),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.TILE)),
+        **OPS.single(TTRI, tri_choices(TriRun.CLIPPED)),
         **OPS.single(TRANDOM, random_choices(RandomStream.LANE_BLOCKS)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
         TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),

@@ -24,6 +24,7 @@ from pto_dialect.instructions.tgather import F16_F32, NO_TYPES, TGATHER, TGather
 from pto_dialect.instructions.tgatherb import TGATHERB, TGatherBRules
 from pto_dialect.instructions.thistogram import THISTOGRAM, HistogramRules
 from pto_dialect.instructions.trandom import TRANDOM, RandomRules
+from pto_dialect.instructions.ttri import TTRI, TTriRules
 from pto_dialect.instructions.tprint import TPRINT, TPrintRules
 from pto_dialect.instructions.transfer import TLOAD, TSTORE, ShapeMatch, TransferRules
 from pto_dialect.instructions.trowargmax import TROWARGMAX
@@ -449,6 +450,22 @@ ROWS: dict[Instruction, Row] = {
             vec_only=True, row_major_only=True, takes_tmp=True,
             note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
             "row-major tiles.",
+        ),
+    ),
+    TTRI: Row(
+        cpu=TTriRules(
+            INT16 | INT32 | types_named("f16", "bf16", "f32"),
+            note="cpu/TTRI.hpp TTriCheck (static_asserts): int16_t/int32_t/uint16_t/uint32_t/half/bfloat16_t/float, row-major",
+        ),
+        a2a3=TTriRules(
+            INT16 | INT32 | types_named("f16", "f32"),
+            note="npu/a2a3/TTri.hpp TTriCheck (static_asserts): int16_t/int32_t/uint16_t/uint32_t/half/float, row-major "
+            "(PTOAS: f16/f32/i16/i32/u16/u32)",
+        ),
+        a5=TTriRules(
+            INT8 | INT16 | INT32 | types_named("f16", "bf16", "f32"),
+            note="npu/a5/TTri.hpp TTRI_IMPL (static_assert): 8-, 16- and 32-bit integers, half/bfloat16_t/float (PTOAS's "
+            "A5 list; its 64-bit Int64Tri path is not taken here)",
         ),
     ),
     TRANDOM: Row(

@@ -636,6 +636,26 @@ TRANDOM_SAMPLE = Sample(
     (np.zeros(512, np.uint32), *(np.int32(v) for v in (324508639, 610839776, 16, 32, 48, 64))),
 )
 
+@pto.kernel
+def ttri_upper(z: pto.ptr(pto.f32), g: pto.i32):
+    (zp,) = whole_views([(z, (16, 32))])
+    d = pto.alloc_tile(shape=[16, 32], dtype=pto.f32)
+    pto.ttri(g, d, upper_or_lower=1)
+    pto.tstore(d, zp)
+
+
+_TRI_DST = tile((16, 32), "f32")
+TTRI_SAMPLE = Sample(
+    ttri_upper,
+    func([("z", "!pto.ptr<f32>"), ("g", "i32")], constants(0, 1, 16, 32) + f"""
+{gm_views([("z", "f32", (16, 32))])}
+%d = pto.alloc_tile : {_TRI_DST}
+pto.ttri ins(%g {{upperOrLower = 1 : i32}} : i32) outs(%d : {_TRI_DST})
+pto.tstore ins(%d : {_TRI_DST}) outs(%zp : {view((16, 32), "f32")})
+""", "ttri_upper"),
+    (np.zeros(512, np.float32), np.int32(-3)),
+)
+
 SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, SCATTER_IN_TILE] + [
     _arg_sample(m) for m in ("tcolargmin", "tcolargmax", "trowargmin", "trowargmax")
 ] + [_binary_sample(row.mnemonic) for row in BINARY.rows] + [
@@ -646,7 +666,7 @@ SAMPLES = [COPY_PRINT, GATHER_ROWS, GATHER_IN_TILE, COMPARE_HITS, SCATTER_ROWS, 
     _expand_sample(row.mnemonic, "trowexpand", BLOCK) for row in ROW_BROADCASTS.rows] + [
     _expand_sample(row.mnemonic, "tcolexpand", (1, 16)) for row in COL_BROADCASTS.rows] + [COMPARE_SELECT_SAMPLE] + [
     _partial_sample(row.mnemonic) for row in PARTIAL.rows] + [_partial_arg_sample(row.mnemonic) for row in PARTIAL_ARG.rows] + [TCI_SAMPLE, MOVEMENT_SAMPLE, CONCAT_SAMPLE, FILLPAD_SAMPLE, TTRANS_SAMPLE, THISTOGRAM_SAMPLE,
-    TGATHERB_SAMPLE, TRANDOM_SAMPLE]
+    TGATHERB_SAMPLE, TRANDOM_SAMPLE, TTRI_SAMPLE]
 INSTRUCTIONS = {f"pto.{i.mnemonic}" for i in REGISTRY}
 CASES = [pytest.param(s, t, id=f"{s.kernel.name}-{t}") for s in SAMPLES for t in TARGETS]
 

@@ -237,6 +237,10 @@ using TRandomCounter = uint32_t[4];
 template <uint16_t Rounds = 10, typename DstTile, typename... WaitEvents>
 RecordEvent TRANDOM(DstTile& dst, TRandomKey& key, TRandomCounter& counter, WaitEvents&... events);
 
+// TTRI (pto-isa's pto_instr.hpp).
+template <typename TileData, int isUpperOrLower, typename... WaitEvents>
+RecordEvent TTRI(TileData& dst, int diagonal, WaitEvents&... events);
+
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>
 void TPRINT(TileData& src);
