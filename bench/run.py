@@ -32,6 +32,13 @@ import pto_dialect
 
 TILES, IDS, COLS, ROWS = 1024, 64, 128, 100_000
 
+
+def index_constants(**values: int) -> str:
+    """`%NAME = arith.constant VALUE : index` for each NAME=VALUE, one line each, indented as a
+    function body's (no newline after the last)."""
+    return "\n".join(f"  %{name} = arith.constant {value} : index" for name, value in values.items())
+
+
 def embedding_kernel(name: str, rows: str, body: str, ptoas: bool = False) -> str:
     """A loop over TILES tiles of a table, ids and a GM buffer `rows` of TILES * IDS rows: each
     iteration loads its IDS ids into %idx, then runs `body` on them, its rows window %rp and
@@ -58,13 +65,7 @@ def embedding_kernel(name: str, rows: str, body: str, ptoas: bool = False) -> st
     kind = " attributes {pto.kernel_kind = #pto.kernel_kind<vector>}" if ptoas else ""
     return f"""
 func.func @{name}(%table: !pto.ptr<f16>, %ids: !pto.ptr<i32>, %{rows}: !pto.ptr<f16>){kind} {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %cids = arith.constant {IDS} : index
-  %ccols = arith.constant {COLS} : index
-  %crows = arith.constant {ROWS} : index
-  %ctiles = arith.constant {TILES} : index
-  %nids = arith.constant {TILES * IDS} : index
+{index_constants(c0=0, c1=1, cids=IDS, ccols=COLS, crows=ROWS, ctiles=TILES, nids=TILES * IDS)}
   %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>
   %idv = pto.make_tensor_view %ids, shape = [%c1, %nids], strides = [%nids, %c1] : !pto.tensor_view<?x?xi32>
   %rowsv = pto.make_tensor_view %{rows}, shape = [%nids, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf16>

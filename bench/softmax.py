@@ -22,7 +22,7 @@ import numpy as np
 import interpreter
 import pto_dialect
 from parse import machine_note
-from run import alternating, options
+from run import alternating, index_constants, options
 
 TILES, ROWS, COLS = 1024, 64, 128
 TILE = f"!pto.tile_buf<vec, {ROWS}x{COLS}xf32>"
@@ -31,12 +31,7 @@ PART = f"!pto.partition_tensor_view<{ROWS}x{COLS}xf32>"
 
 KERNEL = f"""
 func.func @softmax(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %crows = arith.constant {ROWS} : index
-  %ccols = arith.constant {COLS} : index
-  %ctiles = arith.constant {TILES} : index
-  %nrows = arith.constant {TILES * ROWS} : index
+{index_constants(c0=0, c1=1, crows=ROWS, ccols=COLS, ctiles=TILES, nrows=TILES * ROWS)}
   %xv = pto.make_tensor_view %x, shape = [%nrows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
   %yv = pto.make_tensor_view %y, shape = [%nrows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
   %a = pto.alloc_tile : {TILE}

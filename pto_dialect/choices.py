@@ -9,7 +9,7 @@ instruction that first needed it; each lowered op names the ones it records.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SpacedOpaqueSyntaxAttribute
@@ -18,7 +18,9 @@ from xdsl.utils.str_enum import StrEnum
 
 
 class Choice(StrEnum):
-    """A target choice, declared as `NAME = "value", "what the target then does"`."""
+    """A target choice, declared as `NAME = "value", "what the target then does"` in a kind of
+    choice: a subclass named by its class keyword `kind` (`class PadFill(Choice, kind="pad_fill")`),
+    which makes the attribute recording its choices, `#pto_choice<kind value>`."""
 
     phrase: str
 
@@ -28,18 +30,21 @@ class Choice(StrEnum):
         member.phrase = phrase
         return member
 
+    def __init_subclass__(cls, kind: str, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        ChoiceAttr.KINDS[cls] = _attribute(cls, kind)
+
 
 class ChoiceAttr:
-    """What the attribute recording one kind of choice is (`choice_attr` makes them)."""
+    """What the attribute recording one kind of choice is (its `Choice` subclass makes it)."""
 
     KINDS: ClassVar[dict[type[Choice], type[EnumAttribute]]] = {}
     """Every declared kind's attribute, by its enum."""
 
 
-def choice_attr(enum: type[Choice], kind: str) -> type[EnumAttribute]:
+def _attribute(enum: type[Choice], kind: str) -> type[EnumAttribute]:
     """The attribute recording an enum's choices, `#pto_choice<kind value>`: a class named
-    `<Enum>Attr` in the enum's module, declared beside it as
-    `IndexReadAttr = choice_attr(IndexRead, "index_read")`."""
+    `<Enum>Attr` in the enum's module (imported by that name: this module's `__getattr__`)."""
 
     @irdl_attr_definition
     class Attr(ChoiceAttr, EnumAttribute[enum], SpacedOpaqueSyntaxAttribute):  # pyright: ignore[reportGeneralTypeIssues]
@@ -48,8 +53,15 @@ def choice_attr(enum: type[Choice], kind: str) -> type[EnumAttribute]:
 
     Attr.__name__ = Attr.__qualname__ = f"{enum.__name__}Attr"
     Attr.__module__ = enum.__module__
-    ChoiceAttr.KINDS[enum] = Attr
     return Attr
+
+
+def __getattr__(name: str) -> type[EnumAttribute]:
+    """`IndexReadAttr`: the attribute recording the choices of the kind `IndexRead` (for `prop_def`)."""
+    kind = globals().get(name.removesuffix("Attr")) if name.endswith("Attr") else None
+    if kind not in ChoiceAttr.KINDS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return ChoiceAttr.KINDS[kind]
 
 
 def choice(value: Choice) -> Attribute:
@@ -70,7 +82,7 @@ def choices_of(op: Operation) -> dict[str, Choice]:
 # TLOAD
 
 
-class PadFill(Choice):
+class PadFill(Choice, kind="pad_fill"):
     """What a TLOAD writes beyond the tile's valid region (docs/tload-padding.md)."""
 
     WHOLE_TILE = "whole_tile", "TLOAD fills the whole tile with the pad value first"
@@ -78,24 +90,18 @@ class PadFill(Choice):
     NOTHING = "nothing", "TLOAD writes nothing beyond the valid region"
 
 
-PadFillAttr = choice_attr(PadFill, "pad_fill")
-
-
-class PadValue(Choice):
+class PadValue(Choice, kind="pad_value"):
     """The value a TLOAD pads with."""
 
     TILE_PAD = "tile_pad", "pad value from the tile's pad (null: 0)"
     ALWAYS_ZERO = "always_zero", "pad value 0 for this element type"
 
 
-PadValueAttr = choice_attr(PadValue, "pad_value")
-
-
 # ---------------------------------------------------------------------------
 # MGATHER
 
 
-class IndexRead(Choice):
+class IndexRead(Choice, kind="index_read"):
     """How an index is widened before the bounds check, which compares it as an unsigned
     number: `signed_64` sign-extends an i32 to 64 bits (-1 becomes 2^64 - 1), `unsigned_32`
     reads its 32 bits (-1 becomes 2^32 - 1)."""
@@ -105,10 +111,7 @@ class IndexRead(Choice):
     UNSIGNED_OWN_WIDTH = "unsigned_own_width", "index read as unsigned of its own width"
 
 
-IndexReadAttr = choice_attr(IndexRead, "index_read")
-
-
-class Capacity(Choice):
+class Capacity(Choice, kind="capacity"):
     """Which table extent bounds an index (Shape<S0..S4> of the GM view)."""
 
     S3 = "s3", "index bounded by Shape[3]"
@@ -118,10 +121,7 @@ class Capacity(Choice):
     NZ_ELEMENTS = "nz_elements", "index bounded by the NZ table's logical elements"
 
 
-CapacityAttr = choice_attr(Capacity, "capacity")
-
-
-class Stride(Choice):
+class Stride(Choice, kind="stride"):
     """An element stride of a table row read."""
 
     T3 = "t3", "the view's Stride[3]"
@@ -130,44 +130,32 @@ class Stride(Choice):
     ONE = "one", "1"
 
 
-StrideAttr = choice_attr(Stride, "stride")
-
-
 # ---------------------------------------------------------------------------
 # TGATHER
 
 
-class OutOfRange(Choice):
+class OutOfRange(Choice, kind="out_of_range"):
     """An index-form offset past src's storage."""
 
     ZERO = "zero", "out-of-range offset reads 0"
     FAULT = "fault", "out-of-range offset faults"
 
 
-OutOfRangeAttr = choice_attr(OutOfRange, "out_of_range")
-
-
-class TmpUse(Choice):
+class TmpUse(Choice, kind="tmp_use"):
     """What the index form writes into its tmp tile."""
 
     NONE = "none", "tmp unused"
     B16_BYTE_OFFSETS = "b16_byte_offsets", "tmp receives byte offsets (index * 2) for 2-byte data"
 
 
-TmpUseAttr = choice_attr(TmpUse, "tmp_use")
-
-
-class Packing(Choice):
+class Packing(Choice, kind="packing"):
     """How the mask form packs what it keeps."""
 
     DENSE = "dense", "kept elements packed densely"
     PER_ROW = "per_row", "dst row r starts at r * Cols / period (8-byte data)"
 
 
-PackingAttr = choice_attr(Packing, "packing")
-
-
-class IndexNumbering(Choice):
+class IndexNumbering(Choice, kind="index_numbering"):
     """How the compare form numbers the columns it reports."""
 
     SRC_COLS = "src_cols", "matches numbered by src column"
@@ -175,30 +163,21 @@ class IndexNumbering(Choice):
     LANE_CHUNKS_128 = "lane_chunks_128", "matches numbered within 128-lane chunks"
 
 
-IndexNumberingAttr = choice_attr(IndexNumbering, "index_numbering")
-
-
-class CompareSpan(Choice):
+class CompareSpan(Choice, kind="compare_span"):
     """Which columns of a src row the compare form compares."""
 
     VALID_COLS = "valid_cols", "the valid columns are compared"
     WHOLE_CHUNKS = "whole_chunks", "whole lane chunks are compared, up to src's cols (an all-true mask)"
 
 
-CompareSpanAttr = choice_attr(CompareSpan, "compare_span")
-
-
-class CompareKind(Choice):
+class CompareKind(Choice, kind="compare"):
     """How the compare form compares src with its threshold."""
 
     NUMERIC = "numeric", "numeric comparison in src's type"
     UNSIGNED_AFTER_ROUND = "unsigned_after_round", "unsigned comparison after rounding"
 
 
-CompareKindAttr = choice_attr(CompareKind, "compare")
-
-
-class ThresholdRead(Choice):
+class ThresholdRead(Choice, kind="threshold_read"):
     """How the compare form reads a threshold tile (one threshold per row)."""
 
     RAW = "raw", "threshold tile values compared as they are"
@@ -206,24 +185,18 @@ class ThresholdRead(Choice):
     LOW_16_BITS_SIGNED = "low_16_bits_signed", "threshold tile's low 16 bits read as int16, then converted to src's type"
 
 
-ThresholdReadAttr = choice_attr(ThresholdRead, "threshold_read")
-
-
 # ---------------------------------------------------------------------------
 # TCOLARGMIN and TCOLARGMAX
 
 
-class ArgCompare(Choice):
+class ArgCompare(Choice, kind="arg_compare"):
     """What an arg-reduction compares."""
 
     NATIVE = "native", "typed comparison"
     FP_BITS = "fp_bits", "bits compared as fp16/fp32, denormals flushed"
 
 
-ArgCompareAttr = choice_attr(ArgCompare, "arg_compare")
-
-
-class NanPolicy(Choice):
+class NanPolicy(Choice, kind="nan"):
     """How an arg-reduction's search meets a NaN."""
 
     FIRST_STICKS = "first_sticks", "a NaN in the first position sticks, later NaNs never win"
@@ -232,54 +205,39 @@ class NanPolicy(Choice):
     NAN_CHUNK_SKIPPED = "nan_chunk_skipped", "a 256-byte chunk holding a NaN never wins (per-chunk reduction, strict compare across chunks)"
 
 
-NanPolicyAttr = choice_attr(NanPolicy, "nan")
-
-
-class RowCounter(Choice):
+class RowCounter(Choice, kind="row_counter"):
     EXACT = "exact", "exact row index"
     F16 = "f16", "row index counted in fp16 (rounds beyond 2048 rows)"
 
 
-RowCounterAttr = choice_attr(RowCounter, "row_counter")
-
-
-class SrcRead(Choice):
+class SrcRead(Choice, kind="src_read"):
     LAYOUT = "layout", "src read through its layout"
     ROW_MAJOR_STORAGE = "row_major_storage", "a DN src read as row-major storage"
-
-
-SrcReadAttr = choice_attr(SrcRead, "src_read")
 
 
 # ---------------------------------------------------------------------------
 # TPRINT
 
 
-class PrintRegion(Choice):
+class PrintRegion(Choice, kind="print_region"):
     """What a TPRINT of a tile prints."""
 
     VALID = "valid", "the valid region"
     WHOLE = "whole", "the whole tile, the valid region marked"
 
 
-PrintRegionAttr = choice_attr(PrintRegion, "print_region")
-
-
 # ---------------------------------------------------------------------------
 # TSCATTER
 
 
-class DstFill(Choice):
+class DstFill(Choice, kind="dst_fill"):
     """What a scatter writes into its dst tile besides the scattered elements."""
 
     WHOLE_TILE_ZERO = "whole_tile_zero", "the whole dst tile is zeroed first"
     NONE = "none", "only the scattered elements (and the mask form's zeros between them) are written"
 
 
-DstFillAttr = choice_attr(DstFill, "dst_fill")
-
-
-class ScatterWinner(Choice):
+class ScatterWinner(Choice, kind="scatter_winner"):
     """Which write survives where scattered indices collide."""
 
     LAST_IN_ORDER = "last_in_order", "the last write in the target's order wins"
@@ -287,48 +245,36 @@ class ScatterWinner(Choice):
     UNORDERED = "unordered", "colliding writes of one call are a run-time error: the winner is up to the warp scheduler"
 
 
-ScatterWinnerAttr = choice_attr(ScatterWinner, "scatter_winner")
-
-
-class MaskSource(Choice):
+class MaskSource(Choice, kind="mask_source"):
     """Which src elements a row-axis mask scatter places in each dst row."""
 
     ROW = "row", "dst row i takes src row i"
     STORAGE_STREAM = "storage_stream", "dst rows take src's storage in order, padding columns included"
 
 
-MaskSourceAttr = choice_attr(MaskSource, "mask_source")
-
-
 # ---------------------------------------------------------------------------
 # MSCATTER
 
 
-class WriteOrder(Choice):
+class WriteOrder(Choice, kind="write_order"):
     """The order in which a scatter's writes (and atomic updates) reach the table."""
 
     ROW_MAJOR = "row_major", "writes in row-major order of src"
     BLOCK_COLUMNS = "block_columns", "writes by column blocks of C0 elements, row-major inside a block"
 
 
-WriteOrderAttr = choice_attr(WriteOrder, "write_order")
-
-
-class ExtremeRead(Choice):
+class ExtremeRead(Choice, kind="extreme_read"):
     """What an atomic max / min compares src with."""
 
     DESTINATION = "destination", "max/min against the destination element"
     ROW_INDEX_ELEMENT = "row_index_element", "row-mode max/min against the table element at the row index (the simulator's base[idx])"
 
 
-ExtremeReadAttr = choice_attr(ExtremeRead, "extreme_read")
-
-
 # ---------------------------------------------------------------------------
 # Every instruction family (pto_dialect/family.py)
 
 
-class Numerics(Choice):
+class Numerics(Choice, kind="numerics"):
     """Whether public code fixes the values a target computes: the headers (or the simulator)
     compute them with arithmetic we reproduce bit for bit, or they come from a hardware
     intrinsic (exp, log, sqrt, ...) whose numerics no public code fixes, so the interpreter
@@ -339,14 +285,11 @@ class Numerics(Choice):
     APPROXIMATE = "approximate", "a hardware intrinsic no public code fixes: the reference formula's values"
 
 
-NumericsAttr = choice_attr(Numerics, "numerics")
-
-
 # ---------------------------------------------------------------------------
 # The reductions (pto_dialect/instructions/reduction.py)
 
 
-class ReduceOrder(Choice):
+class ReduceOrder(Choice, kind="reduce_order"):
     """In which order a target combines a row's (or a column's) elements: what decides a
     float sum's or product's rounding."""
 
@@ -368,60 +311,42 @@ class ReduceOrder(Choice):
     )
 
 
-ReduceOrderAttr = choice_attr(ReduceOrder, "reduce_order")
-
-
-class ExtremeNan(Choice):
+class ExtremeNan(Choice, kind="extreme_nan"):
     """What a max/min reduction or operation gives where an operand is NaN."""
 
     FIRST_STICKS = "first_sticks", "a NaN held by the accumulator stays, a later NaN is never taken ((a<b)?b:a)"
     PROPAGATES = "propagates", "any NaN operand gives NaN (assumed for vmax/vcmax: no public code fixes it)"
 
 
-ExtremeNanAttr = choice_attr(ExtremeNan, "extreme_nan")
-
-
-class VectorRead(Choice):
+class VectorRead(Choice, kind="vector_read"):
     """Where a broadcast instruction reads row r of its per-row (32-byte row-major) operand."""
 
     LAYOUT = "layout", "row r of the tile through its layout (its row stride)"
     PACKED_BLOCKS = "packed_blocks", "the 32-byte block at r * 32 bytes of its storage (the header's stride)"
 
 
-VectorReadAttr = choice_attr(VectorRead, "vector_read")
-
-
-class BroadcastDivisor(Choice):
+class BroadcastDivisor(Choice, kind="broadcast_divisor"):
     """What a broadcast division gives where the divisor is 0."""
 
     FAULT = "fault", "a located run-time error naming the element (the simulator asserts a non-zero divisor)"
     IEEE = "ieee", "IEEE infinities and NaN for floats (vdiv); integers give 0 (assumed: no public code fixes it)"
 
 
-BroadcastDivisorAttr = choice_attr(BroadcastDivisor, "broadcast_divisor")
-
-
-class AbsSign(Choice):
+class AbsSign(Choice, kind="abs_sign"):
     """What TABS does to the sign of -0.0 and NaN."""
 
     COMPARE = "compare", "x < 0 ? -x : x: -0.0 and NaN keep their sign, integers wrap"
     CLEAR = "clear", "the sign bit cleared (IEEE abs): -0.0 becomes +0.0, integers wrap"
 
 
-AbsSignAttr = choice_attr(AbsSign, "abs_sign")
-
-
-class ZeroReciprocal(Choice):
+class ZeroReciprocal(Choice, kind="zero_reciprocal"):
     """What TRECIP does with a zero element."""
 
     FAULT = "fault", "a zero element stops the run (the simulator asserts)"
     INFINITY = "infinity", "a zero element gives +-inf (IEEE division)"
 
 
-ZeroReciprocalAttr = choice_attr(ZeroReciprocal, "zero_reciprocal")
-
-
-class ExpArithmetic(Choice):
+class ExpArithmetic(Choice, kind="exp_arithmetic"):
     """How TEXP computes a float32 exp (half and bfloat16 as cpu's formula on every target)."""
 
     DOUBLE = "double", "exp in double, rounded to float once (the simulator's std::exp)"
@@ -431,14 +356,11 @@ class ExpArithmetic(Choice):
     )
 
 
-ExpArithmeticAttr = choice_attr(ExpArithmetic, "exp_arithmetic")
-
-
 # ---------------------------------------------------------------------------
 # TCVT
 
 
-class CvtArithmetic(Choice):
+class CvtArithmetic(Choice, kind="cvt_arithmetic"):
     """How TCVT converts an element (pto_dialect/instructions/tcvt.py)."""
 
     SIMULATOR = "simulator", (
@@ -450,14 +372,11 @@ class CvtArithmetic(Choice):
         "the vector conversion: the value rounded once by the mode (ODD only f32 to f16; NONE: float to "
         "integer truncates, others to nearest even), out of range saturated (ON) or wrapped (OFF), NaN to 0"
     )
-
-
-CvtArithmeticAttr = choice_attr(CvtArithmetic, "cvt_arithmetic")
 # ---------------------------------------------------------------------------
 # The elementwise families (pto_dialect/instructions/elementwise.py)
 
 
-class Unordered(Choice):
+class Unordered(Choice, kind="unordered"):
     """What an elementwise max or min gives where its comparison is false both ways (a NaN,
     or equal values such as -0 and +0)."""
 
@@ -465,10 +384,7 @@ class Unordered(Choice):
     NAN = "nan", "NaN if either is NaN, else NumPy's maximum/minimum: the reference for vmax/vmin, whose NaN handling no public code fixes"
 
 
-UnorderedAttr = choice_attr(Unordered, "unordered")
-
-
-class Division(Choice):
+class Division(Choice, kind="division"):
     """How an elementwise division computes its quotients."""
 
     NATIVE = "native", (
@@ -487,10 +403,7 @@ class Division(Choice):
     )
 
 
-DivisionAttr = choice_attr(Division, "division")
-
-
-class ShiftRange(Choice):
+class ShiftRange(Choice, kind="shift_range"):
     """Which shift counts an elementwise shift defines (C++ promotes 8/16-bit operands to
     int; a vector shift works in the element's width)."""
 
@@ -498,10 +411,7 @@ class ShiftRange(Choice):
     ELEMENT = "element", "vector shifts: a count from 0 to below the element's width; other counts' results are in no public code (a run-time error)"
 
 
-ShiftRangeAttr = choice_attr(ShiftRange, "shift_range")
-
-
-class ByteLanes(Choice):
+class ByteLanes(Choice, kind="byte_lanes"):
     """How 8-bit elements go through a bitwise instruction."""
 
     ELEMENT = "element", "element by element: the valid region only"
@@ -512,10 +422,7 @@ class ByteLanes(Choice):
     )
 
 
-ByteLanesAttr = choice_attr(ByteLanes, "byte_lanes")
-
-
-class ZeroDivisor(Choice):
+class ZeroDivisor(Choice, kind="zero_divisor"):
     """What a remainder does with a zero divisor."""
 
     ASSERTED = "asserted", "a run-time error for every element type (cpu/ElementOp.h asserts `src1 != 0`)"
@@ -526,10 +433,7 @@ class ZeroDivisor(Choice):
     )
 
 
-ZeroDivisorAttr = choice_attr(ZeroDivisor, "zero_divisor")
-
-
-class BothNan(Choice):
+class BothNan(Choice, kind="both_nan"):
     """Which operand's payload (quieted) a float result carries when both operands are NaN
     (x86 SSE keeps the instruction's first operand's; which that is, the compiler decides)."""
 
@@ -537,14 +441,11 @@ class BothNan(Choice):
     SRC1 = "src1", "src1's: the simulator's g++ build emits the commutative + and * with src1 first"
 
 
-BothNanAttr = choice_attr(BothNan, "both_nan")
-
-
 # ---------------------------------------------------------------------------
 # Compare and select (pto_dialect/instructions/compare.py)
 
 
-class MaskWrite(Choice):
+class MaskWrite(Choice, kind="mask_write"):
     """How TCMP / TCMPS write their packed mask (bit j % 8 of byte j / 8 of a row: column j)."""
 
     WORDS = "words", (
@@ -567,10 +468,7 @@ class MaskWrite(Choice):
     )
 
 
-MaskWriteAttr = choice_attr(MaskWrite, "mask_write")
-
-
-class CompareRead(Choice):
+class CompareRead(Choice, kind="compare_read"):
     """What TCMP / TCMPS compare."""
 
     TYPED = "typed", "the element type's comparison (IEEE for floats: NaN unordered, -0 == +0)"
@@ -585,10 +483,7 @@ class CompareRead(Choice):
     )
 
 
-CompareReadAttr = choice_attr(CompareRead, "compare_read")
-
-
-class MaskWalk(Choice):
+class MaskWalk(Choice, kind="mask_walk"):
     """Which mask bit TSEL reads for dst[i, j]."""
 
     BIT_STREAM = "bit_stream", (
@@ -602,10 +497,7 @@ class MaskWalk(Choice):
     )
 
 
-MaskWalkAttr = choice_attr(MaskWalk, "mask_walk")
-
-
-class SelectTmp(Choice):
+class SelectTmp(Choice, kind="select_tmp"):
     """What TSEL / TSELS write into their tmp tile."""
 
     UNUSED = "unused", "tmp unused"
@@ -616,14 +508,11 @@ class SelectTmp(Choice):
     )
 
 
-SelectTmpAttr = choice_attr(SelectTmp, "select_tmp")
-
-
 # ---------------------------------------------------------------------------
 # The partial family (pto_dialect/instructions/partial.py)
 
 
-class PartFill(Choice):
+class PartFill(Choice, kind="part_fill"):
     """What TPART* write where src0's and src1's valid regions differ."""
 
     REGIONS = "regions", (
@@ -644,11 +533,8 @@ class PartFill(Choice):
     )
 
 
-PartFillAttr = choice_attr(PartFill, "part_fill")
 
-
-
-class ArgPick(Choice):
+class ArgPick(Choice, kind="arg_pick"):
     """Which source TPARTARGMAX / TPARTARGMIN pick where both are valid."""
 
     SRC0_IF_BETTER = "src0_if_better", (
@@ -662,10 +548,7 @@ class ArgPick(Choice):
     )
 
 
-ArgPickAttr = choice_attr(ArgPick, "arg_pick")
-
-
-class ArgLanes(Choice):
+class ArgLanes(Choice, kind="arg_lanes"):
     """Which lanes of the overlap TPARTARGMAX / TPARTARGMIN compute."""
 
     ALL = "all", "every element of the overlap"
@@ -676,14 +559,11 @@ class ArgLanes(Choice):
     )
 
 
-ArgLanesAttr = choice_attr(ArgLanes, "arg_lanes")
-
-
 # ---------------------------------------------------------------------------
 # UB-to-UB data movement (pto_dialect/instructions/movement.py)
 
 
-class MoveCopy(Choice):
+class MoveCopy(Choice, kind="move_copy"):
     """How TMOV copies a Vec tile into another."""
 
     ELEMENTS = "elements", (
@@ -701,10 +581,7 @@ class MoveCopy(Choice):
     )
 
 
-MoveCopyAttr = choice_attr(MoveCopy, "move_copy")
-
-
-class WindowBounds(Choice):
+class WindowBounds(Choice, kind="window_bounds"):
     """What the position of TEXTRACT's and TINSERT's window must satisfy at run time: the window
     (the part: TEXTRACT's dst, TINSERT's src) at (indexRow, indexCol) of the whole (TEXTRACT's
     src, TINSERT's dst)."""
@@ -724,10 +601,7 @@ class WindowBounds(Choice):
     )
 
 
-WindowBoundsAttr = choice_attr(WindowBounds, "window_bounds")
-
-
-class ConcatCopy(Choice):
+class ConcatCopy(Choice, kind="concat_copy"):
     """How TCONCAT places src0's and src1's valid columns side by side in dst."""
 
     ELEMENTS = "elements", "cpu/TConcat.hpp: element by element through each tile's layout, exactly the valid columns"
@@ -738,14 +612,11 @@ class ConcatCopy(Choice):
     VECTOR = "vector", "npu/a5/TConcat.hpp: vsts (src0) and vscatter (src1) of exactly the valid columns"
 
 
-ConcatCopyAttr = choice_attr(ConcatCopy, "concat_copy")
-
-
 # ---------------------------------------------------------------------------
 # TFILLPAD (pto_dialect/instructions/fillpad.py)
 
 
-class FillPadWrite(Choice):
+class FillPadWrite(Choice, kind="fill_write"):
     """What TFILLPAD writes of dst."""
 
     ELEMENTS = "elements", (
@@ -763,10 +634,7 @@ class FillPadWrite(Choice):
     )
 
 
-FillPadWriteAttr = choice_attr(FillPadWrite, "fill_write")
-
-
-class FillPadMode(Choice):
+class FillPadMode(Choice, kind="fill_mode"):
     """TFILLPAD's form, inferred from the tiles as PTOAS infers it."""
 
     NORMAL = "normal", "src and dst of one shape, two tiles: copy, then pad"
@@ -774,14 +642,11 @@ class FillPadMode(Choice):
     EXPAND = "expand", "dst larger than src: copy into it, then pad"
 
 
-FillPadModeAttr = choice_attr(FillPadMode, "fill_mode")
-
-
 # ---------------------------------------------------------------------------
 # TTRANS (pto_dialect/instructions/ttrans.py)
 
 
-class TransWrite(Choice):
+class TransWrite(Choice, kind="trans_write"):
     """What TTRANS writes of dst."""
 
     ELEMENTS = "elements", "cpu/TTrans.hpp: each element of src's valid region transposed, through each tile's layout, converted"
@@ -792,28 +657,22 @@ class TransWrite(Choice):
     VECTOR = "vector", "npu/a5/TTrans.hpp: exactly the valid region transposed (bits), by vgather2 / vscatter"
 
 
-TransWriteAttr = choice_attr(TransWrite, "trans_write")
-
-
 # ---------------------------------------------------------------------------
 # THISTOGRAM (pto_dialect/instructions/thistogram.py)
 
 
-class HistogramRows(Choice):
+class HistogramRows(Choice, kind="histogram_rows"):
     """Where THISTOGRAM stores each row's 256 bins."""
 
     TILE = "tile", "cpu/THistogram.hpp: row r's bins at dst's (r, b), through its layout"
     PACKED = "packed", "npu/a5/THistogram.hpp: row r's bins at dst's storage element 256 * r + b, whatever dst's row stride"
 
 
-HistogramRowsAttr = choice_attr(HistogramRows, "histogram_rows")
-
-
 # ---------------------------------------------------------------------------
 # TGATHERB (pto_dialect/instructions/tgatherb.py)
 
 
-class BlockRead(Choice):
+class BlockRead(Choice, kind="block_read"):
     """How TGATHERB reads the 32-byte block at a byte offset into src's storage."""
 
     BYTES_IN_SRC = "bytes_in_src", (
@@ -827,4 +686,22 @@ class BlockRead(Choice):
     )
 
 
-BlockReadAttr = choice_attr(BlockRead, "block_read")
+# ---------------------------------------------------------------------------
+# TRANDOM (pto_dialect/instructions/trandom.py)
+
+
+class RandomStream(Choice, kind="random_stream"):
+    """Which Philox-4x32 counter TRANDOM draws each element from, and where it stores it: per
+    valid row, blocks of 256 columns, each block from 64 consecutive counters (lane l: counter +
+    l) whose four output words fill it."""
+
+    LANE_BLOCKS = "lane_blocks", (
+        "cpu/TRandom.hpp: word w of lane l at column 64 * w + l of the block; the counter advances by "
+        "dst's row stride / 4 per block; stored through dst's layout"
+    )
+    INTERLEAVED = "interleaved", (
+        "npu/a5/TRandom.hpp (four vintlv): word w of lane l at column 4 * l + w of the block; the counter "
+        "advances by 64 per block, the row's last block by (valid cols - 1) % 64 + 1; stored at dst's "
+        "storage element row * row stride + column"
+    )
+

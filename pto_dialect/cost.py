@@ -41,6 +41,8 @@ class DmaPath(StrEnum):
     UB_TO_GM = "UB_TO_GM"
     L1_TO_GM = "L1_TO_GM"
     UB_TO_UB = "UB_TO_UB"
+    L1_TO_L0A = "L1_TO_L0A"
+    L1_TO_L0B = "L1_TO_L0B"
     L1_FILL = "L1_FILL"
     """create_cbuf_matrix: L1 written with an immediate."""
 

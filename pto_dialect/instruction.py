@@ -96,6 +96,10 @@ class Emission(Protocol):
         """The C++ type name of a tile type."""
         ...
 
+    def expression(self, value: SSAValue) -> str:
+        """The C++ expression of an operand (a scalar's variable or literal)."""
+        ...
+
     def scalar(self, value_type: Attribute) -> str:
         """The C++ type of a scalar type."""
         ...

@@ -5,7 +5,8 @@ the invocation names (a pass option, the command line's `--target`: one target p
 invocation), else the module's own: the target it is lowered for, its `pto.target_arch`
 (or a `pto.device-spec` a target claims), else the default.
 
-Adding a target is one folder under targets/ and one entry in `REGISTRY`.
+Adding a target is one folder under targets/, one entry in `REGISTRY` and a column (`Row` field)
+in the rule tables of targets/rules/.
 """
 
 from __future__ import annotations

@@ -35,34 +35,45 @@ Choose = Callable[[Any, PtoInstructionOp], Mapping[str, Choice]]
 """A family's `choose` (lowering/convert.py TargetOps.family)."""
 
 
+Forms = Mapping[Any, Lowered | Callable[[Any], Lowered]]
+"""How a target lowers each form of a many-form instruction (TGATHER, TSCATTER): a fixed entry,
+or a function of the op; a form it lacks has no lowering there."""
+
+
 def lowering_table(
     target: str,
     ops: TargetOps,
     transfer: TransferRules,
     printing: TPrintRules,
-    gathers: tuple[Callable[[Any], Lowered], Callable[[Any], Lowered], Callable[[Any], Lowered], Mapping[Any, Lowered]],
-    compare_select: Mapping[str, Mapping[str, Choice]],
-    partial_arg: Mapping[str, Choice],
+    gathers: tuple[Callable[[Any], Lowered], Callable[[Any], Lowered], Forms, Forms],
+    compare_select: Choose,
+    partial_arg: Choose,
     entries: Entries,
     extra_patterns: tuple[RewritePattern, ...] = (),
 ) -> TargetLowering:
-    """A target's table: TLOAD / TSTORE and TPRINT from its rules, its MGATHER, MSCATTER and
-    TGATHER functions and TSCATTER forms (`gathers`), TEXPANDS, its compare-select choices by
-    member and its partial arg-select choices, then `entries`."""
-    mgather, mscatter, tgather, tscatter_forms = gathers
+    """A target's table: TLOAD / TSTORE and TPRINT from its rules, its MGATHER and MSCATTER
+    functions and TGATHER and TSCATTER forms (`gathers`), TEXPANDS, the compare-select and
+    partial arg-select families by their `choose`, then `entries`."""
+    mgather, mscatter, tgather_forms, tscatter_forms = gathers
     table: Entries = {
         **transfer_lowering(transfer),
         MGATHER: mgather,
         MSCATTER: mscatter,
-        TGATHER: tgather,
-        TSCATTER: lambda op: tscatter_forms[op.form],
+        TGATHER: lambda op: _form(tgather_forms, op),
+        TSCATTER: lambda op: _form(tscatter_forms, op),
         **print_lowering(printing),
         **ops.family(FILL),
-        **ops.family(COMPARE_SELECT, choose=lambda row, op: compare_select[row.mnemonic]),
-        **ops.family(PARTIAL_ARG, choose=lambda row, op: partial_arg),
+        **ops.family(COMPARE_SELECT, compare_select),
+        **ops.family(PARTIAL_ARG, partial_arg),
         **entries,
     }
     return TargetLowering(target, table, extra_patterns, approximate=ops.approximate)
+
+
+def _form(forms: Forms, op: Any) -> Lowered:
+    """The entry of `op`'s form (None where the target lacks the form)."""
+    entry = forms.get(op.form)
+    return entry(op) if callable(entry) else entry
 
 
 GM_INDEX_U32 = {"index_read": IndexRead.UNSIGNED_32}

@@ -18,6 +18,21 @@ def index_constants(*values: int) -> str:
     return "\n".join(f"  %c{v} = arith.constant {v} : index" for v in values)
 
 
+def copy_block(src: str, dst: str, rows_at: tuple[str, str], block: tuple[int, int], indent: str = "    ") -> str:
+    """Lines (each `indent`ed, no newline after the last) copying a rows x cols f32 block from row
+    rows_at[0] of the tensor view %<src>v to row rows_at[1] of %<dst>v through the tile %t: the
+    partitions %<src>p and %<dst>p (sized by the kernel's %cN), a tload and a tstore."""
+    rows, cols = block
+    view, part, tile = "!pto.tensor_view<?x?xf32>", f"!pto.partition_tensor_view<{rows}x{cols}xf32>", f"!pto.tile_buf<vec, {rows}x{cols}xf32>"
+    lines = [
+        f"%{src}p = pto.partition_view %{src}v, offsets = [{rows_at[0]}, %c0], sizes = [%c{rows}, %c{cols}] : {view}",
+        f"%{dst}p = pto.partition_view %{dst}v, offsets = [{rows_at[1]}, %c0], sizes = [%c{rows}, %c{cols}] : {view}",
+        f"pto.tload ins(%{src}p : {part}) outs(%t : {tile})",
+        f"pto.tstore ins(%t : {tile}) outs(%{dst}p : {part})",
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
 def copy_kernel(
     element: str = "f32", cols: int = 8, name: str = "copy", src: str = "src", dst: str = "dst", trips: int | None = None
 ) -> str:

@@ -6,24 +6,15 @@ parameters are the fit's, and the table docs/cost.md includes is current.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.bench_scripts import load
 
 
 @pytest.fixture(scope="module")
 def bench():  # noqa: ANN201
-    spec = importlib.util.spec_from_file_location("cost_calibration", ROOT / "bench" / "cost_calibration.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses resolve their annotations there
-    spec.loader.exec_module(module)
-    return module
+    return load("cost_calibration")
 
 
 @pytest.fixture(scope="module")

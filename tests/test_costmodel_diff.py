@@ -7,20 +7,13 @@ memory, without building anything."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-import sys
 
 import pytest
 
-from pto_tools import pto_opt
-from tests.pto_tools.cli import ROOT, call
+from tests.bench_scripts import check_batch, load
 
-SPEC = importlib.util.spec_from_file_location("costmodel_diff", ROOT / "bench" / "costmodel_diff.py")
-assert SPEC is not None and SPEC.loader is not None
-costmodel_diff = sys.modules[SPEC.name] = importlib.util.module_from_spec(SPEC)  # dataclasses look it up
-SPEC.loader.exec_module(costmodel_diff)
+costmodel_diff = load("costmodel_diff")
 
 CASES_PER_FORM = 20
 
@@ -28,23 +21,9 @@ CASES_PER_FORM = 20
 @pytest.mark.parametrize("form", list(costmodel_diff.FORMS))
 def test_generated_kernels_are_estimated_as_expected(form, tmp_path, capsys):
     kernels = costmodel_diff.generate([form], CASES_PER_FORM, seed=1)
-    names = list(kernels)
-    module = costmodel_diff.batch_module(list(kernels.values()), names)
-    source = tmp_path / "batch.pto"
-    source.write_text(module)
-
-    code, out, err = call(pto_opt.main, [str(source), "--target", "a2a3", "--estimate=json"], capsys)
-    assert (code, err) == (0, ""), err
-    estimated = costmodel_diff.estimates_by_function(json.loads(out), module, names)
-    assert {n: [op for op, _, _ in estimated[n]] for n in names} == {n: k.instructions for n, k in kernels.items()}
-    assert all(cycles > 0 for ops in estimated.values() for _, cycles, _ in ops)
+    estimated, cpp = check_batch(kernels, "a2a3", tmp_path, capsys)
     scalar_charged = {model for n, k in kernels.items() for op, _, model in estimated[n] if k.scalar_cycles.get(op)}
     assert scalar_charged <= {"a2a3-header-sequence"}
-
-    code, cpp, err = call(pto_opt.main, [str(source), "--target", "a2a3", "-p", "pto-plan-memory", "--to=cpp"], capsys)
-    assert (code, err) == (0, ""), err
-    for name in names:
-        assert re.search(rf"\bvoid {name}\(", cpp), name
     # costmodel_shims.hpp's TASSIGN(tile, int) takes these
     assert re.findall(r"TASSIGN\(\w+, [^)]*\)", cpp) == re.findall(r"TASSIGN\(\w+, 0x[0-9A-F]+\)", cpp) != []
 

@@ -48,60 +48,46 @@ STD = "i8 ui8 i16 ui16 i32 ui32 f16 bf16 f32"
 ALL = STD + " f8E4M3FN f8E5M2 !pto.hif8"
 B16_B32 = "i16 ui16 i32 ui32 f16 bf16 f32"
 
+
+def by_target(forms: tuple[str, ...], cpu: str, a2a3: str, a5: str) -> dict[tuple[str, str], str]:
+    """(form, target) -> the types that target accepts, the same for each of `forms`."""
+    return {(form, target): types for form in forms for target, types in (("cpu", cpu), ("a2a3", a2a3), ("a5", a5))}
+
+
 # (form, target) -> the element types that target accepts; every other type of TYPES is rejected.
 ACCEPTED: dict[tuple[str, str], str] = {
     # spec CPU list; fp8 "on the AI Core destination" only
-    ("mgather_row", "cpu"): STD,
-    ("mgather_elem", "cpu"): STD,
     # semantics §1.6 a2a3: "int8/uint8/int16/uint16/int32/uint32/half/bfloat16/float"
-    ("mgather_row", "a2a3"): STD,
-    ("mgather_elem", "a2a3"): STD,
     # semantics §1.6 a5: "same list + /hifloat8/float8_e4m3/float8_e5m2"
-    ("mgather_row", "a5"): ALL,
-    ("mgather_elem", "a5"): ALL,
+    **by_target(("mgather_row", "mgather_elem"), cpu=STD, a2a3=STD, a5=ALL),
     # semantics §2.1: cpu "dst = src type", a2a3 "b16/b32", a5 "b8/b16/b32/b64"
-    ("tgather_index", "cpu"): STD,
-    ("tgather_index", "a2a3"): B16_B32,
-    ("tgather_index", "a5"): ALL,
+    **by_target(("tgather_index",), cpu=STD, a2a3=B16_B32, a5=ALL),
     # semantics §2.2 "Data: cpu any same-size pair; a2a3 2 or 4 bytes; a5 1, 2, 4"
-    ("tgather_mask_row", "cpu"): STD,
-    ("tgather_mask_row", "a2a3"): B16_B32,
-    ("tgather_mask_row", "a5"): ALL,
+    **by_target(("tgather_mask_row",), cpu=STD, a2a3=B16_B32, a5=ALL),
     # semantics §2.3: "cpu has no implementation"; a2a3 "f16, f32; i32 only with EQ";
     # a5 "i8, u8, i16, u16, i32, u32, f16, f32"
-    ("tgather_compare_eq", "cpu"): "",
-    ("tgather_compare_eq", "a2a3"): "i32 f16 f32",
-    ("tgather_compare_eq", "a5"): "i8 ui8 i16 ui16 i32 ui32 f16 f32",
+    **by_target(("tgather_compare_eq",), cpu="", a2a3="i32 f16 f32", a5="i8 ui8 i16 ui16 i32 ui32 f16 f32"),
     # semantics §3 "src dtypes": cpu "any integer, f16, bf16, f32", a2a3 "f16, u16, f32, u32",
-    # a5 "any 1/2/4-byte"
-    ("tcolargmin_index", "cpu"): STD,
-    ("tcolargmin_index", "a2a3"): "ui16 ui32 f16 f32",
-    ("tcolargmin_index", "a5"): ALL,
+    # a5 "any 1/2/4-byte"; pto-isa TCOLARGMAX: every target's code is TCOLARGMIN's with the
+    # comparison reversed (the simulator's CheckArgTiles, a2a3 TColReduceIdxCheck "f16/u16/f32/u32",
+    # a5 "b8/b16/b32")
+    **by_target(("tcolargmin_index", "tcolargmax_index"), cpu=STD, a2a3="ui16 ui32 f16 f32", a5=ALL),
     # semantics §3 "value form": no 1-byte src (spec: "8-bit source types are not supported")
-    ("tcolargmin_value", "cpu"): B16_B32,
-    ("tcolargmin_value", "a2a3"): "ui16 ui32 f16 f32",
-    ("tcolargmin_value", "a5"): B16_B32,
-    # pto-isa TCOLARGMAX: every target's code is TCOLARGMIN's with the comparison reversed (the
-    # simulator's CheckArgTiles, a2a3 TColReduceIdxCheck "f16/u16/f32/u32", a5 "b8/b16/b32")
-    ("tcolargmax_index", "cpu"): STD,
-    ("tcolargmax_index", "a2a3"): "ui16 ui32 f16 f32",
-    ("tcolargmax_index", "a5"): ALL,
-    ("tcolargmax_value", "cpu"): B16_B32,
-    ("tcolargmax_value", "a2a3"): "ui16 ui32 f16 f32",
-    ("tcolargmax_value", "a5"): B16_B32,
+    **by_target(("tcolargmin_value", "tcolargmax_value"), cpu=B16_B32, a2a3="ui16 ui32 f16 f32", a5=B16_B32),
     # TROWARGMIN.md: "half, float, int32_t, int16_t (A2A3). On A5 any 2-/4-byte source"; the
     # simulator's CheckArgTiles: "integral, half, bfloat16_t, or float" (no width rule in either form)
-    **{(f"{name}_{form}", target): types for name in ("trowargmin", "trowargmax") for form in ("index", "value")
-       for target, types in (("cpu", STD), ("a2a3", "i16 i32 f16 f32"), ("a5", B16_B32))},
+    **by_target(
+        tuple(f"{name}_{form}" for name in ("trowargmin", "trowargmax") for form in ("index", "value")),
+        cpu=STD, a2a3="i16 i32 f16 f32", a5=B16_B32,
+    ),
     # TSCATTER.md "Implementation checks": index and mask forms "int32_t, int16_t, int8_t, half,
     # float32_t, uint32_t, uint16_t, uint8_t, bfloat16_t" (a5 also 64-bit); the simulator's mask
     # form "src element type must be 16 or 32-bit wide", its index form any type
-    **{("tscatter_index", target): STD for target in ("cpu", "a2a3", "a5")},
+    **by_target(("tscatter_index",), cpu=STD, a2a3=STD, a5=STD),
     # MSCATTER.md "Supported data types": CPU and A2/A3 "int8_t ... bfloat16_t, float"; A5 the same
     # "+ hifloat8_t, float8_e4m3_t, float8_e5m2_t"
-    **{(f"mscatter_{mode}", target): types for mode in ("row", "elem")
-       for target, types in (("cpu", STD), ("a2a3", STD), ("a5", ALL))},
-    **{("tscatter_mask_row", target): types for target, types in (("cpu", B16_B32), ("a2a3", STD), ("a5", STD))},
+    **by_target(("mscatter_row", "mscatter_elem"), cpu=STD, a2a3=STD, a5=ALL),
+    **by_target(("tscatter_mask_row",), cpu=B16_B32, a2a3=STD, a5=STD),
 }
 
 DISAGREEMENTS: dict[tuple[str, str, str], str] = {

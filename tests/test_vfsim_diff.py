@@ -5,22 +5,13 @@ instruction it expects, function by function, and emit C++ calling that instruct
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import re
-import sys
 
 import pytest
 
-from pto_tools import pto_opt
-from tests.pto_tools.cli import ROOT, call
+from tests.bench_scripts import check_batch, load
 
-sys.path.insert(0, str(ROOT / "bench"))  # vfsim_diff imports costmodel_diff beside it
-SPEC = importlib.util.spec_from_file_location("vfsim_diff", ROOT / "bench" / "vfsim_diff.py")
-assert SPEC is not None and SPEC.loader is not None
-vfsim_diff = sys.modules[SPEC.name] = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(vfsim_diff)
-costmodel_diff = sys.modules["costmodel_diff"]  # what vfsim_diff shares with the a2a3 differential
+vfsim_diff = load("vfsim_diff")  # it imports costmodel_diff beside it
 
 CASES_PER_OP = 12
 
@@ -28,19 +19,5 @@ CASES_PER_OP = 12
 @pytest.mark.parametrize("op", list(vfsim_diff.TYPES))
 def test_generated_kernels_are_estimated_as_expected(op, tmp_path, capsys):
     kernels = vfsim_diff.generate([op], CASES_PER_OP, seed=1)
-    names = list(kernels)
-    module = costmodel_diff.batch_module(list(kernels.values()), names, "a5")
-    source = tmp_path / "batch.pto"
-    source.write_text(module)
-
-    code, out, err = call(pto_opt.main, [str(source), "--target", "a5", "--estimate=json"], capsys)
-    assert (code, err) == (0, ""), err
-    estimated = costmodel_diff.estimates_by_function(json.loads(out), module, names)
-    assert {n: [i for i, _, _ in estimated[n]] for n in names} == {n: k.instructions for n, k in kernels.items()}
-    assert all(cycles > 0 for ops in estimated.values() for _, cycles, _ in ops)
-
-    code, cpp, err = call(pto_opt.main, [str(source), "--target", "a5", "-p", "pto-plan-memory", "--to=cpp"], capsys)
-    assert (code, err) == (0, ""), err
-    for name in names:
-        assert re.search(rf"\bvoid {name}\(", cpp), name
+    _, cpp = check_batch(kernels, "a5", tmp_path, capsys)
     assert len(re.findall(rf"\b{op.upper()}\(", cpp)) == CASES_PER_OP

@@ -277,6 +277,9 @@ class _Emitter:
         value = constant_index(addr)
         return f"0x{value:X}" if value is not None else self.values[addr]
 
+    def expression(self, value: SSAValue) -> str:
+        return self.values[value]
+
     def issue(self, op: Operation, statement: str) -> None:
         """The op's statement (its pipe's order comes from the kernel's sync ops, written as they are)."""
         self.line(statement)

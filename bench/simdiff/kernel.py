@@ -246,6 +246,13 @@ class Kernel:
     def op(self, text: str) -> None:
         self.lines.append(f"    {text}")
 
+    def ins(self, operands: list[tuple[str, Tile]], tmp: tuple[str, Tile] | None = None) -> str:
+        """`ins(%a, ... : types)` of the tiles named; a tmp tile, given, allocated here and last."""
+        if tmp is not None:
+            self.alloc(*tmp)
+            operands = [*operands, tmp]
+        return f"ins({', '.join(f'%{name}' for name, _ in operands)} : {', '.join(str(tile) for _, tile in operands)})"
+
     def store(self, name: str) -> None:
         """The tile's valid region tstored to a new argument (first holding random bits)."""
         tile = self.tiles[name]

@@ -35,8 +35,11 @@ ATOMIC_COMBINE = {"add": np.add, "max": np.maximum, "min": np.minimum}
 """How each atomic mode (config.ATOMIC_MODES) combines what GM holds with what is stored (integers wrap)."""
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal}
 """Each comparison mode of vector.COMPARISONS."""
+MASK_LOGIC = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}
+"""Each operation of predicates.MASK_LOGIC, on a predicate's 256 bits."""
 LANE_ARITHMETIC = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 """Each `operation` of pto_dialect/vpto/arithmetic.py's rows (integers wrap; floats round to nearest even)."""
+assert set(MASK_LOGIC) == set(predicates.MASK_LOGIC.values())
 assert set(COMPARE) == set(vector.COMPARISONS) and set(ATOMIC_COMBINE) == {m for m in config.ATOMIC_MODES.values() if m}
 assert {r.operation for r in (*arithmetic.BINARY.values(), *arithmetic.VEC_SCALAR.values())} <= set(LANE_ARITHMETIC)
 
@@ -145,6 +148,46 @@ def _run_pdintlv(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLO
     return masks.from_lanes(both[0::2], lane_bytes), masks.from_lanes(both[1::2], lane_bytes)
 
 
+def _run_mask_logic(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    """`mask ? (a OP b) : 0`, bit by bit."""
+    assert isinstance(op, predicates.MaskBinaryOpBase)
+    a, b, governing = args
+    return (governing & MASK_LOGIC[op.OPERATION](a, b),)
+
+
+def _run_predicate_store(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    """NORM: the 256 bits; PK: every other one (16 bytes)."""
+    assert isinstance(op, predicates.PredicateStoreOpBase)
+    value, base, offset = args
+    pointer = pointer_arg(interpreter, base, op.destination)
+    here, after = _post_update_bytes(pointer, offset * op.offset_unit, op.updated_base is not None)
+    return _store_bytes(interpreter, op, here, after, masks.packed(value if op.dist.data == "NORM" else value[::2]))
+
+
+def _run_predicate_load(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    assert isinstance(op, predicates.PredicateLoadOpBase)
+    base, offset = args
+    here, after = _post_update_bytes(pointer_arg(interpreter, base, op.source), offset * op.offset_unit, op.updated_base is not None)
+    dist = op.dist.data
+    with fault_at(op):
+        if dist == "NORM":
+            bits = masks.unpacked(here.read(masks.PREDICATE_BYTES, np.dtype(np.uint8)))
+        elif dist == "US":  # half the bits, each twice
+            bits = np.repeat(masks.unpacked(here.read(masks.PREDICATE_BYTES // 2, np.dtype(np.uint8))), 2)
+        else:  # DS: twice the bits, every other one
+            bits = masks.unpacked(here.read(2 * masks.PREDICATE_BYTES, np.dtype(np.uint8)))[::2]
+    return (bits,) if after is None else (bits, after)
+
+
+def _run_spr_store(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
+    assert isinstance(op, load_store.SprStoreOpBase)
+    base, offset = args
+    pointer = pointer_arg(interpreter, base, op.destination)
+    here, after = _post_update_bytes(pointer, offset * op.BYTES_PER_OFFSET, op.updated_base is not None)
+    word = np.array([run_state(interpreter).special_registers.get(op.spr.data, 0)], dtype=np.uint32)
+    return _store_bytes(interpreter, op, here, after, word)
+
+
 def _run_loop_config(self: InterpreterFunctions, interpreter: Interpreter, op: IRDLOperation, args: PythonValues):
     assert isinstance(op, config.LoopConfigOpBase)
     first, second = args
@@ -178,6 +221,9 @@ def _family_functions() -> type[InterpreterFunctions]:
     families = [
         (predicates.PSET_OPS, _run_pset), (predicates.PGE_OPS, _run_pset), (predicates.PLT_OPS, _run_plt),
         (predicates.PINTLV_OPS, _run_pintlv), (predicates.PDINTLV_OPS, _run_pdintlv),
+        (predicates.MASK_LOGIC_OPS, _run_mask_logic),
+        ((predicates.PstsOp, predicates.PstiOp), _run_predicate_store), ((predicates.PldsOp, predicates.PldiOp), _run_predicate_load),
+        ((load_store.SprstiOp, load_store.SprstsOp), _run_spr_store),
         (config.LOOP_CONFIG_OPS, _run_loop_config), (config.ATOMIC_OPS, _run_set_atomic),
         (arithmetic.ARITHMETIC_OPS, _run_arithmetic),
     ]
@@ -285,24 +331,8 @@ class VptoFunctions(_family_functions()):
 
     # predicates
 
-
-    @priced(predicates.PandOp)
-    def run_pand(self, interpreter: Interpreter, op: predicates.PandOp, args: PythonValues):
-        a, b, governing = args
-        return (governing & a & b,)
-
-    @priced(predicates.PorOp)
-    def run_por(self, interpreter: Interpreter, op: predicates.PorOp, args: PythonValues):
-        a, b, governing = args
-        return (governing & (a | b),)
-
-    @priced(predicates.PxorOp)
-    def run_pxor(self, interpreter: Interpreter, op: predicates.PxorOp, args: PythonValues):
-        a, b, governing = args
-        return (governing & (a ^ b),)
-
     @priced(predicates.PselOp)
-    def run_psel(self, interpreter: Interpreter, op: predicates.PselOp, args: PythonValues):
+    def run_psel(self, interpreter: Interpreter, op: predicates.MaskBinaryOpBase, args: PythonValues):
         a, b, select = args
         return (np.where(select, a, b),)
 
@@ -310,17 +340,6 @@ class VptoFunctions(_family_functions()):
     def run_pnot(self, interpreter: Interpreter, op: predicates.PnotOp, args: PythonValues):
         a, governing = args
         return (governing & ~a,)
-
-    def _predicate_store(self, interpreter: Interpreter, op: predicates.PredicateStoreOpBase, args: PythonValues, unit: int):
-        """NORM: the 256 bits; PK: every other one (16 bytes)."""
-        value, base, offset = args
-        pointer = pointer_arg(interpreter, base, op.destination)
-        here, after = _post_update_bytes(pointer, offset * unit, op.updated_base is not None)
-        return _store_bytes(interpreter, op, here, after, masks.packed(value if op.dist.data == "NORM" else value[::2]))
-
-    @priced(predicates.PstsOp)
-    def run_psts(self, interpreter: Interpreter, op: predicates.PstsOp, args: PythonValues):
-        return self._predicate_store(interpreter, op, args, 1)
 
 
     # register-configured DMA
@@ -454,47 +473,7 @@ class VptoFunctions(_family_functions()):
         mark_stored(interpreter, at, written)
         return ()
 
-    def _spr_store(self, interpreter: Interpreter, op: load_store.SprStoreOpBase, args: PythonValues):
-        base, offset = args
-        pointer = pointer_arg(interpreter, base, op.destination)
-        here, after = _post_update_bytes(pointer, offset * op.BYTES_PER_OFFSET, op.updated_base is not None)
-        word = np.array([run_state(interpreter).special_registers.get(op.spr.data, 0)], dtype=np.uint32)
-        return _store_bytes(interpreter, op, here, after, word)
-
-    @priced(load_store.SprstiOp)
-    def run_sprsti(self, interpreter: Interpreter, op: load_store.SprstiOp, args: PythonValues):
-        return self._spr_store(interpreter, op, args)
-
-    @priced(load_store.SprstsOp)
-    def run_sprsts(self, interpreter: Interpreter, op: load_store.SprstsOp, args: PythonValues):
-        return self._spr_store(interpreter, op, args)
-
-    # predicate loads and stores beyond psts
-
-    def _predicate_load(self, interpreter: Interpreter, op: predicates.PredicateLoadOpBase, args: PythonValues, unit: int):
-        base, offset = args
-        here, after = _post_update_bytes(pointer_arg(interpreter, base, op.source), offset * unit, op.updated_base is not None)
-        dist = op.dist.data
-        with fault_at(op):
-            if dist == "NORM":
-                bits = masks.unpacked(here.read(masks.PREDICATE_BYTES, np.dtype(np.uint8)))
-            elif dist == "US":  # half the bits, each twice
-                bits = np.repeat(masks.unpacked(here.read(masks.PREDICATE_BYTES // 2, np.dtype(np.uint8))), 2)
-            else:  # DS: twice the bits, every other one
-                bits = masks.unpacked(here.read(2 * masks.PREDICATE_BYTES, np.dtype(np.uint8)))[::2]
-        return (bits,) if after is None else (bits, after)
-
-    @priced(predicates.PldsOp)
-    def run_plds(self, interpreter: Interpreter, op: predicates.PldsOp, args: PythonValues):
-        return self._predicate_load(interpreter, op, args, 1)
-
-    @priced(predicates.PldiOp)
-    def run_pldi(self, interpreter: Interpreter, op: predicates.PldiOp, args: PythonValues):
-        return self._predicate_load(interpreter, op, args, predicates.ALIGNMENT_UNIT_BYTES[op.dist.data])
-
-    @priced(predicates.PstiOp)
-    def run_psti(self, interpreter: Interpreter, op: predicates.PstiOp, args: PythonValues):
-        return self._predicate_store(interpreter, op, args, predicates.ALIGNMENT_UNIT_BYTES[op.dist.data])
+    # unaligned predicate stores
 
     @priced(predicates.PstuOp)
     def run_pstu(self, interpreter: Interpreter, op: predicates.PstuOp, args: PythonValues):
@@ -509,7 +488,7 @@ class VptoFunctions(_family_functions()):
     # predicate shuffles
 
     @priced(predicates.PpackOp)
-    def run_ppack(self, interpreter: Interpreter, op: predicates.PpackOp, args: PythonValues):
+    def run_ppack(self, interpreter: Interpreter, op: predicates.MaskPartOpBase, args: PythonValues):
         lane_bytes = _mask_type(op.result.type).lane_bytes
         lanes = masks.lanes_of(args[0], lane_bytes)
         half = lanes.size // 2
@@ -519,7 +498,7 @@ class VptoFunctions(_family_functions()):
         return (masks.from_lanes(result, lane_bytes),)
 
     @priced(predicates.PunpackOp)
-    def run_punpack(self, interpreter: Interpreter, op: predicates.PunpackOp, args: PythonValues):
+    def run_punpack(self, interpreter: Interpreter, op: predicates.MaskPartOpBase, args: PythonValues):
         lane_bytes = _mask_type(op.result.type).lane_bytes
         lanes = masks.lanes_of(args[0], lane_bytes)
         half = lanes.size // 2
@@ -568,13 +547,13 @@ class VptoFunctions(_family_functions()):
         return (result,)
 
     @priced(vector.VintlvOp)
-    def run_vintlv(self, interpreter: Interpreter, op: vector.VintlvOp, args: PythonValues):
+    def run_vintlv(self, interpreter: Interpreter, op: vector.LanePairOp, args: PythonValues):
         lhs, rhs = args
         pairs = np.stack([lhs, rhs], axis=1).reshape(-1)
         return pairs[: lhs.size], pairs[lhs.size :]
 
     @priced(vector.VdintlvOp)
-    def run_vdintlv(self, interpreter: Interpreter, op: vector.VdintlvOp, args: PythonValues):
+    def run_vdintlv(self, interpreter: Interpreter, op: vector.LanePairOp, args: PythonValues):
         both = np.concatenate(args)
         return both[0::2].copy(), both[1::2].copy()
 

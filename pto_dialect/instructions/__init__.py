@@ -28,6 +28,7 @@ from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
 from pto_dialect.instructions.fillpad import TFILLPAD
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.thistogram import THISTOGRAM
+from pto_dialect.instructions.trandom import TRANDOM
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN
 from pto_dialect.instructions.tgather import TGATHER
@@ -52,7 +53,7 @@ REGISTRY: tuple[Instruction, ...] = (
     *PARTIAL_ARG.instructions,
     TCI,
     TMOV, *WINDOW_COPIES.instructions, TCONCAT,
-    TFILLPAD, TTRANS, THISTOGRAM,
+    TFILLPAD, TTRANS, THISTOGRAM, TRANDOM,
 )
 """Every instruction, in the order docs and reports list them."""
 

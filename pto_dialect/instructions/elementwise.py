@@ -885,6 +885,23 @@ def scalar_power(a: Any, b: Any) -> Any:  # noqa: ANN401
     return np.trunc(result).astype(a.dtype)
 
 
+def subtract_relu(a: Any, b: Any) -> Any:  # noqa: ANN401
+    """cpu ElementOp.h OP_SUBRELU: ReLU(src0 - src1) = (d > 0) ? d : 0 (common.hpp), so NaN and -0.0 give
+    +0.0; d is C++'s difference: in the element type for floats and 32/64-bit integers (unsigned ones
+    wrap), in int for 8- and 16-bit ones (promoted: the ReLU sees the true difference, the store wraps
+    it). A signed 32/64-bit difference that overflows is undefined there (a compiler may test
+    src0 > src1 instead), so a run-time error here. The NPUs take half and float only."""
+    if a.dtype.kind in "iu" and a.dtype.itemsize < 4:
+        d = a.astype(np.int64) - b.astype(np.int64)
+        return np.where(d > 0, d, 0).astype(a.dtype)
+    d = np.asarray(a - b)
+    if a.dtype.kind == "i":
+        overflow = ((a < 0) != (b < 0)) & ((d < 0) != (a < 0))
+        fault_where(overflow, lambda at: f"src0 - src1 overflows {a.dtype} at element {at} (signed overflow is undefined "
+                    "in C++: the simulator's ReLU(src0 - src1) has no defined value there)")
+    return np.where(d > 0, d, np.zeros((), a.dtype))
+
+
 def leaky_relu(a: Any, slope: Any) -> Any:  # noqa: ANN401
     """cpu ElementOp.h OP_LRELU: (src > 0) ? src : src * slope (NaN and -0 take the product)."""
     product = np.asarray(a * slope)
@@ -957,6 +974,8 @@ VECTOR_UNIT_REFERENCES = {
     "trecip": "1 / x correctly rounded, +-inf at zero; vdiv's own rounding is not public",
     "tabs": "IEEE abs (sign bit cleared; integers wrap); vabs on -0.0, NaN and the integer minimum is not public",
     "trelu": "std::max(x, 0) as cpu (-0.0 and NaN pass); vrelu on -0.0 and NaN is not public",
+    "tsubrelu": "(d > 0) ? d : 0 for d = src0 - src1 as cpu (NaN and -0.0 give +0.0); a2a3's vsubrelu and a5's vsub "
+                "then vrelu on -0.0 and NaN are not public",
 }
 """The members whose values on the NPUs come from a vector intrinsic no public code fixes,
 with the reference the interpreter computes there."""
@@ -1002,6 +1021,8 @@ BINARY = Family.of(
                     choices=BITWISE, tmp=True),
         Elementwise("tpow", "dst = pow(src0, src1)", compute=power, priced_as=("vln", "vmul", "vexp"), tmp=True,
                     precision=PowPrecisionAttr),
+        Elementwise("tsubrelu", "dst = max(src0 - src1, 0)", compute=subtract_relu, priced_as="vsubrelu",
+                    vf_priced_as=("vsub", "vrelu")),
     ),
     elementwise(BinaryOp),
 )

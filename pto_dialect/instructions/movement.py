@@ -8,8 +8,13 @@ UB-to-UB data movement between Vec tiles (pto-isa docs/isa/TMOV.md, TEXTRACT.md)
 
 (SSA: `%d = pto.tmov %src : S -> D`, `%d = pto.textract %src, %r, %c : (S, index, index) -> D`),
 emitted as `TMOV(dst, src)`, `TEXTRACT(dst, src, r, c)`, `TINSERT(dst, src, r, c)` and
-`TCONCAT(dst, src0, src1)`. The cube-side moves (mat, left,
-right, acc tiles) are not implemented here: a located error says so.
+`TCONCAT(dst, src0, src1)`. Of the cube-side moves, TMOV loads a mat (L1) tile into a left (L0A)
+or right (L0B) one where the target's code does (a5: npu/a5/TMov.hpp TMovToLeft / TMovToRight,
+load_cbuf_to_ca / load_cbuf_to_cb on the MTE1 pipe; `TMovL0Base`): dst[i, j] = src[i, j] over the
+whole tile (TMOV.md), each tile through its own fractal layout, an NZ left and a ZN right tile as
+the static_asserts ask, the transposing loads (a ZN src into NZ, an NZ src into ZN) in whole
+fractals; a one-row src (TExtractToAVector) and compact tiles are not taken here. The other
+cube-side moves (acc, bias, scaling tiles; mat -> vec) are not implemented: a located error says so.
 
 How each target copies (TMOV's `move_copy` choice):
 - cpu (cpu/TMov.hpp): element by element through each tile's own layout, so any layout pair
@@ -43,11 +48,11 @@ from typing import Any, ClassVar
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
-from xdsl.irdl import irdl_op_definition
+from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, WindowBounds
+from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
@@ -58,6 +63,8 @@ from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles, same_element_type
 from pto_dialect.ops.memory import constant_index
+from pto_dialect.phases import Phase
+from pto_dialect.types import TileTypeBase
 from pto_dialect.vector import vector_repeats
 
 BLOCK_BYTES = 32
@@ -137,10 +144,65 @@ class TMovRules:
     equal_valid: bool
     """src's and dst's valid shapes equal (else the smaller is copied)."""
     note: str
+    l0_loads: Mapping[str, L0Load] = field(default_factory=dict)
+    """The mat -> left / right moves the target's code makes, by dst loc (none: not implemented)."""
+
+
+@dataclass(frozen=True)
+class L0Load:
+    """A cube operand load, mat (L1) -> left (L0A) or right (L0B): TMovToLeft / TMovToRight."""
+
+    dst_layout: tuple[str, str]
+    """The (blayout, slayout) its dst static_assert asks."""
+    types: frozenset[str]
+    """The element types (src's and dst's, one type: a static_assert)."""
+    note: str
+
+
+def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> None:
+    """mat -> left / right, as the target's code loads it (pto-isa docs/isa/TMOV.md: dst = src)."""
+    load = rules.l0_loads.get(dst.loc)
+    require(load is not None, not_implemented(f"moves loc={src.loc} to loc={dst.loc}", CUBE_SIDE))
+    assert load is not None
+    require_type("src", src.elem, load.types)
+    require(
+        src.elem == dst.elem,
+        f"expects src and dst to have the same element type on target {target} (a static_assert), got {src.elem.mlir} and {dst.elem.mlir}",
+    )
+    require(
+        src.shape == dst.shape,
+        f"expects src and dst to have the same shape on target {target} (a static_assert), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
+    )
+    blayout, slayout = load.dst_layout
+    require(
+        (dst.blayout, dst.slayout, dst.fractal) == (blayout, slayout, 512),
+        f"expects dst (loc={dst.loc}) to be blayout={blayout}, slayout={slayout}, fractal=512 on target {target} "
+        f"({load.note}), got {_layout(dst)}, fractal={dst.fractal}",
+    )
+    require(
+        src.is_row_major or (src.blayout, src.slayout) == ("col_major", "row_major"),
+        f"expects src (loc=mat) to be row-major or NZ (blayout=col_major, slayout=row_major) on target {target} "
+        f"(a static_assert), got {_layout(src)}",
+    )
+    require(dst.compact == 0 and src.compact == 0, not_implemented(f"moves loc=mat to loc={dst.loc} between compact tiles", CUBE_SIDE))
+    require(
+        not (dst.loc == "left" and src.rows == 1 and src.is_row_major),
+        not_implemented("moves a one-row mat tile to loc=left (TExtractToAVector's GEMV operand)", CUBE_SIDE),
+    )
+    if src.slayout != dst.slayout:  # a transposing load: whole fractals of rows and cols
+        align = 32 // src.elem.bytes if src.elem.bytes == 1 else 16
+        require(
+            src.rows % align == 0 and src.cols % align == 0,
+            f"expects src and dst rows and cols to be multiples of {align} for a transposing load ({_layout(src)} "
+            f"to {_layout(dst)}) on target {target} (a static_assert), got {src.rows}x{src.cols}",
+        )
 
 
 def tmov_check(rules: TMovRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
+    if src.loc == "mat" and dst.loc in ("left", "right"):
+        _l0_check(rules, src, dst, target)
+        return
     _vec_pair(src, dst)
     require_type("src", src.elem, rules.types)
     require_type("dst", dst.elem, rules.types)
@@ -175,7 +237,20 @@ def tmov_describe(t: dict[str, TMovRules]) -> list[tuple[str, dict[str, str]]]:
         ("layouts", lambda r: "src's equals dst's" if r.same_layout else "any pair (converted)"),
         ("valid shapes", lambda r: "src's equals dst's" if r.equal_valid else "the smaller is copied"),
         ("why", lambda r: r.note),
+        *((f"mat -> {loc}", _l0_cell(loc)) for loc in ("left", "right")),
     ])
+
+
+def _l0_cell(loc: str) -> Callable[[TMovRules], str]:
+    def cell(r: TMovRules) -> str:
+        load = r.l0_loads.get(loc)
+        if load is None:
+            return "not implemented"
+        blayout, slayout = load.dst_layout
+        return (f"{spell(load.types)}, one type and shape; dst blayout={blayout}, slayout={slayout}; src row-major or NZ "
+                f"(a transposing load: rows and cols in whole fractals), {'not one row, ' if loc == 'left' else ''}not compact; {load.note}")
+
+    return cell
 
 
 def cpp_converted(x: Any, dtype: Any) -> Any:  # noqa: ANN401
@@ -216,6 +291,47 @@ def _whole_blocks(elements: int, tile: Tile) -> int:
 TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopyAttr)
 
 
+def loads_l0(op: TMovOp) -> bool:
+    """A TMOV from a mat tile into a left or right tile (TMovL0Base's op), from its types."""
+    src, dst = op.ins[0].type, op.destinations[0].type
+    return (isinstance(src, TileTypeBase) and isinstance(dst, TileTypeBase) and src.loc.data == "mat"
+            and dst.loc.data in ("left", "right"))
+
+
+def l0_load_kernel(o: dict) -> None:
+    """dst = src over the whole tile (TExtractToA / TExtractToB load Rows / 16 x Cols * size / 32
+    fractals, past the valid region too), logical element by logical element: each tile's fractal
+    layout is its addressing (TMOV.md's dst[i, j] = src[i, j])."""
+    src, dst = o["src"], o["dst"]
+    dst.write(*dst.type.shape, src.values)
+
+
+L0_LOAD_PHASES = (Phase(Pipe.MTE1, reads=("src",), writes=("dst",)),)
+"""L1 -> L0A / L0B: the MTE1 pipe (PTOAS's sync model: MGATHER's MTE2 -> MTE1 before the TMOV)."""
+
+
+class TMovL0Base(LoweredOp):
+    """dst (loc=left / right) = src (loc=mat): a cube operand load (npu/a5/TMov.hpp TMovToLeft /
+    TMovToRight, load_cbuf_to_ca / load_cbuf_to_cb) on the MTE1 pipe."""
+
+    SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
+    KERNEL = staticmethod(l0_load_kernel)
+    PHASES: ClassVar[tuple[Phase, ...]] = L0_LOAD_PHASES
+    numerics = prop_def(NumericsAttr)
+
+
+def _l0_path(dst: TileFacts) -> DmaPath:
+    return DmaPath.L1_TO_L0A if dst.loc == "left" else DmaPath.L1_TO_L0B
+
+
+def _l0_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
+    """One load_cbuf_to_ca / load_cbuf_to_cb of the tile's 512-byte fractals, priced at the cost
+    model's L1 -> L0A / L0B bandwidth (the only figure it has for these loads)."""
+    dst = o["dst"]
+    nbytes = dst.rows * dst.cols * dst.elem.bytes
+    return machine.cost(Pipe.MTE1, nbytes, machine.dma.cycles(_l0_path(dst), nbytes))
+
+
 def _tmov_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
     """npu/a2a3/TMov.hpp TMovToVecImpl: one copy_ubuf_to_ubuf of the valid rows' whole rows
     when dst's valid columns are all its columns, else one per valid row of its valid
@@ -233,7 +349,9 @@ def _tmov_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost
 
 def _tmov_vf(op: LoweredOp, o: dict, machine: VfMachine, work: Work) -> OpCost:
     """npu/a5/TMov.hpp TMovVecToVec: one vector function; per register of each valid row a
-    predicate, a load and a store."""
+    predicate, a load and a store (a load into left / right: `_l0_vf`)."""
+    if isinstance(op, TMovL0Base):
+        return _l0_vf(op, o, machine, work)
     src, dst = o["src"], o["dst"]
     rows, cols = min(src.valid_row, dst.valid_row), min(src.valid_col, dst.valid_col)
     registers = rows * vector_repeats(cols, dst.elem.bytes)
@@ -261,7 +379,7 @@ TMOV = Instruction(
     rules=TMovRules,
     check=tmov_check,
     describe=tmov_describe,
-    lowered=(TMovBase,),
+    lowered=(TMovBase, TMovL0Base),
     emit=dst_first("TMOV"),
     pipe=Pipe.VECTOR,
     in_place={"": InPlace(frozenset({"src"}), how="each element (cpu), block or register (a2a3, a5) is read "

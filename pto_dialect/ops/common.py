@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from functools import cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.ir import Attribute, Operation, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    operand_def,
+    result_def,
     traits_def,
     var_operand_def,
     var_result_def,
@@ -84,6 +86,48 @@ class OperandEffectsByName(MemoryEffect):
         return {EffectInstance(MemoryEffectKind.READ, getattr(op, n)) for n in self.reads} | {
             EffectInstance(MemoryEffectKind.WRITE, getattr(op, n)) for n in self.writes
         }
+
+
+class ContainerEffect(MemoryEffect):
+    """An element access reads or writes its container operand (`ElementAccessOp`)."""
+
+    @classmethod
+    def get_effects(cls, op: Operation) -> set[EffectInstance]:
+        assert isinstance(op, ElementAccessOp)
+        return {EffectInstance(op.EFFECT, getattr(op, op.CONTAINER))}
+
+
+class ElementAccessOp(IRDLOperation):
+    """One element moved between the operand named `CONTAINER` (a pointer, a local array, a tile) and
+    the scalar unit: a read (`ElementReadOp`) gives it as its `value` result, a write
+    (`ElementWriteOp`) takes it as its `value` operand. `check_element` checks the value's type
+    (and the element's place) against the container."""
+
+    CONTAINER: ClassVar[str]
+    EFFECT: ClassVar[MemoryEffectKind]
+    VALUE_ROLE: ClassVar[str]
+    """How a message names the value: result or value."""
+    if TYPE_CHECKING:
+        value: SSAValue
+    traits = traits_def(ContainerEffect())
+
+    def verify_(self) -> None:
+        self.check_element(self.value.type, self.VALUE_ROLE)
+
+    def check_element(self, value_type: Attribute, what: str) -> None:
+        raise NotImplementedError
+
+
+class ElementReadOp(ElementAccessOp):
+    EFFECT: ClassVar[MemoryEffectKind] = MemoryEffectKind.READ
+    VALUE_ROLE: ClassVar[str] = "result"
+    value = result_def()
+
+
+class ElementWriteOp(ElementAccessOp):
+    EFFECT: ClassVar[MemoryEffectKind] = MemoryEffectKind.WRITE
+    VALUE_ROLE: ClassVar[str] = "value"
+    value = operand_def()
 
 
 def writes(op: Operation, value: SSAValue) -> bool:

@@ -13,28 +13,16 @@ tile memory planning: the C++ compiler places it.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def, var_operand_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import AllocatesResult, constant_index
-from pto_dialect.ops.common import OperandEffectsByName
+from pto_dialect.ops.common import ElementAccessOp, ElementReadOp, ElementWriteOp
 from pto_dialect.types import LocalArrayType
-
-
-def _check_indices(op: LocalArrayGetOp | LocalArraySetOp, value_type: Attribute, what: str) -> None:
-    array = op.array.type
-    assert isinstance(array, LocalArrayType)
-    rank = len(array.shape)
-    if len(op.indices) != rank:
-        raise VerifyException(f"expects {rank} indices for !pto.local_array of rank {rank}, got {len(op.indices)}")
-    if value_type != array.element_type:
-        raise VerifyException(f"{what} type {value_type} does not match array element type {array.element_type}")
-    for dim, (index, size) in enumerate(zip(op.indices, array.shape)):
-        known = constant_index(index)
-        if known is not None and not 0 <= known < size:
-            raise VerifyException(f"index {known} of dim {dim} is outside [0, {size - 1}] for {array}")
 
 
 @irdl_op_definition
@@ -48,36 +36,41 @@ class DeclareLocalArrayOp(IRDLOperation):
     assembly_format = "attr-dict `->` type($array)"
 
 
+class LocalArrayAccessOp(ElementAccessOp):
+    """An element of `array` at one index per dim."""
+
+    CONTAINER: ClassVar[str] = "array"
+    array = operand_def(LocalArrayType)
+    indices = var_operand_def(IndexType)
+
+    def check_element(self, value_type: Attribute, what: str) -> None:
+        array = self.array.type
+        assert isinstance(array, LocalArrayType)
+        rank = len(array.shape)
+        if len(self.indices) != rank:
+            raise VerifyException(f"expects {rank} indices for !pto.local_array of rank {rank}, got {len(self.indices)}")
+        if value_type != array.element_type:
+            raise VerifyException(f"{what} type {value_type} does not match array element type {array.element_type}")
+        for dim, (index, size) in enumerate(zip(self.indices, array.shape)):
+            known = constant_index(index)
+            if known is not None and not 0 <= known < size:
+                raise VerifyException(f"index {known} of dim {dim} is outside [0, {size - 1}] for {array}")
+
+
 @irdl_op_definition
-class LocalArrayGetOp(IRDLOperation):
+class LocalArrayGetOp(LocalArrayAccessOp, ElementReadOp):
     """`%v = pto.local_array_get %a[%i...] : !pto.local_array<...> -> T`"""
 
     name = "pto.local_array_get"
-
-    array = operand_def(LocalArrayType)
-    indices = var_operand_def(IndexType)
-    value = result_def()
-    traits = traits_def(OperandEffectsByName(reads=("array",)))
     assembly_format = "$array `[` $indices `]` attr-dict `:` type($array) `->` type($value)"
-
-    def verify_(self) -> None:
-        _check_indices(self, self.value.type, "result")
 
 
 @irdl_op_definition
-class LocalArraySetOp(IRDLOperation):
+class LocalArraySetOp(LocalArrayAccessOp, ElementWriteOp):
     """`pto.local_array_set %a[%i...], %v : !pto.local_array<...>, T`"""
 
     name = "pto.local_array_set"
-
-    array = operand_def(LocalArrayType)
-    indices = var_operand_def(IndexType)
-    value = operand_def()
-    traits = traits_def(OperandEffectsByName(writes=("array",)))
     assembly_format = "$array `[` $indices `]` `,` $value attr-dict `:` type($array) `,` type($value)"
-
-    def verify_(self) -> None:
-        _check_indices(self, self.value.type, "value")
 
 
 LOCAL_ARRAY_OPS = [DeclareLocalArrayOp, LocalArrayGetOp, LocalArraySetOp]

@@ -5,7 +5,7 @@ loads/stores between them, and the vector/cube sections.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
@@ -14,7 +14,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
 )
-from xdsl.ir import Block, OpResult, Operation, SSAValue
+from xdsl.ir import Attribute, Block, OpResult, Operation, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
@@ -67,14 +67,30 @@ def _parse_value_list(parser: Parser, keyword: str) -> list[UnresolvedOperand]:
     )
 
 
-def _print_view_head(printer: Printer, source: SSAValue, **lists: Sequence[SSAValue]) -> None:
-    """` %src, keyword = [%a, %b], ...`: a view op's operands."""
+def _parse_view_head(parser: Parser, *keywords: str) -> tuple[UnresolvedOperand, list[list[UnresolvedOperand]], dict[str, Attribute]]:
+    """`%src, keyword = [%a, %b], ... {attrs} :`: a GM view op's operands and attributes, up to its types."""
+    source = parser.parse_unresolved_operand()
+    lists: list[list[UnresolvedOperand]] = []
+    for keyword in keywords:
+        parser.parse_punctuation(",")
+        lists.append(_parse_value_list(parser, keyword))
+    attrs = parser.parse_optional_attr_dict()
+    parser.parse_punctuation(":")
+    return source, lists, attrs
+
+
+def _print_view_head(printer: Printer, source: SSAValue, attrs: Mapping[str, Attribute], **lists: Sequence[SSAValue]) -> None:
+    """` %src, keyword = [%a, %b], ... {attrs} : `: what `_parse_view_head` reads."""
     printer.print_string(" ")
     printer.print_ssa_value(source)
     for keyword, values in lists.items():
         printer.print_string(f", {keyword} = [")
         printer.print_list(values, printer.print_ssa_value)
         printer.print_string("]")
+    if attrs:
+        printer.print_string(" ")
+        printer.print_attr_dict(attrs)
+    printer.print_string(" : ")
 
 
 @irdl_op_definition
@@ -102,13 +118,7 @@ class MakeTensorViewOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        ptr = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        shape = _parse_value_list(parser, "shape")
-        parser.parse_punctuation(",")
-        strides = _parse_value_list(parser, "strides")
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        ptr, (shape, strides), attrs = _parse_view_head(parser, "shape", "strides")
         type_pos = parser.pos
         view = parser.parse_type()
         if not isinstance(view, TensorViewType):
@@ -137,14 +147,10 @@ class MakeTensorViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_view_head(printer, self.ptr, shape=self.shape, strides=self.strides)
         attrs = dict(self.attributes)
         if self.layout is not None:
             attrs["layout"] = self.layout
-        if attrs:
-            printer.print_string(" ")
-            printer.print_attr_dict(attrs)
-        printer.print_string(" : ")
+        _print_view_head(printer, self.ptr, attrs, shape=self.shape, strides=self.strides)
         printer.print_attribute(self.result.type)
 
     def verify_(self) -> None:
@@ -190,13 +196,8 @@ class PartitionViewOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        source = parser.parse_unresolved_operand()
-        parser.parse_punctuation(",")
-        offsets = [parser.resolve_operand(v, INDEX) for v in _parse_value_list(parser, "offsets")]
-        parser.parse_punctuation(",")
-        sizes = [parser.resolve_operand(v, INDEX) for v in _parse_value_list(parser, "sizes")]
-        attrs = parser.parse_optional_attr_dict()
-        parser.parse_punctuation(":")
+        source, index_lists, attrs = _parse_view_head(parser, "offsets", "sizes")
+        offsets, sizes = ([parser.resolve_operand(v, INDEX) for v in values] for values in index_lists)
         type_pos = parser.pos
         source_type = parser.parse_type()
         if not isinstance(source_type, TensorViewType):
@@ -212,11 +213,7 @@ class PartitionViewOp(IRDLOperation):
         )
 
     def print(self, printer: Printer) -> None:
-        _print_view_head(printer, self.source, offsets=self.offsets, sizes=self.sizes)
-        if self.attributes:
-            printer.print_string(" ")
-            printer.print_attr_dict(self.attributes)
-        printer.print_string(" : ")
+        _print_view_head(printer, self.source, self.attributes, offsets=self.offsets, sizes=self.sizes)
         printer.print_attribute(self.source.type)
         source = self.source.type
         assert isinstance(source, TensorViewType)

@@ -12,14 +12,15 @@ verification error; otherwise the run checks it against the argument's array.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, BlockArgument, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
-from pto_dialect.ops.common import OperandEffectsByName
+from pto_dialect.ops.common import ElementAccessOp, ElementReadOp, ElementWriteOp
 from pto_dialect.types import PtrType
 
 
@@ -45,51 +46,42 @@ def static_pointer_extent(ptr: SSAValue) -> int | None:
     return max(extents, default=None)
 
 
-def _check_access(op: LoadScalarOp | StoreScalarOp, value_type: Attribute, what: str) -> None:
-    ptr_type = op.ptr.type
-    assert isinstance(ptr_type, PtrType)
-    if value_type != ptr_type.element_type:
-        raise VerifyException(f"expects {what} type to match ptr element type, got {value_type} for {ptr_type}")
-    offset = constant_index(op.offset)
-    if offset is None:
-        return
-    if offset < 0:
-        raise VerifyException(f"offset {offset} is negative: before the pointer's first element")
-    extent = static_pointer_extent(op.ptr)
-    if extent is not None and offset >= extent:
-        raise VerifyException(
-            f"offset {offset} is outside the tensor views of %{op.ptr.name_hint or 'ptr'} "
-            f"(they reach {extent} elements)"
-        )
+class ScalarAccessOp(ElementAccessOp):
+    """An element of GM at `ptr[offset]`."""
+
+    CONTAINER: ClassVar[str] = "ptr"
+    ptr = operand_def(PtrType)
+    offset = operand_def(IndexType)
+
+    def check_element(self, value_type: Attribute, what: str) -> None:
+        ptr_type = self.ptr.type
+        assert isinstance(ptr_type, PtrType)
+        if value_type != ptr_type.element_type:
+            raise VerifyException(f"expects {what} type to match ptr element type, got {value_type} for {ptr_type}")
+        offset = constant_index(self.offset)
+        if offset is None:
+            return
+        if offset < 0:
+            raise VerifyException(f"offset {offset} is negative: before the pointer's first element")
+        extent = static_pointer_extent(self.ptr)
+        if extent is not None and offset >= extent:
+            raise VerifyException(
+                f"offset {offset} is outside the tensor views of %{self.ptr.name_hint or 'ptr'} "
+                f"(they reach {extent} elements)"
+            )
 
 
 @irdl_op_definition
-class LoadScalarOp(IRDLOperation):
+class LoadScalarOp(ScalarAccessOp, ElementReadOp):
     """One element read from GM: `%v = pto.load_scalar %ptr[%offset] : !pto.ptr<T> -> T`."""
 
     name = "pto.load_scalar"
-
-    ptr = operand_def(PtrType)
-    offset = operand_def(IndexType)
-    value = result_def()
-    traits = traits_def(OperandEffectsByName(reads=("ptr",)))
     assembly_format = "$ptr `[` $offset `]` attr-dict `:` type($ptr) `->` type($value)"
-
-    def verify_(self) -> None:
-        _check_access(self, self.value.type, "result")
 
 
 @irdl_op_definition
-class StoreScalarOp(IRDLOperation):
+class StoreScalarOp(ElementWriteOp, ScalarAccessOp):
     """One element written to GM: `pto.store_scalar %v, %ptr[%offset] : !pto.ptr<T>, T`."""
 
     name = "pto.store_scalar"
-
-    value = operand_def()
-    ptr = operand_def(PtrType)
-    offset = operand_def(IndexType)
-    traits = traits_def(OperandEffectsByName(writes=("ptr",)))
     assembly_format = "$value `,` $ptr `[` $offset `]` attr-dict `:` type($ptr) `,` type($value)"
-
-    def verify_(self) -> None:
-        _check_access(self, self.value.type, "value")

@@ -13,17 +13,17 @@ computed one a run-time fault.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import IndexType
-from xdsl.ir import Attribute
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.ops.memory import constant_index
 from pto_dialect.phases import Phase
-from pto_dialect.ops.common import OperandEffectsByName
+from pto_dialect.ops.common import ElementAccessOp, ElementReadOp, ElementWriteOp
 from pto_dialect.types import TileBufType
 
 
@@ -32,42 +32,45 @@ def storage_elements(tile: TileBufType) -> int:
     return rows * cols
 
 
-def _check(op: TGetValOp | TSetValOp, scalar: Attribute, what: str) -> None:
-    tile = op.tile.type
-    assert isinstance(tile, TileBufType)
-    if tile.loc.data != "vec":
-        raise VerifyException(
-            f"expects a Vec tile (loc=vec): Tile::GetValue / SetValue static_assert it, got loc={tile.loc.data}"
-        )
-    if scalar != tile.element_type:
-        raise VerifyException(f"expects {what} type to match the tile's element type, got {scalar} and {tile.element_type}")
-    offset = constant_index(op.offset)
-    if offset is not None and not 0 <= offset < storage_elements(tile):
-        raise VerifyException(
-            f"expects offset to be inside the tile's {storage_elements(tile)} elements of storage, got {offset}"
-        )
+class TileValueAccessOp(ElementAccessOp):
+    """An element of a Vec tile's storage at `offset`, accessed by the scalar unit."""
+
+    CONTAINER: ClassVar[str] = "tile"
+    if TYPE_CHECKING:  # each op defines them, in PTOAS's operand order
+        tile: SSAValue
+        offset: SSAValue
+
+    def check_element(self, value_type: Attribute, what: str) -> None:
+        tile = self.tile.type
+        assert isinstance(tile, TileBufType)
+        if tile.loc.data != "vec":
+            raise VerifyException(
+                f"expects a Vec tile (loc=vec): Tile::GetValue / SetValue static_assert it, got loc={tile.loc.data}"
+            )
+        if value_type != tile.element_type:
+            raise VerifyException(f"expects {what} type to match the tile's element type, got {value_type} and {tile.element_type}")
+        offset = constant_index(self.offset)
+        if offset is not None and not 0 <= offset < storage_elements(tile):
+            raise VerifyException(
+                f"expects offset to be inside the tile's {storage_elements(tile)} elements of storage, got {offset}"
+            )
 
 
 @irdl_op_definition
-class TGetValOp(IRDLOperation):
+class TGetValOp(TileValueAccessOp, ElementReadOp):
     """The element at `offset` of the tile's storage."""
 
     name = "pto.tgetval"
 
     tile = operand_def(TileBufType)
     offset = operand_def(IndexType)
-    value = result_def()
-    traits = traits_def(OperandEffectsByName(reads=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, reads=("tile",)),)
     """The scalar unit reads the tile (Tile::GetValue): a vector write before it needs V -> S."""
     assembly_format = "`ins` `(` $tile `,` $offset `:` type($tile) `,` type($offset) `)` `outs` `:` type($value) attr-dict"
 
-    def verify_(self) -> None:
-        _check(self, self.value.type, "result")
-
 
 @irdl_op_definition
-class TSetValOp(IRDLOperation):
+class TSetValOp(TileValueAccessOp, ElementWriteOp):
     """The element at `offset` of the tile's storage set to `value`."""
 
     name = "pto.tsetval"
@@ -75,12 +78,8 @@ class TSetValOp(IRDLOperation):
     offset = operand_def(IndexType)
     value = operand_def()
     tile = operand_def(TileBufType)
-    traits = traits_def(OperandEffectsByName(writes=("tile",)))
     PHASES: ClassVar = (Phase(Pipe.SCALAR, writes=("tile",)),)
     """The scalar unit writes the tile (Tile::SetValue)."""
     assembly_format = (
         "`ins` `(` $offset `,` $value `:` type($offset) `,` type($value) `)` `outs` `(` $tile `:` type($tile) `)` attr-dict"
     )
-
-    def verify_(self) -> None:
-        _check(self, self.value.type, "value")

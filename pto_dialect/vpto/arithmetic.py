@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import IntegerType, Signedness
-from xdsl.irdl import IRDLOperation, operand_def, result_def, traits_def
-from xdsl.traits import Pure
+from xdsl.irdl import operand_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.facts import INT8, INT16, INT32, spell, types_named
-from pto_dialect.vpto.common import require_mask_for, require_same, row_op
-from pto_dialect.vpto.types import MaskType, VRegType
+from pto_dialect.vpto.common import MaskedLaneOp, require_mask_for, require_same, row_op
+from pto_dialect.vpto.types import VRegType
 
 FLOATS = types_named("f16", "bf16", "f32")
 
@@ -61,14 +60,11 @@ def _require_type(row: Arithmetic, vreg: object) -> VRegType:
     return vreg
 
 
-class ArithmeticOpBase(IRDLOperation):
+class ArithmeticOpBase(MaskedLaneOp):
     """`mask ? first OP second : 0`, lane by lane, the operation and its element types a table's row."""
 
     ROW: ClassVar[Arithmetic]
     FORMULA: ClassVar[str]
-    mask = operand_def(MaskType)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
 
     def verify_(self) -> None:
         vreg = _require_type(self.ROW, self.operands[0].type)
@@ -86,7 +82,6 @@ class BinaryArithmeticOp(ArithmeticOpBase):
     FORMULA: ClassVar[str] = "`mask ? lhs {} rhs : 0`, lane by lane"
     lhs = operand_def(VRegType)
     rhs = operand_def(VRegType)
-    assembly_format = "$lhs `,` $rhs `,` $mask attr-dict `:` type($lhs) `,` type($rhs) `,` type($mask) `->` type($result)"
 
     def require_operands(self, vreg: VRegType) -> None:
         require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
@@ -99,7 +94,6 @@ class VecScalarArithmeticOp(ArithmeticOpBase):
     FORMULA: ClassVar[str] = "`mask ? input {} scalar : 0`, lane by lane"
     input = operand_def(VRegType)
     scalar = operand_def()
-    assembly_format = "$input `,` $scalar `,` $mask attr-dict `:` type($input) `,` type($scalar) `,` type($mask) `->` type($result)"
 
     def require_operands(self, vreg: VRegType) -> None:
         require_same(self.input.type, self.result.type, "input and result")

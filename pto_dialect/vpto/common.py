@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, TypeVar, cast
 
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, traits_def
-from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
@@ -16,6 +16,34 @@ from pto_dialect.vpto.types import MaskType, VRegType, mask_of_lanes
 
 UB = "ub"
 GM = "gm"
+
+
+class RegisterOp(IRDLOperation):
+    """A register-level op in the syntax PTOAS gives most of them, `pto.NAME %a, %b {attrs} : Ta, Tb -> R`:
+    its operands, their types and, where it has results, `->` theirs. An op written otherwise (a token,
+    brackets, no results) declares its own `assembly_format`."""
+
+    assembly_format = "operands attr-dict `:` type(operands) (`->` type(results)^)?"
+
+
+NO_RESULTS_FORMAT = "operands attr-dict `:` type(operands)"
+"""`RegisterOp`'s syntax for an op that has no results."""
+DIST_LOAD_FORMAT = "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type(results)"
+"""A load from `source[offset]` in a distribution token (vldsx2, plds, pldi): `%r.. = pto.NAME %ub[%o], "DIST" : P, index -> R..`."""
+
+
+class PureRegisterOp(RegisterOp):
+    """A register-level op without side effects: only its results' values (so `dce` drops it unused and
+    `cse` merges two alike)."""
+
+    traits = traits_def(Pure())
+
+
+class MaskedLaneOp(PureRegisterOp):
+    """A pure lane-wise op whose last operand is the governing `mask`, giving one register."""
+
+    mask = operand_def(MaskType)
+    result = result_def(VRegType)
 
 
 def ptr_type(value: SSAValue, what: str) -> PtrType:
@@ -52,7 +80,7 @@ def row_op(base: type[OpT], class_name: str, op_name: str, doc: str | None = Non
     return irdl_op_definition(cast(type[OpT], type(class_name, (base,), attrs)))
 
 
-class CopyOpBase(IRDLOperation):
+class CopyOpBase(RegisterOp):
     """A copy from its `source` pointer to its `destination` pointer: each into its space (GM -> UB
     unless the op says otherwise), their elements of one byte width."""
 
@@ -60,18 +88,26 @@ class CopyOpBase(IRDLOperation):
         source: SSAValue
         destination: SSAValue
 
-    SOURCE_SPACE: ClassVar[str] = GM
-    DESTINATION_SPACE: ClassVar[str] = UB
+    SPACES: ClassVar[tuple[str, str]] = (GM, UB)
+    """(source, destination)."""
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = NO_RESULTS_FORMAT
 
     def verify_(self) -> None:
-        source = require_space(self.source, self.SOURCE_SPACE, "source")
-        destination = require_space(self.destination, self.DESTINATION_SPACE, "destination")
+        source_space, destination_space = self.SPACES
+        source = require_space(self.source, source_space, "source")
+        destination = require_space(self.destination, destination_space, "destination")
         if source.element.bytes != destination.element.bytes:
             raise VerifyException(f"requires source and destination element byte widths to match, got {source} and {destination}")
 
 
-class UbAccessOp(IRDLOperation):
+class UbToGmCopyOp(CopyOpBase):
+    """A copy from UB out to GM (the MTE3 direction)."""
+
+    SPACES: ClassVar[tuple[str, str]] = (UB, GM)
+
+
+class UbAccessOp(RegisterOp):
     """An op that reads or writes UB through its pointer operand named `POINTER` and, where it has the
     post-update result named `UPDATED`, returns that pointer advanced (so of the pointer's type)."""
 

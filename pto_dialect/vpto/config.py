@@ -24,7 +24,7 @@ from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, traits_def
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, CopyOpBase, require_space, row_op
+from pto_dialect.vpto.common import NO_RESULTS_FORMAT, UB, CopyOpBase, RegisterOp, UbToGmCopyOp, require_space, row_op
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +34,7 @@ DIRECTIONS = ("outtoub", "ubtoout")
 """`outtoub`: GM -> UB (MTE2); `ubtoout`: UB -> GM (MTE3)."""
 
 
-class LoopConfigOpBase(IRDLOperation):
+class LoopConfigOpBase(RegisterOp):
     """Set one of a direction's DMA loop registers: (loop1 count, loop2 count) or (src, dst) byte strides."""
 
     REGISTER: ClassVar[str] = ""
@@ -42,7 +42,7 @@ class LoopConfigOpBase(IRDLOperation):
     first = operand_def(I64)
     second = operand_def(I64)
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = "$first `,` $second attr-dict `:` type($first) `,` type($second)"
+    assembly_format = NO_RESULTS_FORMAT
 
 
 LOOP_CONFIG_OPS = [row_op(LoopConfigOpBase, f"Set{register.title().replace('_', '')}{direction.title()}Op",
@@ -91,16 +91,10 @@ class CopyGmToUbufOp(CopyOpBase):
     l2_cache_ctl = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    assembly_format = (
-        "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $left_padding_count `,` $right_padding_count `,` "
-        "$data_select_bit `,` $l2_cache_ctl `,` $gm_stride `,` $ub_stride attr-dict `:` type($source) `,` type($destination) `,` "
-        "type($sid) `,` type($n_burst) `,` type($len_burst) `,` type($left_padding_count) `,` type($right_padding_count) `,` "
-        "type($data_select_bit) `,` type($l2_cache_ctl) `,` type($gm_stride) `,` type($ub_stride)"
-    )
 
 
 @irdl_op_definition
-class CopyUbufToGmOp(CopyOpBase):
+class CopyUbufToGmOp(UbToGmCopyOp):
     """UB -> GM rows, repeated by the ubtoout loop registers (combined with GM in the atomic mode)."""
 
     name = "pto.copy_ubuf_to_gm"
@@ -113,14 +107,6 @@ class CopyUbufToGmOp(CopyOpBase):
     reserved = operand_def(I64)
     gm_stride = operand_def(I64)
     ub_stride = operand_def(I64)
-    assembly_format = (
-        "$source `,` $destination `,` $sid `,` $n_burst `,` $len_burst `,` $reserved `,` $gm_stride `,` $ub_stride "
-        "attr-dict `:` type($source) `,` type($destination) `,` type($sid) `,` type($n_burst) `,` type($len_burst) `,` "
-        "type($reserved) `,` type($gm_stride) `,` type($ub_stride)"
-    )
-
-    SOURCE_SPACE: ClassVar[str] = UB
-    DESTINATION_SPACE: ClassVar[str] = GM
 
 
 MTE_UB_UB_BLOCK_BYTES = 32

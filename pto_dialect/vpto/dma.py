@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import GM, UB, CopyOpBase
+from pto_dialect.vpto.common import CopyOpBase, UbToGmCopyOp
 
 UB_ROW_ALIGN_BYTES = 32
 """A padded UB row ends on this boundary (02-dma-copy.md, "Alignment Constraints")."""
@@ -81,6 +81,9 @@ def _print_types(printer: Printer, values: Sequence[SSAValue]) -> None:
 
 class MteOpBase(CopyOpBase):
     """What both directions share: pointers, the burst group, the loop groups."""
+
+    assembly_format = None  # its groups are parsed and printed below
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     if TYPE_CHECKING:  # each direction defines them, in PTOAS's operand order
         len_burst: SSAValue
@@ -205,7 +208,6 @@ class MteGmUbOp(MteOpBase):
     """GM -> UB (the MTE2 pipe)."""
 
     name = "pto.mte_gm_ub"
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     source = operand_def(PtrType)
     destination = operand_def(PtrType)
@@ -235,11 +237,10 @@ class MteGmUbOp(MteOpBase):
 
 
 @irdl_op_definition
-class MteUbGmOp(MteOpBase):
+class MteUbGmOp(MteOpBase, UbToGmCopyOp):
     """UB -> GM (the MTE3 pipe)."""
 
     name = "pto.mte_ub_gm"
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
 
     source = operand_def(PtrType)
     destination = operand_def(PtrType)
@@ -252,8 +253,6 @@ class MteUbGmOp(MteOpBase):
     loop_src_strides = var_operand_def(I64)
     loop_dst_strides = var_operand_def(I64)
 
-    SOURCE_SPACE: ClassVar[str] = UB
-    DESTINATION_SPACE: ClassVar[str] = GM
     LEADING: ClassVar = ("source", "destination", "len_burst")
     GROUP: ClassVar = ("l2_cache_ctl", ("l2_cache_ctl",))
     GROUP_BEFORE_LOOPS: ClassVar = True

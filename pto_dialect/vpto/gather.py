@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.dtypes import element_info
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UbReadOp, UbWriteOp
+from pto_dialect.vpto.common import NO_RESULTS_FORMAT, UbReadOp, UbWriteOp
 from pto_dialect.vpto.types import VECTOR_BYTES, MaskType, VRegType
 
 
@@ -117,10 +117,6 @@ class RegisterGatherOp(UbReadOp):
     offsets = operand_def(VRegType)
     mask = operand_def(MaskType)
     result = result_def(VRegType)
-    assembly_format = (
-        "$source `,` $offsets `,` $mask attr-dict `:` type($source) `,` type($offsets) `,` type($mask) "
-        "`->` type($result)"
-    )
 
     def __init__(self, source: SSAValue, offsets: SSAValue, mask: SSAValue, result: VRegType):
         super().__init__(operands=[source, offsets, mask], result_types=[result])
@@ -220,10 +216,7 @@ class VScatterOp(UbWriteOp):
     destination = operand_def(PtrType)
     offsets = operand_def(VRegType)
     mask = operand_def(MaskType)
-    assembly_format = (
-        "$value `,` $destination `,` $offsets `,` $mask attr-dict `:` type($value) `,` type($destination) `,` "
-        "type($offsets) `,` type($mask)"
-    )
+    assembly_format = NO_RESULTS_FORMAT
 
     def __init__(self, value: SSAValue, destination: SSAValue, offsets: SSAValue, mask: SSAValue):
         super().__init__(operands=[value, destination, offsets, mask])

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from xdsl.dialects.builtin import I16, I32, IndexType, StringAttr
 from xdsl.irdl import (
-    IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -28,16 +27,14 @@ from xdsl.irdl import (
     opt_result_def,
     prop_def,
     result_def,
-    traits_def,
 )
 from xdsl.ir import SSAValue
-from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.instruction import Pipe
 from pto_dialect.phases import Phase, SpanValue, ValueOf
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token
+from pto_dialect.vpto.common import DIST_LOAD_FORMAT, NO_RESULTS_FORMAT, PureRegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import VECTOR_BYTES, AlignType, MaskType, VRegType
 
 
@@ -208,10 +205,7 @@ class Vldsx2Op(UbReadOp):
     low = result_def(VRegType)
     high = result_def(VRegType)
     updated_base = opt_result_def(PtrType)
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($low) `,` type($high) "
-        "(`,` type($updated_base)^)?"
-    )
+    assembly_format = DIST_LOAD_FORMAT
 
     def verify_(self) -> None:
         super().verify_()
@@ -270,10 +264,6 @@ class VsldbOp(BlockStridedOpBase, UbReadOp):
 
     source = operand_def(PtrType)
     result = result_def(VRegType)
-    assembly_format = (
-        "$source `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($source) `,` type($block_stride) `,` "
-        "type($repeat_stride) `,` type($mask) `->` type($result) (`,` type($updated_base)^)?"
-    )
 
     PHASES: ClassVar = (Phase(Pipe.VECTOR, reads=("source",)),)
 
@@ -287,12 +277,6 @@ class VsstbOp(BlockStridedOpBase, UbWriteOp):
 
     value = operand_def(VRegType)
     destination = operand_def(PtrType)
-    assembly_format = (
-        "$value `,` $destination `,` $block_stride `,` $repeat_stride `,` $mask attr-dict `:` type($value) `,` "
-        "type($destination) `,` type($block_stride) `,` type($repeat_stride) `,` type($mask) (`->` type($updated_base)^)?"
-    )
-
-
     PHASES: ClassVar = (Phase(Pipe.VECTOR, writes=("destination",)),)
 
 
@@ -304,7 +288,6 @@ class VldasOp(UbReadOp):
 
     source = operand_def(PtrType)
     result = result_def(AlignType)
-    assembly_format = "$source attr-dict `:` type($source) `->` type($result)"
 
 
 @irdl_op_definition
@@ -319,10 +302,6 @@ class VldusOp(UbReadOp):
     result = result_def(VRegType)
     updated_align = result_def(AlignType)
     updated_base = opt_result_def(PtrType)
-    assembly_format = (
-        "$source `,` $align (`,` $increment^)? attr-dict `:` type($source) `,` type($align) (`,` type($increment)^)? "
-        "`->` type($result) `,` type($updated_align) (`,` type($updated_base)^)?"
-    )
 
     def verify_(self) -> None:
         super().verify_()
@@ -331,13 +310,12 @@ class VldusOp(UbReadOp):
 
 
 @irdl_op_definition
-class InitAlignOp(IRDLOperation):
+class InitAlignOp(PureRegisterOp):
     """A fresh (empty) store-alignment state."""
 
     name = "pto.init_align"
 
     result = result_def(AlignType)
-    traits = traits_def(Pure())
     assembly_format = "attr-dict `:` type($result)"
 
 
@@ -354,10 +332,6 @@ class VstusOp(UbWriteOp):
     base = operand_def(PtrType)
     align_out = result_def(AlignType)
     base_out = opt_result_def(PtrType)
-    assembly_format = (
-        "$align_in `,` $offset `,` $value `,` $base attr-dict `:` type($align_in) `,` type($offset) `,` type($value) `,` "
-        "type($base) `->` type($align_out) (`,` type($base_out)^)?"
-    )
 
     POINTER: ClassVar[str] = "base"
     UPDATED: ClassVar[str] = "base_out"
@@ -399,10 +373,6 @@ class VstasOp(UbWriteOp):
     destination = operand_def(PtrType)
     offset = operand_def(I32)
     updated_base = opt_result_def(PtrType)
-    assembly_format = (
-        "$value `,` $destination `,` $offset attr-dict `:` type($value) `,` type($destination) `,` type($offset) "
-        "(`->` type($updated_base)^)?"
-    )
 
 
 @irdl_op_definition
@@ -413,7 +383,7 @@ class VstarOp(UbWriteOp):
 
     value = operand_def(AlignType)
     destination = operand_def(PtrType)
-    assembly_format = "$value `,` $destination attr-dict `:` type($value) `,` type($destination)"
+    assembly_format = NO_RESULTS_FORMAT
 
 
 class SprStoreOpBase(UbWriteOp):
@@ -436,19 +406,9 @@ class SprStoreOpBase(UbWriteOp):
             raise VerifyException(f"requires a ui32 or i32 UB destination, got {pointer}")
 
 
-@irdl_op_definition
-class SprstiOp(SprStoreOpBase):
-    """... at `destination + 4 * offset` bytes (an immediate count of words)."""
-
-    name = "pto.sprsti"
-    BYTES_PER_OFFSET: ClassVar[int] = 4
-
-
-@irdl_op_definition
-class SprstsOp(SprStoreOpBase):
-    """... at `destination + offset` bytes."""
-
-    name = "pto.sprsts"
+SprstiOp = row_op(SprStoreOpBase, "SprstiOp", "sprsti", "... at `destination + 4 * offset` bytes (an immediate count of words).",
+                  BYTES_PER_OFFSET=4)
+SprstsOp = row_op(SprStoreOpBase, "SprstsOp", "sprsts", "... at `destination + offset` bytes.")
 
 
 LOAD_STORE_OPS = [VldsOp, VstsOp, Vldsx2Op, Vstsx2Op, VsldbOp, VsstbOp, VldasOp, VldusOp, InitAlignOp, VstusOp,

@@ -11,23 +11,21 @@ A cast never changes the address space: gm <-> ub is an error, as in PTOAS.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
+from pto_dialect.vpto.common import PureRegisterOp
 
 
 @irdl_op_definition
-class CastPtrOp(IRDLOperation):
+class CastPtrOp(PureRegisterOp):
     """An integer byte address as a `!pto.ptr`, a pointer as another element type's, or a pointer as its address."""
 
     name = "pto.castptr"
 
     input = operand_def()
     result = result_def()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
@@ -45,7 +43,7 @@ class CastPtrOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AddPtrOp(IRDLOperation):
+class AddPtrOp(PureRegisterOp):
     """`ptr + offset` elements of the pointer's element type."""
 
     name = "pto.addptr"
@@ -53,7 +51,6 @@ class AddPtrOp(IRDLOperation):
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
     result = result_def(PtrType)
-    traits = traits_def(Pure())
     assembly_format = "$ptr `,` $offset attr-dict `:` type($ptr) `->` type($result)"
 
     def verify_(self) -> None:

@@ -28,11 +28,11 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
-from pto_dialect.vpto.common import UB, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
+from pto_dialect.vpto.common import DIST_LOAD_FORMAT, UB, PureRegisterOp, RegisterOp, UbAccessOp, UbReadOp, UbWriteOp, require_space, require_token, require_updated_base, row_op
 from pto_dialect.vpto.types import GRANULARITY_BYTES, AlignType, MaskType
 
 PATTERNS = ("PAT_ALL", "PAT_ALLF", "PAT_H", "PAT_Q", *(f"PAT_VL{n}" for n in (1, 2, 3, 4, 8, 16, 32, 64, 128)), "PAT_M3", "PAT_M4")
@@ -59,13 +59,12 @@ def _mask_result(op: IRDLOperation, value_type: object, granularity: str, what: 
         raise VerifyException(f"requires {what} type !pto.mask<{granularity}>, got {value_type}")
 
 
-class PsetOpBase(IRDLOperation):
+class PsetOpBase(PureRegisterOp):
     """A predicate from a named pattern."""
 
     GRANULARITY: ClassVar[str] = "b32"
     pattern = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = "$pattern attr-dict `:` type($result)"
 
     def verify_(self) -> None:
@@ -73,15 +72,13 @@ class PsetOpBase(IRDLOperation):
         _mask_result(self, self.result.type, self.GRANULARITY)
 
 
-class PltOpBase(IRDLOperation):
+class PltOpBase(PureRegisterOp):
     """The first `scalar` lanes (all when it is at least the lane count), and what is left of it."""
 
     GRANULARITY: ClassVar[str] = "b32"
     scalar = operand_def(I32)
     mask = result_def(MaskType)
     scalar_out = result_def(I32)
-    traits = traits_def(Pure())
-    assembly_format = "$scalar attr-dict `:` type($scalar) `->` type($mask) `,` type($scalar_out)"
 
     def verify_(self) -> None:
         _mask_result(self, self.mask.type, self.GRANULARITY)
@@ -99,7 +96,12 @@ PGE_OPS = _granular(PsetOpBase, "pge")
 PLT_OPS = _granular(PltOpBase, "plt")
 
 
-class _SameMaskTypes(IRDLOperation):
+class MaskLogicOpBase(PureRegisterOp):
+    """A pure op on predicates whose last operand is the governing `mask`, all of one granularity."""
+
+    mask = operand_def(MaskType)
+    result = result_def(MaskType)
+
     def verify_(self) -> None:
         types = {v.type for v in (*self.operands, *self.results)}
         if len(types) != 1:
@@ -108,52 +110,29 @@ class _SameMaskTypes(IRDLOperation):
             )
 
 
-class MaskBinaryOpBase(_SameMaskTypes):
+class MaskBinaryOpBase(MaskLogicOpBase):
     """`mask ? (src0 OP src1) : 0`, bit by bit."""
 
+    OPERATION: ClassVar[str] = ""
+    """OP (a row of MASK_LOGIC); psel selects instead."""
     src0 = operand_def(MaskType)
     src1 = operand_def(MaskType)
-    mask = operand_def(MaskType)
-    result = result_def(MaskType)
-    traits = traits_def(Pure())
-    assembly_format = (
-        "$src0 `,` $src1 `,` $mask attr-dict `:` type($src0) `,` type($src1) `,` type($mask) `->` type($result)"
-    )
+
+
+MASK_LOGIC = {"pand": "and", "por": "or", "pxor": "xor"}
+"""The bitwise operation of each mask logic op (the interpreter's NumPy function for each: interpreter/vpto/functions.py)."""
+PandOp, PorOp, PxorOp = MASK_LOGIC_OPS = [row_op(MaskBinaryOpBase, f"{name.capitalize()}Op", name, OPERATION=operation)
+                                          for name, operation in MASK_LOGIC.items()]
+PselOp = row_op(MaskBinaryOpBase, "PselOp", "psel", "`mask ? src0 : src1`, bit by bit (the third operand selects).")
 
 
 @irdl_op_definition
-class PandOp(MaskBinaryOpBase):
-    name = "pto.pand"
-
-
-@irdl_op_definition
-class PorOp(MaskBinaryOpBase):
-    name = "pto.por"
-
-
-@irdl_op_definition
-class PxorOp(MaskBinaryOpBase):
-    name = "pto.pxor"
-
-
-@irdl_op_definition
-class PselOp(MaskBinaryOpBase):
-    """`mask ? src0 : src1`, bit by bit (the third operand selects)."""
-
-    name = "pto.psel"
-
-
-@irdl_op_definition
-class PnotOp(_SameMaskTypes):
+class PnotOp(MaskLogicOpBase):
     """`mask ? ~input : 0`, bit by bit."""
 
     name = "pto.pnot"
 
     input = operand_def(MaskType)
-    mask = operand_def(MaskType)
-    result = result_def(MaskType)
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
 
 PSTS_DISTS = ("NORM", "PK")
@@ -170,9 +149,16 @@ class PredicateTransferOpBase(UbAccessOp):
     (post-update: at the base, returning the base advanced)."""
 
     DISTS: ClassVar[tuple[str, ...]] = ()
+    IMMEDIATE: ClassVar[bool] = False
+    """The offset: bytes, or (an immediate) the distribution's alignment units."""
     offset = operand_def(IndexType)
     dist = prop_def(StringAttr)
     updated_base = opt_result_def(PtrType)
+
+    @property
+    def offset_unit(self) -> int:
+        """The bytes one offset counts."""
+        return ALIGNMENT_UNIT_BYTES[self.dist.data] if self.IMMEDIATE else 1
 
     def verify_(self) -> None:
         super().verify_()
@@ -197,42 +183,19 @@ class PredicateLoadOpBase(PredicateTransferOpBase, UbReadOp):
     DISTS: ClassVar[tuple[str, ...]] = PLDS_DISTS
     source = operand_def(PtrType)
     result = result_def(MaskType)
-    assembly_format = (
-        "$source `[` $offset `]` `,` $dist attr-dict `:` type($source) `,` type($offset) `->` type($result) "
-        "(`,` type($updated_base)^)?"
-    )
+    assembly_format = DIST_LOAD_FORMAT
+
+
+PstsOp = row_op(PredicateStoreOpBase, "PstsOp", "psts", "... at a byte offset.")
+PstiOp = row_op(PredicateStoreOpBase, "PstiOp", "psti", "... at an immediate offset counted in the distribution's alignment units.",
+                IMMEDIATE=True)
+PldsOp = row_op(PredicateLoadOpBase, "PldsOp", "plds", "... at a byte offset.")
+PldiOp = row_op(PredicateLoadOpBase, "PldiOp", "pldi", "... at an immediate offset in the distribution's alignment units.",
+                IMMEDIATE=True)
 
 
 @irdl_op_definition
-class PstsOp(PredicateStoreOpBase):
-    """... at a byte offset."""
-
-    name = "pto.psts"
-
-
-@irdl_op_definition
-class PstiOp(PredicateStoreOpBase):
-    """... at an immediate offset counted in the distribution's alignment units."""
-
-    name = "pto.psti"
-
-
-@irdl_op_definition
-class PldsOp(PredicateLoadOpBase):
-    """... at a byte offset."""
-
-    name = "pto.plds"
-
-
-@irdl_op_definition
-class PldiOp(PredicateLoadOpBase):
-    """... at an immediate offset in the distribution's alignment units."""
-
-    name = "pto.pldi"
-
-
-@irdl_op_definition
-class PstuOp(IRDLOperation):
+class PstuOp(RegisterOp):
     """Append a predicate's lane bits (one per lane: 16 bytes of b16, 8 of b32) to an unaligned store stream
     at `base`; returns the state and `base` advanced past them."""
 
@@ -244,10 +207,6 @@ class PstuOp(IRDLOperation):
     align_out = result_def(AlignType)
     base_out = result_def(PtrType)
     traits = traits_def(MemoryWriteEffect())
-    assembly_format = (
-        "$align_in `,` $value `,` $base attr-dict `:` type($align_in) `,` type($value) `,` type($base) `->` "
-        "type($align_out) `,` type($base_out)"
-    )
 
     def verify_(self) -> None:
         pointer = require_space(self.base, UB, "base")
@@ -261,34 +220,24 @@ class PstuOp(IRDLOperation):
 PART_TOKENS = ("LOWER", "HIGHER")
 
 
-class MaskPartOpBase(IRDLOperation):
+class MaskPartOpBase(PureRegisterOp):
     """ppack / punpack: a half of a predicate, narrowed or widened."""
 
     input = operand_def(MaskType)
     part = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = "$input `,` $part attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         require_token(self.part.data, PART_TOKENS, "part")
 
 
-@irdl_op_definition
-class PpackOp(MaskPartOpBase):
-    """Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero."""
-
-    name = "pto.ppack"
+PpackOp = row_op(MaskPartOpBase, "PpackOp", "ppack",
+                 "Every other bit of the input, packed into the LOWER or HIGHER half; the other half zero.")
+PunpackOp = row_op(MaskPartOpBase, "PunpackOp", "punpack", "The LOWER or HIGHER half of the input, each bit followed by a zero bit.")
 
 
-@irdl_op_definition
-class PunpackOp(MaskPartOpBase):
-    """The LOWER or HIGHER half of the input, each bit followed by a zero bit."""
-
-    name = "pto.punpack"
-
-
-class MaskPairOpBase(IRDLOperation):
+class MaskPairOpBase(PureRegisterOp):
     """pintlv / pdintlv: two predicates' lanes interleaved or deinterleaved into (low, high)."""
 
     GRANULARITY: ClassVar[str] = "b32"
@@ -296,8 +245,6 @@ class MaskPairOpBase(IRDLOperation):
     rhs = operand_def(MaskType)
     low = result_def(MaskType)
     high = result_def(MaskType)
-    traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
 
     def verify_(self) -> None:
         for value, what in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.low, "low"), (self.high, "high")):
@@ -307,5 +254,5 @@ class MaskPairOpBase(IRDLOperation):
 PINTLV_OPS = _granular(MaskPairOpBase, "pintlv")
 PDINTLV_OPS = _granular(MaskPairOpBase, "pdintlv")
 
-PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, PandOp, PorOp, PxorOp, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
+PREDICATE_OPS = [*PSET_OPS, *PGE_OPS, *PLT_OPS, *MASK_LOGIC_OPS, PselOp, PnotOp, PstsOp, PstiOp, PldsOp, PldiOp,
                  PstuOp, PpackOp, PunpackOp, *PINTLV_OPS, *PDINTLV_OPS]

@@ -11,20 +11,18 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.traits import Pure
+from xdsl.irdl import irdl_op_definition, operand_def, result_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType, TileBufType
+from pto_dialect.vpto.common import PureRegisterOp
 from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
 
 
-class TileQueryOp(IRDLOperation):
+class TileQueryOp(PureRegisterOp):
     """A fact of a tile as a value: `%r = pto.<op> %tile : <tile type> -> <the fact's type>`."""
 
     src = operand_def(TileBufType)
-    traits = traits_def(Pure())
-    assembly_format = "$src attr-dict `:` type($src) `->` type($result)"
 
     def __init__(self, tile: SSAValue):
         super().__init__(operands=[tile], result_types=[self.result_type(tile.type)])

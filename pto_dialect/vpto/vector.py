@@ -17,7 +17,6 @@ from __future__ import annotations
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute
 from xdsl.irdl import (
-    IRDLOperation,
     ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
@@ -26,12 +25,12 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.traits import MemoryWriteEffect, Pure
+from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.dtypes import element_info
-from pto_dialect.vpto.common import require_mask_for, require_same, require_token
+from pto_dialect.vpto.common import MaskedLaneOp, PureRegisterOp, RegisterOp, require_mask_for, require_same, require_token, row_op
 from pto_dialect.vpto.types import MaskType, VRegType
 
 
@@ -48,15 +47,13 @@ def _require_lane_scalar(vreg: VRegType, scalar: Attribute) -> None:
 
 
 @irdl_op_definition
-class VbrOp(IRDLOperation):
+class VbrOp(PureRegisterOp):
     """A scalar in every lane (b8: its low 8 bits)."""
 
     name = "pto.vbr"
 
     value = operand_def()
     result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$value attr-dict `:` type($value) `->` type($result)"
 
     def verify_(self) -> None:
         _require_lane_scalar(_vreg(self.result.type), self.value.type)
@@ -66,18 +63,14 @@ POSITIONS = ("LOWEST", "HIGHEST")
 
 
 @irdl_op_definition
-class VdupOp(IRDLOperation):
+class VdupOp(MaskedLaneOp):
     """A scalar, or the register's lowest / highest lane, in every lane the mask selects (others zero)."""
 
     name = "pto.vdup"
     irdl_options = (ParsePropInAttrDict(),)
 
     input = operand_def()
-    mask = operand_def(MaskType)
     position = opt_prop_def(StringAttr)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         result = _vreg(self.result.type)
@@ -93,17 +86,13 @@ class VdupOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VselOp(IRDLOperation):
+class VselOp(MaskedLaneOp):
     """`mask ? src0 : src1`, lane by lane."""
 
     name = "pto.vsel"
 
     src0 = operand_def(VRegType)
     src1 = operand_def(VRegType)
-    mask = operand_def(MaskType)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$src0 `,` $src1 `,` $mask attr-dict `:` type($src0) `,` type($src1) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         require_same(self.src0.type, self.src1.type, "src0 and src1")
@@ -116,7 +105,7 @@ COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 
 
 @irdl_op_definition
-class VcmpsOp(IRDLOperation):
+class VcmpsOp(PureRegisterOp):
     """`mask & (src CMP scalar)`, lane by lane, as a predicate of the same granularity."""
 
     name = "pto.vcmps"
@@ -126,7 +115,6 @@ class VcmpsOp(IRDLOperation):
     mask = operand_def(MaskType)
     cmp_mode = prop_def(StringAttr)
     result = result_def(MaskType)
-    traits = traits_def(Pure())
     assembly_format = (
         "$src `,` $scalar `,` $mask `,` $cmp_mode attr-dict `:` type($src) `,` type($scalar) `,` type($mask) `->` type($result)"
     )
@@ -140,7 +128,7 @@ class VcmpsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class VsqzOp(IRDLOperation):
+class VsqzOp(RegisterOp):
     """The lanes the mask selects, in order, at the front; the rest zero. Sets SPR SQZN (their bytes)."""
 
     name = "pto.vsqz"
@@ -149,22 +137,19 @@ class VsqzOp(IRDLOperation):
     mask = operand_def(MaskType)
     result = result_def(VRegType)
     traits = traits_def(MemoryWriteEffect())  # SQZN, which vstur reads
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     def verify_(self) -> None:
         require_same(self.input.type, self.result.type, "input and result")
         require_mask_for(_vreg(self.input.type), self.mask.type)
 
 
-class LanePairOp(IRDLOperation):
+class LanePairOp(PureRegisterOp):
     """Two registers' lanes interleaved or deinterleaved into two registers of the same type (low, high)."""
 
     lhs = operand_def(VRegType)
     rhs = operand_def(VRegType)
     low = result_def(VRegType)
     high = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($low) `,` type($high)"
 
     def verify_(self) -> None:
         require_same(self.lhs.type, self.rhs.type, "lhs and rhs")
@@ -172,19 +157,10 @@ class LanePairOp(IRDLOperation):
         require_same(self.lhs.type, self.low.type, "the operands and the results")
 
 
-@irdl_op_definition
-class VintlvOp(LanePairOp):
-    """low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest
-    (12-data-rearrangement.md)."""
-
-    name = "pto.vintlv"
-
-
-@irdl_op_definition
-class VdintlvOp(LanePairOp):
-    """The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md)."""
-
-    name = "pto.vdintlv"
+VintlvOp = row_op(LanePairOp, "VintlvOp", "vintlv",
+                  "low = lhs[0], rhs[0], lhs[1], rhs[1], ... (the first N/2 pairs), high = the rest (12-data-rearrangement.md).")
+VdintlvOp = row_op(LanePairOp, "VdintlvOp", "vdintlv",
+                   "The lanes of lhs then rhs: low = the even ones, high = the odd ones (12-data-rearrangement.md).")
 
 
 ROUNDINGS = {"R": RoundMode.RINT, "A": RoundMode.ROUND, "F": RoundMode.FLOOR, "C": RoundMode.CEIL,
@@ -199,7 +175,7 @@ QUARTER_PARTS = ("P0", "P1", "P2", "P3")
 
 
 @irdl_op_definition
-class VcvtOp(IRDLOperation):
+class VcvtOp(MaskedLaneOp):
     """Convert each active lane to the result's element type. When the lane counts differ by a factor k,
     `part` names which of the k sub-lanes of the wider side the narrower side's lanes pair with."""
 
@@ -207,13 +183,9 @@ class VcvtOp(IRDLOperation):
     irdl_options = (ParsePropInAttrDict(),)
 
     input = operand_def(VRegType)
-    mask = operand_def(MaskType)
     rnd = opt_prop_def(StringAttr)
     sat = opt_prop_def(StringAttr)
     part = opt_prop_def(StringAttr)
-    result = result_def(VRegType)
-    traits = traits_def(Pure())
-    assembly_format = "$input `,` $mask attr-dict `:` type($input) `,` type($mask) `->` type($result)"
 
     @property
     def factor(self) -> int:

@@ -25,6 +25,8 @@ DMA = DmaTable(
         DmaPath.UB_TO_GM: Param(188.46, ARCH),
         DmaPath.L1_TO_GM: Param(32.0, ARCH),
         DmaPath.UB_TO_UB: Param(1024.0, ARCH),
+        DmaPath.L1_TO_L0A: Param(441.0, ARCH),
+        DmaPath.L1_TO_L0B: Param(220.5, ARCH),
         DmaPath.L1_FILL: Param(32.0, ARCH),
     },
 )
@@ -51,6 +53,7 @@ MACHINE = CceMachine(
         "vsqrt": Linear(14, 2, 25, COMPUTE),
         "vrsqrt": Linear(10, 1, 14, COMPUTE),
         "vrelu": Linear(10, 1, 13, COMPUTE),
+        "vsubrelu": Linear(6, 2, 0, f"{CORE} EstimateLinearCycles defaults (no vsubrelu mock: TSUBRELU)"),
         "vdiv": Linear(11, 4, 19, f"{COMPUTE} (its count-mode floor aside)"),
         "vmaxs": Linear(10, 1, 13, COMPUTE),
         "vmins": Linear(14, 1, 16, COMPUTE),

@@ -44,13 +44,15 @@ from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, T
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
+from pto_dialect.choices import RandomStream
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB, whole_repeats
 from pto_dialect.instructions.ttrans import TTRANS, vnchwconv_tail
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
 from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
@@ -154,22 +156,23 @@ def _mscatter(op: MScatterOp) -> Lowered:
     return A2A3MScatterElemScalarOp, chosen | {"capacity": Capacity.ALL_ELEMENTS}
 
 
-def _tgather(op: TGatherOp) -> Lowered:
-    match op.form:
-        case TGatherForm.MASK:
-            return A2A3TGatherMaskOp, {"packing": Packing.DENSE}
-        case TGatherForm.INDEX:
-            return A2A3TGatherIndexOp, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.B16_BYTE_OFFSETS}
-        case TGatherForm.COMPARE:
-            src = op.src.type
-            assert isinstance(src, TileTypeBase)
-            return A2A3TGatherCompareOp, {
-                "index_numbering": IndexNumbering.SRC_COLS,
-                "compare_span": CompareSpan.VALID_COLS,
-                "compare": CompareKind.NUMERIC,
-                # half reads each 32-bit threshold as a 16-bit integer (u16 -> i16) before converting it
-                "threshold_read": ThresholdRead.LOW_16_BITS_SIGNED if src.element.mlir == "f16" else ThresholdRead.CONVERTED,
-            }
+def _tgather_compare(op: TGatherOp) -> Lowered:
+    src = op.src.type
+    assert isinstance(src, TileTypeBase)
+    return A2A3TGatherCompareOp, {
+        "index_numbering": IndexNumbering.SRC_COLS,
+        "compare_span": CompareSpan.VALID_COLS,
+        "compare": CompareKind.NUMERIC,
+        # half reads each 32-bit threshold as a 16-bit integer (u16 -> i16) before converting it
+        "threshold_read": ThresholdRead.LOW_16_BITS_SIGNED if src.element.mlir == "f16" else ThresholdRead.CONVERTED,
+    }
+
+
+TGATHER_FORMS = {
+    TGatherForm.MASK: (A2A3TGatherMaskOp, {"packing": Packing.DENSE}),
+    TGatherForm.INDEX: (A2A3TGatherIndexOp, {"out_of_range": OutOfRange.FAULT, "tmp_use": TmpUse.B16_BYTE_OFFSETS}),
+    TGatherForm.COMPARE: _tgather_compare,
+}
 
 
 def _col_arg_reduce(op: ColArgReduceOp) -> dict[str, Choice]:
@@ -213,16 +216,10 @@ VECTOR_ARITHMETIC = choosing(
 of TDivS.hpp; TSHL/TSHR as a scalar C loop (TShl.hpp), the scalar shifts as vshl/vshr; 8-bit bitwise in 16-bit pairs."""
 
 
-COMPARE_SELECT_CHOICES = {
-    "tcmp": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
-    "tcmps": {"mask_write": MaskWrite.REPEATS, "compare_read": CompareRead.VCMPV},
-    "tsel": {"mask_walk": MaskWalk.ROWS, "select_tmp": SelectTmp.MASK_ADDRESS},
-    "tsels": {"select_tmp": SelectTmp.SCALAR},
-}
+COMPARE_SELECT = choosing(MaskWrite.REPEATS, CompareRead.VCMPV, MaskWalk.ROWS, SelectTmp.MASK_ADDRESS, tsels=(SelectTmp.SCALAR,))
 """a2a3's compare and select (npu/a2a3/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
 
-
-PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_NOT_WORSE, "part_fill": PartFill.COPY_THEN_OP, "arg_lanes": ArgLanes.HALF_MASK_FOR_WIDE_INDEX}
+PARTIAL_ARG = choosing(ArgPick.SRC0_IF_NOT_WORSE, PartFill.COPY_THEN_OP, ArgLanes.HALF_MASK_FOR_WIDE_INDEX)
 """a2a3's TPARTARGMAX / TPARTARGMIN (npu/a2a3/TPartArgOp.hpp)."""
 
 
@@ -239,8 +236,12 @@ OPS.approximate[TGATHERB] = (
 OPS.approximate[TCI] = "S +- j wrapped to dst's type (the scalar loop's values): the tmp form's float sequence is not public"
 
 
+A2A3TMovOp = OPS.op(TMovBase, "tmov")
+"""Vec -> Vec only: the rules refuse a mat -> left / right move here (not implemented)."""
+
+
 LOWERING = lowering_table(
-    "a2a3", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
+    "a2a3", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
         **OPS.single(TCOLARGMIN, _col_arg_reduce),
         **OPS.single(TCOLARGMAX, _col_arg_reduce),
@@ -253,8 +254,9 @@ LOWERING = lowering_table(
         ),
         **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
+        **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, lambda op: {"numerics": Numerics.APPROXIMATE if len(op.ins) == 2 else Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
+        TMOV: lambda op: (A2A3TMovOp, {"move_copy": MoveCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.ALIGNED_TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.UB_BLOCKS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ROW_BLOCKS, TRANSFER.zero_pad_types)),

@@ -42,13 +42,15 @@ from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, T
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
+from pto_dialect.choices import RandomStream
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase, TMovL0Base, TMovOp, loads_l0
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, on_vector_unit, UNARY, VECTOR_UNIT_REFERENCES
 from pto_dialect.instructions.broadcast import VECTOR_UNIT_REFERENCES as BROADCAST_REFERENCES
@@ -137,22 +139,28 @@ def _simt(
     return simt_op, {**chosen, "capacity": Capacity.ALL_ELEMENTS, "grid": grid}
 
 
-def _tgather(op: TGatherOp) -> Lowered:
+def _src_width(op: TGatherOp) -> int:
     src = op.src.type
     assert isinstance(src, TileTypeBase)
-    width = src.element.bytes
-    match op.form:
-        case TGatherForm.MASK:
-            return A5TGatherMaskOp, {"packing": Packing.PER_ROW if width == 8 else Packing.DENSE}
-        case TGatherForm.COMPARE:  # b8/b16 compare whole chunks (an all-true mask), b32 the valid cols
-            return A5TGatherCompareOp, {
-                "index_numbering": IndexNumbering.LANE_CHUNKS_128 if width == 1 else IndexNumbering.LANE_CHUNKS_64,
-                "compare_span": CompareSpan.WHOLE_CHUNKS if width <= 2 else CompareSpan.VALID_COLS,
-                "compare": CompareKind.UNSIGNED_AFTER_ROUND,
-                "threshold_read": ThresholdRead.RAW,
-            }
-        case TGatherForm.INDEX:  # the register-level ops LowerIndexTGatherToRegisters writes: no op, no choice
-            return None, {}
+    return src.element.bytes
+
+
+def _tgather_compare(op: TGatherOp) -> Lowered:
+    """b8/b16 compare whole chunks (an all-true mask), b32 the valid cols."""
+    width = _src_width(op)
+    return A5TGatherCompareOp, {
+        "index_numbering": IndexNumbering.LANE_CHUNKS_128 if width == 1 else IndexNumbering.LANE_CHUNKS_64,
+        "compare_span": CompareSpan.WHOLE_CHUNKS if width <= 2 else CompareSpan.VALID_COLS,
+        "compare": CompareKind.UNSIGNED_AFTER_ROUND,
+        "threshold_read": ThresholdRead.RAW,
+    }
+
+
+TGATHER_FORMS = {
+    TGatherForm.MASK: lambda op: (A5TGatherMaskOp, {"packing": Packing.PER_ROW if _src_width(op) == 8 else Packing.DENSE}),
+    TGatherForm.COMPARE: _tgather_compare,
+    TGatherForm.INDEX: (None, {}),  # the register-level ops LowerIndexTGatherToRegisters writes: no op, no choice
+}
 
 
 VSCATTER = {"dst_fill": DstFill.WHOLE_TILE_ZERO, "src_read": SrcRead.ROW_MAJOR_STORAGE,
@@ -182,21 +190,30 @@ VECTOR_ARITHMETIC = choosing(Unordered.NAN, Division.NATIVE, BothNan.SRC0, Shift
 """The elementwise families on the vector unit: vmax/vmin (NaN reference), vdiv, the scalar C loop of TDivS.hpp for integers."""
 
 
-COMPARE_SELECT_CHOICES = {
-    "tcmp": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
-    "tcmps": {"mask_write": MaskWrite.PREDICATED, "compare_read": CompareRead.TYPED},
-    "tsel": {"mask_walk": MaskWalk.REPEAT_STEP_16, "select_tmp": SelectTmp.UNUSED},
-    "tsels": {"select_tmp": SelectTmp.UNUSED},
-}
+COMPARE_SELECT = choosing(MaskWrite.PREDICATED, CompareRead.TYPED, MaskWalk.REPEAT_STEP_16, SelectTmp.UNUSED)
 """a5's compare and select (npu/a5/TCmp.hpp, TCmps.hpp, TSel.hpp, TSels.hpp)."""
 
-
-PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_UNLESS_SRC1_BETTER, "part_fill": PartFill.MERGE, "arg_lanes": ArgLanes.ALL}
+PARTIAL_ARG = choosing(ArgPick.SRC0_UNLESS_SRC1_BETTER, PartFill.MERGE, ArgLanes.ALL)
 """a5's TPARTARGMAX / TPARTARGMIN (npu/a5/TPartArgBinOps.hpp)."""
 
 
+A5TMovOp = OPS.op(TMovBase, "tmov")
+A5TMovL0Op = OPS.op(
+    TMovL0Base, "tmov_l0", "mat -> left / right: load_cbuf_to_ca / load_cbuf_to_cb of whole fractals (TMovToLeft / TMovToRight).",
+    LAUNCH=Launch.DMA,
+)
+
+
+def _tmov(op: TMovOp) -> Lowered:
+    """A Vec -> Vec copy as the target copies it; a mat -> left / right load (its rules admit one only where
+    its code has it)."""
+    if loads_l0(op):
+        return A5TMovL0Op, {"numerics": Numerics.EXACT}
+    return A5TMovOp, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}
+
+
 LOWERING = lowering_table(
-    "a5", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
+    "a5", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
         **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
         **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
@@ -209,8 +226,9 @@ LOWERING = lowering_table(
         ),
         **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
+        **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.VECTOR_ROWS, "numerics": Numerics.EXACT}),
+        TMOV: _tmov,
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.TILE)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.VECTOR, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.VECTOR, TRANSFER.zero_pad_types)),

@@ -15,20 +15,22 @@ from pto_dialect.instructions.mgather import MGatherElemBase, MGatherOp, MGather
 from pto_dialect.instructions.mscatter import MScatterElemBase, MScatterOp, MScatterRowBase, coalesce_of
 from pto_dialect.instructions.tcolargmax import TCOLARGMAX
 from pto_dialect.instructions.tcolargmin import TCOLARGMIN, TYPED_COMPARISON
-from pto_dialect.instructions.tgather import TGatherForm, TGatherIndexBase, TGatherMaskBase, TGatherOp
+from pto_dialect.instructions.tgather import TGatherForm, TGatherIndexBase, TGatherMaskBase
 from pto_dialect.instructions.trowargmax import TROWARGMAX
 from pto_dialect.instructions.trowargmin import TROWARGMIN
 from pto_dialect.instructions.tscatter import TScatterForm, TScatterIndexBase, TScatterMaskBase
 from pto_dialect.choices import AbsSign, BothNan, BroadcastDivisor, ByteLanes, CvtArithmetic, Division, ExpArithmetic, ExtremeNan, Numerics, ReduceOrder, ShiftRange, Unordered, VectorRead, ZeroDivisor, ZeroReciprocal
 from pto_dialect.instructions.tci import TCI
 from pto_dialect.instructions.thistogram import THISTOGRAM, lowering_choices
+from pto_dialect.instructions.trandom import TRANDOM, lowering_choices as random_choices
+from pto_dialect.choices import RandomStream
 from pto_dialect.choices import HistogramRows
 from pto_dialect.choices import ConcatCopy, MoveCopy, WindowBounds
 from pto_dialect.choices import BlockRead, TransWrite
 from pto_dialect.instructions.tgatherb import TGATHERB
 from pto_dialect.instructions.ttrans import TTRANS
 from pto_dialect.instructions.fillpad import TFILLPAD, FillPadWrite, fillpad_choices
-from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES
+from pto_dialect.instructions.movement import TCONCAT, TMOV, WINDOW_COPIES, TMovBase
 from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, UNARY
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
@@ -91,14 +93,11 @@ def _mscatter(op: MScatterOp) -> Lowered:
     return CpuMScatterElemOp, serial | {"capacity": Capacity.ALL_ELEMENTS}
 
 
-def _tgather(op: TGatherOp) -> Lowered:
-    match op.form:
-        case TGatherForm.MASK:
-            return CpuTGatherMaskOp, {"packing": Packing.DENSE}
-        case TGatherForm.INDEX:
-            return CpuTGatherIndexOp, {"out_of_range": OutOfRange.ZERO, "tmp_use": TmpUse.NONE}
-        case TGatherForm.COMPARE:
-            return None  # the simulator has no compare form
+TGATHER_FORMS = {
+    TGatherForm.MASK: (CpuTGatherMaskOp, {"packing": Packing.DENSE}),
+    TGatherForm.INDEX: (CpuTGatherIndexOp, {"out_of_range": OutOfRange.ZERO, "tmp_use": TmpUse.NONE}),
+}
+"""The simulator's TGATHER forms (it has no compare form)."""
 
 
 TSCATTER_FORMS = {
@@ -109,21 +108,22 @@ TSCATTER_FORMS = {
 """The simulator's element loops: nothing else written, tiles read through their layouts."""
 
 
-COMPARE_SELECT_CHOICES = {
-    "tcmp": {"mask_write": MaskWrite.WORDS, "compare_read": CompareRead.TYPED},
-    "tcmps": {"mask_write": MaskWrite.BYTE_STREAM, "compare_read": CompareRead.DOUBLE_TOLERANCE},
-    "tsel": {"mask_walk": MaskWalk.BIT_STREAM, "select_tmp": SelectTmp.UNUSED},
-    "tsels": {"select_tmp": SelectTmp.UNUSED},
-}
+COMPARE_SELECT = choosing(
+    MaskWrite.WORDS, CompareRead.TYPED, MaskWalk.BIT_STREAM, SelectTmp.UNUSED,
+    tcmps=(MaskWrite.BYTE_STREAM, CompareRead.DOUBLE_TOLERANCE),
+)
 """The simulator's compare and select (cpu/TCmp.h, TCmps.hpp, TSel.hpp, TSelS.hpp)."""
 
-
-PARTIAL_ARG_CHOICES = {"arg_pick": ArgPick.SRC0_IF_BETTER, "part_fill": PartFill.REGIONS, "arg_lanes": ArgLanes.ALL}
+PARTIAL_ARG = choosing(ArgPick.SRC0_IF_BETTER, PartFill.REGIONS, ArgLanes.ALL)
 """The simulator's TPARTARGMAX / TPARTARGMIN (cpu/TPartOp.hpp TPartInstr2)."""
 
 
+CpuTMovOp = OPS.op(TMovBase, "tmov")
+"""Vec -> Vec only: the rules refuse a mat -> left / right move here (not implemented)."""
+
+
 LOWERING = lowering_table(
-    "cpu", OPS, TRANSFER, PRINT, (_mgather, _mscatter, _tgather, TSCATTER_FORMS), COMPARE_SELECT_CHOICES, PARTIAL_ARG_CHOICES,
+    "cpu", OPS, TRANSFER, PRINT, (_mgather, _mscatter, TGATHER_FORMS, TSCATTER_FORMS), COMPARE_SELECT, PARTIAL_ARG,
     {
         **OPS.single(TCOLARGMIN, TYPED_COMPARISON),
         **OPS.single(TCOLARGMAX, TYPED_COMPARISON),
@@ -136,8 +136,9 @@ LOWERING = lowering_table(
             dict.fromkeys(("trowexpandexpdif", "tcolexpandexpdif"), "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"),
         ),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.TILE)),
+        **OPS.single(TRANDOM, random_choices(RandomStream.LANE_BLOCKS)),
         **OPS.single(TCI, {"numerics": Numerics.EXACT}),
-        **OPS.single(TMOV, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
+        TMOV: lambda op: (CpuTMovOp, {"move_copy": MoveCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.family(WINDOW_COPIES, choose=WINDOW_COPIES.fixed(window_bounds=WindowBounds.WHOLE_VALID)),
         **OPS.single(TCONCAT, {"concat_copy": ConcatCopy.ELEMENTS, "numerics": Numerics.EXACT}),
         **OPS.single(TFILLPAD, lambda op: fillpad_choices(op, FillPadWrite.ELEMENTS, TRANSFER.zero_pad_types)),

@@ -113,6 +113,14 @@ STRICTER = (
         "byte 32, past the tile's 32 bytes, so any access through `GetOffset` leaves the tile: every target refuses "
         "the type (that kernel's `tquant.mx` is not implemented here either)",
     ),
+    Divergence(
+        ("lit/pto/mgather_gm2l1_sync_a5.pto", "lit/pto/mgather_gm2l1_elem_sync_a5.pto"),
+        ("a5",),
+        "a5 `tmov` from a mat tile into a left tile of blayout=row_major, slayout=row_major (zZ, a2a3's TileLeft): "
+        "PTOAS's TMovOp::verify does not check the left tile's layout, but npu/a5/TMov.hpp TMovToLeft "
+        "static_asserts an NZ one (blayout=col_major, slayout=row_major; pto_tile.hpp's a5 TileLeft): rejected "
+        "(the same kernels with an NZ left tile verify and run)",
+    ),
 )
 """Where the hardware code is stricter than PTOAS's verifier (or PTOAS's tile describes storage
 that its own addressing leaves)."""

@@ -14,7 +14,7 @@ HEADER = """\
 # Target verification rules
 
 Generated from the rule tables (each instruction's rules in `pto_dialect/instructions/`,
-each target's rows in `targets/<name>/rules.py`) by `python -m targets.rules.docs`; do not edit.
+each target's rows in the tables of `targets/rules/`) by `python -m targets.rules.docs`; do not edit.
 
 `pto-opt --target T` (and the pass `pto-verify-target{target=T}`) rejects, at the
 op's `FILE:LINE:COL`, what the toolchain and hardware of target T would reject.

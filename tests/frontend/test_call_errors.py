@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import pto_frontend as pto
+from tests.frontend.views import whole_views
 
 HERE = __file__
 
@@ -32,11 +33,10 @@ def line() -> int:
 
 @pto.kernel
 def copy(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
-    sv = pto.make_tensor_view(src, shape=[16, 64], strides=[64, 1])
-    dv = pto.make_tensor_view(dst, shape=[16, 64], strides=[64, 1])
+    sp, dp = whole_views([(src, (16, 64)), (dst, (16, 64))])
     t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
-    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[16, 64]), t)
-    pto.tstore(t, pto.partition_view(dv, offsets=[0, 0], sizes=[16, 64]))
+    pto.tload(sp, t)
+    pto.tstore(t, dp)
 
 
 def located_at(error: pytest.ExceptionInfo[pto.PtoError], at: int) -> str:
@@ -46,7 +46,17 @@ def located_at(error: pytest.ExceptionInfo[pto.PtoError], at: int) -> str:
     return message
 
 
+def building_error(kernel: pto.Kernel, at: list[int]) -> str:
+    """The message of the error building `kernel` raises, checked located at the line its
+    building recorded in `at`."""
+    with pytest.raises(pto.PtoError) as e:
+        kernel.to_pto()
+    return located_at(e, at[0])
+
+
 def test_a_misspelt_keyword_names_the_function_and_the_nearest() -> None:
+    at: list[int] = []
+
     @pto.kernel
     def k(src: pto.ptr(pto.f32)):
         t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
@@ -54,39 +64,36 @@ def test_a_misspelt_keyword_names_the_function_and_the_nearest() -> None:
         at.append(line() + 1)
         pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[16, 64]), t, tille=t)
 
-    at: list[int] = []
-    with pytest.raises(pto.PtoError) as e:
-        k.to_pto()
-    assert located_at(e, at[0]) == "pto.tload(): got an unexpected keyword argument 'tille' (did you mean 'tile'?); it takes (view, tile)"
+    assert building_error(k, at) == "pto.tload(): got an unexpected keyword argument 'tille' (did you mean 'tile'?); it takes (view, tile)"
 
 
 def test_a_missing_operand_names_it() -> None:
+    at: list[int] = []
+
     @pto.kernel
     def k(src: pto.ptr(pto.f32)):
         t = pto.alloc_tile(shape=[16, 64], dtype=pto.f32)
         at.append(line() + 1)
         pto.tload(t)
 
-    at: list[int] = []
-    with pytest.raises(pto.PtoError) as e:
-        k.to_pto()
-    assert located_at(e, at[0]) == "pto.tload(): missing a required argument: 'tile'; it takes (view, tile)"
+    assert building_error(k, at) == "pto.tload(): missing a required argument: 'tile'; it takes (view, tile)"
 
 
 def test_a_misspelt_keyword_of_a_scaffolding_function() -> None:
+    at: list[int] = []
+
     @pto.kernel
     def k(src: pto.ptr(pto.f32)):
         at.append(line() + 1)
         pto.alloc_tile(shape=[16, 64], dtyp=pto.f32)
 
-    at: list[int] = []
-    with pytest.raises(pto.PtoError) as e:
-        k.to_pto()
-    assert located_at(e, at[0]).startswith("pto.alloc_tile(): got an unexpected keyword argument 'dtyp' (did you mean 'dtype'?); it takes (shape, dtype, ")
+    assert building_error(k, at).startswith("pto.alloc_tile(): got an unexpected keyword argument 'dtyp' (did you mean 'dtype'?); it takes (shape, dtype, ")
 
 
 @pytest.mark.parametrize(("function", "keyword"), [("alloc_tile", "shape"), ("make_tensor_view", "shape")])
 def test_a_number_for_a_list(function: str, keyword: str) -> None:
+    at: list[int] = []
+
     @pto.kernel
     def k(src: pto.ptr(pto.f32)):
         if function == "alloc_tile":
@@ -96,10 +103,7 @@ def test_a_number_for_a_list(function: str, keyword: str) -> None:
             at.append(line() + 1)
             pto.make_tensor_view(src, shape=8, strides=[64, 1])
 
-    at: list[int] = []
-    with pytest.raises(pto.PtoError) as e:
-        k.to_pto()
-    assert located_at(e, at[0]) == f"pto.{function}(): {keyword} takes a list, got 8"
+    assert building_error(k, at) == f"pto.{function}(): {keyword} takes a list, got 8"
 
 
 def test_a_list_for_a_target() -> None:

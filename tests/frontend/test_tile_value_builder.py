@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 
 import pto_frontend as pto
+from tests.frontend.views import whole_views
 
 
 @pto.kernel
 def swap_ends(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
-    sv = pto.make_tensor_view(src, shape=[2, 16], strides=[16, 1])
-    dv = pto.make_tensor_view(dst, shape=[2, 16], strides=[16, 1])
+    sp, dp = whole_views([(src, (2, 16)), (dst, (2, 16))])
     t = pto.alloc_tile(shape=[2, 16], dtype=pto.f32)
-    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[2, 16]), t)
+    pto.tload(sp, t)
     first, last = pto.tgetval(t, 0), pto.tgetval(t, 31)
     pto.tsetval(t, 0, last)
     pto.tsetval(t, 31, first)
     pto.tsetval(t, 16, 2.5)
-    pto.tstore(t, pto.partition_view(dv, offsets=[0, 0], sizes=[2, 16]))
+    pto.tstore(t, dp)
 
 
 def test_the_kernel_spells_ptoas_tgetval_and_tsetval():
@@ -47,13 +47,12 @@ def test_a_tile_is_required():
 
 @pto.kernel
 def transpose_view(src: pto.ptr(pto.f32), dst: pto.ptr(pto.f32)):
-    sv = pto.make_tensor_view(src, shape=[1, 32], strides=[32, 1])
-    dv = pto.make_tensor_view(dst, shape=[4, 8], strides=[8, 1])
+    sp, dp = whole_views([(src, (1, 32)), (dst, (4, 8))])
     t = pto.alloc_tile(shape=[1, 32], dtype=pto.f32)
     d = pto.alloc_tile(shape=[4, 8], dtype=pto.f32)
-    pto.tload(pto.partition_view(sv, offsets=[0, 0], sizes=[1, 32]), t)
+    pto.tload(sp, t)
     pto.tmov(pto.treshape(t, [4, 8]), d)
-    pto.tstore(d, pto.partition_view(dv, offsets=[0, 0], sizes=[4, 8]))
+    pto.tstore(d, dp)
 
 
 def test_treshape_spells_ptoas_and_runs():

@@ -19,10 +19,12 @@ TOKENS, ROWS, C = 16, 12, 8
 
 
 def lookup_kernel(id_type: str = "i32", dst_row: str = "%t", out_rows: int = TOKENS, carried: bool = False,
-                  tokens: int = TOKENS) -> str:
-    """For each of `tokens` tokens: read its id, clamp it into the ROWS x C f32
+                  tokens: int = TOKENS, element: str = "f32", shift: int | None = None) -> str:
+    """For each of `tokens` tokens: read its id, clamp it into the ROWS x C `element`
     table, copy that row to `out` row `dst_row` (%t: the token's row; %r: the id's row). With
-    `carried`, the id read adds to the previous iteration's row (a loop-carried scalar)."""
+    `carried`, the id read adds to the previous iteration's row (a loop-carried scalar). With
+    `shift`, the ids are the first elements of `out` itself (of the table's type), and token t's
+    row goes to out row t + shift."""
     head = (
         "scf.for %t = %c0 to %ctokens step %c1 iter_args(%prev = %c0) -> (index) {"
         if carried else "scf.for %t = %c0 to %ctokens step %c1 {"
@@ -31,27 +33,32 @@ def lookup_kernel(id_type: str = "i32", dst_row: str = "%t", out_rows: int = TOK
         "%low = arith.maxsi %at, %c0 : index")
     result = "%end = " if carried else ""
     tail = "scf.yield %r : index" if carried else ""
+    ids, ids_param, shifted = "%ids", f"%ids: !pto.ptr<{id_type}>, ", ""
+    if shift is not None:
+        ids, ids_param, id_type, dst_row = "%out", "", element, "%d"
+        shifted = f"\n  %cshift = arith.constant {shift} : index"
+        at += "\n    %d = arith.addi %t, %cshift : index"
     return f"""
-func.func @lookup(%table: !pto.ptr<f32>, %ids: !pto.ptr<{id_type}>, %out: !pto.ptr<f32>) {{
+func.func @lookup(%table: !pto.ptr<{element}>, {ids_param}%out: !pto.ptr<{element}>) {{
 {index_constants(0, 1)}
   %ctokens = arith.constant {tokens} : index
   %crows = arith.constant {ROWS} : index
   %clast = arith.constant {ROWS - 1} : index
   %ccols = arith.constant {C} : index
-  %cout = arith.constant {out_rows} : index
-  %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
-  %outv = pto.make_tensor_view %out, shape = [%cout, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xf32>
-  %row = pto.alloc_tile : !pto.tile_buf<vec, 1x{C}xf32>
+  %cout = arith.constant {out_rows} : index{shifted}
+  %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?x{element}>
+  %outv = pto.make_tensor_view %out, shape = [%cout, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?x{element}>
+  %row = pto.alloc_tile : !pto.tile_buf<vec, 1x{C}x{element}>
   {result}{head}
     %o = arith.muli %t, %c1 : index
-    %id = pto.load_scalar %ids[%o] : !pto.ptr<{id_type}> -> {id_type}
+    %id = pto.load_scalar {ids}[%o] : !pto.ptr<{id_type}> -> {id_type}
     %at = arith.index_cast %id : {id_type} to index
     {at}
     %r = arith.minsi %low, %clast : index
-    %src = pto.partition_view %tab, offsets = [%r, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?xf32>
-    %dst = pto.partition_view %outv, offsets = [{dst_row}, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%src : !pto.partition_tensor_view<1x{C}xf32>) outs(%row : !pto.tile_buf<vec, 1x{C}xf32>)
-    pto.tstore ins(%row : !pto.tile_buf<vec, 1x{C}xf32>) outs(%dst : !pto.partition_tensor_view<1x{C}xf32>)
+    %src = pto.partition_view %tab, offsets = [%r, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?x{element}>
+    %dst = pto.partition_view %outv, offsets = [{dst_row}, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?x{element}>
+    pto.tload ins(%src : !pto.partition_tensor_view<1x{C}x{element}>) outs(%row : !pto.tile_buf<vec, 1x{C}x{element}>)
+    pto.tstore ins(%row : !pto.tile_buf<vec, 1x{C}x{element}>) outs(%dst : !pto.partition_tensor_view<1x{C}x{element}>)
     {tail}
   }}
   return
@@ -117,40 +124,12 @@ def test_rows_written_at_the_ids_run_batched_unless_they_collide(ids, batched) -
     assert not run_both(text, "a2a3", arrays)
 
 
-ALIASED = f"""
-func.func @lookup(%table: !pto.ptr<i32>, %buf: !pto.ptr<i32>) {{
-{index_constants(0, 1)}
-  %ctokens = arith.constant {TOKENS} : index
-  %crows = arith.constant {ROWS} : index
-  %clast = arith.constant {ROWS - 1} : index
-  %ccols = arith.constant {C} : index
-  %cbuf = arith.constant {TOKENS + TOKENS // C} : index
-  %cshift = arith.constant SHIFT : index
-  %tab = pto.make_tensor_view %table, shape = [%crows, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xi32>
-  %bufv = pto.make_tensor_view %buf, shape = [%cbuf, %ccols], strides = [%ccols, %c1] : !pto.tensor_view<?x?xi32>
-  %row = pto.alloc_tile : !pto.tile_buf<vec, 1x{C}xi32>
-  scf.for %t = %c0 to %ctokens step %c1 {{
-    %id = pto.load_scalar %buf[%t] : !pto.ptr<i32> -> i32
-    %at = arith.index_cast %id : i32 to index
-    %low = arith.maxsi %at, %c0 : index
-    %r = arith.minsi %low, %clast : index
-    %d = arith.addi %t, %cshift : index
-    %src = pto.partition_view %tab, offsets = [%r, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?xi32>
-    %dst = pto.partition_view %bufv, offsets = [%d, %c0], sizes = [%c1, %ccols] : !pto.tensor_view<?x?xi32>
-    pto.tload ins(%src : !pto.partition_tensor_view<1x{C}xi32>) outs(%row : !pto.tile_buf<vec, 1x{C}xi32>)
-    pto.tstore ins(%row : !pto.tile_buf<vec, 1x{C}xi32>) outs(%dst : !pto.partition_tensor_view<1x{C}xi32>)
-  }}
-  return
-}}
-"""
-"""The ids are the first TOKENS elements of the buffer the loop writes rows into, from row SHIFT."""
-
-
 @pytest.mark.parametrize("shift", [0, 1, TOKENS // C])
 def test_ids_in_the_buffer_written_run_serially(shift) -> None:
-    """Shift 0 and 1: later ids are in rows earlier iterations write; TOKENS // C: no id is
+    """The ids are the first TOKENS elements of the buffer the loop writes rows into, from row
+    `shift`. Shift 0 and 1: later ids are in rows earlier iterations write; TOKENS // C: no id is
     overwritten, but the loop writes the array the ids are read from."""
-    text = ALIASED.replace("SHIFT", str(shift))
+    text = lookup_kernel(element="i32", out_rows=TOKENS + TOKENS // C, shift=shift)
     rng = np.random.default_rng(shift)
     table = rng.integers(-3, ROWS + 3, ROWS * C).astype(np.int32)
     buffer = rng.integers(-2, ROWS + 2, (TOKENS + TOKENS // C) * C).astype(np.int32)

@@ -197,14 +197,22 @@ def mask_bit_rows(mask: np.ndarray, i: int, j: int) -> int:
     return (int(mask[i, j // 8]) >> (j % 8)) & 1
 
 
+def select_inputs(
+    op: str, target: str, dtype: str, shape: tuple[int, int], mask_shape: tuple[int, int]
+) -> tuple[np.random.Generator, np.ndarray, np.ndarray]:
+    """A generator seeded by the test, random mask bytes and a dst of 99s (the elements outside
+    the valid region keep them)."""
+    rng = np.random.default_rng(seed(op, target, dtype))
+    mask = rng.integers(0, 256, size=mask_shape).astype(np.uint8).view(np.int8)
+    return rng, mask, np.full(shape, 99, NP[dtype])
+
+
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", ["i16", "f16", "f32", "i32"])
 def test_tsel(target: str, dtype: str) -> None:
-    rng = np.random.default_rng(seed("tsel", target, dtype))
     shape, valid, mask_shape = (3, 48), (3, 45), (3, 32)
-    mask = rng.integers(0, 256, size=mask_shape).astype(np.uint8).view(np.int8)
+    rng, mask, old = select_inputs("tsel", target, dtype, shape, mask_shape)
     a, b = small_values(rng, dtype, shape), small_values(rng, dtype, shape) + np.array(10, NP[dtype])
-    old = np.full(shape, 99, NP[dtype])
     out = run(select_kernel("tsel", shape, dtype, mask_shape, valid, False), target, [mask, a, b, old])[-1]
     want = old.copy()
     u = mask.view(np.uint8)
@@ -246,12 +254,10 @@ def test_tsel_one_byte_data_past_a_repeat(target: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("dtype", ["i16", "i32", "f16", "f32"])
 def test_tsels(target: str, dtype: str) -> None:
-    rng = np.random.default_rng(seed("tsels", target, dtype))
     shape, valid, mask_shape = (4, 40), (3, 37), (4, 32)
-    mask = rng.integers(0, 256, size=mask_shape).astype(np.uint8).view(np.int8)
+    rng, mask, old = select_inputs("tsels", target, dtype, shape, mask_shape)
     a = small_values(rng, dtype, shape)
     s = np.array(-7, NP[dtype])
-    old = np.full(shape, 99, NP[dtype])
     out = run(select_kernel("tsels", shape, dtype, mask_shape, valid, True), target, [mask, a, s, old])[-1]
     want = old.copy()
     for i in range(valid[0]):

@@ -12,6 +12,8 @@ Padding keeps its old contents.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pytest
 
@@ -21,7 +23,7 @@ from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, fu
 COVERS = ("pto.tadd", "pto.tsub", "pto.tmul", "pto.tdiv", "pto.tmax", "pto.tmin", "pto.tand", "pto.tor", "pto.tshl",
           "pto.tshr", "pto.tfmod", "pto.tadds", "pto.tsubs", "pto.tmuls", "pto.tdivs", "pto.tmaxs", "pto.tmins",
           "pto.tands", "pto.tors", "pto.tshls", "pto.tshrs", "pto.tfmods", "pto.tlrelu", "pto.texpands",
-          "pto.trem", "pto.txor", "pto.tpow", "pto.trems", "pto.txors", "pto.tpows")
+          "pto.trem", "pto.txor", "pto.tpow", "pto.trems", "pto.txors", "pto.tpows", "pto.tsubrelu")
 """The instructions whose results these tests check against their own formulas, per target."""
 
 EVERY = ("i8", "ui8", "i16", "ui16", "i32", "ui32", "i64", "f16", "bf16", "f32")
@@ -103,6 +105,12 @@ def scalar_kernel(op: str, shape: tuple[int, int], dtype: str, valid: tuple[int,
     out = "a" if in_place else "d"
     args = [("a", t)] if in_place else [("a", t), ("d", t)]
     return func(args, f"%s = arith.constant {value} : {ssa}\npto.{op} ins(%a, %s : {t}, {ssa}) outs(%{out} : {t})")
+
+
+def draws(types: tuple[str, ...], target: str, op: str, rows: int = 2) -> Iterator[tuple[str, np.random.Generator, tuple[int, int]]]:
+    """(dtype, its generator seeded by the test's target and op, a rows x (64 bytes) shape) for each of `types`."""
+    for dtype in types:
+        yield dtype, np.random.default_rng(seed(target, op, dtype)), (rows, 64 // NP[dtype].itemsize)
 
 
 def region(dtype: str) -> tuple[tuple[int, int], tuple[int, int]]:
@@ -300,9 +308,7 @@ def c_shift_right(a: np.ndarray, n: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tand", "tor"])
 def test_bitwise_over_the_valid_region(target: str, op: str) -> None:
-    for dtype in BITWISE_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (3, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(BITWISE_TYPES[target], target, op, rows=3):
         vr, vc = 2, shape[1] - 4  # an even column count: no 8-bit pair reaches past it
         a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
         expected = filled(shape, dtype)
@@ -332,9 +338,7 @@ def test_a2a3_tands_in_place_is_refused() -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tshl", "tshr"])
 def test_shifts_by_counts_below_the_element_width(target: str, op: str) -> None:
-    for dtype in SHIFT_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(SHIFT_TYPES[target], target, op):
         a = random_values(rng, dtype, shape)
         n = rng.integers(0, 8 * NP[dtype].itemsize, size=shape).astype(NP[dtype])
         expected = (c_shift_left if op == "tshl" else c_shift_right)(a, n)
@@ -345,9 +349,7 @@ def test_shifts_by_counts_below_the_element_width(target: str, op: str) -> None:
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("op", ["tshls", "tshrs"])
 def test_scalar_shifts(target: str, op: str) -> None:
-    for dtype in SCALAR_SHIFT_TYPES[target]:
-        rng = np.random.default_rng(seed(target, op, dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(SCALAR_SHIFT_TYPES[target], target, op):
         a = random_values(rng, dtype, shape)
         count = 5
         expected = (c_shift_left if op == "tshls" else c_shift_right)(a, np.full(shape, count, NP[dtype]))
@@ -376,9 +378,7 @@ def test_shift_counts_past_the_width(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_tfmod_keeps_the_sign_of_src0(target: str) -> None:
-    for dtype in FMOD_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "tfmod", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(FMOD_TYPES[target], target, "tfmod"):
         a = random_values(rng, dtype, shape)
         b = nonzero(rng, dtype, shape)
         if NP[dtype].kind in "iu":
@@ -456,9 +456,7 @@ def int_pow(a: np.ndarray, e: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_trem_takes_the_sign_of_src1(target: str) -> None:
-    for dtype in REM_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "trem", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(REM_TYPES[target], target, "trem"):
         a, b = random_values(rng, dtype, shape), nonzero(rng, dtype, shape)
         out = run(tmp_kernel("trem", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
         assert_bits_equal(out, floor_mod(a, b))
@@ -466,9 +464,7 @@ def test_trem_takes_the_sign_of_src1(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_txor_and_txors(target: str) -> None:
-    for dtype in ("i8", "ui16", "i32"):
-        rng = np.random.default_rng(seed(target, "txor", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(("i8", "ui16", "i32"), target, "txor"):
         a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
         out = run(tmp_kernel("txor", shape, dtype), target, [a, b, filled(shape, dtype), filled(shape, dtype)])[-1]
         assert_bits_equal(out, a ^ b)
@@ -479,9 +475,7 @@ def test_txor_and_txors(target: str) -> None:
 
 @pytest.mark.parametrize("target", TARGETS)
 def test_tpow(target: str) -> None:
-    for dtype in POW_TYPES[target]:
-        rng = np.random.default_rng(seed(target, "tpow", dtype))
-        shape = (2, 64 // NP[dtype].itemsize)
+    for dtype, rng, shape in draws(POW_TYPES[target], target, "tpow"):
         if NP[dtype].kind in "iu":
             a = rng.integers(-3 if NP[dtype].kind == "i" else 0, 4, shape).astype(NP[dtype])
             e = rng.integers(-2 if NP[dtype].kind == "i" else 0, 40, shape).astype(NP[dtype])
@@ -611,3 +605,65 @@ def test_cpu_txors_tmp_has_dst_type() -> None:
                   f"%s = arith.constant 3 : i16\npto.txors ins(%a, %s, %m : {t}, i16, {small}) outs(%d : {t})")
     with pytest.raises(PtoError, match=r"expects tmp to have dst's tile type \(the simulator's C\+\+ takes it as a TileDst&\)"):
         run(kernel, "cpu", [np.ones((2, 16), np.int16), np.ones((1, 16), np.int16), np.ones((2, 16), np.int16)])
+
+
+SUBRELU_TYPES = {"cpu": EVERY, "a2a3": ("f16", "f32"), "a5": ("f16", "f32")}
+"""cpu: BINARY_OP_DEF(SUBRELU), any type; npu/a2a3 and npu/a5 TSubRelu.hpp: half and float."""
+
+
+def subrelu(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """cpu OP_SUBRELU, (d > 0) ? d : 0: integers as exact Python integers (8/16-bit ones promoted
+    to int, so the ReLU sees the true difference and the store wraps it; 32/64-bit unsigned ones wrap
+    first), floats through float64 rounded once to the element type."""
+    if a.dtype.kind in "iu":
+        d = a.astype(object) - b.astype(object)
+        if a.dtype.kind == "u" and a.dtype.itemsize >= 4:
+            d = d % (1 << (8 * a.dtype.itemsize))
+        wrapped = np.where(d > 0, d, 0) % (1 << (8 * a.dtype.itemsize))
+        return wrapped.astype(np.uint64).astype(f"u{a.dtype.itemsize}").view(a.dtype)
+    d = (a.astype(np.float64) - b.astype(np.float64)).astype(a.dtype)
+    return np.where(d > 0, d, np.zeros((), a.dtype))
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tsubrelu_over_the_valid_region(target: str) -> None:
+    for dtype in SUBRELU_TYPES[target]:
+        rng = np.random.default_rng(seed(target, "tsubrelu", dtype))
+        shape, (vr, vc) = region(dtype)
+        a, b = random_values(rng, dtype, shape), random_values(rng, dtype, shape)
+        if dtype == "i32":  # no signed overflow (its own test below)
+            a, b = a // 2, b // 2
+        expected = filled(shape, dtype)
+        expected[:vr, :vc] = subrelu(a[:vr, :vc], b[:vr, :vc])
+        out = run(binary_kernel("tsubrelu", shape, dtype, (vr, vc)), target, [a, b, filled(shape, dtype)])[-1]
+        assert_bits_equal(out, expected)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_tsubrelu_nan_and_signed_zero_give_plus_zero(target: str) -> None:
+    """(d > 0) ? d : 0: a NaN difference and -0.0 give +0.0 (on the NPUs the reference: approximate)."""
+    x = np.array([[np.nan, 1.0, -0.0, 0.0, 2.0, np.inf, np.inf, -1.0]], np.float32)
+    y = np.array([[1.0, np.nan, 0.0, -0.0, 2.0, np.inf, -np.inf, -3.0]], np.float32)
+    out = run(binary_kernel("tsubrelu", (1, 8), "f32", (1, 8)), target, [x, y, filled((1, 8), "f32")])[-1]
+    assert_bits_equal(out, np.array([[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, np.inf, 2.0]], np.float32))
+
+
+def test_cpu_tsubrelu_promotes_narrow_integers() -> None:
+    """8-bit operands subtract in int: 100 - (-100) = 200 passes the ReLU, then wraps to -56; -128 - 1 = -129
+    is cut to 0 (in int8 it would have wrapped to 127 first); uint8 3 - 5 is 0."""
+    a = np.array([[100, -128, 5, -5] * 4], np.int8)
+    b = np.array([[-100, 1, 3, -5] * 4], np.int8)
+    out = run(binary_kernel("tsubrelu", (1, 32), "i8", (1, 16)), "cpu", [np.resize(a, (1, 32)), np.resize(b, (1, 32)),
+                                                                       filled((1, 32), "i8")])[-1]
+    assert_bits_equal(out[:, :16], np.array([[-56, 0, 2, 0] * 4], np.int8))
+    u = run(binary_kernel("tsubrelu", (1, 32), "ui8", (1, 32)), "cpu",
+            [np.full((1, 32), 3, np.uint8), np.full((1, 32), 5, np.uint8), filled((1, 32), "ui8")])[-1]
+    assert_bits_equal(u, np.zeros((1, 32), np.uint8))
+
+
+def test_cpu_tsubrelu_signed_overflow_is_a_located_error() -> None:
+    a = np.zeros((1, 16), np.int32)
+    b = np.ones((1, 16), np.int32)
+    a[0, 9], b[0, 9] = 2**31 - 1, -1
+    with pytest.raises(PtoError, match=r"k.pto:2:3: error: 'pto.tsubrelu' op src0 - src1 overflows int32 at element \(0, 9\)"):
+        run(binary_kernel("tsubrelu", (1, 16), "i32", (1, 16)), "cpu", [a, b, filled((1, 16), "i32")])

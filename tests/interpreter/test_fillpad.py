@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
+from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, filled, func, random_values, run, seed, tile
 
 COVERS = ("pto.tfillpad",)
 
@@ -123,9 +123,7 @@ def test_tfillpad_element_type_change(target: str) -> None:
 
 def test_tfillpad_a5_dst_valid_rows_fewer_than_src_at_run_time() -> None:
     s, d = tile((8, 8), "f32", valid=("?", "?")), tile((8, 8), "f32", valid=("?", "?"), pad="1")
-    text = func([("r", "index")], f"""
-%c4 = arith.constant 4 : index
-%c8 = arith.constant 8 : index
+    text = func([("r", "index")], constants(4, 8) + f"""
 %s = pto.alloc_tile valid_row = %c4 valid_col = %c8 : {s}
 %d = pto.alloc_tile valid_row = %r valid_col = %c8 : {d}
 pto.tfillpad ins(%s : {s}) outs(%d : {d})""")
@@ -153,9 +151,7 @@ def test_tfillpad_col_major(target: str) -> None:
 def test_tfillpad_no_valid_src_rows(target: str) -> None:
     """src with 0 valid rows (given at run time): the NPUs pad dst's valid rows, cpu all of dst."""
     s, d = tile((4, 16), "f32", valid=("?", "?")), tile((4, 16), "f32", valid=(2, 16), pad="1")
-    text = func([("d", d)], f"""
-%c0 = arith.constant 0 : index
-%c3 = arith.constant 3 : index
+    text = func([("d", d)], constants(0, 3) + f"""
 %s = pto.alloc_tile valid_row = %c0 valid_col = %c3 : {s}
 pto.tfillpad ins(%s : {s}) outs(%d : {d})""")
     out = run(text, target, [filled((4, 16), "f32")])[-1]

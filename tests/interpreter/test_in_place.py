@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, run, tile, view
 
 IDX, DST = tile((8, 32), "i32"), tile((8, 32), "f32")
 MGATHER = func(
@@ -19,16 +19,13 @@ MGATHER = func(
     + f"""
 %a0 = arith.constant 0 : i64
 %tv = pto.make_tensor_view %table, shape = [%c256], strides = [%c1] : !pto.tensor_view<?xf32>
-%iv = pto.make_tensor_view %ids, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xi32>
-%ov = pto.make_tensor_view %out, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
 %tp = pto.partition_view %tv, offsets = [%c0], sizes = [%c256] : !pto.tensor_view<?xf32>
-%ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xi32>
-%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xf32>
+{gm_views([("ids", "i32", (8, 32)), ("out", "f32", (8, 32))])}
 %idx = pto.alloc_tile addr = %a0 : {IDX}
 %dst = pto.alloc_tile addr = %a0 : {DST}
-pto.tload ins(%ip : {view((8, 32), "i32")}) outs(%idx : {IDX})
+pto.tload ins(%idsp : {view((8, 32), "i32")}) outs(%idx : {IDX})
 pto.mgather ins(%tp, %idx : {view((256,), "f32")}, {IDX}) outs(%dst : {DST}) {{coalesce = #pto<coalesce elem>}}
-pto.tstore ins(%dst : {DST}) outs(%op : {view((8, 32), "f32")})
+pto.tstore ins(%dst : {DST}) outs(%outp : {view((8, 32), "f32")})
 """,
 )
 
@@ -46,17 +43,11 @@ V64 = tile((1, 64), "i32")
 TGATHER = func(
     [("src", "!pto.ptr<i32>"), ("ids", "!pto.ptr<i32>"), ("out", "!pto.ptr<i32>")],
     constants(0, 1, 64)
-    + """
+    + f"""
 %a0 = arith.constant 0 : i64
 %a256 = arith.constant 256 : i64
 %a512 = arith.constant 512 : i64
-"""
-    + "".join(
-        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>\n"
-        f"%{n}p = pto.partition_view %{n}v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>\n"
-        for n in ("src", "ids", "out")
-    )
-    + f"""
+{gm_views([(n, "i32", (1, 64)) for n in ("src", "ids", "out")])}
 %s = pto.alloc_tile addr = %a256 : {V64}
 %tmp = pto.alloc_tile addr = %a512 : {V64}
 %idx = pto.alloc_tile addr = %a0 : {V64}
@@ -86,10 +77,7 @@ def tcvt_in_place(src: str, dst: str, rmode: str) -> str:
         constants(0, 1, 8, 64)
         + f"""
 %a0 = arith.constant 0 : i64
-%xv = pto.make_tensor_view %x, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?x{src}>
-%yv = pto.make_tensor_view %y, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?x{dst}>
-%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?x{src}>
-%yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?x{dst}>
+{gm_views([("x", src, (8, 64)), ("y", dst, (8, 64))])}
 %s = pto.alloc_tile addr = %a0 : {s}
 %d = pto.alloc_tile addr = %a0 : {d}
 pto.tload ins(%xp : {view((8, 64), src)}) outs(%s : {s})
@@ -124,23 +112,18 @@ COLSUM_AND_EXTRACT = func(
     + f"""
 %a0 = arith.constant 0 : i64
 %a256 = arith.constant 256 : i64
-%xv = pto.make_tensor_view %x, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-%sv = pto.make_tensor_view %sums, shape = [%c1, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-%hv = pto.make_tensor_view %head, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-%xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c4, %c16] : !pto.tensor_view<?x?xf32>
+{gm_views([("x", "f32", (4, 16)), ("sums", "f32", (1, 16)), ("head", "f32", (1, 8))])}
 %x0 = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32>
-%sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c16] : !pto.tensor_view<?x?xf32>
-%hp = pto.partition_view %hv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
 %s = pto.alloc_tile addr = %a0 : {S416}
 pto.tload ins(%xp : {view((4, 16), "f32")}) outs(%s : {S416})
 %d = pto.alloc_tile addr = %a0 : {ROW16}
 pto.tcolsum ins(%s : {S416}) outs(%d : {ROW16})
-pto.tstore ins(%d : {ROW16}) outs(%sp : {view((1, 16), "f32")})
+pto.tstore ins(%d : {ROW16}) outs(%sumsp : {view((1, 16), "f32")})
 %r = pto.alloc_tile addr = %a256 : {ROW16}
 pto.tload ins(%x0 : {view((1, 16), "f32")}) outs(%r : {ROW16})
 %h = pto.alloc_tile addr = %a256 : {ROW8}
 pto.textract ins(%r, %c0, %c0 : {ROW16}, index, index) outs(%h : {ROW8})
-pto.tstore ins(%h : {ROW8}) outs(%hp : {view((1, 8), "f32")})
+pto.tstore ins(%h : {ROW8}) outs(%headp : {view((1, 8), "f32")})
 """,
 )
 

@@ -11,7 +11,7 @@ import pytest
 
 import interpreter
 from pto_dialect.diagnostics import PtoError
-from tests.interpreter.harness import NP, TARGETS
+from tests.interpreter.harness import NP, TARGETS, gm_views
 from tests.kernel_text import index_constants, kernel_file
 
 
@@ -88,14 +88,11 @@ def test_a_scalar_read_after_invalidation_sees_what_the_dma_stored(tmp_path, tar
 func.func @publish(%x: !pto.ptr<f32>, %out: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
 {index_constants(0, 1, 8)}
   %two = arith.constant 2.0 : f32
-  %xv = pto.make_tensor_view %x, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %ov = pto.make_tensor_view %out, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %xp = pto.partition_view %xv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
+{gm_views([("x", "f32", (1, 8)), ("out", "f32", (1, 8))])}
   %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
   pto.tload ins(%xp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
   pto.tmuls ins(%t, %two : !pto.tile_buf<vec, 1x8xf32>, f32) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%outp : !pto.partition_tensor_view<1x8xf32>)
   pto.fence.barrier_all #pto.fence_scope<gm>
   pto.cmo.cacheinvalid %out single_cache_line : !pto.ptr<f32>
   %v = pto.load_scalar %out[%c1] : !pto.ptr<f32> -> f32

@@ -25,6 +25,7 @@ from pto_dialect import PtoError, parse
 
 from tests.budgets import examples
 from tests.interpreter.harness import TARGETS, constants
+from tests.kernel_text import copy_block
 
 BLOCKS = 6
 
@@ -42,10 +43,7 @@ func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
   %end = scf.for %b = %c0 to %nb step %c1 iter_args(%xo = %c0) -> (index) {{
     %rb = arith.subi %last, %b : index
     %yo = arith.muli %rb, %c8 : index
-    %xp = pto.partition_view %xv, offsets = [%xo, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32>
-    %yp = pto.partition_view %yv, offsets = [%yo, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%xp : !pto.partition_tensor_view<8x16xf32>) outs(%t : !pto.tile_buf<vec, 8x16xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 8x16xf32>) outs(%yp : !pto.partition_tensor_view<8x16xf32>)
+{copy_block("x", "y", ("%xo", "%yo"), (8, 16))}
     %next = arith.addi %xo, %c8 : index
     scf.yield %next : index
   }}
@@ -113,10 +111,7 @@ func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
       %r = arith.addi %ri, %rj : index
       %s = arith.subi %c2, %rj : index
       %w = arith.addi %ri, %s : index
-      %xp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>
-      %yp = pto.partition_view %yv, offsets = [%w, %c0], sizes = [%c2, %c16] : !pto.tensor_view<?x?xf32>
-      pto.tload ins(%xp : !pto.partition_tensor_view<2x16xf32>) outs(%t : !pto.tile_buf<vec, 2x16xf32>)
-      pto.tstore ins(%t : !pto.tile_buf<vec, 2x16xf32>) outs(%yp : !pto.partition_tensor_view<2x16xf32>)
+{copy_block("x", "y", ("%r", "%w"), (2, 16), indent="      ")}
     }}
   }}
   return

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from pto_dialect import PtoError
-from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, run, tile, view
 
 IDX, ROWS = tile((1, 8), "i32"), tile((8, 32), "f32")
 KERNEL = func(
@@ -19,16 +19,13 @@ KERNEL = func(
     constants(0, 1, 8, 16, 32)
     + f"""
 %tv = pto.make_tensor_view %table, shape = [%c16, %c32], strides = [%stride, %c1] : !pto.tensor_view<?x?xf32>
-%iv = pto.make_tensor_view %ids, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
-%ov = pto.make_tensor_view %out, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
 %tp = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<?x?xf32>
-%ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xi32>
-%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xf32>
+{gm_views([("ids", "i32", (1, 8)), ("out", "f32", (8, 32))])}
 %idx = pto.alloc_tile : {IDX}
 %rows = pto.alloc_tile : {ROWS}
-pto.tload ins(%ip : {view((1, 8), "i32")}) outs(%idx : {IDX})
+pto.tload ins(%idsp : {view((1, 8), "i32")}) outs(%idx : {IDX})
 pto.mgather ins(%tp, %idx : {view((16, 32), "f32")}, {IDX}) outs(%rows : {ROWS}) {{coalesce = #pto<coalesce row>}}
-pto.tstore ins(%rows : {ROWS}) outs(%op : {view((8, 32), "f32")})
+pto.tstore ins(%rows : {ROWS}) outs(%outp : {view((8, 32), "f32")})
 """,
 )
 MGATHER_LINE = 16

@@ -8,6 +8,7 @@ copies dst's valid region from src at the position on every target, whose bounds
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import numpy as np
@@ -66,9 +67,7 @@ def test_tmov_smaller_valid_shape(target: str) -> None:
 
 def test_tmov_cpu_unequal_valid_shapes_at_run_time() -> None:
     t = tile((8, 16), "f32", valid=("?", "?"))
-    text = func([("n", "index")], f"""
-%c8 = arith.constant 8 : index
-%c16 = arith.constant 16 : index
+    text = func([("n", "index")], constants(8, 16) + f"""
 %s = pto.alloc_tile valid_row = %n valid_col = %c16 : {t}
 %d = pto.alloc_tile valid_row = %c8 valid_col = %c16 : {t}
 pto.tmov ins(%s : {t}) outs(%d : {t})""")
@@ -153,27 +152,33 @@ def test_textract_copies_the_window(target: str, dtype: str) -> None:
     assert_bits_equal(out, expected)
 
 
+def check_window_positions(
+    text: str, target: str, src: np.ndarray, dst_shape: tuple[int, int], expected: Callable[[int, int], np.ndarray], late: str
+) -> None:
+    """A 4x8 f32 window op taking (src, dst, row, col) run at (2, 16), inside; at (8, 0), past the
+    valid rows (cpu asserts, with the message `late`); at (0, 4), not on a 32-byte block (a2a3's
+    ND copy asserts). Where it runs, dst is `expected(row, col)`."""
+    for (row, col), refusing, message in (
+        ((2, 16), None, None), ((8, 0), "cpu", late), ((0, 4), "a2a3", "indexCol 4 is not a whole number of 32-byte blocks")
+    ):
+        args = [src, filled(dst_shape, "f32"), np.int64(row), np.int64(col)]
+        if target == refusing:
+            with pytest.raises(PtoError, match=message):
+                run(text, target, args)
+        else:
+            assert_bits_equal(run(text, target, args)[1], expected(row, col))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_textract_dynamic_position_and_bounds(target: str) -> None:
     """Positions given at run time: a window inside; one past src's valid rows (cpu asserts, the
     NPUs check src's rows); one not on a 32-byte block (a2a3's ND copy asserts)."""
     s, d = tile((16, 32), "f32", valid=(10, 32)), tile((4, 8), "f32")
-    text = textract(s, d)
     src = np.arange(16 * 32, dtype=np.float32).reshape(16, 32)
-    out = run(text, target, [src, filled((4, 8), "f32"), np.int64(2), np.int64(16)])[1]
-    assert_bits_equal(out, src[2:6, 16:24])
-    late = [src, filled((4, 8), "f32"), np.int64(8), np.int64(0)]
-    if target == "cpu":
-        with pytest.raises(PtoError, match="the 4x8 window at \\(8, 0\\) reaches past src's valid shape 10x32"):
-            run(text, target, late)
-    else:
-        assert_bits_equal(run(text, target, late)[1], src[8:12, 0:8])
-    odd = [src, filled((4, 8), "f32"), np.int64(0), np.int64(4)]
-    if target == "a2a3":
-        with pytest.raises(PtoError, match="indexCol 4 is not a whole number of 32-byte blocks"):
-            run(text, target, odd)
-    else:
-        assert_bits_equal(run(text, target, odd)[1], src[0:4, 4:12])
+    check_window_positions(
+        textract(s, d), target, src, (4, 8), lambda row, col: src[row : row + 4, col : col + 8],
+        "the 4x8 window at \\(8, 0\\) reaches past src's valid shape 10x32",
+    )
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -278,19 +283,7 @@ def test_tinsert_dynamic_position_and_bounds(target: str) -> None:
         out[row : row + 4, col : col + 8] = src
         return out
 
-    assert_bits_equal(run(text, target, [src, filled((16, 32), "f32"), np.int64(2), np.int64(16)])[1], expected(2, 16))
-    late = [src, filled((16, 32), "f32"), np.int64(8), np.int64(0)]
-    if target == "cpu":
-        with pytest.raises(PtoError, match="the 4x8 window at \\(8, 0\\) reaches past dst's valid shape 10x32"):
-            run(text, target, late)
-    else:
-        assert_bits_equal(run(text, target, late)[1], expected(8, 0))
-    odd = [src, filled((16, 32), "f32"), np.int64(0), np.int64(4)]
-    if target == "a2a3":
-        with pytest.raises(PtoError, match="indexCol 4 is not a whole number of 32-byte blocks"):
-            run(text, target, odd)
-    else:
-        assert_bits_equal(run(text, target, odd)[1], expected(0, 4))
+    check_window_positions(text, target, src, (16, 32), expected, "the 4x8 window at \\(8, 0\\) reaches past dst's valid shape 10x32")
 
 
 @pytest.mark.parametrize("target", TARGETS)

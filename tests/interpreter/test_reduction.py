@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, filled, func, random_values, run, seed, tile
+from tests.interpreter.harness import NP, TARGETS, assert_bits_equal, constants, filled, func, random_values, run, seed, tensor_view, tile, view
 
 COVERS = ("pto.trowsum", "pto.trowmax", "pto.trowmin", "pto.trowprod")
 """The instructions whose results these tests check against their own formulas, per target."""
@@ -206,3 +206,42 @@ def test_a2a3_fp32_64x128_into_a_dn_column_goes_through_vcgadd() -> None:
     groups = [[tree(list(r[g : g + 8])) for g in range(0, 128, 8)] for r in x]
     expected = np.array([[tree([g[j] + g[j + 8] for j in range(8)])] for g in groups], np.float32)
     assert_bits_equal(out, expected)
+
+
+def test_cpu_row_sums_and_maxima_of_a_batched_loop() -> None:
+    """A loop of 40 tiles of 64 x 128 f32 runs batched: TROWSUM's sum goes through more than one
+    block of tiles (reduction.SUM_BLOCK_BYTES, the last one partial) and TROWMAX reduces from -inf;
+    each row still as the simulator's loop: `sum = 0; sum += x[j]`, the first of equal maxima."""
+    from tests.interpreter.test_batch import recording_batched
+
+    tiles, rows, cols = 40, 64, 128
+    a, d = tile((rows, cols), "f32"), tile((rows, 1), "f32", blayout="col_major")
+    gm = tensor_view(2, "f32")
+    rng = np.random.default_rng(seed("batched row reductions"))
+    x = np.exp(rng.standard_normal((tiles * rows, cols)) * 4).astype(np.float32)
+    x[5, :] = -0.0
+    x[70, [3, 9]] = x[70].max() * 2  # equal maxima
+    for op, expected in (
+        ("trowsum", np.add.accumulate(np.concatenate([np.zeros((tiles * rows, 1), np.float32), x], axis=1), axis=1)[:, -1:]),
+        ("trowmax", x.max(axis=1, keepdims=True)),
+    ):
+        body = f"""{constants(0, 1, rows, cols, tiles, tiles * rows)}
+            %xv = pto.make_tensor_view %x, shape = [%c{tiles * rows}, %c{cols}], strides = [%c{cols}, %c1] : {gm}
+            %ov = pto.make_tensor_view %o, shape = [%c{tiles * rows}, %c1], strides = [%c1, %c1] : {gm}
+            %a = pto.alloc_tile : {a}
+            %t = pto.alloc_tile : {a}
+            %d = pto.alloc_tile : {d}
+            scf.for %i = %c0 to %c{tiles} step %c1 {{
+              %r = arith.muli %i, %c{rows} : index
+              %xp = pto.partition_view %xv, offsets = [%r, %c0], sizes = [%c{rows}, %c{cols}] : {gm}
+              %op = pto.partition_view %ov, offsets = [%r, %c0], sizes = [%c{rows}, %c1] : {gm}
+              pto.tload ins(%xp : {view((rows, cols), "f32")}) outs(%a : {a})
+              pto.{op} ins(%a, %t : {a}, {a}) outs(%d : {d})
+              pto.tstore ins(%d : {d}) outs(%op : {view((rows, 1), "f32")})
+            }}"""
+        kernel = func([("x", "!pto.ptr<f32>"), ("o", "!pto.ptr<f32>")], body)
+        with recording_batched() as outcomes:
+            out = run(kernel, "cpu", [x, filled((tiles * rows, 1), "f32")])[1]
+        assert outcomes == [True]
+        assert_bits_equal(out, expected)
+        assert np.signbit(out[5, 0]) == (op == "trowmax")  # -0.0 the first (and every) element; a sum from +0

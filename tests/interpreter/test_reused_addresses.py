@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, run, tile, view
+from tests.interpreter.harness import TARGETS, assert_bits_equal, constants, func, gm_views, run, tile, view
 
 T = tile((8, 64), "f32")
 V = view((8, 64), "f32")
@@ -23,13 +23,7 @@ KERNEL = func(
 %a = pto.alloc_tile addr = %a0 : {T}
 %b = pto.alloc_tile addr = %a0 : {T}
 %c = pto.alloc_tile addr = %a2048 : {T}
-"""
-    + "".join(
-        f"%{n}v = pto.make_tensor_view %{n}, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>\n"
-        f"%{n}p = pto.partition_view %{n}v, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>\n"
-        for n in ("x", "y", "o0", "o1", "o2")
-    )
-    + f"""
+{gm_views([(n, "f32", (8, 64)) for n in ("x", "y", "o0", "o1", "o2")])}
 pto.tload ins(%xp : {V}) outs(%a : {T})
 pto.tload ins(%xp : {V}) outs(%c : {T})
 pto.tstore ins(%a : {T}) outs(%o0p : {V})
@@ -105,8 +99,7 @@ ACCUMULATE_BY_ADDRESS = func(
 %a256 = arith.constant 256 : i64
 %zero = arith.constant 0.0 : f32
 %xv = pto.make_tensor_view %x, shape = [%c4, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-%yv = pto.make_tensor_view %y, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-%yp = pto.partition_view %yv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+{gm_views([("y", "f32", (1, 64))])}
 %acc = pto.alloc_tile addr = %a0 : {ACC}
 pto.texpands ins(%zero : f32) outs(%acc : {ACC})
 scf.for %i = %c0 to %c4 step %c1 {{

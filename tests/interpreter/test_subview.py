@@ -10,7 +10,7 @@ import pytest
 import interpreter
 import targets
 from pto_dialect.diagnostics import PtoError
-from tests.interpreter.harness import TARGETS
+from tests.interpreter.harness import TARGETS, gm_views
 from tests.kernel_text import index_constants, kernel_file
 
 # out[0:8] = src[r:r+8] + src[8:16] (two windows of one 16x16 tile), then the window at r of a
@@ -66,14 +66,9 @@ def test_a_window_outside_the_tile_is_a_located_fault(kernel, target):
 # with a valid region (given or the window's) smaller than its storage. %t's columns [c, c+8) of rows
 # [0, 8) and [8, 16) (vr x 6 valid) are added into columns [8-c, 16-c) of %u's rows [2, 2+vr) (vr x 6 valid); TEXP
 # of a 4x8 corner of %t at [12, c] goes into rows [0, 4), columns [0, 8) of %u.
-COLUMNS = """\
-func.func @columns(%t: !pto.tile_buf<vec, 16x16xf32>, %u: !pto.tile_buf<vec, 16x16xf32>, %c: index, %vr: index) {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %c6 = arith.constant 6 : index
-  %c8 = arith.constant 8 : index
-  %c12 = arith.constant 12 : index
-  %c16 = arith.constant 16 : index
+COLUMNS = f"""\
+func.func @columns(%t: !pto.tile_buf<vec, 16x16xf32>, %u: !pto.tile_buf<vec, 16x16xf32>, %c: index, %vr: index) {{
+{index_constants(0, 2, 6, 8, 12, 16)}
   %d = arith.subi %c8, %c : index
   %a = pto.subview %t[%c0, %c] sizes [8, 8] valid [%vr, %c6] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 8x8xf32, valid=?x?>
   %b = pto.subview %t[%c8, %c] sizes [8, 8] valid [%vr, %c6] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 8x8xf32, valid=?x?>
@@ -83,7 +78,7 @@ func.func @columns(%t: !pto.tile_buf<vec, 16x16xf32>, %u: !pto.tile_buf<vec, 16x
   %f = pto.subview %u[%c0, %c0] sizes [4, 8] : !pto.tile_buf<vec, 16x16xf32> -> !pto.tile_buf<vec, 4x8xf32>
   pto.texp ins(%e : !pto.tile_buf<vec, 4x8xf32>) outs(%f : !pto.tile_buf<vec, 4x8xf32>)
   return
-}
+}}
 """
 
 
@@ -114,23 +109,18 @@ func.func @gather(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>,
   %a4096 = arith.constant 4096 : i64
   %a8192 = arith.constant 8192 : i64
   %a12288 = arith.constant 12288 : i64
-  %sv = pto.make_tensor_view %src, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
-  %iv = pto.make_tensor_view %ids, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c8, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xf32>
-  %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c8, %c32] : !pto.tensor_view<?x?xf32>
+{gm_views([("src", "f32", (8, 32)), ("ids", "i32", (4, 8)), ("out", "f32", (8, 32))])}
   %s = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 8x32xf32>
   %d = pto.alloc_tile addr = %a4096 : !pto.tile_buf<vec, 8x32xf32>
   %i = pto.alloc_tile addr = %a8192 : !pto.tile_buf<vec, 4x8xi32>
   %tmp = pto.alloc_tile addr = %a12288 : !pto.tile_buf<vec, 4x8xi32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<8x32xf32>) outs(%s : !pto.tile_buf<vec, 8x32xf32>)
-  pto.tload ins(%sp : !pto.partition_tensor_view<8x32xf32>) outs(%d : !pto.tile_buf<vec, 8x32xf32>)
-  pto.tload ins(%ip : !pto.partition_tensor_view<4x8xi32>) outs(%i : !pto.tile_buf<vec, 4x8xi32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<8x32xf32>) outs(%s : !pto.tile_buf<vec, 8x32xf32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<8x32xf32>) outs(%d : !pto.tile_buf<vec, 8x32xf32>)
+  pto.tload ins(%idsp : !pto.partition_tensor_view<4x8xi32>) outs(%i : !pto.tile_buf<vec, 4x8xi32>)
   %sw = pto.subview %s[%c1, %c] sizes [4, 8] : !pto.tile_buf<vec, 8x32xf32> -> !pto.tile_buf<vec, 4x8xf32>
   %dw = pto.subview %d[%c4, %c] sizes [4, 8] : !pto.tile_buf<vec, 8x32xf32> -> !pto.tile_buf<vec, 4x8xf32>
   pto.tgather ins(%sw, %i, %tmp : !pto.tile_buf<vec, 4x8xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%dw : !pto.tile_buf<vec, 4x8xf32>)
-  pto.tstore ins(%d : !pto.tile_buf<vec, 8x32xf32>) outs(%op : !pto.partition_tensor_view<8x32xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 8x32xf32>) outs(%outp : !pto.partition_tensor_view<8x32xf32>)
   return
 }}
 """

@@ -40,18 +40,36 @@ WINDOWS = """\
     %op = pto.partition_view %ov, offsets = [%c0, %base], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>
 """
 
+
+
+def load_when_free(view: str, tile: str, event: int) -> str:
+    """Loop-body lines: wait until the buffer is free (MTE3 -> MTE2 flag `event`), tload it, tell
+    the store it is loaded (MTE2 -> MTE3)."""
+    return f"""\
+    pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID{event}>]
+    pto.tload ins({view} : {PART}) outs({tile} : {TILE})
+    pto.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID{event}>]
+"""
+
+
+def store_when_loaded(tile: str, view: str, event: int) -> str:
+    """Loop-body lines: wait until the buffer is loaded (MTE2 -> MTE3 flag `event`), tstore it,
+    free it for the next load (MTE3 -> MTE2)."""
+    return f"""\
+    pto.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID{event}>]
+    pto.tstore ins({tile} : {TILE}) outs({view} : {PART})
+    pto.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID{event}>]
+"""
+
+
 # PTOAS's shape: the buffer's "free" flag set before the loop, waited at the top of each
 # iteration, set again at its end, taken after the loop; the store reads the output back after it.
 CARRIED = HEAD + f"""\
   pto.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
   scf.for %t = %c0 to %ctrips step %c1 {{
 {WINDOWS}\
-    pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
-    pto.tload ins(%ip : {PART}) outs(%idx : {TILE})
-    pto.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID0>]
-    pto.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID0>]
-    pto.tstore ins(%idx : {TILE}) outs(%op : {PART})
-    pto.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
+{load_when_free("%ip", "%idx", 0)}\
+{store_when_loaded("%idx", "%op", 0)}\
   }}
   pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
   pto.tload ins(%all : {PART}) outs(%idx : {TILE})
@@ -80,18 +98,10 @@ PING_PONG = HEAD + f"""\
     %addr1 = arith.subi %a256, %addr0 : i64
     %b0 = pto.tassign %idx, %addr0 : {TILE} -> {TILE}
     %b1 = pto.tassign %idx, %addr1 : {TILE} -> {TILE}
-    pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
-    pto.tload ins(%ip0 : {PART}) outs(%b0 : {TILE})
-    pto.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID0>]
-    pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID1>]
-    pto.tload ins(%ip1 : {PART}) outs(%b1 : {TILE})
-    pto.set_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID1>]
-    pto.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID0>]
-    pto.tstore ins(%b0 : {TILE}) outs(%op0 : {PART})
-    pto.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
-    pto.wait_flag[<PIPE_MTE2>, <PIPE_MTE3>, <EVENT_ID1>]
-    pto.tstore ins(%b1 : {TILE}) outs(%op1 : {PART})
-    pto.set_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID1>]
+{load_when_free("%ip0", "%b0", 0)}\
+{load_when_free("%ip1", "%b1", 1)}\
+{store_when_loaded("%b0", "%op0", 0)}\
+{store_when_loaded("%b1", "%op1", 1)}\
   }}
   pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID0>]
   pto.wait_flag[<PIPE_MTE3>, <PIPE_MTE2>, <EVENT_ID1>]

@@ -8,7 +8,8 @@ import pto_frontend
 from pto_dialect.diagnostics import PtoError
 from pto_tools import pto_run
 from tests.pto_tools.cli import ROOT, call
-from tests.kernel_text import index_constants, kernel_file
+from tests.interpreter.harness import gm_views
+from tests.kernel_text import copy_block, index_constants, kernel_file
 
 EMBEDDING = str(ROOT / "examples" / "embedding_lookup.pto")
 
@@ -21,10 +22,7 @@ module {{
     %dv = pto.make_tensor_view %dst, shape = [%n, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
     %t = pto.alloc_tile : !pto.tile_buf<vec, 8x64xf32>
     scf.for %r = %c0 to %n step %c8 {{
-      %sp = pto.partition_view %sv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-      %dp = pto.partition_view %dv, offsets = [%r, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xf32>
-      pto.tload ins(%sp : !pto.partition_tensor_view<8x64xf32>) outs(%t : !pto.tile_buf<vec, 8x64xf32>)
-      pto.tstore ins(%t : !pto.tile_buf<vec, 8x64xf32>) outs(%dp : !pto.partition_tensor_view<8x64xf32>)
+{copy_block("s", "d", ("%r", "%r"), (8, 64), indent="      ")}
     }}
     return
   }}
@@ -124,29 +122,21 @@ def test_bad_flags_are_one_line_errors(dynamic, flags, message, capsys):
 
 
 # PyPTO's RoPE kernels: an index table loaded into a tile, gathered through a subview of it
-SUBVIEW_INDICES = """\
-func.func @swap(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  %c2 = arith.constant 2 : index
-  %sv = pto.make_tensor_view %src, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %iv = pto.make_tensor_view %ids, shape = [%c2, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
-  %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c2, %c64] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xf32>
+SUBVIEW_INDICES = f"""\
+func.func @swap(%src: !pto.ptr<f32>, %ids: !pto.ptr<i32>, %out: !pto.ptr<f32>) {{
+{index_constants(0, 1, 64, 2)}
+{gm_views([("src", "f32", (1, 64)), ("ids", "i32", (2, 64)), ("out", "f32", (1, 64))])}
   %s = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
   %all = pto.alloc_tile : !pto.tile_buf<vec, 2x64xi32>
   %tmp = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32>
   %d = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<1x64xf32>) outs(%s : !pto.tile_buf<vec, 1x64xf32>)
-  pto.tload ins(%ip : !pto.partition_tensor_view<2x64xi32>) outs(%all : !pto.tile_buf<vec, 2x64xi32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<1x64xf32>) outs(%s : !pto.tile_buf<vec, 1x64xf32>)
+  pto.tload ins(%idsp : !pto.partition_tensor_view<2x64xi32>) outs(%all : !pto.tile_buf<vec, 2x64xi32>)
   %first = pto.subview %all[%c0, %c0] sizes [1, 64] : !pto.tile_buf<vec, 2x64xi32> -> !pto.tile_buf<vec, 1x64xi32>
   pto.tgather ins(%s, %first, %tmp : !pto.tile_buf<vec, 1x64xf32>, !pto.tile_buf<vec, 1x64xi32>, !pto.tile_buf<vec, 1x64xi32>) outs(%d : !pto.tile_buf<vec, 1x64xf32>)
-  pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%op : !pto.partition_tensor_view<1x64xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 1x64xf32>) outs(%outp : !pto.partition_tensor_view<1x64xf32>)
   return
-}
+}}
 """
 
 
@@ -161,12 +151,7 @@ def test_indices_gathered_through_a_subview_are_drawn_inside_the_table(tmp_path,
 
 
 # loop body: row %row of the 8-column table view %tv into row %i of the output view %ov, through tile %t
-COPY_ROW = """\
-    %tp = pto.partition_view %tv, offsets = [%row, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
-"""
+COPY_ROW = copy_block("t", "o", ("%row", "%i"), (1, 8))
 
 # 1-based row ids read with load_scalar from a pointer with no view (its 4 reads size it); a row
 # id minus one selects the table row each loop trip copies out
@@ -180,7 +165,8 @@ func.func @rows(%ids: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr<f32>)
     %id = pto.load_scalar %ids[%i] : !pto.ptr<i32> -> i32
     %r = arith.index_cast %id : i32 to index
     %row = arith.subi %r, %c1 : index
-{COPY_ROW}  }}
+{COPY_ROW}
+  }}
   return
 }}
 """
@@ -206,16 +192,11 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   %z = arith.constant 0 : i32
   %eight = arith.constant 8 : i32
   %sixteen = arith.constant 16 : i32
-  %sv = pto.make_tensor_view %src, shape = [%c4, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
-  %cv = pto.make_tensor_view %cols, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c4, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
-  %sp = pto.partition_view %sv, offsets = [%c0, %c0], sizes = [%c4, %c16] : !pto.tensor_view<?x?xf32>
-  %cp = pto.partition_view %cv, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c4, %c8] : !pto.tensor_view<?x?xf32>
+{gm_views([("src", "f32", (4, 16)), ("cols", "i32", (4, 8)), ("out", "f32", (4, 8))])}
   %s = pto.alloc_tile addr = %a0 : !pto.tile_buf<vec, 4x16xf32>
   %c = pto.alloc_tile addr = %a256 : !pto.tile_buf<vec, 4x8xi32>
-  pto.tload ins(%sp : !pto.partition_tensor_view<4x16xf32>) outs(%s : !pto.tile_buf<vec, 4x16xf32>)
-  pto.tload ins(%cp : !pto.partition_tensor_view<4x8xi32>) outs(%c : !pto.tile_buf<vec, 4x8xi32>)
+  pto.tload ins(%srcp : !pto.partition_tensor_view<4x16xf32>) outs(%s : !pto.tile_buf<vec, 4x16xf32>)
+  pto.tload ins(%colsp : !pto.partition_tensor_view<4x8xi32>) outs(%c : !pto.tile_buf<vec, 4x8xi32>)
   %ramp = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 1x32xi32>
   pto.tci ins(%z : i32) outs(%ramp : !pto.tile_buf<vec, 1x32xi32>)
   %ramp2d = pto.alloc_tile addr = %a384 : !pto.tile_buf<vec, 4x8xi32>
@@ -228,7 +209,7 @@ func.func @pick(%src: !pto.ptr<f32>, %cols: !pto.ptr<i32>, %out: !pto.ptr<f32>) 
   %tmp = pto.alloc_tile addr = %a768 : !pto.tile_buf<vec, 4x8xi32>
   %d = pto.alloc_tile addr = %a896 : !pto.tile_buf<vec, 4x8xf32>
   pto.tgather ins(%s, %flat, %tmp : !pto.tile_buf<vec, 4x16xf32>, !pto.tile_buf<vec, 4x8xi32>, !pto.tile_buf<vec, 4x8xi32>) outs(%d : !pto.tile_buf<vec, 4x8xf32>)
-  pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%op : !pto.partition_tensor_view<4x8xf32>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 4x8xf32>) outs(%outp : !pto.partition_tensor_view<4x8xf32>)
   return
 }}
 """
@@ -293,10 +274,7 @@ func.func @first_rows(%len: !pto.ptr<i32>, %table: !pto.ptr<f32>, %out: !pto.ptr
   %n = arith.index_cast %l : i32 to index
   %t = pto.alloc_tile : !pto.tile_buf<vec, 1x8xf32>
   scf.for %i = %c0 to %n step %c1 {{
-    %tp = pto.partition_view %tv, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    %op = pto.partition_view %ov, offsets = [%i, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xf32>
-    pto.tload ins(%tp : !pto.partition_tensor_view<1x8xf32>) outs(%t : !pto.tile_buf<vec, 1x8xf32>)
-    pto.tstore ins(%t : !pto.tile_buf<vec, 1x8xf32>) outs(%op : !pto.partition_tensor_view<1x8xf32>)
+{copy_block("t", "o", ("%i", "%i"), (1, 8))}
   }}
   return
 }}
@@ -395,7 +373,8 @@ func.func @paged_rows(%blocks: !pto.ptr<i32>, %pos: !pto.ptr<i32>, %table: !pto.
     %base = arith.muli %b, %c8 : index
     %sum = arith.addi %base, %slot : index
     %row = arith.maxsi %sum, %c0 : index
-{COPY_ROW}  }}
+{COPY_ROW}
+  }}
   return
 }}
 """

@@ -5,6 +5,7 @@ integer extremes), the tmp given or (row forms) left out."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from bench.simdiff.kernel import Case, Kernel, Tile, align, maybe_dynamic, per_block, size_of, values
 from pto_dialect.facts import INT64, STANDARD
@@ -12,6 +13,21 @@ from pto_dialect.facts import INT64, STANDARD
 SRC_TYPES = sorted(STANDARD | INT64)
 """The simulator's arg-reductions take any integer, f16, bf16, f32 (cpu/TReduceIdx.hpp)."""
 INDEX_TYPES = ["i32", "ui32"]
+
+
+def outputs(k: Kernel, op: str, ins: str, idx: Tile, value: Callable[[], Tile] | None) -> Case:
+    """`pto.<op> <ins>` into the index tile %i and, with `value`, the value tile %v it makes (after
+    %i is loaded); each loaded first with random bits and stored after."""
+    k.load("i", idx)
+    if value is None:
+        k.op(f"pto.{op} {ins} outs(%i : {idx})")
+    else:
+        value_tile = value()
+        k.load("v", value_tile)
+        k.op(f"pto.{op} {ins} outs(%v, %i : {value_tile}, {idx})")
+        k.store("v")
+    k.store("i")
+    return k.case()
 
 
 def column(rng: random.Random, op: str) -> Case:
@@ -32,17 +48,8 @@ def column(rng: random.Random, op: str) -> Case:
     idx = Tile("vec", 1, align(cols, per_block(index_type)), index_type, (1, valid_cols))
     k = Kernel(rng, op.upper(), f"{'value+index' if with_values else 'index'} {dtype} src {src} -> {index_type}")
     k.load("s", src, values(rng, dtype, src.valid_shape))
-    k.alloc("tm", tmp)
-    k.load("i", idx)
-    if with_values:
-        value = Tile("vec", 1, cols, dtype, (1, valid_cols))
-        k.load("v", value)
-        k.op(f"pto.{op} ins(%s, %tm : {src}, {tmp}) outs(%v, %i : {value}, {idx})")
-        k.store("v")
-    else:
-        k.op(f"pto.{op} ins(%s, %tm : {src}, {tmp}) outs(%i : {idx})")
-    k.store("i")
-    return k.case()
+    ins = k.ins([("s", src)], ("tm", tmp))
+    return outputs(k, op, ins, idx, (lambda: Tile("vec", 1, cols, dtype, (1, valid_cols))) if with_values else None)
 
 
 def row(rng: random.Random, op: str) -> Case:
@@ -63,20 +70,8 @@ def row(rng: random.Random, op: str) -> Case:
     idx = output(rng.choice(INDEX_TYPES))
     k = Kernel(rng, op.upper(), f"{'value+index' if with_values else 'index'} {dtype} src {src} -> {idx}")
     k.load("s", src, values(rng, dtype, valid))
-    with_tmp = rng.random() < 0.7
-    if with_tmp:
-        k.alloc("tm", src)
-    ins = f"ins(%s, %tm : {src}, {src})" if with_tmp else f"ins(%s : {src})"
-    k.load("i", idx)
-    if with_values:
-        value = output(dtype)
-        k.load("v", value)
-        k.op(f"pto.{op} {ins} outs(%v, %i : {value}, {idx})")
-        k.store("v")
-    else:
-        k.op(f"pto.{op} {ins} outs(%i : {idx})")
-    k.store("i")
-    return k.case()
+    ins = k.ins([("s", src)], ("tm", src) if rng.random() < 0.7 else None)
+    return outputs(k, op, ins, idx, (lambda: output(dtype)) if with_values else None)
 
 
 FORMS = {

@@ -33,11 +33,8 @@ def column(rng: random.Random, op: str) -> Case:
             data = (1 + (data.astype("f4") % 1) / 8).astype(data.dtype)
     k.load("s", src, data)
     k.load("d", dst)
-    if op == "tcolsum" and rng.random() < 0.5:
-        k.alloc("tm", src)
-        k.op(f"pto.{op} ins(%s, %tm : {src}, {src}) outs(%d : {dst})")
-    else:
-        k.op(f"pto.{op} ins(%s : {src}) outs(%d : {dst})")
+    tmp = ("tm", src) if op == "tcolsum" and rng.random() < 0.5 else None
+    k.op(f"pto.{op} {k.ins([('s', src)], tmp)} outs(%d : {dst})")
     k.store("d")
     return k.case()
 

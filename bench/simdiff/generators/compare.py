@@ -62,7 +62,7 @@ def tcmps(rng: random.Random) -> Case:
     rows = valid[0] + rng.choice([0, 0, 2])
     src = maybe_dynamic(rng, Tile("vec", rows, cols, dtype, valid))
     mask = rng.choice(sorted(INT8))
-    dst_cols = align(rng.choice([cols // 8, max(1, cols // 8 - 3), cols // 8 + 5, rng.randint(1, 64)]), per_block(mask))
+    dst_cols = align(rng.choice([max(1, cols // 8), max(1, cols // 8 - 3), cols // 8 + 5, rng.randint(1, 64)]), per_block(mask))
     dst_valid = (rng.randint(1, rows + 2), rng.randint(1, dst_cols))
     dst = Tile("vec", dst_valid[0] + rng.choice([0, 1]), dst_cols, mask, dst_valid)
     k = Kernel(rng, "TCMPS", f"{mode.value} {dtype} src {src} -> {dst}")

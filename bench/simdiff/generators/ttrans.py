@@ -40,12 +40,8 @@ def ttrans(rng: random.Random) -> Case:
     k = Kernel(rng, "TTRANS", f"{src} -> {dst}")
     k.load("a", src, values(rng, source, valid))
     k.load("d", dst)
-    if rng.random() < 0.3:
-        tmp = replace(src, valid=None, dynamic=False)
-        k.alloc("t", tmp)
-        k.op(f"pto.ttrans ins(%a, %t : {src}, {tmp}) outs(%d : {dst})")
-    else:
-        k.op(f"pto.ttrans ins(%a : {src}) outs(%d : {dst})")
+    tmp = ("t", replace(src, valid=None, dynamic=False)) if rng.random() < 0.3 else None
+    k.op(f"pto.ttrans {k.ins([('a', src)], tmp)} outs(%d : {dst})")
     k.store("d")
     return k.case()
 

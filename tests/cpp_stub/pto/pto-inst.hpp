@@ -231,6 +231,12 @@ RecordEvent TFILLPAD(DstTileData& dst, SrcTileData& src, WaitEvents&... events);
 template <typename TileDataDst, typename TileDataSrc, typename TileDataTmp, typename... WaitEvents>
 RecordEvent TTRANS(TileDataDst& dst, TileDataSrc& src, TileDataTmp& tmp, WaitEvents&... events);
 
+// TRANDOM (pto-isa's pto_instr.hpp; the key and counter arrays of common/type.hpp).
+using TRandomKey = uint32_t[2];
+using TRandomCounter = uint32_t[4];
+template <uint16_t Rounds = 10, typename DstTile, typename... WaitEvents>
+RecordEvent TRANDOM(DstTile& dst, TRandomKey& key, TRandomCounter& counter, WaitEvents&... events);
+
 // TPRINT (pto-isa's TPRINT.md): a Vec tile or a GlobalTensor.
 template <PrintFormat Format = PrintFormat::Width8_Precision4, typename TileData>
 void TPRINT(TileData& src);
