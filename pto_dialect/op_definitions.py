@@ -1,17 +1,18 @@
 """
-The project's ops build their IRDL definition when first used, not when declared: a run
-makes a handful of the ~500 op classes (pto, the register level, each target's lowered ops),
-and building every definition (xDSL's `OpDef.from_pyrdl` and its accessors) was a good part
-of `pto-run`'s start-up (bench/startup.py).
+Ops build their IRDL definition when first used, not when declared: a run makes a handful of
+the ~450 op classes it declares (pto's, its target's lowered ops, and xDSL's arith, scf and func,
+which a context imports when IR first names them), and building every definition (xDSL's
+`OpDef.from_pyrdl`, its accessors, the assembly formats of xDSL's own ops) was a good part of
+`pto-run`'s start-up (bench/startup.py).
 
-From the import of `pto_dialect` on, `irdl_op_definition` on an op named `pto.*` or
-`pto_<dialect>.*` (op_formats.is_project_op) leaves the class as declared and gives it
-stand-ins for what the definition adds that is read before an op of the class exists: the
-class's `get_irdl_definition` (which every way of making an op calls first, through
+From the import of `pto_dialect` on, `irdl_op_definition` leaves the class as declared and
+gives it stand-ins for what the definition adds that is read before an op of the class exists:
+the class's `get_irdl_definition` (which every way of making an op calls first, through
 `IRDLOperation.__post_init__`), `traits` and `parse`. The first use of any of them defines the
 class (its IRDL bases first, as if each had been defined when declared) exactly as xDSL does,
-and the stand-ins go. Every other op (xDSL's own dialects) is defined as xDSL defines it. A
-definition with an error fails on first use then; tests/test_startup.py defines every op.
+and the stand-ins go. Ops declared before (builtin's, which xDSL's IR imports) are defined when
+declared. A definition with an error fails on first use then; tests/test_startup.py defines
+every op of the project's dialects and of arith, scf and func.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from xdsl.irdl import IRDLOperation, traits_def
 from xdsl.irdl import operations as irdl_operations
 from xdsl.parser import Parser
 
-from pto_dialect.op_formats import is_project_op
 
 OpT = TypeVar("OpT", bound=IRDLOperation)
 
@@ -88,9 +88,9 @@ class _Traits:
 
 
 def _on_first_use(cls: type[OpT]) -> type[OpT]:
-    """`irdl_op_definition`, deferred for the project's ops until the class is first used."""
-    if not (issubclass(cls, IRDLOperation) and is_project_op(cls.name)):
-        _define_now(cls)  # in place, as xDSL defines every op
+    """`irdl_op_definition`, deferred until the class is first used."""
+    if not issubclass(cls, IRDLOperation):
+        _define_now(cls)  # xDSL's own message
         return cls
 
     def get_irdl_definition(owner: type[IRDLOperation]) -> irdl_operations.OpDef:
