@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr
@@ -202,7 +202,49 @@ def _nonzero(divisor: int) -> int:
     return divisor
 
 
+_Read = Callable[[int, int], int]
+_Functions = TypeVar("_Functions", bound=InterpreterFunctions)
+
+_INTEGER_BINARY: dict[type[Operation], tuple[_Read, Callable[[int, int], int]]] = {
+    # op: how both operands are read at the op's width, and what combines them
+    arith.AddiOp: (_signed, lambda a, b: a + b),
+    arith.SubiOp: (_signed, lambda a, b: a - b),
+    arith.MuliOp: (_signed, lambda a, b: a * b),
+    arith.MinSIOp: (_signed, min),
+    arith.MaxSIOp: (_signed, max),
+    arith.MinUIOp: (_unsigned, min),
+    arith.MaxUIOp: (_unsigned, max),
+    arith.CeilDivSIOp: (_signed, lambda a, b: -(-a // _nonzero(b))),
+    arith.CeilDivUIOp: (_unsigned, lambda a, b: -(-a // _nonzero(b))),
+    arith.DivUIOp: (_unsigned, lambda a, b: a // _nonzero(b)),
+    arith.RemUIOp: (_unsigned, lambda a, b: a % _nonzero(b)),
+    arith.DivSIOp: (_signed, lambda a, b: _truncating_quotient(a, _nonzero(b))),
+    arith.RemSIOp: (_signed, lambda a, b: a - b * _truncating_quotient(a, _nonzero(b))),
+    arith.FloorDivSIOp: (_signed, lambda a, b: a // _nonzero(b)),
+}
+
+
+def _integer_binary(read: _Read, combine: Callable[[int, int], int]) -> Callable[..., PythonValues]:
+    """An integer op of two operands read by `read` at the op's width, its result wrapped to
+    that width (as a signed value, the interpreter's form of an integer)."""
+
+    def run(_functions: InterpreterFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+        w = _width(interpreter, op)
+        return (_signed(combine(read(args[0], w), read(args[1], w)), w),)
+
+    return run
+
+
+def _with_integer_binary(functions: type[_Functions]) -> type[_Functions]:
+    """`functions` with each op of _INTEGER_BINARY as its method `run_<mnemonic>` (xDSL's
+    name for it, which it overrides)."""
+    for op, how in _INTEGER_BINARY.items():
+        setattr(functions, f"run_{op.name.removeprefix('arith.')}", impl(op)(_integer_binary(*how)))
+    return functions
+
+
 @register_impls
+@_with_integer_binary
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants and the integer ops of index math read their
     types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
@@ -218,77 +260,6 @@ class IndexArithFunctions(ArithFunctions):
         if isinstance(value, IntegerAttr | FloatAttr):  # what xDSL returns for them, without its isa
             return (value.value.data,)
         return super().run_constant(interpreter, op, args).values
-
-    @impl(arith.AddiOp)
-    def run_addi(self, interpreter: Interpreter, op: arith.AddiOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) + _signed(args[1], w), w),)
-
-    @impl(arith.SubiOp)
-    def run_subi(self, interpreter: Interpreter, op: arith.SubiOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) - _signed(args[1], w), w),)
-
-    @impl(arith.MuliOp)
-    def run_muli(self, interpreter: Interpreter, op: arith.MuliOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) * _signed(args[1], w), w),)
-
-    @impl(arith.MinSIOp)
-    def run_minsi(self, interpreter: Interpreter, op: arith.MinSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (min(_signed(args[0], w), _signed(args[1], w)),)
-
-    @impl(arith.MaxSIOp)
-    def run_maxsi(self, interpreter: Interpreter, op: arith.MaxSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (max(_signed(args[0], w), _signed(args[1], w)),)
-
-    @impl(arith.MinUIOp)
-    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(min(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
-
-    @impl(arith.MaxUIOp)
-    def run_maxui(self, interpreter: Interpreter, op: arith.MaxUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(max(_unsigned(args[0], w), _unsigned(args[1], w)), w),)
-
-    @impl(arith.CeilDivSIOp)
-    def run_ceildivsi(self, interpreter: Interpreter, op: arith.CeilDivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(-(-_signed(args[0], w) // _nonzero(_signed(args[1], w))), w),)
-
-    @impl(arith.CeilDivUIOp)
-    def run_ceildivui(self, interpreter: Interpreter, op: arith.CeilDivUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(-(-_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w))), w),)
-
-    @impl(arith.DivUIOp)
-    def run_divui(self, interpreter: Interpreter, op: arith.DivUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_unsigned(args[0], w) // _nonzero(_unsigned(args[1], w)), w),)
-
-    @impl(arith.RemUIOp)
-    def run_remui(self, interpreter: Interpreter, op: arith.RemUIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_unsigned(args[0], w) % _nonzero(_unsigned(args[1], w)), w),)
-
-    @impl(arith.DivSIOp)
-    def run_divsi(self, interpreter: Interpreter, op: arith.DivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_truncating_quotient(_signed(args[0], w), _nonzero(_signed(args[1], w))), w),)
-
-    @impl(arith.RemSIOp)
-    def run_remsi(self, interpreter: Interpreter, op: arith.RemSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        a, b = _signed(args[0], w), _nonzero(_signed(args[1], w))
-        return (_signed(a - b * _truncating_quotient(a, b), w),)
-
-    @impl(arith.FloorDivSIOp)
-    def run_floordivsi(self, interpreter: Interpreter, op: arith.FloorDivSIOp, args: PythonValues):
-        w = _width(interpreter, op)
-        return (_signed(_signed(args[0], w) // _nonzero(_signed(args[1], w)), w),)
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
