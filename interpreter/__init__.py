@@ -258,7 +258,6 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
     return array
 
 
-@recursion_limit(CALL_DEPTH_FRAMES)  # nested regions and calls recurse in Python
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
@@ -296,64 +295,65 @@ def run_with_results(
     sync checker (passes/sync_check.py) finds replaying the lowered kernel's pipes with this run's
     scalar arguments, every loop iteration with its index. `sources` names where each array
     came from (pto-run: its .npy file), for the errors binding it."""
-    if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
-        raise PtoError(
-            f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
-        )
-    module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
-    try:
-        t = targets.resolve(target, module)
-    except targets.UnknownTarget as e:
-        raise PtoError(f"error: {e}") from e
-    lowered = _lowered_for_run(module, t)
-    function, only_read = _entry_of(lowered, entry)
-    if profiler is not None:  # an op without a cost model fails before anything runs
-        for op in walk(lowered):
-            profiler.check(op)
-    arg_types = function.function_type.inputs.data
-    if len(args) != len(arg_types):
-        raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
-    given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
-    arrays = [
-        _read_only_view(a) if read else _written(function, i, original, a, inplace)
-        for i, (original, a, read) in enumerate(zip(args, given, only_read))
-    ]
-    values = [
-        bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
-        for i, (ty, a) in enumerate(zip(arg_types, arrays))
-    ]
-
-    if profiler is not None:
-        profiler.bind(function, values)
-    if sync_report is not None:
-        from passes.sync_check import check_sync
-
-        found = check_sync(lowered, t.sync, values, function, batch_loops)
-        sync_report.errors += found.errors
-        sync_report.warnings += found.warnings
-    interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
-    kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    register_level = tuple(f() for f in _register_level_functions())
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
-        interpreter.register_implementations(functions)
-    batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
-    set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
-    try:
-        results = interpreter.call_op(function, tuple(values))
-    except InterpretationError as e:
-        raise PtoError.at_op(function, str(e)) from e
-    except RecursionError as e:
-        raise _too_deep(lowered, function) from e
-    for i, value in enumerate(values):
-        if isinstance(value, Tile) and arrays[i].flags.writeable:
-            arrays[i][...] = value.values
-    if gm_writes is not None:
-        gm_writes.per_argument = [
-            gm_writes.of(v.buffer if isinstance(v, GmView) else v) if isinstance(v, GmView | np.ndarray) else None
-            for v in values
+    with recursion_limit(CALL_DEPTH_FRAMES):  # nested regions and calls recurse in Python
+        if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
+            raise PtoError(
+                f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
+            )
+        module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
+        try:
+            t = targets.resolve(target, module)
+        except targets.UnknownTarget as e:
+            raise PtoError(f"error: {e}") from e
+        lowered = _lowered_for_run(module, t)
+        function, only_read = _entry_of(lowered, entry)
+        if profiler is not None:  # an op without a cost model fails before anything runs
+            for op in walk(lowered):
+                profiler.check(op)
+        arg_types = function.function_type.inputs.data
+        if len(args) != len(arg_types):
+            raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
+        given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
+        arrays = [
+            _read_only_view(a) if read else _written(function, i, original, a, inplace)
+            for i, (original, a, read) in enumerate(zip(args, given, only_read))
         ]
-    result_types = function.function_type.outputs.data
-    return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
+        values = [
+            bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
+            for i, (ty, a) in enumerate(zip(arg_types, arrays))
+        ]
+
+        if profiler is not None:
+            profiler.bind(function, values)
+        if sync_report is not None:
+            from passes.sync_check import check_sync
+
+            found = check_sync(lowered, t.sync, values, function, batch_loops)
+            sync_report.errors += found.errors
+            sync_report.warnings += found.warnings
+        interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
+        kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
+        register_level = tuple(f() for f in _register_level_functions())
+        for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
+            interpreter.register_implementations(functions)
+        batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
+        set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
+        try:
+            results = interpreter.call_op(function, tuple(values))
+        except InterpretationError as e:
+            raise PtoError.at_op(function, str(e)) from e
+        except RecursionError as e:
+            raise _too_deep(lowered, function) from e
+        for i, value in enumerate(values):
+            if isinstance(value, Tile) and arrays[i].flags.writeable:
+                arrays[i][...] = value.values
+        if gm_writes is not None:
+            gm_writes.per_argument = [
+                gm_writes.of(v.buffer if isinstance(v, GmView) else v) if isinstance(v, GmView | np.ndarray) else None
+                for v in values
+            ]
+        result_types = function.function_type.outputs.data
+        return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
 
 
 _P = ParamSpec("_P")
