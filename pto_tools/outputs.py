@@ -19,13 +19,17 @@ output.
 from __future__ import annotations
 
 import errno
+from collections.abc import Callable
 import io
 import os
 import stat
 import tempfile
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, Any, TypeVar
+
+
+_T = TypeVar("_T")
 
 
 STDOUT = "<stdout>"
@@ -46,33 +50,27 @@ class NamedOutput:
         e.filename = self.name
         return e
 
-    def write(self, data: Any) -> int:  # noqa: ANN401
+    def _naming_failures(self, call: Callable[..., _T], *args: object) -> _T:
+        """`call(*args)`, an OSError it raises naming this output (a broken pipe as it is)."""
         try:
-            return self._file.write(data)
+            return call(*args)
         except BrokenPipeError:
             raise
         except OSError as e:
             raise self._named(e) from None
+
+    def write(self, data: Any) -> int:  # noqa: ANN401
+        return self._naming_failures(self._file.write, data)
 
     def writelines(self, lines: Any) -> None:  # noqa: ANN401
         for line in lines:
             self.write(line)
 
     def flush(self) -> None:
-        try:
-            self._file.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise self._named(e) from None
+        self._naming_failures(self._file.flush)
 
     def close(self) -> None:
-        try:
-            self._file.close()
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise self._named(e) from None
+        self._naming_failures(self._file.close)
 
     def __enter__(self) -> NamedOutput:
         return self
