@@ -307,9 +307,7 @@ class _Emitter:
         if not any(_is_compare_threshold(use.operation, op.result) for use in op.result.uses):
             self.values[op.result] = literal
             return
-        cpp = _scalar_cpp(op.result.type)
-        assert cpp is not None, "a compare threshold is a scalar of an element type (verified)"
-        self.line(f"{cpp} {self.bind(op.result)} = {literal};")
+        self.scalar_variable(op.result, literal)  # a compare threshold: a scalar of an element type (verified)
 
     def make_tensor_view(self, op: MakeTensorViewOp) -> None:
         strides = [constant_index(s) for s in op.strides]
@@ -358,16 +356,19 @@ class _Emitter:
     def set_validshape(self, op: SetValidShapeOp) -> None:
         self.line(f"{self.values[op.source]}.SetValidShape({self.values[op.valid_row]}, {self.values[op.valid_col]});")
 
+    def scalar_variable(self, value: SSAValue, expression: str) -> None:
+        """`T name = expression;`: a variable of the scalar value's type, an element type
+        (verified: every one has a C++ name)."""
+        cpp = _scalar_cpp(value.type)
+        assert cpp is not None, "a verified element type"
+        self.line(f"{cpp} {self.bind(value)} = {expression};")
+
     def load_scalar(self, op: LoadScalarOp) -> None:
-        cpp = _scalar_cpp(op.value.type)
-        assert cpp is not None, "the pointer's element type (verified)"
-        self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.ptr]}[{self.values[op.offset]}];")
+        self.scalar_variable(op.value, f"{self.values[op.ptr]}[{self.values[op.offset]}]")
 
     def tgetval(self, op: TGetValOp) -> None:
         """PTOAS's `src.GetValue(offset)`, on the scalar unit."""
-        cpp = _scalar_cpp(op.value.type)
-        assert cpp is not None, "the tile's element type (verified)"
-        self.line(f"{cpp} {self.bind(op.value)} = {self.values[op.tile]}.GetValue({self.values[op.offset]});")
+        self.scalar_variable(op.value, f"{self.values[op.tile]}.GetValue({self.values[op.offset]})")
 
     def tsetval(self, op: TSetValOp) -> None:
         """PTOAS's `dst.SetValue(offset, value)`, on the scalar unit."""
@@ -385,9 +386,7 @@ class _Emitter:
         return self.values[op.array] + "".join(f"[{self.values[i]}]" for i in op.indices)
 
     def local_array_get(self, op: LocalArrayGetOp) -> None:
-        cpp = _scalar_cpp(op.value.type)
-        assert cpp is not None, "the array's element type (verified)"
-        self.line(f"{cpp} {self.bind(op.value)} = {self.element(op)};")
+        self.scalar_variable(op.value, self.element(op))
 
     def local_array_set(self, op: LocalArraySetOp) -> None:
         self.line(f"{self.element(op)} = {self.values[op.value]};")
