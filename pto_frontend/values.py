@@ -171,22 +171,21 @@ class Mask(Value):
     __slots__ = ()
 
 
+_VALUE_OF_TYPE: tuple[tuple[type[Attribute], type[Value]], ...] = (
+    (TileTypeBase, Tile),
+    (PartitionTensorViewType, PartitionView),
+    (TensorViewType, TensorView),
+    (PtrType, Pointer),
+    (VRegType, VReg),
+    (MaskType, Mask),
+)
+"""The builder's value class of each SSA type (a Scalar for any other)."""
+
+
 def wrap(ssa: SSAValue) -> Value:
     """The builder's value for an SSA value, by its type."""
-    t = ssa.type
-    if isinstance(t, TileTypeBase):
-        return Tile(ssa)
-    if isinstance(t, PartitionTensorViewType):
-        return PartitionView(ssa)
-    if isinstance(t, TensorViewType):
-        return TensorView(ssa)
-    if isinstance(t, PtrType):
-        return Pointer(ssa)
-    if isinstance(t, VRegType):
-        return VReg(ssa)
-    if isinstance(t, MaskType):
-        return Mask(ssa)
-    return Scalar(ssa)
+    value_class = next((value for t, value in _VALUE_OF_TYPE if isinstance(ssa.type, t)), Scalar)
+    return value_class(ssa)
 
 
 def index_operand(value: object, what: str) -> SSAValue:
