@@ -156,14 +156,32 @@ def constant(value: int | float, dtype: DType = index) -> Scalar:
     return Scalar(current("pto.constant()").constant(value, dtype.attr))
 
 
+_POINTER = (Pointer, "a pointer argument (pto.ptr(...))")
+_TILE = (Tile, "a tile (pto.alloc_tile)")
+
+
+def _element_at(call: str, holder: object, kind: tuple[type[Pointer | Tile], str], offset: object) -> tuple[Trace, SSAValue]:
+    """The trace and the offset operand of `call` (`pto.tgetval`, ...) on the element at
+    `offset` of `holder`, which must be of `kind` (its class and how an error names it)."""
+    trace = current(f"{call}()")
+    if not isinstance(holder, kind[0]):
+        raise located(f"{call}() takes {kind[1]}, got {holder!r}")
+    return trace, index_operand(offset, f"{call}(offset)")
+
+
+def _read_element(
+    call: str, op_type: type[LoadScalarOp | TGetValOp], holder: object, kind: tuple[type[Pointer | Tile], str], offset: object
+) -> Scalar:
+    """`call`'s op (`op_type`) reading the element at `offset` of `holder`, of `kind`."""
+    trace, offset_ssa = _element_at(call, holder, kind, offset)
+    assert isinstance(holder, Pointer | Tile)
+    op = op_type.build(operands=[holder.ssa, offset_ssa], result_types=[holder.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
+    return Scalar(trace.append(op).results[0])
+
+
 def load_scalar(ptr: Pointer, offset: int | Scalar) -> Scalar:
     """`pto.load_scalar %ptr[%offset]`: one element of a pointer argument (offset in elements)."""
-    trace = current("pto.load_scalar()")
-    if not isinstance(ptr, Pointer):
-        raise located(f"pto.load_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
-    offset_ssa = index_operand(offset, "pto.load_scalar(offset)")
-    op = LoadScalarOp.build(operands=[ptr.ssa, offset_ssa], result_types=[ptr.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
-    return Scalar(trace.append(op).results[0])
+    return _read_element("pto.load_scalar", LoadScalarOp, ptr, _POINTER, offset)
 
 
 def _element_value(trace: Trace, value: object, element: Attribute, call: str, whose: str) -> SSAValue:
@@ -179,32 +197,21 @@ def _element_value(trace: Trace, value: object, element: Attribute, call: str, w
 def store_scalar(value: int | float | Scalar, ptr: Pointer, offset: int | Scalar) -> None:
     """`pto.store_scalar %value, %ptr[%offset]`: one element of a pointer argument (a Python
     number becomes a constant of the pointer's element type)."""
-    trace = current("pto.store_scalar()")
-    if not isinstance(ptr, Pointer):
-        raise located(f"pto.store_scalar() takes a pointer argument (pto.ptr(...)), got {ptr!r}")
+    trace, offset_ssa = _element_at("pto.store_scalar", ptr, _POINTER, offset)
     value_ssa = _element_value(trace, value, ptr.type.element_type, "pto.store_scalar()", "the pointer's")  # pyright: ignore[reportAttributeAccessIssue]
-    offset_ssa = index_operand(offset, "pto.store_scalar(offset)")
     trace.append(StoreScalarOp.build(operands=[value_ssa, ptr.ssa, offset_ssa]))
 
 
 def tgetval(tile: Tile, offset: int | Scalar) -> Scalar:
     """`pto.tgetval`: the element at `offset` of a Vec tile's storage (Tile::GetValue)."""
-    trace = current("pto.tgetval()")
-    if not isinstance(tile, Tile):
-        raise located(f"pto.tgetval() takes a tile (pto.alloc_tile), got {tile!r}")
-    offset_ssa = index_operand(offset, "pto.tgetval(offset)")
-    op = TGetValOp.build(operands=[tile.ssa, offset_ssa], result_types=[tile.type.element_type])  # pyright: ignore[reportAttributeAccessIssue]
-    return Scalar(trace.append(op).results[0])
+    return _read_element("pto.tgetval", TGetValOp, tile, _TILE, offset)
 
 
 def tsetval(tile: Tile, offset: int | Scalar, value: int | float | Scalar) -> None:
     """`pto.tsetval`: the element at `offset` of a Vec tile's storage set to `value`
     (Tile::SetValue; a Python number becomes a constant of the tile's element type)."""
-    trace = current("pto.tsetval()")
-    if not isinstance(tile, Tile):
-        raise located(f"pto.tsetval() takes a tile (pto.alloc_tile), got {tile!r}")
+    trace, offset_ssa = _element_at("pto.tsetval", tile, _TILE, offset)
     value_ssa = _element_value(trace, value, tile.type.element_type, "pto.tsetval()", "the tile's")  # pyright: ignore[reportAttributeAccessIssue]
-    offset_ssa = index_operand(offset, "pto.tsetval(offset)")
     trace.append(TSetValOp.build(operands=[offset_ssa, value_ssa, tile.ssa]))
 
 
