@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import update_wrapper
 from itertools import zip_longest
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -257,34 +258,6 @@ def declared_dtype(array: np.ndarray, arg_type) -> np.ndarray:
     return array
 
 
-def run(
-    module_or_path: ModuleOp | str | Path,
-    target: str | targets.TargetInfo | None = None,
-    args: Sequence[ArrayLike] = (),
-    entry: str | None = None,
-    listeners: Sequence[Interpreter.Listener] = (),
-    batch_loops: bool = True,
-    inplace: bool = False,
-) -> list[np.ndarray]:
-    """Run the module's public function (or `entry`) on `args` for `target` (default: the
-    module's pto.target_arch, else a2a3); return every argument's final contents.
-
-    With `batch_loops` (and no listener that must see every op of every iteration: one with
-    `SEES_EVERY_OP = False`, such as pto-run's progress bar, does not count), an scf.for
-    whose iterations are independent runs each body op once over all iterations
-    (interpreter/batch.py); the results are the same, bit for bit.
-
-    Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
-    The given module and arrays are not modified: an argument the kernel may write is copied,
-    one it only reads (a gather's table) is returned as a read-only view of the input. With
-    `inplace`, the kernel writes the given arrays themselves, as a C++ kernel writes its GM
-    buffers (no copy: what a caller who allocates its outputs, or reuses them, wants); each one
-    it may write must then be a writeable C-contiguous NumPy array of its declared dtype (else a
-    PtoError before anything runs), and a run that faults leaves them as written up to the fault.
-    """
-    return run_with_results(module_or_path, target, args, entry, listeners, batch_loops, inplace=inplace)[0]
-
-
 def run_with_results(
     module_or_path: ModuleOp | str | Path,
     target: str | targets.TargetInfo | None = None,
@@ -298,91 +271,104 @@ def run_with_results(
     sources: Sequence[str] | None = None,
     inplace: bool = False,
 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """`run`, also returning the function's results: a tile as its Rows x Cols array, a
-    scalar as a 0-d array of its type. With `gm_writes`, its `per_argument` gets, for each
-    argument bound to GM, which of its elements the run stored to (flat; None for others).
+    """Run the module's public function (or `entry`) on `args` for `target` (default: the
+    module's pto.target_arch, else a2a3); return every argument's final contents and the
+    function's results (a tile as its Rows x Cols array, a scalar as a 0-d array of its type).
+
+    With `batch_loops` (and no listener that must see every op of every iteration: one with
+    `SEES_EVERY_OP = False`, such as pto-run's progress bar, does not count), an scf.for
+    whose iterations are independent runs each body op once over all iterations
+    (interpreter/batch.py); the results are the same, bit for bit.
+
+    Raises PtoError (a located message) for a bad kernel, a bad argument or a run-time fault.
+    The given module and arrays are not modified: an argument the kernel may write is copied,
+    one it only reads (a gather's table) is returned as a read-only view of the input. With
+    `inplace`, the kernel writes the given arrays themselves, as a C++ kernel writes its GM
+    buffers (no copy: what a caller who allocates its outputs, or reuses them, wants); each one
+    it may write must then be a writeable C-contiguous NumPy array of its declared dtype (else a
+    PtoError before anything runs), and a run that faults leaves them as written up to the fault.
+
+    With `gm_writes`, its `per_argument` gets, for each argument bound to GM, which of its
+    elements the run stored to (flat; None for others).
     A `profiler` (interpreter/profile.py, for the same target) counts what runs; one drawing a
     timeline runs loops iteration by iteration, in program order. A `sync_report` gets what the
     sync checker (passes/sync_check.py) finds replaying the lowered kernel's pipes with this run's
-    scalar arguments, every loop iteration with its index. `sources`
-    names where each array came from (pto-run: its .npy file), for the errors binding it."""
+    scalar arguments, every loop iteration with its index. `sources` names where each array
+    came from (pto-run: its .npy file), for the errors binding it."""
     with recursion_limit(CALL_DEPTH_FRAMES):  # nested regions and calls recurse in Python
-        return _run_with_results(
-            module_or_path, target, args, entry, listeners, batch_loops, gm_writes, profiler, sync_report, sources, inplace
-        )
-
-
-def _run_with_results(
-    module_or_path: ModuleOp | str | Path,
-    target: str | targets.TargetInfo | None,
-    args: Sequence[ArrayLike],
-    entry: str | None,
-    listeners: Sequence[Interpreter.Listener],
-    batch_loops: bool,
-    gm_writes: GmWrites | None,
-    profiler: Profiler | None,
-    sync_report: SyncReport | None,
-    sources: Sequence[str] | None,
-    inplace: bool,
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
-        raise PtoError(
-            f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
-        )
-    module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
-    try:
-        t = targets.resolve(target, module)
-    except targets.UnknownTarget as e:
-        raise PtoError(f"error: {e}") from e
-    lowered = _lowered_for_run(module, t)
-    function, only_read = _entry_of(lowered, entry)
-    if profiler is not None:  # an op without a cost model fails before anything runs
-        for op in walk(lowered):
-            profiler.check(op)
-    arg_types = function.function_type.inputs.data
-    if len(args) != len(arg_types):
-        raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
-    given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
-    arrays = [
-        _read_only_view(a) if read else _written(function, i, original, a, inplace)
-        for i, (original, a, read) in enumerate(zip(args, given, only_read))
-    ]
-    values = [
-        bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
-        for i, (ty, a) in enumerate(zip(arg_types, arrays))
-    ]
-
-    if profiler is not None:
-        profiler.bind(function, values)
-    if sync_report is not None:
-        from passes.sync_check import check_sync
-
-        found = check_sync(lowered, t.sync, values, function, batch_loops)
-        sync_report.errors += found.errors
-        sync_report.warnings += found.warnings
-    interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
-    kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
-    register_level = tuple(f() for f in _register_level_functions())
-    for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
-        interpreter.register_implementations(functions)
-    batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
-    set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
-    try:
-        results = interpreter.call_op(function, tuple(values))
-    except InterpretationError as e:
-        raise PtoError.at_op(function, str(e)) from e
-    except RecursionError as e:
-        raise _too_deep(lowered, function) from e
-    for i, value in enumerate(values):
-        if isinstance(value, Tile) and arrays[i].flags.writeable:
-            arrays[i][...] = value.values
-    if gm_writes is not None:
-        gm_writes.per_argument = [
-            gm_writes.of(v.buffer if isinstance(v, GmView) else v) if isinstance(v, GmView | np.ndarray) else None
-            for v in values
+        if isinstance(args, (str, bytes, np.ndarray)) or not isinstance(args, Sequence):
+            raise PtoError(
+                f"error: run() takes args as a list or tuple with one array per function argument, got {type(args).__name__}"
+            )
+        module = module_or_path if isinstance(module_or_path, ModuleOp) else pto_dialect.load(module_or_path)
+        try:
+            t = targets.resolve(target, module)
+        except targets.UnknownTarget as e:
+            raise PtoError(f"error: {e}") from e
+        lowered = _lowered_for_run(module, t)
+        function, only_read = _entry_of(lowered, entry)
+        if profiler is not None:  # an op without a cost model fails before anything runs
+            for op in walk(lowered):
+                profiler.check(op)
+        arg_types = function.function_type.inputs.data
+        if len(args) != len(arg_types):
+            raise PtoError.at_op(function, f"takes {len(arg_types)} arguments, got {len(args)}")
+        given = [declared_dtype(_as_array(a, i), ty) for i, (a, ty) in enumerate(zip(args, arg_types))]
+        arrays = [
+            _read_only_view(a) if read else _written(function, i, original, a, inplace)
+            for i, (original, a, read) in enumerate(zip(args, given, only_read))
         ]
-    result_types = function.function_type.outputs.data
-    return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
+        values = [
+            bind_argument(function, i, ty, a, sources[i] if sources is not None else None)
+            for i, (ty, a) in enumerate(zip(arg_types, arrays))
+        ]
+
+        if profiler is not None:
+            profiler.bind(function, values)
+        if sync_report is not None:
+            from passes.sync_check import check_sync
+
+            found = check_sync(lowered, t.sync, values, function, batch_loops)
+            sync_report.errors += found.errors
+            sync_report.warnings += found.warnings
+        interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))
+        kernels = kernel_functions(list(t.dialect.operations), t.dialect.name)
+        register_level = tuple(f() for f in _register_level_functions())
+        for functions in (FuncFunctions(), IndexArithFunctions(), LoopFunctions(), PtoFunctions(), instruction_functions()(), kernels(), *register_level):
+            interpreter.register_implementations(functions)
+        batch_loops = batch_loops and (profiler is None or profiler.timeline is None)
+        set_run_state(interpreter, RunState(t, batch_loops, gm_writes=gm_writes, profiler=profiler))
+        try:
+            results = interpreter.call_op(function, tuple(values))
+        except InterpretationError as e:
+            raise PtoError.at_op(function, str(e)) from e
+        except RecursionError as e:
+            raise _too_deep(lowered, function) from e
+        for i, value in enumerate(values):
+            if isinstance(value, Tile) and arrays[i].flags.writeable:
+                arrays[i][...] = value.values
+        if gm_writes is not None:
+            gm_writes.per_argument = [
+                gm_writes.of(v.buffer if isinstance(v, GmView) else v) if isinstance(v, GmView | np.ndarray) else None
+                for v in values
+            ]
+        result_types = function.function_type.outputs.data
+        return arrays, [_result_array(r, ty) for r, ty in zip(results, result_types)]
+
+
+_P = ParamSpec("_P")
+
+
+def _arguments_only(run_both: Callable[_P, tuple[list[np.ndarray], list[np.ndarray]]]) -> Callable[_P, list[np.ndarray]]:
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> list[np.ndarray]:
+        """`run_with_results` without the function's results: every argument's final contents
+        (what a kernel that writes its outputs returns)."""
+        return run_both(*args, **kwargs)[0]
+
+    return update_wrapper(run, run_both, assigned=("__module__",))  # help() shows its parameters
+
+
+run = _arguments_only(run_with_results)
 
 
 def _too_deep(module: ModuleOp, function: func.FuncOp) -> PtoError:

@@ -193,6 +193,15 @@ class BroadcastRules:
     ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract)."""
     note: str
     """Where the rules come from."""
+    full_by_row_stride: bool = False
+    """Where both inputs have dst's valid shape, the full operand is the one of the larger row
+    stride (src0 on a tie; a2a3 TRowExpand*.hpp); else src0 whenever its valid shape is dst's,
+    whatever its layout (cpu/TRowExpandOp.hpp, a5 TRowExpand*.hpp)."""
+
+
+def _row_stride(t: TileFacts) -> int:
+    """Elements between rows, as pto-isa's Tile::RowStride (1 in a col-major tile)."""
+    return t.cols if t.is_row_major else 1
 
 
 def per_row_operand(full: TileFacts, vector: TileFacts) -> str | None:
@@ -231,18 +240,21 @@ def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute],
     def full_beside(t: TileFacts, other: TileFacts) -> bool:
         return t.is_row_major and _same_valid(t, dst) and per_row_operand(dst, other) is None
 
-    if full_beside(src0, src1) or (not full_beside(src1, src0) and _same_valid(src0, dst)):
-        full, vector = src0, src1
-    else:
-        full, vector = src1, src0
+    if known(src0.valid_row, src0.valid_col, src1.valid_row, src1.valid_col, dst.valid_row, dst.valid_col):
+        src0_full = src0.valid_shape == dst.valid_shape  # as the headers pick the full operand
+        if src0_full and src1.valid_shape == dst.valid_shape and rules.full_by_row_stride:
+            src0_full = _row_stride(src0) >= _row_stride(src1)
+    else:  # picked at run time: the reading that can hold
+        src0_full = full_beside(src0, src1) or (not full_beside(src1, src0) and _same_valid(src0, dst))
+    full, vector = (src0, src1) if src0_full else (src1, src0)
     require(
         _same_valid(full, dst),
         f"expects src0 or src1 to have dst's valid shape {dst.valid_row}x{dst.valid_col}, got "
         f"{src0.valid_row}x{src0.valid_col} and {src1.valid_row}x{src1.valid_col}",
     )
+    if problem := per_row_operand(dst, vector):  # where the simulator asserts "invalid src1 shape"
+        require(False, f"expects {problem} ({full.role} has dst's valid shape)")
     require(full.is_row_major, f"expects {full.role} (dst's valid shape) to use row-major layout, got {full.layout_text()}")
-    if problem := per_row_operand(dst, vector):
-        require(False, f"expects {problem}")
     if tmp is not None and rules.tmp_mode1_capacity:
         require(not vector.is_row_major,
                 f"expects a tmp form to take a col-major per-row operand (mode 1), got a row-major {vector.role}")
@@ -276,7 +288,9 @@ def describe(t: dict[str, BroadcastRules]) -> list[tuple[str, dict[str, str]]]:
         ("dst", lambda r: "vec, row-major" + (" ND (TROWEXPAND)" if r.vector_layouts else "")),
         ("per-row operand", lambda r: "col-major with one valid column, or row-major with 32 bytes of valid columns; "
          "dst's valid rows"),
-        ("full operand", lambda r: "dst's valid shape, row-major (src0 when both are)"),
+        ("full operand", lambda r: "dst's valid shape, row-major; "
+         + ("where both inputs have it, the larger row stride (src0 on a tie)" if r.full_by_row_stride
+            else "src0 whenever it has it (src1 is then the per-row operand)")),
         ("tmp", lambda r: "mode 1 only; ceil(rows / 8) * 256 bytes (30 * 256 from 256 rows)"
          if r.tmp_mode1_capacity else "unused"),
         ("why", lambda r: r.note),

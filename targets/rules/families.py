@@ -66,7 +66,7 @@ CPU_ROW_BROADCAST = BroadcastRules(
     "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
 )
 A2A3_ROW_BROADCAST = BroadcastRules(
-    NPU_ARITHMETIC, vector_layouts=True, tmp_mode1_capacity=True,
+    NPU_ARITHMETIC, vector_layouts=True, tmp_mode1_capacity=True, full_by_row_stride=True,
     note="npu/a2a3/TRowExpandSub.hpp, Add, Mul, Max, Min: int16, int32, half, float (TROWEXPANDDIV and "
     "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
 )

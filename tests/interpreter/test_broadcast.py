@@ -104,6 +104,31 @@ def test_cpu_zero_divisor_is_a_run_time_error_naming_the_element() -> None:
         run(kernel("trowexpanddiv", full, col, full), "cpu", [values, np.array([[2.0], [0.0]], np.float32), values])
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_both_inputs_of_dst_valid_shape_pick_the_full_operand_per_target(target: str) -> None:
+    """src0 col-major and src1 row-major, both of dst's valid shape 5x1: the simulator and a5 take
+    src0 as the full operand whatever its layout, then assert on src1's shape (a row-major per-row
+    operand has 32 bytes of valid columns); a2a3 takes the larger row stride, src1, as the full
+    operand and src0 as a per-row column: dst = src0 - src1."""
+    col = tile((8, 1), "i32", valid=(5, 1), blayout="col_major")
+    row = tile((5, 8), "i32", valid=(5, 1))
+    text = kernel("trowexpandsub", row, col, row, vector_first=True)
+    line = text.splitlines().index(next(ln for ln in text.splitlines() if "pto.trowexpandsub" in ln)) + 1
+    src0 = np.arange(8, dtype=np.int32).reshape(8, 1) * 7
+    src1 = np.arange(40, dtype=np.int32).reshape(5, 8) - 20
+    args = [src1, src0, np.zeros((5, 8), np.int32)]
+    if target == "a2a3":
+        out = run(text, target, args)[-1]
+        assert_bits_equal(out[:5, :1], src0[:5] - src1[:, :1])
+        return
+    with pytest.raises(PtoError) as e:
+        run(text, target, args)
+    assert str(e.value).startswith(
+        f"k.pto:{line}:3: error: 'pto.trowexpandsub' op expects a row-major src1 to have 8 valid columns (32 bytes), "
+        f"got 1 (src0 has dst's valid shape) (target {target})"
+    )
+
+
 @pytest.mark.parametrize("target", ["a2a3", "a5"])
 def test_npu_zero_divisor_gives_infinity(target: str) -> None:
     full = tile((2, 16), "f32")
