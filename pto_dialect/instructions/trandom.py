@@ -70,7 +70,7 @@ def rounds_of(properties: Mapping[str, Attribute]) -> int:
 
 
 @irdl_op_definition
-class TRandomOp(taking(*WORDS), InlineAttributesOp):
+class TRandomOp(InlineAttributesOp, taking(*WORDS)):
     """dst's valid region filled with Philox-4x32 words of key (key0, key1) and counter (counter0..3)."""
 
     name = "pto.trandom"

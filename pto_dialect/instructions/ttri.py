@@ -29,11 +29,12 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import Numerics, TriRun, TriRunAttr
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import per_target, require, require_type, spell
-from pto_dialect.instruction import AsmForm, Emission, Instruction, Pipe
+from pto_dialect.facts import require, require_type, spell
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
-from pto_dialect.ops.common import InlineAttributesOp, Roles
+from pto_dialect.instructions.operands import taking
+from pto_dialect.ops.common import InlineAttributesOp
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 
 
@@ -43,20 +44,15 @@ def upper_of(properties: Mapping[str, Attribute]) -> bool:
 
 
 @irdl_op_definition
-class TTriOp(InlineAttributesOp):
+class TTriOp(InlineAttributesOp, taking("diagonal")):
     """A lower (upperOrLower 0) or upper (1) triangular mask of ones and zeros in dst's valid region."""
 
     name = "pto.ttri"
     upper_or_lower = opt_prop_def(IntegerAttr, prop_name="upperOrLower")
 
-    FORMS: ClassVar[tuple[tuple[int, int], ...]] = ((1, 1),)
     DEFAULTS: ClassVar[dict[str, Attribute]] = {"upperOrLower": IntegerAttr(0, i32)}
     OMITS_DEFAULTS: ClassVar[bool] = True
     HIDDEN_IN_DPS_ATTR_DICT: ClassVar[tuple[str, ...]] = ("upperOrLower",)
-
-    @classmethod
-    def operand_roles(cls, n_ins: int, n_outs: int) -> Roles:
-        return ("diagonal",), ("dst",)
 
     def verify_operands(self) -> None:
         self.expect_tile("dst", self.destinations[0])
@@ -71,28 +67,25 @@ class TTriOp(InlineAttributesOp):
 
 
 @dataclass(frozen=True)
-class TTriRules:
+class TTriRules(RuleRow):
     types: frozenset[str]
     """dst's element types."""
     note: str
 
+    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+        dst = operands["dst"]
+        require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
+        require_type("dst", dst.elem, self.types)
+        require(
+            dst.is_nd,
+            f"expects dst to be row-major ND on target {target} (its code writes row i at i * RowStride), got {dst.layout_text()}",
+        )
 
-def check(rules: TTriRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    dst = operands["dst"]
-    require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
-    require_type("dst", dst.elem, rules.types)
-    require(
-        dst.is_nd,
-        f"expects dst to be row-major ND on target {target} (its code writes row i at i * RowStride), got {dst.layout_text()}",
-    )
-
-
-def describe(t: dict[str, TTriRules]) -> list[tuple[str, dict[str, str]]]:
-    return per_target(t, [
+    DOCS: ClassVar[DocsCells] = (
         ("dst", lambda r: f"a row-major ND Vec tile of {spell(r.types)}"),
         ("diagonal", lambda r: "an integer scalar"),
         ("why", lambda r: r.note),
-    ])
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -180,13 +173,8 @@ def emit(e: Emission, op: TTriOp) -> None:
 
 
 TTRI = Instruction(
-    op=TTriOp,
     rules=TTriRules,
-    check=check,
-    describe=describe,
     lowered=(TTriBase,),
     emit=emit,
-    pipe=Pipe.VECTOR,
-    asm=AsmForm(),
     cost=COST,
 )
