@@ -247,7 +247,8 @@ def nan_propagating(x: Any, combine: str) -> Any:  # noqa: ANN401
     """NumPy's max or min of the last (float) axis, NaN where a row holds one. Reduced from -inf
     (+inf), which NumPy 2.4 runs at twice the speed of a reduction without a start (bench/softmax.py's
     rows of 128 f32); the value is the same, but a zero's sign could come out of another lane
-    order: where a row's result is zero, NumPy's max or min without a start gives it."""
+    order: where a row's result is zero, NumPy's max or min without a start gives it. (Every
+    float type the reductions take has infinities; an fp8 type without them would start from NaN.)"""
     start = -np.inf if combine == "max" else np.inf
     extreme = x.max(axis=-1, initial=start) if combine == "max" else x.min(axis=-1, initial=start)
     if (extreme == 0).any():
