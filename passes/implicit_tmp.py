@@ -18,7 +18,7 @@ class MaterializeImplicitTmpPass(ModulePass):
     """
     Add the `tmp` tile a target needs where an instruction (tcolargmin, index tgather) omits it.
 
-    What each target needs is in its rule rows (targets/<name>/rules.py), the tile each
+    What each target needs is in its rule rows (targets/rules/), the tile each
     instruction adds in its module: a2a3's tcolargmin gets a tile like src (always legal);
     where the hardware ignores tmp (a5), the smallest tile. Implicit tmps are unaddressed:
     the planner places them.

@@ -148,13 +148,6 @@ class Family(Generic[RowT]):
         """The family whose instructions `declare` makes from its rows."""
         return Family(name, rows, tuple(declare(row) for row in rows))
 
-    def rules(self, default: object, **by_mnemonic: object) -> dict[Instruction, object]:
-        """A target's rule rows for the family: `default` for every member, but those named
-        (`tdiv=FLOAT_DIVISION`)."""
-        unknown = set(by_mnemonic) - {row.mnemonic for row in self.rows}
-        assert not unknown, f"not members of the {self.name} family: {unknown}"
-        return {i: by_mnemonic.get(row.mnemonic, default) for row, i in self}
-
     def fixed(self, **values: Choice) -> Callable[[Member, PtoInstructionOp], Mapping[str, Choice]]:
         """A target's `choose` (lowering/convert.py TargetOps.family) taking one value per kind
         of choice, whatever the op: each member gets the ones its row records."""

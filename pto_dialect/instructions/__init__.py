@@ -4,8 +4,9 @@ says what each holds), in one module per instruction. Every layer that lists
 instructions reads this registry: the pto dialect's ops, the verifier, the implicit-tmp
 pass, the lowering, the interpreter, the C++ emitter, the assembly form and the docs.
 
-Adding an instruction: a module here that declares its `Instruction`, listed below, and
-its rule row and lowering in each target's folder (targets/<name>/rules.py, lowering.py).
+Adding an instruction: a module here that declares its `Instruction`, listed below, its rule
+row in targets/rules/ (a cell per target: instructions.py, or families.py / elementwise.py for a
+family's member) and its lowering in each target's lowering.py.
 """
 
 from __future__ import annotations
