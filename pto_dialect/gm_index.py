@@ -59,6 +59,23 @@ def check_elem_index(dst: TileFacts, idx: TileFacts | ViewFacts) -> None:
             )
 
 
+def check_packed_rows(table: ViewFacts, tile: TileFacts, inner_why: str, stride_why: str = "") -> None:
+    """A row-mode table whose rows lie at the tile's valid-column stride: its inner dim
+    (Shape[4]) equal to the tile's valid cols and its row stride equal to its cols."""
+    if known(table.shape5[4], tile.valid_col):
+        require(
+            table.shape5[4] == tile.valid_col,
+            f"expects the table's inner dim (Shape[4]) to equal {tile.role} valid cols ({inner_why}), "
+            f"got {table.shape5[4]} and {tile.valid_col}",
+        )
+    if len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
+        require(
+            table.row_stride == table.shape[-1],
+            f"expects the table's rows packed (row stride == its cols{stride_why}), got row stride {table.row_stride} "
+            f"for {table.shape[-1]} cols",
+        )
+
+
 def check_nz_table(dst: TileFacts, table: ViewFacts) -> None:
     c0 = C0_BYTES // dst.elem.bytes
     require(

@@ -23,7 +23,7 @@ from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherExec, GatherExe
 from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import INT32, INTEGERS, UNKNOWN, TileFacts, ViewFacts, known, require, require_type, spell
-from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_nz_tile, check_row_index, elem_addresses, elem_indices, line_moves, nz_offset, read_elements, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
+from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_nz_tile, check_packed_rows, check_row_index, elem_addresses, elem_indices, line_moves, nz_offset, read_elements, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
 from pto_dialect.instruction import AsmForm, camel, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, np, rect, valid_rect
@@ -201,18 +201,10 @@ class MGatherRules(RuleRow):
                     require(dim >= 1, f"expects dst valid {name} to be at least 1, got {dim}")
         if coalesce == Coalesce.ROW:
             check_row_index(self.row_index_shapes, dst, idx)
-            if self.packed_table_rows and known(table.shape5[4], dst.valid_col):
-                require(
-                    table.shape5[4] == dst.valid_col,
-                    "expects the table's inner dim (Shape[4]) to equal dst valid cols "
-                    f"(no inter-row padding), got {table.shape5[4]} and {dst.valid_col}",
-                )
-            if self.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
-                require(
-                    table.row_stride == table.shape[-1],
-                    "expects the table's rows packed (row stride == its cols, no inter-row padding: the "
-                    f"kernel reads rows at the valid-column stride), got row stride {table.row_stride} "
-                    f"for {table.shape[-1]} cols",
+            if self.packed_table_rows:
+                check_packed_rows(
+                    table, dst, "no inter-row padding",
+                    ", no inter-row padding: the kernel reads rows at the valid-column stride",
                 )
         else:
             check_elem_index(dst, idx)

@@ -37,7 +37,7 @@ from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, Simul
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, require, require_type, spell
 from pto_dialect.instruction import AsmForm, camel, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
-from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_row_index, elem_addresses, elem_indices, in_loop_order, line_moves, nz_c0, nz_offset, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
+from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_packed_rows, check_row_index, elem_addresses, elem_indices, in_loop_order, line_moves, nz_c0, nz_offset, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, Roles, operand_of_role
@@ -206,18 +206,8 @@ class MScatterRules(RuleRow):
             check_elem_index(src, idx)
             return
         check_row_index(self.row_index_shapes, src, idx)
-        if self.packed_table_rows and known(table.shape5[4], src.valid_col):
-            require(
-                table.shape5[4] == src.valid_col,
-                "expects the table's inner dim (Shape[4]) to equal src valid cols (rows written at that stride), "
-                f"got {table.shape5[4]} and {src.valid_col}",
-            )
-        if self.packed_table_rows and len(table.shape) >= 2 and known(table.row_stride, table.shape[-1]):
-            require(
-                table.row_stride == table.shape[-1],
-                f"expects the table's rows packed (row stride == its cols), got row stride {table.row_stride} "
-                f"for {table.shape[-1]} cols",
-            )
+        if self.packed_table_rows:
+            check_packed_rows(table, src, "rows written at that stride")
 
     DOCS: ClassVar[DocsCells] = (
         ("src / table element type", lambda r: spell(r.data_types)),
