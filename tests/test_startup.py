@@ -6,6 +6,7 @@ do not use, and a run loads only its target's dialect and xDSL's func, arith and
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -202,3 +203,30 @@ def test_no_op_or_attribute_class_has_a_virtual_subclass():
     assert int(classes) > 800
     assert nominal == "True"
     assert on_ops_or_attributes == []
+
+
+BLAS_PROBE = """
+import os, sys
+from pto_tools import cli
+numpy_before = "numpy" in sys.modules
+try:
+    cli.pto_run()
+except SystemExit:
+    pass
+print(numpy_before, "numpy" in sys.modules, *(os.environ.get(name) for name in cli.BLAS_THREAD_COUNTS))
+"""
+
+
+def test_commands_ask_blas_for_one_thread_unless_told():
+    """Before NumPy is imported, pto-run sets each BLAS thread count the user left unset to 1."""
+    from pto_tools.cli import BLAS_THREAD_COUNTS
+
+    unset = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_COUNTS}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", BLAS_PROBE, str(EXAMPLE), "--inputs", "random"],
+            capture_output=True, text=True, check=True, env=unset | given,
+        ).stdout.splitlines()[-1].split()
+        for given in ({}, {"OPENBLAS_NUM_THREADS": "3"})
+    ]
+    assert runs == [["False", "True", "1", "1", "1"], ["False", "True", "3", "1", "1"]]
