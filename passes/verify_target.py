@@ -70,6 +70,8 @@ def _boxes_past_storage(op: Operation) -> PtoError | None:
     values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
     for value in values:
         tile = value.type
+        if isinstance(tile, TileTypeBase) and (problem := tile.params.box_cols_problem()) is not None:
+            return PtoError.at_op(op, f"{_argument(value)}expects {problem} ({tile}): rows of boxes would overlap in storage")
         if isinstance(tile, TileTypeBase) and (outside := tile.params.element_outside_storage()) is not None:
             (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
             return PtoError.at_op(

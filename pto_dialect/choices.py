@@ -719,3 +719,18 @@ class TriRun(Choice, kind="tri_run"):
         "npu/a5/TTri.hpp: at its own length, within the row's ceil(valid cols / E) registers (E = 256 bytes / "
         "element size), so past the valid columns into the storage after the row where the run is longer"
     )
+
+
+# ---------------------------------------------------------------------------
+# Row broadcasts (pto_dialect/instructions/broadcast.py)
+
+
+class FullOperand(Choice, kind="full_operand"):
+    """Which input a row broadcast takes as its full operand where both have dst's valid shape
+    (the other is then its per-row operand)."""
+
+    SRC0 = "src0", "src0 (cpu/TRowExpandOp.hpp, npu/a5/TRowExpand*.hpp, a2a3's forms with a tmp)"
+    LARGER_ROW_STRIDE = "larger_row_stride", (
+        "the one of the larger row stride (Tile::RowStride: Cols if row-major, else 1), src0 on a tie "
+        "(npu/a2a3/TRowExpandAdd.hpp, Sub, Mul, Div, Max, Min without a tmp)"
+    )
