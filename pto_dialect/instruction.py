@@ -209,7 +209,8 @@ class Instruction:
     """(op, the target's rule row) -> the tile to add, or None."""
     untouched: Callable[[Any, Any], frozenset[str]] | None = None
     """(op, the target's rule row) -> the operand roles the target's code neither reads nor
-    writes (a tmp it ignores): the memory plan gives them no live range at the op."""
+    writes (a tmp it ignores): the memory plan gives them no live range at the op. The rule
+    rows say it (`tmp_untouched_unless` reads their fact), so each target's column is its answer."""
     asm: AsmForm | None = AsmForm()
     form: Callable[[Any], str] = lambda op: ""
     """The op's form, where the instruction has several (`index`, `mask`, ...): messages
@@ -244,3 +245,9 @@ class Instruction:
 
     def __repr__(self) -> str:
         return f"<instruction {self.name}>"
+
+
+def tmp_untouched_unless(used: bool) -> frozenset[str]:
+    """`Instruction.untouched` of an instruction whose tmp is the one operand a target's code may
+    ignore: the tmp, unless the target's rule row says its code reads or writes it (`used`)."""
+    return frozenset() if used else frozenset({"tmp"})

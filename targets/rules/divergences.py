@@ -58,17 +58,6 @@ STRICTER = (
     ),
     Divergence(
         (
-            "lit/pto/issue558_trowargmax_vec_overflow_a5.pto", "lit/pto/issue558_trowargmin_vec_overflow_a5.pto",
-            "lit/pto/a5_unused_tmp_vec_overflow.pto",
-        ),
-        ("a5",),
-        "a5 `trowargmin`/`trowargmax` (PTOAS issue 558), `txor`, `txors`, `tsel`, `tsels` with a tmp as large as "
-        "src: verification accepts it, but the memory planner places every allocated tile, also a tmp a5's code "
-        "does not use (npu/a5/TXor.hpp's TXOR_IMPL takes one and never reads it), so a kernel whose tiles "
-        "together overflow UB only with the tmp fails at planning",
-    ),
-    Divergence(
-        (
             "lit/tile_fusion/fusion_plan_interleaved_join.pto", "lit/tile_fusion/fusion_plan_join.pto",
             "lit/tile_fusion/fusion_region_basic.pto", "lit/tile_fusion/op_scheduling_basic.pto",
             "lit/tile_fusion/op_scheduling_negative_region.pto", "lit/tile_fusion/op_scheduling_negative_ssa.pto",
