@@ -190,7 +190,7 @@ def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileF
 
 
 def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts, target: str) -> None:
-    require(bool(rules.types_by_mask), f"is not implemented on target {target} ({rules.note})")
+    require(bool(rules.types_by_mask), f"is not implemented: {rules.note}")
     require_type(mask.role, mask.elem, frozenset(rules.types_by_mask))
     allowed = rules.types_by_mask[mask.elem.mlir]
     require(

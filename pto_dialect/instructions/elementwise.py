@@ -249,7 +249,7 @@ def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], no
     """The tile operands, once checked that the target implements the instruction (its element
     `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
     `row_major` words the layout, row-major)."""
-    require(bool(types), f"is not implemented on target {target} ({note})")
+    require(bool(types), f"is not implemented: {note}")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")

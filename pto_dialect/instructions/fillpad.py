@@ -124,7 +124,7 @@ class FillPadRules(RuleRow):
         if self.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
             require(
                 dst.valid_row >= src.valid_row,
-                f"expects dst valid rows to be at least src's on target {target} (its bottom padding counts their "
+                f"expects dst valid rows to be at least src's (its bottom padding counts their "
                 f"difference unsigned), got {dst.valid_row} and {src.valid_row}",
             )
 

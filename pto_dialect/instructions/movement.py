@@ -90,7 +90,7 @@ def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
     for tile in tiles:
         require(
             tile.is_nd,
-            f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * {stride}), "
+            f"expects {tile.role} to be row-major ND (its code addresses row i at i * {stride}), "
             f"got blayout={tile.blayout}, slayout={tile.slayout}",
         )
 
@@ -165,17 +165,17 @@ class TMovRules(RuleRow):
         require_type("dst", dst.elem, self.types)
         require(
             self.converts or src.elem.bytes == dst.elem.bytes,
-            f"expects src and dst element types of one size on target {target} (its copy keeps the bits), "
+            f"expects src and dst element types of one size (its copy keeps the bits), "
             f"got {src.elem.mlir} and {dst.elem.mlir}",
         )
         require(
             not self.same_shape or src.shape == dst.shape,
-            f"expects src and dst to have the same shape on target {target}, got {src.rows}x{src.cols} and "
+            f"expects src and dst to have the same shape, got {src.rows}x{src.cols} and "
             f"{dst.rows}x{dst.cols}",
         )
         require(
             not self.same_layout or _same_layout(src, dst),
-            f"expects src and dst to have the same layout on target {target}, which cannot convert "
+            f"expects src and dst to have the same layout, which cannot convert "
             f"{_layout(src)} to {_layout(dst)} ({self.note})",
         )
         if self.equal_valid and known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
@@ -215,21 +215,21 @@ def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> 
     require_type("src", src.elem, load.types)
     require(
         src.elem == dst.elem,
-        f"expects src and dst to have the same element type on target {target} (a static_assert), got {src.elem.mlir} and {dst.elem.mlir}",
+        f"expects src and dst to have the same element type (a static_assert), got {src.elem.mlir} and {dst.elem.mlir}",
     )
     require(
         src.shape == dst.shape,
-        f"expects src and dst to have the same shape on target {target} (a static_assert), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
+        f"expects src and dst to have the same shape (a static_assert), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
     )
     blayout, slayout = load.dst_layout
     require(
         (dst.blayout, dst.slayout, dst.fractal) == (blayout, slayout, 512),
-        f"expects dst (loc={dst.loc}) to be blayout={blayout}, slayout={slayout}, fractal=512 on target {target} "
+        f"expects dst (loc={dst.loc}) to be blayout={blayout}, slayout={slayout}, fractal=512 "
         f"({load.note}), got {_layout(dst)}, fractal={dst.fractal}",
     )
     require(
         src.is_row_major or (src.blayout, src.slayout) == ("col_major", "row_major"),
-        f"expects src (loc=mat) to be row-major or NZ (blayout=col_major, slayout=row_major) on target {target} "
+        f"expects src (loc=mat) to be row-major or NZ (blayout=col_major, slayout=row_major) "
         f"(a static_assert), got {_layout(src)}",
     )
     require(dst.compact == 0 and src.compact == 0, not_implemented(f"moves loc=mat to loc={dst.loc} between compact tiles", CUBE_SIDE))
@@ -242,7 +242,7 @@ def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> 
         require(
             src.rows % align == 0 and src.cols % align == 0,
             f"expects src and dst rows and cols to be multiples of {align} for a transposing load ({_layout(src)} "
-            f"to {_layout(dst)}) on target {target} (a static_assert), got {src.rows}x{src.cols}",
+            f"to {_layout(dst)}) (a static_assert), got {src.rows}x{src.cols}",
         )
 
 
@@ -436,13 +436,13 @@ def window_check(row: WindowCopy) -> CheckRule:
         if rules.layouts:
             require(
                 _kind(src) == _kind(dst) and _kind(dst) in rules.layouts,
-                f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))} on target "
-                f"{target}, got {_layout(src)} and {_layout(dst)}",
+                f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))}, "
+                f"got {_layout(src)} and {_layout(dst)}",
             )
         if rules.part_within_whole:
             require(
                 part.rows <= whole.rows and part.cols <= whole.cols,
-                f"expects {row.part}'s shape within {row.whole}'s on target {target}, got {part.rows}x{part.cols} and "
+                f"expects {row.part}'s shape within {row.whole}'s, got {part.rows}x{part.cols} and "
                 f"{whole.rows}x{whole.cols}",
             )
         if rules.even_valid_bytes and (part.valid_row, part.valid_col) != (1, 1):
@@ -450,7 +450,7 @@ def window_check(row: WindowCopy) -> CheckRule:
             valid_col = part.valid_col if known(part.valid_col) else -1
             require(
                 valid_col * part.elem.bytes % 2 == 0,
-                f"expects {row.part} valid cols to span whole 2-byte units on target {target} (unless {row.part} is "
+                f"expects {row.part} valid cols to span whole 2-byte units (unless {row.part} is "
                 f"1x1), got {'?' if not known(part.valid_col) else part.valid_col} x {part.elem.mlir}",
             )
 
@@ -639,7 +639,7 @@ class TConcatRules(RuleRow):
         for tile in (src0, src1, dst):
             require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
             if self.row_major:
-                require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
+                require(tile.is_nd, f"expects {tile.role} to be row-major ND, got {_layout(tile)}")
         require_type("dst", dst.elem, self.types)
         if known(src0.valid_row, src1.valid_row, dst.valid_row):
             require(

@@ -66,7 +66,7 @@ class PartialRules:
 
 def check(rules: PartialRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    require(bool(rules.types), f"is not implemented: {rules.note}")
     for t in (src0, src1, dst):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         if rules.row_major_only:

@@ -74,7 +74,7 @@ class PartialArgRules:
 
 
 def check(rules: PartialArgRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    require(bool(rules.index_types_by_value), f"is not implemented on target {target} ({rules.note})")
+    require(bool(rules.index_types_by_value), f"is not implemented: {rules.note}")
     tiles = [operands[r] for r in (*VALUES, *INDICES)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")

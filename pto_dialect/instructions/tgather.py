@@ -368,7 +368,7 @@ def _check_compare(
     tmp: TileFacts,
 ) -> None:
     """`threshold` is a per-row tile, or the PTO spelling of a scalar's type."""
-    require(rules.compare, f"compare-form tgather is not supported on target {target}")
+    require(rules.compare, "compare-form tgather is not supported")
     require(cmp_mode in (CmpMode.EQ, CmpMode.GT), f"expects compare-form tgather cmpMode to be eq or gt, got {cmp_mode.value}")
     for t in (src, dst, cdst, tmp):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")

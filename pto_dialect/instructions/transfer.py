@@ -121,8 +121,7 @@ def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target:
             relation = "equal" if match == ShapeMatch.EQUAL else "cover"
             raise RuleViolation(
                 f"{op} expects the {view.role} view ({layout} shape {list(view.shape)}: {rows} rows x "
-                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col} "
-                f"on target {target}"
+                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col}"
             )
 
 
@@ -136,7 +135,7 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
         what = "column (rows dim)" if dn else "row (last dim)"
         raise RuleViolation(
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
-            f"contiguous bursts, got stride {stride} on target {target}"
+            f"contiguous bursts, got stride {stride}"
         )
 
 

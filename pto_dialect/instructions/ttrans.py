@@ -97,7 +97,7 @@ class TTransRules(RuleRow):
             for tile in tiles[1:]:
                 require(
                     tile.elem.mlir == src.elem.mlir,
-                    f"expects src and {tile.role} to have the same element type on target {target}, got {src.elem.mlir} "
+                    f"expects src and {tile.role} to have the same element type, got {src.elem.mlir} "
                     f"and {tile.elem.mlir}",
                 )
         if self.row_major:
@@ -105,7 +105,7 @@ class TTransRules(RuleRow):
         if self.mirrored_valid:
             require(
                 known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),
-                f"expects src's valid dims and dst's transposed ones both static or both dynamic on target {target} (a "
+                f"expects src's valid dims and dst's transposed ones both static or both dynamic (a "
                 f"static_assert compares them), got {_spelled(src)} and {_spelled(dst)}",
             )
         if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col) and self.mirrored_valid:
@@ -125,7 +125,7 @@ class TTransRules(RuleRow):
             needed = src.rows * src.cols * src.elem.bytes if on_path else BLOCK_BYTES
             require(
                     tmp.rows * tmp.cols * tmp.elem.bytes >= needed,
-                    f"expects tmp to hold at least {needed} bytes on target {target}, got {tmp.rows}x{tmp.cols} x "
+                    f"expects tmp to hold at least {needed} bytes, got {tmp.rows}x{tmp.cols} x "
                     f"{tmp.elem.mlir}",
                 )
         if self.index_16_bits and src.elem.bytes < 4:
@@ -135,7 +135,7 @@ class TTransRules(RuleRow):
             require(
                 last <= 0xFFFF,
                 f"expects the {'scatter' if by_rows else 'gather'} index of {tile.role}'s last element ({last}) within "
-                f"16 bits on target {target} ({tile.elem.mlir})",
+                f"16 bits ({tile.elem.mlir})",
             )
 
     DOCS: ClassVar[DocsCells] = (

@@ -78,7 +78,7 @@ class TTriRules(RuleRow):
         require_type("dst", dst.elem, self.types)
         require(
             dst.is_nd,
-            f"expects dst to be row-major ND on target {target} (its code writes row i at i * RowStride), got {dst.layout_text()}",
+            f"expects dst to be row-major ND (its code writes row i at i * RowStride), got {dst.layout_text()}",
         )
 
     DOCS: ClassVar[DocsCells] = (
