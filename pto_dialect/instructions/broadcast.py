@@ -223,7 +223,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -267,7 +267,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
+    implemented_vec_tiles(operands, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:

@@ -189,7 +189,7 @@ def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileF
     return mask, data
 
 
-def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts, target: str) -> None:
+def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts) -> None:
     require(bool(rules.types_by_mask), f"is not implemented: {rules.note}")
     require_type(mask.role, mask.elem, frozenset(rules.types_by_mask))
     allowed = rules.types_by_mask[mask.elem.mlir]
@@ -221,7 +221,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> None:
 def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst, data = _mask_and_data(operands, compare=True)
     src = data[0]
-    _check_types(rules, dst, src, target)
+    _check_types(rules, dst, src)
     _check_tiles(rules, [*data, dst])
     for other in data[1:]:
         _same_valid(src, other)
@@ -243,7 +243,7 @@ def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str,
 def check_select(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     mask, tmp, dst = operands["mask"], operands.get("tmp"), operands["dst"]
     _, data = _mask_and_data(operands, compare=False)
-    _check_types(rules, mask, dst, target)
+    _check_types(rules, mask, dst)
     _check_tiles(rules, [mask, *data])
     for src in data:
         if src is not dst:

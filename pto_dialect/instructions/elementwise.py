@@ -245,7 +245,7 @@ class ElementwiseRules:
     """Why the target does not compute dst over an input (empty: it does)."""
 
 
-def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
+def implemented_vec_tiles(operands: dict, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
     """The tile operands, once checked that the target implements the instruction (its element
     `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
     `row_major` words the layout, row-major)."""
@@ -260,7 +260,7 @@ def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], no
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    tiles = implemented_vec_tiles(operands, target, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
+    tiles = implemented_vec_tiles(operands, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)
     if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
         require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")

@@ -120,7 +120,7 @@ class FillPadRules(RuleRow):
         require_type("src", src.elem, self.types)
         require_type("dst", dst.elem, self.types)
         if self.row_major:
-            require_nd((src, dst), target, "Cols")
+            require_nd((src, dst), "Cols")
         if self.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
             require(
                 dst.valid_row >= src.valid_row,

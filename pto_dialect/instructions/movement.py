@@ -85,8 +85,8 @@ def require_vec(tiles: tuple[TileFacts, ...]) -> None:
         require(tile.loc == "vec", not_implemented(f"has {tile.role} at loc={tile.loc}", CUBE_SIDE))
 
 
-def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
-    """Every tile row-major ND on `target`, whose code addresses row i at i * `stride`."""
+def require_nd(tiles: tuple[TileFacts, ...], stride: str) -> None:
+    """Every tile row-major ND, as the target's code addresses row i at i * `stride`."""
     for tile in tiles:
         require(
             tile.is_nd,
@@ -158,7 +158,7 @@ class TMovRules(RuleRow):
     def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
         src, dst = operands["src"], operands["dst"]
         if src.loc == "mat" and dst.loc in ("left", "right"):
-            _l0_check(self, src, dst, target)
+            _l0_check(self, src, dst)
             return
         _vec_pair(src, dst)
         require_type("src", src.elem, self.types)
@@ -207,7 +207,7 @@ class L0Load:
     note: str
 
 
-def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> None:
+def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts) -> None:
     """mat -> left / right, as the target's code loads it (pto-isa docs/isa/TMOV.md: dst = src)."""
     load = rules.l0_loads.get(dst.loc)
     require(load is not None, not_implemented(f"moves loc={src.loc} to loc={dst.loc}", CUBE_SIDE))

@@ -111,7 +111,7 @@ class RowReduceRules:
 
 def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.vector_layouts:
         require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
         require(dst.slayout == "none_box", f"expects dst to use the none_box slayout, got {dst.slayout}")
@@ -613,7 +613,7 @@ class ColReduceRules:
 
 def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.row_major:
         for t in (src, dst):
             require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")

@@ -263,7 +263,7 @@ class TGatherRules(RuleRow):
             _check_index(self, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))
         elif "threshold" in operands:
             mode = attrs.get("cmpMode") or TGatherOp.DEFAULTS["cmpMode"]
-            _check_compare(self, mode.data, target, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
+            _check_compare(self, mode.data, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
         else:
             axis = attrs.get("axis") or TGatherOp.DEFAULTS["axis"]
             _check_mask(self, attrs["maskPattern"].data, axis.data, operands["src"], operands["dst"])  # pyright: ignore[reportAttributeAccessIssue]
@@ -360,7 +360,6 @@ def _check_mask(rules: TGatherRules, pattern: MaskPattern, axis: str, src: TileF
 def _check_compare(
     rules: TGatherRules,
     cmp_mode: CmpMode,
-    target: str,
     src: TileFacts,
     threshold: TileFacts | str,
     dst: TileFacts,

@@ -95,7 +95,7 @@ class TGatherBRules(RuleRow):
         require_type("src", src.elem, self.types)
         require_type("dst", dst.elem, self.types)
         require_type("offsets", offsets.elem, self.offset_types)
-        require_nd((dst, offsets), target, "RowStride")
+        require_nd((dst, offsets), "RowStride")
         if known(dst.valid_col):
             require(
                 dst.valid_col * dst.elem.bytes % BLOCK_BYTES == 0,

@@ -110,7 +110,7 @@ def view_valid_shape(view: ViewFacts) -> tuple[int, int]:
     return _product(s0, s1, s2, s3), s4
 
 
-def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target: str) -> None:
+def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts) -> None:
     rows, cols = view_valid_shape(view)
     layout = (view.layout or GmLayout.ND).value
     for what, gm, valid in (("rows", rows, tile.valid_row), ("cols", cols, tile.valid_col)):
@@ -125,7 +125,7 @@ def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target:
             )
 
 
-def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: str) -> None:
+def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts) -> None:
     if not rules.contiguous_rows or view.strides is None or view.layout == GmLayout.NZ:
         return
     dn = view.layout == GmLayout.DN
@@ -161,8 +161,8 @@ def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str
             f"expects a Vec dst laid out as its {view.layout.value} src view (nd: row-major none_box, dn: "
             f"col-major none_box, nz: col-major with row-major boxes), got {dst.layout_text()}",
         )
-    _check("tload", rules.tload, operands["src"], operands["dst"], target)
-    _check_contiguous(rules, "tload", operands["src"], target)
+    _check("tload", rules.tload, operands["src"], operands["dst"])
+    _check_contiguous(rules, "tload", operands["src"])
 
 
 def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
@@ -171,8 +171,8 @@ def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: st
         src.loc in rules.store_locs,
         f"expects src's loc to be {' or '.join(sorted(rules.store_locs))}, got loc={src.loc}",
     )
-    _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
-    _check_contiguous(rules, "tstore", operands["dst"], target)
+    _check("tstore", rules.tstore, operands["dst"], operands["src"])
+    _check_contiguous(rules, "tstore", operands["dst"])
 
 
 def pad_choices(rules: TransferRules, op: PtoInstructionOp) -> dict[str, Choice]:

@@ -101,7 +101,7 @@ class TTransRules(RuleRow):
                     f"and {tile.elem.mlir}",
                 )
         if self.row_major:
-            require_nd((src, dst), target, "RowStride")
+            require_nd((src, dst), "RowStride")
         if self.mirrored_valid:
             require(
                 known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),

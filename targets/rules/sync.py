@@ -13,16 +13,16 @@ from targets.info import SyncFacts, TargetInfo
 def check_sync_op(op: Operation, target: TargetInfo) -> None:
     """Raise RuleViolation if a sync op names a pipe or event id `target` lacks (no-op for other ops)."""
     if isinstance(op, FlagOpBase):
-        _check_flag(op, target.sync, target.name)
+        _check_flag(op, target.sync)
     elif isinstance(op, CrossCoreBase):
-        _check_cross_core(op, target.sync, target.name)
+        _check_cross_core(op, target.sync)
 
 
 def _pipes(pipes: frozenset[str]) -> str:
     return ", ".join(f"<{p}>" for p in sorted(pipes))
 
 
-def _check_flag(op: FlagOpBase, facts: SyncFacts, target: str) -> None:
+def _check_flag(op: FlagOpBase, facts: SyncFacts) -> None:
     for side, pipe in zip(("source", "destination"), op.pair):
         if pipe.value not in facts.flag_pipes:
             raise RuleViolation(
@@ -34,7 +34,7 @@ def _check_flag(op: FlagOpBase, facts: SyncFacts, target: str) -> None:
         )
 
 
-def _check_cross_core(op: CrossCoreBase, facts: SyncFacts, target: str) -> None:
+def _check_cross_core(op: CrossCoreBase, facts: SyncFacts) -> None:
     if facts.cross_core_pipes is not None and op.pipe.data.value not in facts.cross_core_pipes:
         raise RuleViolation(
             f"expects pipe to be one of {_pipes(facts.cross_core_pipes)}, got <{op.pipe.data.value}>"
