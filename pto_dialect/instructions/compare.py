@@ -40,9 +40,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import CmpMode, CmpModeAttr
 from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target
 from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles

@@ -44,9 +44,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect

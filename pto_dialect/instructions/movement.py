@@ -55,9 +55,9 @@ from pto_dialect.attributes import RoundMode, SaturationMode
 from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
-from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, per_target
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets

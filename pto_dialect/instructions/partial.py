@@ -27,9 +27,9 @@ from typing import Any, ClassVar
 from xdsl.ir import Attribute
 
 from pto_dialect.choices import Choice, PartFill
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, member_instruction, member_lowered_base, member_op
-from pto_dialect.instruction import Instruction
+from pto_dialect.instruction import Instruction, per_target
 from pto_dialect.instructions.elementwise import BINARY, COST, VECTOR_UNIT_REFERENCES, Elementwise, ElementwiseOp, emitter, in_place
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import BLOCK_BYTES
