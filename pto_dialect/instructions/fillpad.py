@@ -38,7 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, PadValue, PadValueAttr, choices_of
+from pto_dialect.choices import Choice, FillPadMode, FillPadWrite, Numerics, PadValue, choices_of
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
@@ -186,7 +186,7 @@ def tfillpad_kernel(o: dict, *, fill_write: FillPadWrite, pad_value: PadValue, f
     out[..., src_rows:dst_rows, :] = pad
 
 
-TFillPadBase = lowered_base(TFillPadOp, tfillpad_kernel, "dst = src's valid region padded, as the target writes it (fill_write), in the inferred form.", fill_write=FillPadWriteAttr, fill_mode=FillPadModeAttr, pad_value=PadValueAttr)
+TFillPadBase = lowered_base(TFillPadOp, tfillpad_kernel, "dst = src's valid region padded, as the target writes it (fill_write), in the inferred form.", fill_write=FillPadWrite.Attr, fill_mode=FillPadMode.Attr, pad_value=PadValue.Attr)
 
 
 def fillpad_choices(op: Operation, write: FillPadWrite, zero_pad_types: frozenset[str]) -> dict[str, Choice]:

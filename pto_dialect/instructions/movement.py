@@ -52,7 +52,7 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds
+from pto_dialect.choices import ConcatCopy, MoveCopy, Numerics, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
@@ -281,7 +281,7 @@ def _whole_blocks(elements: int, tile: Tile) -> int:
     return -(-elements * size // BLOCK_BYTES) * BLOCK_BYTES // size
 
 
-TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopyAttr)
+TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopy.Attr)
 
 
 def loads_l0(op: TMovOp) -> bool:
@@ -310,7 +310,7 @@ class TMovL0Base(LoweredOp):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
     KERNEL = staticmethod(l0_load_kernel)
     PHASES: ClassVar[tuple[Phase, ...]] = L0_LOAD_PHASES
-    numerics = prop_def(NumericsAttr)
+    numerics = prop_def(Numerics.Attr)
 
 
 def _l0_path(dst: TileFacts) -> DmaPath:
@@ -698,7 +698,7 @@ def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
     dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
 
 
-TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopyAttr)
+TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopy.Attr)
 
 
 def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:

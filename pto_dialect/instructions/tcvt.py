@@ -36,7 +36,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, SaturationModeAttr
-from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr
+from pto_dialect.choices import CvtArithmetic
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, require, spell
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
@@ -324,7 +324,7 @@ def footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(o["src"], False, valid_rect(o["src"])), (o["dst"], True, valid_rect(o["dst"]))], [])
 
 
-TCvtBase = lowered_base(TCvtOp, tcvt_kernel, "dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic).", footprint=footprint, rmode=RoundModeAttr, sat_mode=SaturationModeAttr, cvt_arithmetic=CvtArithmeticAttr)
+TCvtBase = lowered_base(TCvtOp, tcvt_kernel, "dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic).", footprint=footprint, rmode=RoundModeAttr, sat_mode=SaturationModeAttr, cvt_arithmetic=CvtArithmetic.Attr)
 
 
 # ---------------------------------------------------------------------------

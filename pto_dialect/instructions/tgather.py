@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
-from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
+from pto_dialect.choices import CompareKind, CompareSpan, IndexNumbering, OutOfRange, Packing, ThresholdRead, TmpUse
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, require, require_type, spell, types_named
@@ -608,8 +608,8 @@ class TGatherIndexBase(LoweredOp):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
     KERNEL = staticmethod(tgather_index)
     FOOTPRINT = staticmethod(tgather_index_footprint)
-    out_of_range = prop_def(OutOfRangeAttr)
-    tmp_use = prop_def(TmpUseAttr)
+    out_of_range = prop_def(OutOfRange.Attr)
+    tmp_use = prop_def(TmpUse.Attr)
 
 
 class TGatherMaskBase(LoweredOp):
@@ -620,7 +620,7 @@ class TGatherMaskBase(LoweredOp):
     FOOTPRINT = staticmethod(tgather_mask_footprint)
     mask_pattern = prop_def(MaskPatternAttr, prop_name="maskPattern")
     axis = prop_def(StringAttr)
-    packing = prop_def(PackingAttr)
+    packing = prop_def(Packing.Attr)
 
 
 class TGatherCompareBase(LoweredOp):
@@ -630,10 +630,10 @@ class TGatherCompareBase(LoweredOp):
     KERNEL = staticmethod(tgather_compare)
     cmp_mode = prop_def(CmpModeAttr, prop_name="cmpMode")
     offset = prop_def(IntegerAttr[I32])
-    index_numbering = prop_def(IndexNumberingAttr)
-    compare_span = prop_def(CompareSpanAttr)
-    compare = prop_def(CompareKindAttr)
-    threshold_read = prop_def(ThresholdReadAttr)
+    index_numbering = prop_def(IndexNumbering.Attr)
+    compare_span = prop_def(CompareSpan.Attr)
+    compare = prop_def(CompareKind.Attr)
+    threshold_read = prop_def(ThresholdRead.Attr)
 
 
 # ---------------------------------------------------------------------------

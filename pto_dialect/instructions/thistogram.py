@@ -37,7 +37,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import HistogramRows, HistogramRowsAttr, Numerics
+from pto_dialect.choices import HistogramRows, Numerics
 from pto_dialect.cost import CceMachine, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell, types_named
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -228,7 +228,7 @@ def histogram_kernel(o: dict, *, selected_byte: int, histogram_rows: HistogramRo
 
 THistogramBase = lowered_base(
     THistogramOp, histogram_kernel, "Per row of src, the cumulative histogram of one byte, stored as the target does (histogram_rows).",
-    selected_byte=IntegerAttr, histogram_rows=HistogramRowsAttr,
+    selected_byte=IntegerAttr, histogram_rows=HistogramRows.Attr,
 )
 
 

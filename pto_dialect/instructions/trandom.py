@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Numerics, RandomStream, RandomStreamAttr
+from pto_dialect.choices import Numerics, RandomStream
 from pto_dialect.cost import CceMachine, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -183,7 +183,7 @@ def random_kernel(o: dict, *, rounds: IntegerAttr | int, random_stream: RandomSt
 
 TRandomBase = lowered_base(
     TRandomOp, random_kernel, "dst's valid region filled with Philox-4x32 words, in the target's order (random_stream).",
-    rounds=IntegerAttr, random_stream=RandomStreamAttr,
+    rounds=IntegerAttr, random_stream=RandomStream.Attr,
 )
 
 

@@ -23,7 +23,7 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
+from pto_dialect.choices import Choice, PadFill, PadValue
 from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -424,7 +424,7 @@ def _simulated_copy(role: str, pipe: Pipe) -> Callable[[PtoInstructionOp, dict, 
         tile = o[role]
         valid = tile.valid_row * tile.valid_col
         fill_choice = op.attributes.get("pad_fill")
-        fills_tile = isinstance(fill_choice, PadFillAttr) and fill_choice.data == PadFill.WHOLE_TILE
+        fills_tile = isinstance(fill_choice, PadFill.Attr) and fill_choice.data == PadFill.WHOLE_TILE
         fill = tile.rows * tile.cols if fills_tile else 0
         return machine.cost(pipe, valid * tile.elem.bytes, valid + fill)
 

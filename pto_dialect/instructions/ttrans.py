@@ -32,7 +32,7 @@ from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
-from pto_dialect.choices import TransWrite, TransWriteAttr
+from pto_dialect.choices import TransWrite
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -191,7 +191,7 @@ def ttrans_kernel(o: dict, *, trans_write: TransWrite) -> None:
     dst.write(cols, rows, region.view(dst.flat.dtype))
 
 
-TTransBase = lowered_base(TTransOp, ttrans_kernel, "dst = src's valid region transposed, as the target writes it (trans_write).", trans_write=TransWriteAttr)
+TTransBase = lowered_base(TTransOp, ttrans_kernel, "dst = src's valid region transposed, as the target writes it (trans_write).", trans_write=TransWrite.Attr)
 
 
 def _ttrans_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:
