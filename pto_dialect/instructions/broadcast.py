@@ -49,10 +49,10 @@ from xdsl.ir import Attribute
 from pto_dialect.choices import Choice, ExtremeNan, FullOperand, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, tmp_untouched_unless
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, same_element_type
@@ -249,7 +249,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -292,7 +292,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
+    implemented_vec_tiles(operands, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:
