@@ -32,10 +32,8 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
         try:
             check_op(op, target)
         except RuleViolation as e:
-            message = str(e)
-            if not message.endswith(f"on target {target}"):
-                message += f" (target {target})"
-            yield PtoError.at_op(op, message)
+            # the one place a rule's message names its target: the rule tables' messages never do
+            yield PtoError.at_op(op, f"{e} (target {target})")
     # after the instructions' rules, which say more of the layouts they take
     yield from past_storage
 
@@ -59,7 +57,7 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
             return PtoError.at_op(
                 op,
                 f"{_argument(value)}{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
-                f"{MEMORY_NAMES[loc]} on target {target}",
+                f"{MEMORY_NAMES[loc]} (target {target})",
             )
     return None
 

@@ -49,10 +49,10 @@ from xdsl.ir import Attribute
 from pto_dialect.choices import Choice, ExtremeNan, FullOperand, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, same_element_type
@@ -193,7 +193,9 @@ class BroadcastRules:
     """The plain expand's src none_box (ND or DN) and dst ND (a2a3/a5 TRowExpand.hpp); else any."""
     tmp_mode1_capacity: bool
     """A tmp form takes a mode-1 (col-major) per-row operand and holds vbrcb's broadcast:
-    ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract)."""
+    ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract). Else
+    the target's code ignores a tmp (cpu/TRowExpandOp.hpp, the a5 4-argument overloads): it
+    takes no UB at the op (`untouched`)."""
     note: str
     """Where the rules come from."""
     full_operand: FullOperand = FullOperand.SRC0
@@ -247,7 +249,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -290,7 +292,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
+    implemented_vec_tiles(operands, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:
@@ -505,8 +507,12 @@ def _broadcast(
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
     return member_instruction(
         row, lowered, rules=BroadcastRules, check_rule=check_fn, docs_table=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else in_place,
+        in_place={} if plain else in_place, untouched=untouched if "tmp" in op.WORKSPACE else None,
     )
+
+
+def untouched(op: PtoInstructionOp, rules: BroadcastRules) -> frozenset[str]:
+    return tmp_untouched_unless(rules.tmp_mode1_capacity)
 
 
 def row_broadcast(row: Broadcast) -> Instruction:

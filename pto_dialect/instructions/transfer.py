@@ -23,7 +23,7 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
+from pto_dialect.choices import Choice, PadFill, PadValue
 from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -122,7 +122,7 @@ def view_valid_shape(view: ViewFacts) -> tuple[int, int]:
     return _product(s0, s1, s2, s3), s4
 
 
-def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target: str) -> None:
+def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts) -> None:
     rows, cols = view_valid_shape(view)
     layout = (view.layout or GmLayout.ND).value
     for what, gm, valid in (("rows", rows, tile.valid_row), ("cols", cols, tile.valid_col)):
@@ -133,12 +133,11 @@ def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target:
             relation = "equal" if match == ShapeMatch.EQUAL else "cover"
             raise RuleViolation(
                 f"{op} expects the {view.role} view ({layout} shape {list(view.shape)}: {rows} rows x "
-                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col} "
-                f"on target {target}"
+                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col}"
             )
 
 
-def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: str) -> None:
+def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts) -> None:
     if not rules.contiguous_rows or view.strides is None or view.layout == GmLayout.NZ:
         return
     dn = view.layout == GmLayout.DN
@@ -148,7 +147,7 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
         what = "column (rows dim)" if dn else "row (last dim)"
         raise RuleViolation(
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
-            f"contiguous bursts, got stride {stride} on target {target}"
+            f"contiguous bursts, got stride {stride}"
         )
 
 
@@ -184,8 +183,8 @@ def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str
             _laid_out_as(view, dst) is not None,
             f"expects a Vec dst laid out as its {view.layout.value} src view ({LAYOUTS_AS_VIEWS}), got {dst.layout_text()}",
         )
-    _check("tload", rules.tload, operands["src"], operands["dst"], target)
-    _check_contiguous(rules, "tload", operands["src"], target)
+    _check("tload", rules.tload, operands["src"], operands["dst"])
+    _check_contiguous(rules, "tload", operands["src"])
 
 
 def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
@@ -213,8 +212,8 @@ def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: st
                 f"expects a {src.loc.capitalize()} src of 8-byte {src.elem.mlir} laid out as its {view.layout.value} dst "
                 f"view, nd or dn (nd: row-major none_box, dn: col-major none_box), got {src.layout_text()} ({src.rows}x{src.cols})",
             )
-    _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
-    _check_contiguous(rules, "tstore", operands["dst"], target)
+    _check("tstore", rules.tstore, operands["dst"], operands["src"])
+    _check_contiguous(rules, "tstore", operands["dst"])
 
 
 def pad_choices(rules: TransferRules, op: PtoInstructionOp) -> dict[str, Choice]:
@@ -466,7 +465,7 @@ def _simulated_copy(role: str, pipe: Pipe) -> Callable[[PtoInstructionOp, dict, 
         tile = o[role]
         valid = tile.valid_row * tile.valid_col
         fill_choice = op.attributes.get("pad_fill")
-        fills_tile = isinstance(fill_choice, PadFillAttr) and fill_choice.data == PadFill.WHOLE_TILE
+        fills_tile = isinstance(fill_choice, PadFill.Attr) and fill_choice.data == PadFill.WHOLE_TILE
         fill = tile.rows * tile.cols if fills_tile else 0
         return machine.cost(pipe, valid * tile.elem.bytes, valid + fill)
 

@@ -58,17 +58,6 @@ STRICTER = (
     ),
     Divergence(
         (
-            "lit/pto/issue558_trowargmax_vec_overflow_a5.pto", "lit/pto/issue558_trowargmin_vec_overflow_a5.pto",
-            "lit/pto/a5_unused_tmp_vec_overflow.pto",
-        ),
-        ("a5",),
-        "a5 `trowargmin`/`trowargmax` (PTOAS issue 558), `txor`, `txors`, `tsel`, `tsels` with a tmp as large as "
-        "src: verification accepts it, but the memory planner places every allocated tile, also a tmp a5's code "
-        "does not use (npu/a5/TXor.hpp's TXOR_IMPL takes one and never reads it), so a kernel whose tiles "
-        "together overflow UB only with the tmp fails at planning",
-    ),
-    Divergence(
-        (
             "lit/tile_fusion/fusion_plan_interleaved_join.pto", "lit/tile_fusion/fusion_plan_join.pto",
             "lit/tile_fusion/fusion_region_basic.pto", "lit/tile_fusion/op_scheduling_basic.pto",
             "lit/tile_fusion/op_scheduling_negative_region.pto", "lit/tile_fusion/op_scheduling_negative_ssa.pto",
@@ -202,13 +191,6 @@ NOT_IMPLEMENTED = (
         "`create_cbuf_matrix` (Rows x Cols x bytes / 32 repeats of one block, from 1 to 32767; a conv tile by its "
         "shape), so PTOAS accepts it rightly; this project implements `texpands` into Vec tiles only and refuses a "
         "Mat dst with a located error",
-    ),
-    Divergence(
-        ("lit/vpto/soft_postupdate_negative-vsstb-nonconstant-stride.pto",),
-        ("a5",),
-        "`pto.addptr %p, %i : <f32, ub> -> <f32, ub>`: PTOAS prints the pointer type its op's format fixes "
-        "without the `!pto.ptr` prefix (MLIR's stripped type) and reads it back; this project's parser reads "
-        "only `!pto.ptr<f32, ub>` there and refuses the short spelling at the type",
     ),
     Divergence(
         ("lit/vpto/ub/tile_to_ub/transfer/mte_gm_ub_expand.pto",),

@@ -48,7 +48,7 @@ def test_dynamic_valid_rows_below_the_view_are_a_located_fault(target: str) -> N
     with pytest.raises(PtoError) as err:
         run(KERNEL, target, [x, np.zeros((8, 8), np.float32), np.int64(4)])
     assert str(err.value).startswith(f"k.pto:{TLOAD_LINE}:3: error: 'pto.tload' op tload expects the src view "
-                                     f"(nd shape [8, 8]: 8 rows x 8 cols) to equal the dst valid shape 4x8 on target {target}")
+                                     f"(nd shape [8, 8]: 8 rows x 8 cols) to equal the dst valid shape 4x8 (target {target}, run-time shapes)")
 
 
 
