@@ -27,6 +27,7 @@ BIG2 = tile((24, 1024), F32)
 BIG1 = tile((32, 1024), F32)
 """128 KB: one (src) fits, two do not."""
 ROW_DST = tile((32, 8), F32, valid=(32, 1))
+ROW_INDEX = tile((32, 8), "i32", valid=(32, 1))
 PER_ROW = tile((24, 1), F32, blayout="col_major")
 
 
@@ -70,6 +71,11 @@ def ints(low: int, high: int, shape: tuple[int, int]) -> Callable[[np.random.Gen
 
 def i16(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     return rng.integers(-(2**15), 2**15, size=shape).astype(np.int16)
+
+
+def distinct(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Distinct values: one extreme per row and column."""
+    return rng.permutation(shape[0] * shape[1]).reshape(shape).astype(np.float32)
 
 
 def zeros(shape: tuple[int, int], dtype: type[np.generic] = np.float32) -> np.ndarray:
@@ -133,6 +139,13 @@ CASES = (
     Case("tcolsum", (("a", BIG1), ("d", tile((1, 1024), F32))), ("a", "t"), BIG1,
          lambda rng: [ints(-8, 9, (32, 1024))(rng), zeros((1, 1024))], lambda a, _: a.sum(axis=0, keepdims=True),
          uses_tmp=()),
+    *(Case(op, (("a", BIG1), ("d", tile((1, 1024), "i32"))), ("a", "t"), BIG1,
+           lambda rng: [distinct(rng, (32, 1024)), zeros((1, 1024), np.int32)], lambda a, _, f=f: f(a, axis=0)[None, :])
+      for op, f in (("tcolargmin", np.argmin), ("tcolargmax", np.argmax))),
+    *(Case(op, (("a", BIG1), ("d", ROW_INDEX)), ("a", "t"), BIG1,
+           lambda rng: [distinct(rng, (32, 1024)), zeros((32, 8), np.int32)],
+           lambda a, d, f=f: np.concatenate([f(a, axis=1)[:, None], d[:, 1:]], axis=1))
+      for op, f in (("trowargmin", np.argmin), ("trowargmax", np.argmax))),
     row_expand("trowexpandadd", np.add),
     row_expand("trowexpandsub", np.subtract),
     row_expand("trowexpandmul", np.multiply),
