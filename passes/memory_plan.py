@@ -689,7 +689,7 @@ def _check_in_place(op: Operation, written: Buffer, out_value: SSAValue, read: B
             written.op,
             f"{written.name} at bytes [{written.addr}, {written.addr + written.size}) overlaps {read.name} "
             f"at [{read.addr}, {read.addr + read.size}): {_op_at(op)} reads {read.label} and writes "
-            f"{written.label} over it, but {why}",
+            f"{written.label} over it, but {why} (target {target})",
         )
 
 

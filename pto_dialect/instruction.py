@@ -163,6 +163,11 @@ DocsCells = Sequence[tuple[str, Callable[[Any], str]]]
 """A docs table's rows: what each says, and its cell of one target's rule row."""
 
 
+def per_target(rows: Mapping[str, Any], cells: DocsCells) -> list[tuple[str, dict[str, str]]]:
+    """A docs table: for each (rule, cell) pair, the rule and the cell of each target's row."""
+    return [(rule, {name: cell(row) for name, row in rows.items()}) for rule, cell in cells]
+
+
 class RuleRow:
     """The base of an instruction's rule-row type: what a target accepts, the rule that checks
     it (`check`) and the docs table that shows it (`DOCS`, one row per rule)."""
@@ -176,9 +181,7 @@ class RuleRow:
     @classmethod
     def describe(cls, rows: Mapping[str, Any]) -> list[tuple[str, dict[str, str]]]:
         """The docs table of each target's row (by target name)."""
-        from pto_dialect.facts import per_target  # facts reads the ops, which read this module
-
-        return per_target(rows, list(cls.DOCS))
+        return per_target(rows, cls.DOCS)
 
 
 CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]

@@ -40,9 +40,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import CmpMode, CmpModeAttr
 from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, tmp_untouched_unless
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -195,8 +195,8 @@ def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileF
     return mask, data
 
 
-def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts, target: str) -> None:
-    require(bool(rules.types_by_mask), f"is not implemented on target {target} ({rules.note})")
+def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts) -> None:
+    require(bool(rules.types_by_mask), f"is not implemented: {rules.note}")
     require_type(mask.role, mask.elem, frozenset(rules.types_by_mask))
     allowed = rules.types_by_mask[mask.elem.mlir]
     require(
@@ -227,7 +227,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> None:
 def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst, data = _mask_and_data(operands, compare=True)
     src = data[0]
-    _check_types(rules, dst, src, target)
+    _check_types(rules, dst, src)
     _check_tiles(rules, [*data, dst])
     for other in data[1:]:
         _same_valid(src, other)
@@ -249,7 +249,7 @@ def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str,
 def check_select(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     mask, tmp, dst = operands["mask"], operands.get("tmp"), operands["dst"]
     _, data = _mask_and_data(operands, compare=False)
-    _check_types(rules, mask, dst, target)
+    _check_types(rules, mask, dst)
     _check_tiles(rules, [mask, *data])
     for src in data:
         if src is not dst:

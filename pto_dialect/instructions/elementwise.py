@@ -44,9 +44,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, tmp_untouched_unless
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
@@ -249,11 +249,11 @@ class ElementwiseRules:
     """Why the target does not compute dst over an input (empty: it does)."""
 
 
-def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
+def implemented_vec_tiles(operands: dict, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
     """The tile operands, once checked that the target implements the instruction (its element
     `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
     `row_major` words the layout, row-major)."""
-    require(bool(types), f"is not implemented on target {target} ({note})")
+    require(bool(types), f"is not implemented: {note}")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
@@ -264,7 +264,7 @@ def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], no
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    tiles = implemented_vec_tiles(operands, target, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
+    tiles = implemented_vec_tiles(operands, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)
     if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
         require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")

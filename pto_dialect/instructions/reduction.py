@@ -47,10 +47,10 @@ from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import known, per_target, require, require_type, spell
+from pto_dialect.facts import known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, tmp_untouched_unless
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
@@ -113,7 +113,7 @@ class RowReduceRules:
 
 def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.vector_layouts:
         require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
         require(dst.slayout == "none_box", f"expects dst to use the none_box slayout, got {dst.slayout}")
@@ -621,7 +621,7 @@ class ColReduceRules:
 
 def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.row_major:
         for t in (src, dst):
             require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")

@@ -23,7 +23,7 @@ from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
+from pto_dialect.choices import Choice, ArgCompare, NanPolicy, RowCounter, SrcRead
 from pto_dialect.facts import TileFacts, known, require, require_type
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless
 from pto_dialect.lowered import LoweredOp
@@ -187,10 +187,10 @@ class ColArgReduceBase(LoweredOp, SearchesExtreme):
 
     KERNEL = staticmethod(col_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
-    compare = prop_def(ArgCompareAttr)
-    nan = prop_def(NanPolicyAttr)
-    row_counter = prop_def(RowCounterAttr)
-    src_read = prop_def(SrcReadAttr)
+    compare = prop_def(ArgCompare.Attr)
+    nan = prop_def(NanPolicy.Attr)
+    row_counter = prop_def(RowCounter.Attr)
+    src_read = prop_def(SrcRead.Attr)
 
 
 # ---------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from typing import ClassVar
 
 from xdsl.irdl import prop_def
 
-from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
+from pto_dialect.choices import ArgCompare, NanPolicy
 from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, require, require_type
@@ -149,8 +149,8 @@ class RowArgReduceBase(LoweredOp, SearchesExtreme):
 
     KERNEL = staticmethod(row_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
-    compare = prop_def(ArgCompareAttr)
-    nan = prop_def(NanPolicyAttr)
+    compare = prop_def(ArgCompare.Attr)
+    nan = prop_def(NanPolicy.Attr)
 
 
 # ---------------------------------------------------------------------------

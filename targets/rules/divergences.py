@@ -193,13 +193,6 @@ NOT_IMPLEMENTED = (
         "Mat dst with a located error",
     ),
     Divergence(
-        ("lit/vpto/soft_postupdate_negative-vsstb-nonconstant-stride.pto",),
-        ("a5",),
-        "`pto.addptr %p, %i : <f32, ub> -> <f32, ub>`: PTOAS prints the pointer type its op's format fixes "
-        "without the `!pto.ptr` prefix (MLIR's stripped type) and reads it back; this project's parser reads "
-        "only `!pto.ptr<f32, ub>` there and refuses the short spelling at the type",
-    ),
-    Divergence(
         ("lit/vpto/ub/tile_to_ub/transfer/mte_gm_ub_expand.pto",),
         ("a2a3",),
         "`pto.mte_gm_ub` with a second loop group (`loop1(...)`) on a2a3: PTOAS expands it into its wrapper ops; "
