@@ -44,7 +44,7 @@ from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.ops.memory import MakeTensorViewOp, constant_index
 from pto_dialect.parser import RECURSION_LIMIT, recursion_limit, verify_located
 
-from pto_frontend.trace import Trace, checked_call, located, tracing
+from pto_frontend.trace import Trace, bind, checked_call, located, tracing
 from pto_frontend.values import DType, Ptr, wrap
 
 if TYPE_CHECKING:
@@ -194,12 +194,10 @@ class Kernel:
     # -- using ------------------------------------------------------------------------
 
     def _target(self, target: str | None, call: str) -> targets.TargetInfo:
-        if target is not None and not isinstance(target, str):
-            raise located(f"{call}: target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
         try:
-            return targets.get(target or self.target or targets.DEFAULT)
-        except targets.UnknownTarget as e:
-            raise located(str(e)) from e
+            return targets.get(_target_name(target, call) or self.target or targets.DEFAULT)
+        except targets.UnknownTarget as e:  # the kernel's own (pto.kernel(target=...))
+            raise located(f"{call}: {e}") from e
 
     @checked_call("kernel.to_pto()")
     def to_pto(self, target: str | None = None) -> str:
@@ -298,7 +296,20 @@ def _targets(chosen: str | Sequence[str], call: str) -> tuple[targets.TargetInfo
     try:
         return targets.parse_list(chosen)
     except targets.UnknownTarget as e:
-        raise located(str(e)) from e
+        raise located(f"{call}: {e}") from e
+
+
+def _target_name(target: object, call: str) -> str | None:
+    """`target` as `call` was given it: None, or a known target's name; anything else is a
+    PtoError at the caller's line."""
+    if target is None:
+        return None
+    if not isinstance(target, str):
+        raise located(f"{call}: target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
+    try:
+        return targets.get(target).name
+    except targets.UnknownTarget as e:
+        raise located(f"{call}: {e}") from e
 
 
 def _kernel_options(call: str, options: dict[str, Any], accepted: tuple[str, ...]) -> dict[str, Any]:
@@ -372,12 +383,10 @@ def _estimate(kernel_or_module: object, target: str | None, cost_model: str, cor
         module = kernel_or_module
     else:
         raise located(f"pto.estimate() takes a kernel, a .pto file's path or a module, got {kernel_or_module!r}")
-    if target is not None and not isinstance(target, str):
-        raise located(f"pto.estimate(): target takes a target name (a str: {', '.join(targets.names())}), got {target!r}")
     try:
-        chosen = targets.resolve(target, module)
-    except targets.UnknownTarget as e:
-        raise located(str(e)) from e
+        chosen = targets.resolve(_target_name(target, "pto.estimate()"), module)
+    except targets.UnknownTarget as e:  # the module's own pto.target_arch
+        raise located(f"pto.estimate(): {e}") from e
     verify_target(module, chosen)
     return _priced(module, chosen, cost_model, cores)
 
@@ -405,21 +414,31 @@ def run(
     if inputs is not None:
         if args:
             raise located("run() takes either args or inputs=, not both")
-        module = kernel_or_module.module if isinstance(kernel_or_module, Kernel) else kernel_or_module
-        args = draw_inputs(module, inputs, scalars=scalars)
+        args = _drawn(kernel_or_module, inputs, scalars, "pto.run()")
     if isinstance(kernel_or_module, Kernel):
         return kernel_or_module.run(*args, target=target, **_kernel_options("run", options, ("inplace",)))
     import interpreter
 
-    return interpreter.run(kernel_or_module, target, args, **options)  # pyright: ignore[reportArgumentType]
+    chosen = _target_name(target, "pto.run()")
+    bind("pto.run()", inspect.signature(interpreter.run), (kernel_or_module, chosen, args), options)
+    return interpreter.run(kernel_or_module, chosen, args, **options)  # pyright: ignore[reportArgumentType]
 
 
+@checked_call("pto.draw_inputs()")
 def draw_inputs(
     kernel_or_module: Kernel | ModuleOp | str | Path, inputs: str = "random", scalars: Mapping[str, object] | None = None,
 ) -> list[np.ndarray]:
     """The arrays `run(..., inputs=inputs, scalars=scalars)` runs on (the same seed, the same arrays)."""
+    return _drawn(kernel_or_module, inputs, scalars, "pto.draw_inputs()")
+
+
+def _drawn(
+    kernel_or_module: Kernel | ModuleOp | str | Path, inputs: str, scalars: Mapping[str, object] | None, call: str,
+) -> list[np.ndarray]:
     import interpreter
 
+    if scalars is not None and not isinstance(scalars, Mapping):
+        raise located(f"{call}: scalars takes a dict of scalar argument names and values, got {scalars!r}")
     module = kernel_or_module.module if isinstance(kernel_or_module, Kernel) else kernel_or_module
     return interpreter.draw_inputs(module, inputs, scalars=scalars)
 
@@ -431,7 +450,9 @@ def compare(kernel_or_module: Kernel | ModuleOp | str | Path, targets: str | Seq
         return kernel_or_module.compare(*args, targets=targets, **_kernel_options("compare", options, ("profile",)))
     import interpreter
 
-    return interpreter.compare(kernel_or_module, targets, args, **options)  # pyright: ignore[reportArgumentType]
+    names = [t.name for t in _targets(targets, "pto.compare()")]
+    bind("pto.compare()", inspect.signature(interpreter.compare), (kernel_or_module, names, args), options)
+    return interpreter.compare(kernel_or_module, names, args, **options)  # pyright: ignore[reportArgumentType]
 
 
 __all__ = ["COST_MODELS", "Kernel", "compare", "draw_inputs", "estimate", "kernel", "run"]

@@ -201,3 +201,34 @@ def test_dyn_ubuf_size_is_the_kernel_s_attribute() -> None:
     with pytest.raises(pto.PtoError) as e:
         pto.kernel(dyn_ubuf_size=-1)
     assert located_at(e, at) == "pto.kernel(): dyn_ubuf_size takes a non-negative int (bytes), got -1"
+
+
+@pytest.fixture
+def copy_module(tmp_path: Path):
+    (tmp_path / "copy.pto").write_text(copy.to_pto())
+    return pto.load(tmp_path / "copy.pto")
+
+
+def test_the_module_forms_check_their_calls_as_the_kernel_s_do(copy_module) -> None:
+    """pto.run / pto.compare / pto.draw_inputs on a loaded module: the same located errors."""
+    x = np.zeros(16 * 64, np.float32)
+    wrong_calls = [
+        (lambda: pto.run(copy_module, ["cpu"], [x, x]), "pto.run(): target takes a target name (a str: cpu, a2a3, a5), got ['cpu']"),
+        (lambda: pto.run(copy_module, "a9", [x, x]), "pto.run(): unknown target 'a9'; expected one of cpu, a2a3, a2, a3, a5"),
+        (lambda: pto.compare(copy_module, targets=3, args=[x, x]),
+         'pto.compare(): targets takes "all", a comma-separated str or a list of target names, got 3'),
+        (lambda: pto.compare(copy_module, targets="cpu,a9", args=[x, x]),
+         "pto.compare(): unknown target 'a9'; expected one of cpu, a2a3, a2, a3, a5"),
+        (lambda: pto.draw_inputs(copy_module, "random", scalars=3),
+         "pto.draw_inputs(): scalars takes a dict of scalar argument names and values, got 3"),
+    ]
+    for call, message in wrong_calls:
+        at = inspect.getsourcelines(call)[1]  # each lambda's own line
+        with pytest.raises(pto.PtoError) as e:
+            call()
+        assert located_at(e, at) == message
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        pto.run(copy_module, "a5", [x, x], entyr="copy")
+    assert located_at(e, at).startswith("pto.run(): got an unexpected keyword argument 'entyr' (did you mean 'entry'?); it takes (")
+    assert np.array_equal(pto.run(copy_module, "a2", [np.arange(16 * 64, dtype=np.float32), x])[1], np.arange(16 * 64))

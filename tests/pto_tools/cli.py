@@ -34,7 +34,7 @@ def save(directory: Path, arrays: Sequence[np.ndarray], prefix: str = "in") -> l
 def run_in_process(tool: str, *args: str) -> tuple[int, str, str]:
     """run_installed's (exit code, stdout, stderr), from the main function the console script
     calls, called in this process: for tests of what a command prints and writes, without a
-    process's start-up each (tests/test_cli_safety.py and pto_tools/test_files_and_processes.py
+    process's start-up each (tests/test_cli_safety.py and tests/pto_tools/test_files_and_processes.py
     test the installed commands as processes)."""
     import contextlib
     import importlib
