@@ -181,9 +181,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--inputs random draws every argument: give no .npy files with it")
     if args.inputs is None and (args.arg or args.indices != "table"):
         parser.error("--arg and --indices go with --inputs random")
+    named: dict[str, str] = {}
     for given in args.arg:
         if "=" not in given:
             parser.error(f"--arg takes NAME=VALUE, got '{given}'")
+        name = given.split("=", 1)[0]
+        if name in named:
+            parser.error(f"--arg gives {name} twice: '{named[name]}' and '{given}'")
+        named[name] = given
     return args
 
 
