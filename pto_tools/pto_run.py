@@ -193,8 +193,14 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
-    run_main(lambda: _run(args), lambda: args.kernel)
+    args: argparse.Namespace | None = None
+
+    def run() -> None:  # the arguments parsed inside run_main: --help and --version write to stdout too
+        nonlocal args
+        args = parse_args(argv)
+        _run(args)
+
+    run_main(run, lambda: args.kernel if args is not None else None)
 
 
 def _run(args: argparse.Namespace) -> None:
