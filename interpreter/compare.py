@@ -19,7 +19,6 @@ The kernel must be from before pto-lower: lowered IR runs on its own target only
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +42,8 @@ from targets import parse_list
 from interpreter.lowered import roles_of, runs_kernel, source_name, written_operands
 
 if TYPE_CHECKING:
+    import hashlib
+
     from passes.estimate import CostReport  # the cost model, imported by the runs that profile
 
 SHOWN_POSITIONS = 5
@@ -164,6 +165,14 @@ class _Write:
     op: Operation
 
 
+def _digest() -> hashlib.blake2b:
+    """A fresh 16-byte BLAKE2b. hashlib (its OpenSSL binding: a few ms to load) comes with the
+    runs that compare targets, not with every run that imports this module."""
+    import hashlib
+
+    return hashlib.blake2b(digest_size=16)
+
+
 class _WriteRecorder(Interpreter.Listener):
     """Follows, in execution order, each op that writes a tile or GM view, in memory bounded
     whatever the run's length: digests of what the writes from `start` on (up to `stop`)
@@ -178,7 +187,7 @@ class _WriteRecorder(Interpreter.Listener):
         """Writes so far, from the run's start."""
         self.keeps = stop is not None and stop - start <= KEPT_WRITES
         self.kept: list[_Write] = []
-        self.chains = (hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16))
+        self.chains = (_digest(), _digest())
         """Over the window's writes: where each is and what it wrote (valid region; whole tile)."""
         self.checkpoints: dict[int, tuple[bytes, bytes]] = {}
         """After n writes of the window: the chains' digests."""
@@ -207,7 +216,7 @@ class _WriteRecorder(Interpreter.Listener):
             self.approximate.setdefault(f"{location} {name}")
         if index < self.start or (self.stop is not None and index >= self.stop):
             return
-        valid, whole = hashlib.blake2b(digest_size=16), hashlib.blake2b(digest_size=16)
+        valid, whole = _digest(), _digest()
         for value in written:
             for digest, data in (
                 (valid, value.read_valid() if isinstance(value, Tile) else value.read2d()),

@@ -32,10 +32,8 @@ def rule_violations(module: Operation, target: targets.TargetInfo) -> Iterator[P
         try:
             check_op(op, target)
         except RuleViolation as e:
-            message = str(e)
-            if not message.endswith(f"on target {target}"):
-                message += f" (target {target})"
-            yield PtoError.at_op(op, message)
+            # the one place a rule's message names its target: the rule tables' messages never do
+            yield PtoError.at_op(op, f"{e} (target {target})")
     # after the instructions' rules, which say more of the layouts they take
     yield from past_storage
 
@@ -59,7 +57,7 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
             return PtoError.at_op(
                 op,
                 f"{_argument(value)}{loc} tile of {tile.size_bytes} bytes exceeds the {capacity} bytes of "
-                f"{MEMORY_NAMES[loc]} on target {target}",
+                f"{MEMORY_NAMES[loc]} (target {target})",
             )
     return None
 
@@ -70,6 +68,8 @@ def _boxes_past_storage(op: Operation) -> PtoError | None:
     values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
     for value in values:
         tile = value.type
+        if isinstance(tile, TileTypeBase) and (problem := tile.params.box_cols_problem()) is not None:
+            return PtoError.at_op(op, f"{_argument(value)}expects {problem} ({tile}): rows of boxes would overlap in storage")
         if isinstance(tile, TileTypeBase) and (outside := tile.params.element_outside_storage()) is not None:
             (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
             return PtoError.at_op(

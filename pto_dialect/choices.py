@@ -9,20 +9,31 @@ instruction that first needed it; each lowered op names the ones it records.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, Operation, SpacedOpaqueSyntaxAttribute
 from xdsl.irdl import irdl_attr_definition
 from xdsl.utils.str_enum import StrEnum
 
+Kind = TypeVar("Kind", bound="Choice")
+
+
+class _KindAttribute:
+    """`PadFill.Attr`: the attribute recording the choices of a kind (for `prop_def`), typed
+    `type[EnumAttribute[PadFill]]` for the checker (whose `.data` is a `PadFill`)."""
+
+    def __get__(self, choice: object, kind: type[Kind]) -> type[EnumAttribute[Kind]]:
+        return ChoiceAttr.KINDS[kind]
+
 
 class Choice(StrEnum):
     """A target choice, declared as `NAME = "value", "what the target then does"` in a kind of
     choice: a subclass named by its class keyword `kind` (`class PadFill(Choice, kind="pad_fill")`),
-    which makes the attribute recording its choices, `#pto_choice<kind value>`."""
+    which makes the attribute recording its choices, `#pto_choice<kind value>`: `PadFill.Attr`."""
 
     phrase: str
+    Attr = _KindAttribute()  # a descriptor: no member of the enum
 
     def __new__(cls, value: str, phrase: str):
         member = str.__new__(cls, value)
@@ -44,24 +55,16 @@ class ChoiceAttr:
 
 def _attribute(enum: type[Choice], kind: str) -> type[EnumAttribute]:
     """The attribute recording an enum's choices, `#pto_choice<kind value>`: a class named
-    `<Enum>Attr` in the enum's module (imported by that name: this module's `__getattr__`)."""
+    `<Enum>Attr` in the enum's module (reached as `<Enum>.Attr`)."""
 
     @irdl_attr_definition
-    class Attr(ChoiceAttr, EnumAttribute[enum], SpacedOpaqueSyntaxAttribute):  # pyright: ignore[reportGeneralTypeIssues]
+    class Attr(ChoiceAttr, EnumAttribute[enum], SpacedOpaqueSyntaxAttribute):
         name = f"pto_choice.{kind}"
         __doc__ = f"`#pto_choice<{kind} {'|'.join(enum)}>`: {enum.__doc__ or ''}"
 
     Attr.__name__ = Attr.__qualname__ = f"{enum.__name__}Attr"
     Attr.__module__ = enum.__module__
     return Attr
-
-
-def __getattr__(name: str) -> type[EnumAttribute]:
-    """`IndexReadAttr`: the attribute recording the choices of the kind `IndexRead` (for `prop_def`)."""
-    kind = globals().get(name.removesuffix("Attr")) if name.endswith("Attr") else None
-    if kind not in ChoiceAttr.KINDS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return ChoiceAttr.KINDS[kind]
 
 
 def choice(value: Choice) -> Attribute:
@@ -718,4 +721,19 @@ class TriRun(Choice, kind="tri_run"):
     REGISTERS = "registers", (
         "npu/a5/TTri.hpp: at its own length, within the row's ceil(valid cols / E) registers (E = 256 bytes / "
         "element size), so past the valid columns into the storage after the row where the run is longer"
+    )
+
+
+# ---------------------------------------------------------------------------
+# Row broadcasts (pto_dialect/instructions/broadcast.py)
+
+
+class FullOperand(Choice, kind="full_operand"):
+    """Which input a row broadcast takes as its full operand where both have dst's valid shape
+    (the other is then its per-row operand)."""
+
+    SRC0 = "src0", "src0 (cpu/TRowExpandOp.hpp, npu/a5/TRowExpand*.hpp, a2a3's forms with a tmp)"
+    LARGER_ROW_STRIDE = "larger_row_stride", (
+        "the one of the larger row stride (Tile::RowStride: Cols if row-major, else 1), src0 on a tie "
+        "(npu/a2a3/TRowExpandAdd.hpp, Sub, Mul, Div, Max, Min without a tmp)"
     )

@@ -6,7 +6,7 @@ violation they raise. Nothing here knows a target; each target's folder has its 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import DYNAMIC_INDEX
@@ -153,11 +153,6 @@ def inferred_strides(value: SSAValue) -> tuple[int, ...] | None:
     if isinstance(owner, MakeTensorViewOp):
         return tuple(UNKNOWN if (c := constant_index(s)) is None else c for s in owner.strides)
     return None
-
-
-def per_target(rows: Mapping[str, object], cells: list[tuple[str, Callable[..., str]]]) -> list[tuple[str, dict[str, str]]]:
-    """A docs table: for each (rule, cell) pair, the rule and the cell of each target's row."""
-    return [(rule, {name: cell(row) for name, row in rows.items()}) for rule, cell in cells]
 
 
 def known(*dims: int) -> bool:

@@ -23,7 +23,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 
 from xdsl.irdl import irdl_op_definition, prop_def
 
-from pto_dialect.choices import Choice, ChoiceAttr, NumericsAttr
+from pto_dialect.choices import Choice, ChoiceAttr, Numerics
 from pto_dialect.instruction import Instruction, camel
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.ops.common import PtoInstructionOp
@@ -57,7 +57,7 @@ class FamilyLoweredOp(LoweredOp):
     """A family member's lowered op: the pto op's operands, and `numerics` besides the member's
     own choices (every target says whether public code fixes the values it computes)."""
 
-    numerics = prop_def(NumericsAttr)
+    numerics = prop_def(Numerics.Attr)
     MEMBER: ClassVar[Member]
 
 

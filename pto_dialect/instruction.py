@@ -163,6 +163,11 @@ DocsCells = Sequence[tuple[str, Callable[[Any], str]]]
 """A docs table's rows: what each says, and its cell of one target's rule row."""
 
 
+def per_target(rows: Mapping[str, Any], cells: DocsCells) -> list[tuple[str, dict[str, str]]]:
+    """A docs table: for each (rule, cell) pair, the rule and the cell of each target's row."""
+    return [(rule, {name: cell(row) for name, row in rows.items()}) for rule, cell in cells]
+
+
 class RuleRow:
     """The base of an instruction's rule-row type: what a target accepts, the rule that checks
     it (`check`) and the docs table that shows it (`DOCS`, one row per rule)."""
@@ -176,9 +181,7 @@ class RuleRow:
     @classmethod
     def describe(cls, rows: Mapping[str, Any]) -> list[tuple[str, dict[str, str]]]:
         """The docs table of each target's row (by target name)."""
-        from pto_dialect.facts import per_target  # facts reads the ops, which read this module
-
-        return per_target(rows, list(cls.DOCS))
+        return per_target(rows, cls.DOCS)
 
 
 CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]
@@ -209,7 +212,8 @@ class Instruction:
     """(op, the target's rule row) -> the tile to add, or None."""
     untouched: Callable[[Any, Any], frozenset[str]] | None = None
     """(op, the target's rule row) -> the operand roles the target's code neither reads nor
-    writes (a tmp it ignores): the memory plan gives them no live range at the op."""
+    writes (a tmp it ignores): the memory plan gives them no live range at the op. The rule
+    rows say it (`tmp_untouched_unless` reads their fact), so each target's column is its answer."""
     asm: AsmForm | None = AsmForm()
     form: Callable[[Any], str] = lambda op: ""
     """The op's form, where the instruction has several (`index`, `mask`, ...): messages
@@ -244,3 +248,9 @@ class Instruction:
 
     def __repr__(self) -> str:
         return f"<instruction {self.name}>"
+
+
+def tmp_untouched_unless(used: bool) -> frozenset[str]:
+    """`Instruction.untouched` of an instruction whose tmp is the one operand a target's code may
+    ignore: the tmp, unless the target's rule row says its code reads or writes it (`used`)."""
+    return frozenset() if used else frozenset({"tmp"})

@@ -16,7 +16,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
 from xdsl.irdl import AttrSizedOperandSegments, IRDLOperation, ParsePropInAttrDict, prop_def, traits_def, var_operand_def
 
-from pto_dialect.choices import NumericsAttr
+from pto_dialect.choices import Numerics
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp, Roles
 
 if TYPE_CHECKING:
@@ -121,6 +121,6 @@ def lowered_base(
             "KERNEL": staticmethod(kernel),
             "FOOTPRINT": staticmethod(footprint) if footprint else None,
             **{name: prop_def(kind) for name, kind in choices.items()},
-            "numerics": prop_def(NumericsAttr),
+            "numerics": prop_def(Numerics.Attr),
         },
     )

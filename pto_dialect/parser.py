@@ -14,7 +14,6 @@ by skipping the text (bench/parse.py).
 
 from __future__ import annotations
 
-import difflib
 import re
 import sys
 from bisect import bisect_right
@@ -163,6 +162,8 @@ class LocatedParser(Parser):
         if "." in name:
             dialect = name.partition(".")[0]
             known += [op.name for d in self.ctx.registered_dialect_names if d == dialect for op in self.ctx.get_dialect(d).operations]
+        import difflib  # only for this error
+
         nearest = difflib.get_close_matches(name, sorted(set(known)), n=1)
         hint = f"; did you mean {nearest[0]}?" if nearest else ""
         return ParseError(span, f"Operation {name} is not registered{hint}")

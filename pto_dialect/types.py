@@ -101,20 +101,33 @@ class TileParams:
 
     def storage_offset(self, r, c):  # noqa: ANN001, ANN201 (ints, or NumPy arrays broadcasting)
         """Where logical element (r, c) of a boxed tile lives in its storage: boxes of
-        `inner_box` ordered by blayout (row_major: along rows of boxes; col_major: down columns
-        of boxes), elements inside a box by slayout (pto-isa's GetOffset). NZ (col_major +
-        row_major boxes of 16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0."""
+        `inner_box`, a row of boxes Cols x box-rows elements long (blayout row_major) or a column
+        of boxes Rows x box-cols long (col_major), elements inside a box by slayout (pto-isa's
+        cpu/tile_offsets.hpp GetTileElementOffsetSubfractals). NZ (col_major + row_major boxes of
+        16 x C0) gives (c // C0)*Rows*C0 + r*C0 + c % C0, also where Rows is not a multiple of 16
+        (a one-row tile: column c at c), as TLOAD lays it out (a2a3 TLoad.hpp: Rows x C0 per
+        column of boxes); counting whole boxes per column (Rows // 16) would put every column of
+        boxes of such a tile on the first."""
         box = self.inner_box
         assert box is not None, "a boxed layout"
         br, bc = box
         box_row, in_r = divmod(r, br)
         box_col, in_c = divmod(c, bc)
         if self.is_row_major:
-            box_index = box_row * (self.cols // bc) + box_col
+            box_start = box_row * self.cols * br + box_col * br * bc
         else:
-            box_index = box_col * (self.rows // br) + box_row
+            box_start = box_col * self.rows * bc + box_row * br * bc
         inner = in_r * bc + in_c if self.slayout == "row_major" else in_c * br + in_r
-        return box_index * (br * bc) + inner
+        return box_start + inner
+
+    def box_cols_problem(self) -> str | None:
+        """What is wrong with a boxed tile's columns, or None: they must split into whole boxes
+        (pto-isa's Tile static_asserts `Cols % InnerCols == 0`, pto_tile.hpp:1520; PTOAS's
+        verifier alike), else rows of boxes overlap in storage."""
+        box = self.inner_box
+        if box is None or self.cols % box[1] == 0:
+            return None
+        return f"boxed tile cols to be a multiple of innerCols ({box[1]}), but got {self.cols}"
 
     def element_outside_storage(self) -> tuple[int, int, int] | None:
         """The first element (r, c) whose storage offset is past the tile's rows x cols

@@ -29,7 +29,6 @@ terminal, a run longer than a couple of seconds shows a progress bar on stderr
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -233,10 +232,10 @@ def _run(args: argparse.Namespace) -> None:
     if args.out:
         write_outputs(Path(args.out), {Path(f"{name}.npy"): array for name, array in named} | _saved_inputs(args, arrays))
     if profiler is not None and args.profile == "json":  # stdout holds the JSON only (its "target" says which)
-        print(json.dumps(profiler.report().json(), indent=2))
+        print(_json(profiler.report().json(), indent=2))
         return
     if profiler is not None and profiler.timeline is not None:  # stdout holds the trace only
-        print(json.dumps(profiler.timeline.chrome_trace()))
+        print(_json(profiler.timeline.chrome_trace()))
         return
     print(f"target: {chosen.target} ({chosen.why})")  # once it ran: an interrupted run prints nothing
     if args.inputs is not None:
@@ -269,6 +268,13 @@ def _inputs(interpreter, module: ModuleOp, args: argparse.Namespace) -> list[np.
     except PtoError as e:
         message = str(e)  # a message without a location comes from the flags
         raise PtoError(f"pto-run: {message}" if message.startswith("error:") else message) from e
+
+
+def _json(data: object, indent: int | None = None) -> str:
+    """`--profile=json` and `=trace`'s output (json imported by the runs that print it)."""
+    import json
+
+    return json.dumps(data, indent=indent)
 
 
 def _saved_inputs(args: argparse.Namespace, arrays: list[np.ndarray]) -> dict[Path, np.ndarray]:
@@ -376,7 +382,7 @@ def _compare(interpreter, module, arrays: list[np.ndarray], args: argparse.Names
     profiles = list(report.profiles.values())
     if args.profile == "json":  # stdout holds the JSON only
         print(report.text(), end="", file=sys.stderr)
-        print(json.dumps([p.json() for p in profiles], indent=2))
+        print(_json([p.json() for p in profiles], indent=2))
     else:
         print(report.text(), end="")
         if args.profile:

@@ -6,7 +6,7 @@ passes its own rules, functions and choices, and lists the entries whose shape i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from xdsl.pattern_rewriter import RewritePattern
 
@@ -14,7 +14,7 @@ from lowering.convert import Lowered, TargetLowering, TargetOps
 from pto_dialect.choices import BroadcastDivisor, Capacity, Choice, ExtremeNan, IndexRead, PartFill, ReduceOrder, Stride, VectorRead
 from pto_dialect.family import Family
 from pto_dialect.instruction import Instruction
-from pto_dialect.instructions.broadcast import broadcast_choices, COL_BROADCASTS, ROW_BROADCASTS
+from pto_dialect.instructions.broadcast import broadcast_choices, BroadcastRules, COL_BROADCASTS, row_broadcast_choices, ROW_BROADCASTS
 from pto_dialect.instructions.compare import COMPARE_SELECT
 from pto_dialect.instructions.elementwise import BINARY, FILL, TILE_SCALAR
 from pto_dialect.instructions.mgather import MGATHER
@@ -99,12 +99,16 @@ def reductions(ops: TargetOps, row: ReduceOrder, col: ReduceOrder, nan: ExtremeN
 
 
 def broadcasts(
-    ops: TargetOps, row: VectorRead, col: VectorRead, nan: ExtremeNan, divisor: BroadcastDivisor, approximate: Mapping[str, str]
+    ops: TargetOps, rules: Mapping[Instruction, object], row: VectorRead, col: VectorRead, nan: ExtremeNan,
+    divisor: BroadcastDivisor, approximate: Mapping[str, str],
 ) -> Entries:
     """Both broadcast families: where a row (`row`) and a column broadcast (`col`) read their
-    per-row operand, what max / min give for NaN, what a zero divisor gives; `approximate` as above."""
+    per-row operand, what max / min give for NaN, what a zero divisor gives; a row broadcast's
+    full operand from the target's rule row of it in `rules` (its RULES); `approximate` as above."""
+    row_rules = {member.mnemonic: cast(BroadcastRules, rules[instruction]) for member, instruction in ROW_BROADCASTS}
     return {
-        **ops.family(ROW_BROADCASTS, lambda member, op: broadcast_choices(member, row, nan, divisor), _within(ROW_BROADCASTS, approximate)),
+        **ops.family(ROW_BROADCASTS, lambda member, op: row_broadcast_choices(member, row_rules[member.mnemonic], op, row, nan, divisor),
+                     _within(ROW_BROADCASTS, approximate)),
         **ops.family(COL_BROADCASTS, lambda member, op: broadcast_choices(member, col, nan, divisor), _within(COL_BROADCASTS, approximate)),
     }
 

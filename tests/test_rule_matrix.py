@@ -238,7 +238,7 @@ def target_accepts(text: str, target: str) -> bool:
     try:
         verify_target(module, target)
     except PtoError as e:
-        assert f"(target {target})" in str(e) or str(e).endswith(f"on target {target}"), str(e)
+        assert str(e).endswith(f"(target {target})"), str(e)
         return False
     return True
 

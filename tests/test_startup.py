@@ -6,6 +6,7 @@ do not use, and a run loads only its target's dialect and xDSL's func, arith and
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -161,24 +162,71 @@ def test_a_run_defines_only_the_ops_it_makes():
     assert 0 < int(done.stdout.rsplit("DEFINED", 1)[1]) < 20
 
 
+REGISTRATIONS_PROBE = """
+import abc, contextlib, io, sys
+registered = []
+register = abc.ABCMeta.register
+def recording(cls, subclass):
+    registered.append(cls)
+    return register(cls, subclass)
+abc.ABCMeta.register = recording  # before any op or attribute class exists
+import targets
+from pto_dialect.dialect import PTO
+from pto_tools.pto_run import main
+from xdsl.ir import Attribute, Operation
+with contextlib.redirect_stdout(io.StringIO()):
+    main(sys.argv[1:])
+ops = [*PTO.operations, *(op for t in targets.REGISTRY for op in t.dialect.operations)]
+classes, pending = set(), [Operation, Attribute]
+while pending:
+    cls = pending.pop()
+    if cls not in classes:
+        classes.add(cls)
+        pending += cls.__subclasses__()
+nominal = not isinstance([], Operation) and all(issubclass(op, Operation) for op in ops)
+print(len(registered), len(classes), nominal, *sorted(c.__qualname__ for c in registered if c in classes))
+"""
+
+
 def test_no_op_or_attribute_class_has_a_virtual_subclass():
     """`isinstance` against an op or attribute class answers from the MRO (pto_dialect/nominal_checks.py),
     which is what ABCMeta's walk over the subclasses finds only while none of them has a registered
-    virtual subclass: none has, with every dialect of the project declared."""
-    import abc
+    virtual subclass: none gets one (`ABCMeta.register`, followed from before xDSL is imported) while
+    every dialect of the project is declared and a2a3 runs the example (NumPy's random module, which
+    registers some on other ABCs, included)."""
+    done = subprocess.run(
+        [sys.executable, "-c", REGISTRATIONS_PROBE, str(EXAMPLE), "--inputs", "random"],
+        capture_output=True, text=True, check=True,
+    )
+    registrations, classes, nominal, *on_ops_or_attributes = done.stdout.split()
+    assert int(registrations) > 0  # the probe sees registrations
+    assert int(classes) > 800
+    assert nominal == "True"
+    assert on_ops_or_attributes == []
 
-    import targets
-    from pto_dialect.dialect import PTO
-    from xdsl.ir import Attribute, Operation
 
-    ops = [*PTO.operations, *(op for t in targets.REGISTRY for op in t.dialect.operations)]
-    classes, pending = set[type](), [Operation, Attribute]
-    while pending:
-        cls = pending.pop()
-        if cls not in classes:
-            classes.add(cls)
-            pending += cls.__subclasses__()
-    assert len(classes) > 800
-    registered = [c.__qualname__ for c in classes if isinstance(c, abc.ABCMeta) and abc._get_dump(c)[0]]  # pyright: ignore[reportAttributeAccessIssue]
-    assert registered == []
-    assert not isinstance([], Operation) and all(issubclass(op, Operation) for op in ops)
+BLAS_PROBE = """
+import os, sys
+from pto_tools import cli
+numpy_before = "numpy" in sys.modules
+try:
+    cli.pto_run()
+except SystemExit:
+    pass
+print(numpy_before, "numpy" in sys.modules, *(os.environ.get(name) for name in cli.BLAS_THREAD_COUNTS))
+"""
+
+
+def test_commands_ask_blas_for_one_thread_unless_told():
+    """Before NumPy is imported, pto-run sets each BLAS thread count the user left unset to 1."""
+    from pto_tools.cli import BLAS_THREAD_COUNTS
+
+    unset = {k: v for k, v in os.environ.items() if k not in BLAS_THREAD_COUNTS}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", BLAS_PROBE, str(EXAMPLE), "--inputs", "random"],
+            capture_output=True, text=True, check=True, env=unset | given,
+        ).stdout.splitlines()[-1].split()
+        for given in ({}, {"OPENBLAS_NUM_THREADS": "3"})
+    ]
+    assert runs == [["False", "True", "1", "1", "1"], ["False", "True", "3", "1", "1"]]

@@ -11,12 +11,13 @@ its formula (none for the plain expand) and the intrinsic its cost is priced as.
         pto.trowexpandsub ins(%src0, %src1[, %tmp] : T0, T1[, Tt]) outs(%dst : Td)
         %d = pto.trowexpandsub %src0, %src1 : (T0, T1) -> Td
 
-The full operand is the one whose valid shape is dst's (src0 first); the per-row operand is a
-col-major tile with one valid column (mode 1) or a row-major tile with 32 bytes of valid
-columns (mode 2). In mode 2 every target reads the per-row operand's columns cyclically,
-`j % (32 bytes)`: the simulator through `c % src1.GetValidCol()` (cpu/TRowExpandOp.hpp), a2a3
-with a 32-byte block repeated across each repeat (block stride 0, a2a3/TRowExpandBinOp.hpp),
-a5 by a BLK load (a5/TRowExpandBinOp.hpp).
+The full operand is the one whose valid shape is dst's (where both have it, src0, or on a2a3
+without a tmp the larger row stride: `full_operand`); the per-row operand is a col-major tile
+with one valid column (mode 1) or a row-major tile with 32 bytes of valid columns (mode 2).
+In mode 2 every target reads the per-row operand's columns cyclically, `j % (32 bytes)`: the
+simulator through `c % src1.GetValidCol()` (cpu/TRowExpandOp.hpp), a2a3 with a 32-byte block
+repeated across each repeat (block stride 0, a2a3/TRowExpandBinOp.hpp), a5 by a BLK load
+(a5/TRowExpandBinOp.hpp).
 
 The column broadcasts (TCOLEXPAND and TCOLEXPAND{ADD,SUB,MUL,DIV,MAX,MIN,EXPDIF}) take row 0 of
 src1 (of src for TCOLEXPAND) for every row: dst[i, j] = f(src0[i, j], src1[0, j]), every tile
@@ -24,6 +25,8 @@ row-major, src0 of dst's shape and valid shape (cpu/TColExpandOp.hpp, TColExpand
 a5 TColExpandBinOp.hpp; PTOAS's verifyTColExpandBinaryLikeOp).
 
 What targets decide, as their lowered ops record:
+- `full_operand`: which input is the full operand where both have dst's valid shape, from the
+  target's rule row (so verification and the run agree).
 - `vector_read` (mode 2): the simulator reads row i of the per-row operand through its layout;
   a2a3 and a5 read the 32-byte block at i * 32 bytes of its storage (the same where the tile
   is 32 bytes wide).
@@ -43,13 +46,13 @@ from typing import Any, ClassVar
 
 from xdsl.ir import Attribute
 
-from pto_dialect.choices import Choice, ExtremeNan, VectorRead, BroadcastDivisor
+from pto_dialect.choices import Choice, ExtremeNan, FullOperand, VectorRead, BroadcastDivisor
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, same_element_type
@@ -190,18 +193,41 @@ class BroadcastRules:
     """The plain expand's src none_box (ND or DN) and dst ND (a2a3/a5 TRowExpand.hpp); else any."""
     tmp_mode1_capacity: bool
     """A tmp form takes a mode-1 (col-major) per-row operand and holds vbrcb's broadcast:
-    ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract)."""
+    ceil(rows / 8) * 256 bytes below 256 rows, else 30 * 256 (a2a3; PTOAS's tmp contract). Else
+    the target's code ignores a tmp (cpu/TRowExpandOp.hpp, the a5 4-argument overloads): it
+    takes no UB at the op (`untouched`)."""
     note: str
     """Where the rules come from."""
-    full_by_row_stride: bool = False
-    """Where both inputs have dst's valid shape, the full operand is the one of the larger row
-    stride (src0 on a tie; a2a3 TRowExpand*.hpp); else src0 whenever its valid shape is dst's,
-    whatever its layout (cpu/TRowExpandOp.hpp, a5 TRowExpand*.hpp)."""
+    full_operand: FullOperand = FullOperand.SRC0
+    """Which input is the full operand where both have dst's valid shape, in the form without a
+    tmp (the lowering records it, `full_operand`, for the run); else src0 whenever its valid shape
+    is dst's, whatever its layout."""
 
 
-def _row_stride(t: TileFacts) -> int:
-    """Elements between rows, as pto-isa's Tile::RowStride (1 in a col-major tile)."""
-    return t.cols if t.is_row_major else 1
+def full_operand(rules: BroadcastRules, with_tmp: bool) -> FullOperand:
+    """A row broadcast's full-operand choice under `rules`: a form with a tmp takes src0 on every
+    target (a2a3 TRowExpandAdd.hpp:98-103 and its siblings test src0's valid shape alone; a5's
+    forward to the form without a tmp, which does the same)."""
+    return FullOperand.SRC0 if with_tmp else rules.full_operand
+
+
+def src0_is_full(
+    choice: FullOperand, valid: tuple[Any, Any, Any], row_strides: tuple[int, int]
+) -> bool:
+    """Whether src0 is the full operand, from the (src0, src1, dst) valid shapes and the inputs'
+    row strides: src0 has dst's valid shape and, where src1 has it too and the target takes the
+    larger row stride, src0's is at least src1's."""
+    src0_valid, src1_valid, dst_valid = valid
+    if src0_valid != dst_valid:
+        return False
+    if choice == FullOperand.LARGER_ROW_STRIDE and src1_valid == dst_valid:
+        return row_strides[0] >= row_strides[1]
+    return True
+
+
+def row_stride(rows_cols: tuple[int, int], is_row_major: bool) -> int:
+    """Elements between rows of a rows x cols tile, as pto-isa's Tile::RowStride (1 in a col-major tile)."""
+    return rows_cols[1] if is_row_major else 1
 
 
 def per_row_operand(full: TileFacts, vector: TileFacts) -> str | None:
@@ -223,7 +249,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
 
 def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
     require_type("dst", dst.elem, rules.types)
     if "src" in operands:
@@ -241,9 +267,8 @@ def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute],
         return t.is_row_major and _same_valid(t, dst) and per_row_operand(dst, other) is None
 
     if known(src0.valid_row, src0.valid_col, src1.valid_row, src1.valid_col, dst.valid_row, dst.valid_col):
-        src0_full = src0.valid_shape == dst.valid_shape  # as the headers pick the full operand
-        if src0_full and src1.valid_shape == dst.valid_shape and rules.full_by_row_stride:
-            src0_full = _row_stride(src0) >= _row_stride(src1)
+        src0_full = src0_is_full(full_operand(rules, tmp is not None), (src0.valid_shape, src1.valid_shape, dst.valid_shape),
+                                 (row_stride(src0.shape, src0.is_row_major), row_stride(src1.shape, src1.is_row_major)))
     else:  # picked at run time: the reading that can hold
         src0_full = full_beside(src0, src1) or (not full_beside(src1, src0) and _same_valid(src0, dst))
     full, vector = (src0, src1) if src0_full else (src1, src0)
@@ -267,7 +292,7 @@ def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Att
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note, "row-major")
+    implemented_vec_tiles(operands, rules.types, rules.note, "row-major")
     require_type("dst", dst.elem, rules.types)
     vector = operands.get("src1", operands.get("src"))
     if "src0" in operands:
@@ -289,8 +314,8 @@ def describe(t: dict[str, BroadcastRules]) -> list[tuple[str, dict[str, str]]]:
         ("per-row operand", lambda r: "col-major with one valid column, or row-major with 32 bytes of valid columns; "
          "dst's valid rows"),
         ("full operand", lambda r: "dst's valid shape, row-major; "
-         + ("where both inputs have it, the larger row stride (src0 on a tie)" if r.full_by_row_stride
-            else "src0 whenever it has it (src1 is then the per-row operand)")),
+         + ("where both inputs have it, the larger row stride (src0 on a tie; src0 with a tmp)"
+            if r.full_operand == FullOperand.LARGER_ROW_STRIDE else "src0 whenever it has it (src1 is then the per-row operand)")),
         ("tmp", lambda r: "mode 1 only; ceil(rows / 8) * 256 bytes (30 * 256 from 256 rows)"
          if r.tmp_mode1_capacity else "unused"),
         ("why", lambda r: r.note),
@@ -343,17 +368,25 @@ def binary_expand_kernel(row: Broadcast) -> Callable[..., None]:
     compute = row.compute
     into_dst = takes_out(compute)
 
-    def kernel(o: dict, *, vector_read: VectorRead, **choices: Any) -> None:  # noqa: ANN401
-        src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    def kernel(o: dict, *, vector_read: VectorRead, full_operand: FullOperand, **choices: Any) -> None:  # noqa: ANN401
+        src0_full, full, vector = full_and_vector(o, full_operand)
+        dst = o["dst"]
         rows, cols = dst.valid_shape
-        src0_full = src0.valid_shape == dst.valid_shape
-        full, vector = (src0, src1) if src0_full else (src1, src0)
         a = full.read_valid()
         b = per_row_values(vector, rows, cols, vector_read)
         compute_into(dst, compute, (a, b) if src0_full else (b, a), choices, into_dst)
 
     kernel.__doc__ = row.summary
     return kernel
+
+
+def full_and_vector(o: dict, choice: FullOperand) -> tuple[bool, Tile, Tile]:
+    """Whether src0 is a row broadcast's full operand under the op's `full_operand` choice, then
+    its full and per-row operands."""
+    src0, src1, dst = o["src0"], o["src1"], o["dst"]
+    src0_full = src0_is_full(choice, (src0.valid_shape, src1.valid_shape, dst.valid_shape),
+                             (row_stride(src0.type.shape, src0.type.is_row_major), row_stride(src1.type.shape, src1.type.is_row_major)))
+    return (src0_full, src0, src1) if src0_full else (src0_full, src1, src0)
 
 
 def col_expand_kernel(o: dict, **_: object) -> None:
@@ -391,10 +424,9 @@ def expand_footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(src, False, rect(src, dst.valid_row, 1)), (dst, True, valid_rect(dst))], [])
 
 
-def binary_expand_footprint(o: dict, *, vector_read: VectorRead, **_: object) -> Footprint:
-    src0, src1, dst = o["src0"], o["src1"], o["dst"]
-    src0_full = src0.valid_shape == dst.valid_shape
-    full, vector = (src0, src1) if src0_full else (src1, src0)
+def binary_expand_footprint(o: dict, *, vector_read: VectorRead, full_operand: FullOperand, **_: object) -> Footprint:
+    full, vector = full_and_vector(o, full_operand)[1:]
+    dst = o["dst"]
     rows, width = dst.valid_row, vector.valid_col
     if vector_read == VectorRead.PACKED_BLOCKS and vector.type.is_row_major and width > 1:
         per_row = np.arange(rows * width)  # the packed blocks: storage elements 0 .. rows * 32 bytes
@@ -475,8 +507,12 @@ def _broadcast(
     lowered = member_lowered_base(BroadcastBase, op, row, kernel, footprint)
     return member_instruction(
         row, lowered, rules=BroadcastRules, check_rule=check_fn, docs_table=describe, emit=emitter(row), cost=COST,
-        in_place={} if plain else in_place,
+        in_place={} if plain else in_place, untouched=untouched if "tmp" in op.WORKSPACE else None,
     )
+
+
+def untouched(op: PtoInstructionOp, rules: BroadcastRules) -> frozenset[str]:
+    return tmp_untouched_unless(rules.tmp_mode1_capacity)
 
 
 def row_broadcast(row: Broadcast) -> Instruction:
@@ -498,7 +534,7 @@ COLUMN_IN_PLACE = {
     )
 }
 
-READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead}
+READ: Mapping[str, type[Choice]] = {"vector_read": VectorRead, "full_operand": FullOperand}
 
 VECTOR_UNIT_REFERENCES = {
     f"t{axis}expand{operation}": reference
@@ -535,10 +571,21 @@ ROW_BROADCASTS = Family.of(
 """A per-row value across each row of dst, alone or with a full tile."""
 
 
-def broadcast_choices(row: Member, read: VectorRead, nan: ExtremeNan, zero: BroadcastDivisor) -> dict[str, Choice]:
+def broadcast_choices(
+    row: Member, read: VectorRead, nan: ExtremeNan, zero: BroadcastDivisor, full: FullOperand = FullOperand.SRC0
+) -> dict[str, Choice]:
     """A target's choices for a broadcast row: those of its choices the row records."""
-    every = {"vector_read": read, "nan": nan, "zero_divisor": zero}
+    every = {"vector_read": read, "nan": nan, "zero_divisor": zero, "full_operand": full}
     return {name: every[name] for name in row.choices}
+
+
+def row_broadcast_choices(
+    row: Member, rules: BroadcastRules, op: PtoInstructionOp, read: VectorRead, nan: ExtremeNan, zero: BroadcastDivisor
+) -> dict[str, Choice]:
+    """A target's choices for a row broadcast `op` of the row `row`, its full operand from the
+    target's rule row `rules` (as verification picks it)."""
+    with_tmp = isinstance(op, RowExpandBinaryOp) and op.tmp is not None
+    return broadcast_choices(row, read, nan, zero, full_operand(rules, with_tmp))
 
 
 COL_BROADCASTS = Family.of(

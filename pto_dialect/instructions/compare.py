@@ -40,9 +40,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import CmpMode, CmpModeAttr
 from pto_dialect.choices import Choice, CompareRead, MaskWalk, MaskWrite, SelectTmp
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import REPEAT_BYTES
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
 from pto_dialect.ops.common import PtoInstructionOp, Roles
@@ -182,6 +182,12 @@ class CompareSelectRules:
     tmp_min_bytes: Mapping[int, int] = field(default_factory=dict)
     """A select's tmp capacity per data element width (what the code writes into it)."""
 
+    @property
+    def uses_tmp(self) -> bool:
+        """The target's select code writes its tmp (a2a3); else it ignores it (cpu/TSel.hpp,
+        TSelS.hpp, a5/TSel.hpp, TSels.hpp), which takes no UB at the op (`untouched`)."""
+        return bool(self.tmp_elem_bytes or self.tmp_same_type or self.tmp_min_bytes)
+
 
 def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileFacts]]:
     mask = operands["dst" if compare else "mask"]
@@ -189,8 +195,8 @@ def _mask_and_data(operands: dict, compare: bool) -> tuple[TileFacts, list[TileF
     return mask, data
 
 
-def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts, target: str) -> None:
-    require(bool(rules.types_by_mask), f"is not implemented on target {target} ({rules.note})")
+def _check_types(rules: CompareSelectRules, mask: TileFacts, data: TileFacts) -> None:
+    require(bool(rules.types_by_mask), f"is not implemented: {rules.note}")
     require_type(mask.role, mask.elem, frozenset(rules.types_by_mask))
     allowed = rules.types_by_mask[mask.elem.mlir]
     require(
@@ -221,7 +227,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> None:
 def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst, data = _mask_and_data(operands, compare=True)
     src = data[0]
-    _check_types(rules, dst, src, target)
+    _check_types(rules, dst, src)
     _check_tiles(rules, [*data, dst])
     for other in data[1:]:
         _same_valid(src, other)
@@ -243,7 +249,7 @@ def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str,
 def check_select(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     mask, tmp, dst = operands["mask"], operands.get("tmp"), operands["dst"]
     _, data = _mask_and_data(operands, compare=False)
-    _check_types(rules, mask, dst, target)
+    _check_types(rules, mask, dst)
     _check_tiles(rules, [mask, *data])
     for src in data:
         if src is not dst:
@@ -274,9 +280,13 @@ def describe(t: dict[str, CompareSelectRules]) -> list[tuple[str, dict[str, str]
             "dst's type" if r.tmp_same_type else "",
             f"{r.tmp_elem_bytes}-byte elements" if r.tmp_elem_bytes else "",
             "; ".join(f">= {n} B for {b}-byte data" for b, n in sorted(r.tmp_min_bytes.items())),
-        ])) or "unused"),
+        ])) if r.uses_tmp else "unused"),
         ("why", lambda r: r.note),
     ])
+
+
+def untouched_by_select(op: SelectOp, rules: CompareSelectRules) -> frozenset[str]:
+    return tmp_untouched_unless(rules.uses_tmp)
 
 
 def implicit_tile_tmp(op: SelectOp, rules: CompareSelectRules) -> AllocTileOp | None:
@@ -620,6 +630,7 @@ def declare(row: CompareSelect) -> Instruction:
             refused="dst over another place of a source would overwrite elements still to be read.",
         )} if row.in_place else {},
         implicit_tmp=None if compare else (implicit_tile_tmp if "src0" in row.op_base.SAME_TYPE else implicit_scalar_tmp),
+        untouched=None if compare else untouched_by_select,
         cost=InstructionCost(on={
             CceMachine: _cce_compare if compare else _cce_select, VfMachine: _vf, SimulatorMachine: _simulated,
         }),

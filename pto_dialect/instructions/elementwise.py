@@ -44,9 +44,9 @@ from xdsl.utils.exceptions import VerifyException
 from pto_dialect.attributes import PRECISION_ATTRS, DivPrecisionAttr, FmodPrecisionAttr, PowPrecisionAttr, Precision, RemPrecisionAttr
 from pto_dialect.choices import AbsSign, BothNan, ByteLanes, Choice, Division, ExpArithmetic, ShiftRange, Unordered, ZeroDivisor, ZeroReciprocal
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.dtypes import element_info
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, takes_out, valid_rect
@@ -217,6 +217,9 @@ TMP_LIKE_DST = "dst's valid shape"
 TMP_DST_TYPE = "dst's tile type (the C++ takes `TileDst& tmp`)"
 TMP_REMAINDER = "at least dst's Cols + 2 * ceil(Cols / 64) elements (the quotients, then the compare mask at tmp + Cols)"
 TMP_ONE_ROW = "at least 1 valid row and dst's valid columns (one row of quotients and the compare mask, reused by every row)"
+TMP_ONE_BLOCK = "any tile (its first 32 bytes receive the 1.0s the division reads)"
+IGNORED_TMPS = (TMP_ANY, TMP_DST_TYPE)
+"""The `tmp` kinds whose code never reads or writes the tile: it takes no UB at the op (`untouched`)."""
 
 
 def remainder_tmp_columns(cols: int) -> int:
@@ -238,18 +241,19 @@ class ElementwiseRules:
     high_precision_types: frozenset[str] | None = None
     """dst's element types with precisionType = high_precision, where the code restricts them."""
     tmp: str = TMP_ANY
-    """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_LIKE_DST (dst's
-    valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and two per 64 of them more), TMP_ONE_ROW
-    (a2a3 TREMS: a valid row as wide as dst's)."""
+    """What a tmp tile must be (members with one): TMP_ANY (unused), TMP_DST_TYPE (unused, but
+    typed as dst), TMP_LIKE_DST (dst's valid shape), TMP_REMAINDER (a2a3 TREM: dst's columns and
+    two per 64 of them more), TMP_ONE_ROW (a2a3 TREMS: a valid row as wide as dst's), TMP_ONE_BLOCK
+    (a2a3 TRSQRT: its first block written)."""
     not_in_place: str = ""
     """Why the target does not compute dst over an input (empty: it does)."""
 
 
-def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
+def implemented_vec_tiles(operands: dict, types: frozenset[str], note: str, row_major: str = "") -> list[TileFacts]:
     """The tile operands, once checked that the target implements the instruction (its element
     `types` are not empty; else `note` says why) and that each is a Vec tile (and, where
     `row_major` words the layout, row-major)."""
-    require(bool(types), f"is not implemented on target {target} ({note})")
+    require(bool(types), f"is not implemented: {note}")
     tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
@@ -260,7 +264,7 @@ def implemented_vec_tiles(operands: dict, target: str, types: frozenset[str], no
 
 def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     dst = operands["dst"]
-    tiles = implemented_vec_tiles(operands, target, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
+    tiles = implemented_vec_tiles(operands, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)
     if isinstance(tmp := operands.get("tmp"), TileFacts):  # PTOAS's verifier: a tmp holds at least a block
         require(tmp.size_bytes >= 32, f"expects tmp to be at least 32 bytes when provided, got {tmp.size_bytes}")
@@ -569,7 +573,7 @@ def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | No
         return None
     dst = op.destinations[0].type
     assert isinstance(dst, TileTypeBase)
-    if rules.tmp == TMP_ANY:
+    if rules.tmp in (TMP_ANY, TMP_ONE_BLOCK):
         return AllocTileOp(smallest_tile(dst))
     if rules.tmp in (TMP_LIKE_DST, TMP_DST_TYPE):
         return alloc_like(op, op.destinations[0])
@@ -577,6 +581,12 @@ def implicit_tmp(op: ElementwiseOp, rules: ElementwiseRules) -> AllocTileOp | No
     wanted = remainder_tmp_columns(dst.shape[1]) if rules.tmp == TMP_REMAINDER else dst.shape[1]
     cols = -(-wanted // per_block) * per_block
     return AllocTileOp(TileBufType.get("vec", (1, cols), dst.element_type))
+
+
+def untouched(op: ElementwiseOp, rules: ElementwiseRules) -> frozenset[str]:
+    """A tmp the target's code ignores (IGNORED_TMPS) takes no UB at the op. a2a3's TPOW and TPOWS
+    use theirs for float only (npu/a2a3/TPow.hpp): counted as used for integers too."""
+    return tmp_untouched_unless(rules.tmp not in IGNORED_TMPS)
 
 
 def refused_by_target(rules: ElementwiseRules) -> str | None:
@@ -633,6 +643,7 @@ def elementwise(op_base: type[ElementwiseOp]) -> Callable[[Elementwise], Instruc
         return member_instruction(
             row, lowered, rules=ElementwiseRules, check_rule=check, docs_table=describe, emit=emitter(row, roles), cost=COST,
             in_place=in_place(row, roles), implicit_tmp=implicit_tmp if row.tmp else None,
+            untouched=untouched if row.tmp else None,
         )
 
     return declare

@@ -38,7 +38,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Choice, FillPadMode, FillPadModeAttr, FillPadWrite, FillPadWriteAttr, Numerics, PadValue, PadValueAttr, choices_of
+from pto_dialect.choices import Choice, FillPadMode, FillPadWrite, Numerics, PadValue, choices_of
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
@@ -120,11 +120,11 @@ class FillPadRules(RuleRow):
         require_type("src", src.elem, self.types)
         require_type("dst", dst.elem, self.types)
         if self.row_major:
-            require_nd((src, dst), target, "Cols")
+            require_nd((src, dst), "Cols")
         if self.dst_rows_cover_src and known(src.valid_row, dst.valid_row):
             require(
                 dst.valid_row >= src.valid_row,
-                f"expects dst valid rows to be at least src's on target {target} (its bottom padding counts their "
+                f"expects dst valid rows to be at least src's (its bottom padding counts their "
                 f"difference unsigned), got {dst.valid_row} and {src.valid_row}",
             )
 
@@ -186,7 +186,7 @@ def tfillpad_kernel(o: dict, *, fill_write: FillPadWrite, pad_value: PadValue, f
     out[..., src_rows:dst_rows, :] = pad
 
 
-TFillPadBase = lowered_base(TFillPadOp, tfillpad_kernel, "dst = src's valid region padded, as the target writes it (fill_write), in the inferred form.", fill_write=FillPadWriteAttr, fill_mode=FillPadModeAttr, pad_value=PadValueAttr)
+TFillPadBase = lowered_base(TFillPadOp, tfillpad_kernel, "dst = src's valid region padded, as the target writes it (fill_write), in the inferred form.", fill_write=FillPadWrite.Attr, fill_mode=FillPadMode.Attr, pad_value=PadValue.Attr)
 
 
 def fillpad_choices(op: Operation, write: FillPadWrite, zero_pad_types: frozenset[str]) -> dict[str, Choice]:

@@ -20,7 +20,7 @@ from xdsl.irdl import irdl_op_definition, opt_prop_def, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherExec, GatherExecAttr, GatherOob, GatherOobAttr, GmLayout
-from pto_dialect.choices import Capacity, CapacityAttr, IndexRead, IndexReadAttr, Stride, StrideAttr
+from pto_dialect.choices import Capacity, IndexRead, Stride
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import INT32, INTEGERS, UNKNOWN, TileFacts, ViewFacts, known, require, require_type, spell
 from pto_dialect.gm_index import table_entries, C0_BYTES, FRACTAL_NZ_ROW, check_elem_index, check_nz_table, check_nz_tile, check_packed_rows, check_row_index, elem_addresses, elem_indices, line_moves, nz_offset, read_elements, remap, row_bursts, row_index_reads, row_indices, row_mode, row_starts, scalar_loop, stride, table_capacity, warp_bursts, widen
@@ -426,8 +426,8 @@ class MGatherBase(LoweredOp):
     SOURCE: ClassVar[type[PtoInstructionOp]] = MGatherOp
     coalesce = prop_def(CoalesceAttr)
     gather_oob = prop_def(GatherOobAttr, prop_name="gatherOob")
-    index_read = prop_def(IndexReadAttr)
-    capacity = prop_def(CapacityAttr)
+    index_read = prop_def(IndexRead.Attr)
+    capacity = prop_def(Capacity.Attr)
 
 
 class MGatherRowBase(MGatherBase):
@@ -435,8 +435,8 @@ class MGatherRowBase(MGatherBase):
 
     KERNEL = staticmethod(mgather_row)
     FOOTPRINT = staticmethod(mgather_row_footprint)
-    row_stride = prop_def(StrideAttr)
-    col_stride = prop_def(StrideAttr)
+    row_stride = prop_def(Stride.Attr)
+    col_stride = prop_def(Stride.Attr)
 
 
 class MGatherElemBase(MGatherBase):
@@ -467,7 +467,7 @@ class MGatherRowL1Base(MGatherBase):
     KERNEL = staticmethod(mgather_l1_row)
     PHASES: ClassVar[tuple[Phase, ...]] = L1_GATHER_PHASES
     INTERNAL_FLAGS: ClassVar[tuple[InternalFlag, ...]] = L1_GATHER_FLAGS
-    row_stride = prop_def(StrideAttr)
+    row_stride = prop_def(Stride.Attr)
 
 
 class MGatherElemL1Base(MGatherBase):

@@ -52,12 +52,12 @@ from xdsl.irdl import irdl_op_definition, prop_def
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.attributes import RoundMode, SaturationMode
-from pto_dialect.choices import ConcatCopy, ConcatCopyAttr, MoveCopy, MoveCopyAttr, NumericsAttr, WindowBounds
+from pto_dialect.choices import ConcatCopy, MoveCopy, Numerics, WindowBounds
 from pto_dialect.cost import CceMachine, CostFn, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.diagnostics import CUBE_SIDE, not_implemented
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op
-from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import CheckRule, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, per_target
 from pto_dialect.instructions.tcvt import simulated, x86_cast
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, Tile, np, storage_offsets
@@ -85,12 +85,12 @@ def require_vec(tiles: tuple[TileFacts, ...]) -> None:
         require(tile.loc == "vec", not_implemented(f"has {tile.role} at loc={tile.loc}", CUBE_SIDE))
 
 
-def require_nd(tiles: tuple[TileFacts, ...], target: str, stride: str) -> None:
-    """Every tile row-major ND on `target`, whose code addresses row i at i * `stride`."""
+def require_nd(tiles: tuple[TileFacts, ...], stride: str) -> None:
+    """Every tile row-major ND, as the target's code addresses row i at i * `stride`."""
     for tile in tiles:
         require(
             tile.is_nd,
-            f"expects {tile.role} to be row-major ND on target {target} (its code addresses row i at i * {stride}), "
+            f"expects {tile.role} to be row-major ND (its code addresses row i at i * {stride}), "
             f"got blayout={tile.blayout}, slayout={tile.slayout}",
         )
 
@@ -158,24 +158,24 @@ class TMovRules(RuleRow):
     def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
         src, dst = operands["src"], operands["dst"]
         if src.loc == "mat" and dst.loc in ("left", "right"):
-            _l0_check(self, src, dst, target)
+            _l0_check(self, src, dst)
             return
         _vec_pair(src, dst)
         require_type("src", src.elem, self.types)
         require_type("dst", dst.elem, self.types)
         require(
             self.converts or src.elem.bytes == dst.elem.bytes,
-            f"expects src and dst element types of one size on target {target} (its copy keeps the bits), "
+            f"expects src and dst element types of one size (its copy keeps the bits), "
             f"got {src.elem.mlir} and {dst.elem.mlir}",
         )
         require(
             not self.same_shape or src.shape == dst.shape,
-            f"expects src and dst to have the same shape on target {target}, got {src.rows}x{src.cols} and "
+            f"expects src and dst to have the same shape, got {src.rows}x{src.cols} and "
             f"{dst.rows}x{dst.cols}",
         )
         require(
             not self.same_layout or _same_layout(src, dst),
-            f"expects src and dst to have the same layout on target {target}, which cannot convert "
+            f"expects src and dst to have the same layout, which cannot convert "
             f"{_layout(src)} to {_layout(dst)} ({self.note})",
         )
         if self.equal_valid and known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
@@ -207,7 +207,7 @@ class L0Load:
     note: str
 
 
-def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> None:
+def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts) -> None:
     """mat -> left / right, as the target's code loads it (pto-isa docs/isa/TMOV.md: dst = src)."""
     load = rules.l0_loads.get(dst.loc)
     require(load is not None, not_implemented(f"moves loc={src.loc} to loc={dst.loc}", CUBE_SIDE))
@@ -215,21 +215,21 @@ def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> 
     require_type("src", src.elem, load.types)
     require(
         src.elem == dst.elem,
-        f"expects src and dst to have the same element type on target {target} (a static_assert), got {src.elem.mlir} and {dst.elem.mlir}",
+        f"expects src and dst to have the same element type (a static_assert), got {src.elem.mlir} and {dst.elem.mlir}",
     )
     require(
         src.shape == dst.shape,
-        f"expects src and dst to have the same shape on target {target} (a static_assert), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
+        f"expects src and dst to have the same shape (a static_assert), got {src.rows}x{src.cols} and {dst.rows}x{dst.cols}",
     )
     blayout, slayout = load.dst_layout
     require(
         (dst.blayout, dst.slayout, dst.fractal) == (blayout, slayout, 512),
-        f"expects dst (loc={dst.loc}) to be blayout={blayout}, slayout={slayout}, fractal=512 on target {target} "
+        f"expects dst (loc={dst.loc}) to be blayout={blayout}, slayout={slayout}, fractal=512 "
         f"({load.note}), got {_layout(dst)}, fractal={dst.fractal}",
     )
     require(
         src.is_row_major or (src.blayout, src.slayout) == ("col_major", "row_major"),
-        f"expects src (loc=mat) to be row-major or NZ (blayout=col_major, slayout=row_major) on target {target} "
+        f"expects src (loc=mat) to be row-major or NZ (blayout=col_major, slayout=row_major) "
         f"(a static_assert), got {_layout(src)}",
     )
     require(dst.compact == 0 and src.compact == 0, not_implemented(f"moves loc=mat to loc={dst.loc} between compact tiles", CUBE_SIDE))
@@ -242,7 +242,7 @@ def _l0_check(rules: TMovRules, src: TileFacts, dst: TileFacts, target: str) -> 
         require(
             src.rows % align == 0 and src.cols % align == 0,
             f"expects src and dst rows and cols to be multiples of {align} for a transposing load ({_layout(src)} "
-            f"to {_layout(dst)}) on target {target} (a static_assert), got {src.rows}x{src.cols}",
+            f"to {_layout(dst)}) (a static_assert), got {src.rows}x{src.cols}",
         )
 
 
@@ -281,7 +281,7 @@ def _whole_blocks(elements: int, tile: Tile) -> int:
     return -(-elements * size // BLOCK_BYTES) * BLOCK_BYTES // size
 
 
-TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopyAttr)
+TMovBase = lowered_base(TMovOp, tmov_kernel, "dst = src, as the target copies (move_copy).", move_copy=MoveCopy.Attr)
 
 
 def loads_l0(op: TMovOp) -> bool:
@@ -310,7 +310,7 @@ class TMovL0Base(LoweredOp):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TMovOp
     KERNEL = staticmethod(l0_load_kernel)
     PHASES: ClassVar[tuple[Phase, ...]] = L0_LOAD_PHASES
-    numerics = prop_def(NumericsAttr)
+    numerics = prop_def(Numerics.Attr)
 
 
 def _l0_path(dst: TileFacts) -> DmaPath:
@@ -436,13 +436,13 @@ def window_check(row: WindowCopy) -> CheckRule:
         if rules.layouts:
             require(
                 _kind(src) == _kind(dst) and _kind(dst) in rules.layouts,
-                f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))} on target "
-                f"{target}, got {_layout(src)} and {_layout(dst)}",
+                f"expects src and dst both {' or both '.join(k.upper() for k in sorted(rules.layouts))}, "
+                f"got {_layout(src)} and {_layout(dst)}",
             )
         if rules.part_within_whole:
             require(
                 part.rows <= whole.rows and part.cols <= whole.cols,
-                f"expects {row.part}'s shape within {row.whole}'s on target {target}, got {part.rows}x{part.cols} and "
+                f"expects {row.part}'s shape within {row.whole}'s, got {part.rows}x{part.cols} and "
                 f"{whole.rows}x{whole.cols}",
             )
         if rules.even_valid_bytes and (part.valid_row, part.valid_col) != (1, 1):
@@ -450,7 +450,7 @@ def window_check(row: WindowCopy) -> CheckRule:
             valid_col = part.valid_col if known(part.valid_col) else -1
             require(
                 valid_col * part.elem.bytes % 2 == 0,
-                f"expects {row.part} valid cols to span whole 2-byte units on target {target} (unless {row.part} is "
+                f"expects {row.part} valid cols to span whole 2-byte units (unless {row.part} is "
                 f"1x1), got {'?' if not known(part.valid_col) else part.valid_col} x {part.elem.mlir}",
             )
 
@@ -639,7 +639,7 @@ class TConcatRules(RuleRow):
         for tile in (src0, src1, dst):
             require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")
             if self.row_major:
-                require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target}, got {_layout(tile)}")
+                require(tile.is_nd, f"expects {tile.role} to be row-major ND, got {_layout(tile)}")
         require_type("dst", dst.elem, self.types)
         if known(src0.valid_row, src1.valid_row, dst.valid_row):
             require(
@@ -698,7 +698,7 @@ def _copy_rows(dst: Tile, at: int, src: Tile, rows: int, cols: int) -> None:
     dst.flat[..., dst_index[inside]] = src.flat[..., src_index[inside]]
 
 
-TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopyAttr)
+TConcatBase = lowered_base(TConcatOp, tconcat_kernel, "dst = [src0 | src1] over the valid rows.", concat_copy=ConcatCopy.Attr)
 
 
 def _tconcat_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:

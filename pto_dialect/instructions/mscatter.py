@@ -32,7 +32,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import Coalesce, CoalesceAttr, GatherOob, GmLayout, ScatterAtomicOp, ScatterAtomicOpAttr, ScatterConflict, ScatterConflictAttr, ScatterOob, ScatterOobAttr
-from pto_dialect.choices import Capacity, CapacityAttr, ExtremeRead, ExtremeReadAttr, IndexRead, IndexReadAttr, ScatterWinner, ScatterWinnerAttr, Stride, StrideAttr, WriteOrder, WriteOrderAttr
+from pto_dialect.choices import Capacity, ExtremeRead, IndexRead, ScatterWinner, Stride, WriteOrder
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import known, require, require_type, spell
@@ -518,8 +518,8 @@ class MScatterBase(LoweredOp):
     coalesce = prop_def(CoalesceAttr)
     scatter_atomic_op = prop_def(ScatterAtomicOpAttr, prop_name="scatterAtomicOp")
     scatter_oob = prop_def(ScatterOobAttr, prop_name="scatterOob")
-    index_read = prop_def(IndexReadAttr)
-    capacity = prop_def(CapacityAttr)
+    index_read = prop_def(IndexRead.Attr)
+    capacity = prop_def(Capacity.Attr)
 
 
 class MScatterRowBase(MScatterBase):
@@ -527,10 +527,10 @@ class MScatterRowBase(MScatterBase):
 
     KERNEL = staticmethod(mscatter_row)
     FOOTPRINT = staticmethod(partial(mscatter_footprint, row=True))
-    row_stride = prop_def(StrideAttr)
-    col_stride = prop_def(StrideAttr)
-    winner = prop_def(ScatterWinnerAttr)
-    extreme_read = prop_def(ExtremeReadAttr)
+    row_stride = prop_def(Stride.Attr)
+    col_stride = prop_def(Stride.Attr)
+    winner = prop_def(ScatterWinner.Attr)
+    extreme_read = prop_def(ExtremeRead.Attr)
 
 
 class MScatterElemBase(MScatterBase):
@@ -538,14 +538,14 @@ class MScatterElemBase(MScatterBase):
 
     KERNEL = staticmethod(mscatter_elem)
     FOOTPRINT = staticmethod(partial(mscatter_footprint, row=False))
-    winner = prop_def(ScatterWinnerAttr)
+    winner = prop_def(ScatterWinner.Attr)
 
 
 class MScatterNzBase(MScatterBase):
     """An NZ tile into an NZ table (a2a3), by logical rows or elements, in `write_order`."""
 
     KERNEL = staticmethod(mscatter_nz)
-    write_order = prop_def(WriteOrderAttr)
+    write_order = prop_def(WriteOrder.Attr)
 
 
 # ---------------------------------------------------------------------------

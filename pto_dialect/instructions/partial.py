@@ -27,9 +27,9 @@ from typing import Any, ClassVar
 from xdsl.ir import Attribute
 
 from pto_dialect.choices import Choice, PartFill
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, member_instruction, member_lowered_base, member_op
-from pto_dialect.instruction import Instruction
+from pto_dialect.instruction import Instruction, per_target
 from pto_dialect.instructions.elementwise import BINARY, COST, VECTOR_UNIT_REFERENCES, Elementwise, ElementwiseOp, emitter, in_place
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.vector import BLOCK_BYTES
@@ -66,7 +66,7 @@ class PartialRules:
 
 def check(rules: PartialRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
-    require(bool(rules.types), f"is not implemented on target {target} ({rules.note})")
+    require(bool(rules.types), f"is not implemented: {rules.note}")
     for t in (src0, src1, dst):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
         if rules.row_major_only:

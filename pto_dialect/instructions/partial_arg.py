@@ -25,9 +25,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.choices import ArgLanes, ArgPick, PartFill
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.facts import TileFacts, known, per_target, require, require_type, spell
+from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
-from pto_dialect.instruction import Emission, Instruction, Pipe
+from pto_dialect.instruction import Emission, Instruction, Pipe, per_target
 from pto_dialect.instructions.partial import _copy_blocks, check_one_source_is_dst
 from pto_dialect.machine import RuntimeFault, Tile, np
 from pto_dialect.instructions.operands import taking
@@ -74,7 +74,7 @@ class PartialArgRules:
 
 
 def check(rules: PartialArgRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
-    require(bool(rules.index_types_by_value), f"is not implemented on target {target} ({rules.note})")
+    require(bool(rules.index_types_by_value), f"is not implemented: {rules.note}")
     tiles = [operands[r] for r in (*VALUES, *INDICES)]
     for t in tiles:
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")

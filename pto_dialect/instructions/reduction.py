@@ -47,10 +47,10 @@ from pto_dialect.choices import Choice, ExtremeNan, ReduceOrder
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.diagnostics import not_implemented
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
-from pto_dialect.facts import known, per_target, require, require_type, spell
+from pto_dialect.facts import known, require, require_type, spell
 from pto_dialect.family import Family, FamilyLoweredOp, Member, member_instruction, member_lowered_base, member_op, member_row
 from pto_dialect.instructions.elementwise import implemented_vec_tiles
-from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe
+from pto_dialect.instruction import Emission, InPlace, Instruction, Pipe, per_target, tmp_untouched_unless
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.vector import BLOCK_BYTES, REPEAT_BYTES, vector_repeats
 from pto_dialect.machine import Footprint, Tile, np, rect, valid_rect
@@ -101,7 +101,9 @@ class RowReduceRules:
     """src row-major ND; dst ND, or DN with one column (TRowReduceCheck's static_asserts); else
     any layout (the simulator reads and writes through GetTileElementOffset)."""
     tmp_same_type: bool
-    """tmp holds src-typed partial results (a2a3): src's element type, at least 32 bytes."""
+    """tmp holds src-typed partial results (a2a3): src's element type, at least 32 bytes. Else
+    the target's code ignores a tmp (cpu/TRowSum.hpp ... TRowProd.hpp, a5/TRowReduce.hpp and
+    TRowProd.hpp): it takes no UB at the op (`untouched`)."""
     implicit_tmp: TmpAdded
     note: str
     """Where the rules come from."""
@@ -111,7 +113,7 @@ class RowReduceRules:
 
 def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.vector_layouts:
         require(src.is_nd, f"expects src to use the row-major ND layout, got {src.layout_text()}")
         require(dst.slayout == "none_box", f"expects dst to use the none_box slayout, got {dst.slayout}")
@@ -156,6 +158,12 @@ def describe(t: dict[str, RowReduceRules]) -> list[tuple[str, dict[str, str]]]:
 
 def implicit_tmp(op: RowReduceOp, rules: RowReduceRules) -> AllocTileOp | None:
     return added_tmp(op, op.src, op.tmp, rules.implicit_tmp)
+
+
+def untouched(op: RowReduceOp, rules: RowReduceRules) -> frozenset[str]:
+    """a2a3 keeps partial results in tmp (its short-row paths skip it; counted as used); cpu
+    and a5 ignore it."""
+    return tmp_untouched_unless(rules.tmp_same_type)
 
 
 # ---------------------------------------------------------------------------
@@ -481,7 +489,7 @@ def row_reduction(row: Reduction) -> Instruction:
     lowered = member_lowered_base(RowReduceBase, op, row, row_reduce_kernel(row), row_reduce_footprint)
     return member_instruction(
         row, lowered, rules=RowReduceRules, check_rule=check, docs_table=describe, emit=emitter(row), cost=COST,
-        in_place=IN_PLACE, implicit_tmp=implicit_tmp,
+        in_place=IN_PLACE, implicit_tmp=implicit_tmp, untouched=untouched,
     )
 
 
@@ -613,7 +621,7 @@ class ColReduceRules:
 
 def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
     src, dst = operands["src"], operands["dst"]
-    implemented_vec_tiles(operands, target, rules.types, rules.note)
+    implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.row_major:
         for t in (src, dst):
             require(t.is_nd, f"expects {t.role} to use the row-major ND layout, got {t.layout_text()}")
@@ -644,8 +652,14 @@ def col_reduction(row: Reduction) -> Instruction:
     in_place = {"": replace(IN_PLACE[""], leading=lambda op: None, leading_how=row.over_first_row)} if row.over_first_row else IN_PLACE
     return member_instruction(
         row, lowered, rules=ColReduceRules, check_rule=check_columns, docs_table=describe_columns,
-        emit=column_emitter(row), cost=COST, in_place=in_place,
+        emit=column_emitter(row), cost=COST, in_place=in_place, untouched=column_untouched if issubclass(op, ColReduceOp) else None,
     )
+
+
+def column_untouched(op: RowReduceOp, rules: ColReduceRules) -> frozenset[str]:
+    """TCOLSUM's tmp: only its isBinary form (refused here) goes through it (a2a3 and a5
+    TColSum.hpp; cpu/TColSum.hpp ignores it in both)."""
+    return tmp_untouched_unless(op.attributes.get("isBinary", BoolAttr.from_bool(False)) != BoolAttr.from_bool(False))
 
 
 def column_emitter(row: Reduction) -> Callable[[Emission, RowReduceOp], None]:

@@ -85,7 +85,7 @@ class TCIRules(RuleRow):
         require(dst.rows == 1, f"expects dst to have one row, got {dst.rows} (every target's code static_asserts it)")
         require(dst.cols != 1, "expects dst cols to be different from 1")
         if isinstance(tmp, TileFacts):
-            require(self.tmp_types is not None, f"takes no tmp on target {target} ({self.note})")
+            require(self.tmp_types is not None, f"takes no tmp: {self.note}")
             assert self.tmp_types is not None
             require(tmp.loc == "vec", f"expects tmp to be a Vec tile (loc=vec), got loc={tmp.loc}")
             require_type("tmp", tmp.elem, self.tmp_types)

@@ -23,9 +23,9 @@ from xdsl.irdl import irdl_op_definition, prop_def
 
 from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
-from pto_dialect.choices import Choice, ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr, RowCounter, RowCounterAttr, SrcRead, SrcReadAttr
+from pto_dialect.choices import Choice, ArgCompare, NanPolicy, RowCounter, SrcRead
 from pto_dialect.facts import TileFacts, known, require, require_type
-from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
@@ -78,7 +78,8 @@ class ColArgReduceRules(ArgReduceTypes, RuleRow):
 
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
-    """tmp holds src-typed values and must be large enough (a2a3)."""
+    """tmp holds src-typed values and must be large enough (a2a3); else the target's code ignores
+    it (cpu/TReduceIdx.hpp, a5/TColReduceIdx.hpp): it takes no UB at the op (`untouched`)."""
 
     def check(self, operands: dict, attrs: object, target: str) -> None:
         src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
@@ -186,10 +187,10 @@ class ColArgReduceBase(LoweredOp, SearchesExtreme):
 
     KERNEL = staticmethod(col_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
-    compare = prop_def(ArgCompareAttr)
-    nan = prop_def(NanPolicyAttr)
-    row_counter = prop_def(RowCounterAttr)
-    src_read = prop_def(SrcReadAttr)
+    compare = prop_def(ArgCompare.Attr)
+    nan = prop_def(NanPolicy.Attr)
+    row_counter = prop_def(RowCounter.Attr)
+    src_read = prop_def(SrcRead.Attr)
 
 
 # ---------------------------------------------------------------------------
@@ -329,8 +330,13 @@ def col_arg_reduce(
         emit=emit,
         in_place=IN_PLACE,
         implicit_tmp=implicit_tmp,
+        untouched=untouched,
         cost=COST,
     )
+
+
+def untouched(op: ColArgReduceOp, rules: ColArgReduceRules) -> frozenset[str]:
+    return tmp_untouched_unless(rules.tmp_same_type)
 
 
 TCOLARGMIN = col_arg_reduce(

@@ -36,7 +36,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, SaturationModeAttr
-from pto_dialect.choices import CvtArithmetic, CvtArithmeticAttr
+from pto_dialect.choices import CvtArithmetic
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, require, spell
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
@@ -143,7 +143,7 @@ class TCvtRules(RuleRow):
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
         src, dst = operands["src"], operands["dst"]
-        require(self.takes_tmp or "tmp" not in operands, f"takes no tmp on target {target} ({self.note})")
+        require(self.takes_tmp or "tmp" not in operands, f"takes no tmp: {self.note}")
         tiles = [f for f in operands.values() if isinstance(f, TileFacts)]
         for t in tiles:
             if self.vec_only or t.role == "tmp":
@@ -153,7 +153,7 @@ class TCvtRules(RuleRow):
         pair = (canonical(src.elem.mlir), canonical(dst.elem.mlir))
         if pair not in self.pairs:
             to = sorted({d for s, d in self.pairs if s == pair[0]})
-            require(False, f"expects a conversion target {target} implements, got {pair[0]} -> {pair[1]} ("
+            require(False, f"expects a conversion the target implements, got {pair[0]} -> {pair[1]} ("
                     + (f"{pair[0]} converts to {spell(to)}" if to else f"no conversion from {pair[0]}") + ")")
         if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col):
             require(
@@ -324,7 +324,7 @@ def footprint(o: dict, **_: object) -> Footprint:
     return Footprint([(o["src"], False, valid_rect(o["src"])), (o["dst"], True, valid_rect(o["dst"]))], [])
 
 
-TCvtBase = lowered_base(TCvtOp, tcvt_kernel, "dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic).", footprint=footprint, rmode=RoundModeAttr, sat_mode=SaturationModeAttr, cvt_arithmetic=CvtArithmeticAttr)
+TCvtBase = lowered_base(TCvtOp, tcvt_kernel, "dst[i, j] = src[i, j] converted, by the target's arithmetic (cvt_arithmetic).", footprint=footprint, rmode=RoundModeAttr, sat_mode=SaturationModeAttr, cvt_arithmetic=CvtArithmetic.Attr)
 
 
 # ---------------------------------------------------------------------------

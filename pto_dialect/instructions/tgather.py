@@ -24,7 +24,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import CmpMode, CmpModeAttr, MaskPattern, MaskPatternAttr
-from pto_dialect.choices import CompareKind, CompareKindAttr, CompareSpan, CompareSpanAttr, IndexNumbering, IndexNumberingAttr, OutOfRange, OutOfRangeAttr, Packing, PackingAttr, ThresholdRead, ThresholdReadAttr, TmpUse, TmpUseAttr
+from pto_dialect.choices import CompareKind, CompareSpan, IndexNumbering, OutOfRange, Packing, ThresholdRead, TmpUse
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, require, require_type, spell, types_named
@@ -263,7 +263,7 @@ class TGatherRules(RuleRow):
             _check_index(self, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))
         elif "threshold" in operands:
             mode = attrs.get("cmpMode") or TGatherOp.DEFAULTS["cmpMode"]
-            _check_compare(self, mode.data, target, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
+            _check_compare(self, mode.data, **{r: operands[r] for r in ("src", "threshold", "dst", "cdst", "tmp")})  # pyright: ignore[reportAttributeAccessIssue]
         else:
             axis = attrs.get("axis") or TGatherOp.DEFAULTS["axis"]
             _check_mask(self, attrs["maskPattern"].data, axis.data, operands["src"], operands["dst"])  # pyright: ignore[reportAttributeAccessIssue]
@@ -360,7 +360,6 @@ def _check_mask(rules: TGatherRules, pattern: MaskPattern, axis: str, src: TileF
 def _check_compare(
     rules: TGatherRules,
     cmp_mode: CmpMode,
-    target: str,
     src: TileFacts,
     threshold: TileFacts | str,
     dst: TileFacts,
@@ -368,7 +367,7 @@ def _check_compare(
     tmp: TileFacts,
 ) -> None:
     """`threshold` is a per-row tile, or the PTO spelling of a scalar's type."""
-    require(rules.compare, f"compare-form tgather is not supported on target {target}")
+    require(rules.compare, "compare-form tgather is not supported")
     require(cmp_mode in (CmpMode.EQ, CmpMode.GT), f"expects compare-form tgather cmpMode to be eq or gt, got {cmp_mode.value}")
     for t in (src, dst, cdst, tmp):
         require(t.loc == "vec", f"expects {t.role} to be a Vec tile (loc=vec), got loc={t.loc}")
@@ -609,8 +608,8 @@ class TGatherIndexBase(LoweredOp):
     SOURCE: ClassVar[type[PtoInstructionOp]] = TGatherOp
     KERNEL = staticmethod(tgather_index)
     FOOTPRINT = staticmethod(tgather_index_footprint)
-    out_of_range = prop_def(OutOfRangeAttr)
-    tmp_use = prop_def(TmpUseAttr)
+    out_of_range = prop_def(OutOfRange.Attr)
+    tmp_use = prop_def(TmpUse.Attr)
 
 
 class TGatherMaskBase(LoweredOp):
@@ -621,7 +620,7 @@ class TGatherMaskBase(LoweredOp):
     FOOTPRINT = staticmethod(tgather_mask_footprint)
     mask_pattern = prop_def(MaskPatternAttr, prop_name="maskPattern")
     axis = prop_def(StringAttr)
-    packing = prop_def(PackingAttr)
+    packing = prop_def(Packing.Attr)
 
 
 class TGatherCompareBase(LoweredOp):
@@ -631,10 +630,10 @@ class TGatherCompareBase(LoweredOp):
     KERNEL = staticmethod(tgather_compare)
     cmp_mode = prop_def(CmpModeAttr, prop_name="cmpMode")
     offset = prop_def(IntegerAttr[I32])
-    index_numbering = prop_def(IndexNumberingAttr)
-    compare_span = prop_def(CompareSpanAttr)
-    compare = prop_def(CompareKindAttr)
-    threshold_read = prop_def(ThresholdReadAttr)
+    index_numbering = prop_def(IndexNumbering.Attr)
+    compare_span = prop_def(CompareSpan.Attr)
+    compare = prop_def(CompareKind.Attr)
+    threshold_read = prop_def(ThresholdRead.Attr)
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import BlockRead, BlockReadAttr
+from pto_dialect.choices import BlockRead
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -95,7 +95,7 @@ class TGatherBRules(RuleRow):
         require_type("src", src.elem, self.types)
         require_type("dst", dst.elem, self.types)
         require_type("offsets", offsets.elem, self.offset_types)
-        require_nd((dst, offsets), target, "RowStride")
+        require_nd((dst, offsets), "RowStride")
         if known(dst.valid_col):
             require(
                 dst.valid_col * dst.elem.bytes % BLOCK_BYTES == 0,
@@ -184,7 +184,7 @@ def tgatherb_footprint(o: dict, **_: object) -> Footprint:
 
 TGatherBBase = lowered_base(
     TGatherBOp, tgatherb_kernel, "dst's 32-byte blocks = src's storage bytes at offsets, as the target reads them (block_read).",
-    tgatherb_footprint, block_read=BlockReadAttr,
+    tgatherb_footprint, block_read=BlockRead.Attr,
 )
 
 

@@ -37,7 +37,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import HistogramRows, HistogramRowsAttr, Numerics
+from pto_dialect.choices import HistogramRows, Numerics
 from pto_dialect.cost import CceMachine, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell, types_named
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -120,7 +120,7 @@ class HistogramRules(RuleRow):
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
         src, idx, dst = operands["src"], operands["idx"], operands["dst"]
-        require(bool(self.src_types), f"is not implemented on target {target} ({self.note})")
+        require(bool(self.src_types), f"is not implemented: {self.note}")
         elsewhere = next((tile for tile in (src, idx, dst) if tile.loc != "vec"), None)
         require(elsewhere is None, f"expects {elsewhere and elsewhere.role} to be a Vec tile (loc=vec), got loc={elsewhere and elsewhere.loc}")
         require_type("src", src.elem, self.src_types)
@@ -130,16 +130,16 @@ class HistogramRules(RuleRow):
         require(dst.cols >= BINS, f"expects dst to have at least {BINS} cols (one per byte value), got {dst.cols}")
         if self.layouts:
             for tile in (src, dst):
-                require(tile.is_nd, f"expects {tile.role} to be row-major ND on target {target} (a static_assert), got {tile.layout_text()}")
+                require(tile.is_nd, f"expects {tile.role} to be row-major ND (a static_assert), got {tile.layout_text()}")
         if self.ptoas_shapes:
             require(
                 dst.rows == src.rows and (not known(src.valid_row, dst.valid_row) or dst.valid_row == src.valid_row),
-                f"expects dst rows and valid rows to match src on target {target} (PTOAS's verifier), got {dst.rows}x{dst.cols} "
+                f"expects dst rows and valid rows to match src (PTOAS's verifier), got {dst.rows}x{dst.cols} "
                 f"(valid {_dims(dst)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
             )
             require(
                 not known(dst.valid_col) or dst.valid_col == 0 or dst.valid_col >= BINS,
-                f"expects dst valid cols to be 0 or at least {BINS} on target {target} (PTOAS's verifier), got {dst.valid_col}",
+                f"expects dst valid cols to be 0 or at least {BINS} (PTOAS's verifier), got {dst.valid_col}",
             )
         if known(src.valid_row):
             require(
@@ -149,19 +149,19 @@ class HistogramRules(RuleRow):
         if self.dst_valid_bins and known(dst.valid_col):
             require(
                 dst.valid_col >= BINS,
-                f"expects dst valid cols to be at least {BINS} on target {target} (cpu/THistogram.hpp asserts it), got {dst.valid_col}",
+                f"expects dst valid cols to be at least {BINS} (cpu/THistogram.hpp asserts it), got {dst.valid_col}",
             )
         if src.elem.bytes == 2:
             if self.layouts:
                 require(
                     idx.blayout == "col_major" and idx.slayout == "none_box" and idx.cols == 1,
-                    f"expects idx to be DN (col_major, none_box) with one column when src is {src.elem.mlir} on target "
-                    f"{target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
+                    f"expects idx to be DN (col_major, none_box) with one column when src is {src.elem.mlir} "
+                    f"(a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
                 )
             if self.ptoas_shapes:
                 require(
                     idx.rows == src.rows and (not known(src.valid_row, idx.valid_row) or idx.valid_row == src.valid_row),
-                    f"expects idx rows and valid rows to match src when src is {src.elem.mlir} on target {target} (PTOAS's "
+                    f"expects idx rows and valid rows to match src when src is {src.elem.mlir} (PTOAS's "
                     f"verifier), got {idx.rows}x{idx.cols} (valid {_dims(idx)}) and {src.rows}x{src.cols} (valid {_dims(src)})",
                 )
             if known(src.valid_row):
@@ -177,7 +177,7 @@ class HistogramRules(RuleRow):
             require(
                 idx.is_nd and idx.rows == needed and idx.cols == src.cols,
                 f"expects idx to be row-major ND of {needed}x{src.cols} (the filter's rows, src's cols) for byte {byte} of "
-                f"{src.elem.mlir} on target {target} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
+                f"{src.elem.mlir} (a static_assert), got {idx.rows}x{idx.cols}, {idx.layout_text()}",
             )
         require(idx.rows >= needed, f"expects idx to have at least {needed} rows (a filter byte each) for byte {byte} of {src.elem.mlir}, got {idx.rows}")
 
@@ -228,7 +228,7 @@ def histogram_kernel(o: dict, *, selected_byte: int, histogram_rows: HistogramRo
 
 THistogramBase = lowered_base(
     THistogramOp, histogram_kernel, "Per row of src, the cumulative histogram of one byte, stored as the target does (histogram_rows).",
-    selected_byte=IntegerAttr, histogram_rows=HistogramRowsAttr,
+    selected_byte=IntegerAttr, histogram_rows=HistogramRows.Attr,
 )
 
 

@@ -38,7 +38,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Numerics, RandomStream, RandomStreamAttr
+from pto_dialect.choices import Numerics, RandomStream
 from pto_dialect.cost import CceMachine, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -101,14 +101,14 @@ class RandomRules(RuleRow):
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
         dst = operands["dst"]
-        require(bool(self.dst_types), f"is not implemented on target {target} ({self.note})")
+        require(bool(self.dst_types), f"is not implemented: {self.note}")
         require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
         require_type("dst", dst.elem, self.dst_types)
-        require(dst.is_row_major, f"expects dst to use the row-major layout on target {target} (a static_assert), got {dst.layout_text()}")
+        require(dst.is_row_major, f"expects dst to use the row-major layout (a static_assert), got {dst.layout_text()}")
         rounds = rounds_of(attrs)
         require(
             rounds in self.rounds,
-            f"expects rounds to be {' or '.join(map(str, sorted(self.rounds)))} on target {target} (a static_assert), got {rounds}",
+            f"expects rounds to be {' or '.join(map(str, sorted(self.rounds)))} (a static_assert), got {rounds}",
         )
 
     DOCS: ClassVar[DocsCells] = (
@@ -183,7 +183,7 @@ def random_kernel(o: dict, *, rounds: IntegerAttr | int, random_stream: RandomSt
 
 TRandomBase = lowered_base(
     TRandomOp, random_kernel, "dst's valid region filled with Philox-4x32 words, in the target's order (random_stream).",
-    rounds=IntegerAttr, random_stream=RandomStreamAttr,
+    rounds=IntegerAttr, random_stream=RandomStream.Attr,
 )
 
 

@@ -23,7 +23,7 @@ from xdsl.ir import SSAValue
 from xdsl.irdl import irdl_op_definition
 
 from pto_dialect.attributes import GmLayout
-from pto_dialect.choices import Choice, PadFill, PadFillAttr, PadValue
+from pto_dialect.choices import Choice, PadFill, PadValue
 from pto_dialect.cost import CalibratedMachine, CalibratedTrace, CceMachine, CceTrace, DmaPath, InstructionCost, NoCostModel, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import UNKNOWN, RuleViolation, TileFacts, ViewFacts, inferred_layout, known, require, spell
 from pto_dialect.instruction import CheckRule, DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -77,6 +77,14 @@ class TransferRules(RuleRow):
     """TLOAD into a Vec tile only ND -> ND, DN -> DN, NZ -> NZ (a static_assert): the tile laid
     out as the view's tensor (ND: row-major none_box, DN: col-major none_box, NZ: col-major with
     row-major boxes)."""
+    store_same_layout: frozenset[str] = frozenset()
+    """The memories TSTORE stores from only ND -> ND, DN -> DN, NZ -> NZ (a static_assert), save
+    a tile of one row or one column (its Rows or Cols 1)."""
+    store_b64_nd_dn: bool = False
+    """TSTORE of 8-byte elements from those memories only ND -> ND or DN -> DN, with no exception
+    for one row or column (a static_assert)."""
+    acc_store_layouts: frozenset[GmLayout] | None = None
+    """The view layouts TSTORE stores an Acc tile to (a static_assert); None: any."""
 
     DOCS: ClassVar[DocsCells] = (
         ("view shape -> rows x cols", lambda r: "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"),
@@ -84,6 +92,10 @@ class TransferRules(RuleRow):
         ("tstore: view vs src valid shape", lambda r: r.tstore.value),
         ("tload: written beyond the valid region (vec / mat tiles)", lambda r: f"{r.pad_fill.value} / {r.pad_fill_mat.value}"),
         ("tload: a Vec dst laid out as the view", lambda r: "yes" if r.vec_load_same_layout else "no"),
+        ("tstore: src laid out as the view (or of one row or column)", lambda r: ", ".join(sorted(r.store_same_layout)) or "no"),
+        ("tstore: 8-byte elements ND or DN only, laid out as the view", lambda r: "yes" if r.store_b64_nd_dn else "no"),
+        ("tstore: an Acc src's view layouts", lambda r: "any" if r.acc_store_layouts is None
+         else ", ".join(sorted(layout.value for layout in r.acc_store_layouts))),
         ("tstore: src memories", lambda r: ", ".join(sorted(r.store_locs))),
         ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", lambda r: "yes" if r.contiguous_rows else "no (strided reads)"),
         ("tload: pad value 0 whatever pad says", lambda r: spell(r.zero_pad_types) or "none"),
@@ -110,7 +122,7 @@ def view_valid_shape(view: ViewFacts) -> tuple[int, int]:
     return _product(s0, s1, s2, s3), s4
 
 
-def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target: str) -> None:
+def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts) -> None:
     rows, cols = view_valid_shape(view)
     layout = (view.layout or GmLayout.ND).value
     for what, gm, valid in (("rows", rows, tile.valid_row), ("cols", cols, tile.valid_col)):
@@ -121,12 +133,11 @@ def _check(op: str, match: ShapeMatch, view: ViewFacts, tile: TileFacts, target:
             relation = "equal" if match == ShapeMatch.EQUAL else "cover"
             raise RuleViolation(
                 f"{op} expects the {view.role} view ({layout} shape {list(view.shape)}: {rows} rows x "
-                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col} "
-                f"on target {target}"
+                f"{cols} cols) to {relation} the {tile.role} valid shape {tile.valid_row}x{tile.valid_col}"
             )
 
 
-def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: str) -> None:
+def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts) -> None:
     if not rules.contiguous_rows or view.strides is None or view.layout == GmLayout.NZ:
         return
     dn = view.layout == GmLayout.DN
@@ -136,7 +147,7 @@ def _check_contiguous(rules: TransferRules, op: str, view: ViewFacts, target: st
         what = "column (rows dim)" if dn else "row (last dim)"
         raise RuleViolation(
             f"{op} expects a unit stride along each {what} of the {view.role} view: the DMA copies "
-            f"contiguous bursts, got stride {stride} on target {target}"
+            f"contiguous bursts, got stride {stride}"
         )
 
 
@@ -153,27 +164,56 @@ def column_taken_as_dn(view_shape: Sequence[int], blayout: str, slayout: str) ->
     return view_shape[-1] == 1 and blayout == "col_major" and slayout == "none_box"
 
 
+def _laid_out_as(view: ViewFacts, tile: TileFacts) -> GmLayout | None:
+    """The GM layout a transfer between a view of known layout and `tile` moves as, if the tile
+    is laid out as it: the view's, or DN for an ND column with a DN tile (`column_taken_as_dn`)."""
+    if view.layout == GmLayout.ND and column_taken_as_dn(view.shape, tile.blayout, tile.slayout):
+        return GmLayout.DN
+    return view.layout if _tile_gm_layout(tile) == view.layout else None
+
+
+LAYOUTS_AS_VIEWS = "nd: row-major none_box, dn: col-major none_box, nz: col-major with row-major boxes"
+"""The tile layout each GM layout moves to and from."""
+
+
 def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
     view, dst = operands["src"], operands["dst"]
     if rules.vec_load_same_layout and dst.loc == "vec" and view.layout is not None:
-        as_dn = view.layout == GmLayout.ND and column_taken_as_dn(view.shape, dst.blayout, dst.slayout)
         require(
-            as_dn or _tile_gm_layout(dst) == view.layout,
-            f"expects a Vec dst laid out as its {view.layout.value} src view (nd: row-major none_box, dn: "
-            f"col-major none_box, nz: col-major with row-major boxes), got {dst.layout_text()}",
+            _laid_out_as(view, dst) is not None,
+            f"expects a Vec dst laid out as its {view.layout.value} src view ({LAYOUTS_AS_VIEWS}), got {dst.layout_text()}",
         )
-    _check("tload", rules.tload, operands["src"], operands["dst"], target)
-    _check_contiguous(rules, "tload", operands["src"], target)
+    _check("tload", rules.tload, operands["src"], operands["dst"])
+    _check_contiguous(rules, "tload", operands["src"])
 
 
 def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
-    src = operands["src"]
+    src, view = operands["src"], operands["dst"]
     require(
         src.loc in rules.store_locs,
         f"expects src's loc to be {' or '.join(sorted(rules.store_locs))}, got loc={src.loc}",
     )
-    _check("tstore", rules.tstore, operands["dst"], operands["src"], target)
-    _check_contiguous(rules, "tstore", operands["dst"], target)
+    if src.loc == "acc" and rules.acc_store_layouts is not None and view.layout is not None:
+        require(
+            view.layout in rules.acc_store_layouts,
+            f"expects an Acc src's dst view to be {' or '.join(sorted(layout.value for layout in rules.acc_store_layouts))}, "
+            f"got {view.layout.value}",
+        )
+    if src.loc in rules.store_same_layout and view.layout is not None:
+        moved_as = _laid_out_as(view, src)
+        require(
+            moved_as is not None or src.rows == 1 or src.cols == 1,
+            f"expects a {src.loc.capitalize()} src laid out as its {view.layout.value} dst view ({LAYOUTS_AS_VIEWS}) "
+            f"or of one row or one column, got {src.layout_text()} ({src.rows}x{src.cols})",
+        )
+        if rules.store_b64_nd_dn and src.elem.bytes == 8:
+            require(
+                moved_as in (GmLayout.ND, GmLayout.DN),
+                f"expects a {src.loc.capitalize()} src of 8-byte {src.elem.mlir} laid out as its {view.layout.value} dst "
+                f"view, nd or dn (nd: row-major none_box, dn: col-major none_box), got {src.layout_text()} ({src.rows}x{src.cols})",
+            )
+    _check("tstore", rules.tstore, operands["dst"], operands["src"])
+    _check_contiguous(rules, "tstore", operands["dst"])
 
 
 def pad_choices(rules: TransferRules, op: PtoInstructionOp) -> dict[str, Choice]:
@@ -425,7 +465,7 @@ def _simulated_copy(role: str, pipe: Pipe) -> Callable[[PtoInstructionOp, dict, 
         tile = o[role]
         valid = tile.valid_row * tile.valid_col
         fill_choice = op.attributes.get("pad_fill")
-        fills_tile = isinstance(fill_choice, PadFillAttr) and fill_choice.data == PadFill.WHOLE_TILE
+        fills_tile = isinstance(fill_choice, PadFill.Attr) and fill_choice.data == PadFill.WHOLE_TILE
         fill = tile.rows * tile.cols if fills_tile else 0
         return machine.cost(pipe, valid * tile.elem.bytes, valid + fill)
 

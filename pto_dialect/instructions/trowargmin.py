@@ -26,11 +26,11 @@ from typing import ClassVar
 
 from xdsl.irdl import prop_def
 
-from pto_dialect.choices import ArgCompare, ArgCompareAttr, NanPolicy, NanPolicyAttr
+from pto_dialect.choices import ArgCompare, NanPolicy
 from pto_dialect.cost import CceMachine, CceTrace, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.dtypes import FLOAT_DTYPE_NAMES
 from pto_dialect.facts import TileFacts, known, require, require_type
-from pto_dialect.instruction import DocsCells, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless
 from pto_dialect.arg_reduce import outputs_footprint, TMP_ADDED, ArgReduceTypes, Extreme, SearchesExtreme, check_output_shape, check_value_index_types, extreme_keys, first_minimum, require_tmp_width, type_cells
 from pto_dialect.instructions.tcolargmin import ColArgReduceOp, col_arg_reduce
 from pto_dialect.lowered import LoweredOp
@@ -149,8 +149,8 @@ class RowArgReduceBase(LoweredOp, SearchesExtreme):
 
     KERNEL = staticmethod(row_arg_reduce_kernel)
     FOOTPRINT = staticmethod(footprint)
-    compare = prop_def(ArgCompareAttr)
-    nan = prop_def(NanPolicyAttr)
+    compare = prop_def(ArgCompare.Attr)
+    nan = prop_def(NanPolicy.Attr)
 
 
 # ---------------------------------------------------------------------------
@@ -278,7 +278,7 @@ def row_arg_reduce(module: str, stem: str, summary: str, extreme: Extreme) -> In
 
 def _untouched(op: ColArgReduceOp, rules: RowArgReduceRules) -> frozenset[str]:
     """A tmp a target's code does not use (cpu, a5: PTOAS issue 558) takes no UB at the op."""
-    return frozenset() if rules.tmp_workspace else frozenset({"tmp"})
+    return tmp_untouched_unless(rules.tmp_workspace)
 
 
 TROWARGMIN = row_arg_reduce(

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
 from pto_dialect.attributes import MaskPattern, MaskPatternAttr
-from pto_dialect.choices import DstFill, DstFillAttr, IndexRead, IndexReadAttr, MaskSource, MaskSourceAttr, ScatterWinner, ScatterWinnerAttr, SrcRead, SrcReadAttr
+from pto_dialect.choices import DstFill, IndexRead, MaskSource, ScatterWinner, SrcRead
 from pto_dialect.cost import CceMachine, CceTrace, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
@@ -314,10 +314,10 @@ class TScatterIndexBase(LoweredOp):
     SOURCE: ClassVar = TScatterOp
     KERNEL = staticmethod(tscatter_index)
     FOOTPRINT = staticmethod(tscatter_index_footprint)
-    dst_fill = prop_def(DstFillAttr)
-    src_read = prop_def(SrcReadAttr)
-    index_read = prop_def(IndexReadAttr)
-    winner = prop_def(ScatterWinnerAttr)
+    dst_fill = prop_def(DstFill.Attr)
+    src_read = prop_def(SrcRead.Attr)
+    index_read = prop_def(IndexRead.Attr)
+    winner = prop_def(ScatterWinner.Attr)
 
 
 class TScatterMaskBase(LoweredOp):
@@ -328,8 +328,8 @@ class TScatterMaskBase(LoweredOp):
     FOOTPRINT = staticmethod(tscatter_mask_footprint)
     mask_pattern = prop_def(MaskPatternAttr, prop_name="maskPattern")
     axis = prop_def(StringAttr)
-    dst_fill = prop_def(DstFillAttr)
-    mask_source = prop_def(MaskSourceAttr)
+    dst_fill = prop_def(DstFill.Attr)
+    mask_source = prop_def(MaskSource.Attr)
 
 
 # ---------------------------------------------------------------------------

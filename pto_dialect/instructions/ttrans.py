@@ -32,7 +32,7 @@ from xdsl.irdl import irdl_op_definition
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
-from pto_dialect.choices import TransWrite, TransWriteAttr
+from pto_dialect.choices import TransWrite
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -97,15 +97,15 @@ class TTransRules(RuleRow):
             for tile in tiles[1:]:
                 require(
                     tile.elem.mlir == src.elem.mlir,
-                    f"expects src and {tile.role} to have the same element type on target {target}, got {src.elem.mlir} "
+                    f"expects src and {tile.role} to have the same element type, got {src.elem.mlir} "
                     f"and {tile.elem.mlir}",
                 )
         if self.row_major:
-            require_nd((src, dst), target, "RowStride")
+            require_nd((src, dst), "RowStride")
         if self.mirrored_valid:
             require(
                 known(src.valid_row) == known(dst.valid_col) and known(src.valid_col) == known(dst.valid_row),
-                f"expects src's valid dims and dst's transposed ones both static or both dynamic on target {target} (a "
+                f"expects src's valid dims and dst's transposed ones both static or both dynamic (a "
                 f"static_assert compares them), got {_spelled(src)} and {_spelled(dst)}",
             )
         if known(src.valid_row, src.valid_col, dst.valid_row, dst.valid_col) and self.mirrored_valid:
@@ -125,7 +125,7 @@ class TTransRules(RuleRow):
             needed = src.rows * src.cols * src.elem.bytes if on_path else BLOCK_BYTES
             require(
                     tmp.rows * tmp.cols * tmp.elem.bytes >= needed,
-                    f"expects tmp to hold at least {needed} bytes on target {target}, got {tmp.rows}x{tmp.cols} x "
+                    f"expects tmp to hold at least {needed} bytes, got {tmp.rows}x{tmp.cols} x "
                     f"{tmp.elem.mlir}",
                 )
         if self.index_16_bits and src.elem.bytes < 4:
@@ -135,7 +135,7 @@ class TTransRules(RuleRow):
             require(
                 last <= 0xFFFF,
                 f"expects the {'scatter' if by_rows else 'gather'} index of {tile.role}'s last element ({last}) within "
-                f"16 bits on target {target} ({tile.elem.mlir})",
+                f"16 bits ({tile.elem.mlir})",
             )
 
     DOCS: ClassVar[DocsCells] = (
@@ -191,7 +191,7 @@ def ttrans_kernel(o: dict, *, trans_write: TransWrite) -> None:
     dst.write(cols, rows, region.view(dst.flat.dtype))
 
 
-TTransBase = lowered_base(TTransOp, ttrans_kernel, "dst = src's valid region transposed, as the target writes it (trans_write).", trans_write=TransWriteAttr)
+TTransBase = lowered_base(TTransOp, ttrans_kernel, "dst = src's valid region transposed, as the target writes it (trans_write).", trans_write=TransWrite.Attr)
 
 
 def _ttrans_cce(op: LoweredOp, o: dict, machine: CceMachine, work: Work) -> OpCost:

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute
 from xdsl.irdl import irdl_op_definition, opt_prop_def
 from xdsl.utils.exceptions import VerifyException
 
-from pto_dialect.choices import Numerics, TriRun, TriRunAttr
+from pto_dialect.choices import Numerics, TriRun
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import require, require_type, spell
 from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
@@ -78,7 +78,7 @@ class TTriRules(RuleRow):
         require_type("dst", dst.elem, self.types)
         require(
             dst.is_nd,
-            f"expects dst to be row-major ND on target {target} (its code writes row i at i * RowStride), got {dst.layout_text()}",
+            f"expects dst to be row-major ND (its code writes row i at i * RowStride), got {dst.layout_text()}",
         )
 
     DOCS: ClassVar[DocsCells] = (
@@ -120,7 +120,7 @@ def tri_kernel(o: dict, *, upperOrLower: IntegerAttr | int, tri_run: TriRun) -> 
 
 TTriBase = lowered_base(
     TTriOp, tri_kernel, "A triangular mask in dst's valid region; a5's run past the valid columns (tri_run).",
-    upperOrLower=IntegerAttr, tri_run=TriRunAttr,
+    upperOrLower=IntegerAttr, tri_run=TriRun.Attr,
 )
 
 

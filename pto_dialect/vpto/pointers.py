@@ -11,7 +11,10 @@ A cast never changes the address space: gm <-> ub is an error, as in PTOAS.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import IndexType, IntegerType
-from xdsl.irdl import irdl_op_definition, operand_def, result_def
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
+from xdsl.irdl.declarative_assembly_format import CustomDirective, ParsingState, PrintingState, TypeDirective, irdl_custom_directive
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.types import PtrType
@@ -42,6 +45,22 @@ class CastPtrOp(PureRegisterOp):
         raise VerifyException(f"casts an integer to a !pto.ptr, a !pto.ptr to an integer or to another !pto.ptr; got {source} -> {target}")
 
 
+@irdl_custom_directive
+class PointerType(CustomDirective):
+    """A `!pto.ptr` type, read also in the stripped form `<f32, ub>` that MLIR prints where an op's format
+    fixes the type's kind (PTOAS's `pto.addptr`); printed in full."""
+
+    pointer: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        pointer = parser.parse_optional_type()
+        self.pointer.set(state, [pointer if pointer is not None else PtrType.new(PtrType.parse_parameters(parser))])
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        printer.print_attribute(self.pointer.get(op)[0])
+
+
 @irdl_op_definition
 class AddPtrOp(PureRegisterOp):
     """`ptr + offset` elements of the pointer's element type."""
@@ -51,7 +70,8 @@ class AddPtrOp(PureRegisterOp):
     ptr = operand_def(PtrType)
     offset = operand_def(IndexType)
     result = result_def(PtrType)
-    assembly_format = "$ptr `,` $offset attr-dict `:` type($ptr) `->` type($result)"
+    assembly_format = "$ptr `,` $offset attr-dict `:` custom<PointerType>(type($ptr)) `->` custom<PointerType>(type($result))"
+    custom_directives = (PointerType,)
 
     def verify_(self) -> None:
         if self.result.type != self.ptr.type:

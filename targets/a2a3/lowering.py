@@ -63,7 +63,7 @@ from pto_dialect.lowered import Launch
 from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.instruction import Pipe
 from pto_dialect.types import TileTypeBase
-from targets.a2a3.rules import MEMORY_SCATTER, PRINT, TRANSFER
+from targets.a2a3.rules import MEMORY_SCATTER, PRINT, RULES, TRANSFER
 
 
 OPS = TargetOps("pto_a2a3", "A2A3")
@@ -253,7 +253,7 @@ LOWERING = lowering_table(
             OPS, ReduceOrder.REPEAT_STAGES, ReduceOrder.ROW_ZERO_THEN_SEQUENTIAL, ExtremeNan.PROPAGATES,
             {"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"},
         ),
-        **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
+        **broadcasts(OPS, RULES, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
         **OPS.single(TTRI, tri_choices(TriRun.CLIPPED)),
         **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),

@@ -63,7 +63,7 @@ from pto_dialect.phases import InternalFlag, Phase
 from pto_dialect.types import TileTypeBase
 from pto_dialect.vpto.gather_kernels import VSCATTER_WINNER
 from targets.a5.register_gather import register_index_gather
-from targets.a5.rules import MEMORY_SCATTER, PRINT, TRANSFER
+from targets.a5.rules import MEMORY_SCATTER, PRINT, RULES, TRANSFER
 
 
 OPS = TargetOps("pto_a5", "A5")
@@ -225,7 +225,7 @@ LOWERING = lowering_table(
             OPS, ReduceOrder.CHUNK_THEN_SEQUENTIAL, ReduceOrder.ROW_ZERO_THEN_PAIRS, ExtremeNan.PROPAGATES,
             {"trowsum": "float sums: vcadd's in-repeat tree as adjacent pairs"},
         ),
-        **broadcasts(OPS, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
+        **broadcasts(OPS, RULES, VectorRead.PACKED_BLOCKS, VectorRead.LAYOUT, ExtremeNan.PROPAGATES, BroadcastDivisor.IEEE, BROADCAST_REFERENCES),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.PACKED)),
         **OPS.single(TTRI, tri_choices(TriRun.REGISTERS)),
         **OPS.single(TRANDOM, random_choices(RandomStream.INTERLEAVED)),

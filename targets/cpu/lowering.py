@@ -36,7 +36,7 @@ from pto_dialect.instructions.tcvt import TCVT
 from pto_dialect.instructions.elementwise import choosing, UNARY
 from pto_dialect.choices import ArgLanes, ArgPick, CompareRead, MaskWalk, MaskWrite, PartFill, SelectTmp
 from pto_dialect.lowered import Launch
-from targets.cpu.rules import MEMORY_SCATTER, PRINT, TRANSFER
+from targets.cpu.rules import MEMORY_SCATTER, PRINT, RULES, TRANSFER
 
 
 OPS = TargetOps("pto_cpu", "Cpu")
@@ -133,7 +133,7 @@ LOWERING = lowering_table(
         **OPS.single(TCVT, {"cvt_arithmetic": CvtArithmetic.SIMULATOR, "numerics": Numerics.EXACT}),
         **reductions(OPS, ReduceOrder.SEQUENTIAL, ReduceOrder.SEQUENTIAL, ExtremeNan.FIRST_STICKS),
         **broadcasts(
-            OPS, VectorRead.LAYOUT, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT,
+            OPS, RULES, VectorRead.LAYOUT, VectorRead.LAYOUT, ExtremeNan.FIRST_STICKS, BroadcastDivisor.FAULT,
             dict.fromkeys(("trowexpandexpdif", "tcolexpandexpdif"), "exp in double (libm's exp in the simulator, NumPy's here: a rare last-bit tie may differ)"),
         ),
         **OPS.single(THISTOGRAM, lowering_choices(HistogramRows.TILE)),

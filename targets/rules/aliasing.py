@@ -92,9 +92,9 @@ def in_place_refusal(op: Operation, read: SSAValue, written: SSAValue, target: T
         why = rules.leading(op)
         return None if why is None else f"{what}'s leading elements is not computed right: {why}"
     if read_role not in rules.safe:
-        return f"{what} is not computed in place on target {target}: {rules.refused}"
+        return f"{what} is not computed in place: {rules.refused}"
     if rules.refused_by is not None and (why := rules.refused_by(target.rules[instruction])):  # pyright: ignore[reportOptionalMemberAccess]
-        return f"{what} is not computed in place on target {target}: {why}"
+        return f"{what} is not computed in place: {why}"
     if laid is Alias.FORWARD and rules.forward:
         return None
     if laid is not Alias.EXACT:

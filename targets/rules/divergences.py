@@ -58,17 +58,6 @@ STRICTER = (
     ),
     Divergence(
         (
-            "lit/pto/issue558_trowargmax_vec_overflow_a5.pto", "lit/pto/issue558_trowargmin_vec_overflow_a5.pto",
-            "lit/pto/a5_unused_tmp_vec_overflow.pto",
-        ),
-        ("a5",),
-        "a5 `trowargmin`/`trowargmax` (PTOAS issue 558), `txor`, `txors`, `tsel`, `tsels` with a tmp as large as "
-        "src: verification accepts it, but the memory planner places every allocated tile, also a tmp a5's code "
-        "does not use (npu/a5/TXor.hpp's TXOR_IMPL takes one and never reads it), so a kernel whose tiles "
-        "together overflow UB only with the tmp fails at planning",
-    ),
-    Divergence(
-        (
             "lit/tile_fusion/fusion_plan_interleaved_join.pto", "lit/tile_fusion/fusion_plan_join.pto",
             "lit/tile_fusion/fusion_region_basic.pto", "lit/tile_fusion/op_scheduling_basic.pto",
             "lit/tile_fusion/op_scheduling_negative_region.pto", "lit/tile_fusion/op_scheduling_negative_ssa.pto",
@@ -108,10 +97,10 @@ STRICTER = (
         ("samples/TquantMx/tquant_mx.pto",),
         ("a2a3", "a5"),
         "a `!pto.tile_buf<vec, 16x2xui8, slayout=row_major>` (the TRESHAPE of a 1x32xui8 row-major-box tile): "
-        "pto-isa's `Tile` accepts the type (pto_tile.hpp has no static_assert on a boxed Vec tile's shape), but its "
-        "16x32 boxes (`getInnerRow`/`getInnerCol` for 1-byte elements in 512-byte fractals) put element [1, 0] at "
-        "byte 32, past the tile's 32 bytes, so any access through `GetOffset` leaves the tile: every target refuses "
-        "the type (that kernel's `tquant.mx` is not implemented here either)",
+        "its 16x32 boxes (`getInnerRow`/`getInnerCol` for 1-byte elements in 512-byte fractals) do not divide its 2 "
+        "columns, which pto_tile.hpp's `Cols % InnerCols == 0` static_assert refuses for every tile (rows of boxes "
+        "would overlap in storage): every target refuses the type (that kernel's `tquant.mx` is not implemented "
+        "here either)",
     ),
     Divergence(
         ("lit/pto/mgather_gm2l1_sync_a5.pto", "lit/pto/mgather_gm2l1_elem_sync_a5.pto"),
@@ -202,13 +191,6 @@ NOT_IMPLEMENTED = (
         "`create_cbuf_matrix` (Rows x Cols x bytes / 32 repeats of one block, from 1 to 32767; a conv tile by its "
         "shape), so PTOAS accepts it rightly; this project implements `texpands` into Vec tiles only and refuses a "
         "Mat dst with a located error",
-    ),
-    Divergence(
-        ("lit/vpto/soft_postupdate_negative-vsstb-nonconstant-stride.pto",),
-        ("a5",),
-        "`pto.addptr %p, %i : <f32, ub> -> <f32, ub>`: PTOAS prints the pointer type its op's format fixes "
-        "without the `!pto.ptr` prefix (MLIR's stripped type) and reads it back; this project's parser reads "
-        "only `!pto.ptr<f32, ub>` there and refuses the short spelling at the type",
     ),
     Divergence(
         ("lit/vpto/ub/tile_to_ub/transfer/mte_gm_ub_expand.pto",),

@@ -21,6 +21,7 @@ from pto_dialect.instructions.elementwise import (
     TILE_SCALAR,
     TMP_DST_TYPE,
     TMP_LIKE_DST,
+    TMP_ONE_BLOCK,
     TMP_ONE_ROW,
     TMP_REMAINDER,
     UNARY,
@@ -214,7 +215,12 @@ ROWS: dict[str, Row[ElementwiseRules]] = {
     "texp": Row(CPU_TRANSCENDENTAL, A2A3_UNARY, A5_UNARY),
     "tlog": Row(CPU_TRANSCENDENTAL, A2A3_UNARY, A5_UNARY),
     "tsqrt": Row(CPU_TRANSCENDENTAL, A2A3_UNARY, A5_UNARY),
-    "trsqrt": Row(ElementwiseRules(HALF_FLOAT, False, "cpu/TRSqrt.hpp (static_assert): half, float."), A2A3_UNARY, A5_UNARY),
+    "trsqrt": Row(
+        ElementwiseRules(HALF_FLOAT, False, "cpu/TRSqrt.hpp (static_assert): half, float."),
+        replace(A2A3_UNARY, note=A2A3_UNARY.note + " With a tmp, TRsqrtHighPrecision: 1.0 into tmp's first block, "
+                "vsqrt, then vdiv by it.", tmp=TMP_ONE_BLOCK),
+        A5_UNARY,
+    ),
     "trecip": Row(
         ElementwiseRules(INTEGERS | FLOATS, True, "pto_instr.hpp TRECIP = TDIVS(dst, 1, src): cpu/TBinSOps.hpp OP_RDIVS, "
                          "row-major tiles (static_assert)."),

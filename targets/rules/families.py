@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from pto_dialect.arg_reduce import TmpAdded
+from pto_dialect.choices import FullOperand
 from pto_dialect.facts import INT8, INT16, INT32, INT64, INTEGERS, SIGNED32, STANDARD, types_named
 from pto_dialect.instruction import Instruction
 from pto_dialect.instructions.broadcast import BroadcastRules, COL_BROADCASTS, ROW_BROADCASTS
@@ -66,7 +67,7 @@ CPU_ROW_BROADCAST = BroadcastRules(
     "uint8, TROWEXPANDEXPDIF only half and float); dst row-major; tmp unused.",
 )
 A2A3_ROW_BROADCAST = BroadcastRules(
-    NPU_ARITHMETIC, vector_layouts=True, tmp_mode1_capacity=True, full_by_row_stride=True,
+    NPU_ARITHMETIC, vector_layouts=True, tmp_mode1_capacity=True, full_operand=FullOperand.LARGER_ROW_STRIDE,
     note="npu/a2a3/TRowExpandSub.hpp, Add, Mul, Max, Min: int16, int32, half, float (TROWEXPANDDIV and "
     "TROWEXPANDEXPDIF half and float); dst row-major; a tmp holds vbrcb's per-row blocks (mode 1).",
 )

@@ -49,14 +49,14 @@ def check_register_level(op: Operation, target: TargetInfo) -> None:
         # this project has them with the register level only
         if isinstance(op, AddPtrOp | CastPtrOp | CopyGmToUbufOp | CopyUbufToGmOp):
             raise RuleViolation(not_implemented(f"is a register-level op here, taken on {owners} only", _OFF_REGISTER_LEVEL))
-        raise RuleViolation(f"is a register-level op; the register level is {owners}'s, not {target}'s")
+        raise RuleViolation(f"is a register-level op; the register level is {owners}'s")
     if isinstance(op, CastPtrOp) and isinstance(op.result.type, PtrType) and op.result.type.space.data == "ub":
         address = _constant(op)
         size = target.on_chip_bytes[level.ub_loc]
         width = op.result.type.element.bytes
         if address is not None and not 0 <= address <= size - width:
             raise RuleViolation(
-                f"makes a UB pointer at byte {address}, outside the {size} bytes of {MEMORY_NAMES[level.ub_loc]} on target {target}"
+                f"makes a UB pointer at byte {address}, outside the {size} bytes of {MEMORY_NAMES[level.ub_loc]}"
             )
 
 

@@ -192,3 +192,26 @@ def test_tcolexpand_spreads_row_zero(target: str) -> None:
     expected[:3, :13] = src[0, :13]
     assert_bits_equal(out, expected)
 
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("op", ["trowexpandsub", "trowexpanddiv", "trowexpandmax"])
+@pytest.mark.parametrize("src1_cols", [8, 16])
+def test_both_row_major_of_dst_valid_shape_32_bytes_wide(target: str, op: str, src1_cols: int) -> None:
+    """src0 (8 columns) and src1 (`src1_cols` columns), both row-major with dst's valid shape 3x8
+    f32, 32 bytes wide: either can be the per-row operand. The simulator reads both through their
+    layouts at column j % 8: dst = f(src0, src1). a5 takes src0 as the full operand and reads src1
+    as packed 32-byte blocks (row i at storage element 8 * i). a2a3 takes the larger row stride
+    (src0 on a tie): src1 when it has 16 columns, then reading src0 as packed blocks (its own rows,
+    8 columns wide), else src0 as a5 does (a2a3 TRowExpandSub.hpp, Div, Max; TRowExpandBinOp.hpp)."""
+    rng = np.random.default_rng(seed(target, op, src1_cols))
+    src0 = rng.uniform(1, 9, (4, 8)).astype(np.float32)
+    src1 = rng.uniform(1, 9, (4, src1_cols)).astype(np.float32)
+    t0, t1 = tile((4, 8), "f32", valid=(3, 8)), tile((4, src1_cols), "f32", valid=(3, 8))
+    text = func([("a", t0), ("b", t1), ("d", t0)], f"pto.{op} ins(%a, %b : {t0}, {t1}) outs(%d : {t0})")
+    packed_src1 = src1.reshape(-1)[(np.arange(3) * 8)[:, None] + np.arange(8)[None, :]]
+    src1_read_as_blocks = target == "a5" or (target == "a2a3" and src1_cols == 8)
+    expected = filled((4, 8), "f32")
+    expected[:3] = FORMULAS[op](src0[:3], packed_src1 if src1_read_as_blocks else src1[:3, :8])
+    out = run(text, target, [src0, src1, filled((4, 8), "f32")])[-1]
+    assert_bits_equal(out, expected)

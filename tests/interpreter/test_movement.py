@@ -101,7 +101,7 @@ def test_tmov_layout_change(target: str) -> None:
     if target == "cpu":
         assert_bits_equal(run(tmov(s, d), target, [src, filled((8, 8), "f32")])[-1], src)
         return
-    with pytest.raises(PtoError, match=f"same layout on target {target}, which cannot convert"):
+    with pytest.raises(PtoError, match=f"same layout, which cannot convert .* \\(target {target}\\)"):
         run(tmov(s, d), target, [src, filled((8, 8), "f32")])
 
 

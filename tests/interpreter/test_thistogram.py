@@ -112,7 +112,7 @@ def test_wide_dst_rows_as_each_target_stores_them(target: str) -> None:
 @pytest.mark.parametrize("target", [t for t in TARGETS if t not in IMPLEMENTING])
 def test_not_implemented_elsewhere(target: str) -> None:
     src_t, idx_t, dst_t = tile((2, 32), "ui16"), tile((2, 1), "ui8", blayout="col_major"), tile((2, 256), "ui32")
-    with pytest.raises(PtoError, match=f"is not implemented on target {target}"):
+    with pytest.raises(PtoError, match=f"is not implemented: .* \\(target {target}\\)"):
         run(histogram_text(src_t, idx_t, dst_t, ""), target, [np.zeros((2, 32), np.uint16), np.zeros((2, 1), np.uint8), filled((2, 256), "ui32")])
 
 
@@ -154,5 +154,5 @@ def test_dst_valid_cols_given_at_run_time(target: str) -> None:
 pto.thistogram ins(%s, %i : {src_t}, {idx_t}) outs(%d : {dst_t})""")
     args = [draw((2, 32), np.uint16, 4), np.zeros((2, 1), np.uint8)]
     run(text, target, [*args, np.int64(256)])
-    with pytest.raises(PtoError, match=f"expects dst valid cols to be {'at least 256' if target == 'cpu' else '0 or at least 256'} on target {target}"):
+    with pytest.raises(PtoError, match=f"expects dst valid cols to be {'at least 256' if target == 'cpu' else '0 or at least 256'} \\(.*\\), got 128 \\(target {target}, run-time shapes\\)"):
         run(text, target, [*args, np.int64(128)])

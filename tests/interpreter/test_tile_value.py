@@ -41,3 +41,27 @@ def test_offset_outside_the_storage_is_a_run_time_error(target: str) -> None:
         run(text, target, [np.zeros((2, 8), np.float32), np.zeros((2, 8), np.float32), np.int64(16), np.int64(0)])
     with pytest.raises(PtoError, match="offset -1 writes outside the tile's 16 elements of storage"):
         run(text, target, [np.zeros((2, 8), np.float32), np.zeros((2, 8), np.float32), np.int64(0), np.int64(-1)])
+
+
+def nz_offset(rows: int, c0: int, r: int, c: int) -> int:
+    """Storage element of logical (r, c) in an NZ tile of `rows` rows and 16 x c0 boxes: a column
+    of boxes holds rows x c0 elements (cpu/tile_offsets.hpp Nz; a2a3 TLoad.hpp's NZ copies), also
+    where rows is not a multiple of 16."""
+    return (c // c0) * rows * c0 + r * c0 + c % c0
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("rows", [1, 8, 16])
+def test_nz_tile_with_a_partial_box_of_rows_keeps_every_element(target: str, rows: int) -> None:
+    """A vec NZ tile of 1, 8 or 16 rows x 48 f16 (16 x 16 boxes; pto-isa lets a vec tile's rows be
+    a partial box): each storage element read back holds the logical element the formula places
+    there; every element has its own (with one box row counted per 16 rows, a one-row tile put all
+    three columns of boxes on the first)."""
+    nz = tile((rows, 48), "f16", blayout="col_major", slayout="row_major")
+    scalar = tile((1, 16), "f16")
+    logical = np.arange(rows * 48).reshape(rows, 48).astype(np.float16)
+    places = {nz_offset(rows, 16, r, c): (r, c) for r in range(rows) for c in range(48)}
+    assert sorted(places) == list(range(rows * 48))
+    for at in (0, 15, 16, 17, rows * 16 + 3, rows * 48 - 1):
+        out = run(copy_element(nz, scalar, "f16"), target, [logical, filled((1, 16), "f16"), np.int64(at), np.int64(0)])[1]
+        assert out[0, 0] == logical[places[at]], (at, places[at])

@@ -115,11 +115,11 @@ pto.tstore ins(%d : {dst_t}) outs(%zp : {view((2, 300), "i32")})""")
 
 @pytest.mark.parametrize("target", [t for t in TARGETS if t not in IMPLEMENTING])
 def test_not_implemented_elsewhere(target: str) -> None:
-    with pytest.raises(PtoError, match=f"is not implemented on target {target}"):
+    with pytest.raises(PtoError, match=f"is not implemented: .* \\(target {target}\\)"):
         run(random_text(tile((1, 256), "i32")), target, [filled((1, 256), "i32"), *scalars((0, 0), (0, 0, 0, 0))])
 
 
 @pytest.mark.parametrize("target", IMPLEMENTING)
 def test_rounds_other_than_7_or_10_refused(target: str) -> None:
-    with pytest.raises(PtoError, match=f"expects rounds to be 7 or 10 on target {target} \\(a static_assert\\), got 8"):
+    with pytest.raises(PtoError, match=f"expects rounds to be 7 or 10 \\(a static_assert\\), got 8 \\(target {target}\\)"):
         run(random_text(tile((1, 256), "i32"), " {rounds = 8 : i32}"), target, [filled((1, 256), "i32"), *scalars((0, 0), (0, 0, 0, 0))])

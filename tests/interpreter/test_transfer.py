@@ -48,7 +48,7 @@ def test_dynamic_valid_rows_below_the_view_are_a_located_fault(target: str) -> N
     with pytest.raises(PtoError) as err:
         run(KERNEL, target, [x, np.zeros((8, 8), np.float32), np.int64(4)])
     assert str(err.value).startswith(f"k.pto:{TLOAD_LINE}:3: error: 'pto.tload' op tload expects the src view "
-                                     f"(nd shape [8, 8]: 8 rows x 8 cols) to equal the dst valid shape 4x8 on target {target}")
+                                     f"(nd shape [8, 8]: 8 rows x 8 cols) to equal the dst valid shape 4x8 (target {target}, run-time shapes)")
 
 
 
@@ -105,3 +105,23 @@ def test_rows_of_one_element_move_whatever_the_last_stride(target: str) -> None:
     x = np.arange(32, dtype=np.float32)
     out = run(ONE_ELEMENT_ROWS, target, [x, np.zeros(16, np.float32)])[1]
     assert_bits_equal(out, x[::2])
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_one_row_nz_tile_stores_its_row_to_an_nd_view(target: str) -> None:
+    """A one-row NZ vec tile (1 x 48 f16, 16 x 16 boxes) to an ND 1 x 48 view: the one-row case a2a3's
+    and a5's TSTORE take; their DMA reads the tile's storage as the row, which holds column c at
+    element (c // 16) * 1 * 16 + c % 16 = c (cpu/tile_offsets.hpp Nz), so out = the logical row."""
+    nz = tile((1, 48), "f16", blayout="col_major", slayout="row_major")
+    text = func(
+        [("t", nz), ("o", "!pto.ptr<f16>")],
+        constants(0, 1, 48)
+        + f"""
+%ov = pto.make_tensor_view %o, shape = [%c1, %c48], strides = [%c48, %c1] : !pto.tensor_view<?x?xf16>
+%op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c48] : !pto.tensor_view<?x?xf16>
+pto.tstore ins(%t : {nz}) outs(%op : {view((1, 48), "f16")})
+""",
+    )
+    row = np.arange(48, dtype=np.float16).reshape(1, 48)
+    out = run(text, target, [row, np.zeros(48, np.float16)])[1]
+    assert_bits_equal(out, row.reshape(-1))
