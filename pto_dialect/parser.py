@@ -206,6 +206,7 @@ def verify_located(module: Operation) -> None:
 
 def verify_op(op: Operation) -> None:
     """Verify one op (not the ops it holds); a PtoError located at it."""
+    _check_misspelt_properties(op)
     try:
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
@@ -217,6 +218,20 @@ def verify_op(op: Operation) -> None:
         for region in op.regions:
             if len(region.blocks) == 1 and region.block.first_op is None:
                 raise PtoError.at_op(op, "has an empty block in a single-block region that expects at least a terminator")
+
+
+def _check_misspelt_properties(op: Operation) -> None:
+    """A dialect-less attribute a letter or two from one of the op's property names is that
+    property misspelt (`gatherOb` for gatherOob): kept as an attribute, it would leave the
+    property unset (its default, or "requires attribute" for a required one)."""
+    if not isinstance(op, IRDLOperation):
+        return
+    properties = list(type(op).get_irdl_definition().properties)
+    for name in op.attributes:
+        if "." in name or name in properties:
+            continue
+        if nearest := difflib.get_close_matches(name, properties, n=1, cutoff=0.8):
+            raise PtoError.at_op(op, f"has an unknown attribute '{name}'; did you mean '{nearest[0]}'?")
 
 
 _SEGMENT_SIZES_MESSAGE = (
