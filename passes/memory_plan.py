@@ -94,6 +94,8 @@ class Buffer:
             return False  # one tile, before and after its tassign (the source not used after it)
         if self.is_callee_tile and self.op is other.op:
             return False  # tiles of one call: the callee's own plan keeps them apart
+        if self.start > self.end or other.start > other.end:
+            return False  # a tile every use ignores holds nothing (CallGraph.untouched)
         return self.start <= other.end and other.start <= self.end
 
     def overlaps(self, other: Buffer) -> bool:
@@ -259,8 +261,11 @@ class CallGraph:
             """(start, the op writing there), (end, the op reading there, the loop it reads
             across) of the tile known by `names`: from the first op that may write it (else
             the first that uses it; else `op`) to the last that uses it, each at op
-            granularity, or the whole of a loop the tile lives across (_loops_lived_across)."""
+            granularity, or the whole of a loop the tile lives across (_loops_lived_across). A
+            tile that every use ignores (`untouched`) holds nothing: an empty range after `op`."""
             accesses = [use for v in names for use in v.uses if not self.untouched(use)]
+            if not accesses and any(v.uses for v in names):
+                return (position[op] + 1, op), (position[op], op, None)
             one_per_parent = {use.operation.parent_op(): use.operation for use in accesses}  # same loops around
             loops = {loop for user in one_per_parent.values() for loop in loops_around(user)}
             crossed = _loops_lived_across(loops, accesses, self.writes)

@@ -25,7 +25,7 @@ from pto_dialect.arg_reduce import added_tmp, outputs_footprint, TMP_ADDED, ArgR
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.choices import Choice, ArgCompare, NanPolicy, RowCounter, SrcRead
 from pto_dialect.facts import TileFacts, known, require, require_type
-from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, np
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
@@ -78,7 +78,8 @@ class ColArgReduceRules(ArgReduceTypes, RuleRow):
 
     value_form_src_blayouts: tuple[str, ...]
     tmp_same_type: bool
-    """tmp holds src-typed values and must be large enough (a2a3)."""
+    """tmp holds src-typed values and must be large enough (a2a3); else the target's code ignores
+    it (cpu/TReduceIdx.hpp, a5/TColReduceIdx.hpp): it takes no UB at the op (`untouched`)."""
 
     def check(self, operands: dict, attrs: object, target: str) -> None:
         src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
@@ -329,8 +330,13 @@ def col_arg_reduce(
         emit=emit,
         in_place=IN_PLACE,
         implicit_tmp=implicit_tmp,
+        untouched=untouched,
         cost=COST,
     )
+
+
+def untouched(op: ColArgReduceOp, rules: ColArgReduceRules) -> frozenset[str]:
+    return tmp_untouched_unless(rules.tmp_same_type)
 
 
 TCOLARGMIN = col_arg_reduce(

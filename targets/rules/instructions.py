@@ -75,10 +75,11 @@ TRANSFER = Row(
         "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad). TLOAD into a Vec tile: "
         "ND2ND / DN2DN / NZ2NZ only (a static_assert). TSTORE from a Vec or Mat tile "
         "(tstore_common.hpp CheckStaticForVecAndMat): ND2ND / DN2DN / NZ2NZ or a tile of one row or "
-        "column; 8-byte elements ND2ND / DN2DN only.",
+        "column; 8-byte elements ND2ND / DN2DN only. From an Acc tile (CheckAcc2gm): ND or NZ views.",
         vec_load_same_layout=True,
         store_same_layout=frozenset({"vec", "mat"}),
         store_b64_nd_dn=True,
+        acc_store_layouts=frozenset({GmLayout.ND, GmLayout.NZ}),
     ),
     a5=TransferRules(
         tload=ShapeMatch.EQUAL,
@@ -92,10 +93,12 @@ TRANSFER = Row(
         "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
         "padCount with the data select bit always on; pad null/zero leave the pad register, 0). "
         "TSTORE_IMPL static_asserts a Vec or Acc src; TLOAD into a Vec tile (StaticCheck): ND2ND / DN2DN / NZ2NZ only; "
-        "TSTORE from a Vec tile (CheckStaticVec): ND2ND / DN2DN / NZ2NZ or a tile of one row or column.",
+        "TSTORE from a Vec tile (CheckStaticVec): ND2ND / DN2DN / NZ2NZ or a tile of one row or column; "
+        "from an Acc tile (CheckStaticAcc): ND or NZ views.",
         store_locs=frozenset({"vec", "acc"}),
         vec_load_same_layout=True,
         store_same_layout=frozenset({"vec"}),
+        acc_store_layouts=frozenset({GmLayout.ND, GmLayout.NZ}),
     ),
 )
 """TLOAD's and TSTORE's rules."""
