@@ -78,9 +78,7 @@ UNIMPLEMENTED_ATTRIBUTES = {
 }
 """PTOAS's `#pto` attributes of forms this project does not implement: what each is, and the
 feature `not_implemented` names (an unknown one stays "not registered")."""
-UNIMPLEMENTED_OPS = {
-    "arith.index_castui": ("MLIR's zero-extending index cast", "MLIR ops xDSL 0.74 lacks"),
-}
+UNIMPLEMENTED_OPS: dict[str, tuple[str, str]] = {}
 """MLIR ops PTOAS's inputs use that this project does not have: what each is, and the feature
 `not_implemented` names (another unknown op stays "not registered")."""
 _UNREGISTERED_ATTRIBUTE = re.compile(r"'pto\.(\w+)' is not registered")
