@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 
 import pto_dialect
@@ -24,6 +25,7 @@ from interpreter.value_ranges import ValueRanges
 from passes.pipeline import PipelinePass
 from passes.sync_check import PipeState, SyncChecker, check_sync
 from tests.budgets import examples
+from tests.passes.test_sync_check_batched import HEAD, PART, TILE, found
 
 INDEX = None
 """The index type, 64 bits in the interpreter."""
@@ -127,38 +129,26 @@ def test_sync_checker_gives_each_cast_exactly(case: tuple[str, int | None, int |
     assert isinstance(batched, np.ndarray) and np.array_equal(batched, expected)
 
 
-TILE = "!pto.tile_buf<vec, 1x64xi32>"
-PART = "!pto.partition_tensor_view<1x64xi32>"
-
-
 def race_kernel(address: str, loaded_at: int, loop: bool = False) -> str:
     """A tload into a tile at `loaded_at` and, with no flag between, a tstore of a tile at %addr
-    (i64, computed by the `address` lines from %c65536 : i32, or from %k : i32, an iteration
-    count from 1 to 24, in a loop): a race where the two tiles overlap."""
+    (i64, computed by the `address` lines from %c65536 : i32, or from %k : i32, the iteration
+    count, in a loop): a race where the two tiles overlap."""
     store = f"""\
 {address}
   %stored = pto.alloc_tile addr = %addr : {TILE}
-  pto.tstore ins(%stored : {TILE}) outs(%op : {PART})
+  pto.tstore ins(%stored : {TILE}) outs(%all : {PART})
 """
     if loop:
         store = f"""\
-  scf.for %t = %c1 to %c25 step %c1 {{
+  scf.for %t = %c1 to %ctrips step %c1 {{
     %k = arith.index_cast %t : index to i32
 {store}\
   }}
 """
-    return f"""
-func.func @k(%in: !pto.ptr<i32>, %out: !pto.ptr<i32>) {{
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c25 = arith.constant 25 : index
-  %c64 = arith.constant 64 : index
+    return HEAD + f"""\
   %at = arith.constant {loaded_at} : i64
   %c65536 = arith.constant 65536 : i32
-  %iv = pto.make_tensor_view %in, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
-  %ov = pto.make_tensor_view %out, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
-  %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>
-  %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>
+  %ip = pto.partition_view %idv, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32>
   %loaded = pto.alloc_tile addr = %at : {TILE}
   pto.tload ins(%ip : {PART}) outs(%loaded : {TILE})
 {store}\
@@ -182,21 +172,15 @@ ADDRESSES = {
     "index_castui_overlap": ("  %m = arith.constant -32768 : i16\n  %x = arith.index_castui %m : i16 to index\n"
                              "  %addr = arith.index_cast %x : index to i64", 32768, True),
 }
-# in a loop of 24 iterations (batched): (k * 65536) truncated to i16 is 0 in every one
+# in a loop of 23 iterations (batched): (k * 65536) truncated to i16 is 0 in every one
 LOOP_ADDRESS = "    %s = arith.muli %k, %c65536 : i32\n    %low = arith.trunci %s : i32 to i16\n    %addr = arith.extui %low : i16 to i64"
 
 
-def lowered_without_sync(text: str, target: str):
+def lowered_without_sync(text: str, target: str) -> ModuleOp:
     module = pto_dialect.parse(text)
     for stage in PipelinePass(target).stages(module)[:-1]:  # all but pto-insert-sync
         stage.apply(Context(), module)
     return module
-
-
-def races(module, target: str, batch_loops: bool = True) -> list[str]:
-    function = next(o for o in module.walk() if isinstance(o, func.FuncOp))
-    report = check_sync(module, targets.get(target).sync, [np.zeros(1), np.zeros(1)], function, batch_loops)
-    return [e.text for e in report.errors]
 
 
 @pytest.mark.parametrize("target", ["a2a3", "a5"])
@@ -206,9 +190,9 @@ def test_a_tile_placed_by_a_cast_address_races_where_it_lands(name: str, target:
     both ops), or away from it (none), statically and in a run alike."""
     address, loaded_at, overlap = ADDRESSES[name]
     module = lowered_without_sync(race_kernel(address, loaded_at), target)
-    for errors in ([e.text for e in check_sync(module, targets.get(target).sync).errors], races(module, target)):
+    for errors in ([e.text for e in check_sync(module, targets.get(target).sync).errors], found(module, target, True)[0]):
         if overlap:
-            assert len(errors) == 1 and "tstore" in errors[0] and "tload" in errors[0], errors
+            assert len(errors) == 1 and all("tstore" in e and "tload" in e for e in errors), errors
         else:
             assert not errors
 
@@ -219,5 +203,5 @@ def test_a_wrapped_address_in_a_loop_races(target: str, batch_loops: bool) -> No
     """Each iteration's store tile is at (k * 65536) truncated to i16, 0: on the loaded tile,
     batched or replayed iteration by iteration."""
     module = lowered_without_sync(race_kernel(LOOP_ADDRESS, 0, loop=True), target)
-    errors = races(module, target, batch_loops)
+    errors, _ = found(module, target, batch_loops)
     assert errors and all("tstore" in e and "tload" in e for e in errors), errors
