@@ -120,14 +120,30 @@ class TileParams:
         inner = in_r * bc + in_c if self.slayout == "row_major" else in_c * br + in_r
         return box_start + inner
 
-    def box_cols_problem(self) -> str | None:
-        """What is wrong with a boxed tile's columns, or None: they must split into whole boxes
-        (pto-isa's Tile static_asserts `Cols % InnerCols == 0`, pto_tile.hpp:1520; PTOAS's
-        verifier alike), else rows of boxes overlap in storage."""
+    def box_shape_problem(self) -> tuple[str, str] | None:
+        """What pto-isa's Tile (pto_tile.hpp, common to the CPU simulator and the NPUs)
+        static_asserts of a boxed tile's shape and this one breaks, as (what is expected, why),
+        or None. Its rows split into whole boxes, `Rows % InnerRows == 0` (pto_tile.hpp:1516),
+        unless it is a vec tile, an Mx one (fractal=32) or a one-row one; its columns always do,
+        `Cols % InnerCols == 0` (pto_tile.hpp:1520). PTOAS's verifier checks both, in that order,
+        for an allocated tile only."""
         box = self.inner_box
-        if box is None or self.cols % box[1] == 0:
+        if box is None:
             return None
-        return f"boxed tile cols to be a multiple of innerCols ({box[1]}), but got {self.cols}"
+        inner_rows, inner_cols = box
+        rows_may_be_partial = self.loc == "vec" or self.fractal == 32 or self.rows == 1
+        if not rows_may_be_partial and self.rows % inner_rows:
+            return (
+                f"boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {self.rows}",
+                f"pto_tile.hpp's Tile static_asserts it for a boxed {self.loc} tile (a partial box of rows "
+                "only for vec, fractal=32 or one-row tiles)",
+            )
+        if self.cols % inner_cols:
+            return (
+                f"boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {self.cols}",
+                "rows of boxes would overlap in storage (pto_tile.hpp's Tile static_asserts it)",
+            )
+        return None
 
     def element_outside_storage(self) -> tuple[int, int, int] | None:
         """The first element (r, c) whose storage offset is past the tile's rows x cols
