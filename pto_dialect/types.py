@@ -145,6 +145,27 @@ class TileParams:
             )
         return None
 
+    def get_tile_offset_problem(self) -> str | None:
+        """Where pto_tile.hpp's GetTileOffset (pto_tile.hpp:1834; the NPUs' TPRINT reads a vec
+        tile through it) misses this boxed tile's elements, or None. It static_asserts an Nz, Zn
+        or Zz layout, and counts a column of boxes of an Nz tile as Rows / InnerRows whole boxes:
+        with a partial box of rows, every column of boxes but the first is read from storage
+        before its own (cpu/tile_offsets.hpp, `storage_offset`, puts it Rows x InnerCols on)."""
+        box = self.inner_box
+        if box is None:
+            return None
+        if not self.is_row_major and self.slayout == "col_major":
+            return "GetTileOffset (pto_tile.hpp) static_asserts an Nz, Zn or Zz layout (a compile error), got blayout=col_major, slayout=col_major"
+        inner_rows, inner_cols = box
+        if self.is_row_major or self.rows % inner_rows == 0 or self.cols <= inner_cols:
+            return None
+        read_at = self.rows // inner_rows * inner_rows * inner_cols
+        return (
+            f"GetTileOffset (pto_tile.hpp) counts whole {inner_rows}-row boxes per column of boxes of an Nz tile, so for "
+            f"this {self.rows}-row one it reads element [0, {inner_cols}] at storage element {read_at}, where the tile "
+            f"keeps it at {self.storage_offset(0, inner_cols)}"
+        )
+
     def element_outside_storage(self) -> tuple[int, int, int] | None:
         """The first element (r, c) whose storage offset is past the tile's rows x cols
         elements (boxes that do not tile the shape), with that offset; None if every one fits."""
