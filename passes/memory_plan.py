@@ -367,9 +367,12 @@ class CallGraph:
     def untouched(self, use: Use) -> bool:
         """Whether the target's code for the instruction using the tile ignores that operand
         (its `untouched` roles: a tmp it does not use takes no memory there)."""
-        op = use.operation
+        return use.index in self.ignored_operands(use.operation)
+
+    def ignored_operands(self, op: Operation) -> frozenset[int]:
+        """The indices of the operands the target's code for `op` ignores (Instruction.untouched)."""
         if not isinstance(op, PtoInstructionOp):
-            return False
+            return frozenset()
         if (indices := self._untouched.get(op)) is None:
             instruction = instruction_of(op)
             roles = (
@@ -378,7 +381,7 @@ class CallGraph:
             )
             ins_roles = op.role_lists()[0] if roles else ()
             indices = self._untouched[op] = frozenset(i for i, role in enumerate(ins_roles[: len(op.ins)]) if role in roles)
-        return use.index in indices
+        return indices
 
     def writes(self, use: Use) -> bool:
         """The op certainly writes the tile used by `use` before reading it there: an instruction's
@@ -666,7 +669,8 @@ def _check_in_place_ops(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph)
         if not isinstance(op, PtoInstructionOp):
             continue
         outs = [v for v in op.destinations if v in placed]
-        for read in (v for v in op.ins if v in placed):
+        ignored = graph.ignored_operands(op)
+        for read in (v for i, v in enumerate(op.ins) if v in placed and i not in ignored):
             for written in outs:
                 w, r = placed[written], placed[read]
                 if written is not read and w is not r and w.space == r.space and w.overlaps(r):

@@ -11,6 +11,8 @@ above and the generic form (`"arith.index_castui"(%k) : (i16) -> index`) both pa
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from xdsl.dialects.arith import Arith
 from xdsl.dialects.builtin import IndexType, IntegerType, Signedness
 from xdsl.ir import Attribute, Dialect, Operation, SSAValue
@@ -52,4 +54,4 @@ class IndexCastUIOp(IRDLOperation):
 
 def arith_dialect() -> Dialect:
     """xDSL's arith with the ops it lacks (what a context registers as `arith`)."""
-    return Dialect("arith", [*Arith.operations, IndexCastUIOp], [*Arith.attributes], list(Arith._interfaces))  # pyright: ignore[reportPrivateUsage]
+    return replace(Arith, _operations=[*Arith.operations, IndexCastUIOp])

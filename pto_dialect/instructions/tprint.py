@@ -65,7 +65,7 @@ class TPrintRules(RuleRow):
     a print of other elements than the tile's, else the tile's own offsets (cpu/tile_offsets.hpp)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src = operands["src"]
         if isinstance(src, ViewFacts):
             require(bool(self.view_layouts), "expects src to be a tile: this target prints tiles only, got a GM view")
