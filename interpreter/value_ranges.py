@@ -20,9 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, func, scf
-from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
+from xdsl.dialects.builtin import IntegerAttr, IntegerType
+from xdsl.interpreter import Interpreter
+from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
+from pto_dialect.mlir_arith import IndexCastUIOp
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
@@ -77,8 +79,33 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MaxUIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
-_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
+_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.TruncIOp)
+_UNSIGNED_CASTS = (arith.ExtUIOp, IndexCastUIOp)
 _CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
+
+
+def _bits(int_type: Attribute) -> int:
+    """The bits of an integer or index type (index: the interpreter's width)."""
+    return int_type.width.data if isinstance(int_type, IntegerType) else Interpreter.DEFAULT_BITWIDTH
+
+
+def _read_unsigned(a: Interval, source: Attribute, result: Attribute) -> Interval:
+    """The values of extui and index_castui (the source's bits read as unsigned, as many as the
+    result holds, held signed) on values in `a`. The cast steps up by one from each value to the
+    next but where it wraps, where it drops: ends as far apart as `a`'s mean no wrap between them;
+    else every value it can give (the source's unsigned range, the result's signed one)."""
+    source_bits, result_bits = _bits(source), _bits(result)
+
+    def cast(value: int) -> int:
+        held = value % (1 << source_bits) % (1 << result_bits)
+        return held - (1 << result_bits) if held >> (result_bits - 1) else held
+
+    low, high = cast(a[0]), cast(a[1])
+    if high - low == a[1] - a[0]:
+        return low, high
+    if result_bits > source_bits:
+        return 0, (1 << source_bits) - 1
+    return -(1 << (result_bits - 1)), (1 << (result_bits - 1)) - 1
 
 
 def _remainder_form(op: Operation) -> tuple[SSAValue, SSAValue] | None:
@@ -156,6 +183,9 @@ class ValueRanges:
             return None, _NO_DEPS
         if isinstance(op, _CASTS):
             return self._eval(op.operands[0])
+        if isinstance(op, _UNSIGNED_CASTS):
+            a, deps = self._eval(op.operands[0])
+            return (_read_unsigned(a, op.operands[0].type, op.results[0].type) if a is not None else None), deps
         if isinstance(op, arith.SelectOp):
             return self._union([op.operands[1], op.operands[2]], extra=[op.operands[0]])
         if (remainder := _remainder_form(op)) is not None:  # x - (x / c) * c, PyPTO's spelling of x % c

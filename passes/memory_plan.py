@@ -89,13 +89,19 @@ class Buffer:
     def is_callee_tile(self) -> bool:
         return isinstance(self.op, func.CallOp)
 
+    @property
+    def holds_nothing(self) -> bool:
+        """Every use ignores the tile (CallGraph.untouched: a tmp its instruction's target code
+        does not use): its live range is empty, it is live with no tile."""
+        return self.start > self.end
+
     def live_with(self, other: Buffer) -> bool:
         if self.moved_from is other and other.end <= self.start or other.moved_from is self and self.end <= other.start:
             return False  # one tile, before and after its tassign (the source not used after it)
         if self.is_callee_tile and self.op is other.op:
             return False  # tiles of one call: the callee's own plan keeps them apart
-        if self.start > self.end or other.start > other.end:
-            return False  # a tile every use ignores holds nothing (CallGraph.untouched)
+        if self.holds_nothing or other.holds_nothing:
+            return False
         return self.start <= other.end and other.start <= self.end
 
     def overlaps(self, other: Buffer) -> bool:
@@ -729,7 +735,8 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
     lines = [f"memory plan of @{f.sym_name.data} (target {graph.target})", "", "| tile | space | bytes | address | live |", "|---|---|---|---|---|"]
     for b in buffers:
         addr = "-" if b.addr is None else str(b.addr)
-        lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {b.start}..{b.end} |")
+        live = "none" if b.holds_nothing else f"{b.start}..{b.end}"
+        lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {live} |")
     if not buffers:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):
