@@ -230,6 +230,8 @@ def _check_misspelt_properties(op: Operation) -> None:
     for name in op.attributes:
         if "." in name or name in properties:
             continue
+        import difflib  # only for an attribute of no dialect, which kernels seldom have
+
         if nearest := difflib.get_close_matches(name, properties, n=1, cutoff=0.8):
             raise PtoError.at_op(op, f"has an unknown attribute '{name}'; did you mean '{nearest[0]}'?")
 
