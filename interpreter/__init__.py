@@ -32,7 +32,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, Py
 from xdsl.interpreter import _InterpreterFunctionImpls  # pyright: ignore[reportPrivateUsage]
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -65,7 +65,7 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     tmps, memory plan, lowering); the input is not changed."""
     from passes.pipeline import PipelinePass
 
-    lowered = module.clone()
+    lowered = clone(module)
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
 
