@@ -47,6 +47,7 @@ from xdsl.traits import MemoryEffectKind, get_effects
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
+from pto_dialect.mlir_arith import IndexCastUIOp
 from pto_dialect.ops import LoadScalarOp, PartitionViewOp
 from pto_dialect.types import PtrType
 from pto_dialect.ops.sync import SYNC_OPS
@@ -158,6 +159,8 @@ def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...
         return True  # only the offset can vary: a pointer is no index math
     if isinstance(op, arith.IndexCastOp):
         return _cast_width(interpreter, op) <= 64
+    if isinstance(op, IndexCastUIOp):
+        return max(type_width(interpreter, op.input.type), int_width(interpreter, op)) <= 64
     return type(op) in INDEX_MATH and int_width(interpreter, op) <= 64
 
 
@@ -211,6 +214,10 @@ def _vary(interpreter: Interpreter, op: Operation, args: list[Any], count: int) 
         return (buffer[offsets].astype(np.int64),)
     if isinstance(op, arith.IndexCastOp):
         return (_wrap(args[0], _cast_width(interpreter, op)),)
+    if isinstance(op, IndexCastUIOp):
+        source = type_width(interpreter, op.input.type)
+        unsigned = args[0] if source == 64 else args[0] & np.int64((1 << source) - 1)  # int64 keeps 64 bits as they are
+        return (_wrap(unsigned, int_width(interpreter, op)),)
     width = int_width(interpreter, op)
     a, b = (x if isinstance(x, np.ndarray) else np.int64(signed(x, width)) for x in args)
     return (_wrap(INDEX_MATH[type(op)](a, b), width),)

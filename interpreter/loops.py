@@ -27,6 +27,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.mlir_arith import IndexCastUIOp
 
 from interpreter import batch
 from interpreter.batch import int_width as _width
@@ -214,6 +215,12 @@ def _integer_binary(read: Callable[[int, int], int], combine: Callable[[int, int
     return run
 
 
+def _zero_extended(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """extui and index_castui: the operand's bits read as unsigned, then as many of them as the
+    result holds (held signed)."""
+    return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+
+
 def _ceiling_quotient(a: int, b: int) -> int:
     return -(-a // _nonzero(b))
 
@@ -241,7 +248,8 @@ class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants and the integer ops of index math read their
     types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
     that kernels use for tile counts and tails (min/max, ceildiv, unsigned div/rem, trunci,
-    extsi, extui, fptosi) are added with MLIR's semantics;
+    extsi, extui, fptosi, and MLIR's index_castui: pto_dialect/mlir_arith.py) are added with
+    MLIR's semantics;
     signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
 
     @impl(arith.ConstantOp)
@@ -276,9 +284,8 @@ class IndexArithFunctions(ArithFunctions):
     def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
         return (_signed(args[0], _operand_width(interpreter, op)),)
 
-    @impl(arith.ExtUIOp)
-    def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
-        return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+    run_extui = impl(arith.ExtUIOp)(_zero_extended)
+    run_index_castui = impl(IndexCastUIOp)(_zero_extended)
 
     @impl(arith.FPToSIOp)
     def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):

@@ -23,6 +23,7 @@ from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
 
+from pto_dialect.integer_casts import integer_cast
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
@@ -77,7 +78,6 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MaxUIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
-_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
 _CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
@@ -154,8 +154,9 @@ class ValueRanges:
             if isinstance(op.value, IntegerAttr):
                 return (op.value.value.data, op.value.value.data), _NO_DEPS
             return None, _NO_DEPS
-        if isinstance(op, _CASTS):
-            return self._eval(op.operands[0])
+        if (cast := integer_cast(op)) is not None:
+            a, deps = self._eval(op.operands[0])
+            return (cast.of_interval(*a) if a is not None else None), deps
         if isinstance(op, arith.SelectOp):
             return self._union([op.operands[1], op.operands[2]], extra=[op.operands[0]])
         if (remainder := _remainder_form(op)) is not None:  # x - (x / c) * c, PyPTO's spelling of x % c

@@ -89,13 +89,19 @@ class Buffer:
     def is_callee_tile(self) -> bool:
         return isinstance(self.op, func.CallOp)
 
+    @property
+    def holds_nothing(self) -> bool:
+        """Every use ignores the tile (CallGraph.untouched: a tmp its instruction's target code
+        does not use): its live range is empty, it is live with no tile."""
+        return self.start > self.end
+
     def live_with(self, other: Buffer) -> bool:
         if self.moved_from is other and other.end <= self.start or other.moved_from is self and self.end <= other.start:
             return False  # one tile, before and after its tassign (the source not used after it)
         if self.is_callee_tile and self.op is other.op:
             return False  # tiles of one call: the callee's own plan keeps them apart
-        if self.start > self.end or other.start > other.end:
-            return False  # a tile every use ignores holds nothing (CallGraph.untouched)
+        if self.holds_nothing or other.holds_nothing:
+            return False
         return self.start <= other.end and other.start <= self.end
 
     def overlaps(self, other: Buffer) -> bool:
@@ -361,9 +367,12 @@ class CallGraph:
     def untouched(self, use: Use) -> bool:
         """Whether the target's code for the instruction using the tile ignores that operand
         (its `untouched` roles: a tmp it does not use takes no memory there)."""
-        op = use.operation
+        return use.index in self.ignored_operands(use.operation)
+
+    def ignored_operands(self, op: Operation) -> frozenset[int]:
+        """The indices of the operands the target's code for `op` ignores (Instruction.untouched)."""
         if not isinstance(op, PtoInstructionOp):
-            return False
+            return frozenset()
         if (indices := self._untouched.get(op)) is None:
             instruction = instruction_of(op)
             roles = (
@@ -372,7 +381,7 @@ class CallGraph:
             )
             ins_roles = op.role_lists()[0] if roles else ()
             indices = self._untouched[op] = frozenset(i for i, role in enumerate(ins_roles[: len(op.ins)]) if role in roles)
-        return use.index in indices
+        return indices
 
     def writes(self, use: Use) -> bool:
         """The op certainly writes the tile used by `use` before reading it there: an instruction's
@@ -660,7 +669,8 @@ def _check_in_place_ops(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph)
         if not isinstance(op, PtoInstructionOp):
             continue
         outs = [v for v in op.destinations if v in placed]
-        for read in (v for v in op.ins if v in placed):
+        ignored = graph.ignored_operands(op)
+        for read in (v for i, v in enumerate(op.ins) if v in placed and i not in ignored):
             for written in outs:
                 w, r = placed[written], placed[read]
                 if written is not read and w is not r and w.space == r.space and w.overlaps(r):
@@ -729,7 +739,8 @@ def plan_table(f: func.FuncOp, buffers: list[Buffer], graph: CallGraph) -> str:
     lines = [f"memory plan of @{f.sym_name.data} (target {graph.target})", "", "| tile | space | bytes | address | live |", "|---|---|---|---|---|"]
     for b in buffers:
         addr = "-" if b.addr is None else str(b.addr)
-        lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {b.start}..{b.end} |")
+        live = "none" if b.holds_nothing else f"{b.start}..{b.end}"
+        lines.append(f"| {b.label} | {b.space} | {b.size} | {addr} | {live} |")
     if not buffers:
         lines.append("| (no tiles) | | | | |")
     for space in sorted({b.space for b in buffers if b.addr is not None}):

@@ -58,6 +58,7 @@ from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instruction import Pipe
+from pto_dialect.integer_casts import integer_cast
 from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, TAssignOp
 from pto_dialect.ops.sync import BarrierOp, CrossCoreBase, DynFlagOp, FlagOpBase, SetFlagDynOp, SetFlagOp
 from pto_dialect.phases import internal_flags, phases_of
@@ -506,8 +507,11 @@ class SyncChecker:
             return op.value.value.data if isinstance(op.value, IntegerAttr) else None
         if (fn := _INT_OPS.get(type(op))) is not None:
             return fn(self.known(op.operands[0]), self.known(op.operands[1]))
-        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
-            return self.known(op.operands[0])
+        if (cast := integer_cast(op)) is not None:
+            try:
+                return cast(self.known(op.operands[0]))
+            except OverflowError:  # a batched loop's values zero-extended past int64
+                raise _Unknown from None
         if isinstance(op, arith.CmpiOp):
             return _compare(op.predicate.value.data, self.known(op.lhs), self.known(op.rhs))
         if isinstance(op, arith.SelectOp):

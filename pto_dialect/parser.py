@@ -78,9 +78,7 @@ UNIMPLEMENTED_ATTRIBUTES = {
 }
 """PTOAS's `#pto` attributes of forms this project does not implement: what each is, and the
 feature `not_implemented` names (an unknown one stays "not registered")."""
-UNIMPLEMENTED_OPS = {
-    "arith.index_castui": ("MLIR's zero-extending index cast", "MLIR ops xDSL 0.74 lacks"),
-}
+UNIMPLEMENTED_OPS: dict[str, tuple[str, str]] = {}
 """MLIR ops PTOAS's inputs use that this project does not have: what each is, and the feature
 `not_implemented` names (another unknown op stays "not registered")."""
 _UNREGISTERED_ATTRIBUTE = re.compile(r"'pto\.(\w+)' is not registered")
@@ -230,7 +228,7 @@ def _check_misspelt_properties(op: Operation) -> None:
     for name in op.attributes:
         if "." in name or name in properties:
             continue
-        import difflib  # only for an attribute of no dialect, which kernels seldom have
+        import difflib  # only for this error
 
         if nearest := difflib.get_close_matches(name, properties, n=1, cutoff=0.8):
             raise PtoError.at_op(op, f"has an unknown attribute '{name}'; did you mean '{nearest[0]}'?")

@@ -91,7 +91,8 @@ goes to FILE and the plan to standard output. Columns:
   space    its memory: vec (UB), mat (L1), left/right (L0A/L0B), acc (L0C), bias, scaling
   bytes    its size: rows x cols x element bytes
   address  its byte offset in that memory; `-`: not placed yet (run -p pto-plan-memory)
-  live     the first..last op position (a pre-order walk of the function) where it is live
+  live     the first..last op position (a pre-order walk of the function) where it is live;
+           `none`: every use ignores it (a tmp the target's code does not use)
 """
 
 _UNSUPPORTED_PTOAS_FLAGS = {

@@ -141,7 +141,7 @@ class TCvtRules(RuleRow):
     """The target's code has TCVT with a tmp tile (cpu's has not: it would not link)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst = operands["src"], operands["dst"]
         require(self.takes_tmp or "tmp" not in operands, f"takes no tmp: {self.note}")
         tiles = [f for f in operands.values() if isinstance(f, TileFacts)]

@@ -257,7 +257,7 @@ class TGatherRules(RuleRow):
     """Compare form: tmp holds [bitmap][index table][converted k] and must be that large."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         """The self of the op's form (told by its operands' roles)."""
         if "indices" in operands:
             _check_index(self, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))

@@ -59,7 +59,7 @@ class TPrintRules(RuleRow):
     """What it prints of a tile."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src = operands["src"]
         if isinstance(src, ViewFacts):
             require(bool(self.view_layouts), "expects src to be a tile: this target prints tiles only, got a GM view")

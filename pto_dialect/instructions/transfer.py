@@ -176,7 +176,7 @@ LAYOUTS_AS_VIEWS = "nd: row-major none_box, dn: col-major none_box, nz: col-majo
 """The tile layout each GM layout moves to and from."""
 
 
-def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+def check_tload(rules: TransferRules, operands: dict, attrs: object) -> None:
     view, dst = operands["src"], operands["dst"]
     if rules.vec_load_same_layout and dst.loc == "vec" and view.layout is not None:
         require(
@@ -187,7 +187,7 @@ def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str
     _check_contiguous(rules, "tload", operands["src"])
 
 
-def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+def check_tstore(rules: TransferRules, operands: dict, attrs: object) -> None:
     src, view = operands["src"], operands["dst"]
     require(
         src.loc in rules.store_locs,
