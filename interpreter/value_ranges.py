@@ -21,8 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
+from pto_dialect.dtypes import element_info
 from pto_dialect.integer_casts import integer_cast
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.common import PtoInstructionOp
@@ -99,6 +100,12 @@ def table_of(view: SSAValue) -> BlockArgument | None:
     while isinstance(view, OpResult) and isinstance(view.op, PartitionViewOp | MakeTensorViewOp):
         view = view.op.operands[0]
     return view if isinstance(view, BlockArgument) and isinstance(view.owner.parent_op(), func.FuncOp) else None
+
+
+def _element(tile: SSAValue) -> Attribute:
+    tile_type = tile.type
+    assert isinstance(tile_type, TileBufType)
+    return tile_type.element_type
 
 
 def _tile_root(tile: SSAValue) -> SSAValue:
@@ -197,7 +204,9 @@ class ValueRanges:
         return None, _NO_DEPS
 
     def _tile(self, tile: SSAValue) -> _Result:
-        """The values written into a tile (or any subview or reshape of its bytes)."""
+        """The values written into a tile (or any subview or reshape of its bytes), as its element
+        type holds them."""
+        element = _element(tile)
         written: list[Interval] = []
         deps: set[BlockArgument] = set()
         known = True
@@ -214,6 +223,8 @@ class ValueRanges:
                     continue  # a read
                 else:
                     interval, more = None, _NO_DEPS  # passed to a call, yielded: anything may happen
+                if _element(alias) != element:
+                    interval = None  # written as another element type through a reshape: the bytes reinterpreted
                 deps |= more
                 if interval is None:
                     known = False
@@ -223,7 +234,7 @@ class ValueRanges:
             return self._left_at_address(_tile_root(tile))
         if not known:
             return None, frozenset(deps)
-        return (min(w[0] for w in written), max(w[1] for w in written)), frozenset(deps)
+        return _held((min(w[0] for w in written), max(w[1] for w in written)), element), frozenset(deps)
 
     def _instruction_writes(self, op: PtoInstructionOp) -> _Result:
         """The values an instruction writes into its destination tile: a tload of an integer
@@ -274,6 +285,18 @@ class ValueRanges:
                     if constant_index(other.op.addr) == addr:
                         return self._eval(tile) if other.type.element_type == element else (None, _NO_DEPS)  # pyright: ignore[reportAttributeAccessIssue]
         return None, _NO_DEPS
+
+
+def _held(interval: Interval, element: Attribute) -> Interval:
+    """What an integer tile holds of values in `interval` written into it: the values where its
+    element type holds them all, else anywhere in its range (an integer tcvt wraps or saturates,
+    by its mode; integer tile arithmetic wraps)."""
+    info = element_info(element)
+    if info is None or not info.is_integer:
+        return interval
+    limits = np.iinfo(info.numpy)
+    least, most = int(limits.min), int(limits.max)
+    return interval if least <= interval[0] and interval[1] <= most else (least, most)
 
 
 _COPIES = {"pto.tmov": "src", "pto.tcvt": "src", "pto.texpands": "scalar"}

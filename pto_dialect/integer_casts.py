@@ -19,7 +19,6 @@ from typing import TypeVar
 import numpy as np
 from xdsl.dialects import arith
 from xdsl.dialects.builtin import IntegerType
-from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
 
 from pto_dialect.mlir_arith import IndexCastUIOp
@@ -30,9 +29,13 @@ _SIGNED = (arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)
 _UNSIGNED = (arith.ExtUIOp, IndexCastUIOp)
 
 
-def type_bits(int_type: Attribute) -> int:
+def _type_bits(int_type: Attribute) -> int:
     """The bits of an integer or index type (index: the interpreter's width)."""
-    return int_type.width.data if isinstance(int_type, IntegerType) else Interpreter.DEFAULT_BITWIDTH
+    if isinstance(int_type, IntegerType):
+        return int_type.width.data
+    from xdsl.interpreter import Interpreter  # only for its index width: not loaded until an index is cast
+
+    return Interpreter.DEFAULT_BITWIDTH
 
 
 @dataclass(frozen=True)
@@ -72,5 +75,5 @@ def integer_cast(op: Operation) -> IntegerCast | None:
     index_cast, index_castui); None for any other op (bitcast, sitofp, fptosi: not followed)."""
     if not isinstance(op, _SIGNED + _UNSIGNED):
         return None
-    source, result = type_bits(op.operands[0].type), type_bits(op.results[0].type)
+    source, result = _type_bits(op.operands[0].type), _type_bits(op.results[0].type)
     return IntegerCast(min(source, result), isinstance(op, _UNSIGNED) and result > source)

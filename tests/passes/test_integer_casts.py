@@ -6,6 +6,8 @@ each cast's exact value, of one value or of a batched loop's array of them; the 
 value in it wraps. Each is checked against NumPy's casts of the same bits (a two's-complement
 `astype`, read unsigned first for extui / index_castui), after an `arith.addi` that may wrap.
 A trunci whose wrap-around places a tile on another's bytes makes a race the checker reports.
+An integer tile holds what the value ranges say it does: converted by tcvt to a narrower type
+(wrapping or saturating), or its bytes read as another type through a reshape (unknown).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from xdsl.ir import Operation
 
 import pto_dialect
 import targets
+from interpreter import run_with_results
 from interpreter.value_ranges import ValueRanges
 from passes.pipeline import PipelinePass
 from passes.sync_check import PipeState, SyncChecker, check_sync
@@ -205,3 +208,42 @@ def test_a_wrapped_address_in_a_loop_races(target: str, batch_loops: bool) -> No
     module = lowered_without_sync(race_kernel(LOOP_ADDRESS, 0, loop=True), target)
     errors, _ = found(module, target, batch_loops)
     assert errors and all("tstore" in e and "tload" in e for e in errors), errors
+
+
+T32, T16, T16_WIDE = "!pto.tile_buf<vec, 1x32xi32>", "!pto.tile_buf<vec, 1x32xi16>", "!pto.tile_buf<vec, 1x64xi16>"
+
+
+def tile_casts(saturation: str) -> str:
+    """%v : i32 set into an i32 tile; read back converted to i16 (tcvt) and through a reshape of
+    the i32 tile as i16 (its bytes reinterpreted: a bitcast)."""
+    return f"""
+func.func @k(%v: i32, %at: index) -> (i16, i16) {{
+  %c0 = arith.constant 0 : index
+  %wide = pto.alloc_tile : {T32}
+  %narrow = pto.alloc_tile : {T16}
+  pto.tsetval ins(%c0, %v : index, i32) outs(%wide : {T32})
+  pto.tcvt ins(%wide {{rmode = #pto<round_mode TRUNC>, satmode = #pto<saturation_mode {saturation}>}} : {T32}) outs(%narrow : {T16})
+  %converted = pto.tgetval ins(%narrow, %c0 : {T16}, index) outs : i16
+  %halves = pto.treshape %wide : {T32} -> {T16_WIDE}
+  %half = pto.tgetval ins(%halves, %at : {T16_WIDE}, index) outs : i16
+  return %converted, %half : i16, i16
+}}"""
+
+
+@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("saturation", ["ON", "OFF"])
+@pytest.mark.parametrize("low, high", [(-100, 30_000), (30_000, 40_000), (-40_000, -30_000), (65_536, 65_540)])
+def test_value_ranges_of_tile_conversions_hold_what_runs_give(target: str, saturation: str, low: int, high: int) -> None:
+    """An i32 -> i16 tcvt reads back within its bounds (exact where every value fits i16, else
+    i16's range, wrapping or saturating); the i32's bytes read as i16 are unknown."""
+    text = tile_casts(saturation)
+    function = next(o for o in pto_dialect.parse(text).walk() if isinstance(o, func.FuncOp))
+    v, at = function.body.block.args
+    converted, half = (op.results[0] for op in function.walk() if op.name == "pto.tgetval")
+    ranges = ValueRanges({at: 0}, {v: (low, high)})
+    bounds = ranges.of(converted)
+    assert bounds == ((low, high) if -(2**15) <= low and high < 2**15 else (-(2**15), 2**15 - 1))
+    assert ranges.of(half) is None
+    for value in sorted({low, high, max(low, min(high, 2**15 - 1)), max(low, min(high, 2**15))}):
+        _, results = run_with_results(pto_dialect.parse(text, "k.pto"), target, [np.int32(value), np.int64(0)])
+        assert bounds[0] <= int(results[0]) <= bounds[1]
