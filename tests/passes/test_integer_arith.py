@@ -25,25 +25,11 @@ import targets
 from interpreter.value_ranges import ValueRanges
 from passes.sync_check import PipeState, SyncChecker, check_sync
 from tests.budgets import examples
-from tests.passes.test_integer_casts import lowered_without_sync, race_kernel
+from tests.passes.test_integer_casts import bits, lowered_without_sync, race_kernel, type_name, wrapped
 from tests.passes.test_sync_check_batched import found
 
 WIDTHS = [1, 8, 16, 32, 64, None]
 """Integer widths; None: index, 64 bits in the interpreter."""
-
-
-def bits(width: int | None) -> int:
-    return 64 if width is None else width
-
-
-def type_name(width: int | None) -> str:
-    return "index" if width is None else f"i{width}"
-
-
-def held(value: int, width: int) -> int:
-    """`value` modulo 2^width, as a signed number."""
-    half = 1 << (width - 1)
-    return (value + half) % (1 << width) - half
 
 
 def truncated(a: int, b: int) -> int:
@@ -88,12 +74,12 @@ def expected(name: str, a: int, b: int, width: int) -> int | None:
         is_unsigned, compare = PREDICATES[name]
     else:
         is_unsigned, formula, fault = OPS[name]
-    x, y = ((v % (1 << width)) if is_unsigned else held(v, width) for v in (a, b))
+    x, y = ((v % (1 << width)) if is_unsigned else wrapped(v, width) for v in (a, b))
     if name in PREDICATES:
         return int(compare(x, y))
     if fault == "divisor" and y == 0 or fault == "shift" and not 0 <= y < width:
         return None
-    return held(formula(x, y), width)
+    return wrapped(formula(x, y), width)
 
 
 def kernel(name: str, width: int | None) -> tuple[func.FuncOp, Operation]:
@@ -186,7 +172,7 @@ def test_value_ranges_bound_unsigned_division(name: str, low_a: int, span_a: int
     bounds = ValueRanges({}, {a: (low_a, high_a), b: (low_b, high_b)}).of(op.results[0])
     if bounds is None:
         return
-    values = [held(UNSIGNED_DIVISIONS[name](x % 2**64, y % 2**64), 64)
+    values = [wrapped(UNSIGNED_DIVISIONS[name](x % 2**64, y % 2**64), 64)
               for x in range(low_a, high_a + 1) for y in range(low_b, high_b + 1) if y % 2**64]
     assert all(bounds[0] <= v <= bounds[1] for v in values)
 
