@@ -46,6 +46,7 @@ A2A3_PRINT = TPrintRules(
     view_layouts=(GmLayout.ND, GmLayout.DN, GmLayout.NZ),
     element_types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
     print_region=PrintRegion.WHOLE,
+    reads_get_tile_offset=True,
     note="npu/a2a3/TPrint.hpp (a5's includes it): a Vec tile (other memories need a GM tmp, a form pto.tprint does "
     "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
     "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
@@ -145,6 +146,7 @@ PRINT = Row(
         view_layouts=(),
         element_types=INTEGERS | types_named("f32"),
         print_region=PrintRegion.VALID,
+        reads_get_tile_offset=False,
         note="CPU simulator (cpu/TPrint.hpp): the valid region of a tile of any memory, after a "
         "`TPRINT RxC` header; a GlobalTensor has no valid shape to print; half and bfloat16 do not "
         "compile (ambiguous operator<< for _Float16 with g++ 12 and clang 19).",
