@@ -77,20 +77,21 @@ class IntegerBinary:
         if not (isinstance(a, np.ndarray) or isinstance(b, np.ndarray)):
             read = unsigned if self.unsigned else signed
             x, y = read(int(a), width), read(int(b), width)
-            self._check(y, width)
+            self._check(y == 0, not 0 <= y < width, width)
             return signed(self.combine(x, y), width)
         if width > 64:
             raise OverflowError(f"an int64 array cannot hold i{width} values")
         x, y = read_array(a, width, self.unsigned), read_array(b, width, self.unsigned)
-        self._check(y, width)
+        self._check(bool(np.any(y == 0)), bool(np.any((y < 0) | (y >= width))), width)
         with np.errstate(over="ignore", divide="ignore"):  # wrap-around is the semantics
             result = np.asarray(self.combine(x, y))
         return wrap_array(result.astype(x.dtype).view(np.int64), width)
 
-    def _check(self, y: Any, width: int) -> None:
-        if self.divides and np.any(np.equal(y, 0)):
+    def _check(self, zero: bool, beyond_width: bool, width: int) -> None:
+        """Fault where a second operand is 0 (a divisor) or not in [0, width) (a shift count)."""
+        if self.divides and zero:
             raise RuntimeFault("division by zero")
-        if self.shifts and np.any((np.less(y, 0)) | (np.greater_equal(y, width))):
+        if self.shifts and beyond_width:
             raise RuntimeFault(f"a shift by the width ({width} bits) or more (MLIR: poison)")
 
 
