@@ -211,12 +211,12 @@ def _zero_extended(self: ArithFunctions, interpreter: Interpreter, op: Operation
 
 @register_impls
 class IndexArithFunctions(ArithFunctions):
-    """xDSL's arith functions; index constants and the integer ops of index math read their
-    types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
-    that kernels use for tile counts and tails (min/max, ceildiv, unsigned div/rem, trunci,
-    extsi, extui, fptosi, and MLIR's index_castui: pto_dialect/mlir_arith.py) are added with
-    MLIR's semantics;
-    signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
+    """xDSL's arith functions; index constants read their type with a plain isinstance (same
+    values), every binary integer op runs MLIR's semantics from pto_dialect/integer_arith.py
+    (the definition the sync checker shares: min/max, ceildiv, unsigned div/rem and shifts
+    included; a zero divisor or an over-wide shift is a fault rather than xDSL's bare
+    assertion), and the casts xDSL lacks (trunci, extsi, extui, fptosi, and MLIR's
+    index_castui: pto_dialect/mlir_arith.py) are added with MLIR's semantics."""
 
     @impl(arith.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues):
