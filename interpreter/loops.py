@@ -28,6 +28,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.integer_arith import INTEGER_BINARY
 from pto_dialect.integer_arith import signed as _signed
+from pto_dialect.integer_arith import unsigned as _unsigned
 from pto_dialect.mlir_arith import IndexCastUIOp
 
 from interpreter import batch
@@ -192,10 +193,6 @@ def _run_body_listened(interpreter: Interpreter, plan: _LoopPlan, slots: list[An
         listener.will_interpret_op(plan.terminator, yielded)
         listener.did_interpret_op(plan.terminator, ())
     return yielded
-
-
-def _unsigned(value: int, width: int) -> int:
-    return value & ((1 << width) - 1)
 
 
 def _integer_binary(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:

@@ -4,7 +4,7 @@ the interpreter (interpreter/loops.py, one value at a time) and the sync checker
 (passes/sync_check.py, one value or a batched loop's int64 array of them).
 
 Integers are signless: each op reads its operands' low `width` bits as signed or unsigned numbers
-(index: the interpreter's 64 bits), combines them exactly and keeps the low `width` bits of the
+(index: the interpreter's width, 64 bits), combines them exactly and keeps the low `width` bits of the
 result, held as a signed number (`arith.addi` of 2^63 - 1 and 1 : i64 is -2^63; `arith.remui` of
 -1 and 2 : i64 is 1; `arith.shrui` of -1 and 60 : i64 is 15). A zero divisor, and a shift by the
 width or more (MLIR: poison), are a RuntimeFault. The combining functions below work alike on
@@ -26,15 +26,16 @@ from xdsl.ir import Attribute, Operation
 
 from pto_dialect.machine import RuntimeFault
 
-INDEX_BITS = 64
-"""The bits of `index` (the interpreter's, xDSL's default index bitwidth)."""
-
-
 def type_bits(int_type: Attribute) -> int | None:
-    """The bits of an integer or index type; None for any other type (a vector, a float)."""
+    """The bits of an integer or index type (index: the interpreter's width); None for any other
+    type (a vector, a float)."""
     if isinstance(int_type, IntegerType):
         return int_type.width.data
-    return INDEX_BITS if isinstance(int_type, IndexType) else None
+    if not isinstance(int_type, IndexType):
+        return None
+    from xdsl.interpreter import Interpreter  # only for its index width: not loaded until an index is met
+
+    return Interpreter.DEFAULT_BITWIDTH
 
 
 def _minimum(a: Any, b: Any) -> Any:
