@@ -54,6 +54,12 @@ def _divide(a: Interval, b: Interval, rounding: Callable[[int, int], int]) -> In
     return _corners(rounding, a, b)
 
 
+def _unsigned_divide(a: Interval, b: Interval, rounding: Callable[[int, int], int]) -> Interval | None:
+    """divui and ceildivui: as signed division where both operands are never negative (else the
+    unsigned reading of a negative operand is near 2^width: unknown)."""
+    return _divide(a, b, rounding) if a[0] >= 0 and b[0] >= 0 else None
+
+
 def _remainder(a: Interval, b: Interval, signed: bool) -> Interval | None:
     if b[0] <= 0:
         return None
@@ -68,10 +74,10 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.SubiOp: lambda a, b: (a[0] - b[1], a[1] - b[0]),
     arith.MuliOp: lambda a, b: _corners(lambda x, y: x * y, a, b),
     arith.DivSIOp: lambda a, b: _divide(a, b, lambda x, y: int(x / y)),
-    arith.DivUIOp: lambda a, b: _divide(a, b, lambda x, y: x // y) if a[0] >= 0 else None,
+    arith.DivUIOp: lambda a, b: _unsigned_divide(a, b, lambda x, y: x // y),
     arith.FloorDivSIOp: lambda a, b: _divide(a, b, lambda x, y: x // y),
     arith.CeilDivSIOp: lambda a, b: _divide(a, b, lambda x, y: -(-x // y)),
-    arith.CeilDivUIOp: lambda a, b: _divide(a, b, lambda x, y: -(-x // y)) if a[0] >= 0 else None,
+    arith.CeilDivUIOp: lambda a, b: _unsigned_divide(a, b, lambda x, y: -(-x // y)),
     arith.RemSIOp: lambda a, b: _remainder(a, b, True),
     arith.RemUIOp: lambda a, b: _remainder(a, b, False),
     arith.MaxSIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),

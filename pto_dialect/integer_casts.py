@@ -18,9 +18,9 @@ from typing import TypeVar
 
 import numpy as np
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import Attribute, Operation
 
+from pto_dialect.integer_arith import type_bits
 from pto_dialect.mlir_arith import IndexCastUIOp
 
 _Value = TypeVar("_Value", int, np.ndarray)
@@ -30,12 +30,9 @@ _UNSIGNED = (arith.ExtUIOp, IndexCastUIOp)
 
 
 def _type_bits(int_type: Attribute) -> int:
-    """The bits of an integer or index type (index: the interpreter's width)."""
-    if isinstance(int_type, IntegerType):
-        return int_type.width.data
-    from xdsl.interpreter import Interpreter  # only for its index width: not loaded until an index is cast
-
-    return Interpreter.DEFAULT_BITWIDTH
+    bits = type_bits(int_type)
+    assert bits is not None, "an integer cast's operand and result are integers or index"
+    return bits
 
 
 @dataclass(frozen=True)
