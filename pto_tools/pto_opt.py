@@ -62,7 +62,7 @@ from pto_tools.expected_diagnostics import Expected, has_annotations
 from pto_tools.expected_diagnostics import check as check_expected
 from pto_tools.expected_diagnostics import expectations
 from pto_tools.outputs import StagedOutputs
-from pto_tools.usage import VersionAction, bare_flag_value, build_pipeline, one_line_errors, passes_help
+from pto_tools.usage import VersionAction, bare_flag_value, build_pipeline, usage_as_our_commands, passes_help
 
 DESCRIPTION = """\
 Parse, verify, transform and print PTO kernels (.pto, MLIR syntax as PTOAS reads it).
@@ -189,7 +189,7 @@ class PtoOptMain(xDSLOptMain):
         super().register_all_arguments(arg_parser)
         arg_parser.prog = "pto-opt"
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
-        one_line_errors(arg_parser)
+        usage_as_our_commands(arg_parser)
         # xDSL's -t/--target names an output format; ours names the hardware.
         arg_parser._optionals.conflict_handler = "resolve"  # pyright: ignore[reportPrivateUsage]
         arg_parser.add_argument("-h", "--help", action=_HelpWithPasses, available=self.available_passes)

@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from pto_dialect.diagnostics import PtoError
 import targets
-from pto_tools.usage import VersionAction, bare_flag_value, one_line_errors
+from pto_tools.usage import VersionAction, bare_flag_value, usage_as_our_commands
 
 from pto_tools.exits import run_main
 from pto_tools.npy import read_npy
@@ -99,7 +99,7 @@ def make_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    one_line_errors(p)
+    usage_as_our_commands(p)
     p.add_argument("-v", "--version", action=VersionAction)
     p.add_argument("kernel", help="a .pto file (any form pto-opt prints, lowered IR included) or a .ptoasm file")
     p.add_argument("arrays", nargs="*", help="one .npy file per function argument, in order")

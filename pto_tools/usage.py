@@ -11,12 +11,15 @@ import dataclasses
 import sys
 import types
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, NoReturn, Union, get_args, get_origin, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, Union, get_args, get_origin, get_type_hints
 
 from xdsl.passes import ModulePass, PassPipeline, PassPipelineCallbackType
 from xdsl.utils.arg_spec import ArgSpec, parse_pipeline
 
 import targets
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 
 def version_line(prog: str) -> str:
@@ -40,14 +43,20 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
-def one_line_errors(parser: argparse.ArgumentParser) -> None:
-    """A usage error prints `PROG: error: MESSAGE` (no usage dump) and exits 1."""
+def usage_as_our_commands(parser: argparse.ArgumentParser) -> None:
+    """A usage error prints `PROG: error: MESSAGE` (no usage dump) and exits 1; `--help` is
+    written as every other output is, so a failed write of it is an error (exit 1), where
+    argparse's own printing ignores one."""
 
     def error(message: str) -> NoReturn:
         print(f"{parser.prog}: error: {message} (see {parser.prog} --help)", file=sys.stderr)
         sys.exit(1)
 
+    def print_help(file: SupportsWrite[str] | None = None) -> None:
+        (file or sys.stdout).write(parser.format_help())
+
     parser.error = error  # argparse reports every usage error through this method
+    parser.print_help = print_help  # and prints --help's text through this one
 
 
 def bare_flag_value(argv: Sequence[str], flag: str, value: str) -> list[str]:
