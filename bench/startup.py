@@ -23,7 +23,8 @@ Runs, interleaved round after round so that every command sees the same machine 
   printed (pto-opt also checks the a2a3 target's rules and manual addresses);
 - with `--baseline DIR`, the same pto-opt and pto-run commands of another source tree (for example
   an older commit unpacked with `git archive REV | tar -x -C DIR`), run by this venv's Python
-  with DIR first on sys.path.
+  with DIR first on sys.path; repeated, one set per tree (rows named by DIR's last part), so
+  that each step of a branch is measured under the same load.
 
 With `--dtypes PYTHON...`, it also measures `import ml_dtypes` (NumPy already imported, CPU
 time in-process) with this venv's Python and with each Python given (other venvs, so that
@@ -37,7 +38,7 @@ Each process's CPU time (user + system, from the kernel's child accounting, whic
 machine disturbs much less than wall time) and wall time are recorded; the table shows the
 medians and the ratio to xdsl-opt doing the same thing (a pto-run against `xdsl-opt --help`).
 
-    .venv/bin/python bench/startup.py [--rounds 10] [--ops 30] [--baseline DIR] [--dtypes PYTHON...]
+    .venv/bin/python bench/startup.py [--rounds 10] [--ops 30] [--baseline DIR ...] [--dtypes PYTHON...]
 """
 
 from __future__ import annotations
@@ -162,8 +163,8 @@ class Command:
         )
 
 
-def commands(workdir: Path, n_ops: int, baseline: Path | None) -> list[tuple[Command, Command]]:
-    """(xdsl-opt command, pto-opt command) pairs; a baseline adds a pair per task."""
+def commands(workdir: Path, n_ops: int, baselines: list[Path]) -> list[tuple[Command, Command]]:
+    """(xdsl-opt command, pto-opt command) pairs; each baseline adds a pair per task."""
     pto_file, builtin_file = workdir / f"kernel_{n_ops}.pto", workdir / f"builtin_{n_ops}.mlir"
     pto_file.write_text(pto_kernel(n_ops, legacy=False))
     builtin_file.write_text(builtin_kernel(n_ops))
@@ -177,14 +178,14 @@ def commands(workdir: Path, n_ops: int, baseline: Path | None) -> list[tuple[Com
         *((xdsl_help, floor) for floor in dependency_floors(small_run)),
         (xdsl_file, Command(f"pto-opt {n_ops}-op kernel", [str(BIN / "pto-opt"), str(pto_file)])),
     ]
-    if baseline is not None:
-        def launch(tool: str) -> list[str]:
-            return [sys.executable, "-c", LAUNCH_SOURCE_TREE, str(baseline), tool]
+    for baseline in baselines:
+        def launch(tool: str, tree: Path = baseline) -> list[str]:
+            return [sys.executable, "-c", LAUNCH_SOURCE_TREE, str(tree), tool]
 
         pairs += [
-            (xdsl_help, Command("baseline pto-opt --help", [*launch("pto-opt"), "--help"])),
-            (xdsl_help, Command("baseline pto-run small kernel", [*launch("pto-run"), *small_run])),
-            (xdsl_file, Command(f"baseline pto-opt {n_ops}-op kernel", [*launch("pto-opt"), str(pto_file)])),
+            (xdsl_help, Command(f"{baseline.name}: pto-opt --help", [*launch("pto-opt"), "--help"])),
+            (xdsl_help, Command(f"{baseline.name}: pto-run small kernel", [*launch("pto-run"), *small_run])),
+            (xdsl_file, Command(f"{baseline.name}: pto-opt {n_ops}-op kernel", [*launch("pto-opt"), str(pto_file)])),
         ]
     return pairs
 
@@ -193,7 +194,9 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=10, help="runs of each command (median taken)")
     ap.add_argument("--ops", type=int, default=30, help="ops in the kernel and the builtin file")
-    ap.add_argument("--baseline", type=Path, help="another source tree whose pto-opt runs too")
+    ap.add_argument(
+        "--baseline", type=Path, action="append", default=[], help="another source tree whose commands run too (repeatable)"
+    )
     ap.add_argument(
         "--dtypes", nargs="*", metavar="PYTHON",
         help="also time `import ml_dtypes` under this venv's Python and these ones",

@@ -16,7 +16,6 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import update_wrapper
-from itertools import zip_longest
 from pathlib import Path
 from typing import TYPE_CHECKING, ParamSpec
 from weakref import WeakKeyDictionary
@@ -33,7 +32,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, Py
 from xdsl.interpreter import _InterpreterFunctionImpls  # pyright: ignore[reportPrivateUsage]
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -66,7 +65,7 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     tmps, memory plan, lowering); the input is not changed."""
     from passes.pipeline import PipelinePass
 
-    lowered = module.clone()
+    lowered = clone(module)
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
 
@@ -74,52 +73,39 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
 LOWERED_KEPT = 16
 """Lowered modules `run` keeps, most recently used first (each with the source it came from)."""
 
-_lowered: OrderedDict[tuple[int, str], tuple[ModuleOp, ModuleOp, ModuleOp]] = OrderedDict()
+_lowered: OrderedDict[tuple[int, str], tuple[ModuleOp, list[tuple[object, ...]], ModuleOp]] = OrderedDict()
 
 
 def _lowered_for_run(module: ModuleOp, target: targets.TargetInfo) -> ModuleOp:
     """lower_for(module, target), reused while `module` is unchanged: a kernel run again and
-    again (each call of a user's loop) is lowered once. The source is kept with a copy of it as
-    it was lowered; a module changed since (any op, attribute or type) is lowered again."""
+    again (each call of a user's loop) is lowered once. The source is kept with a snapshot of it
+    as it was lowered; a module changed since (any op, attribute or type) is lowered again."""
     key = (id(module), target.name)
     kept = _lowered.get(key)
-    if kept is not None and kept[0] is module and _unchanged(module, kept[1]):
+    if kept is not None and kept[0] is module and _snapshot(module) == kept[1]:
         _lowered.move_to_end(key)
         return kept[2]
     lowered = lower_for(module, target)
-    _lowered[key] = (module, module.clone(), lowered)
+    _lowered[key] = (module, _snapshot(module), lowered)
     _lowered.move_to_end(key)
     while len(_lowered) > LOWERED_KEPT:
         _lowered.popitem(last=False)
     return lowered
 
 
-def _unchanged(module: ModuleOp, copy: ModuleOp) -> bool:
-    """Whether `module` is still what `copy` was cloned from: the same ops in the same order,
-    with the same properties, attributes, result and block argument types, operands and
-    successors (xDSL's is_structurally_equivalent, result types included, at a third of its cost)."""
-    seen: dict[object, object] = {}
-    for a, b in zip_longest(module.walk(), copy.walk()):
-        if a is None or b is None or type(a) is not type(b) or a.result_types != b.result_types:
-            return False
-        if a.properties != b.properties or a.attributes != b.attributes:
-            return False
-        if len(a.operands) != len(b.operands) or any(seen.get(x) is not y for x, y in zip(a.operands, b.operands)):
-            return False
-        if len(a.successors) != len(b.successors) or any(seen.get(x) is not y for x, y in zip(a.successors, b.successors)):
-            return False
-        if len(a.regions) != len(b.regions):
-            return False
-        for region, other in zip(a.regions, b.regions):
-            if len(region.blocks) != len(other.blocks):
-                return False
-            for block, other_block in zip(region.blocks, other.blocks):
-                if block.arg_types != other_block.arg_types:
-                    return False
-                seen[block] = other_block
-                seen.update(zip(block.args, other_block.args))
-        seen.update(zip(a.results, b.results))
-    return True
+def _snapshot(module: ModuleOp) -> list[tuple[object, ...]]:
+    """`module` as far as lowering reads it, for telling whether it changed: each op in walk order
+    with its properties, attributes, operands, successors and result types, and its regions'
+    blocks with their argument types. Ops, blocks and values compare by identity (xDSL's), so two
+    snapshots are equal only while the same ops sit in the same places, the same values flow
+    between them and every attribute and type is equal."""
+    return [
+        (
+            op, dict(op.properties), dict(op.attributes), tuple(op.operands), tuple(op.successors), op.result_types,
+            tuple(tuple((block, block.arg_types) for block in region.blocks) for region in op.regions),
+        )
+        for op in walk(module)
+    ]
 
 
 def entry_function(module: ModuleOp, entry: str | None) -> func.FuncOp:
@@ -424,11 +410,12 @@ def _entry_of(lowered: ModuleOp, entry: str | None) -> tuple[func.FuncOp, tuple[
 
 def _only_read(value: SSAValue) -> bool:
     """No op can write through `value`: each use is a tload's source or an instruction's
-    input (not its workspace), or makes a view that is itself only read."""
+    input (not its workspace), or makes a view that is itself only read (of which it is the
+    source: an offset, size or stride of a view is only read)."""
     for use in value.uses:
         user = use.operation
         if isinstance(user, MakeTensorViewOp | PartitionViewOp):
-            if not _only_read(user.result):
+            if use.index == 0 and not _only_read(user.result):
                 return False
         elif isinstance(user, LoadScalarOp):
             continue

@@ -40,13 +40,14 @@ from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IndexType, IntegerType
 from xdsl.interpreter import Interpreter
 from xdsl.ir import Attribute, Operation
-from xdsl.utils.comparisons import to_signed
 
 from xdsl.traits import MemoryEffectKind, get_effects
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp
+from pto_dialect.integer_arith import INTEGER_BINARY, wrap_array
 from pto_dialect.machine import Footprint, GmView, RuntimeFault, Tile
+from pto_dialect.mlir_arith import IndexCastUIOp
 from pto_dialect.ops import LoadScalarOp, PartitionViewOp
 from pto_dialect.types import PtrType
 from pto_dialect.ops.sync import SYNC_OPS
@@ -76,14 +77,8 @@ ELEMENT_CHECK_LIMIT = 1 << 22
 """Most GM element accesses (one buffer, all iterations) compared one by one when iteration
 windows' spans overlap; beyond it the loop runs iteration by iteration."""
 
-INDEX_MATH = {
-    arith.AddiOp: np.add,
-    arith.SubiOp: np.subtract,
-    arith.MuliOp: np.multiply,
-    arith.MinSIOp: np.minimum,
-    arith.MaxSIOp: np.maximum,
-}
-"""Integer ops computed on a varying operand (elementwise, then wrapped to the result width)."""
+INDEX_MATH = (arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.MinSIOp, arith.MaxSIOp)
+"""Integer ops computed on a varying operand (elementwise at the result width: pto_dialect/integer_arith.py)."""
 
 def int_width(interpreter: Interpreter, op: Operation) -> int:
     return type_width(interpreter, op.results[0].type)
@@ -95,20 +90,6 @@ def type_width(interpreter: Interpreter, int_type: Attribute) -> int:
         return interpreter.index_bitwidth
     assert isinstance(int_type, IntegerType)
     return int_type.width.data
-
-
-def signed(value: int, width: int) -> int:
-    """to_signed, skipping the common case of a value already in range."""
-    half = 1 << (width - 1)
-    return value if -half <= value < half else to_signed(value, width)
-
-
-def _wrap(values: np.ndarray, width: int) -> np.ndarray:
-    """int64 values wrapped to a signed `width`-bit integer (int64 arithmetic already wraps at 64)."""
-    if width == 64:
-        return values
-    half = np.int64(1 << (width - 1))
-    return ((values + half) & np.int64((1 << width) - 1)) - half
 
 
 # ---------------------------------------------------------------------------
@@ -158,7 +139,9 @@ def _varies_ok(interpreter: Interpreter, op: Operation, operands: tuple[int, ...
         return True  # only the offset can vary: a pointer is no index math
     if isinstance(op, arith.IndexCastOp):
         return _cast_width(interpreter, op) <= 64
-    return type(op) in INDEX_MATH and int_width(interpreter, op) <= 64
+    if isinstance(op, IndexCastUIOp):
+        return max(type_width(interpreter, op.input.type), int_width(interpreter, op)) <= 64
+    return isinstance(op, INDEX_MATH) and int_width(interpreter, op) <= 64
 
 
 def eligible(interpreter: Interpreter, plan: Any) -> bool:
@@ -210,10 +193,12 @@ def _vary(interpreter: Interpreter, op: Operation, args: list[Any], count: int) 
             raise RuntimeFault("offset outside the pointer's array")  # the serial run words it
         return (buffer[offsets].astype(np.int64),)
     if isinstance(op, arith.IndexCastOp):
-        return (_wrap(args[0], _cast_width(interpreter, op)),)
-    width = int_width(interpreter, op)
-    a, b = (x if isinstance(x, np.ndarray) else np.int64(signed(x, width)) for x in args)
-    return (_wrap(INDEX_MATH[type(op)](a, b), width),)
+        return (wrap_array(args[0], _cast_width(interpreter, op)),)
+    if isinstance(op, IndexCastUIOp):
+        source = type_width(interpreter, op.input.type)
+        unsigned = args[0] if source == 64 else args[0] & np.int64((1 << source) - 1)  # int64 keeps 64 bits as they are
+        return (wrap_array(unsigned, int_width(interpreter, op)),)
+    return (INTEGER_BINARY[type(op)](args[0], args[1], int_width(interpreter, op)),)
 
 
 def _partition(args: list[Any], count: int) -> GmView:

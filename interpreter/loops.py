@@ -15,7 +15,6 @@ each op once, over all iterations.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -27,10 +26,13 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
+from pto_dialect.integer_arith import INTEGER_BINARY
+from pto_dialect.integer_arith import signed as _signed
+from pto_dialect.integer_arith import unsigned as _unsigned
+from pto_dialect.mlir_arith import IndexCastUIOp
 
 from interpreter import batch
 from interpreter.batch import int_width as _width
-from interpreter.batch import signed as _signed
 from interpreter.batch import type_width
 from interpreter.lowered import reads_site
 from pto_dialect.machine import RuntimeFault
@@ -193,56 +195,25 @@ def _run_body_listened(interpreter: Interpreter, plan: _LoopPlan, slots: list[An
     return yielded
 
 
-def _unsigned(value: int, width: int) -> int:
-    return value & ((1 << width) - 1)
+def _integer_binary(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """A binary integer op at its result's width, as MLIR defines it (pto_dialect/integer_arith.py)."""
+    return (INTEGER_BINARY[type(op)](args[0], args[1], _width(interpreter, op)),)
 
 
-def _nonzero(divisor: int) -> int:
-    if divisor == 0:
-        raise RuntimeFault("division by zero")
-    return divisor
-
-
-def _integer_binary(read: Callable[[int, int], int], combine: Callable[[int, int], int]) -> Callable[..., PythonValues]:
-    """The run function of an integer binary op: both operands read at the op's width as `read`
-    says (signed or unsigned), combined, the result wrapped to that width (held signed)."""
-
-    def run(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-        w = _width(interpreter, op)
-        return (_signed(combine(read(args[0], w), read(args[1], w)), w),)
-
-    return run
-
-
-def _ceiling_quotient(a: int, b: int) -> int:
-    return -(-a // _nonzero(b))
-
-
-def _floor_quotient(a: int, b: int) -> int:
-    return a // _nonzero(b)
-
-
-def _floor_remainder(a: int, b: int) -> int:
-    return a % _nonzero(b)
-
-
-def _truncated_quotient(a: int, b: int) -> int:
-    return _truncating_quotient(a, _nonzero(b))
-
-
-def _truncated_remainder(a: int, b: int) -> int:
-    """MLIR's remsi: the remainder of the quotient rounded toward zero (the sign of a)."""
-    b = _nonzero(b)
-    return a - b * _truncating_quotient(a, b)
+def _zero_extended(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """extui and index_castui: the operand's bits read as unsigned, then as many of them as the
+    result holds (held signed)."""
+    return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
 
 
 @register_impls
 class IndexArithFunctions(ArithFunctions):
-    """xDSL's arith functions; index constants and the integer ops of index math read their
-    types with a plain isinstance (same values and wrap-around results), and those xDSL lacks
-    that kernels use for tile counts and tails (min/max, ceildiv, unsigned div/rem, trunci,
-    extsi, extui, fptosi) are added with MLIR's semantics;
-    signed division reports a zero divisor as a fault rather than xDSL's bare assertion."""
+    """xDSL's arith functions; index constants read their type with a plain isinstance (same
+    values), every binary integer op runs MLIR's semantics from pto_dialect/integer_arith.py
+    (the definition the sync checker shares: min/max, ceildiv, unsigned div/rem and shifts
+    included; a zero divisor or an over-wide shift is a fault rather than xDSL's bare
+    assertion), and the casts xDSL lacks (trunci, extsi, extui, fptosi, and MLIR's
+    index_castui: pto_dialect/mlir_arith.py) are added with MLIR's semantics."""
 
     @impl(arith.ConstantOp)
     def run_constant(self, interpreter: Interpreter, op: arith.ConstantOp, args: PythonValues):
@@ -253,20 +224,26 @@ class IndexArithFunctions(ArithFunctions):
             return (value.value.data,)
         return super().run_constant(interpreter, op, args).values
 
-    run_addi = impl(arith.AddiOp)(_integer_binary(_signed, operator.add))
-    run_subi = impl(arith.SubiOp)(_integer_binary(_signed, operator.sub))
-    run_muli = impl(arith.MuliOp)(_integer_binary(_signed, operator.mul))
-    run_minsi = impl(arith.MinSIOp)(_integer_binary(_signed, min))
-    run_maxsi = impl(arith.MaxSIOp)(_integer_binary(_signed, max))
-    run_minui = impl(arith.MinUIOp)(_integer_binary(_unsigned, min))
-    run_maxui = impl(arith.MaxUIOp)(_integer_binary(_unsigned, max))
-    run_ceildivsi = impl(arith.CeilDivSIOp)(_integer_binary(_signed, _ceiling_quotient))
-    run_ceildivui = impl(arith.CeilDivUIOp)(_integer_binary(_unsigned, _ceiling_quotient))
-    run_divui = impl(arith.DivUIOp)(_integer_binary(_unsigned, _floor_quotient))
-    run_remui = impl(arith.RemUIOp)(_integer_binary(_unsigned, _floor_remainder))
-    run_divsi = impl(arith.DivSIOp)(_integer_binary(_signed, _truncated_quotient))
-    run_remsi = impl(arith.RemSIOp)(_integer_binary(_signed, _truncated_remainder))
-    run_floordivsi = impl(arith.FloorDivSIOp)(_integer_binary(_signed, _floor_quotient))
+    run_addi = impl(arith.AddiOp)(_integer_binary)
+    run_subi = impl(arith.SubiOp)(_integer_binary)
+    run_muli = impl(arith.MuliOp)(_integer_binary)
+    run_minsi = impl(arith.MinSIOp)(_integer_binary)
+    run_maxsi = impl(arith.MaxSIOp)(_integer_binary)
+    run_minui = impl(arith.MinUIOp)(_integer_binary)
+    run_maxui = impl(arith.MaxUIOp)(_integer_binary)
+    run_ceildivsi = impl(arith.CeilDivSIOp)(_integer_binary)
+    run_ceildivui = impl(arith.CeilDivUIOp)(_integer_binary)
+    run_divui = impl(arith.DivUIOp)(_integer_binary)
+    run_remui = impl(arith.RemUIOp)(_integer_binary)
+    run_divsi = impl(arith.DivSIOp)(_integer_binary)
+    run_remsi = impl(arith.RemSIOp)(_integer_binary)
+    run_floordivsi = impl(arith.FloorDivSIOp)(_integer_binary)
+    run_andi = impl(arith.AndIOp)(_integer_binary)
+    run_ori = impl(arith.OrIOp)(_integer_binary)
+    run_xori = impl(arith.XOrIOp)(_integer_binary)
+    run_shli = impl(arith.ShLIOp)(_integer_binary)
+    run_shrsi = impl(arith.ShRSIOp)(_integer_binary)
+    run_shrui = impl(arith.ShRUIOp)(_integer_binary)
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
@@ -276,9 +253,8 @@ class IndexArithFunctions(ArithFunctions):
     def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
         return (_signed(args[0], _operand_width(interpreter, op)),)
 
-    @impl(arith.ExtUIOp)
-    def run_extui(self, interpreter: Interpreter, op: arith.ExtUIOp, args: PythonValues):
-        return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+    run_extui = impl(arith.ExtUIOp)(_zero_extended)
+    run_index_castui = impl(IndexCastUIOp)(_zero_extended)
 
     @impl(arith.FPToSIOp)
     def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):
@@ -294,9 +270,3 @@ class IndexArithFunctions(ArithFunctions):
 
 def _operand_width(interpreter: Interpreter, op: Operation) -> int:
     return type_width(interpreter, op.operands[0].type)
-
-
-def _truncating_quotient(a: int, b: int) -> int:
-    """a / b rounded toward zero (MLIR's divsi), exact for any Python int."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q

@@ -21,8 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, func, scf
 from xdsl.dialects.builtin import IntegerAttr
-from xdsl.ir import BlockArgument, OpResult, Operation, SSAValue
+from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
+from pto_dialect.dtypes import element_info
+from pto_dialect.integer_casts import integer_cast
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
@@ -52,6 +54,12 @@ def _divide(a: Interval, b: Interval, rounding: Callable[[int, int], int]) -> In
     return _corners(rounding, a, b)
 
 
+def _unsigned_divide(a: Interval, b: Interval, rounding: Callable[[int, int], int]) -> Interval | None:
+    """divui and ceildivui: as signed division where both operands are never negative (else the
+    unsigned reading of a negative operand is near 2^width: unknown)."""
+    return _divide(a, b, rounding) if a[0] >= 0 and b[0] >= 0 else None
+
+
 def _remainder(a: Interval, b: Interval, signed: bool) -> Interval | None:
     if b[0] <= 0:
         return None
@@ -66,10 +74,10 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.SubiOp: lambda a, b: (a[0] - b[1], a[1] - b[0]),
     arith.MuliOp: lambda a, b: _corners(lambda x, y: x * y, a, b),
     arith.DivSIOp: lambda a, b: _divide(a, b, lambda x, y: int(x / y)),
-    arith.DivUIOp: lambda a, b: _divide(a, b, lambda x, y: x // y) if a[0] >= 0 else None,
+    arith.DivUIOp: lambda a, b: _unsigned_divide(a, b, lambda x, y: x // y),
     arith.FloorDivSIOp: lambda a, b: _divide(a, b, lambda x, y: x // y),
     arith.CeilDivSIOp: lambda a, b: _divide(a, b, lambda x, y: -(-x // y)),
-    arith.CeilDivUIOp: lambda a, b: _divide(a, b, lambda x, y: -(-x // y)) if a[0] >= 0 else None,
+    arith.CeilDivUIOp: lambda a, b: _unsigned_divide(a, b, lambda x, y: -(-x // y)),
     arith.RemSIOp: lambda a, b: _remainder(a, b, True),
     arith.RemUIOp: lambda a, b: _remainder(a, b, False),
     arith.MaxSIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
@@ -77,7 +85,6 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MaxUIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
-_CASTS = (arith.IndexCastOp, arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp)
 _CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
@@ -99,6 +106,12 @@ def table_of(view: SSAValue) -> BlockArgument | None:
     while isinstance(view, OpResult) and isinstance(view.op, PartitionViewOp | MakeTensorViewOp):
         view = view.op.operands[0]
     return view if isinstance(view, BlockArgument) and isinstance(view.owner.parent_op(), func.FuncOp) else None
+
+
+def _element(tile: SSAValue) -> Attribute:
+    tile_type = tile.type
+    assert isinstance(tile_type, TileBufType)
+    return tile_type.element_type
 
 
 def _tile_root(tile: SSAValue) -> SSAValue:
@@ -154,8 +167,9 @@ class ValueRanges:
             if isinstance(op.value, IntegerAttr):
                 return (op.value.value.data, op.value.value.data), _NO_DEPS
             return None, _NO_DEPS
-        if isinstance(op, _CASTS):
-            return self._eval(op.operands[0])
+        if (cast := integer_cast(op)) is not None:
+            a, deps = self._eval(op.operands[0])
+            return (cast.of_interval(*a) if a is not None else None), deps
         if isinstance(op, arith.SelectOp):
             return self._union([op.operands[1], op.operands[2]], extra=[op.operands[0]])
         if (remainder := _remainder_form(op)) is not None:  # x - (x / c) * c, PyPTO's spelling of x % c
@@ -196,7 +210,9 @@ class ValueRanges:
         return None, _NO_DEPS
 
     def _tile(self, tile: SSAValue) -> _Result:
-        """The values written into a tile (or any subview or reshape of its bytes)."""
+        """The values written into a tile (or any subview or reshape of its bytes), as its element
+        type holds them."""
+        element = _element(tile)
         written: list[Interval] = []
         deps: set[BlockArgument] = set()
         known = True
@@ -213,6 +229,8 @@ class ValueRanges:
                     continue  # a read
                 else:
                     interval, more = None, _NO_DEPS  # passed to a call, yielded: anything may happen
+                if _element(alias) != element:
+                    interval = None  # written as another element type through a reshape: the bytes reinterpreted
                 deps |= more
                 if interval is None:
                     known = False
@@ -222,7 +240,7 @@ class ValueRanges:
             return self._left_at_address(_tile_root(tile))
         if not known:
             return None, frozenset(deps)
-        return (min(w[0] for w in written), max(w[1] for w in written)), frozenset(deps)
+        return _held((min(w[0] for w in written), max(w[1] for w in written)), element), frozenset(deps)
 
     def _instruction_writes(self, op: PtoInstructionOp) -> _Result:
         """The values an instruction writes into its destination tile: a tload of an integer
@@ -273,6 +291,18 @@ class ValueRanges:
                     if constant_index(other.op.addr) == addr:
                         return self._eval(tile) if other.type.element_type == element else (None, _NO_DEPS)  # pyright: ignore[reportAttributeAccessIssue]
         return None, _NO_DEPS
+
+
+def _held(interval: Interval, element: Attribute) -> Interval:
+    """What an integer tile holds of values in `interval` written into it: the values where its
+    element type holds them all, else anywhere in its range (an integer tcvt wraps or saturates,
+    by its mode; integer tile arithmetic wraps)."""
+    info = element_info(element)
+    if info is None or not info.is_integer:
+        return interval
+    limits = np.iinfo(info.numpy)
+    least, most = int(limits.min), int(limits.max)
+    return interval if least <= interval[0] and interval[1] <= most else (least, most)
 
 
 _COPIES = {"pto.tmov": "src", "pto.tcvt": "src", "pto.texpands": "scalar"}

@@ -47,17 +47,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.dialects.func import CallOp, FuncOp, ReturnOp
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from pto_dialect.walk import walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.instruction import Pipe
+from pto_dialect.integer_arith import INTEGER_BINARY, compare, type_bits
+from pto_dialect.integer_casts import integer_cast
+from pto_dialect.machine import RuntimeFault
 from pto_dialect.ops import AllocTileOp, MakeTensorViewOp, PartitionViewOp, SectionCubeOp, SectionVectorOp, TAssignOp
 from pto_dialect.ops.sync import BarrierOp, CrossCoreBase, DynFlagOp, FlagOpBase, SetFlagDynOp, SetFlagOp
 from pto_dialect.phases import internal_flags, phases_of
@@ -504,12 +507,15 @@ class SyncChecker:
     def _value(self, op: Operation) -> object:
         if isinstance(op, arith.ConstantOp):
             return op.value.value.data if isinstance(op.value, IntegerAttr) else None
-        if (fn := _INT_OPS.get(type(op))) is not None:
-            return fn(self.known(op.operands[0]), self.known(op.operands[1]))
-        if isinstance(op, arith.IndexCastOp | arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
-            return self.known(op.operands[0])
+        if (binary := INTEGER_BINARY.get(type(op))) is not None:
+            return self.integer_result(op, lambda width: binary(self.known(op.operands[0]), self.known(op.operands[1]), width))
+        if (cast := integer_cast(op)) is not None:
+            try:
+                return cast(self.known(op.operands[0]))
+            except OverflowError:  # a batched loop's values zero-extended past int64
+                raise _Unknown from None
         if isinstance(op, arith.CmpiOp):
-            return _compare(op.predicate.value.data, self.known(op.lhs), self.known(op.rhs))
+            return self.integer_result(op, lambda width: compare(op.predicate.value.data, self.known(op.lhs), self.known(op.rhs), width), op.lhs.type)
         if isinstance(op, arith.SelectOp):
             cond = self.known(op.cond)
             if isinstance(cond, np.ndarray):
@@ -536,6 +542,18 @@ class SyncChecker:
         if isinstance(op, CastPtrOp | AddPtrOp):
             return self.pointer(op)
         raise _Unknown
+
+    @staticmethod
+    def integer_result(op: Operation, at_width: Callable[[int], object], int_type: Attribute | None = None) -> object:
+        """`at_width` at the bits of `int_type` (by default the op's result type): unknown for
+        another type, a fault (a zero divisor, an over-wide shift) or an array that cannot hold it."""
+        width = type_bits(op.results[0].type if int_type is None else int_type)
+        if width is None:
+            raise _Unknown
+        try:
+            return at_width(width)
+        except (RuntimeFault, OverflowError):
+            raise _Unknown from None
 
     def pointer(self, op: CastPtrOp | AddPtrOp) -> _Pointer:
         """A castptr's or addptr's pointer: an integer cast is its address, a GM argument's its buffer."""
@@ -980,51 +998,6 @@ def _join(into: Clock, other: Clock) -> None:
     for p, n in other.items():
         if into.get(p, 0) < n:
             into[p] = n
-
-
-def _compare(predicate: int, a: int, b: int) -> bool:
-    # arith.cmpi predicates: eq ne slt sle sgt sge ult ule ugt uge
-    return [a == b, a != b, a < b, a <= b, a > b, a >= b, a < b, a <= b, a > b, a >= b][predicate]
-
-
-def _floordiv(a: int, b: int) -> int:
-    """Division toward zero; of arrays too (a batched loop's index arithmetic)."""
-    if np.any(np.equal(b, 0)):
-        raise _Unknown
-    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
-        quotient = np.abs(a) // np.abs(b)
-        return np.where((np.less(a, 0)) != (np.less(b, 0)), -quotient, quotient)  # pyright: ignore[reportReturnType]
-    return int(a / b)
-
-
-def _rem(a: int, b: int) -> int:
-    return a - b * _floordiv(a, b)
-
-
-def _elementwise(scalar: Callable[[int, int], int], array: Callable[[Any, Any], Any]) -> Callable[[int, int], int]:
-    """`scalar` on two ints, `array` where either is an array."""
-    return lambda a, b: array(a, b) if isinstance(a, np.ndarray) or isinstance(b, np.ndarray) else scalar(a, b)  # pyright: ignore[reportReturnType]
-
-
-_INT_OPS = {
-    arith.AddiOp: lambda a, b: a + b,
-    arith.SubiOp: lambda a, b: a - b,
-    arith.MuliOp: lambda a, b: a * b,
-    arith.DivSIOp: _floordiv,
-    arith.DivUIOp: _floordiv,
-    arith.RemSIOp: _rem,
-    arith.RemUIOp: _rem,
-    arith.AndIOp: lambda a, b: a & b,
-    arith.OrIOp: lambda a, b: a | b,
-    arith.XOrIOp: lambda a, b: a ^ b,
-    arith.MinSIOp: _elementwise(min, np.minimum),
-    arith.MaxSIOp: _elementwise(max, np.maximum),
-    arith.MinUIOp: _elementwise(min, np.minimum),
-    arith.MaxUIOp: _elementwise(max, np.maximum),
-    arith.ShLIOp: lambda a, b: a << b,
-    arith.ShRUIOp: lambda a, b: a >> b,
-    arith.ShRSIOp: lambda a, b: a >> b,
-}
 
 
 def check_sync(

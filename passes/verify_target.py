@@ -9,7 +9,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.types import TileTypeBase
@@ -63,13 +63,16 @@ def _tile_size_error(op: Operation, target: targets.TargetInfo) -> PtoError | No
 
 
 def _boxes_past_storage(op: Operation) -> PtoError | None:
-    """A tile the op defines whose boxes do not tile its shape so that an element lies past
-    its storage (pto-isa's offsets for a vec tile of 8 rows in 16-row boxes): no target holds it."""
+    """A tile the op defines (a function argument too, which no op's own verifier sees) whose
+    shape pto_tile.hpp's Tile static_asserts against, or whose boxes do not tile its shape so that
+    an element lies past its storage (pto-isa's offsets for a vec tile of 8 rows in 16-row boxes):
+    no target holds it."""
     values = [*op.results, *(arg for region in op.regions for block in region.blocks for arg in block.args)]
     for value in values:
         tile = value.type
-        if isinstance(tile, TileTypeBase) and (problem := tile.params.box_cols_problem()) is not None:
-            return PtoError.at_op(op, f"{_argument(value)}expects {problem} ({tile}): rows of boxes would overlap in storage")
+        if isinstance(tile, TileTypeBase) and (problem := tile.params.box_shape_problem()) is not None:
+            expected, why = problem
+            return PtoError.at_op(op, f"{_argument(value)}expects {expected} ({tile}): {why}")
         if isinstance(tile, TileTypeBase) and (outside := tile.params.element_outside_storage()) is not None:
             (r, c, at), (br, bc) = outside, tile.inner_box or (0, 0)
             return PtoError.at_op(
@@ -113,7 +116,7 @@ def rejections(module: ModuleOp, target: targets.TargetInfo) -> list[PtoError]:
     found = list(rule_violations(module, target))
     if not found:
         try:
-            PipelinePass(target.name).apply(Context(), module.clone())
+            PipelinePass(target.name).apply(Context(), clone(module))
         except PtoError as e:
             found.append(e)
     return found

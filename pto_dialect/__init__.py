@@ -34,6 +34,12 @@ def _tile_level() -> Dialect:
     return TILE_LEVEL
 
 
+def _arith() -> Dialect:
+    from pto_dialect.mlir_arith import arith_dialect
+
+    return arith_dialect()
+
+
 REGISTER_LEVEL_MODULE = "pto_dialect.vpto"
 
 
@@ -86,13 +92,15 @@ class PtoContext(Context):
 
 
 def make_context() -> PtoContext:
-    """A context with pto and the upstream dialects kernels use (func, arith, scf), each
-    loaded when parsed IR first names it (pto in two parts: PtoContext)."""
+    """A context with pto and the upstream dialects kernels use (func, arith with the ops xDSL
+    lacks: pto_dialect/mlir_arith.py, scf), each loaded when parsed IR first names it (pto in two
+    parts: PtoContext)."""
     ctx = PtoContext()
     ctx.load_dialect(Builtin)
     upstream = get_all_dialects()
-    for name in ("func", "arith", "scf"):
+    for name in ("func", "scf"):
         ctx.register_dialect(name, upstream[name])
+    ctx.register_dialect("arith", _arith)
     ctx.register_dialect("pto", _tile_level)
     return ctx
 

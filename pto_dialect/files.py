@@ -40,6 +40,13 @@ def read_bounded(path: str, limit: int, what: str) -> bytes:
         raise IsADirectoryError(errno.EISDIR, "Is a directory", path)
     if stat.S_ISREG(found.st_mode) and found.st_size > limit:
         raise _too_large(path, limit, what)
+    with open_input(path, found) as f:
+        return read_stream(f, path, limit, what)
+
+
+def open_input(path: str, found: os.stat_result) -> BinaryIO:
+    """`path` (whose stat is `found`) opened for reading; a FIFO once data (or its writer's
+    end) is there."""
     if stat.S_ISFIFO(found.st_mode):
         fd = _open_fifo(path)
     else:
@@ -48,8 +55,7 @@ def read_bounded(path: str, limit: int, what: str) -> bytes:
         except OSError as e:
             e.filename = path
             raise
-    with os.fdopen(fd, "rb") as f:
-        return read_stream(f, path, limit, what)
+    return os.fdopen(fd, "rb")
 
 
 def read_stream(f: BinaryIO, name: str, limit: int, what: str) -> bytes:

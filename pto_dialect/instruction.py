@@ -174,7 +174,7 @@ class RuleRow:
 
     DOCS: ClassVar[DocsCells] = ()
 
-    def check(self, operands: dict[str, TileFacts | ViewFacts | str], attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict[str, TileFacts | ViewFacts | str], attrs: Mapping[str, Attribute]) -> None:
         """Raise RuleViolation for the first rule of the row the operands' facts break."""
         raise NotImplementedError(type(self).__name__)
 
@@ -184,8 +184,8 @@ class RuleRow:
         return per_target(rows, cls.DOCS)
 
 
-CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute], str], None]
-"""(the target's rule row, the operands' facts by role, the op's attributes, the target's name)."""
+CheckRule = Callable[[Any, "dict[str, TileFacts | ViewFacts | str]", Mapping[str, Attribute]], None]
+"""(the target's rule row, the operands' facts by role, the op's attributes)."""
 
 
 DocsTable = Callable[[dict[str, Any]], list[tuple[str, dict[str, str]]]]

@@ -78,9 +78,7 @@ UNIMPLEMENTED_ATTRIBUTES = {
 }
 """PTOAS's `#pto` attributes of forms this project does not implement: what each is, and the
 feature `not_implemented` names (an unknown one stays "not registered")."""
-UNIMPLEMENTED_OPS = {
-    "arith.index_castui": ("MLIR's zero-extending index cast", "MLIR ops xDSL 0.74 lacks"),
-}
+UNIMPLEMENTED_OPS: dict[str, tuple[str, str]] = {}
 """MLIR ops PTOAS's inputs use that this project does not have: what each is, and the feature
 `not_implemented` names (another unknown op stays "not registered")."""
 _UNREGISTERED_ATTRIBUTE = re.compile(r"'pto\.(\w+)' is not registered")
@@ -206,6 +204,7 @@ def verify_located(module: Operation) -> None:
 
 def verify_op(op: Operation) -> None:
     """Verify one op (not the ops it holds); a PtoError located at it."""
+    _check_misspelt_properties(op)
     try:
         op.verify(verify_nested_ops=False)
     except VerifyException as e:
@@ -217,6 +216,22 @@ def verify_op(op: Operation) -> None:
         for region in op.regions:
             if len(region.blocks) == 1 and region.block.first_op is None:
                 raise PtoError.at_op(op, "has an empty block in a single-block region that expects at least a terminator")
+
+
+def _check_misspelt_properties(op: Operation) -> None:
+    """A dialect-less attribute a letter or two from one of the op's property names is that
+    property misspelt (`gatherOb` for gatherOob): kept as an attribute, it would leave the
+    property unset (its default, or "requires attribute" for a required one)."""
+    if not isinstance(op, IRDLOperation):
+        return
+    properties = list(type(op).get_irdl_definition().properties)
+    for name in op.attributes:
+        if "." in name or name in properties:
+            continue
+        import difflib  # only for this error
+
+        if nearest := difflib.get_close_matches(name, properties, n=1, cutoff=0.8):
+            raise PtoError.at_op(op, f"has an unknown attribute '{name}'; did you mean '{nearest[0]}'?")
 
 
 _SEGMENT_SIZES_MESSAGE = (

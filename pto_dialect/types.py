@@ -120,14 +120,51 @@ class TileParams:
         inner = in_r * bc + in_c if self.slayout == "row_major" else in_c * br + in_r
         return box_start + inner
 
-    def box_cols_problem(self) -> str | None:
-        """What is wrong with a boxed tile's columns, or None: they must split into whole boxes
-        (pto-isa's Tile static_asserts `Cols % InnerCols == 0`, pto_tile.hpp:1520; PTOAS's
-        verifier alike), else rows of boxes overlap in storage."""
+    def box_shape_problem(self) -> tuple[str, str] | None:
+        """What pto-isa's Tile (pto_tile.hpp, common to the CPU simulator and the NPUs)
+        static_asserts of a boxed tile's shape and this one breaks, as (what is expected, why),
+        or None. Its rows split into whole boxes, `Rows % InnerRows == 0` (pto_tile.hpp:1516),
+        unless it is a vec tile, an Mx one (fractal=32) or a one-row one; its columns always do,
+        `Cols % InnerCols == 0` (pto_tile.hpp:1520). PTOAS's verifier checks both, in that order,
+        for an allocated tile only."""
         box = self.inner_box
-        if box is None or self.cols % box[1] == 0:
+        if box is None:
             return None
-        return f"boxed tile cols to be a multiple of innerCols ({box[1]}), but got {self.cols}"
+        inner_rows, inner_cols = box
+        rows_may_be_partial = self.loc == "vec" or self.fractal == 32 or self.rows == 1
+        if not rows_may_be_partial and self.rows % inner_rows:
+            return (
+                f"boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {self.rows}",
+                f"pto_tile.hpp's Tile static_asserts it for a boxed {self.loc} tile (a partial box of rows "
+                "only for vec, fractal=32 or one-row tiles)",
+            )
+        if self.cols % inner_cols:
+            return (
+                f"boxed tile cols to be a multiple of innerCols ({inner_cols}), but got {self.cols}",
+                "rows of boxes would overlap in storage (pto_tile.hpp's Tile static_asserts it)",
+            )
+        return None
+
+    def get_tile_offset_problem(self) -> str | None:
+        """Where pto_tile.hpp's GetTileOffset (pto_tile.hpp:1834; the NPUs' TPRINT reads a vec
+        tile through it) misses this boxed tile's elements, or None. It static_asserts an Nz, Zn
+        or Zz layout, and counts a column of boxes of an Nz tile as Rows / InnerRows whole boxes:
+        with a partial box of rows, every column of boxes but the first is read from storage
+        before its own (cpu/tile_offsets.hpp, `storage_offset`, puts it Rows x InnerCols on)."""
+        box = self.inner_box
+        if box is None:
+            return None
+        if not self.is_row_major and self.slayout == "col_major":
+            return "GetTileOffset (pto_tile.hpp) static_asserts an Nz, Zn or Zz layout (a compile error), got blayout=col_major, slayout=col_major"
+        inner_rows, inner_cols = box
+        if self.is_row_major or self.rows % inner_rows == 0 or self.cols <= inner_cols:
+            return None
+        read_at = self.rows // inner_rows * inner_rows * inner_cols
+        return (
+            f"GetTileOffset (pto_tile.hpp) counts whole {inner_rows}-row boxes per column of boxes of an Nz tile, so for "
+            f"this {self.rows}-row one it reads element [0, {inner_cols}] at storage element {read_at}, where the tile "
+            f"keeps it at {self.storage_offset(0, inner_cols)}"
+        )
 
     def element_outside_storage(self) -> tuple[int, int, int] | None:
         """The first element (r, c) whose storage offset is past the tile's rows x cols

@@ -86,6 +86,13 @@ class Kernel:
     def __repr__(self) -> str:
         return f"<pto kernel {self.name}>"
 
+    def __call__(self, *_: object, **__: object) -> None:
+        """A kernel runs on the interpreter (or becomes text), not as a Python call."""
+        raise located(
+            f"{self.name}() is a PTO kernel, not a Python function: run it with "
+            f"{self.name}.run(*arrays, target=...), or print it with {self.name}.to_pto()"
+        )
+
     # -- building ---------------------------------------------------------------------
 
     @functools.cached_property

@@ -7,10 +7,19 @@ Before NumPy is imported, a command asks its BLAS for one thread, unless the use
 count: NumPy's OpenBLAS starts a thread per core at import (half of NumPy's import CPU on two
 cores), and no command calls BLAS (the interpreter's work is elementwise NumPy, no matrix
 product), so no result depends on it.
+
+Once its modules are imported, a command moves every object the garbage collector tracks (the
+modules' classes, functions, tables: they live as long as the process) to its permanent
+generation (`gc.freeze`), so that no later collection goes through them again, the one Python
+makes at exit included: those took 0.06 s of `pto-run`'s 0.43 s of CPU on a small kernel and
+0.03 s of `pto-opt --help`'s 0.24 s (bench/startup.py). Once the command's work is done
+(everything it wrote flushed and closed), what the work made is frozen too: the process ends,
+and the collection at exit has nothing left to go through.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 
@@ -39,8 +48,10 @@ def pto_opt() -> None:
     _importing_quietly()
     from pto_tools.pto_opt import main
 
+    gc.freeze()
     _interrupt_as_usual()
     main()
+    gc.freeze()
 
 
 def pto_run() -> None:
@@ -48,5 +59,7 @@ def pto_run() -> None:
     _importing_quietly()
     from pto_tools.pto_run import main
 
+    gc.freeze()
     _interrupt_as_usual()
     main()
+    gc.freeze()

@@ -34,8 +34,14 @@ def run_main(body: Callable[[], None], input_name: Callable[[], str | None]) -> 
     digits = sys.get_int_max_str_digits()
     sys.set_int_max_str_digits(0)  # nested loops' execution counts print whatever their size
     try:
-        body()
+        try:
+            body()
+            ending = None
+        except SystemExit as e:  # --help, --version, a usage error: what they printed is flushed too
+            ending = e
         sys.stdout.flush()
+        if ending is not None:
+            raise ending
     except KeyboardInterrupt:
         sys.exit(EXIT_INTERRUPTED)
     except BrokenPipeError:

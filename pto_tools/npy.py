@@ -22,11 +22,14 @@ from typing import IO
 import numpy as np
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.files import read_bounded
+from pto_dialect.files import open_input
 
 STREAM_BYTES = 1 << 30
 """The most an array read from a pipe, FIFO or device may be (a regular file's size is
 known before it is read)."""
+
+HEADER_BYTES = 1 << 20
+"""The longest header read (NumPy's own bound is 10,000 bytes unless told otherwise)."""
 
 MAGIC = b"\x93NUMPY"
 FLOAT8_E5M2_DESCRS = ("<f1", "|f1", ">f1", "f1")
@@ -37,22 +40,21 @@ def read_npy(path: str) -> np.ndarray:
     """The array `path` holds; a PtoError naming `path` for anything that is not one."""
     try:
         found = os.stat(path)
-        if stat.S_ISREG(found.st_mode):
-            with open(path, "rb") as f:
-                return _read(f, path, found.st_size)
-        data = read_bounded(path, STREAM_BYTES, "an array read from a pipe")
+        if stat.S_ISDIR(found.st_mode):
+            raise IsADirectoryError
+        with open_input(path, found) as f:
+            return _read(f, path, found.st_size if stat.S_ISREG(found.st_mode) else None)
     except IsADirectoryError:
         raise PtoError(f"{path}: error: cannot open: Is a directory") from None
     except (FileNotFoundError, PermissionError, NotADirectoryError) as e:
         raise PtoError(f"{path}: error: cannot open: {e.strerror}") from None
     except OSError as e:
         raise PtoError(f"{path}: error: cannot read: {e.strerror or e}") from None
-    from io import BytesIO
-
-    return _read(BytesIO(data), path, len(data))
 
 
-def _read(f: IO[bytes], path: str, size: int) -> np.ndarray:
+def _read(f: IO[bytes], path: str, size: int | None) -> np.ndarray:
+    """The array `f` holds: `size` bytes in all, or a stream (None) read up to the data its
+    header declares, and at most STREAM_BYTES of it."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error")  # NumPy warns of some headers: each one is refused here
@@ -62,15 +64,16 @@ def _read(f: IO[bytes], path: str, size: int) -> np.ndarray:
     if dtype.hasobject:
         raise PtoError(f"{path}: error: the array holds Python objects; pto-run reads numeric arrays only")
     needed = math.prod(shape) * dtype.itemsize
-    held = size - f.tell()
-    if needed != held:
-        raise PtoError(
-            f"{path}: error: the header declares shape {shape} of {dtype} ({needed} bytes) "
-            f"but the file holds {held} bytes of data"
-        )
+    declares = f"{path}: error: the header declares shape {shape} of {dtype} ({needed} bytes)"
+    if size is None and needed > STREAM_BYTES:
+        raise PtoError(f"{declares}, more than the {STREAM_BYTES >> 30} GiB an array read from a pipe may be")
+    if size is not None and needed != size - f.tell():
+        raise PtoError(f"{declares} but the file holds {size - f.tell()} bytes of data")
     data = bytearray(needed)
-    if f.readinto(data) != needed:  # pyright: ignore[reportAttributeAccessIssue]
-        raise PtoError(f"{path}: error: the file ended before its {needed} bytes of data")
+    if (held := f.readinto(data)) != needed:  # pyright: ignore[reportAttributeAccessIssue]
+        raise PtoError(f"{declares} but the file holds {held} bytes of data")
+    if size is None and f.read(1):
+        raise PtoError(f"{declares} but more data follows it")
     array = np.frombuffer(data, dtype)
     return array.reshape(shape[::-1]).T if fortran_order else array.reshape(shape)
 
@@ -85,6 +88,8 @@ def _header(f: IO[bytes]) -> tuple[tuple[int, ...], bool, np.dtype]:
         raise ValueError(f"format version {version[0]}.{version[1]}; versions 1.0 to 3.0 are read")
     length_bytes = 2 if version == (1, 0) else 4
     length = int.from_bytes(f.read(length_bytes).ljust(length_bytes, b"\0"), "little")
+    if length > HEADER_BYTES:
+        raise ValueError(f"a header of {length} bytes; at most {HEADER_BYTES} are read")
     header = f.read(length)
     if len(header) < length:
         raise ValueError("the header is cut short")

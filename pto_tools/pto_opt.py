@@ -368,21 +368,22 @@ class PtoOptMain(xDSLOptMain):
             module = self.parse_text(decode_source(data, self.get_input_name(), offset), offset)
             if not self.args.disable_verify:
                 verify_located(module)
-            if self.args.pto_targets is not None:
-                targets.check_comparable(module)
-                chosen = targets.parse_list(self.args.pto_targets)
-                self.verdicts, accepting = verdict_matrix(module, chosen)
-                self.rejected |= len(accepting) < len(chosen)
-                if self.args.estimate is not None:
-                    self.verdicts = self.estimates(module, chosen, accepting)
+            with self.blaming_unverified_input(module):
+                if self.args.pto_targets is not None:
+                    targets.check_comparable(module)
+                    chosen = targets.parse_list(self.args.pto_targets)
+                    self.verdicts, accepting = verdict_matrix(module, chosen)
+                    self.rejected |= len(accepting) < len(chosen)
+                    if self.args.estimate is not None:
+                        self.verdicts = self.estimates(module, chosen, accepting)
+                    return module
+                self.target = targets.resolution(self.named_target, module).target
+                if self.named_target is not None:  # as PTOAS does: the output says which target it is for
+                    module.attributes["pto.target_arch"] = StringAttr(self.target.name)
+                if not self.args.disable_verify:
+                    verify_target(module, self.target)
+                    check_manual_addresses(module, self.target, strict=self.args.strict_addresses)
                 return module
-            self.target = targets.resolution(self.named_target, module).target
-            if self.named_target is not None:  # as PTOAS does: the output says which target it is for
-                module.attributes["pto.target_arch"] = StringAttr(self.target.name)
-            if not self.args.disable_verify:
-                verify_target(module, self.target)
-                check_manual_addresses(module, self.target, strict=self.args.strict_addresses)
-            return module
         return None
 
     def parse_text(self, text: str, offset: int) -> ModuleOp:
@@ -410,7 +411,7 @@ class PtoOptMain(xDSLOptMain):
 
         # a pipeline pass runs as its stages, each seen by --mlir-print-ir-after-all and --time-passes
         passes = tuple(stage for p in passes for stage in (p.stages(prog) if isinstance(p, PipelinePass) else (p,)))
-        with self.diagnosing():
+        with self.diagnosing(), self.blaming_unverified_input(prog):
             replace(self.pipeline, passes=passes).apply(self.ctx, prog)
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
@@ -418,7 +419,7 @@ class PtoOptMain(xDSLOptMain):
             return ""
         if self.args.pto_targets is not None:
             return self.verdicts
-        with self.diagnosing():
+        with self.diagnosing(), self.blaming_unverified_input(prog):
             if self.args.estimate is not None:
                 return self.estimates(prog, (self.target,), (self.target,))
             if self.args.verify_sync and not self.verify_sync(prog):
@@ -440,8 +441,9 @@ class PtoOptMain(xDSLOptMain):
         """`--verify-sync`: every error and warning to stderr; False (the run fails) on an error."""
         from passes.pipeline import PipelinePass
         from passes.sync_check import check_sync
+        from pto_dialect.walk import clone
 
-        lowered = module.clone()
+        lowered = clone(module)
         PipelinePass(self.target.name).apply(self.ctx, lowered)
         report = check_sync(lowered, self.target.sync)
         for line in [*report.warnings, *(str(e) for e in report.errors)]:
@@ -488,6 +490,20 @@ class PtoOptMain(xDSLOptMain):
             else:
                 print(located, file=sys.stderr)
                 self.failed = True
+
+    @contextmanager
+    def blaming_unverified_input(self, module: ModuleOp) -> Iterator[None]:
+        """Under --disable-verify, a pass, the estimate or the printer that fails on a module
+        the verifier rejects reports the verifier's located error (the cause) instead of an
+        internal error; a module that verifies leaves the failure as it was."""
+        try:
+            yield
+        except (ParseError, DiagnosticException):
+            raise
+        except Exception:
+            if self.args.disable_verify:
+                verify_located(module)
+            raise
 
     def check_annotations(self) -> None:
         """The finished chunk's diagnostics against its expected-* annotations."""

@@ -180,15 +180,26 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         parser.error("--inputs random draws every argument: give no .npy files with it")
     if args.inputs is None and (args.arg or args.indices != "table"):
         parser.error("--arg and --indices go with --inputs random")
+    named: dict[str, str] = {}
     for given in args.arg:
         if "=" not in given:
             parser.error(f"--arg takes NAME=VALUE, got '{given}'")
+        name = given.split("=", 1)[0]
+        if name in named:
+            parser.error(f"--arg gives {name} twice: '{named[name]}' and '{given}'")
+        named[name] = given
     return args
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args = parse_args(argv)
-    run_main(lambda: _run(args), lambda: args.kernel)
+    args: argparse.Namespace | None = None
+
+    def run() -> None:  # the arguments parsed inside run_main: --help and --version write to stdout too
+        nonlocal args
+        args = parse_args(argv)
+        _run(args)
+
+    run_main(run, lambda: args.kernel if args is not None else None)
 
 
 def _run(args: argparse.Namespace) -> None:

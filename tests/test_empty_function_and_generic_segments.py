@@ -51,3 +51,13 @@ def test_generic_tscatter_printed_unverified_is_located(tmp_path: Path, capsys) 
     code, _, err = call(pto_opt.main, [str(kernel), "--disable-verify"], capsys)
     assert code == 1
     assert err == f"{kernel}:4:3: error: 'pto.tscatter' op cannot be printed: its operandSegmentSizes property is missing\n"
+
+
+@pytest.mark.parametrize("flags", [["-p", "pto-lower"], ["--estimate"], ["-p", "pto-emit-cpp"], ["--targets", "all"]])
+def test_a_pass_on_an_unverified_generic_tscatter_reports_the_verifier_s_error(flags, tmp_path: Path, capsys) -> None:
+    """--disable-verify lets the op through; a pass that then fails on it reports why, at the op."""
+    kernel = tmp_path / "k.pto"
+    kernel.write_text(GENERIC_TSCATTER)
+    code, out, err = call(pto_opt.main, [str(kernel), "--disable-verify", *flags], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(f"{kernel}:4:3: error: 'pto.tscatter' op in the generic form needs the operandSegmentSizes property"), err

@@ -8,12 +8,13 @@ internal error.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, ModuleOp
 from xdsl.utils.exceptions import InterpretationError
 
 import interpreter
@@ -52,13 +53,26 @@ def zeros_for(arg_type) -> np.ndarray | np.generic | None:  # noqa: ANN001
     return np.zeros((), dtype)[()]
 
 
-@pytest.mark.parametrize("target", targets.names())
-@pytest.mark.parametrize(("where", "text"), chunks(), ids=[where for where, _ in chunks()])
-def test_an_accepted_kernel_runs(where: str, text: str, target: str) -> None:
+CHUNKS = chunks()
+
+
+@functools.cache
+def parsed(where: str, text: str) -> ModuleOp | None:
+    """The chunk parsed and verified once for all targets (each test runs a copy); None where
+    the parser or the target-free verifier rejects it."""
     try:
-        module = parse(text, where)
+        return parse(text, where)
     except PtoError:
+        return None
+
+
+@pytest.mark.parametrize("target", targets.names())
+@pytest.mark.parametrize(("where", "text"), CHUNKS, ids=[where for where, _ in CHUNKS])
+def test_an_accepted_kernel_runs(where: str, text: str, target: str) -> None:
+    source = parsed(where, text)
+    if source is None:
         return  # a chunk the parser or the target-free verifier rejects
+    module = source.clone()
     info = targets.get(target)
     if rejections(module, info):
         return

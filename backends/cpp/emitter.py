@@ -65,6 +65,7 @@ from pto_dialect.dtypes import ELEMENT_TYPES, element_info
 from pto_dialect.instruction import Pipe, camel
 from pto_dialect.instructions import REGISTRY, instruction_of
 from pto_dialect.instructions.transfer import TLoadOp, TStoreOp, column_taken_as_dn
+from pto_dialect.mlir_arith import IndexCastUIOp
 from pto_dialect.names import unique
 from pto_dialect.walk import walk
 from pto_dialect.ops import AllocTileOp, CmoCacheInvalidOp, DeclareLocalArrayOp, FenceBarrierAllOp, ImportReservedBufferOp, LoadScalarOp, LocalArrayGetOp, LocalArraySetOp, MakeTensorViewOp, PartitionViewOp, ReserveBufferOp, SectionCubeOp, SectionVectorOp, SetValidShapeOp, StoreScalarOp, SubViewOp, TAssignOp, TGetValOp, TReshapeOp, TSetValOp
@@ -317,13 +318,15 @@ class _Emitter:
 
     def integer_arith(self, op: Operation) -> None:
         """Index and integer math on scalars (offsets computed from loaded ids, clamps)."""
-        cpp = _scalar_cpp(op.results[0].type)
-        if cpp is None:
-            raise PtoError.at_op(op, f"cannot be emitted as C++: a result of type {op.results[0].type}")
+        for role, value in (("result", op.results[0]), ("operand", op.operands[0])):
+            if _scalar_cpp(value.type) is None:
+                raise PtoError.at_op(op, f"cannot be emitted as C++: a {role} of type {value.type}")
+        cpp, source = _scalar_cpp(op.results[0].type), _scalar_cpp(op.operands[0].type)
         a, *rest = (self.values[v] for v in op.operands)
         b = rest[0] if rest else ""
         expression = {
             arith.IndexCastOp: f"static_cast<{cpp}>({a})",
+            IndexCastUIOp: f"static_cast<{cpp}>(static_cast<u{source}>({a}))",  # read as unsigned
             arith.AddiOp: f"{a} + {b}",
             arith.SubiOp: f"{a} - {b}",
             arith.MuliOp: f"{a} * {b}",
@@ -556,7 +559,7 @@ _HANDLERS: dict[type[Operation], Callable[[_Emitter, Operation], None]] = {
     SubViewOp: _Emitter.subview,
     TReshapeOp: _Emitter.treshape,
     **dict.fromkeys(
-        (arith.IndexCastOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
+        (arith.IndexCastOp, IndexCastUIOp, arith.AddiOp, arith.SubiOp, arith.MuliOp, arith.DivSIOp, arith.RemSIOp, arith.MaxSIOp, arith.MinSIOp),
         _Emitter.integer_arith,
     ),
     StoreScalarOp: _Emitter.store_scalar,

@@ -247,7 +247,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> bool:
     return not known(a.valid_row, a.valid_col, b.valid_row, b.valid_col) or a.valid_shape == b.valid_shape
 
 
-def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     dst = operands["dst"]
     implemented_vec_tiles(operands, rules.types, rules.note)
     require(dst.is_row_major, f"expects dst to use row-major layout, got {dst.layout_text()}")
@@ -288,7 +288,7 @@ def check(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute],
         require(have >= need, f"expects tmp to hold at least {need} bytes (vbrcb of the per-row values), got {have}")
 
 
-def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check_columns(rules: BroadcastRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     """A column broadcast: every tile a row-major Vec tile; src0 of dst's shape and valid
     shape; src1 (src) at least one valid row, dst's valid columns."""
     dst = operands["dst"]

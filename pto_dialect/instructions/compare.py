@@ -224,7 +224,7 @@ def _same_valid(a: TileFacts, b: TileFacts) -> None:
         )
 
 
-def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     dst, data = _mask_and_data(operands, compare=True)
     src = data[0]
     _check_types(rules, dst, src)
@@ -246,7 +246,7 @@ def check_compare(rules: CompareSelectRules, operands: dict, attrs: Mapping[str,
         )
 
 
-def check_select(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check_select(rules: CompareSelectRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     mask, tmp, dst = operands["mask"], operands.get("tmp"), operands["dst"]
     _, data = _mask_and_data(operands, compare=False)
     _check_types(rules, mask, dst)

@@ -262,7 +262,7 @@ def implemented_vec_tiles(operands: dict, types: frozenset[str], note: str, row_
     return tiles
 
 
-def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check(rules: ElementwiseRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     dst = operands["dst"]
     tiles = implemented_vec_tiles(operands, rules.types, rules.note, "the row-major" if rules.row_major_only else "")
     require_type("dst", dst.elem, rules.types)

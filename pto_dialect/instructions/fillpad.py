@@ -114,7 +114,7 @@ class FillPadRules(RuleRow):
     """dst's valid rows at least src's (a5's bottom padding counts their difference unsigned)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst = operands["src"], operands["dst"]
         require_vec((src, dst))
         require_type("src", src.elem, self.types)

@@ -150,7 +150,7 @@ class MGatherRules(RuleRow):
     note: str
     """Why this row differs from the others or from PTOAS, for the docs."""
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         """Raise RuleViolation for the first MGATHER rule of the target that does not hold.
 
         An explicit `gatherExec` is the op's executor choice; the default (scalar) counts as

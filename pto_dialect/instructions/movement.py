@@ -155,7 +155,7 @@ class TMovRules(RuleRow):
     l0_loads: Mapping[str, L0Load] = field(default_factory=dict)
     """The mat -> left / right moves the target's code makes, by dst loc (none: not implemented)."""
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst = operands["src"], operands["dst"]
         if src.loc == "mat" and dst.loc in ("left", "right"):
             _l0_check(self, src, dst)
@@ -428,7 +428,7 @@ def _kind(t: TileFacts) -> str:
 
 
 def window_check(row: WindowCopy) -> CheckRule:
-    def check(rules: WindowRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(rules: WindowRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst = operands["src"], operands["dst"]
         whole, part = operands[row.whole], operands[row.part]
         _vec_pair(src, dst)
@@ -634,7 +634,7 @@ class TConcatRules(RuleRow):
     """dst's valid columns are src0's plus src1's (else they fit in dst's columns)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
         for tile in (src0, src1, dst):
             require(tile.loc == "vec", f"expects {tile.role} to be a Vec tile (loc=vec), got loc={tile.loc}")

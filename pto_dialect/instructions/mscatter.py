@@ -154,7 +154,7 @@ class MScatterRules(RuleRow):
     """The mode of an MSCATTER without `coalesce` (the target's C++ default)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, idx, table = operands["src"], operands["idx"], operands["mem"]
         coalesce = attrs["coalesce"].data if "coalesce" in attrs else self.default_coalesce  # pyright: ignore[reportAttributeAccessIssue]
         atomic = attrs["scatterAtomicOp"].data if "scatterAtomicOp" in attrs else ScatterAtomicOp.NONE  # pyright: ignore[reportAttributeAccessIssue]

@@ -64,7 +64,7 @@ class PartialRules:
     note: str
 
 
-def check(rules: PartialRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check(rules: PartialRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     src0, src1, dst = operands["src0"], operands["src1"], operands["dst"]
     require(bool(rules.types), f"is not implemented: {rules.note}")
     for t in (src0, src1, dst):

@@ -73,7 +73,7 @@ class PartialArgRules:
     note: str
 
 
-def check(rules: PartialArgRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check(rules: PartialArgRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     require(bool(rules.index_types_by_value), f"is not implemented: {rules.note}")
     tiles = [operands[r] for r in (*VALUES, *INDICES)]
     for t in tiles:

@@ -111,7 +111,7 @@ class RowReduceRules:
     """src and dst have the same Rows (cpu/TRowSum.hpp CheckRSValid static_asserts it)."""
 
 
-def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check(rules: RowReduceRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     src, tmp, dst = operands["src"], operands.get("tmp"), operands["dst"]
     implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.vector_layouts:
@@ -619,7 +619,7 @@ class ColReduceRules:
     note: str
 
 
-def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+def check_columns(rules: ColReduceRules, operands: dict, attrs: Mapping[str, Attribute]) -> None:
     src, dst = operands["src"], operands["dst"]
     implemented_vec_tiles(operands, rules.types, rules.note)
     if rules.row_major:

@@ -81,7 +81,7 @@ class TCIRules(RuleRow):
     UB at the op (`untouched`)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         dst, tmp = operands["dst"], operands.get("tmp")
         require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
         require_type("dst", dst.elem, self.types)

@@ -81,7 +81,7 @@ class ColArgReduceRules(ArgReduceTypes, RuleRow):
     """tmp holds src-typed values and must be large enough (a2a3); else the target's code ignores
     it (cpu/TReduceIdx.hpp, a5/TColReduceIdx.hpp): it takes no UB at the op (`untouched`)."""
 
-    def check(self, operands: dict, attrs: object, target: str) -> None:
+    def check(self, operands: dict, attrs: object) -> None:
         src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
         dst_idx = operands.get("dstIdx") or operands["dst"]
         require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")

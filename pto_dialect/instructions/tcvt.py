@@ -144,7 +144,7 @@ class TCvtRules(RuleRow):
     else it ignores one (npu/a5/TCvt.hpp), which takes no UB at the op (`untouched`)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst = operands["src"], operands["dst"]
         require(self.takes_tmp or "tmp" not in operands, f"takes no tmp: {self.note}")
         tiles = [f for f in operands.values() if isinstance(f, TileFacts)]

@@ -259,7 +259,7 @@ class TGatherRules(RuleRow):
     else the code ignores it (npu/a5/TGather.hpp's TGather_cmp), which takes no UB at the op."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         """The self of the op's form (told by its operands' roles)."""
         if "indices" in operands:
             _check_index(self, operands["src"], operands["indices"], operands["dst"], operands.get("tmp"))

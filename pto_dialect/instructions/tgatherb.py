@@ -89,7 +89,7 @@ class TGatherBRules(RuleRow):
     """offsets element types."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, offsets, dst = operands["src"], operands["offsets"], operands["dst"]
         require_vec((src, offsets, dst))
         require_type("src", src.elem, self.types)

@@ -118,7 +118,7 @@ class HistogramRules(RuleRow):
     """dst's valid cols at least 256 (cpu/THistogram.hpp's PTO_CPU_ASSERT)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, idx, dst = operands["src"], operands["idx"], operands["dst"]
         require(bool(self.src_types), f"is not implemented: {self.note}")
         elsewhere = next((tile for tile in (src, idx, dst) if tile.loc != "vec"), None)

@@ -9,7 +9,9 @@ read its op declares a write of an unknown resource: `dce` keeps it, `cse` never
 What each target prints (pto-isa's TPrint.hpp): the CPU simulator prints the valid region of
 a tile of any memory; the NPUs (a5 includes a2a3's header) print a Vec tile whole, with `|`
 after the last valid column and a dashed line after the last valid row, and a GM view
-(ND, DN or NZ) whole. Tiles of other memories need a GM tmp on the NPUs. `pto-run` writes each
+(ND, DN or NZ) whole. Tiles of other memories need a GM tmp on the NPUs. The NPUs read a boxed
+tile through pto_tile.hpp's GetTileOffset, which misses an Nz tile with a partial box of rows and
+more than one column of boxes (it would print other elements than the tile's): refused there. `pto-run` writes each
 print on stderr: the op's location, each enclosing loop's induction variable, then the values in NumPy's formatting (summarised when large), whatever
 the op's printFormat (`{printFormat = #pto<print_format width10_precision6>}`, pto-isa's printf
 width and precision), which is kept and is TPRINT's template argument in C++. The form with a GM
@@ -57,9 +59,13 @@ class TPrintRules(RuleRow):
     element_types: frozenset[str]
     print_region: PrintRegion
     """What it prints of a tile."""
+    reads_get_tile_offset: bool
+    """Whether it reads a boxed tile through pto_tile.hpp's GetTileOffset (the NPUs' TPrint.hpp),
+    which misses some layouts and shapes (TileParams.get_tile_offset_problem): those are refused, as
+    a print of other elements than the tile's, else the tile's own offsets (cpu/tile_offsets.hpp)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src = operands["src"]
         if isinstance(src, ViewFacts):
             require(bool(self.view_layouts), "expects src to be a tile: this target prints tiles only, got a GM view")
@@ -74,6 +80,8 @@ class TPrintRules(RuleRow):
                 src.loc in self.tile_locs,
                 f"expects src to be a {'/'.join(sorted(self.tile_locs))} tile, got loc={src.loc}",
             )
+            missed = src.get_tile_offset_problem() if self.reads_get_tile_offset else None
+            require(missed is None, f"expects src's elements where this target's TPrint.hpp reads them: {missed}")
         require_type("src", src.elem, self.element_types)
 
     DOCS: ClassVar[DocsCells] = (
@@ -81,6 +89,8 @@ class TPrintRules(RuleRow):
         ("src GM view layouts", lambda r: ", ".join(r.view_layouts) or "none (tiles only)"),
         ("src element type", lambda r: spell(r.element_types)),
         ("printed of a tile", lambda r: r.print_region.phrase),
+        ("boxed src read at", lambda r: "pto_tile.hpp's GetTileOffset: Nz (rows in whole boxes, or one column of boxes), Zn or Zz"
+         if r.reads_get_tile_offset else "its storage offsets (cpu/tile_offsets.hpp)"),
         ("why", lambda r: r.note),
     )
 

@@ -99,7 +99,7 @@ class RandomRules(RuleRow):
     """The round counts its code takes (a static_assert)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         dst = operands["dst"]
         require(bool(self.dst_types), f"is not implemented: {self.note}")
         require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")

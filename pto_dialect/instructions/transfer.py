@@ -83,6 +83,8 @@ class TransferRules(RuleRow):
     store_b64_nd_dn: bool = False
     """TSTORE of 8-byte elements from those memories only ND -> ND or DN -> DN, with no exception
     for one row or column (a static_assert)."""
+    acc_store_layouts: frozenset[GmLayout] | None = None
+    """The view layouts TSTORE stores an Acc tile to (a static_assert); None: any."""
 
     DOCS: ClassVar[DocsCells] = (
         ("view shape -> rows x cols", lambda r: "ND: S0*S1*S2*S3 x S4; DN: S3 x S0*S1*S2*S4; NZ: S2*S3 x S0*S1*S4"),
@@ -92,6 +94,8 @@ class TransferRules(RuleRow):
         ("tload: a Vec dst laid out as the view", lambda r: "yes" if r.vec_load_same_layout else "no"),
         ("tstore: src laid out as the view (or of one row or column)", lambda r: ", ".join(sorted(r.store_same_layout)) or "no"),
         ("tstore: 8-byte elements ND or DN only, laid out as the view", lambda r: "yes" if r.store_b64_nd_dn else "no"),
+        ("tstore: an Acc src's view layouts", lambda r: "any" if r.acc_store_layouts is None
+         else ", ".join(sorted(layout.value for layout in r.acc_store_layouts))),
         ("tstore: src memories", lambda r: ", ".join(sorted(r.store_locs))),
         ("unit innermost stride (ND: last dim, DN: rows dim; any when that dim is 1)", lambda r: "yes" if r.contiguous_rows else "no (strided reads)"),
         ("tload: pad value 0 whatever pad says", lambda r: spell(r.zero_pad_types) or "none"),
@@ -172,7 +176,7 @@ LAYOUTS_AS_VIEWS = "nd: row-major none_box, dn: col-major none_box, nz: col-majo
 """The tile layout each GM layout moves to and from."""
 
 
-def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+def check_tload(rules: TransferRules, operands: dict, attrs: object) -> None:
     view, dst = operands["src"], operands["dst"]
     if rules.vec_load_same_layout and dst.loc == "vec" and view.layout is not None:
         require(
@@ -183,12 +187,18 @@ def check_tload(rules: TransferRules, operands: dict, attrs: object, target: str
     _check_contiguous(rules, "tload", operands["src"])
 
 
-def check_tstore(rules: TransferRules, operands: dict, attrs: object, target: str) -> None:
+def check_tstore(rules: TransferRules, operands: dict, attrs: object) -> None:
     src, view = operands["src"], operands["dst"]
     require(
         src.loc in rules.store_locs,
         f"expects src's loc to be {' or '.join(sorted(rules.store_locs))}, got loc={src.loc}",
     )
+    if src.loc == "acc" and rules.acc_store_layouts is not None and view.layout is not None:
+        require(
+            view.layout in rules.acc_store_layouts,
+            f"expects an Acc src's dst view to be {' or '.join(sorted(layout.value for layout in rules.acc_store_layouts))}, "
+            f"got {view.layout.value}",
+        )
     if src.loc in rules.store_same_layout and view.layout is not None:
         moved_as = _laid_out_as(view, src)
         require(

@@ -55,7 +55,7 @@ class RowArgReduceRules(ArgReduceTypes, RuleRow):
     tmp_workspace: bool
     """tmp holds src-typed partial results (a2a3): same type, large enough; else unused."""
 
-    def check(self, operands: dict, attrs: object, target: str) -> None:
+    def check(self, operands: dict, attrs: object) -> None:
         src, tmp, dst_val = operands["src"], operands.get("tmp"), operands.get("dstVal")
         dst_idx = operands.get("dstIdx") or operands["dst"]
         require(src.loc == "vec", f"expects src to be a Vec tile (loc=vec), got loc={src.loc}")

@@ -127,7 +127,7 @@ class TScatterRules(RuleRow):
     """P1111 (a TMOV) needs src and dst of one shape, Rows x Cols (a2a3's TMOV static_assert)."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst, indexes = operands["src"], operands["dst"], operands.get("indexes")
         tiles = [src, dst] if indexes is None else [src, indexes, dst]
         for t in tiles:

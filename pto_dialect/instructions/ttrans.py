@@ -90,7 +90,7 @@ class TTransRules(RuleRow):
     implicit_tmp: TmpAdded
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         src, dst, tmp = operands["src"], operands["dst"], operands.get("tmp")
         tiles = (src, dst) if tmp is None else (src, tmp, dst)
         require_vec(tiles)

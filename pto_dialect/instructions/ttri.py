@@ -72,7 +72,7 @@ class TTriRules(RuleRow):
     """dst's element types."""
     note: str
 
-    def check(self, operands: dict, attrs: Mapping[str, Attribute], target: str) -> None:
+    def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
         dst = operands["dst"]
         require(dst.loc == "vec", f"expects dst to be a Vec tile (loc=vec), got loc={dst.loc}")
         require_type("dst", dst.elem, self.types)

@@ -560,8 +560,7 @@ def verify_tile_layout(tile: TileTypeBase) -> None:
     for an SSA result, which pto-ssa-to-dps turns into one."""
     rows, cols = tile.shape
     nbytes = tile.element.bytes
-    box = tile.inner_box
-    if box is None:
+    if tile.inner_box is None:
         if tile.is_row_major and cols * nbytes % 32:
             raise VerifyException(
                 "expects result row-major none_box tile row byte size (cols * sizeof(dtype)) "
@@ -573,11 +572,5 @@ def verify_tile_layout(tile: TileTypeBase) -> None:
                 f"to be 32-byte aligned, but got {rows * nbytes} bytes"
             )
         return
-    inner_rows = box[0]
-    rows_exempt = tile.loc.data == "vec" or tile.fractal.data == 32 or rows == 1
-    if not rows_exempt and rows % inner_rows:
-        raise VerifyException(
-            f"expects result boxed tile rows to be a multiple of innerRows ({inner_rows}), but got {rows}"
-        )
-    if (problem := tile.params.box_cols_problem()) is not None:
-        raise VerifyException(f"expects result {problem}")
+    if (problem := tile.params.box_shape_problem()) is not None:
+        raise VerifyException(f"expects result {problem[0]}")

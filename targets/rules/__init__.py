@@ -30,7 +30,7 @@ def check_instruction(
     instruction: Instruction, target: TargetInfo, operands: Operands, attributes: Mapping[str, Attribute]
 ) -> None:
     """Raise RuleViolation if the instruction breaks a rule of `target`."""
-    instruction.check(target.rules[instruction], operands, attributes, target.name)
+    instruction.check(target.rules[instruction], operands, attributes)
 
 
 def check_op(op: Operation, target: TargetInfo) -> None:

@@ -97,10 +97,10 @@ STRICTER = (
         ("samples/TquantMx/tquant_mx.pto",),
         ("a2a3", "a5"),
         "a `!pto.tile_buf<vec, 16x2xui8, slayout=row_major>` (the TRESHAPE of a 1x32xui8 row-major-box tile): "
-        "pto-isa's `Tile` accepts the type (pto_tile.hpp has no static_assert on a boxed Vec tile's shape), but its "
-        "16x32 boxes (`getInnerRow`/`getInnerCol` for 1-byte elements in 512-byte fractals) put element [1, 0] at "
-        "byte 32, past the tile's 32 bytes, so any access through `GetOffset` leaves the tile: every target refuses "
-        "the type (that kernel's `tquant.mx` is not implemented here either)",
+        "its 16x32 boxes (`getInnerRow`/`getInnerCol` for 1-byte elements in 512-byte fractals) do not divide its 2 "
+        "columns, which pto_tile.hpp's `Cols % InnerCols == 0` static_assert refuses for every tile (rows of boxes "
+        "would overlap in storage): every target refuses the type (that kernel's `tquant.mx` is not implemented "
+        "here either)",
     ),
     Divergence(
         ("lit/pto/mgather_gm2l1_sync_a5.pto", "lit/pto/mgather_gm2l1_elem_sync_a5.pto"),

@@ -46,6 +46,7 @@ A2A3_PRINT = TPrintRules(
     view_layouts=(GmLayout.ND, GmLayout.DN, GmLayout.NZ),
     element_types=INT8 | INT16 | INT32 | types_named("f16", "f32"),
     print_region=PrintRegion.WHOLE,
+    reads_get_tile_offset=True,
     note="npu/a2a3/TPrint.hpp (a5's includes it): a Vec tile (other memories need a GM tmp, a form pto.tprint does "
     "not have) or an ND/DN/NZ GlobalTensor; the types TPRINT.md lists: float, half, 8/16/32-bit "
     "integers (bf16 fails PrintValue's static_assert, a 64-bit integer prints cast to int); the whole tile, `|` after the valid columns, dashes after the valid rows.",
@@ -75,10 +76,11 @@ TRANSFER = Row(
         "Padding: docs/tload-padding.md (L1: TLoadInstrGm2L1 has no pad). TLOAD into a Vec tile: "
         "ND2ND / DN2DN / NZ2NZ only (a static_assert). TSTORE from a Vec or Mat tile "
         "(tstore_common.hpp CheckStaticForVecAndMat): ND2ND / DN2DN / NZ2NZ or a tile of one row or "
-        "column; 8-byte elements ND2ND / DN2DN only.",
+        "column; 8-byte elements ND2ND / DN2DN only. From an Acc tile (CheckAcc2gm): ND or NZ views.",
         vec_load_same_layout=True,
         store_same_layout=frozenset({"vec", "mat"}),
         store_b64_nd_dn=True,
+        acc_store_layouts=frozenset({GmLayout.ND, GmLayout.NZ}),
     ),
     a5=TransferRules(
         tload=ShapeMatch.EQUAL,
@@ -92,10 +94,12 @@ TRANSFER = Row(
         "PTO_ASSERTs of the ND/DN/NZ stores. Padding: docs/tload-padding.md (L1: TLoadCubeND2ND's "
         "padCount with the data select bit always on; pad null/zero leave the pad register, 0). "
         "TSTORE_IMPL static_asserts a Vec or Acc src; TLOAD into a Vec tile (StaticCheck): ND2ND / DN2DN / NZ2NZ only; "
-        "TSTORE from a Vec tile (CheckStaticVec): ND2ND / DN2DN / NZ2NZ or a tile of one row or column.",
+        "TSTORE from a Vec tile (CheckStaticVec): ND2ND / DN2DN / NZ2NZ or a tile of one row or column; "
+        "from an Acc tile (CheckStaticAcc): ND or NZ views.",
         store_locs=frozenset({"vec", "acc"}),
         vec_load_same_layout=True,
         store_same_layout=frozenset({"vec"}),
+        acc_store_layouts=frozenset({GmLayout.ND, GmLayout.NZ}),
     ),
 )
 """TLOAD's and TSTORE's rules."""
@@ -142,6 +146,7 @@ PRINT = Row(
         view_layouts=(),
         element_types=INTEGERS | types_named("f32"),
         print_region=PrintRegion.VALID,
+        reads_get_tile_offset=False,
         note="CPU simulator (cpu/TPrint.hpp): the valid region of a tile of any memory, after a "
         "`TPRINT RxC` header; a GlobalTensor has no valid shape to print; half and bfloat16 do not "
         "compile (ambiguous operator<< for _Float16 with g++ 12 and clang 19).",

@@ -232,3 +232,13 @@ def test_the_module_forms_check_their_calls_as_the_kernel_s_do(copy_module) -> N
         pto.run(copy_module, "a5", [x, x], entyr="copy")
     assert located_at(e, at).startswith("pto.run(): got an unexpected keyword argument 'entyr' (did you mean 'entry'?); it takes (")
     assert np.array_equal(pto.run(copy_module, "a2", [np.arange(16 * 64, dtype=np.float32), x])[1], np.arange(16 * 64))
+
+
+def test_calling_a_kernel_says_how_to_run_it() -> None:
+    x = np.zeros(16 * 64, np.float32)
+    at = line() + 2
+    with pytest.raises(pto.PtoError) as e:
+        copy(x, x)
+    assert located_at(e, at) == (
+        "copy() is a PTO kernel, not a Python function: run it with copy.run(*arrays, target=...), or print it with copy.to_pto()"
+    )

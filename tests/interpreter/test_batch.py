@@ -186,10 +186,22 @@ class IterationSeen(Interpreter.Listener):
                 self.value = args[0]
 
 
-def run_both(text: str, target: str, arrays: list[np.ndarray], batchable: bool = True) -> bool:
+def run_both(text: str, target: str, arrays: list[np.ndarray], batchable: bool = True,
+             batched: list[bool | str] | None = None) -> bool:
     """Batched and serial runs agree: same outputs, or the same fault plus its iteration
-    (a loop batching never applies to, one with iter_args, reports as before). True: a fault."""
+    (a loop batching never applies to, one with iter_args, reports as before). True: a fault.
+    `batched`, when given, receives what the batched run's loops did (as batched_outcomes
+    returns it): the kernel is then parsed, lowered and run batched once for both checks."""
     module = parse(text, "k.pto")
+
+    def run_batched() -> list[np.ndarray]:
+        with recording_batched() as seen:
+            try:
+                return interpreter.run(module, target, arrays)
+            finally:
+                if batched is not None:
+                    batched.extend(seen)
+
     try:
         serial = interpreter.run(module, target, arrays, batch_loops=False)
     except PtoError as e:
@@ -197,7 +209,7 @@ def run_both(text: str, target: str, arrays: list[np.ndarray], batchable: bool =
         with pytest.raises(PtoError):
             interpreter.run(module, target, arrays, listeners=(seen,))
         with pytest.raises(PtoError) as batched_error:
-            interpreter.run(module, target, arrays)
+            run_batched()
         message = str(batched_error.value)
         if not batchable:
             assert message == str(e)
@@ -207,8 +219,7 @@ def run_both(text: str, target: str, arrays: list[np.ndarray], batchable: bool =
         loop_line = next(n for n, line in enumerate(text.splitlines(), 1) if "scf.for" in line)
         assert f"of the scf.for at k.pto:{loop_line}:" in message
         return True
-    batched = interpreter.run(module, target, arrays)
-    for s, b in zip(serial, batched):
+    for s, b in zip(serial, run_batched()):
         assert np.array_equal(bits(s), bits(b))
     return False
 
@@ -235,9 +246,11 @@ def recording_batched() -> Iterator[list[bool | str]]:
         batch.run_batched = real
 
 
-def batched_outcomes(text: str, target: str, arrays) -> list[bool | str]:
-    with recording_batched() as outcomes:
-        interpreter.run(parse(text, "k.pto"), target, arrays)
+def batched_outcomes(text: str, target: str, arrays, batchable: bool = True) -> list[bool | str]:
+    """What each batch.run_batched call of the batched run did (as recording_batched records it),
+    once run_both has checked that run against the serial one: no fault, the same outputs."""
+    outcomes: list[bool | str] = []
+    assert not run_both(text, target, arrays, batchable, batched=outcomes), "the kernel faults"
     return outcomes
 
 
@@ -289,8 +302,7 @@ def test_which_loops_run_batched(target, instruction, store, carried, early_stor
     batched = store[0] >= dst_rows and not early_store and (instruction, target) not in KEEPS_DST
     tried = not carried and (instruction, target) not in REGISTER_LEVEL  # a loop with iter_args is never tried
     expected = [batched] if tried else []
-    assert batched_outcomes(text, target, arrays) == expected
-    run_both(text, target, arrays, not carried)
+    assert batched_outcomes(text, target, arrays, not carried) == expected
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -305,7 +317,6 @@ def test_scatter_indexes_loaded_before_the_loop(target) -> None:
     arrays = kernel_inputs(text, "tscatter_index", False, np.random.default_rng(6))
     arrays[2] = np.abs(arrays[2]) % (R * C)
     assert batched_outcomes(text, target, arrays) == [("tscatter_index", target) not in KEEPS_DST]
-    run_both(text, target, arrays)
 
 
 def test_gather_table_written_in_the_loop_runs_serially() -> None:
@@ -342,7 +353,6 @@ def test_long_loops_run_in_chunks(monkeypatch, chunk_bytes, instruction) -> None
     arrays = kernel_inputs(text, instruction, False, np.random.default_rng(4))
     arrays[2] = np.abs(arrays[2]) % TABLE_ROWS
     assert batched_outcomes(text, "a5", arrays) == [True]
-    run_both(text, "a5", arrays)
     if instruction == "mgather_row":
         arrays[2][3 * C + 1] = TABLE_ROWS + 3  # iteration 3, dst row 1
         assert run_both(text, "a5", arrays)
@@ -384,7 +394,6 @@ def test_long_loops_run_slice_after_slice(monkeypatch, instruction) -> None:
     if instruction == "mgather_row":
         arrays[2] = np.abs(arrays[2]) % TABLE_ROWS
     assert batched_outcomes(text, "a5", arrays) == [True, True]
-    run_both(text, "a5", arrays)
 
 
 def test_fault_in_a_later_slice_names_its_iteration(monkeypatch) -> None:
@@ -488,7 +497,6 @@ def test_scatter_loops_run_batched_in_serial_order(target, mode, op, dtype) -> N
     text = scatter_loop(target, mode, op, dtype, 5)
     arrays = scatter_inputs(mode, dtype, 5, rng, bad=3)
     assert batched_outcomes(text, target, arrays) == [True]
-    assert not run_both(text, target, arrays)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -526,7 +534,6 @@ def test_scatter_loops_that_run_serially(target, inside, read_table) -> None:
     text = scatter_loop(target, "row", "add", "f32", 4, inside=inside, read_table=read_table)
     arrays = scatter_inputs("row", "f32", 4, rng)
     assert batched_outcomes(text, target, arrays) == [False]
-    run_both(text, target, arrays)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -537,4 +544,3 @@ def test_scatter_with_one_operand_loaded_in_the_loop(target, inside) -> None:
     text = scatter_loop(target, "row", "add", "f16", 4, inside=inside)
     arrays = scatter_inputs("row", "f16", 4, rng)
     assert batched_outcomes(text, target, arrays) == [True]
-    run_both(text, target, arrays)

@@ -87,7 +87,6 @@ def test_token_ids_read_per_iteration_run_batched(target, id_type) -> None:
     text = lookup_kernel(id_type)
     arrays = inputs(ids)
     assert batched_outcomes(text, target, arrays) == [True]
-    assert not run_both(text, target, arrays)
     signed = ids.view(f"i{ids.itemsize}").astype(np.int64)  # index_cast sign-extends, ui16 too
     expected = arrays[0].reshape(ROWS, C)[clamped(signed)].ravel()
     assert np.array_equal(run(parse(text, "k.pto"), target, arrays)[2], expected)
@@ -121,7 +120,6 @@ def test_rows_written_at_the_ids_run_batched_unless_they_collide(ids, batched) -
     text = lookup_kernel(dst_row="%r", out_rows=ROWS, tokens=len(ids))
     arrays = inputs(np.asarray(ids, np.int32), ROWS)
     assert batched_outcomes(text, "a2a3", arrays) == [batched]
-    assert not run_both(text, "a2a3", arrays)
 
 
 @pytest.mark.parametrize("shift", [0, 1, TOKENS // C])
@@ -135,7 +133,6 @@ def test_ids_in_the_buffer_written_run_serially(shift) -> None:
     buffer = rng.integers(-2, ROWS + 2, (TOKENS + TOKENS // C) * C).astype(np.int32)
     arrays = [table, buffer]
     assert batched_outcomes(text, "a2a3", arrays) == [False]
-    assert not run_both(text, "a2a3", arrays)
     if shift == 0:  # the order matters here: reading every id first gives another answer
         ids_first = buffer.copy().reshape(-1, C)
         ids_first[np.arange(TOKENS)] = table.reshape(ROWS, C)[clamped(buffer[:TOKENS])]
@@ -147,8 +144,7 @@ def test_loop_carried_scalar_runs_serially() -> None:
     ids = np.array([1, 2, -1, 5, 0, 3, -9, 4, 4, 1, 0, 2, 7, -3, 1, 1], np.int32)
     text = lookup_kernel(carried=True)
     arrays = inputs(ids)
-    assert batched_outcomes(text, "a2a3", arrays) == []
-    assert not run_both(text, "a2a3", arrays, batchable=False)
+    assert batched_outcomes(text, "a2a3", arrays, batchable=False) == []
 
 
 def test_scalar_read_outside_its_array_names_its_iteration() -> None:
@@ -171,7 +167,6 @@ def test_float_scalar_reads_keep_the_loop_serial() -> None:
     )
     arrays = inputs(np.arange(TOKENS, dtype=np.int32) % ROWS)
     assert batched_outcomes(text, "a2a3", arrays) == []
-    assert not run_both(text, "a2a3", arrays)
 
 
 @pytest.mark.parametrize("target", TARGETS)
@@ -204,7 +199,6 @@ def test_windows_of_the_rows_at_the_ids(target, col, width, padded) -> None:
     ids = np.array([3, 3, 0, -1, ROWS, 7, 3, 11, 2, 2, 9, 1, 0, 5, 3, 6], np.int32)
     arrays = inputs(ids)
     assert batched_outcomes(text, target, arrays) == [True]
-    assert not run_both(text, target, arrays)
     out = run(parse(text, "k.pto"), target, arrays)[2].reshape(TOKENS, C)
     assert np.array_equal(out[:, :width], arrays[0].reshape(ROWS, C)[clamped(ids), col : col + width])
     assert (out[:, width:] == -7.0).all()

@@ -230,11 +230,14 @@ def test_loop_step_must_be_positive() -> None:
 
 
 def test_failures_of_other_ops_are_located() -> None:
-    """An op without an implementation here, and a division by zero, each at its op."""
-    shift = "  %q = arith.shrui %n, %c1 : index\n" + COPY_ROW_Q
-    assert run_error(shift, 8).startswith(
-        "k.pto:7:3: error: 'arith.shrui' op Could not find interpretation function for op arith.shrui"
+    """An op without an implementation here, a division by zero and a shift by the width (MLIR:
+    poison), each at its op."""
+    product = "  %q, %high = arith.mului_extended %n, %c1 : index\n" + COPY_ROW_Q
+    assert run_error(product, 8).startswith(
+        "k.pto:7:3: error: 'arith.mului_extended' op Could not find interpretation function for op arith.mului_extended"
     )
+    shift = "  %q = arith.shrui %c8, %n : index\n" + COPY_ROW_Q
+    assert run_error(shift, 64) == "k.pto:7:3: error: 'arith.shrui' op a shift by the width (64 bits) or more (MLIR: poison)"
     divide = "  %q = arith.ceildivsi %c8, %n : index\n" + COPY_ROW_Q
     assert run_error(divide, 0) == "k.pto:7:3: error: 'arith.ceildivsi' op division by zero"
 

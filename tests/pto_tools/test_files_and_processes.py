@@ -130,10 +130,11 @@ def test_output_to_a_full_device_names_it(kernel, capsys):
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-@pytest.mark.parametrize("tool", ["pto-opt", "pto-run"])
-def test_standard_output_on_a_full_disk_is_an_error(tool, copy_inputs):
+@pytest.mark.parametrize(("tool", "version"), [("pto-opt", False), ("pto-run", False), ("pto-opt", True), ("pto-run", True)])
+def test_standard_output_on_a_full_disk_is_an_error(tool, version, copy_inputs):
+    args = ["--version"] if version else copy_inputs[: 1 if tool == "pto-opt" else 3]
     with open("/dev/full", "w") as full:
-        done = subprocess.run([str(SCRIPTS / tool), *copy_inputs[: 1 if tool == "pto-opt" else 3]],
+        done = subprocess.run([str(SCRIPTS / tool), *args],
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, check=False)
     assert done.returncode == 1
     assert done.stderr == "<stdout>: error: cannot write: No space left on device\n"
@@ -195,6 +196,35 @@ def test_an_npy_fifo_nobody_writes_names_it(copy_inputs, tmp_path, short_fifo_wa
     code, _, err = call(pto_run.main, [copy_inputs[0], str(fifo), copy_inputs[2]], capsys)
     assert code == 1
     assert err == f"{fifo}: error: cannot read: a FIFO nothing was written to in 0.2 s (no writer?)\n"
+
+
+def test_an_npy_device_is_read_no_further_than_its_header_says(copy_inputs, capsys):
+    """/dev/zero fails at its first bytes (not after reading the 1 GiB bound)."""
+    code, _, err = call(pto_run.main, [copy_inputs[0], "/dev/zero", copy_inputs[2]], capsys)
+    assert (code, err) == (1, "/dev/zero: error: not a .npy array file (it does not start with the .npy magic string)\n")
+
+
+@pytest.mark.parametrize(("tail", "message"), [
+    (b"\0" * 4, "the header declares shape (8,) of float32 (32 bytes) but more data follows it"),
+    (None, "the header declares shape (8,) of float32 (32 bytes) but the file holds 12 bytes of data"),
+])
+def test_a_piped_npy_holds_what_its_header_declares(copy_inputs, tmp_path, short_fifo_wait, capsys, tail, message):
+    data = Path(copy_inputs[1]).read_bytes()
+    fifo = tmp_path / "src.fifo"
+    os.mkfifo(fifo)
+    write_fifo_in_background(fifo, data + tail if tail is not None else data[:-20])
+    code, _, err = call(pto_run.main, [copy_inputs[0], str(fifo), copy_inputs[2]], capsys)
+    assert (code, err) == (1, f"{fifo}: error: {message}\n")
+
+
+def test_a_piped_npy_larger_than_the_bound_is_refused_at_its_header(copy_inputs, tmp_path, short_fifo_wait, capsys):
+    header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000,), }"
+    fifo = tmp_path / "src.fifo"
+    os.mkfifo(fifo)
+    write_fifo_in_background(fifo, b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode())
+    code, _, err = call(pto_run.main, [copy_inputs[0], str(fifo), copy_inputs[2]], capsys)
+    assert (code, err) == (1, f"{fifo}: error: the header declares shape (1000000000,) of float32 (4000000000 bytes), "
+                              "more than the 1 GiB an array read from a pipe may be\n")
 
 
 # -- .npy headers --------------------------------------------------------------------------

@@ -111,6 +111,7 @@ def test_cli_compares_every_target_on_one_draw(tmp_path, capsys):
         (["--inputs", "random", "--arg", "m=3"], "copy_rows.pto:2:3: error: 'func.func' op no argument named 'm' (arguments: src, dst, n)"),
         (["--inputs", "random", "--arg", "n=x"], "copy_rows.pto:2:3: error: 'func.func' op argument 2 (%n: index): 'x' is not a number of its type"),
         (["--inputs", "random", "--arg", "n"], "pto-run: error: --arg takes NAME=VALUE, got 'n' (see pto-run --help)"),
+        (["--inputs", "random", "--arg", "n=3", "--arg", "n=4"], "pto-run: error: --arg gives n twice: 'n=3' and 'n=4' (see pto-run --help)"),
         (["--arg", "n=3"], "pto-run: error: --arg and --indices go with --inputs random (see pto-run --help)"),
         (["--inputs", "random", "a.npy"], "pto-run: error: --inputs random draws every argument: give no .npy files with it (see pto-run --help)"),
     ],
