@@ -254,3 +254,8 @@ def tmp_untouched_unless(used: bool) -> frozenset[str]:
     """`Instruction.untouched` of an instruction whose tmp is the one operand a target's code may
     ignore: the tmp, unless the target's rule row says its code reads or writes it (`used`)."""
     return frozenset() if used else frozenset({"tmp"})
+
+
+def tmp_untouched_unless_row_uses_it(op: Any, rules: Any) -> frozenset[str]:  # noqa: ANN401
+    """`Instruction.untouched` read from a rule row's `tmp_used` field."""
+    return tmp_untouched_unless(rules.tmp_used)

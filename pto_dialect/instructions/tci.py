@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, require, require_type, spell
-from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow, tmp_untouched_unless_row_uses_it
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import np
 from pto_dialect.instructions.operands import taking
@@ -76,6 +76,9 @@ class TCIRules(RuleRow):
     """A tmp's element types; None: the target has no tmp form."""
     tmp_bytes: Mapping[int, int]
     """The least tmp bytes by dst element bytes (empty: any)."""
+    tmp_used: bool
+    """Its code reads or writes a tmp (a2a3); else it ignores one (npu/a5/Tci.hpp), which takes no
+    UB at the op (`untouched`)."""
     note: str
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
@@ -98,7 +101,8 @@ class TCIRules(RuleRow):
         ("dst (and S) element type", lambda r: spell(r.types)),
         ("dst", lambda r: "a Vec tile of one row, more than one column"),
         ("tmp", lambda r: "none" if r.tmp_types is None else f"{spell(r.tmp_types)}, row-major"
-         + "".join(f"; at least {b} bytes for {8 * k}-bit dst" for k, b in sorted(r.tmp_bytes.items()))),
+         + "".join(f"; at least {b} bytes for {8 * k}-bit dst" for k, b in sorted(r.tmp_bytes.items()))
+         + ("" if r.tmp_used else "; unused")),
         ("why", lambda r: r.note),
     )
 
@@ -160,5 +164,6 @@ TCI = Instruction(
     lowered=(TCIBase,),
     emit=emit,
     pipe=Pipe.SCALAR,
+    untouched=tmp_untouched_unless_row_uses_it,
     cost=COST,
 )

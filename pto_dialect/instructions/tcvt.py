@@ -39,7 +39,7 @@ from pto_dialect.attributes import RoundMode, RoundModeAttr, SaturationMode, Sat
 from pto_dialect.choices import CvtArithmetic
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, simulator_loop
 from pto_dialect.facts import TileFacts, known, require, spell
-from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless_row_uses_it
 from pto_dialect.instructions.elementwise import converted_nan, rounded
 from pto_dialect.vector import REPEAT_BYTES, vector_repeats
 from pto_dialect.lowered import LoweredOp, lowered_base
@@ -139,6 +139,9 @@ class TCvtRules(RuleRow):
     row_major_only: bool
     takes_tmp: bool
     """The target's code has TCVT with a tmp tile (cpu's has not: it would not link)."""
+    tmp_used: bool
+    """Its code reads or writes a tmp (a2a3: the scratch of some conversions, counted for all);
+    else it ignores one (npu/a5/TCvt.hpp), which takes no UB at the op (`untouched`)."""
     note: str
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
@@ -167,7 +170,7 @@ class TCvtRules(RuleRow):
             f"{s} -> {spell({d for x, d in r.pairs if x == s})}" for s in sorted({s for s, _ in r.pairs}))),
         ("tiles", lambda r: ("vec" if r.vec_only else "any") + (", row-major" if r.row_major_only else ", any layout")),
         ("valid shapes", lambda r: "src's equals dst's"),
-        ("tmp", lambda r: "optional" if r.takes_tmp else "none"),
+        ("tmp", lambda r: ("optional" if r.tmp_used else "optional, unused") if r.takes_tmp else "none"),
         ("why", lambda r: r.note),
     )
 
@@ -368,6 +371,7 @@ TCVT = Instruction(
     rules=TCvtRules,
     lowered=(TCvtBase,),
     emit=emit,
+    untouched=tmp_untouched_unless_row_uses_it,
     in_place={"": InPlace(
         frozenset({"src"}),
         how="each element is converted at its own place, read before it is written: cpu element by element "

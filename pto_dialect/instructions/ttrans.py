@@ -35,7 +35,7 @@ from pto_dialect.arg_reduce import TMP_ADDED, TmpAdded, added_tmp
 from pto_dialect.choices import TransWrite
 from pto_dialect.cost import CceMachine, DmaPath, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work
 from pto_dialect.facts import TileFacts, known, require, require_type, spell
-from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import DocsCells, Emission, Instruction, Pipe, RuleRow, tmp_untouched_unless_row_uses_it
 from pto_dialect.instructions.movement import BLOCK_BYTES, cpp_converted, require_nd, require_vec
 from pto_dialect.lowered import LoweredOp, lowered_base
 from pto_dialect.machine import RuntimeFault, np
@@ -82,6 +82,9 @@ class TTransRules(RuleRow):
     mirrored_valid: bool
     """dst's valid shape src's transposed (a static_assert); else dst only holds it."""
     tmp_need: TmpNeed
+    tmp_used: bool
+    """Its code reads or writes a tmp (a2a3: the vnchwconv paths, counted for all); else it ignores
+    one (cpu/TTrans.hpp, npu/a5/TTrans.hpp), which takes no UB at the op (`untouched`)."""
     index_16_bits: bool
     """1- and 2-byte types: the gather (scatter) index of the last element of src (dst) within 16 bits."""
     implicit_tmp: TmpAdded
@@ -144,7 +147,8 @@ class TTransRules(RuleRow):
         ("layouts", lambda r: "src and dst row-major ND" if r.row_major else "any"),
         ("valid shapes", lambda r: "dst's src's transposed, both static or both dynamic" if r.mirrored_valid
          else "src's transposed within dst's shape"),
-        ("tmp", lambda r: r.tmp_need.value),
+        ("tmp", lambda r: r.tmp_need.value if r.tmp_used or r.tmp_need is TmpNeed.UNUSED
+         else f"{r.tmp_need.value} (PTOAS's contract); unused by the code"),
         ("1- and 2-byte index", lambda r: "the last element's gather / scatter index within 16 bits" if r.index_16_bits else "any"),
         ("tmp added when omitted (pto-materialize-implicit-tmp)", lambda r: TMP_ADDED[r.implicit_tmp]),
         ("why", lambda r: r.note),
@@ -260,5 +264,6 @@ TTRANS = Instruction(
     lowered=(TTransBase,),
     emit=_emit,
     implicit_tmp=ttrans_implicit_tmp,
+    untouched=tmp_untouched_unless_row_uses_it,
     cost=InstructionCost(on={CceMachine: _ttrans_cce, VfMachine: _ttrans_vf, SimulatorMachine: _ttrans_simulated}),
 )

@@ -427,6 +427,7 @@ ROWS: dict[Instruction, Row] = {
     TCVT: Row(
         cpu=TCvtRules(
             pairs({s: CVT_TYPES for s in CVT_TYPES.split()}), vec_only=False, row_major_only=False, takes_tmp=False,
+            tmp_used=False,
             note="cpu/TCvt.hpp: any pair of the simulator's integer and float types, any tile and layout "
             "(GetElement/SetElement), no tmp (pto_instr.hpp declares TCVT with one; cpu/ has no definition); fp8, "
             "fp4 and int4 are not taken here.",
@@ -442,7 +443,7 @@ ROWS: dict[Instruction, Row] = {
                 "i8": "f16",
                 "ui8": "f16",
             }),
-            vec_only=True, row_major_only=True, takes_tmp=True,
+            vec_only=True, row_major_only=True, takes_tmp=True, tmp_used=True,
             note="npu/a2a3/TCvt.hpp: the pairs it has a vconv_* sequence for (fp8 and int4 not taken here; i32 -> f16 "
             "through vconv_deq with deqscale 1.0); Vec, row-major tiles.",
         ),
@@ -458,7 +459,7 @@ ROWS: dict[Instruction, Row] = {
                 "ui32": "ui8 ui16 i16",
                 "i64": "f32 i32",
             }),
-            vec_only=True, row_major_only=True, takes_tmp=True,
+            vec_only=True, row_major_only=True, takes_tmp=True, tmp_used=False,
             note="npu/a5/TCvt.hpp: the pairs it has a castData for (fp8, hif8 and fp4 not taken here); Vec, "
             "row-major tiles.",
         ),
@@ -510,15 +511,15 @@ ROWS: dict[Instruction, Row] = {
     ),
     TCI: Row(
         cpu=TCIRules(
-            INT16 | INT32, tmp_types=None, tmp_bytes={},
+            INT16 | INT32, tmp_types=None, tmp_bytes={}, tmp_used=False,
             note="cpu/TCI.hpp: any type equal to S's (PTOAS: 16- and 32-bit integers, taken here); no tmp form (pto_instr.hpp declares it, cpu/ does not define it).",
         ),
         a2a3=TCIRules(
-            INT16 | INT32, tmp_types=types_named("f32", "i32", "si32", "ui32"), tmp_bytes={4: 768, 2: 1792},
+            INT16 | INT32, tmp_types=types_named("f32", "i32", "si32", "ui32"), tmp_bytes={4: 768, 2: 1792}, tmp_used=True,
             note="npu/a2a3/TCI.hpp (CheckValid): 2- or 4-byte, integers as PTOAS says; a tmp of a 4-byte type, row-major, of PTOAS's least size.",
         ),
         a5=TCIRules(
-            INT16 | INT32, tmp_types=STANDARD, tmp_bytes={},
+            INT16 | INT32, tmp_types=STANDARD, tmp_bytes={}, tmp_used=False,
             note="npu/a5/Tci.hpp (static_assert): int16/uint16/int32/uint32; a tmp it does not use.",
         ),
     ),
@@ -582,19 +583,19 @@ ROWS: dict[Instruction, Row] = {
     ),
     TTRANS: Row(
         cpu=TTransRules(
-            STANDARD, one_type=False, row_major=False, mirrored_valid=True, tmp_need=TmpNeed.UNUSED, index_16_bits=False,
+            STANDARD, one_type=False, row_major=False, mirrored_valid=True, tmp_need=TmpNeed.UNUSED, tmp_used=False, index_16_bits=False,
             implicit_tmp=TmpAdded.SMALLEST,
             note="cpu/TTrans.hpp TTRANS_IMPL: static_asserts of one element size and of dst's valid shape mirroring src's (the "
             "template parameters: both dynamic pass, then checked here at run time too); GetElement / SetElement through any layouts, converted; tmp unused (the C++ call takes one).",
         ),
         a2a3=TTransRules(
             STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.SRC_ON_VNCHWCONV,
-            index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
+            tmp_used=True, index_16_bits=False, implicit_tmp=TmpAdded.LIKE_SRC,
             note="npu/a2a3/TTrans.hpp TTRANS_IMPL: static_asserts of 1, 2 or 4 bytes, one size, a row-major src; the size "
             "from src's valid shape; PTOAS: one element type, tmp of src's bytes where vnchwconv runs.",
         ),
         a5=TTransRules(
-            STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.BLOCK, index_16_bits=True,
+            STANDARD, one_type=True, row_major=True, mirrored_valid=False, tmp_need=TmpNeed.BLOCK, tmp_used=False, index_16_bits=True,
             implicit_tmp=TmpAdded.SMALLEST,
             note="npu/a5/TTrans.hpp TTRANS_IMPL / TTransTile: static_asserts of 1, 2 or 4 bytes, one size, a row-major src, "
             "rows of whole 32-byte blocks, gather / scatter indexes in 16 bits for 1- and 2-byte types; tmp unused "

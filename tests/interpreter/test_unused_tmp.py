@@ -17,7 +17,11 @@ from pto_dialect import PtoError
 from tests.interpreter.harness import constants, func, gm_views, run, tile, view
 
 F32 = "f32"
-BIG_SHAPES = {"f32": ((16, 1024), (24, 1024), (32, 1024)), "i16": ((32, 1024), (48, 1024)), "i32": ((16, 1024),)}
+BIG_SHAPES = {
+    "f32": ((16, 1024), (24, 1024), (32, 1024), (1024, 24)),
+    "i16": ((32, 1024), (48, 1024)),
+    "i32": ((16, 1024), (24, 1024), (1, 32768)),
+}
 BIG_TILES = {tile(shape, dtype): (dtype, shape) for dtype, shapes in BIG_SHAPES.items() for shape in shapes}
 """The tiles each kernel allocates (64, 96 and 128 KB), by type: (element type, shape)."""
 BIG3 = tile((16, 1024), F32)
@@ -46,6 +50,8 @@ class Case:
     """(the inputs) -> dst's values."""
     uses_tmp: tuple[str, ...] = ("a2a3",)
     exact: bool = True
+    targets: tuple[str, ...] = ("cpu", "a2a3", "a5")
+    """The targets with the op's tmp form."""
 
     def kernel(self) -> str:
         types = dict(self.tiles) | {"t": self.like}
@@ -151,6 +157,14 @@ CASES = (
          lambda rng: [distinct(rng, (16, 1024)), rng.integers(0, 16 * 1024, size=(16, 1024)).astype(np.int32),
                       zeros((16, 1024))],
          lambda a, i, _: a.ravel()[i]),
+    Case("tcvt", (("a", BIG2), ("d", tile((24, 1024), "i32"))), ("a", "t"), BIG2,
+         lambda rng: [ints(-1000, 1000, (24, 1024))(rng), zeros((24, 1024), np.int32)], lambda a, _: a.astype(np.int32),
+         targets=("a2a3", "a5")),
+    Case("ttrans", (("a", BIG2), ("d", tile((1024, 24), F32))), ("a", "t"), BIG2,
+         lambda rng: [ints(-1000, 1000, (24, 1024))(rng), zeros((1024, 24))], lambda a, _: a.T),
+    Case("tci", (("s", "i32"), ("d", tile((1, 32768), "i32"))), ("s", "t"), tile((1, 32768), "i32"),
+         lambda rng: [np.int32(100), zeros((1, 32768), np.int32)], lambda s, _: s + np.arange(32768)[None, :],
+         targets=("a2a3", "a5")),
     row_expand("trowexpandadd", np.add),
     row_expand("trowexpandsub", np.subtract),
     row_expand("trowexpandmul", np.multiply),
@@ -168,8 +182,7 @@ CASES = (
 BY_OP = {case.op: case for case in CASES}
 
 
-@pytest.mark.parametrize("target", ["cpu", "a2a3", "a5"])
-@pytest.mark.parametrize("op", sorted(BY_OP))
+@pytest.mark.parametrize(("op", "target"), [(c.op, t) for c in sorted(CASES, key=lambda c: c.op) for t in c.targets])
 def test_an_ignored_tmp_takes_no_memory_a_used_one_does(op: str, target: str) -> None:
     case = BY_OP[op]
     args = case.inputs(np.random.default_rng(30))
