@@ -18,10 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
 import pto_dialect
+from pto_dialect.machine import RuntimeFault
 import targets
+from interpreter.loops import IndexArithFunctions
 from interpreter.value_ranges import ValueRanges
 from passes.sync_check import PipeState, SyncChecker, check_sync
 from tests.budgets import examples
@@ -124,16 +128,25 @@ def cases(draw: st.DrawFn) -> tuple[str, int | None, list[tuple[int, int]]]:
 @settings(max_examples=examples(400), deadline=None)
 @given(cases())
 def test_sync_checker_evaluates_integer_ops_exactly(case: tuple[str, int | None, list[tuple[int, int]]]) -> None:
-    """Each pair alone, then all of them as a batched loop's arrays (and the first operands as an
-    array with one second operand): the formula's value, or unknown (None) where it faults (an
-    array: if any element does)."""
+    """Each pair alone (and in the interpreter: the value, or a fault), then all of them as a
+    batched loop's arrays (and the first operands as an array with one second operand): the
+    formula's value, or unknown (None) where it faults (an array: if any element does)."""
     name, width, pairs = case
     w = bits(width)
     function, op = kernel(name, width)
     wants = [expected(name, a, b, w) for a, b in pairs]
+    run = getattr(IndexArithFunctions(), f"run_{'cmpi' if name in PREDICATES else name}")
+    module = function.parent_op()
+    assert isinstance(module, ModuleOp)
+    machine = Interpreter(module)
     for (a, b), want in zip(pairs, wants):
         got = checked(function, op, a, b)
         assert (None if got is None else int(got)) == want, (a, b)
+        if want is None:
+            with pytest.raises(RuntimeFault):
+                run(machine, op, (a, b))
+        else:
+            assert run(machine, op, (a, b)).values == (want if name not in PREDICATES else bool(want),)
     firsts, seconds = (np.array([p[i] for p in pairs], np.int64) for i in (0, 1))
     for second, want_all in ((seconds, wants), (pairs[0][1], [expected(name, a, pairs[0][1], w) for a, _ in pairs])):
         got = checked(function, op, firsts, second)
