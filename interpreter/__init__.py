@@ -32,7 +32,7 @@ from xdsl.interpreter import Interpreter, InterpreterFunctions, OpImplResult, Py
 from xdsl.interpreter import _InterpreterFunctionImpls  # pyright: ignore[reportPrivateUsage]
 from xdsl.interpreters.func import FuncFunctions
 from xdsl.utils.exceptions import InterpretationError
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 import pto_dialect
 from pto_dialect.diagnostics import PtoError, op_location
@@ -65,7 +65,7 @@ def lower_for(module: ModuleOp, target: str | targets.TargetInfo) -> ModuleOp:
     tmps, memory plan, lowering); the input is not changed."""
     from passes.pipeline import PipelinePass
 
-    lowered = module.clone()
+    lowered = clone(module)
     PipelinePass(targets.get(target).name).apply(Context(), lowered)
     return lowered
 
@@ -410,11 +410,12 @@ def _entry_of(lowered: ModuleOp, entry: str | None) -> tuple[func.FuncOp, tuple[
 
 def _only_read(value: SSAValue) -> bool:
     """No op can write through `value`: each use is a tload's source or an instruction's
-    input (not its workspace), or makes a view that is itself only read."""
+    input (not its workspace), or makes a view that is itself only read (of which it is the
+    source: an offset, size or stride of a view is only read)."""
     for use in value.uses:
         user = use.operation
         if isinstance(user, MakeTensorViewOp | PartitionViewOp):
-            if not _only_read(user.result):
+            if use.index == 0 and not _only_read(user.result):
                 return False
         elif isinstance(user, LoadScalarOp):
             continue

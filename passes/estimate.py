@@ -28,7 +28,7 @@ from xdsl.context import Context
 from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 import targets
 from targets.rules import Operands
@@ -259,7 +259,7 @@ def estimate(
     counted = kernel_cores(module, cores)
     if machine is None:
         machine = with_cores(cost_machine(info, cost_model, cores, at=module), counted)
-    lowered = module.clone()
+    lowered = clone(module)
     if not _lowered_for(lowered, info):
         PipelinePass(info.name).apply(Context(), lowered)
     report = CostReport(info.name, **priced_by(machine, counted))

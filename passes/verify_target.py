@@ -9,7 +9,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 
 from pto_dialect.diagnostics import PtoError, op_location
 from pto_dialect.types import TileTypeBase
@@ -116,7 +116,7 @@ def rejections(module: ModuleOp, target: targets.TargetInfo) -> list[PtoError]:
     found = list(rule_violations(module, target))
     if not found:
         try:
-            PipelinePass(target.name).apply(Context(), module.clone())
+            PipelinePass(target.name).apply(Context(), clone(module))
         except PtoError as e:
             found.append(e)
     return found

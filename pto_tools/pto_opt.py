@@ -441,8 +441,9 @@ class PtoOptMain(xDSLOptMain):
         """`--verify-sync`: every error and warning to stderr; False (the run fails) on an error."""
         from passes.pipeline import PipelinePass
         from passes.sync_check import check_sync
+        from pto_dialect.walk import clone
 
-        lowered = module.clone()
+        lowered = clone(module)
         PipelinePass(self.target.name).apply(self.ctx, lowered)
         report = check_sync(lowered, self.target.sync)
         for line in [*report.warnings, *(str(e) for e in report.errors)]:

@@ -61,6 +61,11 @@ class IncompleteTarget(Exception):
     """A target's folder lacks an instruction's rule row or lowering."""
 
 
+_CHECKED: dict[tuple[str, str], Any] = {}
+"""The per-instruction tables found complete, by (module, name): read once per op by the
+verifier, the passes and the interpreter, a table is checked once."""
+
+
 def _per_instruction(module: str, name: str, what: str) -> property:
     """The target's table `name` in `<package>.<module>`, imported on first use and checked
     to hold an entry for every instruction of the registry (and nothing else)."""
@@ -68,7 +73,10 @@ def _per_instruction(module: str, name: str, what: str) -> property:
     def read(self: TargetInfo) -> Any:
         from pto_dialect.instructions import REGISTRY
 
-        table = getattr(import_module(f"{self.package}.{module}"), name)
+        key = (f"{self.package}.{module}", name)
+        table = getattr(import_module(key[0]), name)
+        if _CHECKED.get(key) is table:
+            return table
         entries = table.table if hasattr(table, "table") else table
         missing = [i.name for i in REGISTRY if i not in entries]
         extra = [str(i) for i in entries if i not in REGISTRY]
@@ -77,6 +85,7 @@ def _per_instruction(module: str, name: str, what: str) -> property:
                 f"{self.package}.{module}.{name} has no {what} for {', '.join(missing) or '-'}"
                 + (f" and one for {', '.join(extra)}, which the registry does not list" if extra else "")
             )
+        _CHECKED[key] = table
         return table
 
     return property(read)

@@ -13,7 +13,7 @@ import pytest
 import interpreter
 import pto_dialect
 from pto_dialect import PtoError
-from pto_dialect.walk import walk
+from pto_dialect.walk import clone, walk
 from interpreter.compare import _WriteRecorder  # pyright: ignore[reportPrivateUsage]
 from tests.kernel_text import nested_loops
 
@@ -50,6 +50,15 @@ def test_a_nest_deeper_than_the_interpreter_follows_is_located(monkeypatch: pyte
 def test_walk_yields_what_xdsl_walk_yields(reverse: bool) -> None:
     module = pto_dialect.parse(nested_loops(3, ops_per_level=1) + nested_loops(2).replace("@nest", "@other"))
     assert list(walk(module, reverse=reverse)) == list(module.walk(reverse=reverse))
+
+
+def test_clone_is_xdsl_s_clone() -> None:
+    """The same text, and every operand of the copy defined in the copy (not the original)."""
+    module = pto_dialect.parse(nested_loops(5, ops_per_level=2))
+    copy = clone(module)
+    assert str(copy) == str(module.clone())
+    inside = {v for op in walk(copy) for v in (*op.results, *(a for r in op.regions for b in r.blocks for a in b.args))}
+    assert all(v in inside for op in walk(copy) for v in op.operands)
 
 
 def test_calls_deeper_than_the_interpreter_follows_are_located() -> None:

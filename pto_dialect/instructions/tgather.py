@@ -28,7 +28,7 @@ from pto_dialect.choices import CompareKind, CompareSpan, IndexNumbering, OutOfR
 from pto_dialect.cost import CceMachine, InstructionCost, OpCost, SimulatorMachine, VfMachine, Work, by_op
 from pto_dialect.dtypes import element_info
 from pto_dialect.facts import INT32, RuleViolation, TileFacts, known, require, require_type, spell, types_named
-from pto_dialect.instruction import AsmForm, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow
+from pto_dialect.instruction import AsmForm, DocsCells, Emission, InPlace, Instruction, Pipe, RuleRow, tmp_untouched_unless
 from pto_dialect.lowered import LoweredOp
 from pto_dialect.machine import Footprint, RuntimeFault, Tile, first_failing, np, rect, valid_rect
 from pto_dialect.ops.common import PtoInstructionOp, operand_of_role, Roles, same_element_type
@@ -237,7 +237,8 @@ class TGatherRules(RuleRow):
     index_types_by_data_bytes: dict[int, frozenset[str]]
     """Index form: indices element types, per data element width."""
     index_needs_tmp: bool
-    """Index form: tmp required, of the indices' type, shape = indices valid shape."""
+    """Index form: tmp required, of the indices' type, shape = indices valid shape (a2a3: the
+    code's byte offsets); else the code ignores a tmp, which takes no UB at the op (`untouched`)."""
     implicit_index_tmp: bool
     """pto-materialize-implicit-tmp adds the smallest tile when the index form omits tmp."""
     mask_types: frozenset[str]
@@ -254,7 +255,8 @@ class TGatherRules(RuleRow):
     threshold_tile_types: frozenset[str]
     """Compare form: element types of a per-row threshold tile."""
     compare_tmp_layout: bool
-    """Compare form: tmp holds [bitmap][index table][converted k] and must be that large."""
+    """Compare form: tmp holds [bitmap][index table][converted k] and must be that large (a2a3);
+    else the code ignores it (npu/a5/TGather.hpp's TGather_cmp), which takes no UB at the op."""
     note: str
 
     def check(self, operands: dict, attrs: Mapping[str, Attribute]) -> None:
@@ -415,6 +417,11 @@ def _require_full_width(t: TileFacts) -> None:
             t.valid_col == t.cols,
             f"expects {t.role} valid_shape[1] to equal {t.role} cols, got {t.valid_col} and {t.cols}",
         )
+
+
+def untouched(op: TGatherOp, rules: TGatherRules) -> frozenset[str]:
+    used = rules.index_needs_tmp if op.form == TGatherForm.INDEX else rules.compare_tmp_layout
+    return tmp_untouched_unless(used)
 
 
 def implicit_tmp(op: TGatherOp, rules: TGatherRules) -> AllocTileOp | None:
@@ -825,6 +832,7 @@ TGATHER = Instruction(
         ),
     },
     implicit_tmp=implicit_tmp,
+    untouched=untouched,
     asm=AsmForm(short_operand=short_indices, omits_operand_type=omits_indices_type),
     form=lambda op: op.form.value,
     cost=COST,

@@ -17,7 +17,7 @@ from pto_dialect import PtoError
 from tests.interpreter.harness import constants, func, gm_views, run, tile, view
 
 F32 = "f32"
-BIG_SHAPES = {"f32": ((16, 1024), (24, 1024), (32, 1024)), "i16": ((32, 1024), (48, 1024))}
+BIG_SHAPES = {"f32": ((16, 1024), (24, 1024), (32, 1024)), "i16": ((32, 1024), (48, 1024)), "i32": ((16, 1024),)}
 BIG_TILES = {tile(shape, dtype): (dtype, shape) for dtype, shapes in BIG_SHAPES.items() for shape in shapes}
 """The tiles each kernel allocates (64, 96 and 128 KB), by type: (element type, shape)."""
 BIG3 = tile((16, 1024), F32)
@@ -120,6 +120,7 @@ def row_expand(op: str, formula: Callable, exact: bool = True) -> Case:
 
 BIG3_I16 = tile((32, 1024), "i16")
 BIG2_I16 = tile((48, 1024), "i16")
+BIG3_I32 = tile((16, 1024), "i32")
 MASK3, MASK2 = tile((16, 256), "i8"), tile((24, 256), "i8")
 
 CASES = (
@@ -146,6 +147,10 @@ CASES = (
            lambda rng: [distinct(rng, (32, 1024)), zeros((32, 8), np.int32)],
            lambda a, d, f=f: np.concatenate([f(a, axis=1)[:, None], d[:, 1:]], axis=1))
       for op, f in (("trowargmin", np.argmin), ("trowargmax", np.argmax))),
+    Case("tgather", (("a", BIG3), ("i", BIG3_I32), ("d", BIG3)), ("a", "i", "t"), BIG3_I32,
+         lambda rng: [distinct(rng, (16, 1024)), rng.integers(0, 16 * 1024, size=(16, 1024)).astype(np.int32),
+                      zeros((16, 1024))],
+         lambda a, i, _: a.ravel()[i]),
     row_expand("trowexpandadd", np.add),
     row_expand("trowexpandsub", np.subtract),
     row_expand("trowexpandmul", np.multiply),

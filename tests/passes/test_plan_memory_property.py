@@ -7,7 +7,7 @@ tload / tstore / tcolargmin / index- and mask-form tgather ops, at function leve
 or nested in `pto.section.vector` and `scf.for` bodies (1 or 2 iterations).
 tcolargmin and, on a5, index-form tgather leave their tmp out, so
 `pto-materialize-implicit-tmp` adds one that the planner places too (a5's
-tcolargmin tmp, which its code ignores, anywhere: no op touches it).
+tmps, which its code ignores, anywhere: no op touches them).
 
 For each kernel and target the test asserts, after
 `pto-materialize-implicit-tmp{target=T}, pto-plan-memory{target=T}`:
@@ -254,15 +254,15 @@ class Builder:
         used = [src, idx, dst]
         explicit = None
         scratch: tuple[Tile, ...] = ()
-        if self.target == "a2a3":  # tmp required: the indices' shape and type
+        if self.target == "a2a3":  # tmp required: the indices' shape and type, the code's scratch
             explicit = self.new_tile(idx.rows, idx.cols, "i32", may_place=False)
-        elif self.target == "a5":
+            scratch = (explicit,)
+        elif self.target == "a5":  # a tmp the code ignores (touched by no op)
             if self.draw(st.booleans()):
                 explicit = self.new_tile(1, 8, "i32", may_place=False)
             else:  # implicit: the smallest tile of the indices' type
-                scratch = (self.new_tile(1, 8, "i32", implicit=True),)
+                self.new_tile(1, 8, "i32", implicit=True)
         ins = [src, idx] + ([explicit] if explicit else [])
-        scratch += (explicit,) if explicit else ()
         text = (
             f"pto.tgather ins({', '.join('%' + t.name for t in ins)} : {', '.join(t.type for t in ins)}) "
             f"outs(%{dst.name} : {dst.type})"
