@@ -26,7 +26,7 @@ from xdsl.interpreters.scf import ScfFunctions
 from xdsl.ir import Block, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
-from pto_dialect.integer_arith import INTEGER_BINARY
+from pto_dialect.integer_arith import INTEGER_BINARY, compare
 from pto_dialect.integer_arith import signed as _signed
 from pto_dialect.integer_arith import unsigned as _unsigned
 from pto_dialect.mlir_arith import IndexCastUIOp
@@ -210,8 +210,8 @@ def _zero_extended(self: ArithFunctions, interpreter: Interpreter, op: Operation
 class IndexArithFunctions(ArithFunctions):
     """xDSL's arith functions; index constants read their type with a plain isinstance (same
     values), every binary integer op runs MLIR's semantics from pto_dialect/integer_arith.py
-    (the definition the sync checker shares: min/max, ceildiv, unsigned div/rem and shifts
-    included; a zero divisor or an over-wide shift is a fault rather than xDSL's bare
+    (the definition the sync checker shares: min/max, ceildiv, unsigned div/rem, shifts and
+    cmpi included; a zero divisor or an over-wide shift is a fault rather than xDSL's bare
     assertion), and the casts xDSL lacks (trunci, extsi, extui, fptosi, and MLIR's
     index_castui: pto_dialect/mlir_arith.py) are added with MLIR's semantics."""
 
@@ -244,6 +244,10 @@ class IndexArithFunctions(ArithFunctions):
     run_shli = impl(arith.ShLIOp)(_integer_binary)
     run_shrsi = impl(arith.ShRSIOp)(_integer_binary)
     run_shrui = impl(arith.ShRUIOp)(_integer_binary)
+
+    @impl(arith.CmpiOp)
+    def run_cmpi(self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues):
+        return (compare(op.predicate.value.data, args[0], args[1], _operand_width(interpreter, op)),)
 
     @impl(arith.TruncIOp)
     def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):

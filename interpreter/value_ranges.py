@@ -11,6 +11,11 @@ drawn in the widest range [low, high] (low >= 0, as small as it can be) for whic
 every such offset the analysis can bound stays inside what it indexes (and a loop bound it
 gives stays at most LOOP_BOUND_LIMIT, so that runs stay short). The analysis ignores
 branch conditions, so it may draw narrower than a kernel needs, never wider.
+
+Integer arithmetic wraps at its type's width: an addi, subi or muli interval may run past the
+type's range (its values stand for themselves modulo 2^width, which those ops keep); every
+other op reads its operands wrapped first, and `of` gives the wrapped interval (exact where no
+value in it wraps, else the type's whole range).
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from xdsl.dialects.builtin import IntegerAttr
 from xdsl.ir import Attribute, BlockArgument, OpResult, Operation, SSAValue
 
 from pto_dialect.dtypes import element_info
-from pto_dialect.integer_casts import integer_cast
+from pto_dialect.integer_arith import INTEGER_BINARY, type_bits
+from pto_dialect.integer_casts import IntegerCast, integer_cast
 from pto_dialect.ops import LoadScalarOp, MakeTensorViewOp, PartitionViewOp, StoreScalarOp, SubViewOp, TReshapeOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.memory import AllocTileOp, constant_index
@@ -73,7 +79,7 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.AddiOp: lambda a, b: (a[0] + b[0], a[1] + b[1]),
     arith.SubiOp: lambda a, b: (a[0] - b[1], a[1] - b[0]),
     arith.MuliOp: lambda a, b: _corners(lambda x, y: x * y, a, b),
-    arith.DivSIOp: lambda a, b: _divide(a, b, lambda x, y: int(x / y)),
+    arith.DivSIOp: lambda a, b: _divide(a, b, INTEGER_BINARY[arith.DivSIOp].combine),  # exact (a float quotient is not at 64 bits)
     arith.DivUIOp: lambda a, b: _unsigned_divide(a, b, lambda x, y: x // y),
     arith.FloorDivSIOp: lambda a, b: _divide(a, b, lambda x, y: x // y),
     arith.CeilDivSIOp: lambda a, b: _divide(a, b, lambda x, y: -(-x // y)),
@@ -85,6 +91,8 @@ _BINARY: dict[type[Operation], Callable[[Interval, Interval], Interval | None]] 
     arith.MaxUIOp: lambda a, b: (max(a[0], b[0]), max(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
     arith.MinUIOp: lambda a, b: (min(a[0], b[0]), min(a[1], b[1])) if min(a[0], b[0]) >= 0 else None,
 }
+_MODULAR = (arith.AddiOp, arith.SubiOp, arith.MuliOp)
+"""Ops whose results modulo 2^width follow from their operands modulo 2^width (unwrapped here)."""
 _CLAMPS = (arith.MaxSIOp, arith.MinSIOp, arith.MaxUIOp, arith.MinUIOp)
 
 
@@ -142,7 +150,7 @@ class ValueRanges:
         self._memo: dict[SSAValue, _Result] = {}
 
     def of(self, value: SSAValue) -> Interval | None:
-        return self._eval(value)[0]
+        return _wrapped(self._eval(value)[0], value.type)
 
     def depends_on(self, value: SSAValue) -> frozenset[BlockArgument]:
         return self._eval(value)[1]
@@ -174,12 +182,17 @@ class ValueRanges:
             return self._union([op.operands[1], op.operands[2]], extra=[op.operands[0]])
         if (remainder := _remainder_form(op)) is not None:  # x - (x / c) * c, PyPTO's spelling of x % c
             (a, deps_a), (b, deps_b) = self._eval(remainder[0]), self._eval(remainder[1])
+            a, b = _wrapped(a, op.results[0].type), _wrapped(b, op.results[0].type)
             return (_remainder(a, b, True) if a is not None and b is not None else None), deps_a | deps_b
         if (combine := _BINARY.get(type(op))) is not None:
             (a, deps_a), (b, deps_b) = self._eval(op.operands[0]), self._eval(op.operands[1])
             if self.through_clamps and isinstance(op, _CLAMPS) and bool(deps_a) != bool(deps_b):
                 return (a, deps_a) if deps_a else (b, deps_b)
-            return (combine(a, b) if a is not None and b is not None else None), deps_a | deps_b
+            if isinstance(op, _MODULAR):
+                return (combine(a, b) if a is not None and b is not None else None), deps_a | deps_b
+            int_type = op.results[0].type
+            a, b = _wrapped(a, int_type), _wrapped(b, int_type)
+            return (_wrapped(combine(a, b), int_type) if a is not None and b is not None else None), deps_a | deps_b
         if isinstance(op, LoadScalarOp):
             ptr = op.ptr
             table = frozenset({ptr}) if isinstance(ptr, BlockArgument) and ptr in self.draws else _NO_DEPS
@@ -291,6 +304,15 @@ class ValueRanges:
                     if constant_index(other.op.addr) == addr:
                         return self._eval(tile) if other.type.element_type == element else (None, _NO_DEPS)  # pyright: ignore[reportAttributeAccessIssue]
         return None, _NO_DEPS
+
+
+def _wrapped(interval: Interval | None, int_type: Attribute) -> Interval | None:
+    """Bounds on an arith op's results, each of the exact values in `interval` wrapped to the
+    width of `int_type` (exact where none wraps, else the type's range)."""
+    bits = type_bits(int_type)
+    if interval is None or bits is None:
+        return interval
+    return IntegerCast(bits, unsigned=False).of_interval(*interval)
 
 
 def _held(interval: Interval, element: Attribute) -> Interval:

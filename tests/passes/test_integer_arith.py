@@ -18,10 +18,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreter import Interpreter
 from xdsl.ir import Operation
 
 import pto_dialect
+from pto_dialect.machine import RuntimeFault
 import targets
+from interpreter.loops import IndexArithFunctions
 from interpreter.value_ranges import ValueRanges
 from passes.sync_check import PipeState, SyncChecker, check_sync
 from tests.budgets import examples
@@ -124,16 +128,25 @@ def cases(draw: st.DrawFn) -> tuple[str, int | None, list[tuple[int, int]]]:
 @settings(max_examples=examples(400), deadline=None)
 @given(cases())
 def test_sync_checker_evaluates_integer_ops_exactly(case: tuple[str, int | None, list[tuple[int, int]]]) -> None:
-    """Each pair alone, then all of them as a batched loop's arrays (and the first operands as an
-    array with one second operand): the formula's value, or unknown (None) where it faults (an
-    array: if any element does)."""
+    """Each pair alone (and in the interpreter: the value, or a fault), then all of them as a
+    batched loop's arrays (and the first operands as an array with one second operand): the
+    formula's value, or unknown (None) where it faults (an array: if any element does)."""
     name, width, pairs = case
     w = bits(width)
     function, op = kernel(name, width)
     wants = [expected(name, a, b, w) for a, b in pairs]
+    run = getattr(IndexArithFunctions(), f"run_{'cmpi' if name in PREDICATES else name}")
+    module = function.parent_op()
+    assert isinstance(module, ModuleOp)
+    machine = Interpreter(module)
     for (a, b), want in zip(pairs, wants):
         got = checked(function, op, a, b)
         assert (None if got is None else int(got)) == want, (a, b)
+        if want is None:
+            with pytest.raises(RuntimeFault):
+                run(machine, op, (a, b))
+        else:
+            assert run(machine, op, (a, b)).values == (want if name not in PREDICATES else bool(want),)
     firsts, seconds = (np.array([p[i] for p in pairs], np.int64) for i in (0, 1))
     for second, want_all in ((seconds, wants), (pairs[0][1], [expected(name, a, pairs[0][1], w) for a, _ in pairs])):
         got = checked(function, op, firsts, second)
@@ -223,3 +236,49 @@ def test_a_wrapped_address_in_a_loop_races(target: str, batch_loops: bool) -> No
     module = lowered_without_sync(race_kernel(LOOP_ADDRESS, 0, loop=True), target)
     errors, _ = found(module, target, batch_loops)
     assert errors and all("tstore" in e and "tload" in e for e in errors), errors
+
+
+WRAPPING = ["addi", "subi", "muli", "divsi", "maxsi", "minsi"]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.sampled_from(WRAPPING), st.sampled_from([8, 16, 64]), st.data())
+def test_value_ranges_bound_wrapping_arithmetic(name: str, width: int, data: st.DataObject) -> None:
+    """addi, subi, muli, divsi, maxsi and minsi of two intervals of the width (often at its edges):
+    bounds holding every result wrapped to the width, exact where none wraps."""
+    least, most = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    ends = st.sampled_from([least, most, least + 1, most - 1, 0, -1]) | st.integers(least, most)
+    intervals = []
+    for _ in range(2):
+        low = data.draw(ends)
+        intervals.append((low, min(low + data.draw(st.integers(0, 40)), most)))
+    function, op = kernel(name, width)
+    a, b = function.body.block.args
+    bounds = ValueRanges({}, {a: intervals[0], b: intervals[1]}).of(op.results[0])
+    _, formula, _ = OPS[name]
+    exact = [formula(x, y) for x in range(intervals[0][0], intervals[0][1] + 1)
+             for y in range(intervals[1][0], intervals[1][1] + 1) if name != "divsi" or y != 0]
+    if bounds is None:
+        assert name == "divsi"  # a divisor that may be 0
+        return
+    assert all(bounds[0] <= wrapped(v, width) <= bounds[1] for v in exact)
+    if all(least <= v <= most for v in exact):
+        assert bounds == (min(exact), max(exact))
+
+
+@pytest.mark.parametrize("low, high", [(120, 127), (127, 127), (-128, -120), (0, 10)])
+def test_value_ranges_divide_a_wrapped_sum(low: int, high: int) -> None:
+    """(%a + 1) / 2 at i8: the sum wraps before the division reads it (127 + 1 is -128, halved -64)."""
+    function = next(o for o in pto_dialect.parse("""
+func.func @k(%a: i8) -> i8 {
+  %one = arith.constant 1 : i8
+  %two = arith.constant 2 : i8
+  %s = arith.addi %a, %one : i8
+  %q = arith.divsi %s, %two : i8
+  return %q : i8
+}""").walk() if isinstance(o, func.FuncOp))
+    (a,) = function.body.block.args
+    quotient = list(function.body.block.ops)[3].results[0]
+    bounds = ValueRanges({}, {a: (low, high)}).of(quotient)
+    values = [truncated(wrapped(x + 1, 8), 2) for x in range(low, high + 1)]
+    assert bounds is not None and bounds[0] <= min(values) and max(values) <= bounds[1]
