@@ -60,9 +60,9 @@ def deletions(name: str, text: str, target: str) -> Kernel | None:
         PipelinePass(target).apply(Context(), module)
     except PtoError:
         return None
-    facts = targets.get(target).sync
+    info = targets.get(target)
     kernel = Kernel(name, target)
-    report = check_sync(module, facts)
+    report = check_sync(module, info)
     if report.errors:
         kernel.rejected = str(report.errors[0]).splitlines()[0]
         return kernel
@@ -74,7 +74,7 @@ def deletions(name: str, text: str, target: str) -> Kernel | None:
         where, drain = op_location(wait) or "?", drains_a_loop(wait)
         wait.detach()
         wait.erase()
-        report = check_sync(copy, facts)
+        report = check_sync(copy, info)
         if not report.errors:
             (kernel.left_set if drain and report.warnings else kernel.unreported).append(where)
     return kernel

@@ -314,7 +314,7 @@ def run_with_results(
         if sync_report is not None:
             from passes.sync_check import check_sync
 
-            found = check_sync(lowered, t.sync, values, function, batch_loops)
+            found = check_sync(lowered, t, values, function, batch_loops)
             sync_report.errors += found.errors
             sync_report.warnings += found.warnings
         interpreter = LocatingInterpreter(lowered, listeners=tuple(listeners))

@@ -23,6 +23,7 @@ from pto_dialect.diagnostics import op_location
 from pto_dialect.ops import sync
 from pto_dialect.instructions import instruction_of
 from pto_dialect.machine import GmView, Tile
+from pto_dialect.phases import ignored_operands
 from passes.estimate import REGISTER_OPS, CostReport, OpRow, cost_function, cost_machine, kernel_cores, price, priced_by, register_op_cost, with_cores
 import targets
 
@@ -88,7 +89,7 @@ class Profiler:
             totals.bytes += nbytes * times
             if self.timeline is not None:
                 assert iterations == 1, "a timeline needs the run iteration by iteration"
-                self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op))
+                self.timeline.add(op, pipe, cycles, nbytes, args, written_operands(op), ignored_operands(op, self.target.rules))
 
     def _record_register_level(self, op: Operation, args: PythonValues) -> None:
         """A register-level op priced as the machine's `register_level` table says (a free one: no row)."""

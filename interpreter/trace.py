@@ -121,12 +121,13 @@ class Timeline:
             self._barrier = max(self._pipe_free.values(), default=0)
 
     def add(self, op: Operation, pipe: str, cycles: int, nbytes: int, args: PythonValues,
-            written: tuple[int, ...]) -> None:
-        """One execution of `op` (its `written` operands: the ones it writes)."""
+            written: tuple[int, ...], ignored: frozenset[int] = frozenset()) -> None:
+        """One execution of `op` (its `written` operands: the ones it writes; `ignored`: the ones
+        the target's code neither reads nor writes, such as a tmp it does not use)."""
         ran = self._executions.get(op, 0)
         self._executions[op] = ran + 1
-        reads = [_region(a) for i, a in enumerate(args) if i not in written]
-        writes = [_region(args[i]) for i in written]
+        reads = [_region(a) for i, a in enumerate(args) if i not in written and i not in ignored]
+        writes = [_region(args[i]) for i in written if i not in ignored]
         reads, writes = [r for r in reads if r], [w for w in writes if w]
         ready, waited_for = max(self._pipe_free.get(pipe, 0), self._barrier), self._held.pop(pipe, None)
         for region, uses in self._uses.items():

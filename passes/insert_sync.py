@@ -55,12 +55,13 @@ from pto_dialect.instruction import Pipe
 from pto_dialect.ops import AllocTileOp, SectionCubeOp, SectionVectorOp
 from pto_dialect.ops.common import PtoInstructionOp
 from pto_dialect.ops.sync import SYNC_OPS, BarrierOp, SetFlagOp, WaitFlagOp
-from pto_dialect.phases import InternalFlag, Phase, Step, internal_flags, phases_of
+from pto_dialect.phases import InternalFlag, Phase, Step, internal_flags, phases_of, without_ignored
 
 
 def target_phases(target: targets.TargetInfo) -> Callable[[Operation], tuple[tuple[Step, ...], tuple[InternalFlag, ...]] | None]:
     """An op's phases and internal flags on `target`: a lowered op's own; a pto instruction's as
-    the lowered op its target picks for it declares them."""
+    the lowered op its target picks for it declares them. An operand the target's code ignores
+    (a tmp: pto_dialect/phases.py without_ignored) is no access."""
 
     def of(op: Operation):  # noqa: ANN202
         if isinstance(op, PtoInstructionOp) and not op.res:
@@ -71,8 +72,8 @@ def target_phases(target: targets.TargetInfo) -> Callable[[Operation], tuple[tup
                     Step(p.pipe, tuple(v for v in map(op.role, p.reads) if v is not None), tuple(v for v in map(op.role, p.writes) if v is not None))
                     for p in declared
                 )
-                return steps, getattr(lowered, "INTERNAL_FLAGS", ())
-        steps = phases_of(op)
+                return without_ignored(op, steps, target.rules), getattr(lowered, "INTERNAL_FLAGS", ())
+        steps = phases_of(op, target.rules)
         return None if steps is None else (steps, internal_flags(op))
 
     return of

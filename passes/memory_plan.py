@@ -37,10 +37,10 @@ from pto_dialect.walk import walk
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.lowered import Launch, LoweredOp
 from pto_dialect.ops import AllocTileOp, TAssignOp
-from pto_dialect.instructions import instruction_of
 from pto_dialect.ops.common import OperandEffects, PtoInstructionOp
 from pto_dialect.ops.common import written_operands
 from pto_dialect.ops.memory import SectionOp
+from pto_dialect.phases import ignored_operands
 from targets.rules.aliasing import Alias, exact_alias, forward_alias, in_place_refusal, leading_alias
 from pto_dialect.ops.memory import TILE_ADDRESS_ALIGNMENT, constant_index
 from pto_dialect.types import TileTypeBase
@@ -374,13 +374,7 @@ class CallGraph:
         if not isinstance(op, PtoInstructionOp):
             return frozenset()
         if (indices := self._untouched.get(op)) is None:
-            instruction = instruction_of(op)
-            roles = (
-                instruction.untouched(op, self.target.rules[instruction])
-                if instruction is not None and instruction.untouched is not None else frozenset()
-            )
-            ins_roles = op.role_lists()[0] if roles else ()
-            indices = self._untouched[op] = frozenset(i for i, role in enumerate(ins_roles[: len(op.ins)]) if role in roles)
+            indices = self._untouched[op] = ignored_operands(op, self.target.rules)
         return indices
 
     def writes(self, use: Use) -> bool:

@@ -68,7 +68,7 @@ from pto_dialect.types import PtrType, TileTypeBase
 from pto_dialect.vpto.common import UB
 from pto_dialect.vpto.pointers import AddPtrOp, CastPtrOp
 from pto_dialect.vpto.scope import VecScopeOp
-from targets.info import MEMORY_NAMES, SyncFacts
+from targets.info import MEMORY_NAMES, TargetInfo
 
 Clock = dict[Pipe, int]
 
@@ -324,12 +324,14 @@ class _Unknown(Exception):
 class SyncChecker:
     def __init__(
         self,
-        facts: SyncFacts,
+        target: TargetInfo,
         scalars: dict[SSAValue, object] | None = None,
         batch_loops: bool = True,
         functions: dict[str, FuncOp] | None = None,
     ):
-        self.facts = facts
+        self.facts = target.sync
+        self.rules = target.rules
+        """Its rule rows: an operand the target's code ignores is no access (pto_dialect/phases.py)."""
         self.functions = functions or {}
         """The module's functions by name, for the calls."""
         self.calling: list[FuncOp] = []
@@ -382,7 +384,7 @@ class SyncChecker:
 
     def handler(self, op: Operation) -> Callable[[PipeState], PipeState]:
         """What replaying the op does, decided once per op (a loop replays its body often)."""
-        if (steps := phases_of(op)) is not None:
+        if (steps := phases_of(op, self.rules)) is not None:
             return lambda state: self.instruction(op, steps, state)
         if isinstance(op, FlagOpBase):
             return lambda state: self.flag(op, state)
@@ -1002,7 +1004,7 @@ def _join(into: Clock, other: Clock) -> None:
 
 def check_sync(
     module: ModuleOp,
-    facts: SyncFacts,
+    target: TargetInfo,
     scalars: Sequence[object] | None = None,
     entry: FuncOp | None = None,
     batch_loops: bool = True,
@@ -1013,10 +1015,10 @@ def check_sync(
     functions = {op.sym_name.data: op for op in walk(module) if isinstance(op, FuncOp)}
     if entry is not None:
         values: dict[SSAValue, object] = {arg: v for arg, v in zip(entry.args, scalars or ()) if isinstance(v, int)}
-        return SyncChecker(facts, values, batch_loops, functions).function(entry)
+        return SyncChecker(target, values, batch_loops, functions).function(entry)
     report = SyncReport()
     for function in _checked_alone(functions):
-        found = SyncChecker(facts, functions=functions).function(function)
+        found = SyncChecker(target, functions=functions).function(function)
         report.errors += found.errors
         report.warnings += found.warnings
     return report

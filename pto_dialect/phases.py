@@ -14,7 +14,7 @@ still pending when the instruction runs would be taken by it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,8 +57,45 @@ class Step:
     writes: tuple[SSAValue, ...]
 
 
-def phases_of(op: Operation) -> tuple[Step, ...] | None:
-    """The op's phases in order, or None for an op that is no instruction (scaffolding, sync)."""
+def ignored_operands(op: Operation, rules: Mapping[Any, Any]) -> frozenset[int]:
+    """The indices of the operands the target's code for `op` (a pto instruction or its lowered op)
+    neither reads nor writes, under the target's rule rows `rules` (Instruction.untouched: a tmp it
+    ignores). The memory plan gives them no live range; the sync checker, pto-insert-sync and the
+    profiler count no access to them."""
+    from pto_dialect.instructions import instruction_of
+
+    role_lists = getattr(op, "role_lists", None)
+    if role_lists is None:
+        return frozenset()
+    instruction = instruction_of(op)
+    if instruction is None or instruction.untouched is None:
+        return frozenset()
+    roles = instruction.untouched(op, rules[instruction])
+    ins_roles = role_lists()[0] if roles else ()
+    return frozenset(i for i, role in enumerate(ins_roles[: len(op.ins)]) if role in roles)  # pyright: ignore[reportAttributeAccessIssue]
+
+
+def phases_of(op: Operation, rules: Mapping[Any, Any] | None = None) -> tuple[Step, ...] | None:
+    """The op's phases in order, or None for an op that is no instruction (scaffolding, sync).
+    With the target's rule rows `rules`, an operand its code ignores (`ignored_operands`) is no access."""
+    steps = _phases(op)
+    return steps if steps is None or rules is None else without_ignored(op, steps, rules)
+
+
+def without_ignored(op: Operation, steps: tuple[Step, ...], rules: Mapping[Any, Any]) -> tuple[Step, ...]:
+    """`op`'s steps without the operands its target's code ignores (`ignored_operands`; a value
+    also passed as another operand stays)."""
+    ignored = ignored_operands(op, rules)
+    if not ignored:
+        return steps
+    dropped = {op.operands[i] for i in ignored} - {v for i, v in enumerate(op.operands) if i not in ignored}
+    return tuple(
+        Step(s.pipe, tuple(v for v in s.reads if v not in dropped), tuple(v for v in s.writes if v not in dropped))
+        for s in steps
+    )
+
+
+def _phases(op: Operation) -> tuple[Step, ...] | None:
     declared: tuple[Phase, ...] | None = getattr(type(op), "PHASES", None)
     if declared is not None:
         role = getattr(op, "role", None)  # an instruction's roles; a scaffolding op's operand names

@@ -445,7 +445,7 @@ class PtoOptMain(xDSLOptMain):
 
         lowered = clone(module)
         PipelinePass(self.target.name).apply(self.ctx, lowered)
-        report = check_sync(lowered, self.target.sync)
+        report = check_sync(lowered, self.target)
         for line in [*report.warnings, *(str(e) for e in report.errors)]:
             print(line, file=sys.stderr)
         if report.errors:

@@ -420,7 +420,8 @@ def _require_full_width(t: TileFacts) -> None:
 
 
 def untouched(op: TGatherOp, rules: TGatherRules) -> frozenset[str]:
-    used = rules.index_needs_tmp if op.form == TGatherForm.INDEX else rules.compare_tmp_layout
+    """By role, not `form`: the lowered op (the sync checker's, the profiler's) has no `form`."""
+    used = rules.index_needs_tmp if op.role("indices") is not None else rules.compare_tmp_layout
     return tmp_untouched_unless(used)
 
 

@@ -27,9 +27,9 @@ def test_inserted_sync_passes_the_checker(path, target):
             stage.apply(Context(), module)
     except PtoError as e:
         pytest.skip(f"not for {target}: {e.message}")
-    assert check_sync(module, info.sync).errors, "a kernel without sync races on the NPU"
+    assert check_sync(module, info).errors, "a kernel without sync races on the NPU"
     assert insert_sync(module, info) > 0
-    report = check_sync(module, info.sync)
+    report = check_sync(module, info)
     assert not report.errors, [str(e) for e in report.errors]
     assert not report.warnings
 
@@ -68,7 +68,7 @@ def test_each_inserted_wait_is_needed(path):
         drain = drains_a_loop(wait)
         wait.detach()
         wait.erase()
-        report = check_sync(copy, targets.get("a2a3").sync)
+        report = check_sync(copy, targets.get("a2a3"))
         assert report.errors or drain, f"wait_flag {k} deleted, nothing reported"
         assert report.warnings, "its set_flag is left set"
 
@@ -104,6 +104,6 @@ def test_the_sync_of_the_cpp_passes_the_checker(path, chunk):
         PipelinePass(target.name).apply(Context(), synced)  # its pto-insert-sync leaves kernels with sync alone
     except PtoError as e:
         pytest.skip(f"not for {target.name}: {e.message}")
-    report = check_sync(synced, target.sync)
+    report = check_sync(synced, target)
     assert not report.errors, [str(e) for e in report.errors]
     assert not report.warnings

@@ -103,7 +103,7 @@ func.func @k(%a: {t}, %b: {t}) -> {result} {{
 def checked(function: func.FuncOp, op: Operation, a: int | np.ndarray, b: int | np.ndarray) -> int | np.ndarray | None:
     """The sync checker's value of `op` given its operands (int64 arrays: a batched loop's)."""
     first, second = function.body.block.args
-    checker = SyncChecker(targets.get("a2a3").sync, {first: a, second: b})
+    checker = SyncChecker(targets.get("a2a3"), {first: a, second: b})
     checker.vector = isinstance(a, np.ndarray) or isinstance(b, np.ndarray)
     checker.op(op, PipeState())
     value = checker.values[op.results[0]]
@@ -226,7 +226,7 @@ def test_a_tile_at_a_wrapped_address_races(name: str, target: str) -> None:
     both ops, statically and in a run."""
     address, loaded_at = ADDRESSES[name]
     module = lowered_without_sync(race_kernel(address, loaded_at), target)
-    for errors in ([e.text for e in check_sync(module, targets.get(target).sync).errors], found(module, target, True)[0]):
+    for errors in ([e.text for e in check_sync(module, targets.get(target)).errors], found(module, target, True)[0]):
         assert len(errors) == 1 and all("tstore" in e and "tload" in e for e in errors), errors
 
 

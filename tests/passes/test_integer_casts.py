@@ -120,11 +120,11 @@ def test_sync_checker_gives_each_cast_exactly(case: tuple[str, int | None, int |
     sums = np.array([wrapped(x + shift, bits(source)) for x in range(low, high + 1)], np.int64)
     expected = numpy_cast(op, sums, bits(source), bits(result))
     for value, want in ((low, expected[0]), (high, expected[-1])):
-        checker = SyncChecker(targets.get("a2a3").sync, {v: value, shift_arg: shift})
+        checker = SyncChecker(targets.get("a2a3"), {v: value, shift_arg: shift})
         for o in (addi, cast):
             checker.op(o, PipeState())
         assert checker.values[cast.results[0]] == want
-    checker = SyncChecker(targets.get("a2a3").sync, {v: np.arange(low, high + 1, dtype=np.int64), shift_arg: shift})
+    checker = SyncChecker(targets.get("a2a3"), {v: np.arange(low, high + 1, dtype=np.int64), shift_arg: shift})
     checker.vector = True
     for o in (addi, cast):
         checker.op(o, PipeState())
@@ -193,7 +193,7 @@ def test_a_tile_placed_by_a_cast_address_races_where_it_lands(name: str, target:
     both ops), or away from it (none), statically and in a run alike."""
     address, loaded_at, overlap = ADDRESSES[name]
     module = lowered_without_sync(race_kernel(address, loaded_at), target)
-    for errors in ([e.text for e in check_sync(module, targets.get(target).sync).errors], found(module, target, True)[0]):
+    for errors in ([e.text for e in check_sync(module, targets.get(target)).errors], found(module, target, True)[0]):
         if overlap:
             assert len(errors) == 1 and all("tstore" in e and "tload" in e for e in errors), errors
         else:

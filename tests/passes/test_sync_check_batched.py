@@ -146,7 +146,7 @@ def variants(module):
 
 def found(module, target: str, batch_loops: bool):
     function = next(op for op in module.walk() if op.name == "func.func")
-    report = check_sync(module, targets.get(target).sync, [np.zeros(1), np.zeros(1)], function, batch_loops)
+    report = check_sync(module, targets.get(target), [np.zeros(1), np.zeros(1)], function, batch_loops)
     # which ops race, whatever iteration and bytes the message names
     races = {re.sub(r" = \d+|bytes \[\d+, \d+\)", "", e.text) for e in report.errors}
     return races, report.warnings
