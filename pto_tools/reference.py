@@ -114,13 +114,16 @@ def _options_table(parser: argparse.ArgumentParser) -> list[str]:
             continue
         if action.option_strings:
             value = ""
-            if action.nargs != 0:
+            if isinstance(action.metavar, str) and action.metavar.startswith("[="):  # an optional `=value` only
+                value = action.metavar
+            elif action.nargs != 0:
                 value = " {" + ",".join(map(str, action.choices)) + "}" if action.choices else f" {action.dest.upper()}"
             spelled = ", ".join(action.option_strings) + value
         else:
             spelled = {"?": "[{}]", "*": "[{}...]"}.get(str(action.nargs), "{}").format(action.dest.upper())
         meaning = (action.help or "").replace("|", "\\|").replace("%%", "%")
-        lines.append(f"| `{spelled}` | {meaning} |")
+        cell = spelled.replace("|", "\\|")  # a table cell: `|` would end it
+        lines.append(f"| `{cell}` | {meaning} |")
     return lines
 
 
