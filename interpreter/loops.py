@@ -27,8 +27,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from pto_dialect.diagnostics import PtoError
 from pto_dialect.integer_arith import INTEGER_BINARY, compare
+from pto_dialect.integer_casts import integer_cast
 from pto_dialect.integer_arith import signed as _signed
-from pto_dialect.integer_arith import unsigned as _unsigned
 from pto_dialect.mlir_arith import IndexCastUIOp
 
 from interpreter import batch
@@ -200,10 +200,11 @@ def _integer_binary(self: ArithFunctions, interpreter: Interpreter, op: Operatio
     return (INTEGER_BINARY[type(op)](args[0], args[1], _width(interpreter, op)),)
 
 
-def _zero_extended(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
-    """extui and index_castui: the operand's bits read as unsigned, then as many of them as the
-    result holds (held signed)."""
-    return (_signed(_unsigned(args[0], _operand_width(interpreter, op)), _width(interpreter, op)),)
+def _integer_cast(self: ArithFunctions, interpreter: Interpreter, op: Operation, args: PythonValues) -> PythonValues:
+    """trunci, extsi, extui, index_castui, as MLIR defines them (pto_dialect/integer_casts.py)."""
+    cast = integer_cast(op, interpreter.index_bitwidth)
+    assert cast is not None
+    return (cast(int(args[0])),)
 
 
 @register_impls
@@ -249,16 +250,10 @@ class IndexArithFunctions(ArithFunctions):
     def run_cmpi(self, interpreter: Interpreter, op: arith.CmpiOp, args: PythonValues):
         return (compare(op.predicate.value.data, args[0], args[1], _operand_width(interpreter, op)),)
 
-    @impl(arith.TruncIOp)
-    def run_trunci(self, interpreter: Interpreter, op: arith.TruncIOp, args: PythonValues):
-        return (_signed(args[0], _width(interpreter, op)),)  # the low bits, read as signed
-
-    @impl(arith.ExtSIOp)
-    def run_extsi(self, interpreter: Interpreter, op: arith.ExtSIOp, args: PythonValues):
-        return (_signed(args[0], _operand_width(interpreter, op)),)
-
-    run_extui = impl(arith.ExtUIOp)(_zero_extended)
-    run_index_castui = impl(IndexCastUIOp)(_zero_extended)
+    run_trunci = impl(arith.TruncIOp)(_integer_cast)
+    run_extsi = impl(arith.ExtSIOp)(_integer_cast)
+    run_extui = impl(arith.ExtUIOp)(_integer_cast)
+    run_index_castui = impl(IndexCastUIOp)(_integer_cast)
 
     @impl(arith.FPToSIOp)
     def run_fptosi(self, interpreter: Interpreter, op: arith.FPToSIOp, args: PythonValues):

@@ -26,13 +26,15 @@ from xdsl.ir import Attribute, Operation
 
 from pto_dialect.machine import RuntimeFault
 
-def type_bits(int_type: Attribute) -> int | None:
-    """The bits of an integer or index type (index: the interpreter's width); None for any other
-    type (a vector, a float)."""
+def type_bits(int_type: Attribute, index_bits: int | None = None) -> int | None:
+    """The bits of an integer or index type (index: `index_bits`, by default the interpreter's
+    width); None for any other type (a vector, a float)."""
     if isinstance(int_type, IntegerType):
         return int_type.width.data
     if not isinstance(int_type, IndexType):
         return None
+    if index_bits is not None:
+        return index_bits
     from xdsl.interpreter import Interpreter  # only for its index width: not loaded until an index is met
 
     return Interpreter.DEFAULT_BITWIDTH

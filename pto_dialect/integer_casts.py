@@ -1,7 +1,7 @@
 """
-What MLIR's integer casts do to a value, for the analyses that follow integer values without
-running the kernel (passes/sync_check.py on exact values, interpreter/value_ranges.py on
-intervals): both read the values as signed numbers of unbounded width, so each cast's
+What MLIR's integer casts do to a value: for the interpreter (interpreter/loops.py) and the
+analyses that follow integer values without running the kernel (passes/sync_check.py on exact
+values, interpreter/value_ranges.py on intervals). The analyses read the values as signed numbers of unbounded width, so each cast's
 wrap-around must be applied, never assumed away (`arith.trunci` of 300 : i32 to i8 is 44,
 `arith.extui` of -1 : i8 is 255).
 
@@ -29,8 +29,8 @@ _SIGNED = (arith.ExtSIOp, arith.TruncIOp, arith.IndexCastOp)
 _UNSIGNED = (arith.ExtUIOp, IndexCastUIOp)
 
 
-def _type_bits(int_type: Attribute) -> int:
-    bits = type_bits(int_type)
+def _type_bits(int_type: Attribute, index_bits: int | None) -> int:
+    bits = type_bits(int_type, index_bits)
     assert bits is not None, "an integer cast's operand and result are integers or index"
     return bits
 
@@ -67,10 +67,11 @@ class IntegerCast:
         return (first, last) if last - first == high - low else self.bounds
 
 
-def integer_cast(op: Operation) -> IntegerCast | None:
+def integer_cast(op: Operation, index_bits: int | None = None) -> IntegerCast | None:
     """What `op` does to its operand, if it is one of MLIR's integer casts (extsi, extui, trunci,
-    index_cast, index_castui); None for any other op (bitcast, sitofp, fptosi: not followed)."""
+    index_cast, index_castui), index being `index_bits` wide (by default the interpreter's width);
+    None for any other op (bitcast, sitofp, fptosi: not followed)."""
     if not isinstance(op, _SIGNED + _UNSIGNED):
         return None
-    source, result = _type_bits(op.operands[0].type), _type_bits(op.results[0].type)
+    source, result = _type_bits(op.operands[0].type, index_bits), _type_bits(op.results[0].type, index_bits)
     return IntegerCast(min(source, result), isinstance(op, _UNSIGNED) and result > source)
