@@ -20,6 +20,7 @@ and the collection at exit has nothing left to go through.
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import signal
 
@@ -43,23 +44,20 @@ def _interrupt_as_usual() -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def pto_opt() -> None:
+def _command(module: str) -> None:
+    """Run `module`'s `main` as a console script does (see above)."""
     _one_blas_thread()
     _importing_quietly()
-    from pto_tools.pto_opt import main
-
+    main = importlib.import_module(module).main
     gc.freeze()
     _interrupt_as_usual()
     main()
     gc.freeze()
+
+
+def pto_opt() -> None:
+    _command("pto_tools.pto_opt")
 
 
 def pto_run() -> None:
-    _one_blas_thread()
-    _importing_quietly()
-    from pto_tools.pto_run import main
-
-    gc.freeze()
-    _interrupt_as_usual()
-    main()
-    gc.freeze()
+    _command("pto_tools.pto_run")
